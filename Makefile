@@ -1,0 +1,38 @@
+# Tide -- top-level convenience targets.
+#   make demo    install missing packages, build, run the default scene
+#   make test    install missing packages, build, run all tests (ctest)
+#   make bench   build and run the benchmarks
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build demo test bench clean format
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+build: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/tide scenes/dam_break.lua
+	@echo "demo: frames are in out/dam_break/ (PNG), the run manifest in out/dam_break/run.json"
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900
+
+bench: build
+	cmake --build $(BUILD) --target benchmarks -j $(JOBS)
+	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b; done
+	@for s in bench/*.lua; do [ -f "$$s" ] && { echo "== $$s"; $(BUILD)/tide $$s; }; done; true
+
+format:
+	clang-format -i runtime/*.c runtime/*.h modules/*/*.c modules/*/*.h tests/c/*.c
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,66 @@
+--- The table returned by `require "tide"`.
+--
+-- Native modules (tide.array, tide.grid, tide.linalg, ...) and the pure-Lua
+-- helpers in lua/tide/ (tide.params, tide.run, ...) are loaded on first use:
+-- `tide.grid` is `require "tide.grid"`.  Functions of the runtime core
+-- (threads, seed, memory, versions, clock, rand) sit directly on the table.
+local core = require "tide.core"
+
+local tide = {
+  version = core.versions().tide,
+  _core = core,
+}
+
+for name, f in pairs(core) do
+  if type(f) == "function" then tide[name] = f end
+end
+
+--- true when the program was started with --quiet.
+function tide.quiet() return core.quiet == true end
+
+--- true when a progress bar should be drawn (TTY or --progress).
+function tide.progress_enabled() return core.progress == true end
+
+local function loadable(name)
+  if package.preload[name] then return true end
+  return package.searchpath(name, package.path) ~= nil
+end
+
+setmetatable(tide, {
+  __index = function(t, k)
+    if type(k) ~= "string" then return nil end
+    local name = "tide." .. k
+    if not loadable(name) then return nil end
+    local m = require(name)
+    rawset(t, k, m)
+    return m
+  end,
+})
+
+--- Print an overview of the API (modules and their functions).
+function tide.help(what)
+  local lines = {}
+  local function list(name, m)
+    local keys = {}
+    for k, v in pairs(m) do
+      if type(k) == "string" and k:sub(1, 1) ~= "_" then
+        keys[#keys + 1] = k .. (type(v) == "function" and "()" or "")
+      end
+    end
+    table.sort(keys)
+    lines[#lines + 1] = name .. ": " .. table.concat(keys, " ")
+  end
+  if what then
+    list("tide." .. what, tide[what] or {})
+  else
+    list("tide", tide)
+    for _, m in ipairs { "array", "grid", "linalg", "liquid", "solid", "couple", "fileio" } do
+      local ok, mod = pcall(function() return tide[m] end)
+      if ok and mod then list("tide." .. m, mod) end
+    end
+    lines[#lines + 1] = "docs: docs/getting-started.md, docs/api.md"
+  end
+  print(table.concat(lines, "\n"))
+end
+
+return tide

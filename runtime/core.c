@@ -1,0 +1,165 @@
+/* core.c -- errors, counted memory, threads, hashing, interrupt, timers. */
+#define _POSIX_C_SOURCE 200809L
+#include "tide.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+static _Thread_local char errbuf[1024];
+
+int tide_fail(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+const char *tide_errmsg(void) { return errbuf[0] ? errbuf : "unknown error"; }
+
+const char *tide_strstatus(int status) {
+  switch (status) {
+  case TIDE_OK: return "ok";
+  case TIDE_EINVAL: return "invalid argument";
+  case TIDE_ENOMEM: return "out of memory";
+  case TIDE_ENONFINITE: return "non-finite value";
+  case TIDE_ENOCONV: return "no convergence";
+  case TIDE_ENOTSPD: return "matrix not positive definite";
+  case TIDE_EINTR: return "interrupted";
+  case TIDE_EIO: return "i/o error";
+  case TIDE_EFORMAT: return "malformed file";
+  case TIDE_ESINGULAR: return "singular matrix";
+  default: return "error";
+  }
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static int64_t mem_bytes;
+
+void tide_mem_account(int64_t delta) {
+#pragma omp atomic
+  mem_bytes += delta;
+}
+
+int64_t tide_mem_bytes(void) {
+  int64_t v;
+#pragma omp atomic read
+  v = mem_bytes;
+  return v;
+}
+
+void *tide_alloc(size_t bytes) {
+  void *p = NULL;
+  size_t n = bytes ? (bytes + 63) & ~(size_t)63 : 64;
+  if (posix_memalign(&p, 64, n) != 0 || !p) {
+    tide_fail(TIDE_ENOMEM, "out of memory allocating %zu bytes", bytes);
+    return NULL;
+  }
+  tide_mem_account((int64_t)bytes);
+  return p;
+}
+
+void *tide_calloc(size_t bytes) {
+  void *p = tide_alloc(bytes);
+  if (p) memset(p, 0, bytes);
+  return p;
+}
+
+void tide_free(void *p, size_t bytes) {
+  if (!p) return;
+  free(p);
+  tide_mem_account(-(int64_t)bytes);
+}
+
+/* ---------------------------------------------------------------- threads */
+
+void tide_threads_set(int n) {
+#ifdef _OPENMP
+  if (n <= 0) n = omp_get_num_procs();
+  omp_set_num_threads(n);
+#else
+  (void)n;
+#endif
+}
+
+int tide_threads_get(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/* ------------------------------------------------ deterministic reductions */
+
+/* Each block of TIDE_RBLOCK entries is summed serially; the block sums are
+ * then added in order.  The blocking does not depend on the thread count. */
+#define BLOCKED_REDUCE(EXPR)                                                   \
+  int64_t nb = (n + TIDE_RBLOCK - 1) / TIDE_RBLOCK;                            \
+  double stackpart[64];                                                        \
+  double *part = nb <= 64 ? stackpart : malloc((size_t)nb * sizeof(double));   \
+  if (!part) {                                                                 \
+    double s = 0;                                                              \
+    for (int64_t i = 0; i < n; i++) s += (EXPR);                               \
+    return s;                                                                  \
+  }                                                                            \
+  _Pragma("omp parallel for schedule(static) if (nb > 4)")                     \
+  for (int64_t b = 0; b < nb; b++) {                                           \
+    int64_t lo = b * TIDE_RBLOCK, hi = lo + TIDE_RBLOCK < n ? lo + TIDE_RBLOCK : n; \
+    double s = 0;                                                              \
+    for (int64_t i = lo; i < hi; i++) s += (EXPR);                             \
+    part[b] = s;                                                               \
+  }                                                                            \
+  double s = 0;                                                                \
+  for (int64_t b = 0; b < nb; b++) s += part[b];                               \
+  if (part != stackpart) free(part);                                           \
+  return s;
+
+double tide_dot(int64_t n, const double *x, const double *y) { BLOCKED_REDUCE(x[i] * y[i]) }
+double tide_sum(int64_t n, const double *x) { BLOCKED_REDUCE(x[i]) }
+double tide_norm2sq(int64_t n, const double *x) { BLOCKED_REDUCE(x[i] * x[i]) }
+
+/* ------------------------------------------------------ stateless random */
+
+static uint64_t global_seed = 1;
+
+void tide_seed_set(uint64_t seed) { global_seed = seed; }
+uint64_t tide_seed_get(void) { return global_seed; }
+
+static inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t tide_hash3(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t h = mix64(a + 0x9e3779b97f4a7c15ULL);
+  h = mix64(h ^ (b + 0x9e3779b97f4a7c15ULL));
+  return mix64(h ^ (c + 0x9e3779b97f4a7c15ULL));
+}
+
+double tide_rand01(uint64_t stream, uint64_t counter) {
+  return (double)(tide_hash3(global_seed, stream, counter) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ------------------------------------------------------------ interrupt */
+
+volatile int tide_interrupt_flag = 0;
+void tide_interrupt_clear(void) { tide_interrupt_flag = 0; }
+
+/* ---------------------------------------------------------------- timers */
+
+double tide_wtime(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,328 @@
+/* lua_util.c -- shared helpers of the Lua bindings (see tide_lua.h). */
+#include "tide_lua.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct box {
+  void *p;
+} box;
+
+void tide_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
+                      const luaL_Reg *metamethods) {
+  if (!luaL_newmetatable(L, tname)) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (metamethods) luaL_setfuncs(L, metamethods, 0);
+  lua_getfield(L, -1, "__index");
+  int has_index = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (methods) {
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    if (!has_index) {
+      lua_setfield(L, -2, "__index");
+    } else {
+      lua_setfield(L, -2, "methods");
+    }
+  }
+  lua_pop(L, 1);
+}
+
+void tide_lua_pushobj(lua_State *L, const char *tname, void *ptr) {
+  box *b = lua_newuserdatauv(L, sizeof *b, 1);
+  b->p = ptr;
+  luaL_setmetatable(L, tname);
+}
+
+void *tide_lua_checkobj(lua_State *L, int idx, const char *tname) {
+  box *b = luaL_checkudata(L, idx, tname);
+  if (!b->p) tide_lua_error(L, "%s has been freed", tname);
+  return b->p;
+}
+
+void *tide_lua_testobj(lua_State *L, int idx, const char *tname) {
+  box *b = luaL_testudata(L, idx, tname);
+  return b ? b->p : NULL;
+}
+
+void *tide_lua_takeobj(lua_State *L, int idx, const char *tname) {
+  box *b = luaL_checkudata(L, idx, tname);
+  void *p = b->p;
+  b->p = NULL;
+  return p;
+}
+
+void tide_lua_pusharray(lua_State *L, tide_array *a) {
+  tide_lua_pushobj(L, TIDE_ARRAY_T, a);
+  tide_lua_gcaccount(L);
+}
+
+tide_array *tide_lua_checkarray(lua_State *L, int idx) {
+  return tide_lua_checkobj(L, idx, TIDE_ARRAY_T);
+}
+
+tide_array *tide_lua_testarray(lua_State *L, int idx) { return tide_lua_testobj(L, idx, TIDE_ARRAY_T); }
+
+tide_array *tide_lua_checkarrayof(lua_State *L, int idx, const char *what, tide_dtype t, int ndim,
+                                  const int64_t *shape) {
+  tide_array *a = tide_lua_checkarray(L, idx);
+  int st = tide_array_expect(a, what, t, ndim, shape);
+  if (st) tide_lua_error(L, "%s", tide_errmsg());
+  return a;
+}
+
+/* ------------------------------------------------------------- errors */
+
+int tide_lua_error(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  luaL_where(L, 1);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+void tide_lua_check(lua_State *L, int status, const char *fname) {
+  if (status == TIDE_OK) return;
+  if (status == TIDE_EINTR) tide_interrupt_clear();
+  tide_lua_error(L, "%s: %s", fname, tide_errmsg());
+}
+
+double tide_lua_checkfinite(lua_State *L, int idx, const char *fname, const char *what) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    tide_lua_error(L, "%s: %s must be a number, got %s", fname, what, luaL_typename(L, idx));
+  double v = lua_tonumber(L, idx);
+  if (!isfinite(v)) tide_lua_error(L, "%s: %s must be finite, got %f", fname, what, v);
+  return v;
+}
+
+lua_Integer tide_lua_checkrange(lua_State *L, int idx, const char *fname, const char *what,
+                                lua_Integer lo, lua_Integer hi) {
+  int isint = 0;
+  lua_Integer v = lua_tointegerx(L, idx, &isint);
+  if (!isint)
+    tide_lua_error(L, "%s: %s must be an integer, got %s", fname, what,
+                   lua_type(L, idx) == LUA_TNUMBER ? "a non-integral number" : luaL_typename(L, idx));
+  if (v < lo || v > hi)
+    tide_lua_error(L, "%s: %s must be in %I..%I, got %I", fname, what, lo, hi, v);
+  return v;
+}
+
+void tide_lua_gcaccount(lua_State *L) {
+  static const char key[] = "tide.gcmark";
+  int64_t now = tide_mem_bytes();
+  lua_getfield(L, LUA_REGISTRYINDEX, key);
+  int64_t mark = (int64_t)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  /* collect when external memory doubled (and is at least 64 MB) since the
+   * last collection; follow it down when objects were freed explicitly */
+  if (now > 2 * mark && now > ((int64_t)64 << 20)) {
+    lua_gc(L, LUA_GCCOLLECT);
+    mark = tide_mem_bytes();
+  } else if (now < mark) {
+    mark = now;
+  }
+  lua_pushinteger(L, mark);
+  lua_setfield(L, LUA_REGISTRYINDEX, key);
+}
+
+/* ------------------------------------------------ named-argument tables */
+
+static tide_opts opts_common(lua_State *L, int idx, const char *fname, const char *const *keys,
+                             int optional) {
+  tide_opts o = {L, 0, fname};
+  idx = lua_absindex(L, idx);
+  if (optional && lua_isnoneornil(L, idx)) return o;
+  if (lua_type(L, idx) != LUA_TTABLE)
+    tide_lua_error(L, "%s: table of named arguments expected, got %s", fname, luaL_typename(L, idx));
+  o.idx = idx;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    int ok = 0;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -1);
+      for (const char *const *p = keys; *p; p++)
+        if (!strcmp(*p, k)) {
+          ok = 1;
+          break;
+        }
+    }
+    if (!ok) {
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      for (const char *const *p = keys; *p; p++) {
+        if (p != keys) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, *p);
+      }
+      luaL_pushresult(&b);
+      const char *list = lua_tostring(L, -1);
+      if (lua_type(L, -2) == LUA_TSTRING)
+        tide_lua_error(L, "%s: unknown option '%s' (accepted: %s)", fname, lua_tostring(L, -2), list);
+      else
+        tide_lua_error(L, "%s: unexpected positional entry in options (accepted: %s)", fname, list);
+    }
+  }
+  return o;
+}
+
+tide_opts tide_lua_opts(lua_State *L, int idx, const char *fname, const char *const *keys) {
+  return opts_common(L, idx, fname, keys, 0);
+}
+tide_opts tide_lua_optopts(lua_State *L, int idx, const char *fname, const char *const *keys) {
+  return opts_common(L, idx, fname, keys, 1);
+}
+
+/* push o[key]; returns 0 (and pushes nothing) when absent */
+static int opt_get(tide_opts *o, const char *key) {
+  if (!o->idx) return 0;
+  if (lua_getfield(o->L, o->idx, key) == LUA_TNIL) {
+    lua_pop(o->L, 1);
+    return 0;
+  }
+  return 1;
+}
+
+int tide_opt_has(tide_opts *o, const char *key) {
+  if (!opt_get(o, key)) return 0;
+  lua_pop(o->L, 1);
+  return 1;
+}
+
+static void opt_typeerr(tide_opts *o, const char *key, const char *want) {
+  tide_lua_error(o->L, "%s: option '%s' must be %s, got %s", o->fname, key, want,
+                 luaL_typename(o->L, -1));
+}
+
+double tide_opt_num(tide_opts *o, const char *key, double def, double lo, double hi) {
+  if (!opt_get(o, key)) return def;
+  if (lua_type(o->L, -1) != LUA_TNUMBER) opt_typeerr(o, key, "a number");
+  double v = lua_tonumber(o->L, -1);
+  lua_pop(o->L, 1);
+  if (!isfinite(v)) tide_lua_error(o->L, "%s: option '%s' must be finite, got %f", o->fname, key, v);
+  if (v < lo || v > hi)
+    tide_lua_error(o->L, "%s: option '%s' must be in [%g, %g], got %g", o->fname, key, lo, hi, v);
+  return v;
+}
+
+double tide_opt_reqnum(tide_opts *o, const char *key, double lo, double hi) {
+  if (!tide_opt_has(o, key)) tide_lua_error(o->L, "%s: missing option '%s'", o->fname, key);
+  return tide_opt_num(o, key, 0, lo, hi);
+}
+
+lua_Integer tide_opt_int(tide_opts *o, const char *key, lua_Integer def, lua_Integer lo,
+                         lua_Integer hi) {
+  if (!opt_get(o, key)) return def;
+  int isint = 0;
+  lua_Integer v = lua_tointegerx(o->L, -1, &isint);
+  if (!isint) opt_typeerr(o, key, "an integer");
+  lua_pop(o->L, 1);
+  if (v < lo || v > hi)
+    tide_lua_error(o->L, "%s: option '%s' must be in %I..%I, got %I", o->fname, key, lo, hi, v);
+  return v;
+}
+
+int tide_opt_bool(tide_opts *o, const char *key, int def) {
+  if (!opt_get(o, key)) return def;
+  if (lua_type(o->L, -1) != LUA_TBOOLEAN) opt_typeerr(o, key, "a boolean");
+  int v = lua_toboolean(o->L, -1);
+  lua_pop(o->L, 1);
+  return v;
+}
+
+const char *tide_opt_str(tide_opts *o, const char *key, const char *def) {
+  if (!opt_get(o, key)) return def;
+  if (lua_type(o->L, -1) != LUA_TSTRING) opt_typeerr(o, key, "a string");
+  const char *s = lua_tostring(o->L, -1);
+  lua_pop(o->L, 1); /* still referenced by the options table */
+  return s;
+}
+
+int tide_opt_choice(tide_opts *o, const char *key, const char *def, const char *const *choices) {
+  const char *s = tide_opt_str(o, key, def);
+  for (int i = 0; choices[i]; i++)
+    if (!strcmp(s, choices[i])) return i;
+  luaL_Buffer b;
+  luaL_buffinit(o->L, &b);
+  for (int i = 0; choices[i]; i++) {
+    if (i) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, choices[i]);
+  }
+  luaL_pushresult(&b);
+  return tide_lua_error(o->L, "%s: option '%s' must be one of %s, got '%s'", o->fname, key,
+                        lua_tostring(o->L, -1), s);
+}
+
+tide_array *tide_opt_array(tide_opts *o, const char *key) {
+  if (!opt_get(o, key)) return NULL;
+  tide_array *a = tide_lua_testarray(o->L, -1);
+  if (!a) opt_typeerr(o, key, "a " TIDE_ARRAY_T);
+  lua_pop(o->L, 1);
+  return a;
+}
+
+tide_array *tide_opt_reqarray(tide_opts *o, const char *key) {
+  tide_array *a = tide_opt_array(o, key);
+  if (!a) tide_lua_error(o->L, "%s: missing option '%s'", o->fname, key);
+  return a;
+}
+
+void *tide_opt_obj(tide_opts *o, const char *key, const char *tname) {
+  if (!opt_get(o, key)) return NULL;
+  void *p = tide_lua_testobj(o->L, -1, tname);
+  if (!p) {
+    char want[128];
+    snprintf(want, sizeof want, "a %s", tname);
+    opt_typeerr(o, key, want);
+  }
+  lua_pop(o->L, 1);
+  return p;
+}
+
+void *tide_opt_reqobj(tide_opts *o, const char *key, const char *tname) {
+  void *p = tide_opt_obj(o, key, tname);
+  if (!p) tide_lua_error(o->L, "%s: missing option '%s'", o->fname, key);
+  return p;
+}
+
+int tide_lua_checkvec(lua_State *L, int idx, const char *fname, const char *what, int nmin,
+                      int nmax, double *out) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE)
+    tide_lua_error(L, "%s: %s must be a list of %d..%d numbers, got %s", fname, what, nmin, nmax,
+                   luaL_typename(L, idx));
+  lua_Integer n = luaL_len(L, idx);
+  if (n < nmin || n > nmax)
+    tide_lua_error(L, "%s: %s must have %d..%d entries, got %I", fname, what, nmin, nmax, n);
+  for (int i = 0; i < n; i++) {
+    lua_geti(L, idx, i + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER)
+      tide_lua_error(L, "%s: %s[%d] must be a number, got %s", fname, what, i + 1,
+                     luaL_typename(L, -1));
+    out[i] = lua_tonumber(L, -1);
+    if (!isfinite(out[i])) tide_lua_error(L, "%s: %s[%d] must be finite", fname, what, i + 1);
+    lua_pop(L, 1);
+  }
+  return (int)n;
+}
+
+int tide_opt_vec(tide_opts *o, const char *key, int nmin, int nmax, double *out) {
+  if (!opt_get(o, key)) return 0;
+  char what[96];
+  snprintf(what, sizeof what, "option '%s'", key);
+  int n = tide_lua_checkvec(o->L, -1, o->fname, what, nmin, nmax, out);
+  lua_pop(o->L, 1);
+  return n;
+}
+
+void tide_lua_preload(lua_State *L, const char *name, lua_CFunction f) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, f);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 1);
+}
