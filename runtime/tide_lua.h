@@ -22,8 +22,22 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-/* Metatable names (shown in "tide.Array expected, got number"). */
+/* Metatable names (shown in "tide.Array expected, got number") and what the
+ * box of each holds, so any binding can unwrap any module's objects:
+ *   tide.Array      tide_array *          (runtime/tide.h)
+ *   tide.Grid       tide_grid *           (modules/grid/grid.h)
+ *   tide.Mac        tide_mac *            (modules/grid/grid.h)
+ *   tide.Particles  tide_particles *      (modules/liquid/particles.h)
+ *   tide.Matrix     tide_csr *            (modules/linalg/linalg.h)
+ *   tide.Factor     CHOLMOD/UMFPACK factor (modules/linalg/linalg.h)
+ *   tide.TetMesh    tide_tetmesh *         (modules/solid/mesh.h)  */
 #define TIDE_ARRAY_T "tide.Array"
+#define TIDE_GRID_T "tide.Grid"
+#define TIDE_MAC_T "tide.Mac"
+#define TIDE_PARTICLES_T "tide.Particles"
+#define TIDE_MATRIX_T "tide.Matrix"
+#define TIDE_FACTOR_T "tide.Factor"
+#define TIDE_TETMESH_T "tide.TetMesh"
 
 /* ------------------------------------------------------------ objects */
 
