@@ -37,6 +37,10 @@ setmetatable(tide, {
   end,
 })
 
+--- Time a call: tide.time(name, f, ...) returns f(...) and adds its wall time
+-- to the operator table printed by tide.run (see tide.timers).
+function tide.time(name, f, ...) return require("tide.timers").time(name, f, ...) end
+
 --- Print an overview of the API (modules and their functions).
 function tide.help(what)
   local lines = {}
