@@ -86,8 +86,8 @@ static int l_versions(lua_State *L) {
 
 /* tide.mkdir(path): create a directory and its parents; true or raises */
 static int l_mkdir(lua_State *L) {
-  const char *p = luaL_checkstring(L, 1);
-  tide_lua_check(L, tide_mkdirs(p), "tide.mkdir");
+  luaL_checktype(L, 1, LUA_TSTRING);
+  tide_lua_check(L, tide_mkdirs(lua_tostring(L, 1)), "tide.mkdir");
   lua_pushboolean(L, 1);
   return 1;
 }
