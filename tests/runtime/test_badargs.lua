@@ -1,6 +1,13 @@
 -- The wrong-argument sweep: every exported function and method, called with
 -- wrong types, NaN, negative sizes, unknown option keys and freed objects,
 -- must raise a Lua error (never crash, never succeed silently).
+--
+-- Each area adds its own knowledge in tests/<area>/badargs.lua (loaded if
+-- present), returning
+--   { accepts = { ["tide.m.f"] = { ["<garbage label>"] = "why it is valid" } or "any" },
+--     method_accepts = { ["tide.Type"] = { method = { ["<label>"] = "why" } or "any" } },
+--     samples = { { "tide.Type", function() return <new object> end }, ... } }
+-- so that methods of every native type are swept too.
 local tide = require "tide"
 local T = require "tide.testing"
 
@@ -30,6 +37,8 @@ local accepts = {
 }
 
 local skip_modules = { core = true, testing = true, _core = true }
+local method_accepts
+
 
 local function accepted(fname, label)
   local a = accepts[fname]
@@ -56,6 +65,31 @@ local function sweep(fname, f, prefix_args)
   end
 end
 
+-- methods that accept any single argument or none
+method_accepts = {
+  ["tide.Array"] = { size = "any", shape = "any", nonfinite = "any", sum = "any", norm = "any",
+    min = "any", max = "any", totable = "any", checksum = "any", free = "any", clone = { ["nil"] = "same dtype" },
+    fill = { negative = "fill with -3" }, scale = { negative = "scale by -3" } },
+}
+
+-- Sample objects of every native type, for their methods.  Each module's
+-- area may extend this list through its tests/<area>/badargs.lua (see the top).
+local samples = {
+  { "tide.Array", function() return A.zeros({ 3, 2 }) end },
+}
+
+for _, area in ipairs { "linalg", "grid", "levelset", "liquid", "solid", "fileio", "couple", "mg" } do
+  local path = T.source("tests/" .. area .. "/badargs.lua")
+  local f = io.open(path)
+  if f then
+    f:close()
+    local extra = dofile(path)
+    for k, v in pairs(extra.accepts or {}) do accepts[k] = v end
+    for k, v in pairs(extra.method_accepts or {}) do method_accepts[k] = v end
+    for _, smp in ipairs(extra.samples or {}) do samples[#samples + 1] = smp end
+  end
+end
+
 -- module functions
 local names = {}
 for k, v in pairs(tide) do if type(v) == "table" and not skip_modules[k] then names[#names + 1] = k end end
@@ -69,23 +103,6 @@ for _, m in ipairs(names) do
 end
 sweep("tide.params", function(v) return tide.params(v) end)
 sweep("tide.run", function(v) return tide.run(v) end)
-
--- Sample objects of every native type, for their methods.  Each module's
--- tests may extend this list through tests/<area>/badargs_samples.lua files.
-local samples = {
-  { "tide.Array", function() return A.zeros({ 3, 2 }) end },
-}
-local ok_samples, extra = pcall(dofile, T.source("tests/runtime/badargs_samples.lua"))
-if ok_samples and type(extra) == "table" then
-  for _, s in ipairs(extra) do samples[#samples + 1] = s end
-end
-
--- methods that accept any single argument or none
-local method_accepts = {
-  ["tide.Array"] = { size = "any", shape = "any", nonfinite = "any", sum = "any", norm = "any",
-    min = "any", max = "any", totable = "any", checksum = "any", free = "any", clone = { ["nil"] = "same dtype" },
-    fill = { negative = "fill with -3" }, scale = { negative = "scale by -3" } },
-}
 
 for _, s in ipairs(samples) do
   local tname, make = s[1], s[2]
