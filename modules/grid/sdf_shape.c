@@ -9,6 +9,7 @@
 #include "sdf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double dot3(const double *a, const double *b) {
@@ -26,15 +27,14 @@ static double box2(double x, double y, double hx, double hy) {
 
 int tide_sdf_check_grid(const tide_grid *g, int at, const char *what) {
   if (!g) return tide_fail(TIDE_EINVAL, "%s: no grid", what);
-  if (g->dim != 2 && g->dim != 3)
-    return tide_fail(TIDE_EINVAL, "%s: grid dim must be 2 or 3, got %d", what, g->dim);
-  for (int a = 0; a < 3; a++)
-    if (g->n[a] < 1 || !isfinite(g->origin[a]))
-      return tide_fail(TIDE_EINVAL, "%s: bad grid extent or origin on axis %d", what, a + 1);
-  if (g->dim == 2 && g->n[2] != 1)
-    return tide_fail(TIDE_EINVAL, "%s: 2D grid must have n[3] == 1, got %d", what, g->n[2]);
-  if (!(g->dx > 0) || !isfinite(g->dx))
-    return tide_fail(TIDE_EINVAL, "%s: grid dx must be positive and finite, got %g", what, g->dx);
+  tide_grid chk;
+  if (tide_grid_init(&chk, g->dim, g->n, g->dx, g->origin) != TIDE_OK) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", tide_errmsg());
+    return tide_fail(TIDE_EINVAL, "%s: %s", what, msg);
+  }
+  if (g->dim == 2 && (g->n[2] != 1 || g->origin[2] != 0))
+    return tide_fail(TIDE_EINVAL, "%s: a 2D grid needs n[3] = 1 and origin[3] = 0", what);
   if (at < TIDE_AT_CELLS || at > TIDE_AT_FACES_Z || (g->dim == 2 && at == TIDE_AT_FACES_Z))
     return tide_fail(TIDE_EINVAL, "%s: bad sample location %d for a %dD grid", what, at, g->dim);
   return TIDE_OK;
