@@ -505,10 +505,19 @@ static int l_png2d(lua_State *L) {
 
 /* ------------------------------------------------ PNG of arrays, reading */
 
+/* a file name argument: a non-empty string (numbers are not coerced) */
+static const char *check_path(lua_State *L, int idx, const char *fname) {
+  if (lua_type(L, idx) != LUA_TSTRING)
+    tide_lua_error(L, "%s: path must be a string, got %s", fname, luaL_typename(L, idx));
+  const char *p = lua_tostring(L, idx);
+  if (!*p) tide_lua_error(L, "%s: path is empty", fname);
+  return p;
+}
+
 /* tide.fileio.png_write(path, image): image u8 (h, w) or (h, w, c), c = 1..4 */
 static int l_png_write(lua_State *L) {
   const char *F = FN ".png_write";
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = check_path(L, 1, F);
   tide_array *a = tide_lua_checkarray(L, 2);
   if (a->dtype != TIDE_U8) tide_lua_error(L, "%s: image must be a u8 array, got %s", F, tide_dtype_name(a->dtype));
   if (a->ndim != 2 && a->ndim != 3)
@@ -529,7 +538,7 @@ static int l_png_write(lua_State *L) {
 
 /* tide.fileio.png_read(path) -> u8 array (h, w, 4) RGBA, or nil, message */
 static int l_png_read(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = check_path(L, 1, FN ".png_read");
   tide_array *a;
   int st = tide_png_read(path, &a);
   if (st) {
@@ -543,7 +552,9 @@ static int l_png_read(lua_State *L) {
 
 /* tide.fileio.colormap(name, t) -> r, g, b in [0, 1] */
 static int l_colormap(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
+  if (lua_type(L, 1) != LUA_TSTRING)
+    tide_lua_error(L, FN ".colormap: name must be a string, got %s", luaL_typename(L, 1));
+  const char *name = lua_tostring(L, 1);
   double t = tide_lua_checkfinite(L, 2, FN ".colormap", "t");
   for (int m = 0; tide_cmap_names[m]; m++)
     if (!strcmp(name, tide_cmap_names[m])) {
@@ -557,7 +568,7 @@ static int l_colormap(lua_State *L) {
 
 /* tide.fileio.mkdirs(path): create the missing parent directories of path */
 static int l_mkdirs(lua_State *L) {
-  tide_lua_check(L, tide_fileio_mkdirs(luaL_checkstring(L, 1)), FN ".mkdirs");
+  tide_lua_check(L, tide_fileio_mkdirs(check_path(L, 1, FN ".mkdirs")), FN ".mkdirs");
   return 0;
 }
 
