@@ -236,4 +236,105 @@ int tide_nice_ticks(double lo, double hi, int target, double *t, int cap, int *n
 /* Format a tick value with the precision its step needs ("0.25", "1e-05"). */
 void tide_format_tick(double v, double step, char *buf, size_t cap);
 
+
+/* ---------------------------------------------------------------- 3D */
+
+/* A cell-centred scalar field on n[0] x n[1] x n[2] cells of size dx with
+ * lower corner origin; value of cell (i, j, k) at (i*n[1] + j)*n[2] + k. */
+typedef struct tide_field3d {
+  int n[3];
+  double dx;
+  double origin[3];
+  const double *v;
+} tide_field3d;
+
+/* Triangulated iso-surface {phi = iso} of a cell-centred field by marching
+ * cubes over the lattice of cell centres (face-consistent, watertight; see
+ * mc.c).  With close != 0 the field is padded by mirrored values so that a
+ * region touching the domain border is closed exactly on the border walls.
+ * Outputs: verts (nv, 3) f64 positions [m], normals (nv, 3) f64 unit
+ * gradients of phi (pointing to increasing phi, i.e. out of the liquid),
+ * tris (nt, 3) i32 0-based, counter-clockwise seen from the side normals
+ * point to.  Deterministic for any thread count. */
+int tide_isosurface(const tide_field3d *f, double iso, int close, tide_array **verts,
+                    tide_array **normals, tide_array **tris);
+
+/* Camera: looks from pos at target with up roughly up.  Perspective with a
+ * vertical field of view fov [degrees] when ortho <= 0, otherwise
+ * orthographic showing ortho metres vertically. */
+typedef struct tide_camera3d {
+  double pos[3], target[3], up[3];
+  double fov;
+  double ortho;
+} tide_camera3d;
+
+/* A triangle mesh to render: positions v (nv x 3), optional unit vertex
+ * normals n (nv x 3; NULL: area-weighted smooth normals are computed),
+ * triangles t (nt x 3, 0-based), one colour or per-vertex colours vcolor
+ * (nv x 3, may be NULL), Blinn-Phong specular weight and exponent.
+ * wire > 0 draws the edges in wire_color, wire pixels wide. */
+typedef struct tide_mesh3d {
+  int64_t nv;
+  const double *v;
+  const double *n;
+  int64_t nt;
+  const int32_t *t;
+  float color[3];
+  const float *vcolor;
+  float specular, shininess;
+  float wire;
+  float wire_color[3];
+} tide_mesh3d;
+
+typedef struct tide_render3d {
+  int width, height; /* output pixels */
+  int ss;            /* supersampling per axis (1..4): ss^2 samples per pixel */
+  tide_camera3d cam;
+  int nmesh;
+  const tide_mesh3d *mesh;
+  /* particles: shaded spheres of radius pradius [m] at pp (np x 3), with
+   * colours pcolor (np x 3, or NULL: prgb) */
+  int64_t np;
+  const double *pp;
+  double pradius;
+  const float *pcolor;
+  float prgb[3];
+  float pspecular;
+  /* a checkered ground plane y = ground_y of squares ground_tile [m] */
+  int ground;
+  double ground_y, ground_tile;
+  float ground_color[2][3];
+  /* the domain box [box_lo, box_hi] drawn as lines (hidden edges dimmed) */
+  int box;
+  double box_lo[3], box_hi[3];
+  float box_color[3];
+  double box_width; /* output pixels */
+  /* one or two directional lights: dir points towards the light */
+  int nlight;
+  double light_dir[2][3];
+  float light_color[2][3];
+  float ambient; /* hemispherical: sky above, ground bounce below */
+  int shadows;   /* shadow map of light 0 */
+  int shadow_res;
+  float bg_top[3], bg_bottom[3];
+} tide_render3d;
+
+/* Fill r with defaults: 640 x 480, ss 2, two lights, ambient 0.25, shadows,
+ * grey background gradient, grey checker ground, dark box lines; camera and
+ * geometry unset (the caller sets them). */
+void tide_render3d_defaults(tide_render3d *r);
+
+/* Camera looking at the box [lo, hi] from the front-right-above, framing it
+ * for a vertical field of view fov and aspect width/height. */
+void tide_camera3d_frame(tide_camera3d *c, const double lo[3], const double hi[3], double fov,
+                         double aspect);
+
+/* Render the scene into a new canvas of width x height: z-buffered
+ * rasterization into a supersampled G-buffer (tiles of 32 x 32 samples in
+ * parallel, each drawing its primitives in order, so the picture does not
+ * depend on the thread count), Lambert + Blinn-Phong shading with a
+ * hemispherical ambient term and an optional 3x3-PCF shadow map of light 0,
+ * depth-tested box lines, and a box-filter downsample. */
+int tide_render3d_draw(const tide_render3d *r, tide_canvas **out);
+
 #endif
