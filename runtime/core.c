@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -162,4 +164,26 @@ double tide_wtime(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ files */
+
+int tide_mkdirs(const char *path) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof buf) return tide_fail(TIDE_EINVAL, "directory name empty or too long");
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (buf[i] == '/' || buf[i] == '\0') {
+      char c = buf[i];
+      buf[i] = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return tide_fail(TIDE_EIO, "cannot create directory '%s': %s", buf, strerror(errno));
+      buf[i] = c;
+    }
+  }
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return tide_fail(TIDE_EIO, "'%s' exists and is not a directory", path);
+  return TIDE_OK;
 }

@@ -87,6 +87,14 @@ static int l_linspace(lua_State *L) {
 static int table_shape(lua_State *L, int idx, int64_t *shape, int depth) {
   if (depth >= TIDE_MAXDIM) tide_lua_error(L, FN ".from: nesting deeper than %d", TIDE_MAXDIM);
   shape[depth] = (int64_t)luaL_len(L, idx);
+  int64_t nkeys = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    nkeys++;
+  }
+  if (nkeys != shape[depth])
+    tide_lua_error(L, FN ".from: a list of numbers (or of lists) expected, got a table with other keys");
   if (shape[depth] == 0) return depth + 1;
   lua_geti(L, idx, 1);
   int nd = depth + 1;

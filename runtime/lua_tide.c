@@ -84,7 +84,15 @@ static int l_versions(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg core_funcs[] = {{"threads", l_threads},   {"seed", l_seed},
+/* tide.mkdir(path): create a directory and its parents; true or raises */
+static int l_mkdir(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TSTRING);
+  tide_lua_check(L, tide_mkdirs(lua_tostring(L, 1)), "tide.mkdir");
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static const luaL_Reg core_funcs[] = {{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
                                       {"memory", l_memory},     {"clock", l_clock},
                                       {"rand", l_rand},         {"interrupted", l_interrupted},
                                       {"versions", l_versions}, {NULL, NULL}};

@@ -205,8 +205,11 @@ double tide_opt_num(tide_opts *o, const char *key, double def, double lo, double
   double v = lua_tonumber(o->L, -1);
   lua_pop(o->L, 1);
   if (!isfinite(v)) tide_lua_error(o->L, "%s: option '%s' must be finite, got %f", o->fname, key, v);
-  if (v < lo || v > hi)
-    tide_lua_error(o->L, "%s: option '%s' must be in [%g, %g], got %g", o->fname, key, lo, hi, v);
+  if (v < lo || v > hi) { /* lua_pushfstring has no %g: format the numbers here */
+    char range[96];
+    snprintf(range, sizeof range, "[%g, %g], got %g", lo, hi, v);
+    tide_lua_error(o->L, "%s: option '%s' must be in %s", o->fname, key, range);
+  }
   return v;
 }
 

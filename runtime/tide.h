@@ -186,6 +186,11 @@ extern volatile int tide_interrupt_flag;
 static inline int tide_interrupted(void) { return tide_interrupt_flag; }
 void tide_interrupt_clear(void);
 
+/* ------------------------------------------------------------------ files */
+
+/* Create a directory and its missing parents (like mkdir -p). */
+int tide_mkdirs(const char *path);
+
 /* ---------------------------------------------------------------- timers */
 
 double tide_wtime(void); /* wall clock seconds, monotonic */

@@ -37,6 +37,22 @@ setmetatable(tide, {
   end,
 })
 
+-- Native modules are cheap to open: load them now so they show up in pairs()
+-- and in the REPL's tab completion.  Pure-Lua helpers stay lazy.
+do
+  local names = {}
+  for name in pairs(package.preload) do
+    local short = name:match("^tide%.([%w_]+)$")
+    if short and short ~= "core" then names[#names + 1] = short end
+  end
+  table.sort(names)
+  for _, short in ipairs(names) do rawset(tide, short, require("tide." .. short)) end
+end
+
+--- Time a call: tide.time(name, f, ...) returns f(...) and adds its wall time
+-- to the operator table printed by tide.run (see tide.timers).
+function tide.time(name, f, ...) return require("tide.timers").time(name, f, ...) end
+
 --- Print an overview of the API (modules and their functions).
 function tide.help(what)
   local lines = {}

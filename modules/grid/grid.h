@@ -58,4 +58,155 @@ typedef struct tide_mac {
   tide_array *u[3];
 } tide_mac;
 
+/* ======================================================================
+ * Grid operators (modules/grid/grid.c, interp.c, macops.c).
+ * All fields are f64 unless stated.  Positions are arrays of shape (n, dim)
+ * in metres.  Every function returns a status and takes outputs last.
+ * ==================================================================== */
+
+/* Fill *g after checking dim (2 or 3), n[d] >= 1 (n[2] = 1 in 2D), dx > 0
+ * finite and a finite origin. */
+int tide_grid_init(tide_grid *g, int dim, const int n[3], double dx, const double origin[3]);
+
+/* New zero-filled cell array of dtype t, shape {ni, nj[, nk]}; NULL (message
+ * recorded) on failure. */
+tide_array *tide_grid_cell_array(const tide_grid *g, tide_dtype t);
+/* Check that a is a contiguous cell array of dtype t over g. */
+int tide_grid_check_cells(const tide_grid *g, const tide_array *a, tide_dtype t, const char *what);
+/* Centre of cell (i, j, k): origin + (i + 1/2, j + 1/2, k + 1/2) dx. */
+void tide_grid_center(const tide_grid *g, int i, int j, int k, double x[3]);
+/* Cell centres as an array of shape {ni, nj[, nk], dim} (f64). */
+int tide_grid_centers(const tide_grid *g, tide_array **out);
+/* Cell containing point x (clamped into the grid). */
+void tide_grid_locate(const tide_grid *g, const double *x, int ijk[3]);
+
+/* New MAC field over g with face arrays of dtype t (zero-filled):
+ * u (ni+1, nj[, nk]), v (ni, nj+1[, nk]), w (ni, nj, nk+1) in 3D. */
+int tide_mac_new(const tide_grid *g, tide_dtype t, tide_mac **out);
+void tide_mac_free(tide_mac *m);
+/* Check that m is a MAC field over a grid equal to g (NULL g: any grid)
+ * with face arrays of dtype t. */
+int tide_mac_check(const tide_mac *m, const tide_grid *g, tide_dtype t, const char *what);
+/* Same grid (dim, n, dx, origin)? */
+int tide_grid_same(const tide_grid *a, const tide_grid *b);
+/* dst = src (face by face), dst = alpha src + dst, fill with value. */
+int tide_mac_copy(tide_mac *dst, const tide_mac *src);
+int tide_mac_axpy(tide_mac *y, double alpha, const tide_mac *x);
+int tide_mac_fill(tide_mac *m, double v);
+
+/* -------------------------------------------------------- interpolation
+ * A field sampled on a regular lattice: sample (i, j, k) of the array f of
+ * extents n[0..2] sits at lo + (i, j, k) dx.  Cell fields have lo = origin +
+ * dx/2 (all axes); face fields of axis a have lo = origin + dx/2 except on a.
+ * Interpolation is multilinear (bilinear in 2D, trilinear in 3D); a point
+ * outside the lattice is clamped onto it (constant extrapolation). */
+typedef struct tide_lattice {
+  const double *f;
+  int dim;
+  int n[3];
+  double lo[3];
+  double inv_dx;
+} tide_lattice;
+
+static inline void tide_lattice_cells(const tide_grid *g, const double *f, tide_lattice *L) {
+  L->f = f;
+  L->dim = g->dim;
+  L->inv_dx = 1.0 / g->dx;
+  for (int d = 0; d < 3; d++) {
+    L->n[d] = g->n[d];
+    L->lo[d] = g->origin[d] + 0.5 * g->dx;
+  }
+}
+
+static inline void tide_lattice_faces(const tide_grid *g, int a, const double *f, tide_lattice *L) {
+  tide_lattice_cells(g, f, L);
+  L->n[a] += 1;
+  L->lo[a] -= 0.5 * g->dx;
+}
+
+/* Base index b[d] and weight fraction t[d] in [0, 1] of point x (dim
+ * coordinates) along each axis: the point lies between samples b and b+1.
+ * Axes of extent 1 give b = 0, t = 0. */
+static inline void tide_lattice_locate(const tide_lattice *L, const double *x, int b[3],
+                                       double t[3]) {
+  for (int d = 0; d < 3; d++) {
+    b[d] = 0;
+    t[d] = 0;
+    if (d >= L->dim || L->n[d] < 2) continue;
+    double s = (x[d] - L->lo[d]) * L->inv_dx;
+    double smax = (double)(L->n[d] - 1);
+    if (!(s > 0)) s = 0; /* also maps NaN to 0 */
+    if (s > smax) s = smax;
+    int i = (int)s;
+    if (i > L->n[d] - 2) i = L->n[d] - 2;
+    b[d] = i;
+    t[d] = s - i;
+  }
+}
+
+/* Multilinear interpolation of the lattice at x. */
+static inline double tide_lattice_interp(const tide_lattice *L, const double *x) {
+  int b[3];
+  double t[3];
+  tide_lattice_locate(L, x, b, t);
+  int s1 = L->n[2], s0 = L->n[1] * L->n[2];
+  const double *p = L->f + (int64_t)b[0] * s0 + (int64_t)b[1] * s1 + b[2];
+  int o0 = L->n[0] > 1 ? s0 : 0, o1 = L->n[1] > 1 ? s1 : 0, o2 = L->n[2] > 1 ? 1 : 0;
+  double c00 = p[0] + t[2] * (p[o2] - p[0]);
+  double c01 = p[o1] + t[2] * (p[o1 + o2] - p[o1]);
+  double c10 = p[o0] + t[2] * (p[o0 + o2] - p[o0]);
+  double c11 = p[o0 + o1] + t[2] * (p[o0 + o1 + o2] - p[o0 + o1]);
+  double c0 = c00 + t[1] * (c01 - c00), c1 = c10 + t[1] * (c11 - c10);
+  return c0 + t[0] * (c1 - c0);
+}
+
+/* Velocity of the MAC field m at x (dim components into v). */
+static inline void tide_mac_velocity(const tide_mac *m, const double *x, double *v) {
+  for (int a = 0; a < m->grid.dim; a++) {
+    tide_lattice L;
+    tide_lattice_faces(&m->grid, a, (const double *)tide_array_ptr(m->u[a]), &L);
+    v[a] = tide_lattice_interp(&L, x);
+  }
+}
+
+/* Sample a cell field f (f64 cell array) at points x (n, dim) into out (n). */
+int tide_grid_sample(const tide_grid *g, const tide_array *f, const tide_array *x,
+                     tide_array *out);
+/* Sample the MAC field m (f64) at points x (n, dim) into out (n, dim). */
+int tide_mac_sample(const tide_mac *m, const tide_array *x, tide_array *out);
+
+/* ----------------------------------------------------------- advection
+ * Semi-Lagrangian advection (Zarifi Sec. 4.3, Eq. 4.27-4.30): the new value
+ * at a sample point x is the old field at the backtraced point
+ *   x* = x - dt/2 u(x),  x0 = x - dt u(x*)        (RK2 midpoint)
+ * with u the MAC velocity `vel` interpolated multilinearly. */
+/* Scalar cell field: out(x) = f(x0(x)).  out must not alias f. */
+int tide_grid_advect(const tide_grid *g, const tide_mac *vel, const tide_array *f, double dt,
+                     tide_array *out);
+/* MAC field: out_a(x_f) = q_a(x0(x_f)) for every face f of every axis a.  out
+ * must not alias q (q may be vel itself: self-advection). */
+int tide_mac_advect(const tide_mac *vel, const tide_mac *q, double dt, tide_mac *out);
+
+/* -------------------------------------------------------- MAC operators */
+/* u_a += dt * accel[a] on every face. */
+int tide_mac_add_accel(tide_mac *m, const double accel[3], double dt);
+/* Largest |u_a| over all faces and axes [m/s] (the CFL speed). */
+int tide_mac_max_speed(const tide_mac *m, double *out);
+/* Discrete divergence per cell [1/s]:
+ *   div(i,j,k) = (u(i+1,j,k) - u(i,j,k) + v(i,j+1,k) - v(i,j,k) [+ w..]) / dx.
+ * out is an f64 cell array. */
+int tide_mac_divergence(const tide_mac *m, tide_array *out);
+/* Free-slip solid walls: set the normal velocity to zero on the domain
+ * boundary faces and on every face touching a TIDE_CELL_SOLID cell of the u8
+ * label array (labels may be NULL: domain walls only). */
+int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels);
+/* Extrapolate face values from valid faces into invalid ones (Zarifi
+ * Sec. 4.6, Bridson 2015 Sec. 4.4): `layers` sweeps; each sweep gives every
+ * invalid face with at least one valid neighbour (the 2*dim faces of the
+ * same axis one index away) the average of its valid neighbours and marks
+ * it valid for the next sweep.  Updates are order independent (the mask is
+ * double-buffered).  valid is a u8 MAC field (1 = valid), updated in place
+ * so that on return it marks the faces that hold a value. */
+int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers);
+
 #endif

@@ -1,0 +1,162 @@
+--- tide.run: the frame driver.
+--
+--   tide.run{
+--     frames = 60, fps = 30,                 -- frames written after frame 0
+--     out = "out/dam_break",                 -- output directory (run.json goes here)
+--     params = P,                            -- recorded in the manifest
+--     max_dt = function(t) return dt end,    -- largest stable step (CFL); math.huge = no limit
+--     step = function(dt, t) return { iterations = n } end,  -- advance the state by dt
+--     frame = function(i, t) end,            -- write frame i (i = 0 is the initial state)
+--   }
+--
+-- Each frame of duration 1/fps is reached by CFL-limited substeps: the step
+-- is the smaller of max_dt(t) and what is left of the frame, and the last two
+-- substeps of a frame are evened out so no tiny step is taken.  While running,
+-- a progress bar goes to stderr when it is a terminal (or with --progress):
+-- frame i/N, simulated time, substeps, linear-solver iterations, ETA; otherwise
+-- one line per frame (none with --quiet).  Operator timings (tide.time) are
+-- printed at the end.  The manifest out/run.json (versions, git revision,
+-- seed, threads, params, timings) is written at the start and completed at
+-- the end, or marked failed with the error if the run stops on one.
+local core = require "tide.core"
+local timers = require "tide.timers"
+local json = require "tide.json"
+
+local clock = core.clock
+
+local keys = { frames = "number", fps = "number", out = "string", params = "table", max_dt = "function",
+  step = "function", frame = "function", max_substeps = "number", name = "string", t0 = "number",
+  quiet = "boolean", progress = "boolean" }
+
+local function check_opts(o)
+  if type(o) ~= "table" then error("tide.run: table of named arguments expected, got " .. type(o), 3) end
+  for k, v in pairs(o) do
+    local want = keys[k]
+    if not want then
+      local known = {}
+      for n in pairs(keys) do known[#known + 1] = n end
+      table.sort(known)
+      error(string.format("tide.run: unknown option '%s' (accepted: %s)", tostring(k), table.concat(known, ", ")), 3)
+    end
+    if type(v) ~= want then
+      error(string.format("tide.run: option '%s' must be a %s, got %s", k, want, type(v)), 3)
+    end
+  end
+  if not o.step then error("tide.run: missing option 'step' (function(dt, t) advancing the state)", 3) end
+  local frames = o.frames or 1
+  if math.type(frames) ~= "integer" or frames < 0 then error("tide.run: 'frames' must be a non-negative integer", 3) end
+  local fps = o.fps or 30
+  if not (fps > 0 and fps < math.huge) then error("tide.run: 'fps' must be positive and finite", 3) end
+end
+
+local function fmt_time(s)
+  if s ~= s or s == math.huge then return "--:--" end
+  s = math.floor(s + 0.5)
+  if s >= 3600 then return string.format("%d:%02d:%02d", s // 3600, (s % 3600) // 60, s % 60) end
+  return string.format("%d:%02d", s // 60, s % 60)
+end
+
+local function versions()
+  local v = core.versions()
+  return { tide = v.tide, lua = v.lua, suitesparse = v.suitesparse, libpng = v.libpng, blas = v.blas }, v.git
+end
+
+local function mkdir(path)
+  if core.mkdir then return core.mkdir(path) end
+  return os.execute(string.format("mkdir -p '%s'", path:gsub("'", "'\\''")))
+end
+
+return function(o)
+  check_opts(o)
+  local frames, fps = o.frames or 1, o.fps or 30
+  local max_substeps = o.max_substeps or 10000
+  local quiet = o.quiet; if quiet == nil then quiet = core.quiet == true end
+  local progress = o.progress; if progress == nil then progress = core.progress == true end
+  progress = progress and not quiet
+  local max_dt = o.max_dt or function() return math.huge end
+  local step, frame = o.step, o.frame or function() end
+
+  timers.reset()
+  local manifest
+  local wall0 = clock()
+  if o.out then
+    assert(mkdir(o.out), "tide.run: cannot create output directory " .. o.out)
+    local vers, git = versions()
+    manifest = {
+      scene = _G.arg and _G.arg[0] or "?", name = o.name, status = "running",
+      started = os.date("!%Y-%m-%dT%H:%M:%SZ"), versions = vers, git = git,
+      seed = core.seed(), threads = core.threads(), params = o.params or (require "tide.params").last or {},
+      frames = frames, fps = fps,
+    }
+    assert(json.write(o.out .. "/run.json", manifest))
+  end
+
+  local t = o.t0 or 0.0
+  local steps_total, iters_total = 0, 0
+  local ok, err = xpcall(function()
+    timers.time("frame output", frame, 0, t)
+    for i = 1, frames do
+      local t_end = (o.t0 or 0.0) + i / fps
+      local sub, iters = 0, 0
+      while t < t_end - 1e-12 * math.max(1, math.abs(t_end)) do
+        local dt = max_dt(t)
+        if type(dt) ~= "number" or dt ~= dt or dt <= 0 then
+          error(string.format("tide.run: max_dt returned %s at t = %g (frame %d): the state is not finite or the step bound is broken",
+            tostring(dt), t, i), 0)
+        end
+        local left = t_end - t
+        if dt >= left then
+          dt = left
+        elseif dt > 0.5 * left then
+          dt = 0.5 * left -- even out the last two substeps
+        end
+        local stats = timers.time("step", step, dt, t)
+        t = (left - dt <= 1e-12 * math.max(1, math.abs(t_end))) and t_end or t + dt
+        sub = sub + 1
+        if type(stats) == "table" and stats.iterations then iters = iters + stats.iterations end
+        if sub > max_substeps then
+          error(string.format("tide.run: more than %d substeps in frame %d (dt = %g): raise max_substeps or check the CFL bound",
+            max_substeps, i, dt), 0)
+        end
+        if core.interrupted() then error("interrupted", 0) end
+      end
+      steps_total, iters_total = steps_total + sub, iters_total + iters
+      timers.time("frame output", frame, i, t)
+      local elapsed = clock() - wall0
+      local eta = elapsed / i * (frames - i)
+      if progress then
+        local width = 24
+        local filled = math.floor(width * i / frames + 0.5)
+        io.stderr:write(string.format("\r[%s%s] frame %d/%d  t=%.3fs  substeps %d  iters %d  ETA %s ",
+          string.rep("#", filled), string.rep(".", width - filled), i, frames, t, sub, iters, fmt_time(eta)))
+        if i == frames then io.stderr:write("\n") end
+      elseif not quiet then
+        print(string.format("frame %d/%d  t=%.4f s  substeps %d  solver iterations %d  (%.2f s, ETA %s)",
+          i, frames, t, sub, iters, elapsed, fmt_time(eta)))
+      end
+    end
+  end, function(e)
+    return type(e) == "string" and debug.traceback(e, 2) or e
+  end)
+  local wall = clock() - wall0
+  local report = timers.report()
+  if manifest then
+    manifest.status = ok and "finished" or "failed"
+    manifest.error = (not ok) and tostring(err) or nil
+    manifest.finished = os.date("!%Y-%m-%dT%H:%M:%SZ")
+    manifest.wall_seconds = wall
+    manifest.steps = steps_total
+    manifest.solver_iterations = iters_total
+    manifest.timings = report
+    json.write(o.out .. "/run.json", manifest)
+  end
+  if not ok then
+    if progress then io.stderr:write("\n") end
+    error(err, 0)
+  end
+  if not quiet then
+    print(string.format("%d frames, %d steps, %.2f s wall", frames, steps_total, wall))
+    print(timers.format(wall))
+  end
+  return { frames = frames, steps = steps_total, iterations = iters_total, wall = wall, t = t, timings = report }
+end

@@ -1,0 +1,137 @@
+/* macops.c -- operators on MAC fields: accelerations, CFL speed,
+ * divergence, free-slip walls and extrapolation into invalid faces. */
+#include "grid/grid.h"
+
+#include <math.h>
+#include <string.h>
+
+int tide_mac_add_accel(tide_mac *m, const double accel[3], double dt) {
+  int st;
+  if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
+  if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be finite");
+  for (int a = 0; a < m->grid.dim; a++) {
+    if (!isfinite(accel[a])) return tide_fail(TIDE_EINVAL, "acceleration[%d] is not finite", a + 1);
+    double *u = TIDE_F64P(m->u[a]), du = accel[a] * dt;
+    int64_t n = tide_array_size(m->u[a]);
+#pragma omp parallel for schedule(static)
+    for (int64_t f = 0; f < n; f++) u[f] += du;
+  }
+  return TIDE_OK;
+}
+
+int tide_mac_max_speed(const tide_mac *m, double *out) {
+  int st;
+  if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
+  double best = 0;
+  int bad = 0;
+  for (int a = 0; a < m->grid.dim; a++) {
+    const double *u = TIDE_F64P(m->u[a]);
+    int64_t n = tide_array_size(m->u[a]);
+#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : bad)
+    for (int64_t f = 0; f < n; f++) {
+      double s = fabs(u[f]);
+      if (!(s <= 1e300)) bad = 1;
+      else if (s > best) best = s;
+    }
+  }
+  if (bad) return tide_fail(TIDE_ENONFINITE, "MAC field holds non-finite velocities");
+  *out = best;
+  return TIDE_OK;
+}
+
+int tide_mac_divergence(const tide_mac *m, tide_array *out) {
+  int st;
+  if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
+  const tide_grid *g = &m->grid;
+  if ((st = tide_grid_check_cells(g, out, TIDE_F64, "out"))) return st;
+  double *d = TIDE_F64P(out), inv = 1.0 / g->dx;
+  const double *u = TIDE_F64P(m->u[0]), *v = TIDE_F64P(m->u[1]);
+  const double *w = g->dim == 3 ? TIDE_F64P(m->u[2]) : NULL;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int k = 0; k < g->n[2]; k++) {
+        double s = u[tide_grid_fidx(g, 0, i + 1, j, k)] - u[tide_grid_fidx(g, 0, i, j, k)] +
+                   v[tide_grid_fidx(g, 1, i, j + 1, k)] - v[tide_grid_fidx(g, 1, i, j, k)];
+        if (w) s += w[tide_grid_fidx(g, 2, i, j, k + 1)] - w[tide_grid_fidx(g, 2, i, j, k)];
+        d[tide_grid_idx(g, i, j, k)] = s * inv;
+      }
+  return TIDE_OK;
+}
+
+int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels) {
+  int st;
+  if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
+  const tide_grid *g = &m->grid;
+  if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
+  for (int a = 0; a < g->dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    double *u = TIDE_F64P(m->u[a]);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < fd[0]; i++)
+      for (int j = 0; j < fd[1]; j++)
+        for (int k = 0; k < fd[2]; k++) {
+          int c[3] = {i, j, k};
+          int wall = c[a] == 0 || c[a] == g->n[a];
+          if (!wall && lab) {
+            int64_t hi = tide_grid_idx(g, i, j, k);
+            c[a] -= 1;
+            int64_t lo = tide_grid_idx(g, c[0], c[1], c[2]);
+            wall = lab[hi] == TIDE_CELL_SOLID || lab[lo] == TIDE_CELL_SOLID;
+          }
+          if (wall) u[((int64_t)i * fd[1] + j) * fd[2] + k] = 0;
+        }
+  }
+  return TIDE_OK;
+}
+
+int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers) {
+  int st;
+  if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
+  const tide_grid *g = &m->grid;
+  if ((st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
+  if (layers < 0) return tide_fail(TIDE_EINVAL, "layers must be >= 0, got %d", layers);
+  for (int a = 0; a < g->dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    int64_t n = tide_array_size(m->u[a]);
+    uint8_t *mask = TIDE_U8P(valid->u[a]);
+    uint8_t *next = tide_alloc((size_t)n);
+    if (!next) return TIDE_ENOMEM;
+    double *u = TIDE_F64P(m->u[a]);
+    int64_t s0 = (int64_t)fd[1] * fd[2], s1 = fd[2];
+    for (int layer = 0; layer < layers; layer++) {
+      int changed = 0;
+#pragma omp parallel for schedule(static) reduction(| : changed)
+      for (int i = 0; i < fd[0]; i++)
+        for (int j = 0; j < fd[1]; j++)
+          for (int k = 0; k < fd[2]; k++) {
+            int64_t f = i * s0 + j * s1 + k;
+            next[f] = mask[f];
+            if (mask[f]) continue;
+            double sum = 0;
+            int cnt = 0;
+            /* the 2*dim neighbours of the same axis, one index away */
+            if (i > 0 && mask[f - s0]) sum += u[f - s0], cnt++;
+            if (i + 1 < fd[0] && mask[f + s0]) sum += u[f + s0], cnt++;
+            if (j > 0 && mask[f - s1]) sum += u[f - s1], cnt++;
+            if (j + 1 < fd[1] && mask[f + s1]) sum += u[f + s1], cnt++;
+            if (g->dim == 3) {
+              if (k > 0 && mask[f - 1]) sum += u[f - 1], cnt++;
+              if (k + 1 < fd[2] && mask[f + 1]) sum += u[f + 1], cnt++;
+            }
+            if (cnt) {
+              u[f] = sum / cnt; /* only read through valid masks: order independent */
+              next[f] = 1;
+              changed = 1;
+            }
+          }
+      memcpy(mask, next, (size_t)n);
+      if (!changed) break;
+    }
+    tide_free(next, (size_t)n);
+  }
+  return TIDE_OK;
+}

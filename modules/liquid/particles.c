@@ -1,0 +1,347 @@
+/* particles.c -- particle sets: storage, seeding, advection, sorting by cell
+ * (see particles.h). */
+#include "liquid/particles.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ storage */
+
+static int remake_views(tide_particles *ps) {
+  tide_array_release(ps->x);
+  tide_array_release(ps->v);
+  tide_array_release(ps->c);
+  ps->x = tide_array_slice(ps->xs, 0, 0, ps->n, 1);
+  ps->v = tide_array_slice(ps->vs, 0, 0, ps->n, 1);
+  ps->c = ps->apic ? tide_array_slice(ps->cs, 0, 0, ps->n, 1) : NULL;
+  if (!ps->x || !ps->v || (ps->apic && !ps->c)) return tide_fail(TIDE_ENOMEM, "particle views");
+  return TIDE_OK;
+}
+
+static int alloc_storage(int dim, int apic, int64_t cap, tide_array **xs, tide_array **vs,
+                         tide_array **cs) {
+  *xs = tide_array_new2(TIDE_F64, cap, dim);
+  *vs = tide_array_new2(TIDE_F64, cap, dim);
+  *cs = apic ? tide_array_new3(TIDE_F64, cap, dim, dim) : NULL;
+  if (!*xs || !*vs || (apic && !*cs)) {
+    tide_array_release(*xs);
+    tide_array_release(*vs);
+    tide_array_release(*cs);
+    return TIDE_ENOMEM;
+  }
+  return TIDE_OK;
+}
+
+int tide_particles_new(int dim, int64_t cap, int apic, tide_particles **out) {
+  if (dim != 2 && dim != 3) return tide_fail(TIDE_EINVAL, "particle dimension must be 2 or 3, got %d", dim);
+  if (cap < 0 || cap > ((int64_t)1 << 40)) return tide_fail(TIDE_EINVAL, "capacity out of range");
+  if (cap < 16) cap = 16;
+  tide_particles *ps = calloc(1, sizeof *ps);
+  if (!ps) return tide_fail(TIDE_ENOMEM, "out of memory");
+  ps->dim = dim;
+  ps->apic = apic != 0;
+  ps->cap = cap;
+  int st = alloc_storage(dim, ps->apic, cap, &ps->xs, &ps->vs, &ps->cs);
+  if (!st) st = remake_views(ps);
+  if (st) {
+    tide_particles_free(ps);
+    return st;
+  }
+  *out = ps;
+  return TIDE_OK;
+}
+
+static void free_ws(tide_particles *ps) {
+  tide_free(ps->cell_start, (size_t)(ps->ws_cells + 1) * sizeof(int64_t));
+  tide_free(ps->order, (size_t)ps->ws_cap * sizeof(int64_t));
+  tide_free(ps->cell_of, (size_t)ps->ws_cap * sizeof(int64_t));
+  ps->cell_start = ps->order = ps->cell_of = NULL;
+  ps->ws_cells = ps->ws_cap = 0;
+}
+
+void tide_particles_free(tide_particles *ps) {
+  if (!ps) return;
+  tide_array_release(ps->x);
+  tide_array_release(ps->v);
+  tide_array_release(ps->c);
+  tide_array_release(ps->xs);
+  tide_array_release(ps->vs);
+  tide_array_release(ps->cs);
+  free_ws(ps);
+  free(ps);
+}
+
+int64_t tide_particles_bytes(const tide_particles *ps) {
+  int64_t per = 2 * ps->dim + (ps->apic ? ps->dim * ps->dim : 0);
+  return ps->cap * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8;
+}
+
+int tide_particles_reserve(tide_particles *ps, int64_t cap) {
+  if (cap <= ps->cap) return TIDE_OK;
+  if (cap > ((int64_t)1 << 40)) return tide_fail(TIDE_EINVAL, "particle capacity out of range");
+  int64_t nc = ps->cap * 2 > cap ? ps->cap * 2 : cap;
+  tide_array *xs, *vs, *cs;
+  int st = alloc_storage(ps->dim, ps->apic, nc, &xs, &vs, &cs);
+  if (st) return st;
+  int dim = ps->dim;
+  memcpy(TIDE_F64P(xs), TIDE_F64P(ps->xs), (size_t)(ps->n * dim) * sizeof(double));
+  memcpy(TIDE_F64P(vs), TIDE_F64P(ps->vs), (size_t)(ps->n * dim) * sizeof(double));
+  if (ps->apic) memcpy(TIDE_F64P(cs), TIDE_F64P(ps->cs), (size_t)(ps->n * dim * dim) * sizeof(double));
+  tide_array_release(ps->xs);
+  tide_array_release(ps->vs);
+  tide_array_release(ps->cs);
+  ps->xs = xs;
+  ps->vs = vs;
+  ps->cs = cs;
+  ps->cap = nc;
+  return remake_views(ps);
+}
+
+int tide_particles_resize(tide_particles *ps, int64_t n) {
+  if (n < 0) return tide_fail(TIDE_EINVAL, "particle count must be >= 0, got %lld", (long long)n);
+  int st = tide_particles_reserve(ps, n);
+  if (st) return st;
+  if (n > ps->n) {
+    int dim = ps->dim;
+    int64_t m = n - ps->n;
+    memset(TIDE_F64P(ps->xs) + ps->n * dim, 0, (size_t)(m * dim) * sizeof(double));
+    memset(TIDE_F64P(ps->vs) + ps->n * dim, 0, (size_t)(m * dim) * sizeof(double));
+    if (ps->apic) memset(TIDE_F64P(ps->cs) + ps->n * dim * dim, 0, (size_t)(m * dim * dim) * sizeof(double));
+  }
+  ps->n = n;
+  return remake_views(ps);
+}
+
+/* ------------------------------------------------------------ seeding */
+
+static int inside(const tide_shape *s, const tide_lattice *phi, const double *x, int dim) {
+  switch (s->kind) {
+  case TIDE_SHAPE_BOX:
+    for (int d = 0; d < dim; d++)
+      if (x[d] < s->lo[d] || x[d] >= s->hi[d]) return 0;
+    return 1;
+  case TIDE_SHAPE_SPHERE: {
+    double r2 = 0;
+    for (int d = 0; d < dim; d++) r2 += (x[d] - s->center[d]) * (x[d] - s->center[d]);
+    return r2 < s->radius * s->radius;
+  }
+  case TIDE_SHAPE_PHI: return tide_lattice_interp(phi, x) < 0;
+  }
+  return 0;
+}
+
+/* candidate s of cell (i, j, k): position into x */
+static void candidate(const tide_grid *g, int i, int j, int k, int s, int per_cell, int r,
+                      double jitter, uint64_t stream, double *x) {
+  int64_t cell = tide_grid_idx(g, i, j, k);
+  uint64_t ctr = ((uint64_t)cell * (uint64_t)per_cell + (uint64_t)s) * 3u;
+  int c[3] = {i, j, k};
+  int sub[3] = {0, 0, 0};
+  if (r > 0) {
+    sub[0] = s % r;
+    sub[1] = (s / r) % r;
+    sub[2] = s / (r * r);
+  }
+  double h = r > 0 ? g->dx / r : g->dx;
+  for (int d = 0; d < 3; d++) {
+    x[d] = 0;
+    if (d >= g->dim) continue;
+    double u = tide_rand01(stream, ctr + (uint64_t)d);
+    x[d] = g->origin[d] + c[d] * g->dx + (sub[d] + 0.5 + jitter * (u - 0.5)) * h;
+  }
+}
+
+int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape *shape,
+                        int per_cell, double jitter, uint64_t stream, const double *vel,
+                        const tide_array *labels, int64_t *added) {
+  int st;
+  if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
+  if (per_cell < 1 || per_cell > 4096) return tide_fail(TIDE_EINVAL, "per_cell must be in 1..4096, got %d", per_cell);
+  if (!(jitter >= 0 && jitter <= 1)) return tide_fail(TIDE_EINVAL, "jitter must be in [0, 1]");
+  if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  tide_lattice phi = {0};
+  if (shape->kind == TIDE_SHAPE_PHI) {
+    if (!shape->phi) return tide_fail(TIDE_EINVAL, "shape: missing level set");
+    if ((st = tide_grid_check_cells(g, shape->phi, TIDE_F64, "phi"))) return st;
+    tide_lattice_cells(g, TIDE_F64P(shape->phi), &phi);
+  }
+  int dim = g->dim;
+  for (int d = 0; d < dim; d++)
+    if (vel && !isfinite(vel[d])) return tide_fail(TIDE_EINVAL, "velocity is not finite");
+  /* stratify when per_cell = r^dim */
+  int r = (int)lround(pow((double)per_cell, 1.0 / dim));
+  int rp = 1;
+  for (int d = 0; d < dim; d++) rp *= r;
+  if (rp != per_cell) r = 0;
+
+  int64_t nc = tide_grid_ncells(g);
+  int64_t *start = tide_alloc((size_t)(nc + 1) * sizeof(int64_t));
+  if (!start) return TIDE_ENOMEM;
+  const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
+  int nj = g->n[1], nk = g->n[2];
+  /* pass 1: kept candidates per cell */
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < nj; j++)
+      for (int k = 0; k < nk; k++) {
+        int64_t c = tide_grid_idx(g, i, j, k);
+        int64_t cnt = 0;
+        if (!lab || lab[c] != TIDE_CELL_SOLID)
+          for (int s = 0; s < per_cell; s++) {
+            double x[3];
+            candidate(g, i, j, k, s, per_cell, r, jitter, stream, x);
+            cnt += inside(shape, &phi, x, dim);
+          }
+        start[c + 1] = cnt;
+      }
+  start[0] = 0;
+  for (int64_t c = 0; c < nc; c++) start[c + 1] += start[c];
+  int64_t n0 = ps->n, m = start[nc];
+  if ((st = tide_particles_resize(ps, n0 + m))) {
+    tide_free(start, (size_t)(nc + 1) * sizeof(int64_t));
+    return st;
+  }
+  double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
+  /* pass 2: write them in cell order */
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < nj; j++)
+      for (int k = 0; k < nk; k++) {
+        int64_t c = tide_grid_idx(g, i, j, k);
+        if (start[c + 1] == start[c]) continue;
+        int64_t q = n0 + start[c];
+        for (int s = 0; s < per_cell; s++) {
+          double x[3];
+          candidate(g, i, j, k, s, per_cell, r, jitter, stream, x);
+          if (!inside(shape, &phi, x, dim)) continue;
+          for (int d = 0; d < dim; d++) {
+            px[q * dim + d] = x[d];
+            pv[q * dim + d] = vel ? vel[d] : 0;
+          }
+          q++;
+        }
+      }
+  tide_free(start, (size_t)(nc + 1) * sizeof(int64_t));
+  if (added) *added = m;
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------------ advection */
+
+static inline int is_solid(const tide_grid *g, const uint8_t *lab, const double *x) {
+  int c[3];
+  tide_grid_locate(g, x, c);
+  return lab[tide_grid_idx(g, c[0], c[1], c[2])] == TIDE_CELL_SOLID;
+}
+
+/* Move x out of its solid cell onto the nearest face shared with a
+ * non-solid neighbour cell (just inside it); 0 if there is none. */
+static int push_out(const tide_grid *g, const uint8_t *lab, double *x, double eps) {
+  int c[3];
+  tide_grid_locate(g, x, c);
+  double best = INFINITY;
+  int bd = -1, bs = 0;
+  for (int d = 0; d < g->dim; d++)
+    for (int s = -1; s <= 1; s += 2) {
+      int nb[3] = {c[0], c[1], c[2]};
+      nb[d] += s;
+      if (nb[d] < 0 || nb[d] >= g->n[d]) continue;
+      if (lab[tide_grid_idx(g, nb[0], nb[1], nb[2])] == TIDE_CELL_SOLID) continue;
+      double face = g->origin[d] + (c[d] + (s > 0)) * g->dx;
+      double dist = fabs(x[d] - face);
+      if (dist < best) best = dist, bd = d, bs = s;
+    }
+  if (bd < 0) return 0;
+  x[bd] = g->origin[bd] + (c[bd] + (bs > 0)) * g->dx + bs * eps;
+  return 1;
+}
+
+int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, int order,
+                          const tide_array *labels, double margin) {
+  int st;
+  if ((st = tide_mac_check(vel, NULL, TIDE_F64, "velocity"))) return st;
+  const tide_grid *g = &vel->grid;
+  if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
+  if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be finite");
+  if (order < 1 || order > 3) return tide_fail(TIDE_EINVAL, "order must be 1, 2 or 3, got %d", order);
+  if (!(margin >= 0 && margin < 0.5)) return tide_fail(TIDE_EINVAL, "margin must be in [0, 0.5)");
+  if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
+  int dim = ps->dim;
+  double *px = TIDE_F64P(ps->x);
+  double lo[3], hi[3], eps = margin * g->dx;
+  for (int d = 0; d < 3; d++) {
+    lo[d] = g->origin[d] + eps;
+    hi[d] = g->origin[d] + g->n[d] * g->dx - eps;
+  }
+  int64_t n = ps->n;
+#pragma omp parallel for schedule(static)
+  for (int64_t p = 0; p < n; p++) {
+    double *x = px + p * dim;
+    double x0[3] = {0, 0, 0}, k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, k3[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+    for (int d = 0; d < dim; d++) x0[d] = x[d];
+    tide_mac_velocity(vel, x0, k1);
+    if (order == 1) {
+      for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k1[d];
+    } else if (order == 2) {
+      for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
+      tide_mac_velocity(vel, y, k2);
+      for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k2[d];
+    } else { /* Ralston's third-order method */
+      for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
+      tide_mac_velocity(vel, y, k2);
+      for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.75 * dt * k2[d];
+      tide_mac_velocity(vel, y, k3);
+      for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * (2 * k1[d] + 3 * k2[d] + 4 * k3[d]) / 9;
+    }
+    for (int d = 0; d < dim; d++) {
+      if (!(y[d] >= lo[d])) y[d] = lo[d]; /* NaN goes to the wall */
+      if (y[d] > hi[d]) y[d] = hi[d];
+    }
+    if (lab && is_solid(g, lab, y) && !push_out(g, lab, y, eps > 0 ? eps : 1e-6 * g->dx))
+      for (int d = 0; d < dim; d++) y[d] = x0[d];
+    for (int d = 0; d < dim; d++) x[d] = y[d];
+  }
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------------ binning */
+
+int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
+  if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
+  int64_t nc = tide_grid_ncells(g), n = ps->n;
+  if (nc != ps->ws_cells || n > ps->ws_cap) {
+    int64_t cap = n > ps->ws_cap ? ps->cap : ps->ws_cap;
+    free_ws(ps);
+    ps->cell_start = tide_alloc((size_t)(nc + 1) * sizeof(int64_t));
+    ps->order = tide_alloc((size_t)cap * sizeof(int64_t));
+    ps->cell_of = tide_alloc((size_t)cap * sizeof(int64_t));
+    if (!ps->cell_start || !ps->order || !ps->cell_of) {
+      tide_free(ps->cell_start, (size_t)(nc + 1) * sizeof(int64_t));
+      tide_free(ps->order, (size_t)cap * sizeof(int64_t));
+      tide_free(ps->cell_of, (size_t)cap * sizeof(int64_t));
+      ps->cell_start = ps->order = ps->cell_of = NULL;
+      return TIDE_ENOMEM;
+    }
+    ps->ws_cells = nc;
+    ps->ws_cap = cap;
+  }
+  const double *px = TIDE_F64P(ps->x);
+  int64_t *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
+  int dim = ps->dim;
+#pragma omp parallel for schedule(static)
+  for (int64_t p = 0; p < n; p++) {
+    int c[3];
+    tide_grid_locate(g, px + p * dim, c);
+    cell_of[p] = tide_grid_idx(g, c[0], c[1], c[2]);
+  }
+  memset(start, 0, (size_t)(nc + 1) * sizeof(int64_t));
+  for (int64_t p = 0; p < n; p++) start[cell_of[p] + 1]++;
+  for (int64_t c = 0; c < nc; c++) start[c + 1] += start[c];
+  for (int64_t p = 0; p < n; p++) order[start[cell_of[p]]++] = p;
+  /* start[c] now holds the end of cell c: shift back */
+  for (int64_t c = nc; c > 0; c--) start[c] = start[c - 1];
+  start[0] = 0;
+  return TIDE_OK;
+}

@@ -1,0 +1,124 @@
+/*
+ * particles.h -- liquid marker / FLIP / APIC particles and the operators of
+ * tide.liquid: seeding, advection, particle-grid transfers, cell labels and
+ * the pressure projection.
+ *
+ * Shapes (n = particle count, dim = 2 or 3), all f64, SI units:
+ *   x  (n, dim)       positions [m]
+ *   v  (n, dim)       velocities [m/s]
+ *   c  (n, dim, dim)  APIC affine velocity matrix C_p [1/s] (optional),
+ *                     row a is the gradient of velocity component a.
+ * The arrays are views of the first n rows of storage with room for `cap`
+ * particles; growing past cap moves the storage (old views keep the old
+ * memory alive but no longer alias the set).
+ *
+ * References
+ *   [Zarifi]  Zarifi, MMath thesis 2017, ch. 4 (marker particles, Alg. 3).
+ *   [Li]      Li, CMU 15-769 lecture 16 (PIC, FLIP, APIC, particle advection).
+ *   [ZB05]    Zhu & Bridson, Animating sand as a fluid, SIGGRAPH 2005 (PIC/FLIP blend).
+ *   [JSS+15]  Jiang, Schroeder, Selle, Teran, Stomakhin, The affine particle-in-cell
+ *             method, SIGGRAPH 2015 (APIC; C_p = sum_i u_i grad w_ip^T for
+ *             multilinear weights, Sec. 5.3).
+ *   [Bri15]   Bridson, Fluid Simulation for Computer Graphics, 2nd ed. 2015.
+ */
+#ifndef TIDE_PARTICLES_H
+#define TIDE_PARTICLES_H
+
+#include "grid/grid.h"
+
+typedef struct tide_particles {
+  int dim;
+  int apic;          /* 1 when c is allocated */
+  int64_t n, cap;
+  tide_array *x, *v, *c;        /* views of the first n rows */
+  tide_array *xs, *vs, *cs;     /* storage, cap rows */
+  /* workspace of the counting sort by cell (reused between calls) */
+  int64_t ws_cells;             /* cells of the last sort */
+  int64_t *cell_start;          /* ws_cells + 1 */
+  int64_t *order;               /* cap: particle indices sorted by cell */
+  int64_t *cell_of;             /* cap: cell index of each particle */
+  int64_t ws_cap;
+} tide_particles;
+
+/* New empty set of dimension dim (2, 3) with room for cap particles; apic
+ * != 0 also allocates the affine matrices c. */
+int tide_particles_new(int dim, int64_t cap, int apic, tide_particles **out);
+void tide_particles_free(tide_particles *ps);
+/* Make room for at least cap particles (keeps the contents). */
+int tide_particles_reserve(tide_particles *ps, int64_t cap);
+/* Set the count to n (<= cap after reserving; new particles are zero). */
+int tide_particles_resize(tide_particles *ps, int64_t n);
+/* Bytes held (storage and workspaces). */
+int64_t tide_particles_bytes(const tide_particles *ps);
+
+/* Seeding shapes: the region to fill (inside: box or sphere, optionally
+ * intersected with phi < 0 for a cell level set phi). */
+typedef enum { TIDE_SHAPE_BOX = 0, TIDE_SHAPE_SPHERE = 1, TIDE_SHAPE_PHI = 2 } tide_shape_kind;
+typedef struct tide_shape {
+  tide_shape_kind kind;
+  double lo[3], hi[3];    /* box corners [m] */
+  double center[3], radius; /* sphere */
+  const tide_array *phi;    /* cell level set (f64) for TIDE_SHAPE_PHI */
+} tide_shape;
+
+/* Seed particles inside shape over the cells of g: every cell is split into
+ * r^dim sub-cells with r = round(per_cell^(1/dim)) when per_cell is a
+ * perfect power (one jittered particle per sub-cell, stratified), otherwise
+ * per_cell uniformly jittered particles per cell.  A candidate is kept when
+ * its position is inside the shape and its cell is not TIDE_CELL_SOLID in
+ * labels (may be NULL).  Jitter is tide_rand01(stream, counter) with counter
+ * a function of the cell and sub-sample only, so the result does not depend
+ * on the thread count.  jitter in [0, 1] scales the displacement from the
+ * sub-cell centre.  New particles get velocity vel (dim entries) and C = 0;
+ * they are appended.  *added receives the count (may be NULL). */
+int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape *shape,
+                        int per_cell, double jitter, uint64_t stream, const double *vel,
+                        const tide_array *labels, int64_t *added);
+
+/* Advect positions through the MAC velocity (order 1: forward Euler, 2: RK2
+ * midpoint, 3: Ralston RK3) [Li; Zarifi Sec. 4.5]:
+ *   RK2  x* = x + dt/2 u(x),  x <- x + dt u(x*).
+ * Afterwards each particle is clamped into the domain shrunk by margin*dx
+ * and, when labels is given, pushed out of TIDE_CELL_SOLID cells onto the
+ * nearest face shared with a non-solid cell (kept in place otherwise). */
+int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, int order,
+                          const tide_array *labels, double margin);
+
+/* Sort the particles by cell of g (counting sort, stable, reusing the
+ * workspace): after it ps->order[cell_start[c] .. cell_start[c+1]) are the
+ * particles of cell c in increasing index order. */
+int tide_particles_bin(tide_particles *ps, const tide_grid *g);
+
+/* ----------------------------------------------------------- transfers
+ * Weights are the multilinear (tent) kernels of the MAC faces:
+ *   w_fp = prod_d max(0, 1 - |x_p,d - x_f,d| / dx).
+ * P2G (particle to grid, [Li], normalised N^-1 P^T):
+ *   u_f = sum_p w_fp (v_p,a + [apic] c_p,a . (x_f - x_p)) / sum_p w_fp
+ * where a is the face's axis, and u_f = 0 with weight 0 where no particle
+ * is within reach.  The scatter is parallel without atomics: particles are
+ * sorted by cell and slabs of cells (along x) are processed in three
+ * colours, so no two threads write the same face, and each face sums its
+ * contributions in a fixed order (bit-identical for any thread count).
+ * weights (u8 or f64 MAC field, may be NULL) receives sum_p w_fp (f64) or
+ * 1 where it is > 0 (u8: a "valid" mask for extrapolation). */
+typedef enum { TIDE_TRANSFER_PIC = 0, TIDE_TRANSFER_FLIP = 1, TIDE_TRANSFER_APIC = 2 } tide_transfer;
+int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights);
+
+/* G2P (grid to particle):
+ *   PIC   v_p = u(x_p)
+ *   FLIP  v_p = flip (v_p + u(x_p) - u_old(x_p)) + (1 - flip) u(x_p)   [ZB05]
+ *   APIC  v_p = u(x_p),  c_p,a = sum_f u_f grad w_fp   (rows a)        [JSS+15]
+ * with u(x) the multilinear interpolation of the MAC field.  u_old is
+ * needed for FLIP only.  flip in [0, 1]. */
+int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
+                    tide_transfer scheme, double flip);
+
+/* ----------------------------------------------------------- labels
+ * labels (u8 cells): TIDE_CELL_SOLID where solid (u8 cells, may be NULL)
+ * is solid, TIDE_CELL_LIQUID where a cell holds at least one particle,
+ * TIDE_CELL_AIR elsewhere. counts (i32 cells, may be NULL) receives the
+ * number of particles per cell. */
+int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *solid,
+                      tide_array *labels, tide_array *counts);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * project.h -- the pressure projection of tide.liquid (free surface, solid
+ * walls, optional ghost-fluid interface and cut-cell face fractions).
+ *
+ * References
+ *   [Zarifi]  Zarifi, MMath thesis 2017, Sec. 4.4 (cut-cell projection, Ng et al.),
+ *             Sec. 4.4.2 (ghost fluid, Enright et al.), Sec. 4.6.
+ *   [Bri15]   Bridson, Fluid Simulation for Computer Graphics, 2nd ed. 2015, ch. 5.
+ */
+#ifndef TIDE_PROJECT_H
+#define TIDE_PROJECT_H
+
+#include "grid/grid.h"
+
+/* ----------------------------------------------------------- projection
+ * Pressure projection with a free surface and solid walls [Zarifi Sec. 4.4,
+ * Eq. 4.31-4.44; Bri15 ch. 5]:
+ *   u = u* - dt/rho grad p,   div u = 0 in liquid cells,
+ *   p = 0 in air (at the air cell centre, or at the interface at fraction
+ *     theta = phi_l / (phi_l - phi_a) of the way from the liquid centre when
+ *     a liquid level set phi is given: ghost fluid, theta >= theta_min),
+ *   u.n = 0 on the domain boundary and on faces of solid cells (the normal
+ *     velocity of static solids).
+ * Face open fractions A_f in [0, 1] (solid-cut face areas, Zarifi 4.33,
+ * NULL = 1 on every face not touching a solid cell or the domain boundary)
+ * weight fluxes and pressure gradients alike, so a fraction of 0 is a wall.
+ * The system, for each liquid cell c and its faces f to neighbours n,
+ *   sum_f A_f dt/(rho dx^2) (p_c - p_n^ghost) = -sum_f +-A_f u*_f / dx,
+ * is SPD; it is assembled as CSR over the liquid cells and solved with
+ * MIC(0)-preconditioned CG to the relative residual tol.
+ * On return faces with a liquid neighbour and A_f > 0 hold the projected
+ * velocity; wall faces hold 0; the others are untouched.  valid (u8 MAC,
+ * may be NULL) marks the projected faces; pressure (f64 cells, may be NULL)
+ * receives p [Pa] (0 outside the liquid). */
+typedef struct tide_project_opts {
+  double dt, rho;
+  double tol;          /* relative residual of the pressure solve */
+  int maxit;
+  double theta_min;    /* ghost-fluid clamp (default 0.01) */
+  const tide_array *phi;      /* liquid level set on cells or NULL */
+  const tide_mac *fractions;  /* open face fractions or NULL */
+} tide_project_opts;
+
+typedef struct tide_project_stats {
+  int iterations;
+  double residual;      /* final relative residual */
+  int64_t unknowns;     /* liquid cells */
+  double div_before;    /* max |div u*| over liquid cells [1/s] */
+  double div_after;     /* max |div u| over liquid cells after projection */
+} tide_project_stats;
+
+int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_project_opts *opts,
+                        tide_mac *valid, tide_array *pressure, tide_project_stats *stats);
+
+#endif

@@ -1,0 +1,206 @@
+/* transfer.c -- PIC / FLIP / APIC particle-grid transfers on MAC grids and
+ * cell labels from particles (see particles.h). */
+#include "liquid/particles.h"
+
+#include <math.h>
+#include <string.h>
+
+static int check_pair(const tide_particles *ps, const tide_mac *u, const char *what) {
+  int st = tide_mac_check(u, NULL, TIDE_F64, what);
+  if (st) return st;
+  if (u->grid.dim != ps->dim)
+    return tide_fail(TIDE_EINVAL, "%s is %dD but the particles are %dD", what, u->grid.dim, ps->dim);
+  return TIDE_OK;
+}
+
+/* Scatter the particles of cell c into the accumulators of every axis. */
+static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, int64_t c, int apic,
+                                const tide_lattice *lat, double *const *num, double *const *den) {
+  int dim = g->dim;
+  const double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
+  const double *pc = apic ? TIDE_F64P(ps->c) : NULL;
+  for (int64_t q = ps->cell_start[c]; q < ps->cell_start[c + 1]; q++) {
+    int64_t p = ps->order[q];
+    const double *x = px + p * dim;
+    for (int a = 0; a < dim; a++) {
+      const tide_lattice *L = &lat[a];
+      int b[3];
+      double t[3];
+      tide_lattice_locate(L, x, b, t);
+      double va = pv[p * dim + a];
+      const double *ca = pc ? pc + (p * dim + a) * dim : NULL;
+      int n1 = L->n[1], n2 = L->n[2];
+      for (int c0 = 0; c0 < 2; c0++) {
+        double w0 = c0 ? t[0] : 1 - t[0];
+        for (int c1 = 0; c1 < 2; c1++) {
+          double w1 = w0 * (c1 ? t[1] : 1 - t[1]);
+          for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
+            double w = dim == 3 ? w1 * (c2 ? t[2] : 1 - t[2]) : w1;
+            if (w == 0) continue;
+            int fi = b[0] + c0, fj = b[1] + c1, fk = b[2] + c2;
+            int64_t f = ((int64_t)fi * n1 + fj) * n2 + fk;
+            double val = va;
+            if (ca) {
+              double xf[3] = {L->lo[0] + fi * g->dx, L->lo[1] + fj * g->dx, L->lo[2] + fk * g->dx};
+              for (int d = 0; d < dim; d++) val += ca[d] * (xf[d] - x[d]);
+            }
+            num[a][f] += w * val;
+            den[a][f] += w;
+          }
+        }
+      }
+    }
+  }
+}
+
+int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights) {
+  int st;
+  if ((st = check_pair(ps, u, "mac"))) return st;
+  const tide_grid *g = &u->grid;
+  if (apic && !ps->apic) return tide_fail(TIDE_EINVAL, "APIC transfer needs particles with affine matrices (apic = true)");
+  int wf64 = 0;
+  if (weights) {
+    if (!tide_grid_same(&weights->grid, g)) return tide_fail(TIDE_EINVAL, "weights live on a different grid");
+    wf64 = weights->u[0]->dtype == TIDE_F64;
+    if ((st = tide_mac_check(weights, g, wf64 ? TIDE_F64 : TIDE_U8, "weights"))) return st;
+  }
+  if ((st = tide_particles_bin(ps, g))) return st;
+  int dim = g->dim;
+  double *num[3] = {NULL, NULL, NULL}, *den[3] = {NULL, NULL, NULL};
+  int64_t nf[3] = {0, 0, 0};
+  tide_lattice lat[3];
+  for (int a = 0; a < dim; a++) {
+    nf[a] = tide_array_size(u->u[a]);
+    num[a] = TIDE_F64P(u->u[a]);
+    den[a] = wf64 ? TIDE_F64P(weights->u[a]) : tide_alloc((size_t)nf[a] * sizeof(double));
+    if (!den[a]) {
+      for (int b = 0; b < a; b++)
+        if (!wf64) tide_free(den[b], (size_t)nf[b] * sizeof(double));
+      return TIDE_ENOMEM;
+    }
+    memset(num[a], 0, (size_t)nf[a] * sizeof(double));
+    memset(den[a], 0, (size_t)nf[a] * sizeof(double));
+    tide_lattice_faces(g, a, num[a], &lat[a]);
+  }
+  /* A particle of cell slab i writes faces whose first index is in
+   * [i-1, i+1]; slabs of one colour (i mod 3) are three apart, so their
+   * writes never overlap.  The colours run in sequence. */
+  int ni = g->n[0], nj = g->n[1], nk = g->n[2];
+  for (int colour = 0; colour < 3; colour++) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = colour; i < ni; i += 3)
+      for (int j = 0; j < nj; j++)
+        for (int k = 0; k < nk; k++) scatter_cell(ps, g, tide_grid_idx(g, i, j, k), apic, lat, num, den);
+  }
+  for (int a = 0; a < dim; a++) {
+    double *uu = num[a], *ww = den[a];
+    uint8_t *mask = weights && !wf64 ? TIDE_U8P(weights->u[a]) : NULL;
+    int64_t n = nf[a];
+#pragma omp parallel for schedule(static)
+    for (int64_t f = 0; f < n; f++) {
+      double w = ww[f];
+      uu[f] = w > 0 ? uu[f] / w : 0;
+      if (mask) mask[f] = w > 0;
+    }
+    if (!wf64) tide_free(den[a], (size_t)n * sizeof(double));
+  }
+  return TIDE_OK;
+}
+
+/* Interpolated value of lattice L at x and, when grad != NULL, the gradient
+ * of the interpolant sum_f u_f grad w_f (dim entries). */
+static inline double interp_grad(const tide_lattice *L, const double *x, double *grad) {
+  int b[3];
+  double t[3];
+  tide_lattice_locate(L, x, b, t);
+  int dim = L->dim, n1 = L->n[1], n2 = L->n[2];
+  double val = 0, gr[3] = {0, 0, 0};
+  for (int c0 = 0; c0 < 2; c0++) {
+    double w0 = c0 ? t[0] : 1 - t[0], d0 = c0 ? 1 : -1;
+    if (b[0] + c0 >= L->n[0]) continue;
+    for (int c1 = 0; c1 < 2; c1++) {
+      double w1 = c1 ? t[1] : 1 - t[1], d1 = c1 ? 1 : -1;
+      if (b[1] + c1 >= L->n[1]) continue;
+      for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
+        double w2 = dim == 3 ? (c2 ? t[2] : 1 - t[2]) : 1, d2 = c2 ? 1 : -1;
+        if (b[2] + c2 >= L->n[2]) continue;
+        double uf = L->f[((int64_t)(b[0] + c0) * n1 + b[1] + c1) * n2 + b[2] + c2];
+        val += w0 * w1 * w2 * uf;
+        if (grad) {
+          gr[0] += d0 * w1 * w2 * uf;
+          gr[1] += w0 * d1 * w2 * uf;
+          gr[2] += w0 * w1 * d2 * uf;
+        }
+      }
+    }
+  }
+  if (grad)
+    for (int d = 0; d < dim; d++) grad[d] = gr[d] * L->inv_dx;
+  return val;
+}
+
+int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
+                    tide_transfer scheme, double flip) {
+  int st;
+  if ((st = check_pair(ps, u, "mac"))) return st;
+  const tide_grid *g = &u->grid;
+  if (scheme < TIDE_TRANSFER_PIC || scheme > TIDE_TRANSFER_APIC) return tide_fail(TIDE_EINVAL, "unknown transfer scheme");
+  if (scheme == TIDE_TRANSFER_FLIP && !u_old)
+    return tide_fail(TIDE_EINVAL, "FLIP needs the grid velocity before the update (old)");
+  if (u_old && (st = tide_mac_check(u_old, g, TIDE_F64, "old"))) return st;
+  if (!(flip >= 0 && flip <= 1)) return tide_fail(TIDE_EINVAL, "flip ratio must be in [0, 1]");
+  if (scheme == TIDE_TRANSFER_APIC && !ps->apic)
+    return tide_fail(TIDE_EINVAL, "APIC transfer needs particles with affine matrices (apic = true)");
+  int dim = g->dim;
+  tide_lattice lat[3], old[3];
+  for (int a = 0; a < dim; a++) {
+    tide_lattice_faces(g, a, TIDE_F64P(u->u[a]), &lat[a]);
+    if (scheme == TIDE_TRANSFER_FLIP) tide_lattice_faces(g, a, TIDE_F64P(u_old->u[a]), &old[a]);
+  }
+  double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
+  double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
+  int64_t n = ps->n;
+#pragma omp parallel for schedule(static)
+  for (int64_t p = 0; p < n; p++) {
+    const double *x = px + p * dim;
+    double *v = pv + p * dim;
+    for (int a = 0; a < dim; a++) {
+      if (scheme == TIDE_TRANSFER_APIC) {
+        v[a] = interp_grad(&lat[a], x, pc + (p * dim + a) * dim);
+      } else {
+        double unew = tide_lattice_interp(&lat[a], x);
+        if (scheme == TIDE_TRANSFER_FLIP) {
+          double uold = tide_lattice_interp(&old[a], x);
+          v[a] = flip * (v[a] + unew - uold) + (1 - flip) * unew;
+        } else {
+          v[a] = unew;
+        }
+      }
+    }
+  }
+  return TIDE_OK;
+}
+
+int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *solid,
+                      tide_array *labels, tide_array *counts) {
+  int st;
+  if ((st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if (solid && (st = tide_grid_check_cells(g, solid, TIDE_U8, "solid"))) return st;
+  if (counts && (st = tide_grid_check_cells(g, counts, TIDE_I32, "counts"))) return st;
+  if ((st = tide_particles_bin(ps, g))) return st;
+  int64_t nc = tide_grid_ncells(g);
+  uint8_t *lab = TIDE_U8P(labels);
+  const uint8_t *sol = solid ? TIDE_U8P(solid) : NULL;
+  int32_t *cnt = counts ? TIDE_I32P(counts) : NULL;
+  const int64_t *start = ps->cell_start;
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < nc; c++) {
+    int64_t m = start[c + 1] - start[c];
+    if (cnt) cnt[c] = (int32_t)(m < INT32_MAX ? m : INT32_MAX);
+    if (sol && sol[c] == TIDE_CELL_SOLID)
+      lab[c] = TIDE_CELL_SOLID;
+    else
+      lab[c] = m > 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
+  }
+  return TIDE_OK;
+}

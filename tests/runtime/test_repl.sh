@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The REPL under a pseudo-terminal: expressions print without `return`,
+# multi-line statements continue, Ctrl-C stops a running loop and keeps the
+# state, tab completion over module tables.
+exec /usr/bin/python3 - "$TIDE" <<'PY'
+import os, pty, sys, time, select, signal
+tide = sys.argv[1]
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["HOME"] = "/tmp"
+    os.execv(tide, [tide])
+buf = b""
+def read_until(pat, timeout=10):
+    global buf
+    end = time.time() + timeout
+    while pat.encode() not in buf and time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try: buf += os.read(fd, 4096)
+            except OSError: break
+    ok = pat.encode() in buf
+    if ok: buf = buf[buf.index(pat.encode()) + len(pat):]
+    return ok
+def send(s): os.write(fd, s.encode())
+passed = failed = 0
+def check(c, msg):
+    global passed, failed
+    if c: passed += 1
+    else:
+        failed += 1; print("check failed:", msg, repr(buf[-300:]), file=sys.stderr)
+check(read_until("> "), "prompt")
+send("x = 41\r"); check(read_until("> "), "statement")
+send("x + 1\r"); check(read_until("42"), "expression printed without return")
+send("for i = 1, 2 do\r"); check(read_until(">> "), "continuation prompt on <eof>")
+send("x = x + i end\r"); read_until("> ")
+send("x\r"); check(read_until("44"), "multi-line statement ran")
+send("while true do end\r"); time.sleep(0.5); os.kill(pid, signal.SIGINT)
+check(read_until("interrupted"), "Ctrl-C stops a running loop")
+send("x\r"); check(read_until("44"), "state intact after Ctrl-C")
+send("tide = require 'tide'\r"); read_until("> ")
+send("tide.arr\t"); time.sleep(0.3); send("\r")
+check(read_until("table") or read_until("array"), "tab completion of tide.arr")
+send("os.exit(0)\r")
+try: os.waitpid(pid, 0)
+except ChildProcessError: pass
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
