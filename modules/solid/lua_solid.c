@@ -61,7 +61,7 @@ static const char *const bcc_keys[] = {"shape", "h", "min", "max", "quality", NU
 static int l_bcc(lua_State *L) {
   const char *fn = "tide.solid.bcc";
   tide_opts o = tide_lua_opts(L, 1, fn, bcc_keys);
-  tide_sdf *s = tide_opt_reqobj(&o, "shape", TIDE_SOLID_SHAPE_T);
+  tide_shape *s = tide_opt_reqobj(&o, "shape", TIDE_SHAPE_T);
   double h = tide_opt_reqnum(&o, "h", 0, HUGE_VAL);
   double q = tide_opt_num(&o, "quality", 0.1, 0, 0.9);
   double lo[3], hi[3];
@@ -69,7 +69,7 @@ static int l_bcc(lua_State *L) {
   int nhi = tide_opt_vec(&o, "max", s->dim, s->dim, hi);
   if (!nlo || !nhi) {
     double blo[3], bhi[3];
-    if (!tide_sdf_bounds(s, blo, bhi))
+    if (!tide_solid_shape_bounds(s, blo, bhi))
       tide_lua_error(L, "%s: the shape is unbounded; give min and max", fn);
     if (!nlo) memcpy(lo, blo, sizeof lo);
     if (!nhi) memcpy(hi, bhi, sizeof hi);

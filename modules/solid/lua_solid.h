@@ -6,15 +6,14 @@
 #define TIDE_LUA_SOLID_H
 
 #include "solid/fem.h"
-#include "solid/sdf.h"
+#include "grid/sdf.h"
 #include "tide_lua.h"
 
 #include <math.h>
 
-#define TIDE_SOLID_SHAPE_T "tide.solid.Shape"
 #define TIDE_SOLID_COLLIDER_T "tide.solid.Collider"
 
-tide_sdf *tide_lua_checkshape(lua_State *L, int idx);
+tide_shape *tide_lua_checkshape(lua_State *L, int idx);
 tide_tetmesh *tide_lua_checkmesh(lua_State *L, int idx);
 /* the mesh with a material attached (raises otherwise) */
 tide_tetmesh *tide_lua_checkfem(lua_State *L, int idx, const char *fname);

@@ -1,162 +1,166 @@
 /*
- * lua_solid_shape.c -- tide.solid.shape: signed distance functions for mesh
- * generation and collision objects (userdata "tide.solid.Shape" holding a
- * tide_sdf *).  Registered by lua_solid.c.
+ * lua_solid_shape.c -- tide.solid.shape: signed distance shapes for mesh
+ * generation (tide.solid.bcc) and collision objects, as userdata "tide.Shape"
+ * holding a tide_shape * of modules/grid/sdf.h (the grid module's shapes,
+ * shared by every module).  Registered by lua_solid.c.
  */
 #include "solid/lua_solid.h"
 
 #include <string.h>
 
-#define SHAPE_T TIDE_SOLID_SHAPE_T
+tide_shape *tide_lua_checkshape(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, TIDE_SHAPE_T); }
 
-tide_sdf *tide_lua_checkshape(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, SHAPE_T); }
-
-static void push_shape(lua_State *L, int st, tide_sdf *s, const char *fname) {
+static void push_shape(lua_State *L, int st, tide_shape *s, const char *fname) {
   tide_lua_check(L, st, fname);
-  tide_lua_pushobj(L, SHAPE_T, s);
+  tide_lua_pushobj(L, TIDE_SHAPE_T, s);
 }
 
-/* dimension from the length of a required vector option */
-static int vec_dim(tide_opts *o, const char *key, double *out) {
-  int n = tide_opt_vec(o, key, 2, 3, out);
+/* a required vector option of 2 or 3 numbers (3 entries written, z = 0) */
+static int vec_opt(tide_opts *o, const char *key, int dim, double *out) {
+  out[0] = out[1] = out[2] = 0;
+  int n = tide_opt_vec(o, key, dim ? dim : 2, dim ? dim : 3, out);
   if (!n) tide_lua_error(o->L, "%s: missing option '%s'", o->fname, key);
   return n;
 }
 
-static int axis_opt(tide_opts *o) {
-  static const char *const axes[] = {"x", "y", "z", NULL};
-  return tide_opt_choice(o, "axis", "y", axes);
-}
-
 static const char *const sphere_keys[] = {"center", "radius", NULL};
-/* shape.sphere{center = {x, y[, z]}, radius = r}: a ball (disk in 2D) */
+/* shape.sphere{center = {x, y[, z]}, radius = r}: a ball (a disk in 2D) */
 static int l_sphere(lua_State *L) {
   const char *fn = "tide.solid.shape.sphere";
   tide_opts o = tide_lua_opts(L, 1, fn, sphere_keys);
-  double c[3] = {0};
-  int d = vec_dim(&o, "center", c);
+  double c[3];
+  int d = vec_opt(&o, "center", 0, c);
   double r = tide_opt_reqnum(&o, "radius", 0, HUGE_VAL);
-  tide_sdf *s;
-  int st_ = tide_sdf_sphere(d, c, r, &s);
-  push_shape(L, st_, s, fn);
+  tide_shape *s = NULL;
+  int st = tide_shape_sphere(d, c, r, &s);
+  push_shape(L, st, s, fn);
   return 1;
 }
 
-static const char *const box_keys[] = {"center", "half", "min", "max", NULL};
-/* shape.box{min = {...}, max = {...}} or shape.box{center = ..., half = ...} */
+static const char *const box_keys[] = {"min", "max", NULL};
+/* shape.box{min = {...}, max = {...}} */
 static int l_box(lua_State *L) {
   const char *fn = "tide.solid.shape.box";
   tide_opts o = tide_lua_opts(L, 1, fn, box_keys);
-  double c[3] = {0}, h[3] = {0}, lo[3] = {0}, hi[3] = {0};
-  int d;
-  if (tide_opt_has(&o, "min") || tide_opt_has(&o, "max")) {
-    if (tide_opt_has(&o, "center") || tide_opt_has(&o, "half"))
-      tide_lua_error(L, "%s: give either min/max or center/half", fn);
-    d = vec_dim(&o, "min", lo);
-    if (vec_dim(&o, "max", hi) != d) tide_lua_error(L, "%s: min and max differ in length", fn);
-    for (int k = 0; k < d; k++) c[k] = 0.5 * (lo[k] + hi[k]), h[k] = 0.5 * (hi[k] - lo[k]);
-  } else {
-    d = vec_dim(&o, "center", c);
-    if (vec_dim(&o, "half", h) != d) tide_lua_error(L, "%s: center and half differ in length", fn);
-  }
-  tide_sdf *s;
-  int st_ = tide_sdf_box(d, c, h, &s);
-  push_shape(L, st_, s, fn);
+  double lo[3], hi[3];
+  int d = vec_opt(&o, "min", 0, lo);
+  vec_opt(&o, "max", d, hi);
+  tide_shape *s = NULL;
+  int st = tide_shape_box(d, lo, hi, &s);
+  push_shape(L, st, s, fn);
   return 1;
 }
 
 static const char *const plane_keys[] = {"point", "normal", NULL};
-/* shape.plane{point = p, normal = n}: the half-space below the plane */
+/* shape.plane{point = p, normal = n}: the half space (x - p).n < 0 */
 static int l_plane(lua_State *L) {
   const char *fn = "tide.solid.shape.plane";
   tide_opts o = tide_lua_opts(L, 1, fn, plane_keys);
-  double p[3] = {0}, n[3] = {0};
-  int d = vec_dim(&o, "point", p);
-  if (vec_dim(&o, "normal", n) != d) tide_lua_error(L, "%s: point and normal differ in length", fn);
-  tide_sdf *s;
-  int st_ = tide_sdf_plane(d, p, n, &s);
-  push_shape(L, st_, s, fn);
+  double p[3], n[3];
+  int d = vec_opt(&o, "point", 0, p);
+  vec_opt(&o, "normal", d, n);
+  tide_shape *s = NULL;
+  int st = tide_shape_plane(d, p, n, &s);
+  push_shape(L, st, s, fn);
   return 1;
 }
 
-static const char *const torus_keys[] = {"center", "R", "r", "axis", NULL};
-/* shape.torus{center = c, R = major, r = minor, axis = "y"} (2D: annulus) */
+static const char *const torus_keys[] = {"center", "axis", "R", "r", NULL};
+/* shape.torus{center = c, R = major, r = minor [, axis = {0, 1, 0}]}
+ * (2D: the annulus R - r < |x - c| < R + r) */
 static int l_torus(lua_State *L) {
   const char *fn = "tide.solid.shape.torus";
   tide_opts o = tide_lua_opts(L, 1, fn, torus_keys);
-  double c[3] = {0};
-  int d = vec_dim(&o, "center", c);
+  double c[3], ax[3] = {0, 1, 0};
+  int d = vec_opt(&o, "center", 0, c);
+  if (d == 3 && tide_opt_has(&o, "axis")) vec_opt(&o, "axis", 3, ax);
   double R = tide_opt_reqnum(&o, "R", 0, HUGE_VAL), r = tide_opt_reqnum(&o, "r", 0, HUGE_VAL);
-  int axis = axis_opt(&o);
-  tide_sdf *s;
-  int st_ = tide_sdf_torus(d, c, R, r, axis, &s);
-  push_shape(L, st_, s, fn);
+  if (!(R > r)) tide_lua_error(L, "%s: radii must satisfy R > r", fn);
+  tide_shape *s = NULL;
+  int st = tide_shape_torus(d, c, ax, R, r, &s);
+  push_shape(L, st, s, fn);
   return 1;
 }
 
-static const char *const cyl_keys[] = {"center", "radius", "half_height", "axis", NULL};
-/* shape.cylinder{center = c, radius = r, half_height = h, axis = "y"} (3D) */
-static int l_cylinder(lua_State *L) {
-  const char *fn = "tide.solid.shape.cylinder";
-  tide_opts o = tide_lua_opts(L, 1, fn, cyl_keys);
-  double c[3] = {0};
-  if (vec_dim(&o, "center", c) != 3) tide_lua_error(L, "%s: a cylinder is 3D (center needs 3 entries)", fn);
+static const char *const seg_keys[] = {"a", "b", "radius", NULL};
+static int segment(lua_State *L, int capsule, const char *fn) {
+  tide_opts o = tide_lua_opts(L, 1, fn, seg_keys);
+  double a[3], b[3];
+  int d = vec_opt(&o, "a", 0, a);
+  vec_opt(&o, "b", d, b);
   double r = tide_opt_reqnum(&o, "radius", 0, HUGE_VAL);
-  double h = tide_opt_reqnum(&o, "half_height", 0, HUGE_VAL);
-  int axis = axis_opt(&o);
-  tide_sdf *s;
-  int st_ = tide_sdf_cylinder(c, r, h, axis, &s);
-  push_shape(L, st_, s, fn);
+  tide_shape *s = NULL;
+  int st = capsule ? tide_shape_capsule(d, a, b, r, &s) : tide_shape_cylinder(d, a, b, r, &s);
+  push_shape(L, st, s, fn);
   return 1;
 }
+/* shape.cylinder{a = p, b = q, radius = r}: capped, axis a -> b */
+static int l_cylinder(lua_State *L) { return segment(L, 0, "tide.solid.shape.cylinder"); }
+/* shape.capsule{a = p, b = q, radius = r} */
+static int l_capsule(lua_State *L) { return segment(L, 1, "tide.solid.shape.capsule"); }
 
-static const char *const grid_keys[] = {"grid", "phi", NULL};
-/* shape.grid{grid = tide.Grid, phi = cell array}: a sampled distance field */
-static int l_grid(lua_State *L) {
-  const char *fn = "tide.solid.shape.grid";
-  tide_opts o = tide_lua_opts(L, 1, fn, grid_keys);
-  tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
-  tide_array *phi = tide_opt_reqarray(&o, "phi");
-  tide_sdf *s;
-  int st_ = tide_sdf_grid(g, phi, &s);
-  push_shape(L, st_, s, fn);
+static int csg(lua_State *L, tide_shape_kind kind, const char *fn) {
+  tide_shape *a = tide_lua_checkshape(L, 1), *b = tide_lua_checkshape(L, 2), *s = NULL;
+  int st = tide_shape_csg(kind, a, b, &s);
+  push_shape(L, st, s, fn);
   return 1;
 }
-
-static int csg(lua_State *L, int kind, const char *fn) {
-  tide_sdf *a = tide_lua_checkshape(L, 1), *b = tide_lua_checkshape(L, 2), *s;
-  int st_ = tide_sdf_csg(kind, a, b, &s);
-  push_shape(L, st_, s, fn);
-  return 1;
-}
-static int l_union(lua_State *L) { return csg(L, TIDE_SDF_UNION, "tide.solid.shape.union"); }
+static int l_union(lua_State *L) { return csg(L, TIDE_SHAPE_UNION, "tide.solid.shape.union"); }
 static int l_intersection(lua_State *L) {
-  return csg(L, TIDE_SDF_INTERSECTION, "tide.solid.shape.intersection");
+  return csg(L, TIDE_SHAPE_INTERSECTION, "tide.solid.shape.intersection");
 }
 static int l_difference(lua_State *L) {
-  return csg(L, TIDE_SDF_DIFFERENCE, "tide.solid.shape.difference");
+  return csg(L, TIDE_SHAPE_DIFFERENCE, "tide.solid.shape.difference");
 }
 
-/* s:eval(x) -> phi, {grad}: x a list of dim numbers */
+/* s:moved{rotation = {{...}, ...} (3x3 or 2x2 rows), translation = {...}} */
+static const char *const move_keys[] = {"rotation", "translation", NULL};
+static int m_moved(lua_State *L) {
+  const char *fn = "Shape:moved";
+  tide_shape *a = tide_lua_checkshape(L, 1);
+  tide_opts o = tide_lua_opts(L, 2, fn, move_keys);
+  double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, t[3] = {0, 0, 0};
+  int d = a->dim;
+  if (tide_opt_has(&o, "rotation")) {
+    lua_getfield(L, 2, "rotation");
+    if (!lua_istable(L, -1) || luaL_len(L, -1) != d)
+      tide_lua_error(L, "%s: rotation must be a list of %d rows", fn, d);
+    for (int i = 0; i < d; i++) {
+      lua_geti(L, -1, i + 1);
+      double row[3];
+      tide_lua_checkvec(L, -1, fn, "rotation row", d, d, row);
+      for (int j = 0; j < d; j++) R[3 * i + j] = row[j];
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  tide_opt_vec(&o, "translation", d, d, t);
+  tide_shape *s = NULL;
+  int st = tide_shape_transform(a, R, t, &s);
+  push_shape(L, st, s, fn);
+  return 1;
+}
+
+/* s:eval(x) -> phi, {normal}: x a list of dim numbers */
 static int m_eval(lua_State *L) {
-  tide_sdf *s = tide_lua_checkshape(L, 1);
-  double x[3], g[3];
-  int n = tide_lua_checkvec(L, 2, "Shape:eval", "point", s->dim, s->dim, x);
-  double v = tide_sdf_eval(s, x, g);
-  lua_pushnumber(L, v);
-  lua_createtable(L, n, 0);
-  for (int k = 0; k < n; k++) {
-    lua_pushnumber(L, g[k]);
+  tide_shape *s = tide_lua_checkshape(L, 1);
+  double x[3] = {0, 0, 0}, n[3];
+  tide_lua_checkvec(L, 2, "Shape:eval", "point", s->dim, s->dim, x);
+  lua_pushnumber(L, tide_shape_eval(s, x));
+  tide_shape_normal(s, x, 0, n);
+  lua_createtable(L, s->dim, 0);
+  for (int k = 0; k < s->dim; k++) {
+    lua_pushnumber(L, n[k]);
     lua_rawseti(L, -2, k + 1);
   }
   return 2;
 }
 
-/* s:bounds() -> {lo}, {hi} or nil for unbounded shapes */
+/* s:bounds() -> {lo}, {hi}, or nil for unbounded shapes */
 static int m_bounds(lua_State *L) {
-  tide_sdf *s = tide_lua_checkshape(L, 1);
+  tide_shape *s = tide_lua_checkshape(L, 1);
   double lo[3], hi[3];
-  if (!tide_sdf_bounds(s, lo, hi)) {
+  if (!tide_solid_shape_bounds(s, lo, hi)) {
     lua_pushnil(L);
     return 1;
   }
@@ -171,23 +175,21 @@ static int m_bounds(lua_State *L) {
 }
 
 static int m_free(lua_State *L) {
-  tide_sdf_release(tide_lua_takeobj(L, 1, SHAPE_T));
+  tide_shape_release(tide_lua_takeobj(L, 1, TIDE_SHAPE_T));
   return 0;
 }
 
 static int mm_tostring(lua_State *L) {
-  tide_sdf *s = tide_lua_testobj(L, 1, SHAPE_T);
-  static const char *kinds[] = {"sphere", "box",          "plane",     "torus",     "cylinder",
-                                "grid",   "union", "intersection", "difference"};
+  tide_shape *s = tide_lua_testobj(L, 1, TIDE_SHAPE_T);
   if (!s)
-    lua_pushstring(L, SHAPE_T " (freed)");
+    lua_pushstring(L, TIDE_SHAPE_T " (freed)");
   else
-    lua_pushfstring(L, SHAPE_T " %s %dD", kinds[s->kind], s->dim);
+    lua_pushfstring(L, TIDE_SHAPE_T " %s %dD", tide_shape_kind_name(s->kind), s->dim);
   return 1;
 }
 
-static int mm_dim(lua_State *L) {
-  tide_sdf *s = tide_lua_checkshape(L, 1);
+static int mm_index(lua_State *L) {
+  tide_shape *s = tide_lua_checkshape(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "dim")) {
     lua_pushinteger(L, s->dim);
@@ -201,13 +203,14 @@ static int mm_dim(lua_State *L) {
 
 static const luaL_Reg shape_methods[] = {{"eval", m_eval},
                                          {"bounds", m_bounds},
+                                         {"moved", m_moved},
                                          {"union", l_union},
                                          {"intersection", l_intersection},
                                          {"difference", l_difference},
                                          {"free", m_free},
                                          {NULL, NULL}};
 static const luaL_Reg shape_meta[] = {{"__gc", m_free},          {"__close", m_free},
-                                      {"__tostring", mm_tostring}, {"__index", mm_dim},
+                                      {"__tostring", mm_tostring}, {"__index", mm_index},
                                       {"__add", l_union},          {"__sub", l_difference},
                                       {"__mul", l_intersection},   {NULL, NULL}};
 
@@ -216,7 +219,7 @@ static const luaL_Reg shape_funcs[] = {{"sphere", l_sphere},
                                        {"plane", l_plane},
                                        {"torus", l_torus},
                                        {"cylinder", l_cylinder},
-                                       {"grid", l_grid},
+                                       {"capsule", l_capsule},
                                        {"union", l_union},
                                        {"intersection", l_intersection},
                                        {"difference", l_difference},
@@ -224,6 +227,6 @@ static const luaL_Reg shape_funcs[] = {{"sphere", l_sphere},
 
 /* leaves the tide.solid.shape table on the stack */
 void tide_lua_solid_shape_open(lua_State *L) {
-  tide_lua_newtype(L, SHAPE_T, shape_methods, shape_meta);
+  tide_lua_newtype(L, TIDE_SHAPE_T, shape_methods, shape_meta);
   luaL_newlib(L, shape_funcs);
 }

@@ -107,9 +107,8 @@ int tide_tetmesh_boundary_nodes(const tide_tetmesh *m, uint8_t *flags);
  * Node (i, j, k) has index (i*(n1+1) + j)*(n2+1) + k. */
 int tide_mesh_box(int dim, const double *lo, const double *hi, const int *n, tide_tetmesh **out);
 
-/* A signed distance function for the generators and collision objects
- * (sdf.h). */
-struct tide_sdf;
+/* A signed distance shape (modules/grid/sdf.h). */
+struct tide_shape;
 
 /* Body-centred cubic lattice of spacing h (cube corners plus cube centres,
  * 4 tetrahedra through each face shared by two cube centres; in 2D the
@@ -120,8 +119,13 @@ struct tide_sdf;
  * invert or nearly flatten an incident element (quality floor `minq`
  * relative to the rest volume, e.g. 0.1).  Nodes are numbered in lattice
  * order, unused lattice nodes removed.  lo/hi bound the region sampled. */
-int tide_mesh_bcc(int dim, const struct tide_sdf *shape, const double *lo, const double *hi,
+int tide_mesh_bcc(int dim, const struct tide_shape *shape, const double *lo, const double *hi,
                   double h, double minq, tide_tetmesh **out);
+
+/* Axis-aligned bounds of the inside (phi < 0) of a shape: 1 with lo, hi
+ * filled (dim entries) for bounded shapes, 0 for unbounded ones (planes,
+ * complements, triangle-mesh shapes, and CSG of those). */
+int tide_solid_shape_bounds(const struct tide_shape *s, double *lo, double *hi);
 
 /* ------------------------------------------------------------ readers */
 

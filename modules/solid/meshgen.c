@@ -3,7 +3,7 @@
  * signed distance function with boundary snapping (see mesh.h).
  */
 #include "solid/mesh.h"
-#include "solid/sdf.h"
+#include "grid/sdf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,6 +120,68 @@ int tide_mesh_box(int dim, const double *lo, const double *hi, const int *n, tid
   return st;
 }
 
+/* ------------------------------------------------------------- bounds */
+
+int tide_solid_shape_bounds(const tide_shape *s, double *lo, double *hi) {
+  int d = s->dim;
+  const double *p = s->p;
+  switch (s->kind) {
+  case TIDE_SHAPE_BOX:
+    for (int k = 0; k < d; k++) lo[k] = p[k], hi[k] = p[3 + k];
+    return 1;
+  case TIDE_SHAPE_SPHERE:
+    for (int k = 0; k < d; k++) lo[k] = p[k] - p[3], hi[k] = p[k] + p[3];
+    return 1;
+  case TIDE_SHAPE_CYLINDER:
+  case TIDE_SHAPE_CAPSULE: /* segment a-b swept by the radius (conservative) */
+    for (int k = 0; k < d; k++) {
+      lo[k] = fmin(p[k], p[3 + k]) - p[6];
+      hi[k] = fmax(p[k], p[3 + k]) + p[6];
+    }
+    return 1;
+  case TIDE_SHAPE_TORUS:
+    for (int k = 0; k < d; k++) lo[k] = p[k] - (p[6] + p[7]), hi[k] = p[k] + p[6] + p[7];
+    return 1;
+  case TIDE_SHAPE_UNION:
+  case TIDE_SHAPE_INTERSECTION: {
+    double la[3], ha[3], lb[3], hb[3];
+    int ba = tide_solid_shape_bounds(s->a, la, ha), bb = tide_solid_shape_bounds(s->b, lb, hb);
+    if (s->kind == TIDE_SHAPE_UNION) {
+      if (!ba || !bb) return 0;
+      for (int k = 0; k < d; k++) lo[k] = fmin(la[k], lb[k]), hi[k] = fmax(ha[k], hb[k]);
+      return 1;
+    }
+    if (!ba && !bb) return 0;
+    for (int k = 0; k < d; k++) {
+      lo[k] = ba && bb ? fmax(la[k], lb[k]) : (ba ? la[k] : lb[k]);
+      hi[k] = ba && bb ? fmin(ha[k], hb[k]) : (ba ? ha[k] : hb[k]);
+    }
+    return 1;
+  }
+  case TIDE_SHAPE_DIFFERENCE:
+    return tide_solid_shape_bounds(s->a, lo, hi);
+  case TIDE_SHAPE_TRANSFORM: {
+    /* x = R y + t over the corners of the child's box */
+    double la[3] = {0, 0, 0}, ha[3] = {0, 0, 0};
+    if (!tide_solid_shape_bounds(s->a, la, ha)) return 0;
+    for (int k = 0; k < d; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int c = 0; c < (1 << d); c++) {
+      double y[3] = {0, 0, 0};
+      for (int k = 0; k < d; k++) y[k] = (c >> k) & 1 ? ha[k] : la[k];
+      for (int i = 0; i < d; i++) {
+        double x = p[9 + i];
+        for (int j = 0; j < d; j++) x += p[3 * i + j] * y[j];
+        lo[i] = fmin(lo[i], x);
+        hi[i] = fmax(hi[i], x);
+      }
+    }
+    return 1;
+  }
+  default: /* plane, complement, mesh */
+    return 0;
+  }
+}
+
 /* ------------------------------------------------------------------ BCC */
 
 typedef struct lattice {
@@ -155,19 +217,19 @@ static void lattice_pos(const lattice *L, int64_t id, double *x) {
 }
 
 /* keep the element when its centroid is inside */
-static int keep_elem(const lattice *L, const tide_sdf *shape, const int64_t *ids, int np,
+static int keep_elem(const lattice *L, const tide_shape *shape, const int64_t *ids, int np,
                      int32_t *out) {
   double c[3] = {0, 0, 0}, x[3];
   for (int a = 0; a < np; a++) {
     lattice_pos(L, ids[a], x);
     for (int k = 0; k < L->dim; k++) c[k] += x[k] / np;
   }
-  if (!(tide_sdf_eval(shape, c, NULL) < 0)) return 0;
+  if (!(tide_shape_eval(shape, c) < 0)) return 0;
   for (int a = 0; a < np; a++) out[a] = (int32_t)ids[a];
   return 1;
 }
 
-static int bcc_elements(const lattice *L, const tide_sdf *shape, ilist *el) {
+static int bcc_elements(const lattice *L, const tide_shape *shape, ilist *el) {
   int d = L->dim, st;
   int32_t e[4];
   if (d == 2) {
@@ -224,7 +286,7 @@ static double vol_with(int d, const double *X, const int32_t *el, int32_t node, 
   return tide_simplex_volume(d, p);
 }
 
-int tide_mesh_bcc(int dim, const tide_sdf *shape, const double *lo, const double *hi, double h,
+int tide_mesh_bcc(int dim, const tide_shape *shape, const double *lo, const double *hi, double h,
                   double minq, tide_tetmesh **out) {
   *out = NULL;
   if (dim != 2 && dim != 3) return tide_fail(TIDE_EINVAL, "bcc: dimension must be 2 or 3");
@@ -306,13 +368,15 @@ int tide_mesh_bcc(int dim, const tide_sdf *shape, const double *lo, const double
     for (int pass = 0; pass < 3; pass++)
     for (int64_t i = 0; i < nv; i++) {
       if (!bnd[i]) continue;
-      double *xi = X + i * dim, y[3], g[3];
+      double *xi = X + i * dim, y[3] = {0, 0, 0}, g[3];
       memcpy(y, xi, sizeof(double) * (size_t)dim);
-      /* Newton iterations toward phi = 0 */
+      /* Newton iterations toward phi = 0 along the (unit) normal */
       for (int it = 0; it < 4; it++) {
-        double ph = tide_sdf_eval(shape, y, g), gg = 0;
+        double ph = tide_shape_eval(shape, y);
+        tide_shape_normal(shape, y, 1e-4 * h, g);
+        double gg = 0;
         for (int k = 0; k < dim; k++) gg += g[k] * g[k];
-        if (!(gg > 1e-12)) break;
+        if (!(gg > 0.25)) break; /* no reliable normal (medial axis) */
         for (int k = 0; k < dim; k++) y[k] -= ph * g[k] / gg;
       }
       double step[3];

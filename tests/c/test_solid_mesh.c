@@ -4,7 +4,7 @@
  * v2/v4, OBJ) on good and malformed files. */
 #include "check.h"
 #include "solid/fem.h"
-#include "solid/sdf.h"
+#include "grid/sdf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +74,9 @@ static void test_generators(void) {
   tide_tetmesh_free(m);
 
   /* BCC shapes */
-  double c[3] = {0, 0, 0}, bl[3] = {-1.1, -1.1, -1.1}, bh[3] = {1.1, 1.1, 1.1};
-  tide_sdf *sph, *inner, *shell, *tor, *box, *csg;
-  tide_sdf_sphere(3, c, 1.0, &sph);
+  double c[3] = {0, 0, 0}, bl[3] = {-1.1, -1.1, -1.1}, bh[3] = {1.1, 1.1, 1.1}, ax[3] = {0, 1, 0};
+  tide_shape *sph, *inner, *shell, *tor, *box, *csg;
+  tide_shape_sphere(3, c, 1.0, &sph);
   CHECK(tide_mesh_bcc(3, sph, bl, bh, 0.15, 0.1, &m) == TIDE_OK, "bcc sphere");
   tide_tetmesh_total_volume(m, TIDE_F64P(m->x), &V);
   CHECK(fabs(V / (4.0 / 3 * M_PI) - 1) < 0.03, "bcc sphere volume %g vs %g", V, 4.0 / 3 * M_PI);
@@ -89,7 +89,7 @@ static void test_generators(void) {
     int64_t cnt = 0, on = 0;
     for (int64_t i = 0; i < m->nv; i++)
       if (bn[i]) {
-        double ph = fabs(tide_sdf_eval(sph, TIDE_F64P(m->x) + 3 * i, NULL));
+        double ph = fabs(tide_shape_eval(sph, TIDE_F64P(m->x) + 3 * i));
         worst = fmax(worst, ph);
         cnt++;
         on += ph < 1e-6;
@@ -100,51 +100,53 @@ static void test_generators(void) {
     free(bn);
   }
   tide_tetmesh_free(m);
-  tide_sdf_sphere(3, c, 0.6, &inner);
-  tide_sdf_csg(TIDE_SDF_DIFFERENCE, sph, inner, &shell);
+  tide_shape_sphere(3, c, 0.6, &inner);
+  tide_shape_csg(TIDE_SHAPE_DIFFERENCE, sph, inner, &shell);
   CHECK(tide_mesh_bcc(3, shell, bl, bh, 0.1, 0.1, &m) == TIDE_OK, "bcc hollow shell");
   tide_tetmesh_total_volume(m, TIDE_F64P(m->x), &V);
   double Vs = 4.0 / 3 * M_PI * (1 - 0.216);
   CHECK(fabs(V / Vs - 1) < 0.04, "shell volume %g vs %g", V, Vs);
   check_boundary(m, "bcc shell");
   tide_tetmesh_free(m);
-  tide_sdf_torus(3, c, 0.7, 0.3, 1, &tor);
+  tide_shape_torus(3, c, ax, 0.7, 0.3, &tor);
   CHECK(tide_mesh_bcc(3, tor, bl, bh, 0.08, 0.1, &m) == TIDE_OK, "bcc torus");
   tide_tetmesh_total_volume(m, TIDE_F64P(m->x), &V);
   double Vt = 2 * M_PI * M_PI * 0.7 * 0.09;
   CHECK(fabs(V / Vt - 1) < 0.04, "torus volume %g vs %g", V, Vt);
   check_boundary(m, "bcc torus");
   tide_tetmesh_free(m);
-  double half[3] = {0.5, 0.5, 0.5};
-  tide_sdf_box(3, c, half, &box);
-  tide_sdf_csg(TIDE_SDF_UNION, box, tor, &csg);
+  double blo[3] = {-0.5, -0.5, -0.5}, bhi[3] = {0.5, 0.5, 0.5};
+  tide_shape_box(3, blo, bhi, &box);
+  tide_shape_csg(TIDE_SHAPE_UNION, box, tor, &csg);
+  double lo2[3], hi2[3];
+  CHECK(tide_solid_shape_bounds(csg, lo2, hi2) && fabs(hi2[0] - 1.0) < 1e-12, "CSG bounds");
   CHECK(tide_mesh_bcc(3, csg, bl, bh, 0.1, 0.1, &m) == TIDE_OK, "bcc CSG union");
   check_boundary(m, "bcc csg");
   tide_tetmesh_free(m);
-  tide_sdf_release(csg);
-  tide_sdf_release(box);
-  tide_sdf_release(tor);
-  tide_sdf_release(shell);
-  tide_sdf_release(inner);
-  tide_sdf_release(sph);
+  tide_shape_release(csg);
+  tide_shape_release(box);
+  tide_shape_release(tor);
+  tide_shape_release(shell);
+  tide_shape_release(inner);
+  tide_shape_release(sph);
 
   /* 2D: disk and annulus */
-  tide_sdf *disk, *ring;
-  tide_sdf_sphere(2, c, 1.0, &disk);
+  tide_shape *disk, *ring;
+  tide_shape_sphere(2, c, 1.0, &disk);
   CHECK(tide_mesh_bcc(2, disk, bl, bh, 0.05, 0.1, &m) == TIDE_OK, "bcc disk");
   tide_tetmesh_total_volume(m, TIDE_F64P(m->x), &V);
   CHECK(fabs(V / M_PI - 1) < 0.01, "disk area %g", V);
   check_boundary(m, "bcc disk");
   tide_tetmesh_free(m);
-  tide_sdf_torus(2, c, 0.7, 0.2, 1, &ring);
+  tide_shape_torus(2, c, NULL, 0.7, 0.2, &ring);
   CHECK(tide_mesh_bcc(2, ring, bl, bh, 0.04, 0.1, &m) == TIDE_OK, "bcc annulus");
   tide_tetmesh_total_volume(m, TIDE_F64P(m->x), &V);
   double Va = M_PI * (0.81 - 0.25);
   CHECK(fabs(V / Va - 1) < 0.02, "annulus area %g vs %g", V, Va);
   check_boundary(m, "bcc annulus");
   tide_tetmesh_free(m);
-  tide_sdf_release(ring);
-  tide_sdf_release(disk);
+  tide_shape_release(ring);
+  tide_shape_release(disk);
 }
 
 static char dir[256];

@@ -50,7 +50,7 @@ T.near(g[1], 1, 1e-15, "sphere gradient")
 local ring = S.shape.torus { center = { 0, 0 }, R = 0.7, r = 0.2 }
 local disk = S.shape.sphere { center = { 0, 0 }, radius = 1 }
 local cut = disk - S.shape.sphere { center = { 0, 0 }, radius = 0.5 }
-T.check(tostring(cut):find("difference 2D"), "CSG by operators")
+T.check(tostring(cut):find("difference 2D"), "CSG by operators: " .. tostring(cut))
 local dm = S.bcc { shape = ring, h = 0.05 }
 T.near(dm:volume() / (math.pi * (0.81 - 0.25)), 1, 0.02, "annulus mesh area")
 T.raises(function() S.bcc { shape = S.shape.plane { point = { 0, 0 }, normal = { 0, 1 } }, h = 0.1 } end,
@@ -85,9 +85,9 @@ T.raises(function() m:plasticity { yield = 0.1, limit = 0.5 } end, "limit", "bad
 T.raises(function() S.shape.sphere { center = { 0, 0 }, radius = -1 } end, "radius", "negative radius")
 T.raises(function() S.shape.torus { center = { 0, 0, 0 }, R = 0.1, r = 0.2 } end, "R > r", "torus radii")
 T.raises(function() sh:eval { 1, 2 } end, "3..3 entries", "eval dimension")
-T.raises(function() S.bcc { shape = 42, h = 0.1 } end, "tide.solid.Shape", "shape type")
+T.raises(function() S.bcc { shape = 42, h = 0.1 } end, "tide.Shape", "shape type")
 T.raises(function() m.energy(42) end, "tide.TetMesh expected", "wrong self")
-T.raises(function() S.shape.union(sh, ring) end, "different dimension", "CSG dimension mismatch")
+T.raises(function() S.shape.union(sh, ring) end, "3D and 2D", "CSG dimension mismatch")
 local tmp = S.box { min = { 0, 0 }, max = { 1, 1 }, cells = { 1, 1 } }
 tmp:free()
 T.raises(function() tmp:volume() end, "freed", "use after free")
