@@ -127,7 +127,9 @@ static int ends_with(const char *s, const char *suf) {
 /* S.read(path) -> mesh, or nil, message (missing or malformed file).
  * .msh: Gmsh; .node/.ele or a stem: TetGen/Triangle; .obj: OBJ surface. */
 static int l_read(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  if (lua_type(L, 1) != LUA_TSTRING)
+    tide_lua_error(L, "tide.solid.read: path must be a string, got %s", luaL_typename(L, 1));
+  const char *path = lua_tostring(L, 1);
   tide_tetmesh *m = NULL;
   int st;
   if (ends_with(path, ".msh"))
@@ -302,6 +304,14 @@ static void select_nodes(lua_State *L, int idx, tide_tetmesh *m, uint8_t *mask, 
     return;
   }
   lua_Integer n = luaL_len(L, idx);
+  lua_pushnil(L); /* a list: only the keys 1..n */
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    int isint = 0;
+    lua_Integer key = lua_tointegerx(L, -1, &isint);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint || key < 1 || key > n)
+      tide_lua_error(L, "%s: a node list has keys 1..n only (a region needs min and max)", fn);
+  }
   for (lua_Integer k = 1; k <= n; k++) {
     lua_geti(L, idx, k);
     lua_Integer v = tide_lua_checkrange(L, -1, fn, "node index", 1, m->nv);
