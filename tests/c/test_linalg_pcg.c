@@ -1,64 +1,15 @@
 /* test_linalg_pcg.c -- CSR assembly and PCG (none/Jacobi/IC(0)/MIC(0)) on
  * Poisson problems with known solutions. */
-#include "check.h"
-#include "linalg/linalg.h"
+#include "test_linalg_mats.h"
 
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 5-point Laplacian (times h^2) on an m x m interior grid, Dirichlet. */
-static tide_csr *poisson2d(int m) {
-  int n = m * m;
-  int64_t cap = 5 * (int64_t)n, k = 0;
-  int *I = malloc(cap * sizeof(int)), *J = malloc(cap * sizeof(int));
-  double *V = malloc(cap * sizeof(double));
-  for (int a = 0; a < m; a++)
-    for (int b = 0; b < m; b++) {
-      int r = a * m + b;
-      I[k] = r, J[k] = r, V[k++] = 4;
-      if (a > 0) I[k] = r, J[k] = r - m, V[k++] = -1;
-      if (a < m - 1) I[k] = r, J[k] = r + m, V[k++] = -1;
-      if (b > 0) I[k] = r, J[k] = r - 1, V[k++] = -1;
-      if (b < m - 1) I[k] = r, J[k] = r + 1, V[k++] = -1;
-    }
-  tide_csr *A = NULL;
-  int st = tide_csr_from_triplets(n, n, k, I, J, V, TIDE_CSR_GENERAL, &A);
-  CHECK(st == TIDE_OK, "poisson2d: %s", tide_errmsg());
-  free(I), free(J), free(V);
-  return A;
-}
-
-/* 5-point Laplacian, pure Neumann (cell-centred, zero-flux walls). */
-static tide_csr *neumann2d(int m) {
-  tide_triplets *T = NULL;
-  tide_triplets_new(m * m, m * m, &T);
-#pragma omp parallel for schedule(static)
-  for (int a = 0; a < m; a++)
-    for (int b = 0; b < m; b++) {
-      int r = a * m + b;
-      int nb[4][2] = {{a - 1, b}, {a + 1, b}, {a, b - 1}, {a, b + 1}};
-      for (int q = 0; q < 4; q++) {
-        int aa = nb[q][0], bb = nb[q][1];
-        if (aa < 0 || aa >= m || bb < 0 || bb >= m) continue;
-        /* each face contributes to the diagonal separately: duplicates */
-        tide_triplets_add(T, r, r, 1.0);
-        tide_triplets_add(T, r, aa * m + bb, -1.0);
-      }
-    }
-  tide_csr *A = NULL;
-  int st = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A);
-  CHECK(st == TIDE_OK, "neumann2d: %s", tide_errmsg());
-  tide_triplets_free(T);
-  return A;
-}
-
-static double relerr(int n, const double *x, const double *y) {
-  double e = 0, s = 0;
-  for (int i = 0; i < n; i++)
-    e += (x[i] - y[i]) * (x[i] - y[i]), s += y[i] * y[i];
-  return sqrt(e / s);
-}
+static tide_csr *poisson2d(int m) { return tm_laplacian(m, m, 1, NULL, 1, NULL); }
+static tide_csr *neumann2d(int m) { return tm_laplacian(m, m, 1, NULL, 0, NULL); }
+static tide_csr *poisson3d(int m) { return tm_laplacian(m, m, m, NULL, 1, NULL); }
+#define relerr tm_relerr
 
 static void test_csr_basics(void) {
   /* duplicates summed, sorted columns, diag, transpose, mul */
@@ -317,29 +268,6 @@ static void test_neumann(void) {
   }
   free(u), free(b), free(x);
   tide_csr_free(A);
-}
-
-/* 7-point Laplacian on an m^3 grid (Dirichlet), triplets added per row
- * from an OpenMP loop. */
-static tide_csr *poisson3d(int m) {
-  int n = m * m * m;
-  tide_triplets *T = NULL;
-  tide_triplets_new(n, n, &T);
-#pragma omp parallel for schedule(static)
-  for (int r = 0; r < n; r++) {
-    int a = r / (m * m), b = (r / m) % m, c = r % m;
-    tide_triplets_add(T, r, r, 6);
-    if (a > 0) tide_triplets_add(T, r, r - m * m, -1);
-    if (a < m - 1) tide_triplets_add(T, r, r + m * m, -1);
-    if (b > 0) tide_triplets_add(T, r, r - m, -1);
-    if (b < m - 1) tide_triplets_add(T, r, r + m, -1);
-    if (c > 0) tide_triplets_add(T, r, r - 1, -1);
-    if (c < m - 1) tide_triplets_add(T, r, r + 1, -1);
-  }
-  tide_csr *A = NULL;
-  CHECK(tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A) == TIDE_OK, "%s", tide_errmsg());
-  tide_triplets_free(T);
-  return A;
 }
 
 /* 3D: the level-scheduled (parallel) triangular solves are bit-identical to
