@@ -393,4 +393,33 @@ int tide_vtu_write(const char *path, int64_t np, int dim, const double *pos, int
  * when it lies below it. */
 int tide_pvd_add(const char *pvd, double t, const char *file);
 
+
+/* ---------------------------------------------------------- checkpoints */
+
+/* A checkpoint file: a 32-byte header (magic "TIDECKPT", format version,
+ * payload length, CRC-32 of the payload, CRC-32 of the header), the
+ * payload, and the trailer "TIDE.END".  Written under a temporary name,
+ * flushed, fsynced and renamed, so a crash leaves the previous checkpoint.
+ * The payload format (values, tables, arrays, objects) is the binding's
+ * (lua_fileio_ckpt.c, docs/output.md). */
+#define TIDE_CKPT_VERSION 1
+
+typedef struct tide_ckpt_writer {
+  tide_afile af;
+  uint64_t n;   /* payload bytes so far */
+  uint32_t crc; /* running CRC-32 of the payload */
+  int err;      /* a write failed */
+} tide_ckpt_writer;
+
+int tide_ckpt_begin(tide_ckpt_writer *w, const char *path);
+void tide_ckpt_put(tide_ckpt_writer *w, const void *p, size_t n);
+/* Patch the header, write the trailer, commit. */
+int tide_ckpt_end(tide_ckpt_writer *w);
+void tide_ckpt_abort(tide_ckpt_writer *w);
+
+/* Read and verify a checkpoint; *payload (malloc'ed, release with free())
+ * holds *n bytes.  Errors name the problem: not a checkpoint (TIDE_EFORMAT),
+ * a newer format version, a truncated file, a checksum mismatch. */
+int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n);
+
 #endif

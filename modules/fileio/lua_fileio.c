@@ -584,5 +584,6 @@ int luaopen_tide_fileio(lua_State *L) {
   lua_setfield(L, -2, "colormaps");
   tide_lua_fileio_3d_open(L);
   tide_lua_fileio_data_open(L);
+  tide_lua_fileio_ckpt_open(L);
   return 1;
 }
