@@ -14,8 +14,16 @@
 
 #include <cholmod.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 #include <umfpack.h>
+
+/* Factorizations below this many flops run single-threaded (see numeric). */
+#define SMALL_FACTOR_FLOPS 2e9
+/* Triangular solves with factors smaller than this run single-threaded. */
+#define SMALL_SOLVE_NNZ 4000000
 
 struct tide_factor {
   int kind, n;
@@ -117,7 +125,18 @@ static int numeric(tide_factor *F) {
     F->stats.flops = F->info[UMFPACK_FLOPS];
   } else {
     cholmod_sparse As = wrap(F->A);
+    /* The OpenMP build of OpenBLAS threads every BLAS call with
+     * omp_get_max_threads() threads; a small factorization is thousands of
+     * tiny calls where forking costs more than it gains (and much more on
+     * shared cores), so it runs on one thread. */
+#ifdef _OPENMP
+    int nth = omp_get_max_threads();
+    if (F->stats.flops < SMALL_FACTOR_FLOPS) omp_set_num_threads(1);
+#endif
     cholmod_factorize(&As, F->L, &F->c);
+#ifdef _OPENMP
+    omp_set_num_threads(nth);
+#endif
     F->stats.factor_seconds = tide_wtime() - t0;
     account(F);
     if (F->c.status == CHOLMOD_OUT_OF_MEMORY)
@@ -274,7 +293,14 @@ int tide_factor_solve(tide_factor *F, const double *b, double *x) {
   B.x = (void *)b;
   B.xtype = CHOLMOD_REAL;
   B.dtype = CHOLMOD_DOUBLE;
+#ifdef _OPENMP
+  int nth = omp_get_max_threads();
+  if (F->stats.nnz_factor < SMALL_SOLVE_NNZ) omp_set_num_threads(1);
+#endif
   int ok = cholmod_solve2(CHOLMOD_A, F->L, &B, NULL, &F->X, NULL, &F->Y, &F->E, &F->c);
+#ifdef _OPENMP
+  omp_set_num_threads(nth);
+#endif
   account(F);
   if (!ok || !F->X)
     return tide_fail(F->c.status == CHOLMOD_OUT_OF_MEMORY ? TIDE_ENOMEM : TIDE_EINVAL,
