@@ -777,6 +777,9 @@ static const luaL_Reg funcs[] = {
     {"matrix", l_matrix}, {"solve", l_solve}, {"solver", l_solver}, {"cholesky", l_cholesky},
     {"ldlt", l_ldlt},     {"lu", l_lu},       {NULL, NULL}};
 
+/* lua_linalg_mg.c */
+void tide_lua_linalg_mg_open(lua_State *L);
+
 int luaopen_tide_linalg(lua_State *L) {
   luaL_requiref(L, "tide.array", luaopen_tide_array, 0);
   lua_pop(L, 1);
@@ -786,5 +789,6 @@ int luaopen_tide_linalg(lua_State *L) {
   static const luaL_Reg tr_meta[] = {{"__gc", tr_gc}, {NULL, NULL}};
   tide_lua_newtype(L, TRIPLETS_T, NULL, tr_meta);
   luaL_newlib(L, funcs);
+  tide_lua_linalg_mg_open(L); /* MAC-grid Poisson solvers (lua_linalg_mg.c) */
   return 1;
 }
