@@ -34,7 +34,11 @@
  * Marching stops at |phi| > band [m] (band <= 0 or inf: whole grid); cells not
  * reached get phi = +-band.  The sign of every cell is kept.  A field with no
  * sign change is left unchanged.  Serial (the heap order is inherently
- * sequential); O(N log N) for N cells in the band. */
+ * sequential); O(N log N) for N cells in the band.  Repeated application
+ * barely moves the interface: 100 redistancings of a 15-cell disk change
+ * its area by +0.56% (an interface reconstruction by marching squares
+ * instead shrank it by 2.3%, the chord bias of interpolating a convex
+ * distance). */
 int tide_levelset_redistance(const tide_grid *g, double *phi, double band);
 
 /* ----------------------------------------------------------- extrapolation */
@@ -188,5 +192,49 @@ int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume
 /* Total reference volume [m^dim]. */
 double tide_volume_tracker_total(const tide_volume_tracker *t);
 void tide_volume_tracker_free(tide_volume_tracker *t);
+
+/* ------------------------------------------------ interpolation, advection */
+
+/* Monotone cubic interpolation of a lattice (grid.h) at x: tensor-product
+ * Hermite cubics with central-difference slopes limited as Fritsch &
+ * Carlson 1980 (slope zero where it disagrees in sign with the secant
+ * Delta_k = f_{k+1} - f_k, and at most 3 |Delta_k|), the 1D pass first along
+ * the last axis.  Each 1D pass stays between its two middle samples, so the
+ * result lies within the range of the 4^dim stencil (no new extrema) and is
+ * exact for linear data away from the lattice ends; points outside the
+ * lattice are clamped onto it, as in tide_lattice_interp. */
+double tide_lattice_interp_cubic(const tide_lattice *L, const double *x);
+
+/* f (cell field) at np points x (np x dim) into out, monotone cubic. */
+int tide_grid_sample_cubic(const tide_grid *g, const double *f, int64_t np, const double *x,
+                           double *out);
+
+enum { TIDE_ADVECT_SL = 0, TIDE_ADVECT_MACCORMACK = 1, TIDE_ADVECT_BFECC = 2 };
+
+typedef struct tide_advect_opts {
+  int rk;     /* backtrace: 2 = explicit midpoint (Zarifi Eq. 4.29-4.30),
+                 3 = Ralston's RK3 (Bridson 2015, Sec. 3.1) */
+  int cubic;  /* 0: multilinear, 1: monotone cubic interpolation */
+  int scheme; /* TIDE_ADVECT_SL, _MACCORMACK (Selle et al. 2008), _BFECC
+                 (Kim et al. 2005) */
+  int clamp;  /* MacCormack/BFECC: fall back to the plain semi-Lagrangian
+                 value where the corrected one leaves the range of the
+                 samples around the backtraced point (Selle's limiter) */
+} tide_advect_opts;
+
+/* {2, 0, SL, 1} */
+tide_advect_opts tide_advect_opts_default(void);
+
+/* Advect the cell field f by the MAC velocity vel over dt [s]:
+ *   SL:          out(x) = I f (x0(x)),  x0 the RK backtrace through vel
+ *                (multilinear velocity), I the chosen interpolation;
+ *   MacCormack:  f1 = A(f, dt), f0 = A(f1, -dt),
+ *                out = f1 + (f - f0) / 2;
+ *   BFECC:       f1 = A(f, dt), f0 = A(f1, -dt),
+ *                out = A(f + (f - f0) / 2, dt).
+ * The plain SL path with rk = 2 and linear interpolation is
+ * tide_grid_advect of grid.h.  out must not alias f.  OpenMP over cells. */
+int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *f, double dt,
+                         const tide_advect_opts *o, double *out);
 
 #endif

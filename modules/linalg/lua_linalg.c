@@ -344,6 +344,35 @@ static int m_mulop(lua_State *L) {
   return 1;
 }
 
+/* A + B, A - B (same sizes; union of the patterns) */
+static int addsub(lua_State *L, double beta, const char *fn) {
+  tide_csr *A = tide_lua_testobj(L, 1, TIDE_MATRIX_T), *B = tide_lua_testobj(L, 2, TIDE_MATRIX_T);
+  if (!A || !B)
+    tide_lua_error(L, "%s: both operands must be tide.Matrix, got %s and %s", fn,
+                   luaL_typename(L, 1), luaL_typename(L, 2));
+  tide_csr *C = NULL;
+  tide_lua_check(L, tide_csr_add(1.0, A, beta, B, &C), fn);
+  pushmat(L, C);
+  return 1;
+}
+static int m_add(lua_State *L) { return addsub(L, 1.0, "tide.Matrix +"); }
+static int m_sub(lua_State *L) { return addsub(L, -1.0, "tide.Matrix -"); }
+
+/* K:scale(left [, right]): in place K = diag(left) K diag(right); either
+ * may be nil (identity) */
+static int m_scale(lua_State *L) {
+  const char *fn = "Matrix:scale";
+  tide_csr *A = checkmat(L, 1);
+  if (lua_isnoneornil(L, 2) && lua_isnoneornil(L, 3))
+    tide_lua_error(L, "%s: give left and/or right scaling arrays", fn);
+  tide_array *l = lua_isnoneornil(L, 2) ? NULL : checkvec(L, 2, fn, "left", A->nrows, 1);
+  tide_array *r = lua_isnoneornil(L, 3) ? NULL : checkvec(L, 3, fn, "right", A->ncols, 1);
+  const double *pl = l ? TIDE_F64P(l) : NULL, *pr = r ? TIDE_F64P(r) : NULL;
+  tide_lua_check(L, tide_csr_scale(A, pl, pr), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int m_index(lua_State *L) {
   tide_csr *A = checkmat(L, 1);
   const char *k = luaL_checkstring(L, 2);
@@ -373,13 +402,14 @@ static const luaL_Reg matrix_methods[] = {{"mul", m_mul},
                                           {"totriplets", m_totriplets},
                                           {"set_values", m_set_values},
                                           {"get", m_get},
+                                          {"scale", m_scale},
                                           {"clone", m_clone},
                                           {"free", m_free},
                                           {NULL, NULL}};
 
-static const luaL_Reg matrix_meta[] = {{"__gc", m_free},           {"__close", m_free},
-                                       {"__tostring", m_tostring}, {"__index", m_index},
-                                       {"__mul", m_mulop},         {NULL, NULL}};
+static const luaL_Reg matrix_meta[] = {
+    {"__gc", m_free},   {"__close", m_free}, {"__tostring", m_tostring}, {"__index", m_index},
+    {"__mul", m_mulop}, {"__add", m_add},    {"__sub", m_sub},           {NULL, NULL}};
 
 /* ------------------------------------------------------------ solving */
 

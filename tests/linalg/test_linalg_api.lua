@@ -120,6 +120,10 @@ T.check(S:refactor() == S and S.A == K, "Solver:refactor")
 local P = K * K
 T.check(relerr(P:mul(u), K:mul(K:mul(u))) < 1e-14, "K * K")
 T.check((2 * K):get(1, 1) == 8 and (K * 0.5):get(1, 1) == 2, "scalar * matrix")
+T.check(relerr((K + K):mul(u), b:clone():scale(2)) < 1e-15 and (K - K):mul(u):norm() == 0, "K + K, K - K")
+local Kd = K:clone():scale(A.full(n, 2), A.full(n, 0.5))
+T.check(Kd:get(1, 2) == -1 and Kd:get(1, 1) == 4, "scale left/right")
+T.raises(function() return K + 1 end, "both operands must be tide.Matrix", "K + number")
 local Kt = K:transpose()
 T.check(Kt:get(2, 1) == K:get(1, 2), "transpose")
 
