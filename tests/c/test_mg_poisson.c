@@ -586,6 +586,24 @@ int main(void) {
     CHECK(c.status == TIDE_OK && c.res <= 1e-6 && c.it >= 60 && c.it <= 200, "CG converged");
   }
 
+  /* Ctrl-C: the solve stops with TIDE_EINTR and the flag can be cleared */
+  {
+    prob p = prob_new(2, 64, 64, 1, 1.0 / 64);
+    const double ctr[3] = {0.5, 0.3, 0.5};
+    label_pool(&p, 0.5, 0.1, ctr);
+    int64_t nc = ncells(&p);
+    double *b = malloc((size_t)nc * sizeof(double)), *x = calloc((size_t)nc, sizeof(double));
+    for (int64_t c = 0; c < nc; c++) b[c] = p.lab[c] == TIDE_CELL_LIQUID ? 1 : 0;
+    tide_interrupt_flag = 1;
+    tide_solve_stats st;
+    int s = tide_mac_solve(&p.P, NULL, b, x, NULL, &st);
+    CHECK(s == TIDE_EINTR && st.iterations == 0, "interrupted solve returns TIDE_EINTR (%d)", s);
+    tide_interrupt_clear();
+    CHECK(tide_mac_solve(&p.P, NULL, b, x, NULL, &st) == TIDE_OK, "runs again after clearing");
+    free(b), free(x);
+    prob_free(&p);
+  }
+
   /* deterministic across thread counts */
   for (int dim = 2; dim <= 3; dim++)
     for (int method = 0; method < 2; method++) {
