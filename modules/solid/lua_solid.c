@@ -552,5 +552,10 @@ int luaopen_tide_solid(lua_State *L) {
   luaL_newlib(L, solid_funcs);
   tide_lua_solid_shape_open(L);
   lua_setfield(L, -2, "shape");
+  /* stepping methods go into the TetMesh method table, colliders into the module */
+  luaL_getmetatable(L, MESH_T);
+  lua_getfield(L, -1, "methods");
+  tide_lua_solid_step_open(L, lua_gettop(L), lua_gettop(L) - 2);
+  lua_pop(L, 2);
   return 1;
 }
