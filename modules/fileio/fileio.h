@@ -144,6 +144,11 @@ void tide_thread_band(int n, int *b0, int *b1);
  * shifted by -align * width (align 0 left, 0.5 centred, 1 right). */
 void tide_canvas_text(tide_canvas *c, double x, double y, const char *s, int scale, double align,
                       const float col[3]);
+/* The same text turned 90 degrees counter-clockwise (reading upwards):
+ * (x, y) is the lower-left corner of the first glyph, shifted up by
+ * align * width. */
+void tide_canvas_text_up(tide_canvas *c, double x, double y, const char *s, int scale, double align,
+                         const float col[3]);
 /* Width in pixels of the widest line of s. */
 int tide_text_width(const char *s, int scale);
 /* The 7 rows (5 low bits each, bit 4 = leftmost column) of glyph ch. */
@@ -336,5 +341,133 @@ void tide_camera3d_frame(tide_camera3d *c, const double lo[3], const double hi[3
  * hemispherical ambient term and an optional 3x3-PCF shadow map of light 0,
  * depth-tested box lines, and a box-filter downsample. */
 int tide_render3d_draw(const tide_render3d *r, tide_canvas **out);
+
+
+/* ------------------------------------------------------- data files */
+
+/* A named attribute: values per point (or cell) of shape (n) or (n, c),
+ * any dtype (written in its own type). */
+typedef struct tide_attr {
+  const char *name;
+  const tide_array *a;
+} tide_attr;
+
+/* NumPy .npy (format 1.0, little endian, C order) of any array: '<f8',
+ * '<f4', '<i4' or '|u1'.  Views are written as contiguous copies. */
+int tide_npy_write(const char *path, const tide_array *a);
+/* Read a .npy file of one of those types (C order, any rank up to 4). */
+int tide_npy_read(const char *path, tide_array **out);
+
+/* PLY, binary little endian: an element `vertex` (x, y, z as float, or
+ * double when dbl != 0; 2D positions get z = 0) with one property per
+ * attribute component (scalar attributes by name, vector attributes as
+ * name_x, name_y, name_z, or name_0.. for more than 3 components), then
+ * an element `face` (list uchar int vertex_indices) when nf > 0 and fk == 3,
+ * or an element `edge` (int vertex1, int vertex2) when fk == 2.  Opens in
+ * Blender, Houdini, MeshLab, ParaView. */
+int tide_ply_write(const char *path, int64_t nv, int dim, const double *pos, int nattr,
+                   const tide_attr *attr, int64_t nf, int fk, const int32_t *faces, int dbl);
+
+/* Wavefront OBJ (text): v lines, vn lines when normals != NULL, and f lines
+ * (fk == 3, 1-based, v//vn when normals are given) or l lines (fk == 2). */
+int tide_obj_write(const char *path, int64_t nv, int dim, const double *pos, const double *normals,
+                   int64_t nf, int fk, const int32_t *faces);
+
+/* VTK XML files (ParaView, VisIt), raw binary appended data with UInt64
+ * headers, little endian.
+ *
+ * .vti image data of grid g: cell attributes of shape (ni, nj[, nk]) or
+ * (ni, nj[, nk], c), point (node) attributes (ni+1, nj+1[, nk+1][, c]). */
+int tide_vti_write(const char *path, const tide_grid *g, int ncell, const tide_attr *cell,
+                   int npoint, const tide_attr *point);
+/* .vtp poly data: points pos (np x dim, dim 2 or 3), a vertex cell per
+ * point when verts != 0 (particles), triangles and line segments
+ * (0-based), point attributes (np) or (np, c), cell attributes over the
+ * cells in the order verts, lines, triangles (VTK's order). */
+int tide_vtp_write(const char *path, int64_t np, int dim, const double *pos, int verts,
+                   int64_t nseg, const int32_t *seg, int64_t ntri, const int32_t *tri, int npa,
+                   const tide_attr *pa, int nca, const tide_attr *ca);
+/* .vtu unstructured grid of cells with k = 2 (lines), 3 (triangles) or 4
+ * (tetrahedra, VTK node order) nodes each. */
+int tide_vtu_write(const char *path, int64_t np, int dim, const double *pos, int64_t nc, int k,
+                   const int32_t *cells, int npa, const tide_attr *pa, int nca, const tide_attr *ca);
+
+/* Add (or replace) the data set `file` at time t in the ParaView collection
+ * `pvd` (created when missing); entries stay sorted by time and the file is
+ * rewritten atomically.  `file` is stored relative to the .pvd's directory
+ * when it lies below it. */
+int tide_pvd_add(const char *pvd, double t, const char *file);
+
+
+/* ---------------------------------------------------------- checkpoints */
+
+/* A checkpoint file: a 32-byte header (magic "TIDECKPT", format version,
+ * payload length, CRC-32 of the payload, CRC-32 of the header), the
+ * payload, and the trailer "TIDE.END".  Written under a temporary name,
+ * flushed, fsynced and renamed, so a crash leaves the previous checkpoint.
+ * The payload format (values, tables, arrays, objects) is the binding's
+ * (lua_fileio_ckpt.c, docs/output.md). */
+#define TIDE_CKPT_VERSION 1
+
+typedef struct tide_ckpt_writer {
+  tide_afile af;
+  uint64_t n;   /* payload bytes so far */
+  uint32_t crc; /* running CRC-32 of the payload */
+  int err;      /* a write failed */
+} tide_ckpt_writer;
+
+int tide_ckpt_begin(tide_ckpt_writer *w, const char *path);
+void tide_ckpt_put(tide_ckpt_writer *w, const void *p, size_t n);
+/* Patch the header, write the trailer, commit. */
+int tide_ckpt_end(tide_ckpt_writer *w);
+void tide_ckpt_abort(tide_ckpt_writer *w);
+
+/* Read and verify a checkpoint; *payload (malloc'ed, release with free())
+ * holds *n bytes.  Errors name the problem: not a checkpoint (TIDE_EFORMAT),
+ * a newer format version, a truncated file, a checksum mismatch. */
+int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n);
+
+
+/* ---------------------------------------------------------------- plots */
+
+enum { TIDE_MARK_NONE = 0, TIDE_MARK_CIRCLE, TIDE_MARK_SQUARE, TIDE_MARK_TRIANGLE, TIDE_MARK_DIAMOND,
+       TIDE_MARK_CROSS, TIDE_MARK_PLUS };
+/* NULL-terminated marker names in enum order ("none", "o", "s", "^", "d", "x", "+") */
+extern const char *const tide_marker_names[];
+enum { TIDE_LEGEND_NONE = 0, TIDE_LEGEND_UR, TIDE_LEGEND_UL, TIDE_LEGEND_LL, TIDE_LEGEND_LR };
+
+typedef struct tide_series {
+  int64_t n;
+  const double *x, *y; /* non-finite points (and non-positive ones on log axes) break the line */
+  const char *label;   /* NULL: not in the legend */
+  float color[3];
+  double width;        /* line width [px]; 0: markers only */
+  int dash;            /* 0 solid, 1 dashed, 2 dotted */
+  int marker;          /* TIDE_MARK_* */
+  double msize;        /* marker size [px] */
+} tide_series;
+
+typedef struct tide_plot {
+  int width, height, fs; /* pixels, font scale */
+  const char *title, *xlabel, *ylabel;
+  int xlog, ylog;
+  int xfixed, yfixed;   /* ranges given, else from the data */
+  double xr[2], yr[2];
+  int legend;           /* TIDE_LEGEND_* */
+  int grid;             /* light grid lines at the major ticks */
+  int nseries;
+  const tide_series *s;
+} tide_plot;
+
+/* Draw a line plot: axes with "nice" ticks (decades and 2..9 minor ticks on
+ * log axes), tick labels, axis labels (the y label reading upwards), title,
+ * series as clipped anti-aliased polylines (solid, dashed, dotted) and/or
+ * markers, and a legend box.  Ranges are padded by 4% (linear) or to whole
+ * decades (log) when not given. */
+int tide_plot_draw(const tide_plot *p, tide_canvas **out);
+
+/* Least-squares line through (log10 x, log10 y) over the points with x, y > 0:
+ * y ~ 10^b x^slope (the order of convergence of errors vs resolution). */
+int tide_loglog_fit(int64_t n, const double *x, const double *y, double *slope, double *b);
 
 #endif

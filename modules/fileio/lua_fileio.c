@@ -504,7 +504,7 @@ static int l_png2d(lua_State *L) {
 /* ------------------------------------------------ PNG of arrays, reading */
 
 /* a file name argument: a non-empty string (numbers are not coerced) */
-static const char *check_path(lua_State *L, int idx, const char *fname) {
+const char *tide_lua_fileio_path(lua_State *L, int idx, const char *fname) {
   if (lua_type(L, idx) != LUA_TSTRING)
     tide_lua_error(L, "%s: path must be a string, got %s", fname, luaL_typename(L, idx));
   const char *p = lua_tostring(L, idx);
@@ -515,7 +515,7 @@ static const char *check_path(lua_State *L, int idx, const char *fname) {
 /* tide.fileio.png_write(path, image): image u8 (h, w) or (h, w, c), c = 1..4 */
 static int l_png_write(lua_State *L) {
   const char *F = FN ".png_write";
-  const char *path = check_path(L, 1, F);
+  const char *path = tide_lua_fileio_path(L, 1, F);
   tide_array *a = tide_lua_checkarray(L, 2);
   if (a->dtype != TIDE_U8) tide_lua_error(L, "%s: image must be a u8 array, got %s", F, tide_dtype_name(a->dtype));
   if (a->ndim != 2 && a->ndim != 3)
@@ -536,7 +536,7 @@ static int l_png_write(lua_State *L) {
 
 /* tide.fileio.png_read(path) -> u8 array (h, w, 4) RGBA, or nil, message */
 static int l_png_read(lua_State *L) {
-  const char *path = check_path(L, 1, FN ".png_read");
+  const char *path = tide_lua_fileio_path(L, 1, FN ".png_read");
   tide_array *a;
   int st = tide_png_read(path, &a);
   if (st) {
@@ -566,7 +566,7 @@ static int l_colormap(lua_State *L) {
 
 /* tide.fileio.mkdirs(path): create the missing parent directories of path */
 static int l_mkdirs(lua_State *L) {
-  tide_lua_check(L, tide_fileio_mkdirs(check_path(L, 1, FN ".mkdirs")), FN ".mkdirs");
+  tide_lua_check(L, tide_fileio_mkdirs(tide_lua_fileio_path(L, 1, FN ".mkdirs")), FN ".mkdirs");
   return 0;
 }
 
@@ -583,5 +583,8 @@ int luaopen_tide_fileio(lua_State *L) {
   }
   lua_setfield(L, -2, "colormaps");
   tide_lua_fileio_3d_open(L);
+  tide_lua_fileio_data_open(L);
+  tide_lua_fileio_ckpt_open(L);
+  tide_lua_fileio_plot_open(L);
   return 1;
 }

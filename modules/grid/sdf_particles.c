@@ -45,9 +45,12 @@ static int buckets_build(const tide_grid *g, int64_t np, const double *x, bucket
   /* idx temporarily holds each particle's cell */
   int64_t *cell = b->idx;
 #pragma omp parallel for schedule(static)
-  for (int64_t p = 0; p < np; p++) cell[p] = cell_of(g, x + p * g->dim);
-  for (int64_t p = 0; p < np; p++) b->start[cell[p] + 1]++;
-  for (int64_t c = 0; c < b->ncell; c++) b->start[c + 1] += b->start[c];
+  for (int64_t p = 0; p < np; p++)
+    cell[p] = cell_of(g, x + p * g->dim);
+  for (int64_t p = 0; p < np; p++)
+    b->start[cell[p] + 1]++;
+  for (int64_t c = 0; c < b->ncell; c++)
+    b->start[c + 1] += b->start[c];
   /* stable placement in a second array, then move back */
   int64_t *sorted = tide_alloc((size_t)(np > 0 ? np : 1) * sizeof(int64_t));
   int64_t *fill = tide_alloc((size_t)b->ncell * sizeof(int64_t));
@@ -57,9 +60,12 @@ static int buckets_build(const tide_grid *g, int64_t np, const double *x, bucket
     buckets_free(b, np);
     return TIDE_ENOMEM;
   }
-  for (int64_t c = 0; c < b->ncell; c++) fill[c] = b->start[c];
-  for (int64_t p = 0; p < np; p++) sorted[fill[cell[p]]++] = p;
-  for (int64_t p = 0; p < np; p++) b->idx[p] = sorted[p];
+  for (int64_t c = 0; c < b->ncell; c++)
+    fill[c] = b->start[c];
+  for (int64_t p = 0; p < np; p++)
+    sorted[fill[cell[p]]++] = p;
+  for (int64_t p = 0; p < np; p++)
+    b->idx[p] = sorted[p];
   tide_free(sorted, (size_t)(np > 0 ? np : 1) * sizeof(int64_t));
   tide_free(fill, (size_t)b->ncell * sizeof(int64_t));
   return TIDE_OK;
@@ -74,8 +80,11 @@ static int check_particles(const char *fn, const tide_grid *g, int64_t np, const
   int64_t bad = 0;
   int64_t n = np * g->dim;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-  for (int64_t i = 0; i < n; i++) bad += !isfinite(x[i]);
-  if (bad) return tide_fail(TIDE_ENONFINITE, "%s: %lld non-finite particle coordinates", fn, (long long)bad);
+  for (int64_t i = 0; i < n; i++)
+    bad += !isfinite(x[i]);
+  if (bad)
+    return tide_fail(TIDE_ENONFINITE, "%s: %lld non-finite particle coordinates", fn,
+                     (long long)bad);
   return TIDE_OK;
 }
 
@@ -115,12 +124,14 @@ static double gather(const tide_grid *g, const buckets *b, const double *x, int 
           for (int64_t q = b->start[cb]; q < b->start[cb + 1]; q++) {
             const double *xp = x + b->idx[q] * dim;
             double d2 = 0;
-            for (int a = 0; a < dim; a++) d2 += (xp[a] - c[a]) * (xp[a] - c[a]);
+            for (int a = 0; a < dim; a++)
+              d2 += (xp[a] - c[a]) * (xp[a] - c[a]);
             if (d2 < best2) best2 = d2;
             if (R > 0 && d2 < R * R) {
               double t = 1 - d2 / (R * R), w = t * t * t;
               sw += w;
-              for (int a = 0; a < dim; a++) swx[a] += w * xp[a];
+              for (int a = 0; a < dim; a++)
+                swx[a] += w * xp[a];
             }
           }
         }
@@ -137,11 +148,12 @@ static double gather(const tide_grid *g, const buckets *b, const double *x, int 
   return (d < reach ? d : reach) - r;
 }
 
-static int particles_sdf(const char *fn, const tide_grid *g, int64_t np, const double *x,
-                         double r, double R, double reach, double *phi) {
+static int particles_sdf(const char *fn, const tide_grid *g, int64_t np, const double *x, double r,
+                         double R, double reach, double *phi) {
   int st = check_particles(fn, g, np, x, phi);
   if (st) return st;
-  if (!(r > 0) || !isfinite(r)) return tide_fail(TIDE_EINVAL, "%s: radius must be > 0, got %g", fn, r);
+  if (!(r > 0) || !isfinite(r))
+    return tide_fail(TIDE_EINVAL, "%s: radius must be > 0, got %g", fn, r);
   if (!isfinite(R) || !isfinite(reach))
     return tide_fail(TIDE_EINVAL, "%s: kernel radius and reach must be finite", fn);
   if (reach < r) return tide_fail(TIDE_EINVAL, "%s: reach %g must be >= radius %g", fn, reach, r);

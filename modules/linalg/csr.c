@@ -937,3 +937,101 @@ int tide_csr_asymmetry(const tide_csr *A, double *out) {
   *out = mx;
   return TIDE_OK;
 }
+
+/* C = alpha A + beta B: merge of the sorted rows. */
+int tide_csr_add(double alpha, const tide_csr *A0, double beta, const tide_csr *B0,
+                 tide_csr **out) {
+  *out = NULL;
+  if (A0->nrows != B0->nrows || A0->ncols != B0->ncols)
+    return tide_fail(TIDE_EINVAL, "tide_csr_add: sizes differ (%d x %d and %d x %d)", A0->nrows,
+                     A0->ncols, B0->nrows, B0->ncols);
+  tide_csr *Ae = NULL, *Be = NULL, *C = NULL;
+  const tide_csr *A = A0, *B = B0;
+  int st = TIDE_OK;
+  if (A0->stype == TIDE_CSR_UPPER && B0->stype == TIDE_CSR_UPPER) {
+    /* both symmetric: the sum stays in upper storage */
+  } else {
+    if (A0->stype == TIDE_CSR_UPPER) {
+      st = tide_csr_expand(A0, &Ae);
+      A = Ae;
+    }
+    if (!st && B0->stype == TIDE_CSR_UPPER) {
+      st = tide_csr_expand(B0, &Be);
+      B = Be;
+    }
+  }
+  int m = A->nrows;
+  int *cnt = st ? NULL : tide_calloc((size_t)(m + 1) * sizeof(int));
+  if (!st && !cnt) st = TIDE_ENOMEM;
+  if (!st) {
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A) + tide_csr_nnz(B)))
+    for (int i = 0; i < m; i++) {
+      int p = A->rowptr[i], pe = A->rowptr[i + 1], q = B->rowptr[i], qe = B->rowptr[i + 1], c = 0;
+      while (p < pe || q < qe) {
+        if (q >= qe || (p < pe && A->col[p] < B->col[q]))
+          p++;
+        else if (p >= pe || B->col[q] < A->col[p])
+          q++;
+        else
+          p++, q++;
+        c++;
+      }
+      cnt[i + 1] = c;
+    }
+    int64_t total = 0;
+    for (int i = 0; i < m; i++)
+      total += cnt[i + 1];
+    st = total > INT32_MAX ? tide_fail(TIDE_EINVAL, "tide_csr_add: too many entries")
+                           : tide_csr_new(m, A->ncols, total, &C);
+  }
+  if (!st) {
+    C->stype = A->stype;
+    for (int i = 0; i < m; i++)
+      C->rowptr[i + 1] = C->rowptr[i] + cnt[i + 1];
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(C)))
+    for (int i = 0; i < m; i++) {
+      int p = A->rowptr[i], pe = A->rowptr[i + 1], q = B->rowptr[i], qe = B->rowptr[i + 1];
+      int o = C->rowptr[i];
+      while (p < pe || q < qe) {
+        if (q >= qe || (p < pe && A->col[p] < B->col[q])) {
+          C->col[o] = A->col[p];
+          C->val[o++] = alpha * A->val[p++];
+        } else if (p >= pe || B->col[q] < A->col[p]) {
+          C->col[o] = B->col[q];
+          C->val[o++] = beta * B->val[q++];
+        } else {
+          C->col[o] = A->col[p];
+          C->val[o++] = alpha * A->val[p++] + beta * B->val[q++];
+        }
+      }
+    }
+    st = build_transpose_index(C);
+  }
+  tide_free(cnt, cnt ? (size_t)(m + 1) * sizeof(int) : 0);
+  tide_csr_free(Ae);
+  tide_csr_free(Be);
+  if (st) {
+    tide_csr_free(C);
+    return st;
+  }
+  *out = C;
+  return TIDE_OK;
+}
+
+int tide_csr_scale(tide_csr *A, const double *left, const double *right) {
+  if (A->stype == TIDE_CSR_UPPER && left != right)
+    return tide_fail(TIDE_EINVAL, "tide_csr_scale: a symmetric (upper-storage) matrix needs the "
+                                  "same left and right scaling");
+  int bad = -1;
+  for (int i = 0; left && i < A->nrows && bad < 0; i++)
+    if (!isfinite(left[i])) bad = i;
+  for (int j = 0; right && j < A->ncols && bad < 0; j++)
+    if (!isfinite(right[j])) bad = j;
+  if (bad >= 0)
+    return tide_fail(TIDE_ENONFINITE, "tide_csr_scale: scaling entry %d is not finite", bad);
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A)))
+  for (int i = 0; i < A->nrows; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      A->val[p] *= (left ? left[i] : 1.0) * (right ? right[A->col[p]] : 1.0);
+  return TIDE_OK;
+}

@@ -14,8 +14,17 @@
 
 #include <cholmod.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 #include <umfpack.h>
+
+/* Factorizations below this many flops run single-threaded (see
+ * blas_threads_begin). */
+#define SMALL_FACTOR_FLOPS 2e9
+/* Triangular solves with factors smaller than this run single-threaded. */
+#define SMALL_SOLVE_NNZ 4000000
 
 struct tide_factor {
   int kind, n;
@@ -45,6 +54,29 @@ const char *tide_factor_name(int kind) {
   default:
     return "unknown";
   }
+}
+
+/* The OpenMP build of OpenBLAS threads every BLAS call with
+ * omp_get_max_threads() threads; a small factorization is thousands of tiny
+ * calls where forking costs more than it gains (and much more on shared
+ * cores), so it runs on one thread.  Returns the thread count to restore. */
+static int blas_threads_begin(double work, double small) {
+#ifdef _OPENMP
+  int nth = omp_get_max_threads();
+  if (work < small) omp_set_num_threads(1);
+  return nth;
+#else
+  (void)work, (void)small;
+  return 1;
+#endif
+}
+
+static void blas_threads_end(int nth) {
+#ifdef _OPENMP
+  omp_set_num_threads(nth);
+#else
+  (void)nth;
+#endif
 }
 
 /* Bring the count of SuiteSparse memory up to date. */
@@ -104,8 +136,10 @@ static int numeric(tide_factor *F) {
   double t0 = tide_wtime();
   if (F->kind == TIDE_FACTOR_LU) {
     if (F->num) umfpack_di_free_numeric(&F->num);
+    int nth = blas_threads_begin(F->info[UMFPACK_FLOPS_ESTIMATE], SMALL_FACTOR_FLOPS);
     int s = umfpack_di_numeric(F->A->rowptr, F->A->col, F->A->val, F->sym, &F->num, F->control,
                                F->info);
+    blas_threads_end(nth);
     F->stats.factor_seconds = tide_wtime() - t0;
     account(F);
     if (s == UMFPACK_WARNING_singular_matrix)
@@ -117,7 +151,9 @@ static int numeric(tide_factor *F) {
     F->stats.flops = F->info[UMFPACK_FLOPS];
   } else {
     cholmod_sparse As = wrap(F->A);
+    int nth = blas_threads_begin(F->stats.flops, SMALL_FACTOR_FLOPS);
     cholmod_factorize(&As, F->L, &F->c);
+    blas_threads_end(nth);
     F->stats.factor_seconds = tide_wtime() - t0;
     account(F);
     if (F->c.status == CHOLMOD_OUT_OF_MEMORY)
@@ -274,7 +310,9 @@ int tide_factor_solve(tide_factor *F, const double *b, double *x) {
   B.x = (void *)b;
   B.xtype = CHOLMOD_REAL;
   B.dtype = CHOLMOD_DOUBLE;
+  int nth = blas_threads_begin((double)F->stats.nnz_factor, SMALL_SOLVE_NNZ);
   int ok = cholmod_solve2(CHOLMOD_A, F->L, &B, NULL, &F->X, NULL, &F->Y, &F->E, &F->c);
+  blas_threads_end(nth);
   account(F);
   if (!ok || !F->X)
     return tide_fail(F->c.status == CHOLMOD_OUT_OF_MEMORY ? TIDE_ENOMEM : TIDE_EINVAL,

@@ -110,6 +110,13 @@ int tide_csr_expand(const tide_csr *A, tide_csr **out);
 /* C = A B (general storage; Gustavson's algorithm, OpenMP over rows of A,
  * columns sorted).  Inputs in upper storage are expanded on the fly. */
 int tide_csr_matmul(const tide_csr *A, const tide_csr *B, tide_csr **out);
+/* C = alpha A + beta B (same sizes; union of the patterns, general storage;
+ * inputs in upper storage are expanded). */
+int tide_csr_add(double alpha, const tide_csr *A, double beta, const tide_csr *B, tide_csr **out);
+/* In place A = diag(left) A diag(right); either may be NULL (identity).
+ * left has nrows entries, right ncols.  An upper-storage matrix needs
+ * left == right (the scaling must keep it symmetric). */
+int tide_csr_scale(tide_csr *A, const double *left, const double *right);
 /* max |A - A^T| over the entries (0 for exactly symmetric matrices). */
 int tide_csr_asymmetry(const tide_csr *A, double *out);
 

@@ -26,8 +26,8 @@ tide_mac_solver_opts tide_mac_solver_opts_default(void) {
   tide_mac_solver_opts o;
   o.method = TIDE_MAC_MGPCG;
   o.smooth = 1;
-  o.boundary_sweeps = 2;
-  o.band = 2;
+  o.boundary_sweeps = 4;
+  o.band = 1;
   o.omega = 2.0 / 3.0;
   o.bottom_cells = 256;
   return o;
@@ -523,8 +523,10 @@ static void setup_pencils(mg_level *L, int d3) {
   L->nliquid = nliq;
 }
 
-/* boundary band: liquid cells within `band` cells (L-infinity) of a
- * non-liquid cell, split by colour, in memory order */
+/* boundary band: liquid cells within `band` cells (L-infinity) of an air
+ * cell (of any non-liquid cell on a level with cut-cell weights, whose
+ * solid boundary the coarse levels do not represent), split by colour, in
+ * memory order */
 static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, uint8_t *m1) {
   const int d3 = S->d3;
   const int64_t size = L->size;
@@ -1111,7 +1113,7 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
   }
   info->bottom = S->o.method == TIDE_MAC_MGPCG ? S->nbot : 0;
   info->floating = S->nfloat;
-  info->wavefronts = S->o.method == TIDE_MAC_MIC0 ? S->nfront : 0;
+  info->wavefronts = S->o.method == TIDE_MAC_MIC0 ? S->sched.nfront : 0;
   info->setup_seconds = S->setup_seconds;
   info->bytes = S->bytes;
   /* traffic model: every array streamed once per kernel over the active

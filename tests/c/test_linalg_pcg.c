@@ -110,6 +110,45 @@ static void test_upper_storage_and_matmul(void) {
   double asym = 1;
   tide_csr_asymmetry(AA, &asym);
   CHECK(asym == 0, "A^2 asymmetry %g", asym);
+  /* A + 2 U (general + upper) and U + U (stays upper) */
+  tide_csr *S = NULL, *S2 = NULL;
+  CHECK(tide_csr_add(1.0, A, 2.0, U, &S) == TIDE_OK && S->stype == TIDE_CSR_GENERAL, "add");
+  tide_csr_mul(S, x, y2);
+  for (int i = 0; i < 81; i++)
+    y3[i] = 3 * y1[i];
+  CHECK(relerr(81, y2, y3) < 1e-15, "A + 2U %g", relerr(81, y2, y3));
+  CHECK(tide_csr_add(1.0, U, 1.0, U, &S2) == TIDE_OK && S2->stype == TIDE_CSR_UPPER, "U + U");
+  tide_csr_mul(S2, x, y2);
+  for (int i = 0; i < 81; i++)
+    y3[i] = 2 * y1[i];
+  CHECK(relerr(81, y2, y3) < 1e-15, "U + U %g", relerr(81, y2, y3));
+  /* a coupling product P^T diag(z) P, P rectangular (81 x 20), checked
+   * against applying the factors one by one */
+  int Ip[160], Jp[160];
+  double Vp[160], z[81], t1[81], t2[20], t3[20];
+  for (int k = 0; k < 160; k++)
+    Ip[k] = (int)(tide_rand01(8, k) * 81), Jp[k] = k % 20, Vp[k] = tide_rand01(9, k) - 0.5;
+  for (int i = 0; i < 81; i++)
+    z[i] = 1 + tide_rand01(10, i);
+  tide_csr *P = NULL, *Pt = NULL, *DP = NULL, *PtDP = NULL;
+  tide_csr_from_triplets(81, 20, 160, Ip, Jp, Vp, TIDE_CSR_GENERAL, &P);
+  tide_csr_transpose(P, &Pt);
+  tide_csr_clone(P, &DP);
+  CHECK(tide_csr_scale(DP, z, NULL) == TIDE_OK, "scale");
+  CHECK(tide_csr_matmul(Pt, DP, &PtDP) == TIDE_OK && PtDP->nrows == 20 && PtDP->ncols == 20,
+        "P^T D P");
+  tide_csr_mul(PtDP, x, t2);
+  tide_csr_mul(P, x, t1);
+  for (int i = 0; i < 81; i++)
+    t1[i] *= z[i];
+  tide_csr_mul(Pt, t1, t3);
+  CHECK(relerr(20, t2, t3) < 1e-14, "P^T D P product %g", relerr(20, t2, t3));
+  double asym2 = 1;
+  tide_csr_asymmetry(PtDP, &asym2);
+  CHECK(asym2 < 1e-15, "P^T D P asymmetry %g", asym2);
+  CHECK(tide_csr_scale(U, z, NULL) == TIDE_EINVAL, "one-sided scaling of upper storage accepted");
+  tide_csr_free(P), tide_csr_free(Pt), tide_csr_free(DP), tide_csr_free(PtDP);
+  tide_csr_free(S), tide_csr_free(S2);
   tide_csr_free(A), tide_csr_free(U), tide_csr_free(E), tide_csr_free(AA);
 }
 

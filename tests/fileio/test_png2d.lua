@@ -4,9 +4,8 @@ local T = require "tide.testing"
 local A = tide.array
 local fio = tide.fileio
 
-local dir = os.tmpname()
-os.remove(dir)
-dir = dir .. "_png2d"
+local U = dofile(T.source("tests/fileio/util.lua"))
+local dir = U.tmpdir("png2d")
 
 local function px(img, x, y) -- 1-based pixel (column x, row y) -> r, g, b (0..255)
   return img:get(y, x, 1), img:get(y, x, 2), img:get(y, x, 3)
@@ -163,8 +162,8 @@ local before = fio.png_read(keep):checksum()
 T.raises(function() fio.png2d(with("path", keep .. "/sub.png")) end, "not a directory", "parent is a file")
 T.raises(function() fio.png2d(with("path", dir)) end, "tide.fileio.png2d", "path is a directory")
 T.check(fio.png_read(keep):checksum() == before, "previous frame intact")
-local listing = io.popen("ls -A '" .. dir .. "'"):read("a")
+local listing = U.listing(dir)
 T.check(not listing:find("tmp"), "no temporary files left: " .. listing:gsub("\n", " "))
 
-os.execute("rm -rf '" .. dir .. "'")
+U.cleanup(dir)
 os.exit(T.report())

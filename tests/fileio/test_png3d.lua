@@ -4,9 +4,8 @@ local T = require "tide.testing"
 local A = tide.array
 local fio = tide.fileio
 
-local dir = os.tmpname()
-os.remove(dir)
-dir = dir .. "_png3d"
+local U = dofile(T.source("tests/fileio/util.lua"))
+local dir = U.tmpdir("png3d")
 
 -- a sphere of radius 0.3 in the unit box, 16^3 cells
 local n = 16
@@ -94,5 +93,5 @@ T.raises(function() fio.isosurface{ phi = bad, dx = 0.1 } end, "non-finite", "Na
 T.raises(function() fio.isosurface{ phi = phi, grid = tide.grid.new{ size = {4, 4}, dx = 0.1 } } end, "3D grid", "2D grid")
 T.raises(function() fio.isosurface{ phi = phi, grid = tide.grid.new{ size = {4, 4, 4}, dx = 0.1 } } end, "shape", "grid mismatch")
 
-os.execute("rm -rf '" .. dir .. "'")
+U.cleanup(dir)
 os.exit(T.report())
