@@ -224,6 +224,7 @@ static void bench_matrix(const char *name, tide_csr *A, int direct, int lu) {
     int nth0 = omp_get_max_threads();
     for (int th = 1; th <= 2; th++) {
       omp_set_num_threads(th);
+      tide_precond_set_parallel(P, th - 1);
       double bt = 1e30;
       for (int rep = 0; rep < 5; rep++) {
         double t = tide_wtime();
