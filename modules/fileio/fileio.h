@@ -192,12 +192,18 @@ int tide_draw_field(tide_canvas *c, const tide_view2d *v, const tide_field2d *f,
  * the bilinear interpolant of phi and a one-pixel-wide coverage ramp
  * (phi / |grad phi| in pixels); the zero contour is traced by marching
  * squares (linear interpolation along cell-centre edges, saddles resolved by
- * the cell-average value) and drawn as lines of width line_w (skipped when
- * line_w <= 0).  *nseg (may be NULL) receives the number of contour
- * segments. */
+ * the cell-average value; the border values are extended by half a cell so
+ * the contour reaches the domain walls) and drawn as lines of width line_w
+ * (skipped when line_w <= 0).  *nseg (may be NULL) receives the number of
+ * contour segments drawn. */
 int tide_draw_levelset(tide_canvas *c, const tide_view2d *v, const tide_field2d *phi,
                        const float fill[3], float fill_alpha, const float line[3], double line_w,
                        int64_t *nseg);
+
+/* Clip the segment (ax, ay)-(bx, by) to the box [x0, x1] x [y0, y1]
+ * (Liang-Barsky); 0 when it lies outside. */
+int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0, double x1,
+                      double y1);
 
 /* Marching squares on the cell-centre lattice of f at level iso: segments
  * (x0, y0, x1, y1) in world coordinates into seg (capacity cap segments,

@@ -93,30 +93,6 @@ static void make_ticks(const axis *a, int target, ticks *t) {
   t->n = n;
 }
 
-/* Liang-Barsky clip of a segment to [x0,x1]x[y0,y1]; 0 when outside */
-static int clip(double *ax, double *ay, double *bx, double *by, double x0, double y0, double x1, double y1) {
-  double t0 = 0, t1 = 1, dx = *bx - *ax, dy = *by - *ay;
-  double p[4] = {-dx, dx, -dy, dy}, q[4] = {*ax - x0, x1 - *ax, *ay - y0, y1 - *ay};
-  for (int k = 0; k < 4; k++) {
-    if (p[k] == 0) {
-      if (q[k] < 0) return 0;
-      continue;
-    }
-    double r = q[k] / p[k];
-    if (p[k] < 0) {
-      if (r > t1) return 0;
-      if (r > t0) t0 = r;
-    } else {
-      if (r < t0) return 0;
-      if (r < t1) t1 = r;
-    }
-  }
-  double ox = *ax, oy = *ay;
-  *ax = ox + t0 * dx, *ay = oy + t0 * dy;
-  *bx = ox + t1 * dx, *by = oy + t1 * dy;
-  return 1;
-}
-
 /* a polyline segment with a dash pattern; phase carries along the line */
 static void dashed(tide_canvas *c, double ax, double ay, double bx, double by, double w, int dash,
                    const float col[3], double *phase) {
@@ -251,7 +227,7 @@ int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
           continue;
         double x0 = ax_map(&ax, se->x[k]), y0 = ax_map(&ay, se->y[k]);
         double x1 = ax_map(&ax, se->x[k + 1]), y1 = ax_map(&ay, se->y[k + 1]);
-        if (clip(&x0, &y0, &x1, &y1, left, top, right, bottom)) dashed(c, x0, y0, x1, y1, se->width, se->dash, se->color, &phase);
+        if (tide_clip_segment(&x0, &y0, &x1, &y1, left, top, right, bottom)) dashed(c, x0, y0, x1, y1, se->width, se->dash, se->color, &phase);
       }
     if (se->marker)
       for (int64_t k = 0; k < se->n; k++) {
