@@ -30,7 +30,8 @@
  *   tide.Particles  tide_particles *      (modules/liquid/particles.h)
  *   tide.Matrix     tide_csr *            (modules/linalg/linalg.h)
  *   tide.Factor     CHOLMOD/UMFPACK factor (modules/linalg/linalg.h)
- *   tide.TetMesh    tide_tetmesh *         (modules/solid/mesh.h)  */
+ *   tide.TetMesh    tide_tetmesh *         (modules/solid/mesh.h)
+ *   tide.Shape      tide_shape *           (modules/grid/sdf.h)  */
 #define TIDE_ARRAY_T "tide.Array"
 #define TIDE_GRID_T "tide.Grid"
 #define TIDE_MAC_T "tide.Mac"
@@ -38,6 +39,7 @@
 #define TIDE_MATRIX_T "tide.Matrix"
 #define TIDE_FACTOR_T "tide.Factor"
 #define TIDE_TETMESH_T "tide.TetMesh"
+#define TIDE_SHAPE_T "tide.Shape"
 
 /* ------------------------------------------------------------ objects */
 

@@ -120,26 +120,24 @@ static void grid_from_array(lua_State *L, frame_grid *fg, tide_array *a, const c
 }
 
 /* the connectivity array (m, k) as 0-based int32 indices checked against nv */
-static const int32_t *connectivity(lua_State *L, tide_array *a, const char *what, int k,
-                                   int64_t nv, int base, int64_t *m) {
+const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fname, const char *what,
+                                     int k, int64_t nv, int base, int64_t *m) {
   if (a->ndim != 2 || a->shape[1] != k)
-    tide_lua_error(L, FN ".png2d: option '%s' must have shape (m, %d)", what, k);
+    tide_lua_error(L, "%s: option '%s' must have shape (m, %d)", fname, what, k);
   *m = a->shape[0];
   tide_array *c = tide_array_clone(a, TIDE_I32);
-  if (!c) tide_lua_error(L, FN ".png2d: %s: %s", what, tide_errmsg());
+  if (!c) tide_lua_error(L, "%s: %s: %s", fname, what, tide_errmsg());
   tide_lua_pusharray(L, c);
   int32_t *p = TIDE_I32P(c);
   for (int64_t q = 0; q < *m * k; q++) {
     double orig = tide_array_getlin(a, q);
-    if (orig != floor(orig))
-      tide_lua_error(L, FN ".png2d: option '%s' holds a non-integral index %f", what, orig);
+    if (orig != floor(orig) || fabs(orig) > 2e9)
+      tide_lua_error(L, "%s: option '%s' holds a non-integral or huge index %f", fname, what, orig);
     p[q] -= base;
     if (p[q] < 0 || p[q] >= nv)
-      tide_lua_error(L,
-                     FN ".png2d: option '%s' row %I refers to vertex %d, outside %d..%I "
-                        "(index_base = %d)",
-                     what, (lua_Integer)(q / k + 1), p[q] + base, base, (lua_Integer)(nv - 1 + base),
-                     base);
+      tide_lua_error(L, "%s: option '%s' row %I refers to vertex %d, outside %d..%I (index_base = %d)",
+                     fname, what, (lua_Integer)(q / k + 1), p[q] + base, base,
+                     (lua_Integer)(nv - 1 + base), base);
   }
   return p;
 }
@@ -428,8 +426,8 @@ static int l_png2d(lua_State *L) {
     int64_t shp[2] = {-1, 2};
     vv = tide_lua_fileio_f64(L, verts, F, "vertices", 2, shp);
     nv = verts->shape[0];
-    if (tris) tv = connectivity(L, tris, "triangles", 3, nv, base, &nt);
-    if (segs) sv = connectivity(L, segs, "segments", 2, nv, base, &ns);
+    if (tris) tv = tide_lua_fileio_index(L, tris, F, "triangles", 3, nv, base, &nt);
+    if (segs) sv = tide_lua_fileio_index(L, segs, F, "segments", 2, nv, base, &ns);
   }
   static const float mesh_def[3] = {0.85f, 0.55f, 0.30f}, edge_def[3] = {0.25f, 0.15f, 0.08f};
   float mcol[3], ecol[3];
@@ -506,7 +504,7 @@ static int l_png2d(lua_State *L) {
 /* ------------------------------------------------ PNG of arrays, reading */
 
 /* a file name argument: a non-empty string (numbers are not coerced) */
-static const char *check_path(lua_State *L, int idx, const char *fname) {
+const char *tide_lua_fileio_path(lua_State *L, int idx, const char *fname) {
   if (lua_type(L, idx) != LUA_TSTRING)
     tide_lua_error(L, "%s: path must be a string, got %s", fname, luaL_typename(L, idx));
   const char *p = lua_tostring(L, idx);
@@ -517,7 +515,7 @@ static const char *check_path(lua_State *L, int idx, const char *fname) {
 /* tide.fileio.png_write(path, image): image u8 (h, w) or (h, w, c), c = 1..4 */
 static int l_png_write(lua_State *L) {
   const char *F = FN ".png_write";
-  const char *path = check_path(L, 1, F);
+  const char *path = tide_lua_fileio_path(L, 1, F);
   tide_array *a = tide_lua_checkarray(L, 2);
   if (a->dtype != TIDE_U8) tide_lua_error(L, "%s: image must be a u8 array, got %s", F, tide_dtype_name(a->dtype));
   if (a->ndim != 2 && a->ndim != 3)
@@ -538,7 +536,7 @@ static int l_png_write(lua_State *L) {
 
 /* tide.fileio.png_read(path) -> u8 array (h, w, 4) RGBA, or nil, message */
 static int l_png_read(lua_State *L) {
-  const char *path = check_path(L, 1, FN ".png_read");
+  const char *path = tide_lua_fileio_path(L, 1, FN ".png_read");
   tide_array *a;
   int st = tide_png_read(path, &a);
   if (st) {
@@ -568,7 +566,7 @@ static int l_colormap(lua_State *L) {
 
 /* tide.fileio.mkdirs(path): create the missing parent directories of path */
 static int l_mkdirs(lua_State *L) {
-  tide_lua_check(L, tide_fileio_mkdirs(check_path(L, 1, FN ".mkdirs")), FN ".mkdirs");
+  tide_lua_check(L, tide_fileio_mkdirs(tide_lua_fileio_path(L, 1, FN ".mkdirs")), FN ".mkdirs");
   return 0;
 }
 
@@ -584,5 +582,9 @@ int luaopen_tide_fileio(lua_State *L) {
     lua_rawseti(L, -2, m + 1);
   }
   lua_setfield(L, -2, "colormaps");
+  tide_lua_fileio_3d_open(L);
+  tide_lua_fileio_data_open(L);
+  tide_lua_fileio_ckpt_open(L);
+  tide_lua_fileio_plot_open(L);
   return 1;
 }

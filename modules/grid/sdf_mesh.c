@@ -11,6 +11,7 @@
  * expansion of the 1/r^2 kernel converges slowly for beta <= 4).
  */
 #include "sdf.h"
+#include "sdf_geom.h"
 
 #include <math.h>
 #include <string.h>
@@ -20,37 +21,23 @@
 #define MAX_DEPTH 128
 
 typedef struct node {
-  double lo[3], hi[3]; /* bounding box of the faces */
-  double c[3];         /* area-weighted centroid (dipole position) */
-  double N[3];         /* sum of area-weighted normals (dipole moment) */
-  double r;            /* max distance from c to a vertex of the node */
-  int32_t left, right; /* children, -1 for a leaf */
-  int32_t start, count;/* faces order[start .. start+count) */
+  double lo[3], hi[3];  /* bounding box of the faces */
+  double c[3];          /* area-weighted centroid (dipole position) */
+  double N[3];          /* sum of area-weighted normals (dipole moment) */
+  double r;             /* max distance from c to a vertex of the node */
+  int32_t left, right;  /* children, -1 for a leaf */
+  int32_t start, count; /* faces order[start .. start+count) */
 } node;
 
 struct tide_sdf_mesh {
   int dim;
   int refcount;
   int64_t nv, nf, nnodes;
-  double *V;     /* nv x 3 (z = 0 in 2D) */
-  int32_t *F;    /* nf x 3 (third entry unused in 2D) */
-  int32_t *order;/* face permutation of the BVH */
+  double *V;      /* nv x 3 (z = 0 in 2D) */
+  int32_t *F;     /* nf x 3 (third entry unused in 2D) */
+  int32_t *order; /* face permutation of the BVH */
   node *nodes;
 };
-
-static double dot3(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static void sub3(const double *a, const double *b, double *o) {
-  o[0] = a[0] - b[0];
-  o[1] = a[1] - b[1];
-  o[2] = a[2] - b[2];
-}
-static void cross3(const double *a, const double *b, double *o) {
-  o[0] = a[1] * b[2] - a[2] * b[1];
-  o[1] = a[2] * b[0] - a[0] * b[2];
-  o[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 /* area-weighted outward normal of face f: (v1-v0)x(v2-v0)/2 in 3D, the
  * rotated edge (dy, -dx) in 2D (so |N| is the area or the length) */
@@ -67,14 +54,16 @@ static void face_normal(const tide_sdf_mesh *m, int64_t f, double N[3]) {
   sub3(b, a, e1);
   sub3(c, a, e2);
   cross3(e1, e2, N);
-  for (int i = 0; i < 3; i++) N[i] *= 0.5;
+  for (int i = 0; i < 3; i++)
+    N[i] *= 0.5;
 }
 
 static void face_centroid(const tide_sdf_mesh *m, int64_t f, double c[3]) {
   int nvf = m->dim;
   for (int i = 0; i < 3; i++) {
     double s = 0;
-    for (int v = 0; v < nvf; v++) s += m->V[3 * m->F[3 * f + v] + i];
+    for (int v = 0; v < nvf; v++)
+      s += m->V[3 * m->F[3 * f + v] + i];
     c[i] = s / nvf;
   }
 }
@@ -101,8 +90,10 @@ static void sort_faces(build_ctx *ctx, int axis, int32_t *idx, int32_t n) {
   int32_t i = 0, j = h, k = 0;
   while (i < h && j < n)
     ctx->tmp[k++] = before(ctx->cent, axis, idx[j], idx[i]) ? idx[j++] : idx[i++];
-  while (i < h) ctx->tmp[k++] = idx[i++];
-  while (j < n) ctx->tmp[k++] = idx[j++];
+  while (i < h)
+    ctx->tmp[k++] = idx[i++];
+  while (j < n)
+    ctx->tmp[k++] = idx[j++];
   memcpy(idx, ctx->tmp, (size_t)n * sizeof(int32_t));
 }
 
@@ -137,7 +128,8 @@ static int32_t build(build_ctx *ctx, tide_sdf_mesh *m, int32_t start, int32_t co
       if (ctx->cent[3 * f + i] > chi[i]) chi[i] = ctx->cent[3 * f + i];
     }
   }
-  for (int i = 0; i < 3; i++) nd->c[i] = area > 0 ? nd->c[i] / area : 0.5 * (nd->lo[i] + nd->hi[i]);
+  for (int i = 0; i < 3; i++)
+    nd->c[i] = area > 0 ? nd->c[i] / area : 0.5 * (nd->lo[i] + nd->hi[i]);
   double r2 = 0;
   for (int32_t q = start; q < start + count; q++)
     for (int v = 0; v < m->dim; v++) {
@@ -166,15 +158,18 @@ static int32_t build(build_ctx *ctx, tide_sdf_mesh *m, int32_t start, int32_t co
 int tide_sdf_mesh_new(int dim, int64_t nv, const double *V, int64_t nf, const int32_t *F,
                       tide_sdf_mesh **out) {
   *out = NULL;
-  if (dim != 2 && dim != 3) return tide_fail(TIDE_EINVAL, "mesh sdf: dim must be 2 or 3, got %d", dim);
+  if (dim != 2 && dim != 3)
+    return tide_fail(TIDE_EINVAL, "mesh sdf: dim must be 2 or 3, got %d", dim);
   if (nv < dim || nf < 1 || !V || !F)
-    return tide_fail(TIDE_EINVAL, "mesh sdf: need at least %d vertices and one face (got %lld, %lld)",
-                     dim, (long long)nv, (long long)nf);
+    return tide_fail(TIDE_EINVAL,
+                     "mesh sdf: need at least %d vertices and one face (got %lld, %lld)", dim,
+                     (long long)nv, (long long)nf);
   if (nf > INT32_MAX / 4 || nv > INT32_MAX)
     return tide_fail(TIDE_EINVAL, "mesh sdf: too many faces or vertices");
   for (int64_t i = 0; i < nv * dim; i++)
     if (!isfinite(V[i]))
-      return tide_fail(TIDE_ENONFINITE, "mesh sdf: vertex %lld is not finite", (long long)(i / dim + 1));
+      return tide_fail(TIDE_ENONFINITE, "mesh sdf: vertex %lld is not finite",
+                       (long long)(i / dim + 1));
   for (int64_t i = 0; i < nf * dim; i++)
     if (F[i] < 0 || F[i] >= nv)
       return tide_fail(TIDE_EINVAL, "mesh sdf: face %lld refers to vertex %d, not in 0..%lld",
@@ -198,9 +193,11 @@ int tide_sdf_mesh_new(int dim, int64_t nv, const double *V, int64_t nf, const in
     return TIDE_ENOMEM;
   }
   for (int64_t v = 0; v < nv; v++)
-    for (int i = 0; i < dim; i++) m->V[3 * v + i] = V[v * dim + i];
+    for (int i = 0; i < dim; i++)
+      m->V[3 * v + i] = V[v * dim + i];
   for (int64_t f = 0; f < nf; f++) {
-    for (int i = 0; i < dim; i++) m->F[3 * f + i] = F[f * dim + i];
+    for (int i = 0; i < dim; i++)
+      m->F[3 * f + i] = F[f * dim + i];
     m->order[f] = (int32_t)f;
     face_centroid(m, f, cent + 3 * f);
   }
@@ -227,72 +224,14 @@ void tide_sdf_mesh_release(tide_sdf_mesh *m) {
 }
 
 int tide_sdf_mesh_dim(const tide_sdf_mesh *m) { return m->dim; }
+
+void tide_sdf_mesh_bounds(const tide_sdf_mesh *m, double lo[3], double hi[3]) {
+  memcpy(lo, m->nodes[0].lo, 3 * sizeof(double));
+  memcpy(hi, m->nodes[0].hi, 3 * sizeof(double));
+}
 int64_t tide_sdf_mesh_nfaces(const tide_sdf_mesh *m) { return m->nf; }
 
 /* ------------------------------------------------------------- distance */
-
-/* closest point to p on triangle abc (Ericson, Real-Time Collision
- * Detection, Sec. 5.1.5): Voronoi regions of vertices, edges, face */
-static void closest_triangle(const double *p, const double *a, const double *b, const double *c,
-                             double *o) {
-  double ab[3], ac[3], ap[3];
-  sub3(b, a, ab);
-  sub3(c, a, ac);
-  sub3(p, a, ap);
-  double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-  if (d1 <= 0 && d2 <= 0) {
-    memcpy(o, a, 3 * sizeof(double));
-    return;
-  }
-  double bp[3];
-  sub3(p, b, bp);
-  double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-  if (d3 >= 0 && d4 <= d3) {
-    memcpy(o, b, 3 * sizeof(double));
-    return;
-  }
-  double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-    double v = d1 / (d1 - d3);
-    for (int i = 0; i < 3; i++) o[i] = a[i] + v * ab[i];
-    return;
-  }
-  double cp[3];
-  sub3(p, c, cp);
-  double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-  if (d6 >= 0 && d5 <= d6) {
-    memcpy(o, c, 3 * sizeof(double));
-    return;
-  }
-  double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-    double w = d2 / (d2 - d6);
-    for (int i = 0; i < 3; i++) o[i] = a[i] + w * ac[i];
-    return;
-  }
-  double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-    double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-    for (int i = 0; i < 3; i++) o[i] = b[i] + w * (c[i] - b[i]);
-    return;
-  }
-  double den = va + vb + vc;
-  if (!(den > 0)) { /* degenerate triangle: nearest of its edges */
-    memcpy(o, a, 3 * sizeof(double));
-    return;
-  }
-  double v = vb / den, w = vc / den;
-  for (int i = 0; i < 3; i++) o[i] = a[i] + ab[i] * v + ac[i] * w;
-}
-
-static void closest_segment(const double *p, const double *a, const double *b, double *o) {
-  double ab[3], ap[3];
-  sub3(b, a, ab);
-  sub3(p, a, ap);
-  double l2 = dot3(ab, ab), t = l2 > 0 ? dot3(ap, ab) / l2 : 0;
-  t = t < 0 ? 0 : t > 1 ? 1 : t;
-  for (int i = 0; i < 3; i++) o[i] = a[i] + t * ab[i];
-}
 
 static double box_dist2(const node *nd, const double *x) {
   double s = 0;

@@ -1,6 +1,7 @@
 /* csr.c -- CSR matrices: assembly from triplets with pattern reuse, products,
  * transpose, symmetric (upper) storage. */
 #include "linalg.h"
+#include "linalg_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -110,7 +111,7 @@ int tide_csr_check(const tide_csr *A, const char *what) {
     return tide_fail(TIDE_EINVAL, "%s: %d entries exceed nzmax %lld", what, A->rowptr[A->nrows],
                      (long long)A->nzmax);
   int bad_row = -1, bad_kind = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A)))
   for (int i = 0; i < A->nrows; i++) {
     int kind = 0;
     for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
@@ -250,7 +251,7 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
                      nrows, ncols);
   /* validate (first offending triplet reported) */
   int64_t bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad)
+#pragma omp parallel for schedule(static) reduction(min : bad) if (TIDE_LA_PAR(n))
   for (int64_t t = 0; t < n; t++)
     if (ti[t] < 0 || ti[t] >= nrows || tj[t] < 0 || tj[t] >= ncols || !isfinite(tv[t]))
       bad = t < bad ? t : bad;
@@ -293,7 +294,7 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
     }
   tide_free(next, (size_t)(nrows + 1) * sizeof(int64_t));
   /* sort each row by (column, triplet index) and count distinct columns */
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (TIDE_LA_PAR(nk))
   for (int i = 0; i < nrows; i++) {
     tent *r = e + cnt[i];
     int64_t len = cnt[i + 1] - cnt[i];
@@ -335,7 +336,7 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
   }
   for (int i = 0; i < nrows; i++)
     A->rowptr[i + 1] = A->rowptr[i] + rowcount[i + 1];
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (TIDE_LA_PAR(nk))
   for (int i = 0; i < nrows; i++) {
     int p = A->rowptr[i] - 1;
     for (int64_t k = cnt[i]; k < cnt[i + 1]; k++) {
@@ -375,14 +376,14 @@ int tide_csr_set_triplet_values(tide_csr *A, int64_t n, const double *v) {
                      "%lld triplets",
                      (long long)n, (long long)a->ntrip);
   int64_t bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad)
+#pragma omp parallel for schedule(static) reduction(min : bad) if (TIDE_LA_PAR(n))
   for (int64_t t = 0; t < n; t++)
     if (!isfinite(v[t])) bad = t < bad ? t : bad;
   if (bad < n)
     return tide_fail(TIDE_ENONFINITE, "tide_csr_set_triplet_values: value %lld is %g",
                      (long long)bad, v[bad]);
   int64_t nnz = tide_csr_nnz(A);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(a->nkept))
   for (int64_t p = 0; p < nnz; p++) {
     double s = 0;
     for (int64_t k = a->trip_ptr[p]; k < a->trip_ptr[p + 1]; k++)
@@ -536,6 +537,7 @@ static int triplets_flatten(const tide_triplets *T, int **pi, int **pj, double *
   int64_t o = 0;
   for (int k = 0; k < T->nlists; k++) {
     const tlist *l = &T->lists[k];
+    if (l->n == 0) continue;
     if (pi) memcpy(*pi + o, l->i, (size_t)l->n * sizeof(int));
     if (pj) memcpy(*pj + o, l->j, (size_t)l->n * sizeof(int));
     memcpy(*pv + o, l->v, (size_t)l->n * sizeof(double));
@@ -584,7 +586,7 @@ int tide_csr_gemv(const tide_csr *A, double alpha, const double *x, double beta,
     if (!a || !a->tptr)
       return tide_fail(TIDE_EINVAL, "tide_csr_mul: upper-storage matrix without its index "
                                     "(call tide_csr_finish after filling it)");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A)))
     for (int i = 0; i < A->nrows; i++) {
       double s = 0;
       for (int p = rp[i]; p < rp[i + 1]; p++)
@@ -595,7 +597,7 @@ int tide_csr_gemv(const tide_csr *A, double alpha, const double *x, double beta,
     }
     return TIDE_OK;
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A)))
   for (int i = 0; i < A->nrows; i++) {
     double s = 0;
     for (int p = rp[i]; p < rp[i + 1]; p++)
@@ -609,7 +611,7 @@ int tide_csr_mul(const tide_csr *A, const double *x, double *y) {
   if (A->stype == TIDE_CSR_UPPER) return tide_csr_gemv(A, 1.0, x, 0.0, y);
   const int *rp = A->rowptr, *ci = A->col;
   const double *va = A->val;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A)))
   for (int i = 0; i < A->nrows; i++) {
     double s = 0;
     for (int p = rp[i]; p < rp[i + 1]; p++)
@@ -635,7 +637,7 @@ int64_t tide_csr_find(const tide_csr *A, int i, int j) {
 
 int tide_csr_diag(const tide_csr *A, double *d) {
   int n = A->nrows < A->ncols ? A->nrows : A->ncols;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int i = 0; i < n; i++) {
     int64_t p = tide_csr_find(A, i, i);
     d[i] = p >= 0 ? A->val[p] : 0;
@@ -767,7 +769,7 @@ int tide_csr_expand(const tide_csr *A, tide_csr **out) {
   for (int i = 0; i < n; i++)
     B->rowptr[i + 1] =
         B->rowptr[i] + (a->tptr[i + 1] - a->tptr[i]) + (A->rowptr[i + 1] - A->rowptr[i]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(nnz))
   for (int i = 0; i < n; i++) {
     int q = B->rowptr[i];
     /* the lower part (rows of the transpose index ascend) then the upper */
@@ -812,7 +814,7 @@ int tide_csr_matmul(const tide_csr *A0, const tide_csr *B0, tide_csr **out) {
   int64_t total = 0;
   int overflow = 0;
   if (!st) {
-#pragma omp parallel num_threads(nth)
+#pragma omp parallel num_threads(nth) if (TIDE_LA_PAR(tide_csr_nnz(A)))
     {
 #ifdef _OPENMP
       int tid = omp_get_thread_num();
@@ -849,7 +851,7 @@ int tide_csr_matmul(const tide_csr *A0, const tide_csr *B0, tide_csr **out) {
   if (!st) {
     for (int i = 0; i < m; i++)
       C->rowptr[i + 1] = C->rowptr[i] + rowcount[i + 1];
-#pragma omp parallel num_threads(nth)
+#pragma omp parallel num_threads(nth) if (TIDE_LA_PAR(tide_csr_nnz(A)))
     {
 #ifdef _OPENMP
       int tid = omp_get_thread_num();
@@ -916,7 +918,7 @@ int tide_csr_asymmetry(const tide_csr *A, double *out) {
   if (st) return st;
   /* both have sorted rows: merge row i of A and of A^T */
   double mx = 0;
-#pragma omp parallel for schedule(static) reduction(max : mx)
+#pragma omp parallel for schedule(static) reduction(max : mx) if (TIDE_LA_PAR(tide_csr_nnz(A)))
   for (int i = 0; i < A->nrows; i++) {
     int p = A->rowptr[i], pe = A->rowptr[i + 1], q = T->rowptr[i], qe = T->rowptr[i + 1];
     while (p < pe || q < qe) {
@@ -933,5 +935,103 @@ int tide_csr_asymmetry(const tide_csr *A, double *out) {
   }
   tide_csr_free(T);
   *out = mx;
+  return TIDE_OK;
+}
+
+/* C = alpha A + beta B: merge of the sorted rows. */
+int tide_csr_add(double alpha, const tide_csr *A0, double beta, const tide_csr *B0,
+                 tide_csr **out) {
+  *out = NULL;
+  if (A0->nrows != B0->nrows || A0->ncols != B0->ncols)
+    return tide_fail(TIDE_EINVAL, "tide_csr_add: sizes differ (%d x %d and %d x %d)", A0->nrows,
+                     A0->ncols, B0->nrows, B0->ncols);
+  tide_csr *Ae = NULL, *Be = NULL, *C = NULL;
+  const tide_csr *A = A0, *B = B0;
+  int st = TIDE_OK;
+  if (A0->stype == TIDE_CSR_UPPER && B0->stype == TIDE_CSR_UPPER) {
+    /* both symmetric: the sum stays in upper storage */
+  } else {
+    if (A0->stype == TIDE_CSR_UPPER) {
+      st = tide_csr_expand(A0, &Ae);
+      A = Ae;
+    }
+    if (!st && B0->stype == TIDE_CSR_UPPER) {
+      st = tide_csr_expand(B0, &Be);
+      B = Be;
+    }
+  }
+  int m = A->nrows;
+  int *cnt = st ? NULL : tide_calloc((size_t)(m + 1) * sizeof(int));
+  if (!st && !cnt) st = TIDE_ENOMEM;
+  if (!st) {
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A) + tide_csr_nnz(B)))
+    for (int i = 0; i < m; i++) {
+      int p = A->rowptr[i], pe = A->rowptr[i + 1], q = B->rowptr[i], qe = B->rowptr[i + 1], c = 0;
+      while (p < pe || q < qe) {
+        if (q >= qe || (p < pe && A->col[p] < B->col[q]))
+          p++;
+        else if (p >= pe || B->col[q] < A->col[p])
+          q++;
+        else
+          p++, q++;
+        c++;
+      }
+      cnt[i + 1] = c;
+    }
+    int64_t total = 0;
+    for (int i = 0; i < m; i++)
+      total += cnt[i + 1];
+    st = total > INT32_MAX ? tide_fail(TIDE_EINVAL, "tide_csr_add: too many entries")
+                           : tide_csr_new(m, A->ncols, total, &C);
+  }
+  if (!st) {
+    C->stype = A->stype;
+    for (int i = 0; i < m; i++)
+      C->rowptr[i + 1] = C->rowptr[i] + cnt[i + 1];
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(C)))
+    for (int i = 0; i < m; i++) {
+      int p = A->rowptr[i], pe = A->rowptr[i + 1], q = B->rowptr[i], qe = B->rowptr[i + 1];
+      int o = C->rowptr[i];
+      while (p < pe || q < qe) {
+        if (q >= qe || (p < pe && A->col[p] < B->col[q])) {
+          C->col[o] = A->col[p];
+          C->val[o++] = alpha * A->val[p++];
+        } else if (p >= pe || B->col[q] < A->col[p]) {
+          C->col[o] = B->col[q];
+          C->val[o++] = beta * B->val[q++];
+        } else {
+          C->col[o] = A->col[p];
+          C->val[o++] = alpha * A->val[p++] + beta * B->val[q++];
+        }
+      }
+    }
+    st = build_transpose_index(C);
+  }
+  tide_free(cnt, cnt ? (size_t)(m + 1) * sizeof(int) : 0);
+  tide_csr_free(Ae);
+  tide_csr_free(Be);
+  if (st) {
+    tide_csr_free(C);
+    return st;
+  }
+  *out = C;
+  return TIDE_OK;
+}
+
+int tide_csr_scale(tide_csr *A, const double *left, const double *right) {
+  if (A->stype == TIDE_CSR_UPPER && left != right)
+    return tide_fail(TIDE_EINVAL, "tide_csr_scale: a symmetric (upper-storage) matrix needs the "
+                                  "same left and right scaling");
+  int bad = -1;
+  for (int i = 0; left && i < A->nrows && bad < 0; i++)
+    if (!isfinite(left[i])) bad = i;
+  for (int j = 0; right && j < A->ncols && bad < 0; j++)
+    if (!isfinite(right[j])) bad = j;
+  if (bad >= 0)
+    return tide_fail(TIDE_ENONFINITE, "tide_csr_scale: scaling entry %d is not finite", bad);
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(tide_csr_nnz(A)))
+  for (int i = 0; i < A->nrows; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      A->val[p] *= (left ? left[i] : 1.0) * (right ? right[A->col[p]] : 1.0);
   return TIDE_OK;
 }

@@ -56,7 +56,7 @@ static double axpy2_norm(int64_t n, double a, const double *p, const double *q, 
     }
     return tide_norm2sq(n, r);
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int64_t b = 0; b < nb; b++) {
     int64_t lo = b * TIDE_RBLOCK, hi = lo + TIDE_RBLOCK < n ? lo + TIDE_RBLOCK : n;
     double t = 0;
@@ -74,27 +74,27 @@ static double axpy2_norm(int64_t n, double a, const double *p, const double *q, 
 }
 
 static void vcopy(int64_t n, const double *x, double *y) {
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int64_t i = 0; i < n; i++)
     y[i] = x[i];
 }
 
 static void vzero(int64_t n, double *y) {
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int64_t i = 0; i < n; i++)
     y[i] = 0;
 }
 
 /* y = x + b y */
 static void xpby(int64_t n, const double *x, double b, double *y) {
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int64_t i = 0; i < n; i++)
     y[i] = x[i] + b * y[i];
 }
 
 /* y += a x */
 static void axpy(int64_t n, double a, const double *x, double *y) {
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int64_t i = 0; i < n; i++)
     y[i] += a * x[i];
 }
@@ -103,14 +103,14 @@ static void axpy(int64_t n, double a, const double *x, double *y) {
 static void project_mean(int64_t n, double *x) {
   if (n == 0) return;
   double m = tide_sum(n, x) / (double)n;
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int64_t i = 0; i < n; i++)
     x[i] -= m;
 }
 
 static int nonfinite_at(int64_t n, const double *x) {
   int64_t bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (n > 32768)
+#pragma omp parallel for schedule(static) reduction(min : bad) if (TIDE_LA_PAR(n))
   for (int64_t i = 0; i < n; i++)
     if (!isfinite(x[i])) bad = i < bad ? i : bad;
   return bad < n ? (int)bad : -1;
@@ -121,7 +121,7 @@ static int true_residual(int64_t n, tide_linop_fn A, void *actx, const double *b
                          int nullspace, double *r, double *norm) {
   int st = A(actx, x, r);
   if (st) return st;
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
   for (int64_t i = 0; i < n; i++)
     r[i] = b[i] - r[i];
   if (nullspace) project_mean(n, r);
@@ -300,7 +300,7 @@ int tide_minres_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, void
         return tide_fail(TIDE_EINTR, "%s interrupted after %d iterations", name, it);
       }
       double sc = 1.0 / beta;
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
       for (int64_t i = 0; i < n; i++)
         v[i] = sc * y[i];
       if ((s = A(actx, v, y))) return s;
@@ -339,7 +339,7 @@ int tide_minres_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, void
       w1 = w2;
       w2 = w;
       w = tmp;
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
       for (int64_t i = 0; i < n; i++) {
         w[i] = (v[i] - oldeps * w1[i] - delta * w2[i]) * den;
         x[i] += phi * w[i];
@@ -399,7 +399,7 @@ int tide_bicgstab_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, vo
         first = 0;
       } else {
         double beta = (rho1 / rho) * (alpha / omega);
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
         for (int64_t i = 0; i < n; i++)
           p[i] = r[i] + beta * (p[i] - omega * v[i]);
       }
@@ -416,7 +416,7 @@ int tide_bicgstab_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, vo
         break;
       }
       alpha = rho1 / r0v;
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
       for (int64_t i = 0; i < n; i++)
         sv[i] = r[i] - alpha * v[i];
       double snorm = sqrt(tide_norm2sq(n, sv));
@@ -436,7 +436,7 @@ int tide_bicgstab_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, vo
       if ((s = A(actx, sh, t))) return s;
       double tt = tide_dot(n, t, t);
       omega = tt > 0 ? tide_dot(n, t, sv) / tt : 0;
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
       for (int64_t i = 0; i < n; i++) {
         x[i] += alpha * ph[i] + omega * sh[i];
         r[i] = sv[i] - omega * t[i];

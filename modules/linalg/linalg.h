@@ -110,6 +110,13 @@ int tide_csr_expand(const tide_csr *A, tide_csr **out);
 /* C = A B (general storage; Gustavson's algorithm, OpenMP over rows of A,
  * columns sorted).  Inputs in upper storage are expanded on the fly. */
 int tide_csr_matmul(const tide_csr *A, const tide_csr *B, tide_csr **out);
+/* C = alpha A + beta B (same sizes; union of the patterns, general storage;
+ * inputs in upper storage are expanded). */
+int tide_csr_add(double alpha, const tide_csr *A, double beta, const tide_csr *B, tide_csr **out);
+/* In place A = diag(left) A diag(right); either may be NULL (identity).
+ * left has nrows entries, right ncols.  An upper-storage matrix needs
+ * left == right (the scaling must keep it symmetric). */
+int tide_csr_scale(tide_csr *A, const double *left, const double *right);
 /* max |A - A^T| over the entries (0 for exactly symmetric matrices). */
 int tide_csr_asymmetry(const tide_csr *A, double *out);
 
@@ -248,6 +255,53 @@ const tide_precond *tide_krylov_precond(const tide_krylov *S);
 /* One-shot convenience: new + solve + free. */
 int tide_solve_krylov(const tide_csr *A, int method, int precond, const double *b, double *x,
                       const tide_solve_opts *o, tide_solve_stats *st);
+
+/* ------------------------------------------------------ direct solvers */
+
+enum {
+  TIDE_FACTOR_CHOLESKY = 0, /* A = L L^T, SPD A: CHOLMOD supernodal (BLAS-3) */
+  TIDE_FACTOR_LDLT,         /* A = L D L^T, symmetric quasi-definite A (e.g. [H B^T; B -C]
+                               with H, C SPD): CHOLMOD simplicial, no pivoting */
+  TIDE_FACTOR_LU            /* P A Q = L U, general square A: UMFPACK */
+};
+const char *tide_factor_name(int kind);
+
+/* Facts about a factorization (tide_factor_info). */
+typedef struct tide_factor_stats {
+  int kind, n;
+  int64_t nnz_A;      /* entries of A given to the factorization (one triangle if symmetric) */
+  int64_t nnz_factor; /* nnz(L) (Cholesky, LDL^T: CHOLMOD's count without supernodal
+                         padding) or nnz(L) + nnz(U) (LU) */
+  double flops;       /* floating-point operations of one numeric factorization */
+  int64_t bytes;      /* memory held by the factor object (also in tide_mem_bytes()) */
+  double analyze_seconds, factor_seconds; /* last analysis and numeric factorization */
+  int supernodal;                         /* 1 if CHOLMOD chose/was given the supernodal method */
+  int refactors;                          /* numeric factorizations done since the analysis */
+} tide_factor_stats;
+
+/* A sparse direct factorization with its symbolic analysis (fill-reducing
+ * ordering, elimination tree, supernodes) kept for reuse:
+ *   tide_factor_new       analyse the pattern of A and factorize;
+ *   tide_factor_refactor  numeric factorization of new values on the same
+ *                         pattern (no new analysis);
+ *   tide_factor_solve     x = A^{-1} b, without allocation.
+ * Cholesky: A must be symmetric positive definite; otherwise TIDE_ENOTSPD
+ * with the failing pivot.  LDLT: symmetric with a nonzero-pivot LDL^T in the
+ * fill-reducing order (guaranteed for quasi-definite matrices); a zero pivot
+ * gives TIDE_ESINGULAR.  Symmetric kinds read the upper triangle of A
+ * (general or TIDE_CSR_UPPER storage) and check that a general-storage A is
+ * symmetric.  LU: any square nonsingular A (TIDE_ESINGULAR otherwise).
+ * Memory of CHOLMOD/UMFPACK is counted in tide_mem_bytes(). */
+typedef struct tide_factor tide_factor;
+int tide_factor_new(const tide_csr *A, int kind, tide_factor **out);
+int tide_factor_refactor(tide_factor *F, const tide_csr *A);
+/* b and x have n entries and may alias. */
+int tide_factor_solve(tide_factor *F, const double *b, double *x);
+void tide_factor_info(const tide_factor *F, tide_factor_stats *out);
+void tide_factor_free(tide_factor *F);
+
+/* One-shot convenience: factor, solve, free. */
+int tide_solve_direct(const tide_csr *A, int kind, const double *b, double *x);
 
 #ifdef __cplusplus
 }

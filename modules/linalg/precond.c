@@ -75,10 +75,10 @@ const char *tide_precond_name(int kind) {
 /* ------------------------------------------------------------- levels */
 
 static void levels_free(levels *lv) {
-  tide_free(lv->rows, lv->rows ? (size_t)lv->n * sizeof(int) : 0);
+  tide_free(lv->rows, lv->rows ? (size_t)(lv->n > 0 ? lv->n : 1) * sizeof(int) : 0);
   tide_free(lv->lptr, lv->lptr ? (size_t)(lv->nlev + 1) * sizeof(int) : 0);
   tide_free(lv->segptr, lv->segptr ? (size_t)(lv->nseg + 1) * sizeof(int) : 0);
-  tide_free(lv->segpar, lv->segpar ? (size_t)lv->nseg : 0);
+  tide_free(lv->segpar, lv->segpar ? (size_t)(lv->nseg > 0 ? lv->nseg : 1) : 0);
   memset(lv, 0, sizeof *lv);
 }
 
@@ -244,7 +244,7 @@ static int ic_numeric(tide_precond *P, const tide_csr *A) {
   const int *wptr = P->wptr, *wcol = P->wcol;
   double *w = P->wval;
   double tau = P->kind == TIDE_PRECOND_MIC0 ? TIDE_MIC_TAU : 0.0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(P->wnz))
   for (int64_t q = 0; q < P->wnz; q++)
     w[q] = A->val[P->amap[q]];
   for (int i = 0; i < n; i++)
@@ -277,7 +277,7 @@ static int ic_numeric(tide_precond *P, const tide_csr *A) {
     }
   }
   /* the transpose L for the forward solve */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(P->lnz))
   for (int64_t q = 0; q < P->lnz; q++)
     P->lval[q] = w[P->lsrc[q]];
   return TIDE_OK;
@@ -288,7 +288,7 @@ static int ilu_numeric(tide_precond *P, const tide_csr *A, int *marker) {
   int n = P->n;
   const int *wptr = P->wptr, *wcol = P->wcol, *wdiag = P->wdiag;
   double *w = P->wval;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(P->wnz))
   for (int64_t q = 0; q < P->wnz; q++)
     w[q] = A->val[q];
   for (int i = 0; i < n; i++)
@@ -482,7 +482,7 @@ int tide_precond_refactor(tide_precond *P, const tide_csr *A) {
     /* row i of w must be exactly the entries of row i of A from the
      * diagonal on: same first (diagonal) and last positions, same columns */
     int64_t nnz = tide_csr_nnz(A);
-#pragma omp parallel for schedule(static) reduction(| : bad)
+#pragma omp parallel for schedule(static) reduction(| : bad) if (TIDE_LA_PAR(P->wnz))
     for (int i = 0; i < P->n; i++) {
       int q0 = P->wptr[i], q1 = P->wptr[i + 1];
       if (P->amap[q1 - 1] != A->rowptr[i + 1] - 1 || P->amap[q0] < A->rowptr[i]) {
@@ -512,7 +512,7 @@ int tide_precond_apply(const tide_precond *P, const double *r, double *z) {
     memcpy(z, r, (size_t)n * sizeof(double));
     return TIDE_OK;
   case TIDE_PRECOND_JACOBI:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(n))
     for (int i = 0; i < n; i++)
       z[i] = r[i] * P->dinv[i];
     return TIDE_OK;

@@ -1,64 +1,15 @@
 /* test_linalg_pcg.c -- CSR assembly and PCG (none/Jacobi/IC(0)/MIC(0)) on
  * Poisson problems with known solutions. */
-#include "check.h"
-#include "linalg/linalg.h"
+#include "test_linalg_mats.h"
 
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 5-point Laplacian (times h^2) on an m x m interior grid, Dirichlet. */
-static tide_csr *poisson2d(int m) {
-  int n = m * m;
-  int64_t cap = 5 * (int64_t)n, k = 0;
-  int *I = malloc(cap * sizeof(int)), *J = malloc(cap * sizeof(int));
-  double *V = malloc(cap * sizeof(double));
-  for (int a = 0; a < m; a++)
-    for (int b = 0; b < m; b++) {
-      int r = a * m + b;
-      I[k] = r, J[k] = r, V[k++] = 4;
-      if (a > 0) I[k] = r, J[k] = r - m, V[k++] = -1;
-      if (a < m - 1) I[k] = r, J[k] = r + m, V[k++] = -1;
-      if (b > 0) I[k] = r, J[k] = r - 1, V[k++] = -1;
-      if (b < m - 1) I[k] = r, J[k] = r + 1, V[k++] = -1;
-    }
-  tide_csr *A = NULL;
-  int st = tide_csr_from_triplets(n, n, k, I, J, V, TIDE_CSR_GENERAL, &A);
-  CHECK(st == TIDE_OK, "poisson2d: %s", tide_errmsg());
-  free(I), free(J), free(V);
-  return A;
-}
-
-/* 5-point Laplacian, pure Neumann (cell-centred, zero-flux walls). */
-static tide_csr *neumann2d(int m) {
-  tide_triplets *T = NULL;
-  tide_triplets_new(m * m, m * m, &T);
-#pragma omp parallel for schedule(static)
-  for (int a = 0; a < m; a++)
-    for (int b = 0; b < m; b++) {
-      int r = a * m + b;
-      int nb[4][2] = {{a - 1, b}, {a + 1, b}, {a, b - 1}, {a, b + 1}};
-      for (int q = 0; q < 4; q++) {
-        int aa = nb[q][0], bb = nb[q][1];
-        if (aa < 0 || aa >= m || bb < 0 || bb >= m) continue;
-        /* each face contributes to the diagonal separately: duplicates */
-        tide_triplets_add(T, r, r, 1.0);
-        tide_triplets_add(T, r, aa * m + bb, -1.0);
-      }
-    }
-  tide_csr *A = NULL;
-  int st = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A);
-  CHECK(st == TIDE_OK, "neumann2d: %s", tide_errmsg());
-  tide_triplets_free(T);
-  return A;
-}
-
-static double relerr(int n, const double *x, const double *y) {
-  double e = 0, s = 0;
-  for (int i = 0; i < n; i++)
-    e += (x[i] - y[i]) * (x[i] - y[i]), s += y[i] * y[i];
-  return sqrt(e / s);
-}
+static tide_csr *poisson2d(int m) { return tm_laplacian(m, m, 1, NULL, 1, NULL); }
+static tide_csr *neumann2d(int m) { return tm_laplacian(m, m, 1, NULL, 0, NULL); }
+static tide_csr *poisson3d(int m) { return tm_laplacian(m, m, m, NULL, 1, NULL); }
+#define relerr tm_relerr
 
 static void test_csr_basics(void) {
   /* duplicates summed, sorted columns, diag, transpose, mul */
@@ -159,6 +110,45 @@ static void test_upper_storage_and_matmul(void) {
   double asym = 1;
   tide_csr_asymmetry(AA, &asym);
   CHECK(asym == 0, "A^2 asymmetry %g", asym);
+  /* A + 2 U (general + upper) and U + U (stays upper) */
+  tide_csr *S = NULL, *S2 = NULL;
+  CHECK(tide_csr_add(1.0, A, 2.0, U, &S) == TIDE_OK && S->stype == TIDE_CSR_GENERAL, "add");
+  tide_csr_mul(S, x, y2);
+  for (int i = 0; i < 81; i++)
+    y3[i] = 3 * y1[i];
+  CHECK(relerr(81, y2, y3) < 1e-15, "A + 2U %g", relerr(81, y2, y3));
+  CHECK(tide_csr_add(1.0, U, 1.0, U, &S2) == TIDE_OK && S2->stype == TIDE_CSR_UPPER, "U + U");
+  tide_csr_mul(S2, x, y2);
+  for (int i = 0; i < 81; i++)
+    y3[i] = 2 * y1[i];
+  CHECK(relerr(81, y2, y3) < 1e-15, "U + U %g", relerr(81, y2, y3));
+  /* a coupling product P^T diag(z) P, P rectangular (81 x 20), checked
+   * against applying the factors one by one */
+  int Ip[160], Jp[160];
+  double Vp[160], z[81], t1[81], t2[20], t3[20];
+  for (int k = 0; k < 160; k++)
+    Ip[k] = (int)(tide_rand01(8, k) * 81), Jp[k] = k % 20, Vp[k] = tide_rand01(9, k) - 0.5;
+  for (int i = 0; i < 81; i++)
+    z[i] = 1 + tide_rand01(10, i);
+  tide_csr *P = NULL, *Pt = NULL, *DP = NULL, *PtDP = NULL;
+  tide_csr_from_triplets(81, 20, 160, Ip, Jp, Vp, TIDE_CSR_GENERAL, &P);
+  tide_csr_transpose(P, &Pt);
+  tide_csr_clone(P, &DP);
+  CHECK(tide_csr_scale(DP, z, NULL) == TIDE_OK, "scale");
+  CHECK(tide_csr_matmul(Pt, DP, &PtDP) == TIDE_OK && PtDP->nrows == 20 && PtDP->ncols == 20,
+        "P^T D P");
+  tide_csr_mul(PtDP, x, t2);
+  tide_csr_mul(P, x, t1);
+  for (int i = 0; i < 81; i++)
+    t1[i] *= z[i];
+  tide_csr_mul(Pt, t1, t3);
+  CHECK(relerr(20, t2, t3) < 1e-14, "P^T D P product %g", relerr(20, t2, t3));
+  double asym2 = 1;
+  tide_csr_asymmetry(PtDP, &asym2);
+  CHECK(asym2 < 1e-15, "P^T D P asymmetry %g", asym2);
+  CHECK(tide_csr_scale(U, z, NULL) == TIDE_EINVAL, "one-sided scaling of upper storage accepted");
+  tide_csr_free(P), tide_csr_free(Pt), tide_csr_free(DP), tide_csr_free(PtDP);
+  tide_csr_free(S), tide_csr_free(S2);
   tide_csr_free(A), tide_csr_free(U), tide_csr_free(E), tide_csr_free(AA);
 }
 
@@ -317,29 +307,6 @@ static void test_neumann(void) {
   }
   free(u), free(b), free(x);
   tide_csr_free(A);
-}
-
-/* 7-point Laplacian on an m^3 grid (Dirichlet), triplets added per row
- * from an OpenMP loop. */
-static tide_csr *poisson3d(int m) {
-  int n = m * m * m;
-  tide_triplets *T = NULL;
-  tide_triplets_new(n, n, &T);
-#pragma omp parallel for schedule(static)
-  for (int r = 0; r < n; r++) {
-    int a = r / (m * m), b = (r / m) % m, c = r % m;
-    tide_triplets_add(T, r, r, 6);
-    if (a > 0) tide_triplets_add(T, r, r - m * m, -1);
-    if (a < m - 1) tide_triplets_add(T, r, r + m * m, -1);
-    if (b > 0) tide_triplets_add(T, r, r - m, -1);
-    if (b < m - 1) tide_triplets_add(T, r, r + m, -1);
-    if (c > 0) tide_triplets_add(T, r, r - 1, -1);
-    if (c < m - 1) tide_triplets_add(T, r, r + 1, -1);
-  }
-  tide_csr *A = NULL;
-  CHECK(tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A) == TIDE_OK, "%s", tide_errmsg());
-  tide_triplets_free(T);
-  return A;
 }
 
 /* 3D: the level-scheduled (parallel) triangular solves are bit-identical to

@@ -4,9 +4,8 @@ local T = require "tide.testing"
 local A = tide.array
 local fio = tide.fileio
 
-local dir = os.tmpname()
-os.remove(dir)
-dir = dir .. "_png2d"
+local U = dofile(T.source("tests/fileio/util.lua"))
+local dir = U.tmpdir("png2d")
 
 local function px(img, x, y) -- 1-based pixel (column x, row y) -> r, g, b (0..255)
   return img:get(y, x, 1), img:get(y, x, 2), img:get(y, x, 3)
@@ -57,6 +56,14 @@ local _, _, b = px(img, 100, edge_row)      -- pixel straddling y = 0.3 is half 
 local rr = px(img, 100, edge_row)
 T.check(rr > 80 and rr < 175, "anti-aliased edge pixel half covered (red " .. rr .. ")")
 T.check(b == 255, "edge pixel blue")
+
+-- the contour runs on to the domain walls (drawn area: pixels 7..206)
+fio.png2d{ path = path, domain = { origin = {0, 0}, size = {1, 1} }, phi = phi, width = 212,
+  liquid_alpha = 0, contour_color = {1, 0, 0}, contour_width = 2, frame = false }
+img = fio.png_read(path)
+local r7, g7 = px(img, 7, edge_row)
+local r206, g206 = px(img, 206, edge_row)
+T.check(r7 > 200 and g7 < 80 and r206 > 200 and g206 < 80, "contour reaches both walls: " .. r7 .. "," .. g7 .. " " .. r206 .. "," .. g206)
 
 -- contour of a circle: pixels on the circle are dark, centre is filled
 for i = 1, n do for j = 1, n do
@@ -163,8 +170,8 @@ local before = fio.png_read(keep):checksum()
 T.raises(function() fio.png2d(with("path", keep .. "/sub.png")) end, "not a directory", "parent is a file")
 T.raises(function() fio.png2d(with("path", dir)) end, "tide.fileio.png2d", "path is a directory")
 T.check(fio.png_read(keep):checksum() == before, "previous frame intact")
-local listing = io.popen("ls -A '" .. dir .. "'"):read("a")
+local listing = U.listing(dir)
 T.check(not listing:find("tmp"), "no temporary files left: " .. listing:gsub("\n", " "))
 
-os.execute("rm -rf '" .. dir .. "'")
+U.cleanup(dir)
 os.exit(T.report())

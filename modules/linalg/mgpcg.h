@@ -1,0 +1,110 @@
+/*
+ * mgpcg.h -- solvers specialised to the MAC-grid Poisson problem
+ * (mac_poisson.h), matrix-free on the grid, OpenMP-parallel, deterministic:
+ *
+ *   TIDE_MAC_MGPCG  conjugate gradients preconditioned by one geometric
+ *                   multigrid V-cycle (McAdams, Sifakis & Teran, "A parallel
+ *                   multigrid Poisson solver for fluids simulation on large
+ *                   grids", SCA 2010): labels coarsened by 2 per axis (a
+ *                   coarse cell is AIR if any child is AIR, else LIQUID if
+ *                   any child is LIQUID, else SOLID), trilinear prolongation
+ *                   P and restriction R = P^T / 2^dim, re-discretized coarse
+ *                   operators, damped Jacobi smoothing (omega = 2/3) plus
+ *                   extra red-black Gauss-Seidel sweeps in a band of cells
+ *                   near the boundary, post-smoothing the adjoint of
+ *                   pre-smoothing, exact dense Cholesky bottom solve: the
+ *                   V-cycle is a fixed symmetric positive definite operator,
+ *                   so CG stays valid.  Iteration counts are nearly
+ *                   independent of the resolution.
+ *   TIDE_MAC_MIC0   CG preconditioned by modified incomplete Cholesky MIC(0)
+ *                   in natural cell order (Bridson, "Fluid Simulation for
+ *                   Computer Graphics", 2nd ed., 5.2.6, tau = 0.97,
+ *                   sigma = 0.25); the triangular solves run in parallel over
+ *                   wavefronts of grid pencils, with the same result as the
+ *                   serial sweep.
+ *   TIDE_MAC_CG     unpreconditioned CG (the baseline).
+ *
+ * A solver is created for a grid and a problem; tide_mac_solver_update
+ * re-analyses new labels / weights on the same grid (the next time step)
+ * without allocating unless the boundary band outgrows its lists.  Solves
+ * allocate nothing.  Liquid regions with no Dirichlet (air) face are detected;
+ * their pressure is defined up to a constant: the right-hand side is
+ * projected onto the range (mean removed per region), and the returned
+ * pressure has zero mean in each such region.
+ *
+ * Vectors b and x are cell arrays of the user grid (ncells doubles, layout of
+ * grid.h); entries at non-liquid cells of b are ignored and those of x are
+ * set to 0.  Stopping test: ||b - A x||_2 <= tol ||b||_2 over liquid cells.
+ * Results are bit-identical for any thread count (fixed-order reductions,
+ * colour-ordered Gauss-Seidel, wavefront-ordered MIC(0)).
+ */
+#ifndef TIDE_MGPCG_H
+#define TIDE_MGPCG_H
+
+#include "linalg/mac_poisson.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { TIDE_MAC_MGPCG = 0, TIDE_MAC_MIC0 = 1, TIDE_MAC_CG = 2 };
+/* "mgpcg", "mic0", "cg" */
+const char *tide_mac_method_name(int method);
+
+typedef struct tide_mac_solver_opts {
+  int method;          /* TIDE_MAC_MGPCG (default), TIDE_MAC_MIC0, TIDE_MAC_CG */
+  int smooth;          /* damped Jacobi sweeps before and after the coarse correction (1) */
+  int boundary_sweeps; /* red-black Gauss-Seidel sweeps in the boundary band per smoothing (4) */
+  int band;            /* boundary band: liquid cells within this many cells (L-inf) of a
+                          non-liquid cell or the domain boundary (1) */
+  double omega;        /* Jacobi damping (2/3) */
+  int bottom_cells;    /* coarsen until a level has at most this many cells (256) */
+} tide_mac_solver_opts;
+
+tide_mac_solver_opts tide_mac_solver_opts_default(void);
+
+typedef struct tide_mac_solver tide_mac_solver;
+
+/* Create a solver for P (o NULL: defaults).  Allocates the hierarchy and all
+ * work vectors for P's grid and analyses P. */
+int tide_mac_solver_new(const tide_mac_poisson *P, const tide_mac_solver_opts *o,
+                        tide_mac_solver **out);
+/* Analyse a new problem on the same grid extents (labels, weights, theta or
+ * dx changed).  After this, solves use the new problem. */
+int tide_mac_solver_update(tide_mac_solver *S, const tide_mac_poisson *P);
+/* Solve A x = b.  b, x: ncells doubles (x is the initial guess when
+ * o->use_x0).  o NULL: defaults of tide_solve_opts_default(); o->nullspace is
+ * not needed (floating regions are found automatically).  Stats always
+ * filled.  Errors: TIDE_ENOCONV (tolerance not met in maxit), TIDE_EINTR,
+ * TIDE_ENONFINITE (b or x0), TIDE_ENOTSPD (breakdown). */
+int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const tide_solve_opts *o,
+                          tide_solve_stats *st);
+void tide_mac_solver_free(tide_mac_solver *S);
+
+/* What a solver built, and the memory traffic model used by the benchmark. */
+typedef struct tide_mac_solver_info {
+  int method;
+  int levels;             /* multigrid levels (1 for mic0 / cg) */
+  int64_t cells[16];      /* interior cells per level */
+  int64_t liquid[16];     /* liquid cells per level */
+  int64_t active[16];     /* cells visited per sweep (active pencils) per level */
+  int64_t band[16];       /* boundary band cells per level */
+  int bottom;             /* unknowns of the dense bottom solve */
+  int floating;           /* liquid regions without a Dirichlet face */
+  int wavefronts;         /* MIC(0): wavefronts per triangular solve */
+  double apply_bytes;     /* bytes moved by one operator application */
+  double iteration_bytes; /* bytes moved by one iteration of the method */
+  double setup_seconds;   /* last new / update */
+  int64_t bytes;          /* memory held */
+} tide_mac_solver_info;
+
+int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *info);
+
+/* One-shot: new + solve + free. */
+int tide_mac_solve(const tide_mac_poisson *P, const tide_mac_solver_opts *so, const double *b,
+                   double *x, const tide_solve_opts *o, tide_solve_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,149 @@
+/*
+ * small.c -- symmetric eigensolver and inversion-aware SVD (see small.h).
+ */
+#include "solid/small.h"
+
+#include <math.h>
+#include <string.h>
+
+#define EIG_MAXN 24
+
+void tide_sym_eig(int n, const double *A, double *w, double *Q) {
+  double a[EIG_MAXN * EIG_MAXN];
+  memcpy(a, A, sizeof(double) * (size_t)(n * n));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) Q[i * n + j] = i == j;
+  double total = 0;
+  for (int i = 0; i < n * n; i++) total += a[i] * a[i];
+  for (int sweep = 0; sweep < 60 && total > 0; sweep++) {
+    double off = 0;
+    for (int p = 0; p < n; p++)
+      for (int q = p + 1; q < n; q++) off += a[p * n + q] * a[p * n + q];
+    if (off <= 1e-32 * total) break;
+    for (int p = 0; p < n; p++)
+      for (int q = p + 1; q < n; q++) {
+        double apq = a[p * n + q];
+        if (apq == 0) continue;
+        double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+        double c = 1 / sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < n; k++) {
+          double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < n; k++) {
+          double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        a[p * n + q] = a[q * n + p] = 0;
+        for (int k = 0; k < n; k++) {
+          double qkp = Q[k * n + p], qkq = Q[k * n + q];
+          Q[k * n + p] = c * qkp - s * qkq;
+          Q[k * n + q] = s * qkp + c * qkq;
+        }
+      }
+  }
+  for (int i = 0; i < n; i++) w[i] = a[i * n + i];
+  /* sort decreasing (selection sort keeps it simple for n <= 24) */
+  for (int i = 0; i < n; i++) {
+    int best = i;
+    for (int j = i + 1; j < n; j++)
+      if (w[j] > w[best]) best = j;
+    if (best != i) {
+      double t = w[i];
+      w[i] = w[best];
+      w[best] = t;
+      for (int k = 0; k < n; k++) {
+        t = Q[k * n + i];
+        Q[k * n + i] = Q[k * n + best];
+        Q[k * n + best] = t;
+      }
+    }
+  }
+}
+
+void tide_sym_project_psd(int n, double *A) {
+  double w[EIG_MAXN], Q[EIG_MAXN * EIG_MAXN];
+  tide_sym_eig(n, A, w, Q);
+  if (w[n - 1] >= 0) return;
+  for (int i = 0; i < n; i++)
+    for (int j = i; j < n; j++) {
+      double s = 0;
+      for (int k = 0; k < n; k++)
+        if (w[k] > 0) s += Q[i * n + k] * w[k] * Q[j * n + k];
+      A[i * n + j] = A[j * n + i] = s;
+    }
+}
+
+/* a unit vector orthogonal to unit u (3D) */
+static void any_orthogonal(const double *u, double *out) {
+  /* cross with the coordinate axis least aligned with u */
+  int k = 0;
+  if (fabs(u[1]) < fabs(u[k])) k = 1;
+  if (fabs(u[2]) < fabs(u[k])) k = 2;
+  double e[3] = {0, 0, 0};
+  e[k] = 1;
+  tide_cross3(u, e, out);
+  double l = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+  for (int i = 0; i < 3; i++) out[i] /= l;
+}
+
+void tide_svd_signed(int d, const double *F, double *U, double *s, double *V) {
+  double C[9] = {0}, w[3];
+  tide_matmul_tn(d, F, F, C);
+  tide_sym_eig(d, C, w, V);
+  if (tide_det(d, V) < 0)
+    for (int i = 0; i < d; i++) V[i * d + d - 1] = -V[i * d + d - 1];
+  /* columns b_k = F v_k */
+  double b[3][3];
+  for (int k = 0; k < d; k++)
+    for (int i = 0; i < d; i++) {
+      double t = 0;
+      for (int j = 0; j < d; j++) t += F[i * d + j] * V[j * d + k];
+      b[k][i] = t;
+    }
+  double u[3][3] = {{0}};
+  double n0 = 0;
+  for (int i = 0; i < d; i++) n0 += b[0][i] * b[0][i];
+  n0 = sqrt(n0);
+  if (n0 > 0) {
+    for (int i = 0; i < d; i++) u[0][i] = b[0][i] / n0;
+  } else {
+    u[0][0] = 1; /* F = 0: U = I */
+  }
+  if (d == 2) {
+    u[1][0] = -u[0][1];
+    u[1][1] = u[0][0];
+    s[0] = n0;
+    s[1] = u[1][0] * b[1][0] + u[1][1] * b[1][1];
+  } else {
+    double proj = u[0][0] * b[1][0] + u[0][1] * b[1][1] + u[0][2] * b[1][2];
+    double r[3], rn = 0;
+    for (int i = 0; i < 3; i++) {
+      r[i] = b[1][i] - proj * u[0][i];
+      rn += r[i] * r[i];
+    }
+    rn = sqrt(rn);
+    if (rn > 1e-14 * n0 && rn > 0) {
+      for (int i = 0; i < 3; i++) u[1][i] = r[i] / rn;
+    } else if (n0 > 0) {
+      any_orthogonal(u[0], u[1]);
+    } else {
+      u[1][1] = 1;
+    }
+    tide_cross3(u[0], u[1], u[2]);
+    s[0] = n0;
+    s[1] = u[1][0] * b[1][0] + u[1][1] * b[1][1] + u[1][2] * b[1][2];
+    s[2] = u[2][0] * b[2][0] + u[2][1] * b[2][1] + u[2][2] * b[2][2];
+  }
+  for (int i = 0; i < d; i++)
+    for (int k = 0; k < d; k++) U[i * d + k] = u[k][i];
+}
+
+void tide_polar_rotation(int d, const double *F, double *R) {
+  double U[9], s[3], V[9];
+  tide_svd_signed(d, F, U, s, V);
+  tide_matmul_nt(d, U, V, R);
+}

@@ -1,0 +1,433 @@
+/* test_solid_energy.c -- finite-difference checks of every solid energy,
+ * its gradient and Hessian (Psi/P/dPdF per model, element kernels, damping,
+ * corotational stiffness, incremental potential), the inversion-aware SVD,
+ * PSD projection and plasticity.  Fixed seeds; relative error <= 1e-5. */
+#include "check.h"
+#include "solid/fem.h"
+#include "solid/small.h"
+
+#include <string.h>
+
+static uint64_t ctr = 0;
+static double rnd(void) { return 2 * tide_rand01(77, ctr++) - 1; } /* [-1, 1) */
+
+/* relative max-norm error of a against b (reference) */
+static double relerr(int n, const double *a, const double *b) {
+  double num = 0, den = 0;
+  for (int i = 0; i < n; i++) {
+    double e = fabs(a[i] - b[i]), s = fabs(b[i]);
+    if (e > num) num = e;
+    if (s > den) den = s;
+  }
+  return den > 0 ? num / den : num;
+}
+
+static double min_eig(int n, const double *A) {
+  double w[24], Q[24 * 24];
+  tide_sym_eig(n, A, w, Q);
+  return w[n - 1];
+}
+
+static double max_abs(int n, const double *A) {
+  double m = 0;
+  for (int i = 0; i < n; i++)
+    if (fabs(A[i]) > m) m = fabs(A[i]);
+  return m;
+}
+
+/* random F = I + amp * noise, optionally inverted along a random axis */
+static void random_F(int d, double amp, int invert, double *F) {
+  for (int i = 0; i < d; i++)
+    for (int j = 0; j < d; j++) F[i * d + j] = (i == j) + amp * rnd();
+  if (invert && tide_det(d, F) > 0)
+    for (int j = 0; j < d; j++) F[j] = -F[j]; /* reflect the first row */
+  if (!invert && tide_det(d, F) < 0)
+    for (int j = 0; j < d; j++) F[j] = -F[j];
+}
+
+static void test_svd(void) {
+  for (int d = 2; d <= 3; d++)
+    for (int trial = 0; trial < 40; trial++) {
+      double F[9], U[9], s[3], V[9], R[9], T[9], UtU[9], VtV[9];
+      int kind = trial % 5;
+      random_F(d, 0.8, kind == 1, F);
+      if (kind == 2) /* flat: rank d-1 */
+        for (int j = 0; j < d; j++) F[(d - 1) * d + j] = 0.3 * F[j] - 0.7 * F[d + j];
+      if (kind == 3) /* rank 1 */
+        for (int i = 1; i < d; i++)
+          for (int j = 0; j < d; j++) F[i * d + j] = (i + 1.5) * F[j];
+      if (kind == 4 && trial < 10) memset(F, 0, sizeof F);
+      tide_svd_signed(d, F, U, s, V);
+      tide_matmul_tn(d, U, U, UtU);
+      tide_matmul_tn(d, V, V, VtV);
+      for (int i = 0; i < d * d; i++) {
+        CHECK_NEAR(UtU[i], (i % (d + 1)) == 0, 1e-12);
+        CHECK_NEAR(VtV[i], (i % (d + 1)) == 0, 1e-12);
+      }
+      CHECK_NEAR(tide_det(d, U), 1, 1e-12);
+      CHECK_NEAR(tide_det(d, V), 1, 1e-12);
+      /* reconstruct F = U diag(s) V^T */
+      for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) {
+          double t = 0;
+          for (int k = 0; k < d; k++) t += U[i * d + k] * s[k] * V[j * d + k];
+          T[i * d + j] = t;
+        }
+      CHECK(relerr(d * d, T, F) < 1e-12 || max_abs(d * d, F) == 0, "svd reconstructs F (d=%d, kind %d)",
+            d, kind);
+      /* sign convention: sorted magnitudes, only the last may be negative */
+      for (int k = 0; k + 1 < d; k++) CHECK(s[k] >= -1e-14 && s[k] + 1e-12 >= fabs(s[k + 1]), "order");
+      if (kind == 1) CHECK(s[d - 1] < 0, "inverted F has a negative last singular value");
+      if (kind == 0) CHECK(s[d - 1] > 0, "uninverted F keeps positive singular values");
+      tide_polar_rotation(d, F, R);
+      CHECK_NEAR(tide_det(d, R), 1, 1e-12);
+    }
+}
+
+/* FD checks of one model at F */
+static void check_model(const tide_material *m, int d, const double *F, const char *what) {
+  int n = d * d;
+  double psi, P[9], T[81], Pfd[9], Tfd[81];
+  tide_material_eval(m, d, F, NULL, 0, &psi, P, T);
+  double h = 1e-6;
+  for (int k = 0; k < n; k++) {
+    double Fp[9], Fm[9], pp, pm, Pp[9], Pm[9];
+    memcpy(Fp, F, sizeof Fp);
+    memcpy(Fm, F, sizeof Fm);
+    Fp[k] += h;
+    Fm[k] -= h;
+    tide_material_eval(m, d, Fp, NULL, 0, &pp, Pp, NULL);
+    tide_material_eval(m, d, Fm, NULL, 0, &pm, Pm, NULL);
+    Pfd[k] = (pp - pm) / (2 * h);
+    for (int r = 0; r < n; r++) Tfd[r * n + k] = (Pp[r] - Pm[r]) / (2 * h);
+  }
+  double e1 = relerr(n, P, Pfd), e2 = relerr(n * n, T, Tfd);
+  CHECK(e1 <= 1e-5, "%s d=%d: P vs FD of Psi, rel err %.3g", what, d, e1);
+  CHECK(e2 <= 1e-5, "%s d=%d: dP/dF vs FD of P, rel err %.3g", what, d, e2);
+  /* symmetric tangent (hyperelastic) */
+  double asym = 0;
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < n; c++) asym = fmax(asym, fabs(T[r * n + c] - T[c * n + r]));
+  CHECK(asym <= 1e-9 * max_abs(n * n, T), "%s d=%d: dP/dF symmetric", what, d);
+  /* projection: PSD, and equal to the tangent where that is already PSD */
+  double Tp[81];
+  tide_material_eval(m, d, F, NULL, 1, NULL, NULL, Tp);
+  double mn = min_eig(n, Tp);
+  CHECK(mn >= -1e-9 * max_abs(n * n, Tp), "%s d=%d: projected dP/dF is PSD (min eig %.3g)", what,
+        d, mn);
+  /* (blocks of the isotropic part are orthogonal, so a PSD isotropic tangent
+   * is left alone; with a fibre the parts are projected separately) */
+  if (m->fiber_k == 0 && min_eig(n, T) >= 0) CHECK(relerr(n * n, Tp, T) < 1e-9, "%s: projection keeps a PSD tangent", what);
+}
+
+static void test_models(void) {
+  static const char *names[] = {"linear", "rotated_linear", "neohookean", "spline", "fixed_corotated"};
+  for (int model = 0; model < TIDE_MODEL_COUNT; model++)
+    for (int d = 2; d <= 3; d++)
+      for (int fib = 0; fib <= 1; fib++)
+        for (int trial = 0; trial < 6; trial++) {
+          tide_material m = tide_material_default(model, 1.3, 2.1);
+          m.gamma = 0.6; /* so the extrapolated neo-Hookean branch is exercised */
+          if (fib) {
+            m.fiber_k = 3.0;
+            double a[3] = {rnd(), rnd(), d == 3 ? rnd() : 0}, l = 0;
+            for (int k = 0; k < 3; k++) l += a[k] * a[k];
+            for (int k = 0; k < 3; k++) m.fiber[k] = a[k] / sqrt(l);
+          }
+          double F[9];
+          /* trials: mild, large, compressed below gamma, inverted (not for linear) */
+          double amp = trial < 2 ? 0.2 : 0.6;
+          int inv = trial >= 4 && model != TIDE_MODEL_LINEAR;
+          random_F(d, amp, inv, F);
+          if (trial == 3)
+            for (int i = 0; i < d * d; i++) F[i] *= 0.6; /* J well below gamma */
+          char what[96];
+          snprintf(what, sizeof what, "%s%s trial %d", names[model], fib ? "+fibre" : "", trial);
+          check_model(&m, d, F, what);
+        }
+}
+
+/* element kernels: E, grad, hess vs FD on random element positions */
+static void test_elements(void) {
+  for (int model = 0; model < TIDE_MODEL_COUNT; model++)
+    for (int d = 2; d <= 3; d++) {
+      int np = d + 1, n = np * d;
+      tide_material m = tide_material_default(model, 2.0e3, 5.0e3);
+      m.fiber_k = model == TIDE_MODEL_SPLINE ? 1e3 : 0;
+      /* a random rest element */
+      double X[12], Dm[9], Dminv[9], x[12];
+      for (int i = 0; i < n; i++) X[i] = rnd() * 0.1;
+      for (int k = 0; k < d; k++) X[(k + 1) * d + k] += 0.1; /* keep it non-degenerate */
+      for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) Dm[i * d + j] = X[(j + 1) * d + i] - X[i];
+      if (tide_det(d, Dm) < 0) { /* orient */
+        for (int k = 0; k < d; k++) {
+          double t = X[d + k];
+          X[d + k] = X[2 * d + k];
+          X[2 * d + k] = t;
+        }
+        for (int i = 0; i < d; i++)
+          for (int j = 0; j < d; j++) Dm[i * d + j] = X[(j + 1) * d + i] - X[i];
+      }
+      tide_mat_inv(d, Dm, Dminv);
+      double vol = tide_simplex_volume(d, X);
+      CHECK(vol > 0, "rest element positive");
+      for (int i = 0; i < n; i++) x[i] = X[i] + 0.03 * rnd();
+      double E, g[12], H[144], gfd[12], Hfd[144];
+      tide_fe_energy(&m, d, x, Dminv, vol, NULL, 0, &E, g, H);
+      double h = 1e-7;
+      for (int k = 0; k < n; k++) {
+        double xp[12], xm[12], Ep, Em, gp[12], gm[12];
+        memcpy(xp, x, sizeof xp);
+        memcpy(xm, x, sizeof xm);
+        xp[k] += h;
+        xm[k] -= h;
+        tide_fe_energy(&m, d, xp, Dminv, vol, NULL, 0, &Ep, gp, NULL);
+        tide_fe_energy(&m, d, xm, Dminv, vol, NULL, 0, &Em, gm, NULL);
+        gfd[k] = (Ep - Em) / (2 * h);
+        for (int r = 0; r < n; r++) Hfd[r * n + k] = (gp[r] - gm[r]) / (2 * h);
+      }
+      double e1 = relerr(n, g, gfd), e2 = relerr(n * n, H, Hfd);
+      CHECK(e1 <= 1e-5, "element %s d=%d: gradient vs FD, rel err %.3g", tide_model_name(model), d, e1);
+      CHECK(e2 <= 1e-5, "element %s d=%d: Hessian vs FD, rel err %.3g", tide_model_name(model), d, e2);
+      /* translation invariance: forces sum to zero */
+      for (int k = 0; k < d; k++) {
+        double s = 0;
+        for (int a = 0; a < np; a++) s += g[a * d + k];
+        CHECK(fabs(s) <= 1e-9 * max_abs(n, g) + 1e-300, "forces sum to zero");
+      }
+      double Hp[144];
+      tide_fe_energy(&m, d, x, Dminv, vol, NULL, 1, NULL, NULL, Hp);
+      CHECK(min_eig(n, Hp) >= -1e-9 * max_abs(n * n, Hp), "projected element Hessian PSD");
+
+      /* damping: grad = dD/dv and C = d grad/dv */
+      tide_material md = m;
+      md.damp_alpha = 3.0;
+      md.damp_beta = 2.0;
+      double v[12], Dd, gd[12], C[144], gdfd[12], Cfd[144];
+      for (int i = 0; i < n; i++) v[i] = rnd();
+      tide_fe_damping(&md, d, x, v, Dminv, vol, &Dd, gd, C);
+      CHECK(Dd >= 0, "dissipation is non-negative");
+      for (int k = 0; k < n; k++) {
+        double vp[12], vm[12], Dp, Dm2, gp[12], gm[12];
+        memcpy(vp, v, sizeof vp);
+        memcpy(vm, v, sizeof vm);
+        vp[k] += 1e-6;
+        vm[k] -= 1e-6;
+        tide_fe_damping(&md, d, x, vp, Dminv, vol, &Dp, gp, NULL);
+        tide_fe_damping(&md, d, x, vm, Dminv, vol, &Dm2, gm, NULL);
+        gdfd[k] = (Dp - Dm2) / 2e-6;
+        for (int r = 0; r < n; r++) Cfd[r * n + k] = (gp[r] - gm[r]) / 2e-6;
+      }
+      CHECK(relerr(n, gd, gdfd) <= 1e-5, "damping gradient vs FD, d=%d", d);
+      CHECK(relerr(n * n, C, Cfd) <= 1e-5, "damping matrix vs FD, d=%d", d);
+      CHECK(min_eig(n, C) >= -1e-9 * max_abs(n * n, C), "damping matrix PSD");
+      /* rigid rotation rates dissipate nothing */
+      {
+        double W[9] = {0}, vr[12], Dr;
+        W[1] = 1, W[d] = -1; /* skew about the current rotation */
+        double F[9], R[9];
+        tide_fe_deformation_gradient(d, X, Dminv, F);
+        tide_polar_rotation(d, F, R);
+        for (int a = 0; a < np; a++)
+          for (int i = 0; i < d; i++) {
+            double s = 0;
+            for (int k = 0; k < d; k++) s += W[i * d + k] * X[a * d + k];
+            vr[a * d + i] = s;
+          }
+        tide_fe_damping(&md, d, X, vr, Dminv, vol, &Dr, NULL, NULL);
+        CHECK(fabs(Dr) <= 1e-12 * (1 + Dd), "rotation rate at rest dissipates nothing (%g)", Dr);
+      }
+
+      /* corotational: Kt is the linear Hessian; a rigidly rotated element
+       * feels no force: K x - b = 0 */
+      if (model == 0) {
+        double Kt[144], R[9], K[144], b[12], xr[12], Q[9];
+        tide_fe_corot_stiffness(m.mu, m.lambda, d, Dminv, vol, Kt);
+        CHECK(relerr(n * n, Kt, H) < 1e-12, "Kt equals the linear Hessian");
+        double th = 0.9;
+        if (d == 2) {
+          double Q2[4] = {cos(th), -sin(th), sin(th), cos(th)};
+          memcpy(Q, Q2, sizeof Q2);
+        } else {
+          double Q3[9] = {cos(th), 0, sin(th), 0, 1, 0, -sin(th), 0, cos(th)};
+          memcpy(Q, Q3, sizeof Q3);
+        }
+        for (int a = 0; a < np; a++)
+          for (int i = 0; i < d; i++) {
+            double s = 0.5 * (i + 1);
+            for (int k = 0; k < d; k++) s += Q[i * d + k] * X[a * d + k];
+            xr[a * d + i] = s;
+          }
+        tide_fe_corot(d, Kt, xr, X, Dminv, R, K, b);
+        double f[12];
+        for (int r = 0; r < n; r++) {
+          double s = 0;
+          for (int c = 0; c < n; c++) s += K[r * n + c] * xr[c];
+          f[r] = s - b[r];
+        }
+        CHECK(max_abs(n, f) <= 1e-9 * max_abs(n, b), "rotated element: K x = b (%g)", max_abs(n, f));
+        CHECK(relerr(d * d, R, Q) < 1e-12, "element rotation recovered");
+      }
+    }
+}
+
+/* incremental potential of a small mesh: gradient and Hessian vs FD */
+static void test_ip(void) {
+  for (int d = 2; d <= 3; d++) {
+    double lo[3] = {0, 0, 0}, hi[3] = {0.3, 0.2, 0.1};
+    int nc[3] = {3, 2, 1};
+    tide_tetmesh *m;
+    CHECK(tide_mesh_box(d, lo, hi, nc, &m) == TIDE_OK, "box mesh");
+    tide_material mat = tide_material_default(TIDE_MODEL_NEOHOOKEAN, 1e4, 4e4);
+    mat.damp_alpha = 5;
+    mat.damp_beta = 8;
+    CHECK(tide_fem_attach(m, &mat, 1000) == TIDE_OK, "attach");
+    int64_t N = m->nv * d;
+    size_t b = (size_t)N * sizeof(double);
+    double *x = tide_alloc(b), *xh = tide_alloc(b), *xn = TIDE_F64P(m->x), *g = tide_alloc(b),
+           *gp = tide_alloc(b), *gm = tide_alloc(b);
+    for (int64_t i = 0; i < N; i++) {
+      x[i] = xn[i] + 0.01 * rnd();
+      xh[i] = xn[i] + 0.005 * rnd();
+    }
+    tide_ip ip = {0.01, xh, xn};
+    double E;
+    CHECK(tide_fem_ip_value(m, &ip, x, &E) == TIDE_OK, "ip value");
+    tide_fem_ip_gradient(m, &ip, x, g);
+    double maxe = 0, maxg = 0;
+    for (int64_t k = 0; k < N; k++) {
+      double s = x[k], Ep, Em;
+      x[k] = s + 1e-7;
+      tide_fem_ip_value(m, &ip, x, &Ep);
+      x[k] = s - 1e-7;
+      tide_fem_ip_value(m, &ip, x, &Em);
+      x[k] = s;
+      maxe = fmax(maxe, fabs((Ep - Em) / 2e-7 - g[k]));
+      maxg = fmax(maxg, fabs(g[k]));
+    }
+    CHECK(maxe <= 1e-5 * maxg, "IP gradient vs FD (d=%d): %.3g of %.3g", d, maxe, maxg);
+    /* Hessian via triplets, densified */
+    int64_t nnz = tide_fem_ip_nnz(m);
+    int *I = tide_alloc((size_t)nnz * sizeof(int)), *J = tide_alloc((size_t)nnz * sizeof(int));
+    double *V = tide_alloc((size_t)nnz * sizeof(double));
+    int64_t off = 5;
+    tide_tripletbuf tb = {I, J, V, 0, off};
+    CHECK(tide_fem_ip_hessian(m, &ip, x, 0, &tb) == TIDE_OK, "ip hessian");
+    size_t hb = (size_t)(N * N) * sizeof(double);
+    double *Hd = tide_calloc(hb);
+    int ok_idx = 1;
+    for (int64_t t = 0; t < nnz; t++) {
+      if (I[t] < off || J[t] < off || I[t] >= off + N || J[t] >= off + N) ok_idx = 0;
+      else Hd[(I[t] - off) * N + (J[t] - off)] += V[t];
+    }
+    CHECK(ok_idx, "triplets shifted by the offset");
+    double maxh = 0, maxH = 0;
+    for (int64_t k = 0; k < N; k++) {
+      double s = x[k];
+      x[k] = s + 1e-7;
+      tide_fem_ip_gradient(m, &ip, x, gp);
+      x[k] = s - 1e-7;
+      tide_fem_ip_gradient(m, &ip, x, gm);
+      x[k] = s;
+      for (int64_t r = 0; r < N; r++) {
+        maxh = fmax(maxh, fabs((gp[r] - gm[r]) / 2e-7 - Hd[r * N + k]));
+        maxH = fmax(maxH, fabs(Hd[r * N + k]));
+      }
+    }
+    CHECK(maxh <= 1e-5 * maxH, "IP Hessian vs FD (d=%d): %.3g of %.3g", d, maxh, maxH);
+    /* corotational system: K x - b is the gradient of the corotational energy
+     * with the rotations frozen; at the rest state it is zero */
+    {
+      int64_t kn = tide_fem_elem_nnz(m);
+      int *KI = tide_alloc((size_t)kn * sizeof(int)), *KJ = tide_alloc((size_t)kn * sizeof(int));
+      double *KV = tide_alloc((size_t)kn * sizeof(double)), *bb = tide_alloc(b);
+      tide_tripletbuf kb = {KI, KJ, KV, 0, 0};
+      CHECK(tide_fem_corot_system(m, xn, 1, &kb, bb) == TIDE_OK, "corot system");
+      double r = 0, bm = 0;
+      for (int64_t k = 0; k < N; k++) gp[k] = -bb[k];
+      for (int64_t t = 0; t < kn; t++) gp[KI[t]] += KV[t] * xn[KJ[t]];
+      for (int64_t k = 0; k < N; k++) r = fmax(r, fabs(gp[k])), bm = fmax(bm, fabs(bb[k]));
+      CHECK(r <= 1e-9 * bm, "corotational K x0 = b at rest (%g of %g)", r, bm);
+      tide_free(KI, (size_t)kn * sizeof(int));
+      tide_free(KJ, (size_t)kn * sizeof(int));
+      tide_free(KV, (size_t)kn * sizeof(double));
+      tide_free(bb, b);
+    }
+    tide_free(Hd, hb);
+    tide_free(I, (size_t)nnz * sizeof(int));
+    tide_free(J, (size_t)nnz * sizeof(int));
+    tide_free(V, (size_t)nnz * sizeof(double));
+    tide_free(x, b), tide_free(xh, b), tide_free(g, b), tide_free(gp, b), tide_free(gm, b);
+    tide_tetmesh_free(m);
+  }
+}
+
+static void test_plasticity(void) {
+  double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  int nc[3] = {1, 1, 1};
+  tide_tetmesh *m;
+  tide_mesh_box(3, lo, hi, nc, &m);
+  tide_material mat = tide_material_default(TIDE_MODEL_ROTATED_LINEAR, 1e3, 1e3);
+  tide_fem_attach(m, &mat, 1000);
+  CHECK(tide_fem_set_plasticity(m, 0.05, 1.5, NULL) == TIDE_OK, "plasticity on");
+  /* stretch 30% along x */
+  int64_t N = m->nv * 3;
+  double *x = tide_alloc((size_t)N * sizeof(double));
+  const double *X = TIDE_F64P(m->rest);
+  for (int64_t i = 0; i < m->nv; i++) {
+    x[3 * i] = 1.3 * X[3 * i];
+    x[3 * i + 1] = X[3 * i + 1] / sqrt(1.3);
+    x[3 * i + 2] = X[3 * i + 2];
+  }
+  int64_t flowed;
+  CHECK(tide_fem_plastic_flow(m, x, &flowed) == TIDE_OK && flowed == m->ne, "all elements yield");
+  /* afterwards the elastic part sits on the yield surface */
+  for (int64_t e = 0; e < m->ne; e++) {
+    double p[12], F[9], U[9], s[3], V[9];
+    for (int a = 0; a < 4; a++)
+      for (int k = 0; k < 3; k++) p[a * 3 + k] = x[TIDE_I32P(m->elem)[e * 4 + a] * 3 + k];
+    tide_fe_deformation_gradient(3, p, tide_fem_dminv(m, e), F);
+    tide_svd_signed(3, F, U, s, V);
+    double L = sqrt(log(s[0]) * log(s[0]) + log(s[1]) * log(s[1]) + log(s[2]) * log(s[2]));
+    CHECK_NEAR(L, 0.05, 1e-9);
+  }
+  /* the limit clamps Fp's stretch: a 3x stretch cannot give Fp beyond 1.5 */
+  for (int64_t i = 0; i < m->nv; i++) x[3 * i] = 3 * X[3 * i];
+  tide_fem_plastic_flow(m, x, &flowed);
+  double w[3], Q[9], Fp[9];
+  tide_mat_inv(3, TIDE_F64P(m->fem->Fpinv), Fp);
+  tide_sym_eig(3, Fp, w, Q);
+  CHECK(w[0] <= 1.5 + 1e-9 && w[2] >= 1 / 1.5 - 1e-9, "Fp clamped to the limit (%g, %g)", w[0], w[2]);
+  /* control: with a goal of no plastic stretch, flow toward the goal is
+   * allowed only as far as it approaches it: stretching further moves Fp
+   * nowhere */
+  size_t gb = (size_t)(m->ne * 9) * sizeof(double);
+  double *gl = tide_calloc(gb);
+  CHECK(tide_fem_set_plasticity(m, 0.05, 1.5, gl) == TIDE_OK, "plasticity with goal");
+  for (int64_t i = 0; i < m->nv; i++) x[3 * i] = 1.3 * X[3 * i];
+  tide_fem_plastic_flow(m, x, &flowed);
+  tide_mat_inv(3, TIDE_F64P(m->fem->Fpinv), Fp);
+  double dev = 0;
+  for (int i = 0; i < 9; i++) dev = fmax(dev, fabs(Fp[i] - (i % 4 == 0)));
+  CHECK(dev < 1e-9, "control toward Fp = I keeps Fp = I under stretching (%g)", dev);
+  /* a goal of 20% plastic stretch along x: flow moves Fp toward it */
+  for (int64_t e = 0; e < m->ne; e++) gl[e * 9] = log(1.2);
+  tide_fem_set_plasticity(m, 0.05, 1.5, gl);
+  tide_fem_plastic_flow(m, x, &flowed);
+  tide_mat_inv(3, TIDE_F64P(m->fem->Fpinv), Fp);
+  CHECK(Fp[0] > 1.1 && Fp[0] < 1.2 + 1e-9, "control moves Fp toward the goal (Fp_xx = %g)", Fp[0]);
+  tide_free(gl, gb);
+  tide_free(x, (size_t)N * sizeof(double));
+  tide_tetmesh_free(m);
+}
+
+int main(void) {
+  tide_seed_set(12345);
+  test_svd();
+  test_models();
+  test_elements();
+  test_ip();
+  test_plasticity();
+  return check_report();
+}
