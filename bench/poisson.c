@@ -19,6 +19,7 @@
 #include "linalg/mg_internal.h"
 #include "version.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,57 @@ static void scene_free(scene *s) {
 
 static double gbs; /* triad bandwidth, GB/s */
 
+/* CHOLMOD supernodal Cholesky of the assembled matrix (linalg.h) */
+static void run_cholmod(scene *s) {
+  tide_mac_poisson P = tide_mac_poisson_make(&s->g, s->lab);
+  int64_t nc = tide_grid_ncells(&s->g);
+  int *rowof = tide_alloc((size_t)nc * sizeof(int)), n = 0;
+  tide_mac_poisson_number(&P, rowof, &n);
+  double t0 = tide_wtime();
+  tide_csr *A = NULL;
+  if (tide_mac_poisson_assemble(&P, rowof, n, TIDE_CSR_UPPER, &A)) {
+    printf("  cholmod  assembly failed: %s\n", tide_errmsg());
+    tide_free(rowof, (size_t)nc * sizeof(int));
+    return;
+  }
+  double tasm = tide_wtime() - t0;
+  double *b = tide_alloc((size_t)n * 8), *x = tide_alloc((size_t)n * 8);
+  for (int64_t c = 0; c < nc; c++)
+    if (rowof[c] >= 0) b[rowof[c]] = s->b[c];
+  tide_factor *F = NULL;
+  t0 = tide_wtime();
+  int st = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+  double tfac = tide_wtime() - t0;
+  if (st) {
+    printf("  cholmod  factorization failed: %s\n", tide_errmsg());
+  } else {
+    t0 = tide_wtime();
+    tide_factor_solve(F, b, x);
+    double tsol = tide_wtime() - t0;
+    tide_factor_stats fs;
+    tide_factor_info(F, &fs);
+    /* relative residual through the matrix-free operator */
+    for (int64_t c = 0; c < nc; c++)
+      s->x[c] = rowof[c] >= 0 ? x[rowof[c]] : 0;
+    double *y = tide_alloc((size_t)nc * 8);
+    tide_mac_poisson_apply(&P, s->x, y);
+    double rr = 0, bb = 0;
+    for (int64_t c = 0; c < nc; c++)
+      if (rowof[c] >= 0) rr += (s->b[c] - y[c]) * (s->b[c] - y[c]), bb += s->b[c] * s->b[c];
+    tide_free(y, (size_t)nc * 8);
+    printf("  %-8s assemble %.3f s  analyse %.3f s  factor %.3f s (%.1f GFLOP/s)  solve %.3f s  "
+           "nnz(L) %.1fM  memory %.0f MB  res %.1e\n",
+           "cholmod", tasm, fs.analyze_seconds, fs.factor_seconds,
+           fs.flops / (fs.factor_seconds > 0 ? fs.factor_seconds : 1) / 1e9, tsol,
+           fs.nnz_factor / 1e6, fs.bytes / 1e6, sqrt(rr / bb));
+    (void)tfac;
+  }
+  tide_factor_free(F);
+  tide_csr_free(A);
+  tide_free(b, (size_t)n * 8), tide_free(x, (size_t)n * 8);
+  tide_free(rowof, (size_t)nc * sizeof(int));
+}
+
 /* solve with one method; prints a row */
 static void run_method(const char *name, scene *s, int method, int maxit, double *apply_out) {
   tide_mac_poisson P = tide_mac_poisson_make(&s->g, s->lab);
@@ -127,10 +179,16 @@ static void run_method(const char *name, scene *s, int method, int maxit, double
   o.tol = 1e-6;
   o.maxit = maxit;
   tide_solve_stats st;
+  memset(&st, 0, sizeof st);
   memset(s->x, 0, (size_t)tide_grid_ncells(&s->g) * 8);
   /* one warm-up solve (first touch, page faults), then the timed one */
-  tide_mac_solver_solve(S, s->b, s->x, &o, &st);
-  int status = tide_mac_solver_solve(S, s->b, s->x, &o, &st);
+  int status = TIDE_OK;
+  double best = 1e30;
+  for (int rep = 0; rep < 2; rep++) { /* the first also warms up (page faults) */
+    tide_solve_stats s1;
+    status = tide_mac_solver_solve(S, s->b, s->x, &o, &s1);
+    if (s1.seconds < best) best = s1.seconds, st = s1;
+  }
   double per = st.seconds / (st.iterations > 0 ? st.iterations : 1);
   double bound = inf.iteration_bytes / (gbs * 1e9);
   printf("  %-8s setup %7.3f s  iters %4d%s  solve %8.3f s  per-iter %8.3f ms  bound %7.3f ms  "
@@ -156,6 +214,14 @@ int main(int argc, char **argv) {
   }
   printf("Tide %s (%s)  threads %d  BLAS: %s  SuiteSparse %s\n", tide_version_string(),
          tide_git_revision(), omp_get_max_threads(), tide_blas_info(), tide_suitesparse_version());
+  FILE *la = fopen("/proc/loadavg", "r");
+  char load[64] = "?";
+  if (la) {
+    if (!fgets(load, sizeof load, la)) strcpy(load, "?");
+    fclose(la);
+    load[strcspn(load, "\n")] = 0;
+  }
+  printf("load average before the run: %s\n", load);
   gbs = triad_gbs();
   printf("triad bandwidth: %.1f GB/s (3 x 256 MB, best of 10)\n\n", gbs);
   struct {
@@ -173,8 +239,10 @@ int main(int argc, char **argv) {
              cases[q].dim, sphere ? "pool + sphere" : "pool", (long long)nl, 100.0 * nl / nc);
       double tapply;
       run_method("cg(20)", &s, TIDE_MAC_CG, 20, &tapply);
+      if (tide_grid_ncells(&s.g) <= (1 << 21)) run_method("cg", &s, TIDE_MAC_CG, 20000, NULL);
       run_method("mic0", &s, TIDE_MAC_MIC0, 0, NULL);
       run_method("mgpcg", &s, TIDE_MAC_MGPCG, 0, NULL);
+      if (cases[q].dim == 2 || cases[q].n <= 64) run_cholmod(&s);
       scene_free(&s);
       fflush(stdout);
     }

@@ -253,6 +253,22 @@ int tide_canvas_triangles(tide_canvas *c, int64_t nv, const double *xy, int64_t 
 
 /* ----------------------------------------------------------------- text */
 
+void tide_canvas_text_up(tide_canvas *c, double x, double y, const char *s, int scale, double align,
+                         const float col[3]) {
+  if (scale < 1) scale = 1;
+  int len = (int)strlen(s), w = len ? (len * 6 - 1) * scale : 0;
+  int x0 = (int)lround(x), y0 = (int)lround(y - align * w);
+  for (int k = 0; k < len; k++) {
+    const uint8_t *g = tide_font_glyph((unsigned char)s[k]);
+    for (int r = 0; r < 7; r++)
+      for (int q = 0; q < 5; q++)
+        if (g[r] & (0x10 >> q))
+          for (int a = 0; a < scale; a++)
+            for (int b = 0; b < scale; b++)
+              tide_canvas_blend(c, x0 + r * scale + a, y0 - (k * 6 + q) * scale - b - 1, col, 1);
+  }
+}
+
 int tide_text_width(const char *s, int scale) {
   int best = 0, cur = 0;
   for (; *s; s++) {

@@ -144,6 +144,11 @@ void tide_thread_band(int n, int *b0, int *b1);
  * shifted by -align * width (align 0 left, 0.5 centred, 1 right). */
 void tide_canvas_text(tide_canvas *c, double x, double y, const char *s, int scale, double align,
                       const float col[3]);
+/* The same text turned 90 degrees counter-clockwise (reading upwards):
+ * (x, y) is the lower-left corner of the first glyph, shifted up by
+ * align * width. */
+void tide_canvas_text_up(tide_canvas *c, double x, double y, const char *s, int scale, double align,
+                         const float col[3]);
 /* Width in pixels of the widest line of s. */
 int tide_text_width(const char *s, int scale);
 /* The 7 rows (5 low bits each, bit 4 = leftmost column) of glyph ch. */
@@ -187,12 +192,18 @@ int tide_draw_field(tide_canvas *c, const tide_view2d *v, const tide_field2d *f,
  * the bilinear interpolant of phi and a one-pixel-wide coverage ramp
  * (phi / |grad phi| in pixels); the zero contour is traced by marching
  * squares (linear interpolation along cell-centre edges, saddles resolved by
- * the cell-average value) and drawn as lines of width line_w (skipped when
- * line_w <= 0).  *nseg (may be NULL) receives the number of contour
- * segments. */
+ * the cell-average value; the border values are extended by half a cell so
+ * the contour reaches the domain walls) and drawn as lines of width line_w
+ * (skipped when line_w <= 0).  *nseg (may be NULL) receives the number of
+ * contour segments drawn. */
 int tide_draw_levelset(tide_canvas *c, const tide_view2d *v, const tide_field2d *phi,
                        const float fill[3], float fill_alpha, const float line[3], double line_w,
                        int64_t *nseg);
+
+/* Clip the segment (ax, ay)-(bx, by) to the box [x0, x1] x [y0, y1]
+ * (Liang-Barsky); 0 when it lies outside. */
+int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0, double x1,
+                      double y1);
 
 /* Marching squares on the cell-centre lattice of f at level iso: segments
  * (x0, y0, x1, y1) in world coordinates into seg (capacity cap segments,
@@ -421,5 +432,48 @@ void tide_ckpt_abort(tide_ckpt_writer *w);
  * holds *n bytes.  Errors name the problem: not a checkpoint (TIDE_EFORMAT),
  * a newer format version, a truncated file, a checksum mismatch. */
 int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n);
+
+
+/* ---------------------------------------------------------------- plots */
+
+enum { TIDE_MARK_NONE = 0, TIDE_MARK_CIRCLE, TIDE_MARK_SQUARE, TIDE_MARK_TRIANGLE, TIDE_MARK_DIAMOND,
+       TIDE_MARK_CROSS, TIDE_MARK_PLUS };
+/* NULL-terminated marker names in enum order ("none", "o", "s", "^", "d", "x", "+") */
+extern const char *const tide_marker_names[];
+enum { TIDE_LEGEND_NONE = 0, TIDE_LEGEND_UR, TIDE_LEGEND_UL, TIDE_LEGEND_LL, TIDE_LEGEND_LR };
+
+typedef struct tide_series {
+  int64_t n;
+  const double *x, *y; /* non-finite points (and non-positive ones on log axes) break the line */
+  const char *label;   /* NULL: not in the legend */
+  float color[3];
+  double width;        /* line width [px]; 0: markers only */
+  int dash;            /* 0 solid, 1 dashed, 2 dotted */
+  int marker;          /* TIDE_MARK_* */
+  double msize;        /* marker size [px] */
+} tide_series;
+
+typedef struct tide_plot {
+  int width, height, fs; /* pixels, font scale */
+  const char *title, *xlabel, *ylabel;
+  int xlog, ylog;
+  int xfixed, yfixed;   /* ranges given, else from the data */
+  double xr[2], yr[2];
+  int legend;           /* TIDE_LEGEND_* */
+  int grid;             /* light grid lines at the major ticks */
+  int nseries;
+  const tide_series *s;
+} tide_plot;
+
+/* Draw a line plot: axes with "nice" ticks (decades and 2..9 minor ticks on
+ * log axes), tick labels, axis labels (the y label reading upwards), title,
+ * series as clipped anti-aliased polylines (solid, dashed, dotted) and/or
+ * markers, and a legend box.  Ranges are padded by 4% (linear) or to whole
+ * decades (log) when not given. */
+int tide_plot_draw(const tide_plot *p, tide_canvas **out);
+
+/* Least-squares line through (log10 x, log10 y) over the points with x, y > 0:
+ * y ~ 10^b x^slope (the order of convergence of errors vs resolution). */
+int tide_loglog_fit(int64_t n, const double *x, const double *y, double *slope, double *b);
 
 #endif

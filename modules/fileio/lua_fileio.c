@@ -585,5 +585,6 @@ int luaopen_tide_fileio(lua_State *L) {
   tide_lua_fileio_3d_open(L);
   tide_lua_fileio_data_open(L);
   tide_lua_fileio_ckpt_open(L);
+  tide_lua_fileio_plot_open(L);
   return 1;
 }

@@ -30,6 +30,7 @@ const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fn
 void tide_lua_fileio_3d_open(lua_State *L);
 void tide_lua_fileio_data_open(lua_State *L);
 void tide_lua_fileio_ckpt_open(lua_State *L);
+void tide_lua_fileio_plot_open(lua_State *L);
 /* A file name argument at idx: a non-empty string (numbers not coerced). */
 const char *tide_lua_fileio_path(lua_State *L, int idx, const char *fname);
 

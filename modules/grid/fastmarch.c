@@ -96,8 +96,10 @@ int tide_levelset_redistance(const tide_grid *g, double *phi, double band) {
   if (!(band > 0)) band = INFINITY;
   int64_t N = tide_grid_ncells(g), bad = 0;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-  for (int64_t c = 0; c < N; c++) bad += !isfinite(phi[c]);
-  if (bad) return tide_fail(TIDE_ENONFINITE, "redistance: %lld non-finite phi values", (long long)bad);
+  for (int64_t c = 0; c < N; c++)
+    bad += !isfinite(phi[c]);
+  if (bad)
+    return tide_fail(TIDE_ENONFINITE, "redistance: %lld non-finite phi values", (long long)bad);
 
   const int n0 = g->n[0], n1 = g->n[1], n2 = g->n[2], dim = g->dim;
   const int64_t stride[3] = {(int64_t)n1 * n2, n2, 1};
@@ -190,7 +192,8 @@ int tide_levelset_redistance(const tide_grid *g, double *phi, double band) {
     }
     dist[c] = eikonal(u, na, h);
   }
-  for (int64_t t = H.size / 2 - 1; t >= 0; t--) heap_down(&H, t);
+  for (int64_t t = H.size / 2 - 1; t >= 0; t--)
+    heap_down(&H, t);
 
   while (H.size > 0) {
     int64_t c = heap_pop(&H);

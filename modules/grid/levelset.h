@@ -57,16 +57,16 @@ int tide_levelset_redistance(const tide_grid *g, double *phi, double band);
  * = +1 extrapolates out of the liquid (phi < 0 valid), -1 into it.  valid is
  * updated (1 on every cell that holds a value on return).  maxdist <= 0:
  * no limit. */
-int tide_levelset_extrapolate(const tide_grid *g, const double *phi, int direction,
-                              double maxdist, double *q, uint8_t *valid);
+int tide_levelset_extrapolate(const tide_grid *g, const double *phi, int direction, double maxdist,
+                              double *q, uint8_t *valid);
 
 /* The same for each component of a MAC field, with phi averaged onto the
  * faces (the mean of the two cells beside an inner face, linear
  * extrapolation on the domain boundary).  valid is a u8 MAC field
  * (1 = valid face, e.g. a face next to a liquid cell after the projection),
  * updated in place. */
-int tide_levelset_extrapolate_mac(tide_mac *m, const double *phi, int direction,
-                                  double maxdist, tide_mac *valid);
+int tide_levelset_extrapolate_mac(tide_mac *m, const double *phi, int direction, double maxdist,
+                                  tide_mac *valid);
 
 /* Faces next to at least one cell with phi < 0 get valid = 1, others 0. */
 int tide_levelset_valid_faces(const double *phi, tide_mac *valid);
@@ -109,30 +109,30 @@ int tide_levelset_volumes(const tide_grid *g, const double *phi, const int32_t *
                           double k, double *vol);
 
 typedef struct tide_volume_params {
-  double band;        /* epsilon [m]: cells with |phi*| < band of a component are
-                         the unknowns (<= 0: 3 dx); Liu uses 3 x max displacement */
-  double k;           /* Heaviside sharpness [1/m] (<= 0: 3 / band, so that
-                         H(band) = 0.0025) */
-  double air_density; /* rho_a / rho_l in the mass matrix, Eq. 13 (1e-3, water
-                         and air); in (0, 1] */
-  double tol;         /* relative volume tolerance |h_c| <= tol V0_c (1e-12) */
-  int max_iter;       /* Newton iterations (30) */
-  int redistance;     /* fast-march once after the optimization (1) */
+  double band;            /* epsilon [m]: cells with |phi*| < band of a component are
+                             the unknowns (<= 0: 3 dx); Liu uses 3 x max displacement */
+  double k;               /* Heaviside sharpness [1/m] (<= 0: 3 / band, so that
+                             H(band) = 0.0025) */
+  double air_density;     /* rho_a / rho_l in the mass matrix, Eq. 13 (1e-3, water
+                             and air); in (0, 1] */
+  double tol;             /* relative volume tolerance |h_c| <= tol V0_c (1e-12) */
+  int max_iter;           /* Newton iterations (30) */
+  int redistance;         /* fast-march once after the optimization (1) */
   double redistance_band; /* band of that march [m] (<= 0: whole grid) */
-  int passes;         /* optimize + redistance rounds (1, as in the paper);
-                         see tide_levelset_correct_volume */
+  int passes;             /* optimize + redistance rounds (1, as in the paper);
+                             see tide_levelset_correct_volume */
 } tide_volume_params;
 
 /* Defaults as documented above (band, k resolved against a grid later). */
 tide_volume_params tide_volume_params_default(void);
 
 typedef struct tide_volume_stats {
-  int iterations;        /* Newton iterations taken (summed over passes) */
-  int passes;            /* passes taken */
-  int ncomp;             /* components corrected */
-  double err_before;     /* max_c |V_c - V0_c| / V0_c before */
-  double err_newton;     /* ... after the Newton iterations */
-  double err_after;      /* ... after redistancing (the reported result) */
+  int iterations;    /* Newton iterations taken (summed over passes) */
+  int passes;        /* passes taken */
+  int ncomp;         /* components corrected */
+  double err_before; /* max_c |V_c - V0_c| / V0_c before */
+  double err_newton; /* ... after the Newton iterations */
+  double err_after;  /* ... after redistancing (the reported result) */
 } tide_volume_stats;
 
 /* Volume-preserving level-set optimization (Liu et al. 2024, Sec. 4.2.2):
@@ -166,8 +166,8 @@ typedef struct tide_volume_stats {
  * (interface motion of a fraction of a cell, as after one CFL-limited
  * step); for changes of about a cell or more it stalls at a residual, and
  * further passes continue from the redistanced field. */
-int tide_levelset_correct_volume(const tide_grid *g, double *phi, const int32_t *labels,
-                                 int ncomp, const double *target, const tide_volume_params *p,
+int tide_levelset_correct_volume(const tide_grid *g, double *phi, const int32_t *labels, int ncomp,
+                                 const double *target, const tide_volume_params *p,
                                  tide_volume_stats *stats);
 
 /* Volume bookkeeping across steps for standalone use after any advection:

@@ -44,11 +44,12 @@ double tide_lattice_interp_cubic(const tide_lattice *L, const double *x) {
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 4; j++) {
       const double *p = L->f + off[0][i] + off[1][j];
-      row[i][j] = L->n[2] > 1 ? mcubic(p[off[2][0]], p[off[2][1]], p[off[2][2]], p[off[2][3]], t[2])
-                              : p[0];
+      row[i][j] =
+          L->n[2] > 1 ? mcubic(p[off[2][0]], p[off[2][1]], p[off[2][2]], p[off[2][3]], t[2]) : p[0];
     }
   double col[4];
-  for (int i = 0; i < 4; i++) col[i] = mcubic(row[i][0], row[i][1], row[i][2], row[i][3], t[1]);
+  for (int i = 0; i < 4; i++)
+    col[i] = mcubic(row[i][0], row[i][1], row[i][2], row[i][3], t[1]);
   return mcubic(col[0], col[1], col[2], col[3], t[0]);
 }
 
@@ -64,7 +65,8 @@ int tide_grid_sample_cubic(const tide_grid *g, const double *f, int64_t np, cons
 #pragma omp parallel for schedule(static)
   for (int64_t p = 0; p < np; p++) {
     double y[3] = {0, 0, 0};
-    for (int a = 0; a < dim; a++) y[a] = x[p * dim + a];
+    for (int a = 0; a < dim; a++)
+      y[a] = x[p * dim + a];
     out[p] = tide_lattice_interp_cubic(&L, y);
   }
   return TIDE_OK;
@@ -81,17 +83,22 @@ static inline void backtrace(const tide_mac *vel, int rk, const double *x, doubl
   double k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, y[3] = {x[0], x[1], x[2]};
   tide_mac_velocity(vel, x, k1);
   if (rk == 2) {
-    for (int d = 0; d < dim; d++) y[d] = x[d] - 0.5 * dt * k1[d];
+    for (int d = 0; d < dim; d++)
+      y[d] = x[d] - 0.5 * dt * k1[d];
     tide_mac_velocity(vel, y, k2);
-    for (int d = 0; d < dim; d++) x0[d] = x[d] - dt * k2[d];
+    for (int d = 0; d < dim; d++)
+      x0[d] = x[d] - dt * k2[d];
     return;
   }
   double k3[3] = {0, 0, 0};
-  for (int d = 0; d < dim; d++) y[d] = x[d] - 0.5 * dt * k1[d];
+  for (int d = 0; d < dim; d++)
+    y[d] = x[d] - 0.5 * dt * k1[d];
   tide_mac_velocity(vel, y, k2);
-  for (int d = 0; d < dim; d++) y[d] = x[d] - 0.75 * dt * k2[d];
+  for (int d = 0; d < dim; d++)
+    y[d] = x[d] - 0.75 * dt * k2[d];
   tide_mac_velocity(vel, y, k3);
-  for (int d = 0; d < dim; d++) x0[d] = x[d] - dt * (2.0 / 9 * k1[d] + 3.0 / 9 * k2[d] + 4.0 / 9 * k3[d]);
+  for (int d = 0; d < dim; d++)
+    x0[d] = x[d] - dt * (2.0 / 9 * k1[d] + 3.0 / 9 * k2[d] + 4.0 / 9 * k3[d]);
 }
 
 /* one semi-Lagrangian step; lo/hi (optional) receive the range of the 2^dim
@@ -141,7 +148,8 @@ int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *
   if ((st = tide_mac_check(vel, g, TIDE_F64, "velocity"))) return st;
   if (!f || !out) return tide_fail(TIDE_EINVAL, "%s: missing field or output", fn);
   if (f == out) return tide_fail(TIDE_EINVAL, "%s: out must not alias the field", fn);
-  if (o.rk != 2 && o.rk != 3) return tide_fail(TIDE_EINVAL, "%s: rk must be 2 or 3, got %d", fn, o.rk);
+  if (o.rk != 2 && o.rk != 3)
+    return tide_fail(TIDE_EINVAL, "%s: rk must be 2 or 3, got %d", fn, o.rk);
   if (o.scheme < TIDE_ADVECT_SL || o.scheme > TIDE_ADVECT_BFECC)
     return tide_fail(TIDE_EINVAL, "%s: unknown scheme %d", fn, o.scheme);
   int64_t N = tide_grid_ncells(g);
@@ -170,7 +178,8 @@ int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *
   } else {
     /* f0 <- f + (f - f0) / 2, then forward again */
 #pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < N; c++) f0[c] = f[c] + 0.5 * (f[c] - f0[c]);
+    for (int64_t c = 0; c < N; c++)
+      f0[c] = f[c] + 0.5 * (f[c] - f0[c]);
     sl_step(g, vel, &o, f0, dt, out, NULL, NULL);
     if (o.clamp) {
 #pragma omp parallel for schedule(static)

@@ -34,8 +34,10 @@ static void sort_ids(int64_t *id, int64_t *tmp, int64_t n, const double *key) {
     int take_b = key[b] < key[a] || (key[b] == key[a] && b < a);
     tmp[k++] = take_b ? id[j++] : id[i++];
   }
-  while (i < h) tmp[k++] = id[i++];
-  while (j < n) tmp[k++] = id[j++];
+  while (i < h)
+    tmp[k++] = id[i++];
+  while (j < n)
+    tmp[k++] = id[j++];
   memcpy(id, tmp, (size_t)n * sizeof(int64_t));
 }
 
@@ -59,8 +61,7 @@ static int extrapolate_box(const box_t *b, const double *key, double maxdist, do
   sort_ids(ids, tmp, cnt, key);
   for (int64_t t = 0; t < cnt; t++) {
     int64_t c = ids[t];
-    int ijk[3] = {(int)(c / b->stride[0]), (int)((c / b->stride[1]) % b->n[1]),
-                  (int)(c % b->n[2])};
+    int ijk[3] = {(int)(c / b->stride[0]), (int)((c / b->stride[1]) % b->n[1]), (int)(c % b->n[2])};
     double sw = 0, swq = 0, sall = 0;
     int nall = 0;
     for (int a = 0; a < b->dim; a++) {
@@ -104,13 +105,15 @@ static int check_dir(int direction, double *maxdist, const char *fn) {
 static int check_finite(const double *f, int64_t n, const char *fn, const char *what) {
   int64_t bad = 0;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-  for (int64_t c = 0; c < n; c++) bad += !isfinite(f[c]);
-  return bad ? tide_fail(TIDE_ENONFINITE, "%s: %lld non-finite values in %s", fn, (long long)bad, what)
+  for (int64_t c = 0; c < n; c++)
+    bad += !isfinite(f[c]);
+  return bad ? tide_fail(TIDE_ENONFINITE, "%s: %lld non-finite values in %s", fn, (long long)bad,
+                         what)
              : TIDE_OK;
 }
 
-int tide_levelset_extrapolate(const tide_grid *g, const double *phi, int direction,
-                              double maxdist, double *q, uint8_t *valid) {
+int tide_levelset_extrapolate(const tide_grid *g, const double *phi, int direction, double maxdist,
+                              double *q, uint8_t *valid) {
   const char *fn = "extrapolate";
   int st = tide_sdf_check_grid(g, TIDE_AT_CELLS, fn);
   if (st || (st = check_dir(direction, &maxdist, fn))) return st;
@@ -120,7 +123,8 @@ int tide_levelset_extrapolate(const tide_grid *g, const double *phi, int directi
   double *key = tide_alloc((size_t)N * sizeof(double));
   if (!key) return TIDE_ENOMEM;
 #pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < N; c++) key[c] = direction * phi[c];
+  for (int64_t c = 0; c < N; c++)
+    key[c] = direction * phi[c];
   box_t b = make_box(g->dim, g->n);
   st = extrapolate_box(&b, key, maxdist, q, valid);
   tide_free(key, (size_t)N * sizeof(double));
@@ -161,8 +165,8 @@ static int check_valid_mac(const tide_mac *m, const tide_mac *v, const char *fn)
   return tide_mac_check(v, &m->grid, TIDE_U8, "valid");
 }
 
-int tide_levelset_extrapolate_mac(tide_mac *m, const double *phi, int direction,
-                                  double maxdist, tide_mac *valid) {
+int tide_levelset_extrapolate_mac(tide_mac *m, const double *phi, int direction, double maxdist,
+                                  tide_mac *valid) {
   const char *fn = "extrapolate (mac)";
   int st = check_dir(direction, &maxdist, fn);
   if (st || (st = check_valid_mac(m, valid, fn))) return st;
@@ -181,7 +185,8 @@ int tide_levelset_extrapolate_mac(tide_mac *m, const double *phi, int direction,
     tide_grid_face_dims(g, a, fd);
     int64_t n = tide_array_size(m->u[a]);
     face_phi(g, a, phi, key);
-    for (int64_t f = 0; f < n; f++) key[f] *= direction;
+    for (int64_t f = 0; f < n; f++)
+      key[f] *= direction;
     box_t b = make_box(g->dim, fd);
     st = extrapolate_box(&b, key, maxdist, TIDE_F64P(m->u[a]), TIDE_U8P(valid->u[a]));
   }
@@ -276,7 +281,8 @@ int tide_levelset_constrain_mac(tide_mac *m, const tide_mac *keep, const double 
           tide_mac_velocity(m, x, vel);
           vel[a] = u[f];
           if (solid_vel) tide_mac_velocity(solid_vel, x, vs);
-          for (int d = 0; d < g->dim; d++) un += (vel[d] - vs[d]) * n[d];
+          for (int d = 0; d < g->dim; d++)
+            un += (vel[d] - vs[d]) * n[d];
           o[f] = u[f] - un * n[a] / l2;
         }
   }

@@ -27,7 +27,8 @@ static int check_phi(const tide_grid *g, const double *phi, const char *fn) {
   if (!phi) return tide_fail(TIDE_EINVAL, "%s: no phi", fn);
   int64_t N = tide_grid_ncells(g), bad = 0;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-  for (int64_t c = 0; c < N; c++) bad += !isfinite(phi[c]);
+  for (int64_t c = 0; c < N; c++)
+    bad += !isfinite(phi[c]);
   return bad ? tide_fail(TIDE_ENONFINITE, "%s: %lld non-finite phi values", fn, (long long)bad)
              : TIDE_OK;
 }
@@ -46,7 +47,8 @@ int tide_levelset_components(const tide_grid *g, const double *phi, double band,
   if (!queue) return TIDE_ENOMEM;
   const int n1 = g->n[1], n2 = g->n[2], dim = g->dim;
   const int64_t stride[3] = {(int64_t)n1 * n2, n2, 1};
-  for (int64_t c = 0; c < N; c++) labels[c] = -1;
+  for (int64_t c = 0; c < N; c++)
+    labels[c] = -1;
   int64_t nc = 0;
   /* flood fill each liquid component */
   for (int64_t seed = 0; seed < N; seed++) {
@@ -104,8 +106,10 @@ static int check_labels(const int32_t *labels, int64_t N, int ncomp, const char 
   if (ncomp < 0) return tide_fail(TIDE_EINVAL, "%s: negative component count", fn);
   int64_t bad = 0;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-  for (int64_t c = 0; c < N; c++) bad += labels[c] < -1 || labels[c] >= ncomp;
-  return bad ? tide_fail(TIDE_EINVAL, "%s: %lld labels outside -1..%d", fn, (long long)bad, ncomp - 1)
+  for (int64_t c = 0; c < N; c++)
+    bad += labels[c] < -1 || labels[c] >= ncomp;
+  return bad ? tide_fail(TIDE_EINVAL, "%s: %lld labels outside -1..%d", fn, (long long)bad,
+                         ncomp - 1)
              : TIDE_OK;
 }
 
@@ -139,8 +143,10 @@ static int group_cells(const int32_t *labels, int64_t N, int ncomp, const uint8_
     groups_free(gr, ncomp);
     return TIDE_ENOMEM;
   }
-  for (int c = 0; c < ncomp; c++) gr->start[c + 1] += gr->start[c];
-  for (int c = 0; c < ncomp; c++) fill[c] = gr->start[c];
+  for (int c = 0; c < ncomp; c++)
+    gr->start[c + 1] += gr->start[c];
+  for (int c = 0; c < ncomp; c++)
+    fill[c] = gr->start[c];
   for (int64_t c = 0; c < N; c++)
     if (labels[c] >= 0 && mask[c] == want) gr->ids[fill[labels[c]]++] = c;
   tide_free(fill, (size_t)(ncomp > 0 ? ncomp : 1) * sizeof(int64_t));
@@ -169,7 +175,8 @@ int tide_levelset_volumes(const tide_grid *g, const double *phi, const int32_t *
     return TIDE_ENOMEM;
   }
 #pragma omp parallel for schedule(static)
-  for (int64_t p = 0; p < gr.n; p++) h[p] = tide_levelset_heaviside(phi[gr.ids[p]], k);
+  for (int64_t p = 0; p < gr.n; p++)
+    h[p] = tide_levelset_heaviside(phi[gr.ids[p]], k);
   double vc = cell_volume(g);
   for (int c = 0; c < ncomp; c++)
     vol[c] = vc * tide_sum(gr.start[c + 1] - gr.start[c], h + gr.start[c]);
@@ -216,7 +223,8 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
   uint8_t *unk = tide_alloc((size_t)N);
   if (!unk) return TIDE_ENOMEM;
 #pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < N; c++) unk[c] = fabs(phi[c]) < p.band;
+  for (int64_t c = 0; c < N; c++)
+    unk[c] = fabs(phi[c]) < p.band;
   groups U, F;
   if ((st = group_cells(labels, N, ncomp, unk, 1, &U))) {
     tide_free(unk, (size_t)N);
@@ -230,7 +238,8 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
   int64_t nu = U.n > 0 ? U.n : 1, nf = F.n > 0 ? F.n : 1;
   size_t cb = (size_t)(ncomp > 0 ? ncomp : 1) * sizeof(double);
   double *star = tide_alloc((size_t)nu * sizeof(double));
-  double *t1 = tide_alloc((size_t)nu * sizeof(double)), *t2 = tide_alloc((size_t)nu * sizeof(double));
+  double *t1 = tide_alloc((size_t)nu * sizeof(double)),
+         *t2 = tide_alloc((size_t)nu * sizeof(double));
   double *t3 = tide_alloc((size_t)(nu > nf ? nu : nf) * sizeof(double));
   double *fixed = tide_alloc(cb), *lam = tide_alloc(cb), *err = tide_alloc(cb);
   if (!star || !t1 || !t2 || !t3 || !fixed || !lam || !err) {
@@ -239,11 +248,13 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
   }
   /* the fixed part of each volume */
 #pragma omp parallel for schedule(static)
-  for (int64_t q = 0; q < F.n; q++) t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k);
+  for (int64_t q = 0; q < F.n; q++)
+    t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k);
   for (int c = 0; c < ncomp; c++)
     fixed[c] = vc * tide_sum(F.start[c + 1] - F.start[c], t3 + F.start[c]);
 #pragma omp parallel for schedule(static)
-  for (int64_t q = 0; q < U.n; q++) star[q] = phi[U.ids[q]];
+  for (int64_t q = 0; q < U.n; q++)
+    star[q] = phi[U.ids[q]];
 
   stats->ncomp = ncomp;
   for (int it = 0;; it++) {
@@ -298,9 +309,11 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
     /* the same labels measure the result (components do not change) */
     double worst = 0;
 #pragma omp parallel for schedule(static)
-    for (int64_t q = 0; q < U.n; q++) t1[q] = tide_levelset_heaviside(phi[U.ids[q]], k);
+    for (int64_t q = 0; q < U.n; q++)
+      t1[q] = tide_levelset_heaviside(phi[U.ids[q]], k);
 #pragma omp parallel for schedule(static)
-    for (int64_t q = 0; q < F.n; q++) t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k);
+    for (int64_t q = 0; q < F.n; q++)
+      t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k);
     for (int c = 0; c < ncomp; c++) {
       double V = vc * (tide_sum(U.start[c + 1] - U.start[c], t1 + U.start[c]) +
                        tide_sum(F.start[c + 1] - F.start[c], t3 + F.start[c]));
@@ -324,8 +337,8 @@ done:
   return st;
 }
 
-int tide_levelset_correct_volume(const tide_grid *g, double *phi, const int32_t *labels,
-                                 int ncomp, const double *target, const tide_volume_params *pin,
+int tide_levelset_correct_volume(const tide_grid *g, double *phi, const int32_t *labels, int ncomp,
+                                 const double *target, const tide_volume_params *pin,
                                  tide_volume_stats *stats) {
   const char *fn = "correct_volume";
   tide_volume_stats sdummy, one;
@@ -343,7 +356,8 @@ int tide_levelset_correct_volume(const tide_grid *g, double *phi, const int32_t 
       return tide_fail(TIDE_EINVAL, "%s: target volume %d is %g", fn, c + 1, target[c]);
   for (int pass = 0; pass < p.passes; pass++) {
     if ((st = correct_pass(g, phi, labels, ncomp, target, &p, &one))) return st;
-    if (pass == 0) *stats = one;
+    if (pass == 0)
+      *stats = one;
     else {
       stats->iterations += one.iterations;
       stats->err_newton = one.err_newton;
@@ -401,7 +415,8 @@ static int match_targets(const tide_volume_tracker *t, const int32_t *labels, in
                          const double *current, double *target) {
   int64_t N = tide_grid_ncells(&t->grid);
   int64_t np = 0;
-  for (int64_t c = 0; c < N; c++) np += labels[c] >= 0 && t->labels[c] >= 0;
+  for (int64_t c = 0; c < N; c++)
+    np += labels[c] >= 0 && t->labels[c] >= 0;
   int64_t *pairs = tide_alloc((size_t)(np > 0 ? np : 1) * sizeof(int64_t));
   size_t ob = (size_t)(t->ncomp > 0 ? t->ncomp : 1) * sizeof(double);
   double *total = tide_calloc(ob); /* overlap cells of each old component */
@@ -417,11 +432,14 @@ static int match_targets(const tide_volume_tracker *t, const int32_t *labels, in
     if (labels[c] >= 0 && t->labels[c] >= 0)
       pairs[np++] = (int64_t)t->labels[c] * ncomp + labels[c];
   qsort(pairs, (size_t)np, sizeof(int64_t), cmp_i64);
-  for (int64_t q = 0; q < np; q++) total[pairs[q] / ncomp] += 1;
-  for (int n = 0; n < ncomp; n++) target[n] = 0;
+  for (int64_t q = 0; q < np; q++)
+    total[pairs[q] / ncomp] += 1;
+  for (int n = 0; n < ncomp; n++)
+    target[n] = 0;
   for (int64_t q = 0; q < np;) {
     int64_t r = q;
-    while (r < np && pairs[r] == pairs[q]) r++;
+    while (r < np && pairs[r] == pairs[q])
+      r++;
     int64_t o = pairs[q] / ncomp, n = pairs[q] % ncomp;
     target[n] += t->vol[o] * (double)(r - q) / total[o];
     seen[n] = 1;
@@ -477,7 +495,8 @@ fail:
 
 double tide_volume_tracker_total(const tide_volume_tracker *t) {
   double s = 0;
-  for (int c = 0; c < t->ncomp; c++) s += t->vol[c];
+  for (int c = 0; c < t->ncomp; c++)
+    s += t->vol[c];
   return s;
 }
 

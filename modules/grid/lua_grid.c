@@ -12,6 +12,7 @@
 #include <string.h>
 
 int luaopen_tide_array(lua_State *L);
+void tide_lua_grid_levelset_open(lua_State *L); /* lua_grid_levelset.c */
 
 static const char *const AXES[] = {"u", "v", "w"};
 
@@ -473,5 +474,6 @@ int luaopen_tide_grid(lua_State *L) {
   tide_lua_newtype(L, TIDE_GRID_T, grid_methods, grid_meta);
   tide_lua_newtype(L, TIDE_MAC_T, mac_methods, mac_meta);
   luaL_newlib(L, funcs);
+  tide_lua_grid_levelset_open(L);
   return 1;
 }

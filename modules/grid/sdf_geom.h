@@ -24,8 +24,8 @@ static inline void cross3(const double *a, const double *b, double *o) {
 
 /* closest point to p on triangle abc (Ericson, Real-Time Collision
  * Detection, Sec. 5.1.5): Voronoi regions of vertices, edges, face */
-static inline void closest_triangle(const double *p, const double *a, const double *b, const double *c,
-                             double *o) {
+static inline void closest_triangle(const double *p, const double *a, const double *b,
+                                    const double *c, double *o) {
   double ab[3], ac[3], ap[3];
   sub3(b, a, ab);
   sub3(c, a, ac);
@@ -45,7 +45,8 @@ static inline void closest_triangle(const double *p, const double *a, const doub
   double vc = d1 * d4 - d3 * d2;
   if (vc <= 0 && d1 >= 0 && d3 <= 0) {
     double v = d1 / (d1 - d3);
-    for (int i = 0; i < 3; i++) o[i] = a[i] + v * ab[i];
+    for (int i = 0; i < 3; i++)
+      o[i] = a[i] + v * ab[i];
     return;
   }
   double cp[3];
@@ -58,13 +59,15 @@ static inline void closest_triangle(const double *p, const double *a, const doub
   double vb = d5 * d2 - d1 * d6;
   if (vb <= 0 && d2 >= 0 && d6 <= 0) {
     double w = d2 / (d2 - d6);
-    for (int i = 0; i < 3; i++) o[i] = a[i] + w * ac[i];
+    for (int i = 0; i < 3; i++)
+      o[i] = a[i] + w * ac[i];
     return;
   }
   double va = d3 * d6 - d5 * d4;
   if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
     double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-    for (int i = 0; i < 3; i++) o[i] = b[i] + w * (c[i] - b[i]);
+    for (int i = 0; i < 3; i++)
+      o[i] = b[i] + w * (c[i] - b[i]);
     return;
   }
   double den = va + vb + vc;
@@ -73,7 +76,8 @@ static inline void closest_triangle(const double *p, const double *a, const doub
     return;
   }
   double v = vb / den, w = vc / den;
-  for (int i = 0; i < 3; i++) o[i] = a[i] + ab[i] * v + ac[i] * w;
+  for (int i = 0; i < 3; i++)
+    o[i] = a[i] + ab[i] * v + ac[i] * w;
 }
 
 static inline void closest_segment(const double *p, const double *a, const double *b, double *o) {
@@ -82,7 +86,8 @@ static inline void closest_segment(const double *p, const double *a, const doubl
   sub3(p, a, ap);
   double l2 = dot3(ab, ab), t = l2 > 0 ? dot3(ap, ab) / l2 : 0;
   t = t < 0 ? 0 : t > 1 ? 1 : t;
-  for (int i = 0; i < 3; i++) o[i] = a[i] + t * ab[i];
+  for (int i = 0; i < 3; i++)
+    o[i] = a[i] + t * ab[i];
 }
 
 #endif

@@ -21,21 +21,21 @@
 #define MAX_DEPTH 128
 
 typedef struct node {
-  double lo[3], hi[3]; /* bounding box of the faces */
-  double c[3];         /* area-weighted centroid (dipole position) */
-  double N[3];         /* sum of area-weighted normals (dipole moment) */
-  double r;            /* max distance from c to a vertex of the node */
-  int32_t left, right; /* children, -1 for a leaf */
-  int32_t start, count;/* faces order[start .. start+count) */
+  double lo[3], hi[3];  /* bounding box of the faces */
+  double c[3];          /* area-weighted centroid (dipole position) */
+  double N[3];          /* sum of area-weighted normals (dipole moment) */
+  double r;             /* max distance from c to a vertex of the node */
+  int32_t left, right;  /* children, -1 for a leaf */
+  int32_t start, count; /* faces order[start .. start+count) */
 } node;
 
 struct tide_sdf_mesh {
   int dim;
   int refcount;
   int64_t nv, nf, nnodes;
-  double *V;     /* nv x 3 (z = 0 in 2D) */
-  int32_t *F;    /* nf x 3 (third entry unused in 2D) */
-  int32_t *order;/* face permutation of the BVH */
+  double *V;      /* nv x 3 (z = 0 in 2D) */
+  int32_t *F;     /* nf x 3 (third entry unused in 2D) */
+  int32_t *order; /* face permutation of the BVH */
   node *nodes;
 };
 
@@ -54,14 +54,16 @@ static void face_normal(const tide_sdf_mesh *m, int64_t f, double N[3]) {
   sub3(b, a, e1);
   sub3(c, a, e2);
   cross3(e1, e2, N);
-  for (int i = 0; i < 3; i++) N[i] *= 0.5;
+  for (int i = 0; i < 3; i++)
+    N[i] *= 0.5;
 }
 
 static void face_centroid(const tide_sdf_mesh *m, int64_t f, double c[3]) {
   int nvf = m->dim;
   for (int i = 0; i < 3; i++) {
     double s = 0;
-    for (int v = 0; v < nvf; v++) s += m->V[3 * m->F[3 * f + v] + i];
+    for (int v = 0; v < nvf; v++)
+      s += m->V[3 * m->F[3 * f + v] + i];
     c[i] = s / nvf;
   }
 }
@@ -88,8 +90,10 @@ static void sort_faces(build_ctx *ctx, int axis, int32_t *idx, int32_t n) {
   int32_t i = 0, j = h, k = 0;
   while (i < h && j < n)
     ctx->tmp[k++] = before(ctx->cent, axis, idx[j], idx[i]) ? idx[j++] : idx[i++];
-  while (i < h) ctx->tmp[k++] = idx[i++];
-  while (j < n) ctx->tmp[k++] = idx[j++];
+  while (i < h)
+    ctx->tmp[k++] = idx[i++];
+  while (j < n)
+    ctx->tmp[k++] = idx[j++];
   memcpy(idx, ctx->tmp, (size_t)n * sizeof(int32_t));
 }
 
@@ -124,7 +128,8 @@ static int32_t build(build_ctx *ctx, tide_sdf_mesh *m, int32_t start, int32_t co
       if (ctx->cent[3 * f + i] > chi[i]) chi[i] = ctx->cent[3 * f + i];
     }
   }
-  for (int i = 0; i < 3; i++) nd->c[i] = area > 0 ? nd->c[i] / area : 0.5 * (nd->lo[i] + nd->hi[i]);
+  for (int i = 0; i < 3; i++)
+    nd->c[i] = area > 0 ? nd->c[i] / area : 0.5 * (nd->lo[i] + nd->hi[i]);
   double r2 = 0;
   for (int32_t q = start; q < start + count; q++)
     for (int v = 0; v < m->dim; v++) {
@@ -153,15 +158,18 @@ static int32_t build(build_ctx *ctx, tide_sdf_mesh *m, int32_t start, int32_t co
 int tide_sdf_mesh_new(int dim, int64_t nv, const double *V, int64_t nf, const int32_t *F,
                       tide_sdf_mesh **out) {
   *out = NULL;
-  if (dim != 2 && dim != 3) return tide_fail(TIDE_EINVAL, "mesh sdf: dim must be 2 or 3, got %d", dim);
+  if (dim != 2 && dim != 3)
+    return tide_fail(TIDE_EINVAL, "mesh sdf: dim must be 2 or 3, got %d", dim);
   if (nv < dim || nf < 1 || !V || !F)
-    return tide_fail(TIDE_EINVAL, "mesh sdf: need at least %d vertices and one face (got %lld, %lld)",
-                     dim, (long long)nv, (long long)nf);
+    return tide_fail(TIDE_EINVAL,
+                     "mesh sdf: need at least %d vertices and one face (got %lld, %lld)", dim,
+                     (long long)nv, (long long)nf);
   if (nf > INT32_MAX / 4 || nv > INT32_MAX)
     return tide_fail(TIDE_EINVAL, "mesh sdf: too many faces or vertices");
   for (int64_t i = 0; i < nv * dim; i++)
     if (!isfinite(V[i]))
-      return tide_fail(TIDE_ENONFINITE, "mesh sdf: vertex %lld is not finite", (long long)(i / dim + 1));
+      return tide_fail(TIDE_ENONFINITE, "mesh sdf: vertex %lld is not finite",
+                       (long long)(i / dim + 1));
   for (int64_t i = 0; i < nf * dim; i++)
     if (F[i] < 0 || F[i] >= nv)
       return tide_fail(TIDE_EINVAL, "mesh sdf: face %lld refers to vertex %d, not in 0..%lld",
@@ -185,9 +193,11 @@ int tide_sdf_mesh_new(int dim, int64_t nv, const double *V, int64_t nf, const in
     return TIDE_ENOMEM;
   }
   for (int64_t v = 0; v < nv; v++)
-    for (int i = 0; i < dim; i++) m->V[3 * v + i] = V[v * dim + i];
+    for (int i = 0; i < dim; i++)
+      m->V[3 * v + i] = V[v * dim + i];
   for (int64_t f = 0; f < nf; f++) {
-    for (int i = 0; i < dim; i++) m->F[3 * f + i] = F[f * dim + i];
+    for (int i = 0; i < dim; i++)
+      m->F[3 * f + i] = F[f * dim + i];
     m->order[f] = (int32_t)f;
     face_centroid(m, f, cent + 3 * f);
   }
@@ -214,6 +224,11 @@ void tide_sdf_mesh_release(tide_sdf_mesh *m) {
 }
 
 int tide_sdf_mesh_dim(const tide_sdf_mesh *m) { return m->dim; }
+
+void tide_sdf_mesh_bounds(const tide_sdf_mesh *m, double lo[3], double hi[3]) {
+  memcpy(lo, m->nodes[0].lo, 3 * sizeof(double));
+  memcpy(hi, m->nodes[0].hi, 3 * sizeof(double));
+}
 int64_t tide_sdf_mesh_nfaces(const tide_sdf_mesh *m) { return m->nf; }
 
 /* ------------------------------------------------------------- distance */

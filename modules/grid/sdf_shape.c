@@ -51,8 +51,8 @@ static int finite_vec(int dim, const double *v) {
 static int newshape(tide_shape_kind kind, int dim, tide_shape **out) {
   *out = NULL;
   if (dim != 2 && dim != 3)
-    return tide_fail(TIDE_EINVAL, "shape %s: dim must be 2 or 3, got %d", tide_shape_kind_name(kind),
-                     dim);
+    return tide_fail(TIDE_EINVAL, "shape %s: dim must be 2 or 3, got %d",
+                     tide_shape_kind_name(kind), dim);
   tide_shape *s = tide_calloc(sizeof *s);
   if (!s) return TIDE_ENOMEM;
   s->kind = kind;
@@ -64,7 +64,8 @@ static int newshape(tide_shape_kind kind, int dim, tide_shape **out) {
 
 /* copy dim entries of v to p, zero the rest */
 static void put(double *p, int dim, const double *v) {
-  for (int a = 0; a < 3; a++) p[a] = a < dim ? v[a] : 0.0;
+  for (int a = 0; a < 3; a++)
+    p[a] = a < dim ? v[a] : 0.0;
 }
 
 int tide_shape_box(int dim, const double lo[3], const double hi[3], tide_shape **out) {
@@ -85,7 +86,8 @@ int tide_shape_box(int dim, const double lo[3], const double hi[3], tide_shape *
 int tide_shape_sphere(int dim, const double c[3], double r, tide_shape **out) {
   *out = NULL;
   if (!finite_vec(dim == 3 ? 3 : 2, c)) return tide_fail(TIDE_EINVAL, "sphere: centre not finite");
-  if (!(r > 0) || !isfinite(r)) return tide_fail(TIDE_EINVAL, "sphere: radius must be > 0, got %g", r);
+  if (!(r > 0) || !isfinite(r))
+    return tide_fail(TIDE_EINVAL, "sphere: radius must be > 0, got %g", r);
   int st = newshape(TIDE_SHAPE_SPHERE, dim, out);
   if (st) return st;
   put((*out)->p, dim, c);
@@ -99,9 +101,11 @@ static int segment_shape(tide_shape_kind kind, const char *name, int dim, const 
   int d = dim == 3 ? 3 : 2;
   if (!finite_vec(d, a) || !finite_vec(d, b))
     return tide_fail(TIDE_EINVAL, "%s: end points must be finite", name);
-  if (!(r > 0) || !isfinite(r)) return tide_fail(TIDE_EINVAL, "%s: radius must be > 0, got %g", name, r);
+  if (!(r > 0) || !isfinite(r))
+    return tide_fail(TIDE_EINVAL, "%s: radius must be > 0, got %g", name, r);
   double ab[3] = {0, 0, 0};
-  for (int i = 0; i < d; i++) ab[i] = b[i] - a[i];
+  for (int i = 0; i < d; i++)
+    ab[i] = b[i] - a[i];
   if (!(len3(ab) > 0)) return tide_fail(TIDE_EINVAL, "%s: end points a and b coincide", name);
   int st = newshape(kind, dim, out);
   if (st) return st;
@@ -111,13 +115,11 @@ static int segment_shape(tide_shape_kind kind, const char *name, int dim, const 
   return TIDE_OK;
 }
 
-int tide_shape_cylinder(int dim, const double a[3], const double b[3], double r,
-                        tide_shape **out) {
+int tide_shape_cylinder(int dim, const double a[3], const double b[3], double r, tide_shape **out) {
   return segment_shape(TIDE_SHAPE_CYLINDER, "cylinder", dim, a, b, r, out);
 }
 
-int tide_shape_capsule(int dim, const double a[3], const double b[3], double r,
-                       tide_shape **out) {
+int tide_shape_capsule(int dim, const double a[3], const double b[3], double r, tide_shape **out) {
   return segment_shape(TIDE_SHAPE_CAPSULE, "capsule", dim, a, b, r, out);
 }
 
@@ -125,14 +127,16 @@ static int unit(int dim, const double *v, double *u) {
   put(u, dim, v);
   double l = len3(u);
   if (!(l > 0) || !isfinite(l)) return 0;
-  for (int a = 0; a < 3; a++) u[a] /= l;
+  for (int a = 0; a < 3; a++)
+    u[a] /= l;
   return 1;
 }
 
 int tide_shape_plane(int dim, const double point[3], const double normal[3], tide_shape **out) {
   *out = NULL;
   double n[3];
-  if (!finite_vec(dim == 3 ? 3 : 2, point)) return tide_fail(TIDE_EINVAL, "plane: point not finite");
+  if (!finite_vec(dim == 3 ? 3 : 2, point))
+    return tide_fail(TIDE_EINVAL, "plane: point not finite");
   if (!unit(dim == 3 ? 3 : 2, normal, n))
     return tide_fail(TIDE_EINVAL, "plane: normal must be nonzero and finite");
   int st = newshape(TIDE_SHAPE_PLANE, dim, out);
@@ -192,7 +196,8 @@ int tide_shape_transform(tide_shape *a, const double R[9], const double t[3], ti
   int d = a->dim;
   double M[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   for (int i = 0; i < d; i++)
-    for (int j = 0; j < d; j++) M[3 * i + j] = R ? R[3 * i + j] : (i == j);
+    for (int j = 0; j < d; j++)
+      M[3 * i + j] = R ? R[3 * i + j] : (i == j);
   double tt[3] = {0, 0, 0};
   if (t) put(tt, d, t);
   if (!finite_vec(9, M) || !finite_vec(3, tt))
@@ -202,8 +207,8 @@ int tide_shape_transform(tide_shape *a, const double R[9], const double t[3], ti
     for (int j = 0; j < 3; j++) {
       double s = dot3(M + 3 * i, M + 3 * j) - (i == j);
       if (fabs(s) > 1e-9)
-        return tide_fail(TIDE_EINVAL, "shape transform: rotation is not orthonormal (R R^T - I = %g)",
-                         s);
+        return tide_fail(TIDE_EINVAL,
+                         "shape transform: rotation is not orthonormal (R R^T - I = %g)", s);
     }
   double det = M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) +
                M[2] * (M[3] * M[7] - M[4] * M[6]);
@@ -229,9 +234,76 @@ void tide_shape_release(tide_shape *s) {
   tide_free(s, sizeof *s);
 }
 
+int tide_shape_bounds(const tide_shape *s, double lo[3], double hi[3]) {
+  const double *p = s->p;
+  double la[3], ha[3], lb[3], hb[3];
+  int ba, bb;
+  for (int k = 0; k < 3; k++)
+    lo[k] = hi[k] = 0;
+  switch (s->kind) {
+  case TIDE_SHAPE_BOX:
+    for (int k = 0; k < s->dim; k++)
+      lo[k] = p[k], hi[k] = p[3 + k];
+    return 1;
+  case TIDE_SHAPE_SPHERE:
+    for (int k = 0; k < s->dim; k++)
+      lo[k] = p[k] - p[3], hi[k] = p[k] + p[3];
+    return 1;
+  case TIDE_SHAPE_CYLINDER: /* the segment's box grown by the radius */
+  case TIDE_SHAPE_CAPSULE:
+    for (int k = 0; k < s->dim; k++) {
+      lo[k] = (p[k] < p[3 + k] ? p[k] : p[3 + k]) - p[6];
+      hi[k] = (p[k] > p[3 + k] ? p[k] : p[3 + k]) + p[6];
+    }
+    return 1;
+  case TIDE_SHAPE_TORUS:
+    for (int k = 0; k < s->dim; k++)
+      lo[k] = p[k] - p[6] - p[7], hi[k] = p[k] + p[6] + p[7];
+    return 1;
+  case TIDE_SHAPE_MESH:
+    tide_sdf_mesh_bounds(s->mesh, lo, hi);
+    return 1;
+  case TIDE_SHAPE_UNION:
+    if (!tide_shape_bounds(s->a, la, ha) || !tide_shape_bounds(s->b, lb, hb)) return 0;
+    for (int k = 0; k < s->dim; k++)
+      lo[k] = la[k] < lb[k] ? la[k] : lb[k], hi[k] = ha[k] > hb[k] ? ha[k] : hb[k];
+    return 1;
+  case TIDE_SHAPE_INTERSECTION:
+    ba = tide_shape_bounds(s->a, la, ha);
+    bb = tide_shape_bounds(s->b, lb, hb);
+    if (!ba && !bb) return 0;
+    if (!ba) memcpy(la, lb, sizeof la), memcpy(ha, hb, sizeof ha);
+    if (!bb) memcpy(lb, la, sizeof lb), memcpy(hb, ha, sizeof hb);
+    for (int k = 0; k < s->dim; k++)
+      lo[k] = la[k] > lb[k] ? la[k] : lb[k], hi[k] = ha[k] < hb[k] ? ha[k] : hb[k];
+    return 1;
+  case TIDE_SHAPE_DIFFERENCE:
+    return tide_shape_bounds(s->a, lo, hi);
+  case TIDE_SHAPE_TRANSFORM: /* the moved corners of the child's box */
+    if (!tide_shape_bounds(s->a, la, ha)) return 0;
+    for (int k = 0; k < s->dim; k++)
+      lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int c = 0; c < (1 << s->dim); c++) {
+      double y[3] = {0, 0, 0};
+      for (int k = 0; k < s->dim; k++)
+        y[k] = (c >> k) & 1 ? ha[k] : la[k];
+      for (int i = 0; i < s->dim; i++) {
+        double x = p[9 + i] + p[3 * i] * y[0] + p[3 * i + 1] * y[1] + p[3 * i + 2] * y[2];
+        lo[i] = x < lo[i] ? x : lo[i];
+        hi[i] = x > hi[i] ? x : hi[i];
+      }
+    }
+    return 1;
+  case TIDE_SHAPE_PLANE:
+  case TIDE_SHAPE_COMPLEMENT:
+    return 0;
+  }
+  return 0;
+}
+
 const char *tide_shape_kind_name(tide_shape_kind k) {
-  static const char *names[] = {"box",   "sphere",       "cylinder",   "plane",
-                                "capsule", "torus",      "mesh",       "union",
+  static const char *names[] = {"box",          "sphere",     "cylinder",   "plane",
+                                "capsule",      "torus",      "mesh",       "union",
                                 "intersection", "difference", "complement", "transform"};
   return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
@@ -300,7 +372,8 @@ double tide_shape_eval(const tide_shape *s, const double xin[3]) {
   case TIDE_SHAPE_TRANSFORM: {
     /* y = R^T (x - t) */
     double d[3] = {x[0] - p[9], x[1] - p[10], x[2] - p[11]}, y[3];
-    for (int j = 0; j < 3; j++) y[j] = p[j] * d[0] + p[3 + j] * d[1] + p[6 + j] * d[2];
+    for (int j = 0; j < 3; j++)
+      y[j] = p[j] * d[0] + p[3 + j] * d[1] + p[6 + j] * d[2];
     return tide_shape_eval(s->a, y);
   }
   }
@@ -321,7 +394,8 @@ void tide_shape_normal(const tide_shape *s, const double x[3], double h, double 
   }
   if (l2 > 0) {
     double l = sqrt(l2);
-    for (int a = 0; a < 3; a++) n[a] /= l;
+    for (int a = 0; a < 3; a++)
+      n[a] /= l;
   }
 }
 
@@ -350,12 +424,14 @@ int tide_shape_sdf_points(const tide_shape *s, int64_t np, int stride, const dou
     return tide_fail(TIDE_EINVAL, "shape sdf: missing shape, points or output");
   if (np < 0) return tide_fail(TIDE_EINVAL, "shape sdf: negative point count");
   if (stride < s->dim)
-    return tide_fail(TIDE_EINVAL, "shape sdf: %dD shape needs points with >= %d coordinates, got %d",
-                     s->dim, s->dim, stride);
+    return tide_fail(TIDE_EINVAL,
+                     "shape sdf: %dD shape needs points with >= %d coordinates, got %d", s->dim,
+                     s->dim, stride);
 #pragma omp parallel for schedule(static)
   for (int64_t q = 0; q < np; q++) {
     double y[3] = {0, 0, 0};
-    for (int a = 0; a < s->dim; a++) y[a] = x[q * stride + a];
+    for (int a = 0; a < s->dim; a++)
+      y[a] = x[q * stride + a];
     out[q] = tide_shape_eval(s, y);
   }
   return TIDE_OK;

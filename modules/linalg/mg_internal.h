@@ -64,6 +64,16 @@ typedef struct mg_block {
   int64_t c0, c1; /* cells [c0, c1) of one pencil segment */
 } mg_block;
 
+/* MIC(0) wavefront schedule: pencil segments grouped into tiles (boxes of
+ * the grid), tiles grouped into fronts */
+typedef struct mg_sched {
+  mg_block *seg;     /* segments, tile after tile, each tile in memory order */
+  int64_t *tile;     /* ntile + 1 offsets into seg */
+  int64_t *front;    /* nfront + 1 offsets into tile */
+  int64_t nseg, ntile;
+  int nfront;
+} mg_sched;
+
 struct tide_mac_solver {
   tide_mac_solver_opts o;
   tide_grid grid; /* user grid */
@@ -86,11 +96,8 @@ struct tide_mac_solver {
   mg_buf fbuf[2];
   /* MIC(0): pivots 1/sqrt(e) on level 0's layout, wavefront schedule */
   double *pre;
-  mg_block *blk;
-  int64_t nblk;
-  int64_t *front; /* nfront + 1 offsets into blk */
-  int nfront;
-  mg_buf mbuf[3];
+  mg_sched sched;
+  mg_buf mbuf[6];
   /* set-up scratch */
   mg_buf scratch[3];
   double setup_seconds;

@@ -1113,7 +1113,7 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
   }
   info->bottom = S->o.method == TIDE_MAC_MGPCG ? S->nbot : 0;
   info->floating = S->nfloat;
-  info->wavefronts = S->o.method == TIDE_MAC_MIC0 ? S->nfront : 0;
+  info->wavefronts = S->o.method == TIDE_MAC_MIC0 ? S->sched.nfront : 0;
   info->setup_seconds = S->setup_seconds;
   info->bytes = S->bytes;
   /* traffic model: every array streamed once per kernel over the active

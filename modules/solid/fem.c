@@ -212,7 +212,7 @@ int tide_fem_attach(tide_tetmesh *m, const tide_material *mat, double rho) {
   const int32_t *ptr = TIDE_I32P(m->adj_ptr), *adj = TIDE_I32P(m->adj);
   double *mass = TIDE_F64P(f->mass);
   int nper = m->nper;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
     double s = 0;
     for (int32_t t = ptr[i]; t < ptr[i + 1]; t++) s += vol[adj[t] / nper];
@@ -262,7 +262,7 @@ static inline void gather_elem(const tide_tetmesh *m, const double *x, int64_t e
 static void gather_nodes(const tide_tetmesh *m, const double *ebuf, double *out) {
   const int32_t *ptr = TIDE_I32P(m->adj_ptr), *adj = TIDE_I32P(m->adj);
   int d = m->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
     double s[3] = {0, 0, 0};
     for (int32_t t = ptr[i]; t < ptr[i + 1]; t++)
@@ -337,7 +337,7 @@ int tide_fem_plastic_flow(tide_tetmesh *m, const double *x, int64_t *flowed) {
   const double *goal = f->Fpgoal ? TIDE_F64P(f->Fpgoal) : NULL;
   double yield = f->yield, llim = log(f->plastic_limit);
   int64_t count = 0;
-#pragma omp parallel for schedule(static) reduction(+ : count)
+#pragma omp parallel for schedule(static) reduction(+ : count) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], F[9], Fe[9], U[9], s[3], V[9];
     gather_elem(m, x, e, p);
@@ -426,7 +426,7 @@ int tide_fem_energy(const tide_tetmesh *m, const double *x, double *E) {
   const double *vol = TIDE_F64P(m->vol);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12];
     gather_elem(m, x, e, p);
@@ -444,7 +444,7 @@ int tide_fem_gradient(const tide_tetmesh *m, const double *x, double *grad) {
   const double *vol = TIDE_F64P(m->vol);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim, n = m->nper * d;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12];
     gather_elem(m, x, e, p);
@@ -483,7 +483,7 @@ int tide_fem_hessian(const tide_tetmesh *m, const double *x, int flags, tide_tri
   const uint8_t *pinned = TIDE_U8P(m->fem->pinned);
   int d = m->dim;
   int project = (flags & TIDE_FEM_PROJECT) != 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], H[144];
     gather_elem(m, x, e, p);
@@ -502,7 +502,7 @@ int tide_fem_damping_gradient(const tide_tetmesh *m, const double *x, const doub
   const double *vol = TIDE_F64P(m->vol);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim, n = m->nper * d;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], q[12];
     gather_elem(m, x, e, p);
@@ -519,7 +519,7 @@ int tide_fem_damping_matrix(const tide_tetmesh *m, const double *x, tide_triplet
   const double *vol = TIDE_F64P(m->vol);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], zero[12] = {0}, C[144];
     gather_elem(m, x, e, p);
@@ -538,7 +538,7 @@ static int corot_prepare(tide_tetmesh *m) {
   if (!(f->Kt = tide_array_new3(TIDE_F64, m->ne, n, n))) return TIDE_ENOMEM;
   double *Kt = TIDE_F64P(f->Kt);
   const double *Dminv = TIDE_F64P(m->Dminv), *vol = TIDE_F64P(m->vol);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++)
     tide_fe_corot_stiffness(f->mat.mu, f->mat.lambda, d, Dminv + e * d * d, vol[e],
                             Kt + e * n * n);
@@ -553,7 +553,7 @@ int tide_fem_corot_system(tide_tetmesh *m, const double *x, int rotate, tide_tri
   int d = m->dim, n = m->nper * d;
   const double *Kt = TIDE_F64P(f->Kt), *X = TIDE_F64P(m->rest), *Dminv = TIDE_F64P(m->Dminv);
   double *R = TIDE_F64P(f->R), *eb = TIDE_F64P(f->ebuf);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], P0[12], K[144];
     gather_elem(m, x, e, p);
@@ -587,7 +587,7 @@ int tide_fem_corot_energy(const tide_tetmesh *m, const double *x, double *E) {
   int d = m->dim, n = m->nper * d;
   const double *Kt = TIDE_F64P(f->Kt), *X = TIDE_F64P(m->rest), *R = TIDE_F64P(f->R);
   double *eb = TIDE_F64P(f->ebuf);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], P0[12], u[12];
     gather_elem(m, x, e, p);
@@ -634,7 +634,7 @@ int tide_fem_ip_value(const tide_tetmesh *m, const tide_ip *ip, const double *x,
   double *eb = TIDE_F64P(m->fem->ebuf);
   int d = m->dim, damp = has_damping(m);
   double dt = ip->dt;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], Ee, Dd = 0;
     gather_elem(m, x, e, p);
@@ -649,7 +649,7 @@ int tide_fem_ip_value(const tide_tetmesh *m, const tide_ip *ip, const double *x,
   }
   double Eel = tide_sum(m->ne, eb);
   /* kinetic part, per node into the scratch (nv <= ne * nper) */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
     double s = 0;
     for (int k = 0; k < d; k++) {
@@ -670,7 +670,7 @@ int tide_fem_ip_gradient(const tide_tetmesh *m, const tide_ip *ip, const double 
   double *eb = TIDE_F64P(m->fem->ebuf);
   int d = m->dim, n = m->nper * d, damp = has_damping(m);
   double dt = ip->dt;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], ge[12];
     gather_elem(m, x, e, p);
@@ -685,7 +685,7 @@ int tide_fem_ip_gradient(const tide_tetmesh *m, const tide_ip *ip, const double 
     }
   }
   gather_nodes(m, eb, g);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++)
     for (int k = 0; k < d; k++) g[i * d + k] += mass[i] * (x[i * d + k] - ip->xhat[i * d + k]);
   return TIDE_OK;
@@ -701,7 +701,7 @@ int tide_fem_ip_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *
   int d = m->dim, n = m->nper * d, damp = has_damping(m);
   int project = (flags & TIDE_FEM_PROJECT) != 0;
   double dt = ip->dt;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12], H[144];
     gather_elem(m, x, e, p);
@@ -717,7 +717,7 @@ int tide_fem_ip_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *
     write_block(m, e, H, flags, pinned, tb);
   }
   int64_t t0 = tb->start + tide_fem_elem_nnz(m);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++)
     for (int k = 0; k < d; k++) {
       int64_t t = t0 + i * d + k;
@@ -735,7 +735,7 @@ int tide_fem_predict(const tide_tetmesh *m, double dt, double *xhat) {
   const double *fe = TIDE_F64P(f->force), *tg = TIDE_F64P(f->target);
   const uint8_t *pin = TIDE_U8P(f->pinned);
   int d = m->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++)
     for (int k = 0; k < d; k++) {
       int64_t q = i * d + k;

@@ -29,6 +29,12 @@
 extern "C" {
 #endif
 
+/* Loops run in parallel (OpenMP) only above these sizes: cheap per-node or
+ * per-entry loops, and element-kernel loops.  Below them a parallel region
+ * costs more than it saves, above all on a busy machine. */
+#define TIDE_SOLID_PAR_MIN 8192
+#define TIDE_SOLID_PAR_ELEM 512
+
 /* ------------------------------------------------------ element kernels */
 
 /* Gradients of the linear shape functions, g[a*d + j] = dN_a/dX_j:

@@ -69,7 +69,7 @@ static int l_bcc(lua_State *L) {
   int nhi = tide_opt_vec(&o, "max", s->dim, s->dim, hi);
   if (!nlo || !nhi) {
     double blo[3], bhi[3];
-    if (!tide_solid_shape_bounds(s, blo, bhi))
+    if (!tide_shape_bounds(s, blo, bhi))
       tide_lua_error(L, "%s: the shape is unbounded; give min and max", fn);
     if (!nlo) memcpy(lo, blo, sizeof lo);
     if (!nhi) memcpy(hi, bhi, sizeof hi);
@@ -550,7 +550,12 @@ int luaopen_tide_solid(lua_State *L) {
   lua_call(L, 1, 0);
   tide_lua_newtype(L, MESH_T, mesh_methods, mesh_meta);
   luaL_newlib(L, solid_funcs);
-  tide_lua_solid_shape_open(L);
+  tide_lua_shape_open(L); /* tide.solid.shape is tide.shape (modules/grid/sdf.h) */
   lua_setfield(L, -2, "shape");
+  /* stepping methods go into the TetMesh method table, colliders into the module */
+  luaL_getmetatable(L, MESH_T);
+  lua_getfield(L, -1, "methods");
+  tide_lua_solid_step_open(L, lua_gettop(L), lua_gettop(L) - 2);
+  lua_pop(L, 2);
   return 1;
 }

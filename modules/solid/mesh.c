@@ -336,7 +336,7 @@ size_t tide_tetmesh_bytes(const tide_tetmesh *m) {
 
 int tide_tetmesh_volumes(const tide_tetmesh *m, const double *x, double *vol_out) {
   if (m->surface) return tide_fail(TIDE_EINVAL, "a surface mesh has no volume elements");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_MIN)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12];
     gather(m, x, e, p);
@@ -360,7 +360,7 @@ int tide_tetmesh_boundary_normals(const tide_tetmesh *m, const double *x, double
                                   double *areas) {
   const int32_t *b = TIDE_I32P(m->bound);
   int d = m->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m->nb > TIDE_SOLID_PAR_MIN)
   for (int64_t f = 0; f < m->nb; f++) {
     double n[3], a;
     if (d == 3) {

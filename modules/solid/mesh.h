@@ -122,11 +122,6 @@ struct tide_shape;
 int tide_mesh_bcc(int dim, const struct tide_shape *shape, const double *lo, const double *hi,
                   double h, double minq, tide_tetmesh **out);
 
-/* Axis-aligned bounds of the inside (phi < 0) of a shape: 1 with lo, hi
- * filled (dim entries) for bounded shapes, 0 for unbounded ones (planes,
- * complements, triangle-mesh shapes, and CSG of those). */
-int tide_solid_shape_bounds(const struct tide_shape *s, double *lo, double *hi);
-
 /* ------------------------------------------------------------ readers */
 
 /* TetGen .node/.ele pair (also Triangle's 2D files): `path` is the common

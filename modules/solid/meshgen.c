@@ -120,68 +120,6 @@ int tide_mesh_box(int dim, const double *lo, const double *hi, const int *n, tid
   return st;
 }
 
-/* ------------------------------------------------------------- bounds */
-
-int tide_solid_shape_bounds(const tide_shape *s, double *lo, double *hi) {
-  int d = s->dim;
-  const double *p = s->p;
-  switch (s->kind) {
-  case TIDE_SHAPE_BOX:
-    for (int k = 0; k < d; k++) lo[k] = p[k], hi[k] = p[3 + k];
-    return 1;
-  case TIDE_SHAPE_SPHERE:
-    for (int k = 0; k < d; k++) lo[k] = p[k] - p[3], hi[k] = p[k] + p[3];
-    return 1;
-  case TIDE_SHAPE_CYLINDER:
-  case TIDE_SHAPE_CAPSULE: /* segment a-b swept by the radius (conservative) */
-    for (int k = 0; k < d; k++) {
-      lo[k] = fmin(p[k], p[3 + k]) - p[6];
-      hi[k] = fmax(p[k], p[3 + k]) + p[6];
-    }
-    return 1;
-  case TIDE_SHAPE_TORUS:
-    for (int k = 0; k < d; k++) lo[k] = p[k] - (p[6] + p[7]), hi[k] = p[k] + p[6] + p[7];
-    return 1;
-  case TIDE_SHAPE_UNION:
-  case TIDE_SHAPE_INTERSECTION: {
-    double la[3], ha[3], lb[3], hb[3];
-    int ba = tide_solid_shape_bounds(s->a, la, ha), bb = tide_solid_shape_bounds(s->b, lb, hb);
-    if (s->kind == TIDE_SHAPE_UNION) {
-      if (!ba || !bb) return 0;
-      for (int k = 0; k < d; k++) lo[k] = fmin(la[k], lb[k]), hi[k] = fmax(ha[k], hb[k]);
-      return 1;
-    }
-    if (!ba && !bb) return 0;
-    for (int k = 0; k < d; k++) {
-      lo[k] = ba && bb ? fmax(la[k], lb[k]) : (ba ? la[k] : lb[k]);
-      hi[k] = ba && bb ? fmin(ha[k], hb[k]) : (ba ? ha[k] : hb[k]);
-    }
-    return 1;
-  }
-  case TIDE_SHAPE_DIFFERENCE:
-    return tide_solid_shape_bounds(s->a, lo, hi);
-  case TIDE_SHAPE_TRANSFORM: {
-    /* x = R y + t over the corners of the child's box */
-    double la[3] = {0, 0, 0}, ha[3] = {0, 0, 0};
-    if (!tide_solid_shape_bounds(s->a, la, ha)) return 0;
-    for (int k = 0; k < d; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (int c = 0; c < (1 << d); c++) {
-      double y[3] = {0, 0, 0};
-      for (int k = 0; k < d; k++) y[k] = (c >> k) & 1 ? ha[k] : la[k];
-      for (int i = 0; i < d; i++) {
-        double x = p[9 + i];
-        for (int j = 0; j < d; j++) x += p[3 * i + j] * y[j];
-        lo[i] = fmin(lo[i], x);
-        hi[i] = fmax(hi[i], x);
-      }
-    }
-    return 1;
-  }
-  default: /* plane, complement, mesh */
-    return 0;
-  }
-}
-
 /* ------------------------------------------------------------------ BCC */
 
 typedef struct lattice {

@@ -24,7 +24,8 @@ static void sphere_error(int dim, int n, double out[2]) {
         double x[3];
         tide_grid_center(&g, i, j, k, x);
         double d2 = 0;
-        for (int a = 0; a < dim; a++) d2 += (x[a] - c[a]) * (x[a] - c[a]);
+        for (int a = 0; a < dim; a++)
+          d2 += (x[a] - c[a]) * (x[a] - c[a]);
         int64_t id = tide_grid_idx(&g, i, j, k);
         ex[id] = sqrt(d2) - r;
         /* same zero set, far from a distance: scaled and distorted */
@@ -51,7 +52,8 @@ static void sphere_error(int dim, int n, double out[2]) {
  * ... 1024, measured), so the rate there is a little below 1. */
 static void test_convergence(void) {
   double e[3][2], f[2][2];
-  for (int r = 0; r < 3; r++) sphere_error(2, 64 << r, e[r]);
+  for (int r = 0; r < 3; r++)
+    sphere_error(2, 64 << r, e[r]);
   printf("2D circle, max error in dx units (inside / outside): n=64 %.2f/%.2f, 128 %.2f/%.2f, "
          "256 %.2f/%.2f\n",
          e[0][0] * 64, e[0][1] * 64, e[1][0] * 128, e[1][1] * 128, e[2][0] * 256, e[2][1] * 256);
@@ -127,18 +129,22 @@ static void test_plane_and_band(void) {
   /* narrow band: same values inside the band, +-band beyond */
   memcpy(full, phi, N * sizeof(double));
   tide_levelset_redistance(&g, full, 0);
-  for (int64_t c = 0; c < N; c++) phi[c] *= 2.5;
+  for (int64_t c = 0; c < N; c++)
+    phi[c] *= 2.5;
   double band = .35;
   tide_levelset_redistance(&g, phi, band);
   int ok = 1;
   for (int64_t c = 0; c < N; c++) {
-    if (fabs(full[c]) <= band) ok &= fabs(phi[c] - full[c]) < 1e-12;
-    else ok &= fabs(phi[c]) == band && (phi[c] < 0) == (full[c] < 0);
+    if (fabs(full[c]) <= band)
+      ok &= fabs(phi[c] - full[c]) < 1e-12;
+    else
+      ok &= fabs(phi[c]) == band && (phi[c] < 0) == (full[c] < 0);
   }
   CHECK(ok, "narrow band matches the full march inside, +-band outside");
 
   /* no interface: unchanged; NaN rejected */
-  for (int64_t c = 0; c < N; c++) phi[c] = 1 + c;
+  for (int64_t c = 0; c < N; c++)
+    phi[c] = 1 + c;
   tide_levelset_redistance(&g, phi, 0);
   CHECK(phi[7] == 8, "no interface leaves phi");
   phi[3] = NAN;
@@ -182,12 +188,15 @@ static void test_extrapolation(void) {
   CHECK(worst < 1e-12, "linear tangential field reproduced: %g", worst);
 
   /* maxdist and direction -1: fill the inside from the outside, one band */
-  for (int64_t c = 0; c < N; c++) valid[c] = phi[c] >= 0, q[c] = valid[c] ? 5 : -1;
+  for (int64_t c = 0; c < N; c++)
+    valid[c] = phi[c] >= 0, q[c] = valid[c] ? 5 : -1;
   tide_levelset_extrapolate(&g, phi, -1, .15, q, valid);
   int ok = 1;
   for (int64_t c = 0; c < N; c++) {
-    if (phi[c] >= 0 || phi[c] >= -.15) ok &= valid[c] && q[c] == 5;
-    else ok &= !valid[c] && q[c] == -1;
+    if (phi[c] >= 0 || phi[c] >= -.15)
+      ok &= valid[c] && q[c] == 5;
+    else
+      ok &= !valid[c] && q[c] == -1;
   }
   CHECK(ok, "direction -1 with maxdist fills exactly the band");
   CHECK(tide_levelset_extrapolate(&g, phi, 0, 0, q, valid) == TIDE_EINVAL, "bad direction");
@@ -230,7 +239,8 @@ static void test_extrapolation(void) {
       for (int j = 0; j < fd[1]; j++) {
         double x[3];
         tide_grid_sample_pos(&g2, TIDE_AT_FACES_X + a, i, j, 0, x);
-        double e = fabs(TIDE_F64P(m->u[a])[i * fd[1] + j] - ((a + 1) * (tt[0] * x[0] + tt[1] * x[1]) + a));
+        double e =
+            fabs(TIDE_F64P(m->u[a])[i * fd[1] + j] - ((a + 1) * (tt[0] * x[0] + tt[1] * x[1]) + a));
         worst = fmax(worst, e);
       }
   }
@@ -255,7 +265,8 @@ static void test_extrapolation(void) {
   }
   double *sphi = malloc(17 * 13 * sizeof(double));
   for (int i = 0; i <= 16; i++)
-    for (int j = 0; j <= 12; j++) sphi[i * 13 + j] = i * .1 - .55;
+    for (int j = 0; j <= 12; j++)
+      sphi[i * 13 + j] = i * .1 - .55;
   CHECK(tide_mac_extrapolate(m, v, 10) == TIDE_OK, "neighbour-average extrapolation");
   CHECK(tide_levelset_constrain_mac(m, keep, sphi, TIDE_AT_NODES, NULL) == TIDE_OK, "constrain");
   int okc = 1;
@@ -265,7 +276,8 @@ static void test_extrapolation(void) {
       okc &= xu < .55 ? fabs(uu) < 1e-12 : uu == 1;
     }
   for (int i = 0; i < 16; i++)
-    for (int j = 0; j <= 12; j++) okc &= TIDE_F64P(m->u[1])[i * 13 + j] == 1;
+    for (int j = 0; j <= 12; j++)
+      okc &= TIDE_F64P(m->u[1])[i * 13 + j] == 1;
   CHECK(okc, "normal velocity zero in the solid, tangential kept");
   tide_mac_free(m);
   tide_mac_free(v);

@@ -18,13 +18,13 @@ static double ev(const tide_shape *s, double x, double y, double z) {
 
 /* max | |grad phi| - 1 | over random points in [lo, hi]^dim, skipping points
  * whose one-sided differences disagree (a kink inside the stencil) */
-static double grad_error(const tide_shape *s, double lo, double hi, uint64_t stream,
-                         int *skipped) {
+static double grad_error(const tide_shape *s, double lo, double hi, uint64_t stream, int *skipped) {
   double h = 1e-6, worst = 0;
   *skipped = 0;
   for (int q = 0; q < 2000; q++) {
     double x[3] = {0, 0, 0};
-    for (int a = 0; a < s->dim; a++) x[a] = lo + (hi - lo) * tide_rand01(stream, 3 * q + a);
+    for (int a = 0; a < s->dim; a++)
+      x[a] = lo + (hi - lo) * tide_rand01(stream, 3 * q + a);
     double f0 = tide_shape_eval(s, x), g2 = 0;
     int kink = 0;
     for (int a = 0; a < s->dim; a++) {
@@ -179,7 +179,8 @@ static void test_primitives(void) {
   free(f);
 
   tide_shape *all[] = {box, sph, disk, cyl, pl, cap, tor, ann, rect, s2, u, d, in, cm, big, tb};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tide_shape_release(all[i]);
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    tide_shape_release(all[i]);
 }
 
 /* ------------------------------------------------------------------ meshes */
@@ -198,7 +199,7 @@ static void uv_sphere(int nlat, int nlon, double rad, double *V, int32_t *F, int
     }
   int64_t S = v;
   V[3 * v] = 0, V[3 * v + 1] = 0, V[3 * v + 2] = -rad, v++;
-#define RING(i, j) (1 + (int64_t)((i) - 1) * nlon + ((j) % nlon))
+#define RING(i, j) (1 + (int64_t)((i)-1) * nlon + ((j) % nlon))
   for (int j = 0; j < nlon; j++) {
     F[3 * f] = 0, F[3 * f + 1] = (int32_t)RING(1, j), F[3 * f + 2] = (int32_t)RING(1, j + 1), f++;
     F[3 * f] = (int32_t)S, F[3 * f + 1] = (int32_t)RING(nlat - 1, j + 1);
@@ -219,7 +220,8 @@ static void uv_sphere(int nlat, int nlon, double rad, double *V, int32_t *F, int
 static void test_meshes(void) {
   /* unit cube as 12 triangles, oriented outward */
   double V[24];
-  for (int v = 0; v < 8; v++) V[3 * v] = v & 1, V[3 * v + 1] = (v >> 1) & 1, V[3 * v + 2] = v >> 2;
+  for (int v = 0; v < 8; v++)
+    V[3 * v] = v & 1, V[3 * v + 1] = (v >> 1) & 1, V[3 * v + 2] = v >> 2;
   int32_t quads[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
                          {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
   int32_t F[36];
@@ -239,7 +241,8 @@ static void test_meshes(void) {
   double worst = 0;
   for (int q = 0; q < 3000; q++) {
     double x[3];
-    for (int a = 0; a < 3; a++) x[a] = -1 + 3 * tide_rand01(5, 3 * q + a);
+    for (int a = 0; a < 3; a++)
+      x[a] = -1 + 3 * tide_rand01(5, 3 * q + a);
     double e = fabs(tide_shape_eval(mbox, x) - tide_shape_eval(box, x));
     if (e > worst) worst = e;
   }
@@ -260,14 +263,16 @@ static void test_meshes(void) {
   double werr = 0, derr = 0, serr = 0;
   for (int q = 0; q < 400; q++) {
     double x[3], cl[3];
-    for (int a = 0; a < 3; a++) x[a] = -1.5 + 3 * tide_rand01(6, 3 * q + a);
+    for (int a = 0; a < 3; a++)
+      x[a] = -1.5 + 3 * tide_rand01(6, 3 * q + a);
     double d = tide_sdf_mesh_distance(sm, x, cl), brute = INFINITY;
     for (int64_t f = 0; f < nf; f++) {
       /* brute force by the BVH on a one-face mesh */
       tide_sdf_mesh *one;
       double tv[9];
       int32_t tf[3] = {0, 1, 2};
-      for (int c = 0; c < 3; c++) memcpy(tv + 3 * c, SV + 3 * SF[3 * f + c], 3 * sizeof(double));
+      for (int c = 0; c < 3; c++)
+        memcpy(tv + 3 * c, SV + 3 * SF[3 * f + c], 3 * sizeof(double));
       tide_sdf_mesh_new(3, 3, tv, 1, tf, &one);
       double e = tide_sdf_mesh_distance(one, x, NULL);
       if (e < brute) brute = e;
@@ -289,7 +294,8 @@ static void test_meshes(void) {
   double hole[3] = {0, 0, 0};
   for (int t = 0; t < 4; t++)
     for (int c = 0; c < 3; c++)
-      for (int a = 0; a < 3; a++) hole[a] += SV[3 * SF[3 * (drop + t) + c] + a] / 12;
+      for (int a = 0; a < 3; a++)
+        hole[a] += SV[3 * SF[3 * (drop + t) + c] + a] / 12;
   memmove(SF + 3 * drop, SF + 3 * (drop + 4), (size_t)(nf - drop - 4) * 3 * sizeof(int32_t));
   tide_sdf_mesh *holed;
   CHECK(tide_sdf_mesh_new(3, nv, SV, nf - 4, SF, &holed) == TIDE_OK, "holed mesh");
@@ -381,7 +387,8 @@ static void test_particles(void) {
           sw += w, sx += w * x[2 * p], sy += w * x[2 * p + 1];
         }
       }
-      double ref = sw > 0 ? hypot(sx / sw - c[0], sy / sw - c[1]) - r : (best < rch ? best : rch) - r;
+      double ref =
+          sw > 0 ? hypot(sx / sw - c[0], sy / sw - c[1]) - r : (best < rch ? best : rch) - r;
       double e = fabs(phi[tide_grid_idx(&g, i, j, 0)] - ref);
       if (e > err) err = e;
     }
@@ -400,18 +407,19 @@ static void test_particles(void) {
   int64_t nl = 0;
   x = realloc(x, 80 * 30 * 2 * sizeof(double));
   for (int i = 0; i < 80; i++)
-    for (int j = 0; j < 30; j++) x[2 * nl] = (i + .5) * h, x[2 * nl + 1] = (j + .5) * h, nl++;
+    for (int j = 0; j < 30; j++)
+      x[2 * nl] = (i + .5) * h, x[2 * nl + 1] = (j + .5) * h, nl++;
   double rr = h * 0.9;
   CHECK(tide_sdf_particles_zhu_bridson(&g, nl, x, rr, 3 * h, 0, phi) == TIDE_OK, "flat");
   tide_sdf_particles_union(&g, nl, x, rr, 0, phi1);
   double zmin = INFINITY, zmax = -INFINITY, umin = INFINITY, umax = -INFINITY;
   int jrow = (int)(30 * h / g.dx); /* the cell row just above the top particles */
-  for (int i = 5; i < 35; i++) {    /* away from the side walls of the lattice */
+  for (int i = 5; i < 35; i++) {   /* away from the side walls of the lattice */
     double v = phi[tide_grid_idx(&g, i, jrow, 0)], w = phi1[tide_grid_idx(&g, i, jrow, 0)];
     zmin = fmin(zmin, v), zmax = fmax(zmax, v), umin = fmin(umin, w), umax = fmax(umax, w);
   }
-  printf("flat layer: Zhu-Bridson spread %.3g, union of spheres spread %.3g (dx %g)\n",
-         zmax - zmin, umax - umin, g.dx);
+  printf("flat layer: Zhu-Bridson spread %.3g, union of spheres spread %.3g (dx %g)\n", zmax - zmin,
+         umax - umin, g.dx);
   CHECK(zmax - zmin < 0.2 * (umax - umin), "Zhu-Bridson flatter than the union: %g vs %g",
         zmax - zmin, umax - umin);
   CHECK(tide_sdf_particles_union(&g, nl, x, 0, 0, phi) == TIDE_EINVAL, "zero radius");

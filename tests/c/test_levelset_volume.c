@@ -18,7 +18,8 @@ static void disks(const tide_grid *g, int nd, const double (*c)[3], const double
         tide_grid_center(g, i, j, k, x);
         for (int d = 0; d < nd; d++) {
           double s = 0;
-          for (int a = 0; a < g->dim; a++) s += (x[a] - c[d][a]) * (x[a] - c[d][a]);
+          for (int a = 0; a < g->dim; a++)
+            s += (x[a] - c[d][a]) * (x[a] - c[d][a]);
           best = fmin(best, sqrt(s) - r[d]);
         }
         phi[tide_grid_idx(g, i, j, k)] = best;

@@ -75,7 +75,8 @@ static result run(const tide_grid *g, const tide_mac *vel, const double *phi0, d
   r.area_err = area(g, phi) / a0 - 1;
   /* the slot: phi > 0 along its centre line (x = 50, y in 65..82) */
   r.slot_max = INFINITY;
-  for (double y = 65; y <= 82; y += 1) r.slot_max = fmin(r.slot_max, at(g, phi, 50, y));
+  for (double y = 65; y <= 82; y += 1)
+    r.slot_max = fmin(r.slot_max, at(g, phi, 50, y));
   /* the two halves beside the slot stay liquid */
   r.rim_min = fmax(at(g, phi, 42, 72), at(g, phi, 58, 72));
   tide_volume_tracker_free(t);

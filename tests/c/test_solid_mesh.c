@@ -119,7 +119,7 @@ static void test_generators(void) {
   tide_shape_box(3, blo, bhi, &box);
   tide_shape_csg(TIDE_SHAPE_UNION, box, tor, &csg);
   double lo2[3], hi2[3];
-  CHECK(tide_solid_shape_bounds(csg, lo2, hi2) && fabs(hi2[0] - 1.0) < 1e-12, "CSG bounds");
+  CHECK(tide_shape_bounds(csg, lo2, hi2) && fabs(hi2[0] - 1.0) < 1e-12, "CSG bounds");
   CHECK(tide_mesh_bcc(3, csg, bl, bh, 0.1, 0.1, &m) == TIDE_OK, "bcc CSG union");
   check_boundary(m, "bcc csg");
   tide_tetmesh_free(m);

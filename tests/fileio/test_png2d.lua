@@ -57,6 +57,14 @@ local rr = px(img, 100, edge_row)
 T.check(rr > 80 and rr < 175, "anti-aliased edge pixel half covered (red " .. rr .. ")")
 T.check(b == 255, "edge pixel blue")
 
+-- the contour runs on to the domain walls (drawn area: pixels 7..206)
+fio.png2d{ path = path, domain = { origin = {0, 0}, size = {1, 1} }, phi = phi, width = 212,
+  liquid_alpha = 0, contour_color = {1, 0, 0}, contour_width = 2, frame = false }
+img = fio.png_read(path)
+local r7, g7 = px(img, 7, edge_row)
+local r206, g206 = px(img, 206, edge_row)
+T.check(r7 > 200 and g7 < 80 and r206 > 200 and g206 < 80, "contour reaches both walls: " .. r7 .. "," .. g7 .. " " .. r206 .. "," .. g206)
+
 -- contour of a circle: pixels on the circle are dark, centre is filled
 for i = 1, n do for j = 1, n do
   local x, y = (i - 0.5) / n - 0.5, (j - 0.5) / n - 0.5

@@ -10,7 +10,8 @@ end
 
 local queries = { energy = "any", kinetic_energy = "any", volume = "any", volumes = "any", forces = "any",
   elements = "any", boundary = "any", boundary_normals = "any", boundary_nodes = "any", reset = "any",
-  free = "any", fibers = { ["nil"] = "removes per-element fibres" },
+  free = "any", plastic_flow = "any", total_energy = "any",
+  stiffness = { ["nil"] = "defaults", ["empty table"] = "defaults" }, fibers = { ["nil"] = "removes per-element fibres" },
   pin = { ["empty table"] = "an empty node list pins nothing", ["function"] = "a predicate (print: false)" },
   unpin = { ["empty table"] = "an empty node list unpins nothing", ["function"] = "a predicate" } }
 
@@ -21,9 +22,14 @@ return {
   method_accepts = {
     ["tide.TetMesh"] = queries,
     ["tide.Shape"] = { bounds = "any", free = "any", moved = { ["empty table"] = "the identity motion" } },
+    ["tide.solid.Collider"] = { free = "any", set = { ["empty table"] = "changes nothing" },
+      advance = { negative = "moves the body back in time" } },
   },
   samples = {
     { "tide.TetMesh", mesh },
     { "tide.Shape", function() return S.shape.sphere { center = { 0, 0, 0 }, radius = 1 } end },
+    { "tide.solid.Collider", function()
+      return S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 } } }
+    end },
   },
 }

@@ -1,0 +1,700 @@
+/*
+ * integrate.c -- time integrators of deformable solids (see integrate.h).
+ */
+#include "solid/integrate.h"
+#include "solid/small.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---------------------------------------------------------- workspace */
+
+typedef struct solid_work {
+  int64_t N;        /* nv * d */
+  int64_t nel;      /* element-block triplets ne * n^2 */
+  int64_t nnz;      /* nel + N (element blocks, then the diagonal) */
+  int *I, *J;       /* triplet indices (fixed) */
+  double *V;        /* system triplet values */
+  double *KV;       /* stiffness triplet values (element blocks) */
+  tide_csr *A;      /* system, upper storage */
+  tide_csr *K;      /* corotational stiffness, general storage */
+  tide_factor *F;   /* CHOLMOD factor of A */
+  int factor_kind;  /* TIDE_FACTOR_* of F */
+  tide_krylov *kr;  /* PCG on A */
+  double *vec[10];  /* vectors of N doubles */
+  uint8_t *cflag;   /* (nv) contact state of Newmark: 0 free, 1 contact, 2 pinned */
+  double *cN, *cvB; /* (N) contact normals and body velocities */
+  int *cbody;       /* (nv) collider index of each contact */
+  size_t bytes;
+} solid_work;
+
+#define NVEC 10
+
+static void work_free(void *p) {
+  solid_work *w = p;
+  if (!w) return;
+  size_t ib = (size_t)w->nnz * sizeof(int), vb = (size_t)w->nnz * sizeof(double);
+  size_t kb = (size_t)w->nel * sizeof(double), nb = (size_t)w->N * sizeof(double);
+  size_t nv = (size_t)(w->N > 0 ? w->N : 1);
+  tide_free(w->I, ib);
+  tide_free(w->J, ib);
+  tide_free(w->V, vb);
+  tide_free(w->KV, kb);
+  tide_csr_free(w->A);
+  tide_csr_free(w->K);
+  tide_factor_free(w->F);
+  tide_krylov_free(w->kr);
+  for (int i = 0; i < NVEC; i++) tide_free(w->vec[i], nb);
+  tide_free(w->cflag, nv);
+  tide_free(w->cN, nb);
+  tide_free(w->cvB, nb);
+  tide_free(w->cbody, nv * sizeof(int));
+  tide_free(w, sizeof *w);
+}
+
+static solid_work *get_work(tide_tetmesh *m, int *st) {
+  tide_fem *f = m->fem;
+  *st = TIDE_OK;
+  if (f->work) return f->work;
+  solid_work *w = tide_calloc(sizeof *w);
+  if (!w) {
+    *st = TIDE_ENOMEM;
+    return NULL;
+  }
+  int d = m->dim, n = m->nper * d;
+  w->N = m->nv * d;
+  w->nel = m->ne * n * n;
+  w->nnz = w->nel + w->N;
+  if (w->nnz > INT32_MAX) {
+    tide_free(w, sizeof *w);
+    *st = tide_fail(TIDE_EINVAL, "mesh too large for 32-bit sparse matrices");
+    return NULL;
+  }
+  size_t ib = (size_t)w->nnz * sizeof(int), vb = (size_t)w->nnz * sizeof(double);
+  size_t kb = (size_t)w->nel * sizeof(double), nb = (size_t)w->N * sizeof(double);
+  size_t nvb = (size_t)(w->N > 0 ? w->N : 1);
+  w->I = tide_alloc(ib);
+  w->J = tide_alloc(ib);
+  w->V = tide_alloc(vb);
+  w->KV = tide_alloc(kb);
+  w->cflag = tide_calloc(nvb);
+  w->cN = tide_calloc(nb);
+  w->cvB = tide_calloc(nb);
+  w->cbody = tide_calloc(nvb * sizeof(int));
+  int ok = w->I && w->J && w->V && w->KV && w->cflag && w->cN && w->cvB && w->cbody;
+  for (int i = 0; i < NVEC; i++) ok = ok && (w->vec[i] = tide_calloc(nb));
+  if (!ok) {
+    work_free(w);
+    *st = TIDE_ENOMEM;
+    return NULL;
+  }
+  w->bytes = sizeof *w + 2 * ib + vb + kb + (NVEC + 2) * nb + nvb * (1 + sizeof(int));
+  f->work = w;
+  f->work_free = work_free;
+  f->work_bytes = w->bytes;
+  return w;
+}
+
+static void kv_to_tb(solid_work *w, double *vals, tide_tripletbuf *tb) {
+  tb->i = w->I;
+  tb->j = w->J;
+  tb->v = vals;
+  tb->start = 0;
+  tb->offset = 0;
+}
+
+/* diagonal triplets (after the element blocks) */
+static void fill_diag_indices(solid_work *w) {
+  for (int64_t q = 0; q < w->N; q++) w->I[w->nel + q] = w->J[w->nel + q] = (int)q;
+}
+
+/* build or refill the system CSR from the triplets */
+static int system_matrix(solid_work *w) {
+  if (!w->A) return tide_csr_from_triplets((int)w->N, (int)w->N, w->nnz, w->I, w->J, w->V,
+                                           TIDE_CSR_UPPER, &w->A);
+  return tide_csr_set_triplet_values(w->A, w->nnz, w->V);
+}
+
+/* factor (analysis once when reuse) and solve A x = b */
+static int direct_solve(solid_work *w, int solver, int reuse, const double *b, double *x,
+                        tide_step_stats *st) {
+  double t0 = tide_wtime();
+  int kind = solver == TIDE_SOLID_CHOLMOD ? TIDE_FACTOR_CHOLESKY
+             : solver == TIDE_SOLID_LDLT  ? TIDE_FACTOR_LDLT
+             : w->N < TIDE_SOLID_SUPERNODAL_MIN ? TIDE_FACTOR_LDLT
+                                                : TIDE_FACTOR_CHOLESKY;
+  int s;
+  if (w->F && reuse && w->factor_kind == kind) {
+    s = tide_factor_refactor(w->F, w->A);
+  } else {
+    tide_factor_free(w->F);
+    w->F = NULL;
+    s = tide_factor_new(w->A, kind, &w->F);
+    w->factor_kind = kind;
+    st->analyses++;
+  }
+  double t1 = tide_wtime();
+  st->factor_seconds += t1 - t0;
+  if (s) return s;
+  s = tide_factor_solve(w->F, b, x);
+  st->solve_seconds += tide_wtime() - t1;
+  return s;
+}
+
+static int krylov_solve(solid_work *w, const tide_step_opts *o, const double *b, double *x,
+                        tide_step_stats *st) {
+  double t0 = tide_wtime();
+  int s;
+  if (!w->kr) {
+    if ((s = tide_krylov_new(w->A, TIDE_KRYLOV_PCG, TIDE_PRECOND_IC0, &w->kr))) return s;
+    st->analyses++;
+  } else if ((s = tide_krylov_refactor(w->kr, w->A))) {
+    return s;
+  }
+  double t1 = tide_wtime();
+  st->factor_seconds += t1 - t0;
+  tide_solve_opts so = tide_solve_opts_default();
+  so.tol = o->tol > 0 && o->tol < 1 ? o->tol : 1e-8;
+  so.maxit = o->maxit;
+  so.use_x0 = 1;
+  tide_solve_stats ks;
+  s = tide_krylov_solve(w->kr, w->A, b, x, &so, &ks);
+  st->solve_seconds += tide_wtime() - t1;
+  st->iterations = ks.iterations;
+  st->linear_iterations += ks.iterations;
+  st->residual = ks.residual;
+  st->converged = ks.converged;
+  return s;
+}
+
+tide_step_opts tide_step_opts_default(void) {
+  tide_step_opts o;
+  memset(&o, 0, sizeof o);
+  o.dt = 1.0 / 60;
+  o.contact = TIDE_CONTACT_FRICTION;
+  o.corotational = 1;
+  o.solver = TIDE_SOLID_AUTO;
+  o.project = 1;
+  o.reuse = 1;
+  return o;
+}
+
+static int check_step(tide_tetmesh *m, const tide_step_opts *o, const char *what) {
+  if (!m->fem) return tide_fail(TIDE_EINVAL, "%s: the mesh has no material", what);
+  if (!(o->dt > 0) || !isfinite(o->dt))
+    return tide_fail(TIDE_EINVAL, "%s: dt must be positive and finite, got %g", what, o->dt);
+  for (int i = 0; i < o->ncolliders; i++)
+    if (o->colliders[i]->dim != m->dim)
+      return tide_fail(TIDE_EINVAL, "%s: collider %d is %dD, the mesh %dD", what, i + 1,
+                       o->colliders[i]->dim, m->dim);
+  int64_t bad = tide_array_nonfinite(m->x) + tide_array_nonfinite(m->v) +
+                tide_array_nonfinite(m->fem->force) + tide_array_nonfinite(m->fem->target);
+  if (bad)
+    return tide_fail(TIDE_ENONFINITE, "%s: positions, velocities, forces or targets contain "
+                                      "NaN/Inf", what);
+  return TIDE_OK;
+}
+
+/* a node is fixed (kinematic) when pinned or massless */
+static inline int fixed_node(const tide_fem *f, int64_t i) {
+  return TIDE_U8P(f->pinned)[i] || !(TIDE_F64P(f->mass)[i] > 0);
+}
+
+static int finish_step(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st, int contact) {
+  int s;
+  if (contact && o->ncolliders) {
+    int64_t c = 0;
+    if ((s = tide_solid_collide_project(m, o->colliders, o->ncolliders, o->dt,
+                                        o->contact == TIDE_CONTACT_SIMPLE, &c)))
+      return s;
+    st->contacts += c;
+  }
+  if (m->fem->Fpinv && (s = tide_fem_plastic_flow(m, TIDE_F64P(m->x), &st->plastic))) return s;
+  if (tide_array_nonfinite(m->x) || tide_array_nonfinite(m->v))
+    return tide_fail(TIDE_ENONFINITE, "the step produced NaN/Inf positions or velocities");
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------- corotational system */
+
+int tide_solid_corot_matrices(tide_tetmesh *m, const double *x, int rotate, const tide_csr **K,
+                              const double **b) {
+  if (!m->fem) return tide_fail(TIDE_EINVAL, "the mesh has no material");
+  int s;
+  solid_work *w = get_work(m, &s);
+  if (!w) return s;
+  tide_tripletbuf tb;
+  kv_to_tb(w, w->KV, &tb);
+  double *bv = w->vec[9];
+  if ((s = tide_fem_corot_system(m, x, rotate, &tb, bv))) return s;
+  if (!w->K)
+    s = tide_csr_from_triplets((int)w->N, (int)w->N, w->nel, w->I, w->J, w->KV, TIDE_CSR_GENERAL,
+                               &w->K);
+  else
+    s = tide_csr_set_triplet_values(w->K, w->nel, w->KV);
+  if (s) return s;
+  if (K) *K = w->K;
+  if (b) *b = bv;
+  return TIDE_OK;
+}
+
+int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
+  memset(st, 0, sizeof *st);
+  double t0 = tide_wtime();
+  int s = check_step(m, o, "linear step");
+  if (s) return s;
+  solid_work *w = get_work(m, &s);
+  if (!w) return s;
+  tide_fem *f = m->fem;
+  int d = m->dim;
+  double dt = o->dt, *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
+  const double *mass = TIDE_F64P(f->mass), *fe = TIDE_F64P(f->force), *tg = TIDE_F64P(f->target);
+  const double *b;
+  const tide_csr *K;
+  /* Alg. 2 lines 5-11: rotations, K, b at x* = x */
+  if ((s = tide_solid_corot_matrices(m, x, o->corotational, &K, &b))) return s;
+  double *Kx = w->vec[0], *rhs = w->vec[1], *vp = w->vec[2], *Kvp = w->vec[3], *vn = w->vec[4];
+  if ((s = tide_csr_mul(K, x, Kx))) return s;
+  /* known velocities of fixed nodes */
+  int64_t N = w->N;
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int k = 0; k < d; k++) {
+      int64_t q = i * d + k;
+      vp[q] = TIDE_U8P(f->pinned)[i] ? (tg[q] - x[q]) / dt : 0;
+    }
+  if ((s = tide_csr_mul(K, vp, Kvp))) return s;
+  double ck = f->tau_k + dt, cm = 1 / dt + f->tau_m;
+  /* (M/dt + D + dt K) v = M vs/dt - K xs + b + f with vs = v + dt g and
+   * xs = x (Eq. 3.55) */
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int k = 0; k < d; k++) {
+      int64_t q = i * d + k;
+      if (fixed_node(f, i))
+        rhs[q] = vp[q];
+      else
+        rhs[q] = mass[i] * (v[q] + dt * f->gravity[k]) / dt - Kx[q] + b[q] + fe[q] - ck * Kvp[q];
+    }
+  /* system triplets: element blocks ck K_e (fixed rows/columns zeroed), then
+   * the diagonal cm m_i (1 for fixed nodes) */
+  double ta = tide_wtime();
+  const int *I = w->I, *J = w->J;
+  int64_t nel = w->nel;
+#pragma omp parallel for schedule(static) if (nel > TIDE_SOLID_PAR_MIN)
+  for (int64_t t = 0; t < nel; t++) {
+    int fi = fixed_node(f, I[t] / d), fj = fixed_node(f, J[t] / d);
+    w->V[t] = fi || fj ? 0 : ck * w->KV[t];
+  }
+  fill_diag_indices(w);
+  for (int64_t q = 0; q < N; q++) w->V[nel + q] = fixed_node(f, q / d) ? 1 : cm * mass[q / d];
+  if ((s = system_matrix(w))) return s;
+  st->assemble_seconds = tide_wtime() - ta;
+  memcpy(vn, v, (size_t)N * sizeof(double));
+  if (o->solver == TIDE_SOLID_PCG)
+    s = krylov_solve(w, o, rhs, vn, st);
+  else
+    s = direct_solve(w, o->solver, o->reuse, rhs, vn, st);
+  if (s) return s;
+  if (o->solver != TIDE_SOLID_PCG) st->converged = 1;
+  /* x = x* + dt v (Alg. 2 line 15) */
+#pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
+  for (int64_t q = 0; q < N; q++) {
+    v[q] = vn[q];
+    x[q] += dt * vn[q];
+  }
+  s = finish_step(m, o, st, 1);
+  st->total_seconds = tide_wtime() - t0;
+  return s;
+}
+
+/* ------------------------------------------------------------- Newton */
+
+int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
+                         const tide_csr **H) {
+  if (!m->fem) return tide_fail(TIDE_EINVAL, "the mesh has no material");
+  int s;
+  solid_work *w = get_work(m, &s);
+  if (!w) return s;
+  tide_tripletbuf tb;
+  kv_to_tb(w, w->V, &tb);
+  if ((s = tide_fem_ip_hessian(m, ip, x, flags, &tb))) return s;
+  if ((s = system_matrix(w))) return s;
+  *H = w->A;
+  return TIDE_OK;
+}
+
+int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
+  memset(st, 0, sizeof *st);
+  double t0 = tide_wtime();
+  int s = check_step(m, o, "Newton step");
+  if (s) return s;
+  solid_work *w = get_work(m, &s);
+  if (!w) return s;
+  tide_fem *f = m->fem;
+  int d = m->dim;
+  int64_t N = w->N;
+  double dt = o->dt, *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
+  double *xn = w->vec[0], *xhat = w->vec[1], *g = w->vec[2], *p = w->vec[3], *xt = w->vec[4];
+  double *ng = w->vec[5];
+  memcpy(xn, x, (size_t)N * sizeof(double));
+  if ((s = tide_fem_predict(m, dt, xhat))) return s;
+  memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
+  tide_ip ip = {dt, xhat, xn};
+  double tol = o->tol > 0 ? o->tol : 1e-6;
+  int maxit = o->maxit > 0 ? o->maxit : 50;
+  int flags = TIDE_FEM_PINNED | (o->project ? TIDE_FEM_PROJECT : 0);
+  double E0;
+  if ((s = tide_fem_ip_value(m, &ip, x, &E0))) return s;
+  for (int it = 0; it < maxit; it++) {
+    double ta = tide_wtime();
+    if ((s = tide_fem_ip_gradient(m, &ip, x, g))) return s;
+    for (int64_t q = 0; q < N; q++)
+      if (fixed_node(f, q / d)) g[q] = 0;
+    const tide_csr *H;
+    if ((s = tide_solid_ip_matrix(m, &ip, x, flags, &H))) return s;
+    st->assemble_seconds += tide_wtime() - ta;
+    for (int64_t q = 0; q < N; q++) ng[q] = -g[q];
+    if ((s = direct_solve(w, o->solver, o->reuse, ng, p, st))) {
+      if (s == TIDE_ENOTSPD || s == TIDE_ESINGULAR)
+        return tide_fail(s, "Newton step: the Hessian is not positive definite (use project = "
+                            "true): %s", tide_errmsg());
+      return s;
+    }
+    for (int64_t q = 0; q < N; q++)
+      if (fixed_node(f, q / d)) p[q] = 0;
+    st->iterations = it + 1;
+    double pinf = 0, gp = 0;
+    for (int64_t q = 0; q < N; q++) pinf = fmax(pinf, fabs(p[q]));
+    gp = tide_dot(N, g, p);
+    st->residual = pinf / dt;
+    if (pinf / dt < tol) {
+      for (int64_t q = 0; q < N; q++) x[q] += p[q];
+      st->converged = 1;
+      break;
+    }
+    if (!(gp < 0)) break; /* no descent left: at the minimum to rounding */
+    /* backtracking (Armijo) line search on the incremental potential */
+    double alpha = 1, E1 = E0;
+    int halvings = 0;
+    for (; halvings < 30; halvings++) {
+      for (int64_t q = 0; q < N; q++) xt[q] = x[q] + alpha * p[q];
+      if ((s = tide_fem_ip_value(m, &ip, xt, &E1))) return s;
+      if (isfinite(E1) && E1 <= E0 + 1e-4 * alpha * gp) break;
+      alpha *= 0.5;
+    }
+    st->line_search += halvings;
+    if (halvings == 30) break; /* no decrease possible: converged to rounding */
+    memcpy(x, xt, (size_t)N * sizeof(double));
+    E0 = E1;
+    if (tide_interrupted()) return tide_fail(TIDE_EINTR, "Newton step interrupted");
+  }
+  if (!st->converged && st->residual < 1e3 * tol) st->converged = 1; /* stalled at rounding */
+#pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
+  for (int64_t q = 0; q < N; q++) v[q] = (x[q] - xn[q]) / dt;
+  s = finish_step(m, o, st, 1);
+  st->total_seconds = tide_wtime() - t0;
+  return s;
+}
+
+/* ------------------------------------------------------------ Newmark */
+
+/* (M + dt/2 C(xf)) applied to the constrained subspace: y = P A P w */
+typedef struct damped_op {
+  tide_tetmesh *m;
+  solid_work *w;
+  const double *xf; /* positions fixing the damping rotations */
+  double half_dt;
+  int damping;
+  double *tmp, *tmp2;
+} damped_op;
+
+/* project per node: fixed -> 0, contact -> remove the normal component */
+static void project(const damped_op *op, double *y) {
+  tide_tetmesh *m = op->m;
+  int d = m->dim;
+  const uint8_t *cf = op->w->cflag;
+  const double *cN = op->w->cN;
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (cf[i] == 2) {
+      for (int k = 0; k < d; k++) y[i * d + k] = 0;
+    } else if (cf[i] == 1) {
+      double s = 0;
+      for (int k = 0; k < d; k++) s += y[i * d + k] * cN[i * d + k];
+      for (int k = 0; k < d; k++) y[i * d + k] -= s * cN[i * d + k];
+    }
+  }
+}
+
+/* y = (M + dt/2 C) x, unprojected */
+static int apply_damped(const damped_op *op, const double *xv, double *y) {
+  tide_tetmesh *m = op->m;
+  int d = m->dim;
+  const double *mass = TIDE_F64P(m->fem->mass);
+  int s;
+  if (op->damping) {
+    if ((s = tide_fem_damping_gradient(m, op->xf, xv, y))) return s;
+  }
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int k = 0; k < d; k++) {
+      int64_t q = i * d + k;
+      double mi = mass[i] > 0 ? mass[i] : 1;
+      y[q] = mi * xv[q] + (op->damping ? op->half_dt * y[q] : 0);
+    }
+  return TIDE_OK;
+}
+
+static int op_projected(void *ctx, const double *xv, double *y) {
+  damped_op *op = ctx;
+  int64_t N = op->w->N;
+  memcpy(op->tmp, xv, (size_t)N * sizeof(double));
+  project(op, op->tmp);
+  int s = apply_damped(op, op->tmp, y);
+  if (s) return s;
+  project(op, y);
+  return TIDE_OK;
+}
+
+/* preconditioner: P M^-1 r (a scalar per node commutes with P) */
+static int op_precond(void *ctx, const double *r, double *z) {
+  damped_op *op = ctx;
+  tide_tetmesh *m = op->m;
+  int d = m->dim;
+  const double *mass = TIDE_F64P(m->fem->mass);
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int k = 0; k < d; k++) z[i * d + k] = r[i * d + k] / (mass[i] > 0 ? mass[i] : 1);
+  project(op, z);
+  return TIDE_OK;
+}
+
+/* Solve (M + dt/2 C(xf)) v = rhs with v's constrained part equal to vc
+ * (fixed nodes: all of it; contacts: the normal component).  v in/out: on
+ * entry the initial guess. */
+static int solve_damped(tide_tetmesh *m, solid_work *w, const double *xf, double half_dt,
+                        const double *rhs, const double *vc, double *v, const tide_step_opts *o,
+                        tide_step_stats *st) {
+  int64_t N = w->N;
+  double *r = w->vec[6], *wv = w->vec[7], *tmp = w->vec[8];
+  double *work = tide_alloc((size_t)(4 * N) * sizeof(double));
+  if (!work) return TIDE_ENOMEM;
+  double *tmp2 = tide_alloc((size_t)N * sizeof(double));
+  if (!tmp2) {
+    tide_free(work, (size_t)(4 * N) * sizeof(double));
+    return TIDE_ENOMEM;
+  }
+  const tide_material *mat = &m->fem->mat;
+  damped_op op = {m, w, xf, half_dt, mat->damp_alpha > 0 || mat->damp_beta > 0, tmp, tmp2};
+  /* r = P (rhs - A vc), w0 = P (v - vc) */
+  int s = apply_damped(&op, vc, r);
+  if (!s) {
+    for (int64_t q = 0; q < N; q++) {
+      r[q] = rhs[q] - r[q];
+      wv[q] = v[q] - vc[q];
+    }
+    project(&op, r);
+    project(&op, wv);
+    tide_solve_opts so = tide_solve_opts_default();
+    so.tol = o->tol > 0 && o->tol < 1 ? o->tol : 1e-10;
+    so.maxit = o->maxit;
+    so.use_x0 = 1;
+    tide_solve_stats ks;
+    double t1 = tide_wtime();
+    s = tide_pcg_op(N, op_projected, &op, op_precond, &op, r, wv, work, &so, &ks);
+    st->solve_seconds += tide_wtime() - t1;
+    st->linear_iterations += ks.iterations;
+    st->iterations += ks.iterations;
+    st->residual = ks.residual;
+    st->converged = ks.converged;
+    if (!s) {
+      project(&op, wv);
+      for (int64_t q = 0; q < N; q++) v[q] = vc[q] + wv[q];
+    }
+  }
+  tide_free(work, (size_t)(4 * N) * sizeof(double));
+  tide_free(tmp2, (size_t)N * sizeof(double));
+  return s;
+}
+
+/* Newmark rhs: M v0 + dt/2 (f_e(xe) + f_ext + M g) */
+static int newmark_rhs(tide_tetmesh *m, const double *v0, const double *xe, double half_dt,
+                       double *rhs) {
+  tide_fem *f = m->fem;
+  int d = m->dim;
+  int s = tide_fem_gradient(m, xe, rhs); /* = -f_e */
+  if (s) return s;
+  const double *mass = TIDE_F64P(f->mass), *fe = TIDE_F64P(f->force);
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int k = 0; k < d; k++) {
+      int64_t q = i * d + k;
+      double mi = mass[i] > 0 ? mass[i] : 1;
+      rhs[q] = mi * v0[q] + half_dt * (-rhs[q] + fe[q] + mass[i] * f->gravity[k]);
+    }
+  return TIDE_OK;
+}
+
+int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
+  memset(st, 0, sizeof *st);
+  double t0 = tide_wtime();
+  int s = check_step(m, o, "Newmark step");
+  if (s) return s;
+  solid_work *w = get_work(m, &s);
+  if (!w) return s;
+  tide_fem *f = m->fem;
+  int d = m->dim;
+  int64_t N = w->N, nv = m->nv;
+  double dt = o->dt, hd = 0.5 * dt;
+  double *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
+  const double *tg = TIDE_F64P(f->target), *mass = TIDE_F64P(f->mass);
+  double *xn = w->vec[0], *vt = w->vec[1], *rhs = w->vec[2], *vc = w->vec[3], *vsn = w->vec[4],
+         *vh = w->vec[5];
+  const uint8_t *pin = TIDE_U8P(f->pinned);
+  memcpy(xn, x, (size_t)N * sizeof(double));
+  /* constraints of the first solve: fixed nodes only */
+  memset(vc, 0, (size_t)N * sizeof(double));
+  for (int64_t i = 0; i < nv; i++) {
+    w->cflag[i] = fixed_node(f, i) ? 2 : 0;
+    if (w->cflag[i] == 2)
+      for (int k = 0; k < d; k++) vc[i * d + k] = pin[i] ? (tg[i * d + k] - xn[i * d + k]) / dt : 0;
+  }
+  /* 1. v~(n+1/2) = v^n + dt/2 a(x^n, v~(n+1/2)): explicit elasticity,
+   *    implicit damping */
+  double ta = tide_wtime();
+  if ((s = newmark_rhs(m, v, xn, hd, rhs))) return s;
+  st->assemble_seconds += tide_wtime() - ta;
+  memcpy(vt, v, (size_t)N * sizeof(double));
+  if ((s = solve_damped(m, w, xn, hd, rhs, vc, vt, o, st))) return s;
+  /* 3. x~(n+1) = x^n + dt v~(n+1/2); 4. collide with objects (thesis 3.2) */
+  memcpy(vsn, v, (size_t)N * sizeof(double)); /* v*^n = v^n unless colliding */
+  int64_t contacts = 0;
+  tide_collider *const *cs = o->colliders;
+  int nc = o->ncolliders;
+#pragma omp parallel for schedule(static) reduction(+ : contacts) if (nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < nv; i++) {
+    double xt[3] = {0, 0, 0}, x0[3] = {0, 0, 0};
+    for (int k = 0; k < d; k++) {
+      x0[k] = xn[i * d + k];
+      xt[k] = x0[k] + dt * vt[i * d + k];
+    }
+    if (w->cflag[i] == 2 || !nc) {
+      for (int k = 0; k < d; k++) x[i * d + k] = xt[k];
+      continue;
+    }
+    double phi1, N1[3], vB[3];
+    int b = tide_colliders_query(cs, nc, xt, &phi1, N1, vB);
+    if (b < 0 || phi1 >= 0) {
+      for (int k = 0; k < d; k++) x[i * d + k] = xt[k];
+      continue;
+    }
+    contacts++;
+    const tide_collider *c = cs[b];
+    double mu = c->mu, vbn = 0;
+    for (int k = 0; k < d; k++) vbn += vB[k] * N1[k];
+    /* phi at x^n of the body at time n (body evaluated at n+1, shifted) */
+    double phi0 = tide_collider_phi(c, x0, NULL) - c->thickness + dt * vbn;
+    double vs[3], xnew[3];
+    tide_friction_gamma(d, vt + i * d, vB, N1, mu, 0, vs);
+    /* improved algorithm: step to the collision point, then on with the
+     * friction-corrected velocity for the rest of the step (a point that
+     * starts on or inside the body, e.g. resting or pushed by a moving
+     * body, has theta = 0) */
+    double th = phi0 > 0 ? phi0 / (phi0 - phi1) : 0;
+    for (int k = 0; k < d; k++) xnew[k] = x0[k] + th * dt * vt[i * d + k] + (1 - th) * dt * vs[k];
+    /* a curved or moving surface may leave the point inside: project */
+    double phi2, N2[3], vB2[3];
+    if (tide_colliders_query(cs, nc, xnew, &phi2, N2, vB2) >= 0 && phi2 < 0)
+      for (int k = 0; k < d; k++) xnew[k] -= phi2 * N2[k];
+    for (int k = 0; k < d; k++) {
+      x[i * d + k] = xnew[k];
+      w->cN[i * d + k] = N1[k];
+      w->cvB[i * d + k] = vB[k];
+    }
+    w->cflag[i] = 1;
+    w->cbody[i] = b;
+    /* v*^n = Gamma(v^n) */
+    tide_friction_gamma(d, v + i * d, vB, N1, mu, 0, vsn + i * d);
+  }
+  st->contacts = contacts;
+  /* 5. v(n+1/2) = v*^n + dt/2 a(x(n+1/2), v(n+1/2)) with the normal
+   *    velocity of contacts held at v*^n . N */
+  double *xh = vt; /* reuse: x^{n+1/2} */
+  for (int64_t q = 0; q < N; q++) xh[q] = 0.5 * (xn[q] + x[q]);
+  for (int64_t i = 0; i < nv; i++) {
+    if (w->cflag[i] == 1) {
+      double sn = 0;
+      for (int k = 0; k < d; k++) sn += vsn[i * d + k] * w->cN[i * d + k];
+      for (int k = 0; k < d; k++) vc[i * d + k] = sn * w->cN[i * d + k];
+    }
+  }
+  ta = tide_wtime();
+  if ((s = newmark_rhs(m, vsn, xh, hd, rhs))) return s;
+  st->assemble_seconds += tide_wtime() - ta;
+  memcpy(vh, vsn, (size_t)N * sizeof(double));
+  if ((s = solve_damped(m, w, xh, hd, rhs, vc, vh, o, st))) return s;
+  /* dv = dt/2 a(x(n+1/2), v(n+1/2)), unprojected, for friction */
+  double *dv = w->vec[9];
+  {
+    const tide_material *mat = &f->mat;
+    int damp = mat->damp_alpha > 0 || mat->damp_beta > 0;
+    if ((s = tide_fem_gradient(m, xh, dv))) return s;
+    double *cd = w->vec[6];
+    if (damp && (s = tide_fem_damping_gradient(m, xh, vh, cd))) return s;
+    const double *fe = TIDE_F64P(f->force);
+    for (int64_t i = 0; i < nv; i++)
+      for (int k = 0; k < d; k++) {
+        int64_t q = i * d + k;
+        double fq = -dv[q] - (damp ? cd[q] : 0) + fe[q];
+        dv[q] = mass[i] > 0 ? hd * (fq / mass[i] + f->gravity[k]) : 0;
+      }
+  }
+  /* 6. v~(n+1) = 2 v(n+1/2) - v*^n; 7. friction with objects */
+  for (int64_t i = 0; i < nv; i++) {
+    double *vi = v + i * d;
+    for (int k = 0; k < d; k++) vi[k] = 2 * vh[i * d + k] - vsn[i * d + k];
+    if (w->cflag[i] == 2) { /* kinematic: at the target with its velocity */
+      for (int k = 0; k < d; k++) {
+        if (pin[i]) x[i * d + k] = tg[i * d + k];
+        vi[k] = vc[i * d + k];
+      }
+    } else if (w->cflag[i] == 1) {
+      const double *Nn = w->cN + i * d;
+      double dn = 0;
+      for (int k = 0; k < d; k++) dn += 2 * dv[i * d + k] * Nn[k];
+      /* put back the inward normal velocity the projection removed, so that
+       * Gamma removes it again and applies its friction */
+      double in = dn < 0 ? dn : 0, tmpv[3];
+      for (int k = 0; k < d; k++) tmpv[k] = vi[k] + in * Nn[k];
+      tide_friction_gamma(d, tmpv, w->cvB + i * d, Nn, cs[w->cbody[i]]->mu, 0, vi);
+    }
+  }
+  s = finish_step(m, o, st, 0);
+  st->total_seconds = tide_wtime() - t0;
+  return s;
+}
+
+/* ------------------------------------------------------------- energy */
+
+int tide_solid_total_energy(const tide_tetmesh *m, double *E) {
+  if (!m->fem) return tide_fail(TIDE_EINVAL, "the mesh has no material");
+  double Ee;
+  int s = tide_fem_energy(m, TIDE_F64P(m->x), &Ee);
+  if (s) return s;
+  const tide_fem *f = m->fem;
+  const double *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v), *mass = TIDE_F64P(f->mass);
+  double *eb = TIDE_F64P(f->ebuf);
+  int d = m->dim;
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    double k = 0, g = 0;
+    for (int c = 0; c < d; c++) {
+      k += v[i * d + c] * v[i * d + c];
+      g += f->gravity[c] * x[i * d + c];
+    }
+    eb[i] = mass[i] * (0.5 * k - g);
+  }
+  *E = Ee + tide_sum(m->nv, eb);
+  return TIDE_OK;
+}

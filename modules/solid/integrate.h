@@ -1,0 +1,108 @@
+/*
+ * integrate.h -- time integrators of deformable solids (tide.solid), each
+ * advancing a mesh with a material (fem.h) by one step of dt, in place
+ * (m->x, m->v), callable step by step from Lua:
+ *
+ *   tide_solid_step_linear   Zarifi's linearly implicit backward Euler for
+ *                            corotational (or pure) linear elasticity with
+ *                            Rayleigh damping (thesis Eq. 3.55, Alg. 2);
+ *   tide_solid_step_newmark  Irving's Newmark scheme: explicit elasticity,
+ *                            implicit damping by CG, collisions between the
+ *                            position and the trapezoidal velocity update,
+ *                            friction from the constraint forces (thesis
+ *                            2.9, 3.1-3.2);
+ *   tide_solid_step_newton   backward Euler as minimization of the
+ *                            incremental potential (fem.h) by Newton's
+ *                            method: PSD-projected Hessians, CHOLMOD with the
+ *                            symbolic analysis reused, backtracking line
+ *                            search, convergence on |dx|_inf / dt.
+ *
+ * Common to all: gravity and the external force array of the fem, pinned
+ * nodes moved to their targets (v = (target - x)/dt), optional collision
+ * objects (collide.h), plastic flow after the position update when the
+ * material is plastic.  Sparse matrices and factorizations are kept in the
+ * mesh's workspace, their patterns built once.
+ */
+#ifndef TIDE_SOLID_INTEGRATE_H
+#define TIDE_SOLID_INTEGRATE_H
+
+#include "linalg/linalg.h"
+#include "solid/collide.h"
+#include "solid/fem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Linear solver choice: a sparse direct factorization with the symbolic
+ * analysis kept (CHOLMOD supernodal Cholesky, or simplicial LDL^T, which
+ * needs no BLAS and is faster for small systems), or IC(0)-PCG.  AUTO takes
+ * LDL^T below TIDE_SOLID_SUPERNODAL_MIN unknowns and Cholesky above. */
+enum { TIDE_SOLID_AUTO = 0, TIDE_SOLID_CHOLMOD = 1, TIDE_SOLID_LDLT = 2, TIDE_SOLID_PCG = 3 };
+#define TIDE_SOLID_SUPERNODAL_MIN 20000
+
+/* Contact processing after the position update of the linear and Newton
+ * integrators. */
+enum {
+  TIDE_CONTACT_FRICTION = 0, /* project + Irving's Gamma with friction (thesis 2.9) */
+  TIDE_CONTACT_SIMPLE = 1    /* Zarifi's wall projection (inelastic, no friction) */
+};
+
+typedef struct tide_step_opts {
+  double dt;                 /* [s] */
+  tide_collider *const *colliders; /* may be NULL */
+  int ncolliders;
+  int contact;               /* TIDE_CONTACT_* (linear, Newton) */
+  /* linear */
+  int corotational;          /* 1: element rotations each step; 0: pure linear */
+  int solver;                /* TIDE_SOLID_AUTO, _CHOLMOD, _LDLT or _PCG (linear);
+                                Newton: any but _PCG */
+  double tol;                /* PCG relative residual (default 1e-8); Newton: |dx|_inf/dt
+                                [m/s] (default 1e-6) */
+  int maxit;                 /* Krylov / Newton iteration limit (0: default) */
+  /* Newton */
+  int project;               /* PSD projection of element Hessians (default 1) */
+  int reuse;                 /* keep the CHOLMOD symbolic analysis across factorizations */
+} tide_step_opts;
+
+/* Defaults: dt = 1/60, no colliders, friction contact, corotational,
+ * AUTO solver, tol as above, project and reuse on. */
+tide_step_opts tide_step_opts_default(void);
+
+typedef struct tide_step_stats {
+  int iterations;       /* Newton iterations (Newton), CG iterations (Newmark, linear PCG) */
+  int linear_iterations;/* total inner Krylov iterations */
+  int line_search;      /* total backtracking halvings (Newton) */
+  double residual;      /* final |dx|_inf / dt (Newton) or relative residual (Krylov) */
+  int converged;
+  int64_t contacts;     /* nodes processed by collision handling */
+  int64_t plastic;      /* elements that yielded */
+  double assemble_seconds, factor_seconds, solve_seconds, total_seconds;
+  int analyses;         /* symbolic analyses done in this step */
+} tide_step_stats;
+
+int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);
+int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);
+int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);
+
+/* For couplings (Zarifi Eq. 5.1, 5.7): the corotated stiffness K (CSR,
+ * general storage, nv*d square, pattern fixed per mesh) and b = sum R Kt X
+ * at positions x, assembled into the mesh workspace (valid until the next
+ * call or step).  The lumped mass is m->fem->mass and Rayleigh damping
+ * D = tau_m M + tau_k K (fem.h). */
+int tide_solid_corot_matrices(tide_tetmesh *m, const double *x, int rotate, const tide_csr **K,
+                              const double **b);
+
+/* The incremental potential's Hessian as a CSR matrix (upper storage) at x,
+ * for the given prediction (fem.h tide_ip); pattern fixed per mesh.
+ * flags: TIDE_FEM_PROJECT, TIDE_FEM_PINNED. */
+int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
+                         const tide_csr **H);
+
+/* Total mechanical energy: kinetic + elastic - gravity work (m g . x) [J]. */
+int tide_solid_total_energy(const tide_tetmesh *m, double *E);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
