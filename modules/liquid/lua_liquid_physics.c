@@ -243,9 +243,11 @@ static int l_kinetic_energy(lua_State *L) {
 
 static tide_periodic *checkper(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, TIDE_PERIODIC_T); }
 
-static const char *const periodic_keys[] = {"grid", "periodic", NULL};
+static const char *const periodic_keys[] = {"grid", "periodic", "precond", NULL};
+static const char *const PPRECONDS[] = {"mic0", "ic0", "jacobi", "none", NULL};
 
-/* tide.liquid.periodic{grid = g [, periodic = {true, true[, true]}]} -> tide.Periodic */
+/* tide.liquid.periodic{grid = g [, periodic = {true, true[, true]}, precond = "mic0"]}
+ *   -> tide.Periodic */
 static int l_periodic(lua_State *L) {
   const char *fn = "tide.liquid.periodic";
   tide_opts o = tide_lua_opts(L, 1, fn, periodic_keys);
@@ -253,7 +255,9 @@ static int l_periodic(lua_State *L) {
   int per[3] = {1, 1, g->dim == 3};
   if (tide_opt_has(&o, "periodic")) opt_periodic(&o, g->dim, per);
   tide_periodic *P;
+  int pc = tide_opt_choice(&o, "precond", "mic0", PPRECONDS);
   tide_lua_check(L, tide_periodic_new(g, per, &P), fn);
+  P->precond = pc == 0 ? TIDE_PRECOND_MIC0 : pc == 1 ? TIDE_PRECOND_IC0 : pc == 2 ? TIDE_PRECOND_JACOBI : TIDE_PRECOND_NONE;
   tide_lua_pushobj(L, TIDE_PERIODIC_T, P);
   tide_lua_gcaccount(L);
   return 1;

@@ -66,6 +66,7 @@ int tide_periodic_new(const tide_grid *g, const int per[3], tide_periodic **out)
   P->grid = *g;
   for (int d = 0; d < 3; d++) P->per[d] = per[d] != 0;
   P->pad = -1;
+  P->precond = TIDE_PRECOND_MIC0;
   *out = P;
   return TIDE_OK;
 }
@@ -575,7 +576,7 @@ static int build_projection(tide_periodic *P, const uint8_t *lab) {
   tide_triplets_free(T);
   if (st) return st;
   P->air_faces = air;
-  if ((st = tide_krylov_new(P->A, TIDE_KRYLOV_PCG, TIDE_PRECOND_MIC0, &P->K))) return st;
+  if ((st = tide_krylov_new(P->A, TIDE_KRYLOV_PCG, P->precond, &P->K))) return st;
   size_t vb = (size_t)n * sizeof(double);
   P->b = tide_alloc(vb);
   P->x = tide_calloc(vb);

@@ -59,6 +59,7 @@ double tide_periodic_lattice_interp(const tide_lattice *L, const int per[3], con
 typedef struct tide_periodic {
   tide_grid grid;  /* the periodic grid */
   int per[3];      /* 1 on periodic axes */
+  int precond;     /* preconditioner of the projection (TIDE_PRECOND_MIC0) */
   /* padded fields (grow on demand) */
   int pad;         /* ghost layers of pa/pb/pc */
   tide_grid pgrid; /* padded grid */
@@ -136,7 +137,7 @@ int tide_periodic_advect_particles(tide_periodic *P, tide_particles *ps, const t
  * next to SOLID cells and on the non-periodic walls.  labels: u8 cells or
  * NULL (all liquid).  For each liquid cell c (scaled q = p dt/(rho dx)):
  *   sum_f open (q_c - q_n) = -sum_f +-u*_f,
- * solved by MIC(0)-PCG to the relative residual tol; without AIR faces the
+ * solved by PCG (P->precond, MIC(0) by default) to the relative residual tol; without AIR faces the
  * matrix is singular (constants) and the mean is projected out.  The matrix
  * and preconditioner are kept while the labels do not change.  pressure
  * (f64 cells, may be NULL) receives p [Pa] (0 outside the liquid; zero mean

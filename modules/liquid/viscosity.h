@@ -111,7 +111,8 @@ int tide_liquid_fractions(const tide_grid *g, const double *phi, const int per[3
  * V_f, V_c, V_e are the liquid fractions of the dx boxes around faces,
  * cells and edges (tide_liquid_fractions of phi with `subdivision`; phi
  * NULL: from the labels, liquid = 1, else 0, which at subdivision 2 gives
- * the mean of the cells the box overlaps; both NULL: all 1).  mu_e is the
+ * the mean of the cells the box overlaps; both NULL: all 1, except the
+ * boxes of edges on a wall, which are half inside the domain).  mu_e is the
  * mean of mu over the cells around the edge.  Stationarity gives the SPD
  * system (divided by rho)
  *     (diag(V_f) + 2 dt/rho G^T W G) u = diag(V_f) u*,
