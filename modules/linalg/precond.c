@@ -36,6 +36,22 @@ typedef struct {
   char *segpar;
 } levels;
 
+/* Serial or level-parallel application, chosen by measurement.  Both give
+ * bit-identical results (each row is computed the same way), so the choice
+ * never changes the numbers, only the time.  A level schedule costs a
+ * barrier per level: on dedicated cores that is about a microsecond, but
+ * when the cores are oversubscribed a barrier can wait for a time slice and
+ * the parallel solve becomes far slower than the serial one.  The first two
+ * applications time both variants; afterwards the faster one runs, and the
+ * other is timed again once the time spent since the last probe exceeds ten
+ * times its last measured cost (so probing costs at most ~10%). */
+typedef struct trisolve_tuner {
+  int count, mode; /* mode 0 serial, 1 parallel */
+  int forced;      /* -1 automatic, else the mode to use */
+  double t[2];     /* last measured seconds per application */
+  double spent;    /* seconds in the chosen mode since the last probe */
+} trisolve_tuner;
+
 struct tide_precond {
   int kind, n;
   int abs_jacobi;
@@ -53,6 +69,7 @@ struct tide_precond {
   int *lptr, *lcol, *lsrc; /* lsrc: position in w */
   double *lval;
   levels fwd, bwd;
+  struct trisolve_tuner *tuner; /* mutable timing state of the (const) apply */
 };
 
 const char *tide_precond_name(int kind) {
@@ -156,11 +173,17 @@ static inline void trisolve_row(int i, const int *beg, const int *end, const int
   x[i] = dinv ? s * dinv[i] : s;
 }
 
-static void trisolve(const levels *lv, const int *beg, const int *end, const int *col,
+/* Whether the level schedule has enough rows per level to run in parallel
+ * at all. */
+static int levels_parallel(const levels *lv) {
+  return lv->n >= TRISOLVE_PAR_MIN && tide_threads_get() > 1 &&
+         (double)lv->n / (lv->nlev > 0 ? lv->nlev : 1) >= LEVEL_PAR_MIN;
+}
+
+static void trisolve(const levels *lv, int par, const int *beg, const int *end, const int *col,
                      const double *val, const double *dinv, const double *rhs, double *x) {
   const int *rows = lv->rows;
-  if (lv->n < TRISOLVE_PAR_MIN || tide_threads_get() == 1 ||
-      (double)lv->n / (lv->nlev > 0 ? lv->nlev : 1) < LEVEL_PAR_MIN) {
+  if (!par) {
     for (int t = 0; t < lv->n; t++)
       trisolve_row(rows[t], beg, end, col, val, dinv, rhs, x);
     return;
@@ -178,6 +201,26 @@ static void trisolve(const levels *lv, const int *beg, const int *end, const int
         trisolve_row(rows[t], beg, end, col, val, dinv, rhs, x);
     }
   }
+}
+
+static int tuner_pick(trisolve_tuner *tu, int eligible) {
+  if (!eligible) return 0;
+  if (tu->forced >= 0) return tu->forced;
+  if (tu->count < 2) return tu->count; /* probe serial, then parallel */
+  int other = 1 - tu->mode;
+  if (tu->spent > 10 * tu->t[other]) return other;
+  return tu->mode;
+}
+
+static void tuner_record(trisolve_tuner *tu, int eligible, int used, double seconds) {
+  if (!eligible) return;
+  tu->t[used] = seconds;
+  if (tu->count < 2 || used != tu->mode)
+    tu->spent = 0;
+  else
+    tu->spent += seconds;
+  tu->count++;
+  tu->mode = tu->t[1] < tu->t[0] ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -216,7 +259,12 @@ void tide_precond_free(tide_precond *P) {
   tide_free(P->lval, P->lval ? (size_t)P->lnz * sizeof(double) : 0);
   levels_free(&P->fwd);
   levels_free(&P->bwd);
+  tide_free(P->tuner, P->tuner ? sizeof *P->tuner : 0);
   tide_free(P, sizeof *P);
+}
+
+void tide_precond_set_parallel(tide_precond *P, int mode) {
+  P->tuner->forced = mode < 0 ? -1 : mode > 0;
 }
 
 void tide_precond_levels(const tide_precond *P, int *forward, int *backward) {
@@ -450,7 +498,12 @@ int tide_precond_new_ex(const tide_csr *A, int kind, int abs_jacobi, tide_precon
   P->kind = kind;
   P->n = A->nrows;
   P->abs_jacobi = abs_jacobi;
-  if (kind != TIDE_PRECOND_NONE) {
+  P->tuner = tide_calloc(sizeof *P->tuner);
+  if (!P->tuner)
+    st = TIDE_ENOMEM;
+  else
+    P->tuner->forced = -1;
+  if (!st && kind != TIDE_PRECOND_NONE) {
     P->dinv = tide_alloc((size_t)(P->n > 0 ? P->n : 1) * sizeof(double));
     if (!P->dinv) st = TIDE_ENOMEM;
   }
@@ -518,15 +571,26 @@ int tide_precond_apply(const tide_precond *P, const double *r, double *z) {
     return TIDE_OK;
   case TIDE_PRECOND_IC0:
   case TIDE_PRECOND_MIC0:
-    /* U^T y = r (forward, rows of L = U^T), then U z = y in place */
-    trisolve(&P->fwd, P->lptr, P->lptr + 1, P->lcol, P->lval, P->dinv, r, z);
-    trisolve(&P->bwd, P->ubeg, P->wptr + 1, P->wcol, P->wval, P->dinv, z, z);
+  case TIDE_PRECOND_ILU0: {
+    int eligible = levels_parallel(&P->fwd) || levels_parallel(&P->bwd);
+    int par = tuner_pick(P->tuner, eligible);
+    double t0 = eligible ? tide_wtime() : 0;
+    if (P->kind == TIDE_PRECOND_ILU0) {
+      /* L y = r (unit diagonal), then U z = y */
+      trisolve(&P->fwd, par && levels_parallel(&P->fwd), P->wptr, P->wdiag, P->wcol, P->wval, NULL,
+               r, z);
+      trisolve(&P->bwd, par && levels_parallel(&P->bwd), P->ubeg, P->wptr + 1, P->wcol, P->wval,
+               P->dinv, z, z);
+    } else {
+      /* U^T y = r (forward, rows of L = U^T), then U z = y in place */
+      trisolve(&P->fwd, par && levels_parallel(&P->fwd), P->lptr, P->lptr + 1, P->lcol, P->lval,
+               P->dinv, r, z);
+      trisolve(&P->bwd, par && levels_parallel(&P->bwd), P->ubeg, P->wptr + 1, P->wcol, P->wval,
+               P->dinv, z, z);
+    }
+    tuner_record(P->tuner, eligible, par, eligible ? tide_wtime() - t0 : 0);
     return TIDE_OK;
-  case TIDE_PRECOND_ILU0:
-    /* L y = r (unit diagonal), then U z = y */
-    trisolve(&P->fwd, P->wptr, P->wdiag, P->wcol, P->wval, NULL, r, z);
-    trisolve(&P->bwd, P->ubeg, P->wptr + 1, P->wcol, P->wval, P->dinv, z, z);
-    return TIDE_OK;
+  }
   default:
     return tide_fail(TIDE_EINVAL, "tide_precond_apply: unknown preconditioner");
   }
