@@ -261,6 +261,24 @@ static void test_poisson2d_pcg(void) {
   CHECK(relerr(n, x, x1) < 1e-7 && st.iterations == it1, "refactor: err %g, %d vs %d iterations",
         relerr(n, x, x1), st.iterations, it1);
 
+  /* upper (symmetric) storage: the same iterates as general storage */
+  tide_csr *Up = NULL;
+  tide_csr_triu(A, &Up);
+  double *xu = malloc(n * sizeof(double));
+  tide_solve_stats stu;
+  CHECK(tide_solve_krylov(Up, TIDE_KRYLOV_PCG, TIDE_PRECOND_MIC0, b, xu, &o, &stu) == TIDE_OK, "%s",
+        tide_errmsg());
+  tide_krylov_solve(S, A, b, x, &o, &st);
+  CHECK(stu.iterations == st.iterations && relerr(n, xu, x) < 1e-12,
+        "upper storage: %d vs %d iterations, difference %g", stu.iterations, st.iterations,
+        relerr(n, xu, x));
+  CHECK(tide_solve_krylov(Up, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, xu, &o, &stu) ==
+                TIDE_EINVAL &&
+            strstr(tide_errmsg(), "expand"),
+        "ilu0 of upper storage: %s", tide_errmsg());
+  free(xu);
+  tide_csr_free(Up);
+
   /* errors: NaN, non-convergence, interruption */
   b[5] = NAN;
   CHECK(tide_krylov_solve(S, A, b, x, &o, &st) == TIDE_ENONFINITE, "NaN in b accepted");
