@@ -8,6 +8,8 @@
 
 #include "fileio/fileio.h"
 #include "fileio/lua_fileio_util.h"
+#include "liquid/particles.h"
+#include "solid/mesh.h"
 
 #include <math.h>
 #include <string.h>
@@ -79,6 +81,54 @@ int tide_lua_fileio_autorange(const double *v, int64_t n, double out[2]) {
   return 1;
 }
 
+tide_array *tide_lua_fileio_points(tide_opts *o, const char *key, tide_array **vel) {
+  if (vel) *vel = NULL;
+  if (!tide_opt_has(o, key)) return NULL;
+  lua_getfield(o->L, o->idx, key);
+  tide_array *a = tide_lua_testarray(o->L, -1);
+  tide_particles *ps = a ? NULL : tide_lua_testobj(o->L, -1, TIDE_PARTICLES_T);
+  if (!a && !ps)
+    tide_lua_error(o->L, "%s: option '%s' must be a tide.Array (n, d) or a %s, got %s", o->fname, key, TIDE_PARTICLES_T,
+                   luaL_typename(o->L, -1));
+  lua_pop(o->L, 1); /* still referenced by the options table */
+  if (ps) {
+    if (vel) *vel = ps->v;
+    return ps->x;
+  }
+  return a;
+}
+
+const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n, tide_array *vel) {
+  lua_State *L = o->L;
+  if (!tide_opt_has(o, key)) return NULL;
+  lua_getfield(L, o->idx, key);
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    const char *what = lua_tostring(L, -1);
+    if (strcmp(what, "speed") != 0)
+      tide_lua_error(L, "%s: option '%s' must be an array or \"speed\", got \"%s\"", o->fname, key, what);
+    if (!vel) tide_lua_error(L, "%s: option '%s' = \"speed\" needs a %s", o->fname, key, TIDE_PARTICLES_T);
+    lua_pop(L, 1);
+    int64_t shp[2] = {n, -1};
+    const double *v = tide_lua_fileio_f64(L, vel, o->fname, "particle velocities", 2, shp);
+    int d = (int)vel->shape[1];
+    tide_array *sp = tide_array_new1(TIDE_F64, n);
+    if (!sp) tide_lua_error(L, "%s: %s", o->fname, tide_errmsg());
+    tide_lua_pusharray(L, sp);
+    for (int64_t k = 0; k < n; k++) {
+      double s2 = 0;
+      for (int q = 0; q < d; q++) s2 += v[k * d + q] * v[k * d + q];
+      TIDE_F64P(sp)[k] = sqrt(s2);
+    }
+    return TIDE_F64P(sp);
+  }
+  lua_pop(L, 1);
+  tide_array *a = tide_opt_array(o, key);
+  int64_t s1[1] = {n};
+  return tide_lua_fileio_f64(L, a, o->fname, key, 1, s1);
+}
+
+tide_tetmesh *tide_lua_fileio_mesh(lua_State *L, int idx) { return tide_lua_testobj(L, idx, TIDE_TETMESH_T); }
+
 /* ---------------------------------------------------- tide.fileio.png2d */
 
 static const char *const png2d_keys[] = {
@@ -96,7 +146,7 @@ static const char *const png2d_keys[] = {
     /* arrows */
     "arrows", "arrow_vectors", "arrow_scale", "arrow_stride", "arrow_color", "arrow_width",
     /* meshes */
-    "vertices", "triangles", "segments", "mesh_color", "edge_color", "edge_width", "index_base",
+    "vertices", "triangles", "segments", "mesh", "mesh_color", "edge_color", "edge_width", "index_base",
     NULL};
 
 typedef struct frame_grid {
@@ -315,7 +365,8 @@ static int l_png2d(lua_State *L) {
   float solid[3];
   tide_lua_fileio_color(&o, "solid_color", solid_def, solid);
 
-  tide_array *parts = tide_opt_array(&o, "particles");
+  tide_array *pvel;
+  tide_array *parts = tide_lua_fileio_points(&o, "particles", &pvel);
   const double *pp = NULL, *pc = NULL;
   int64_t np = 0;
   double prange[2] = {0, 1};
@@ -328,13 +379,8 @@ static int l_png2d(lua_State *L) {
     int64_t shp[2] = {-1, 2};
     pp = tide_lua_fileio_f64(L, parts, F, "particles", 2, shp);
     np = parts->shape[0];
-    tide_array *pca = tide_opt_array(&o, "particle_color");
-    if (pca) {
-      int64_t s1[1] = {np};
-      pc = tide_lua_fileio_f64(L, pca, F, "particle_color", 1, s1);
-      if (!tide_lua_fileio_range(&o, "particle_range", prange))
-        tide_lua_fileio_autorange(pc, np, prange);
-    }
+    pc = tide_lua_fileio_attribute(&o, "particle_color", np, pvel);
+    if (pc && !tide_lua_fileio_range(&o, "particle_range", prange)) tide_lua_fileio_autorange(pc, np, prange);
     double r = tide_opt_num(&o, "radius", 0, 0, HUGE_VAL);
     if (tide_opt_has(&o, "radius") && !(r > 0)) tide_lua_error(L, "%s: option 'radius' must be positive", F);
     if (tide_opt_has(&o, "radius_px")) {
@@ -417,6 +463,17 @@ static int l_png2d(lua_State *L) {
   tide_array *verts = tide_opt_array(&o, "vertices");
   tide_array *tris = tide_opt_array(&o, "triangles");
   tide_array *segs = tide_opt_array(&o, "segments");
+  if (tide_opt_has(&o, "mesh")) { /* a 2D tide.TetMesh: its triangles and boundary */
+    if (verts || tris || segs) tide_lua_error(L, "%s: give 'mesh' or 'vertices'/'triangles'/'segments', not both", F);
+    lua_getfield(L, o.idx, "mesh");
+    tide_tetmesh *m = tide_lua_fileio_mesh(L, -1);
+    if (!m) tide_lua_error(L, "%s: option 'mesh' must be a %s, got %s", F, TIDE_TETMESH_T, luaL_typename(L, -1));
+    lua_pop(L, 1);
+    if (m->dim != 2) tide_lua_error(L, "%s: option 'mesh' must be a 2D mesh (use png3d for 3D)", F);
+    verts = m->x;
+    if (m->nper == 3) tris = m->elem;
+    if (m->nb > 0) segs = m->bound;
+  }
   int base = (int)tide_opt_int(&o, "index_base", 0, 0, 1);
   const double *vv = NULL;
   const int32_t *tv = NULL, *sv = NULL;

@@ -6,6 +6,7 @@
 
 #include "fileio/fileio.h"
 #include "fileio/lua_fileio_util.h"
+#include "solid/mesh.h"
 
 #include <math.h>
 #include <string.h>
@@ -88,7 +89,7 @@ static const char *const png3d_keys[] = {
     "ground", "ground_y", "ground_tile", "box", "box_color", "lights", "ambient", "shadows",
     "shadow_res", NULL};
 
-static const char *const mesh_keys[] = {"vertices", "triangles", "normals", "color", "values", "range",
+static const char *const mesh_keys[] = {"mesh", "vertices", "triangles", "normals", "color", "values", "range",
                                         "colormap", "specular", "shininess", "wire", "wire_color",
                                         "index_base", NULL};
 static const char *const cam_keys[] = {"position", "target", "up", "fov", "ortho", NULL};
@@ -170,15 +171,36 @@ static int l_png3d(lua_State *L) {
       int ti = lua_gettop(L);
       char fname[64];
       snprintf(fname, sizeof fname, "%s: meshes[%d]", F, (int)q);
-      tide_opts mo = tide_lua_opts(L, -1, fname, mesh_keys);
+      /* a tide.TetMesh alone, or a table {mesh = TetMesh | vertices =, triangles =, ...} */
+      if (tide_lua_fileio_mesh(L, ti)) {
+        lua_createtable(L, 0, 1);
+        lua_pushvalue(L, ti);
+        lua_setfield(L, -2, "mesh");
+        lua_replace(L, ti);
+      }
+      tide_opts mo = tide_lua_opts(L, ti, fname, mesh_keys);
       tide_mesh3d *m = &meshes[nmesh++];
       memset(m, 0, sizeof *m);
-      tide_array *va = tide_opt_reqarray(&mo, "vertices");
+      tide_array *va, *ta;
+      int base = 0;
+      if (tide_opt_has(&mo, "mesh")) {
+        if (tide_opt_has(&mo, "vertices") || tide_opt_has(&mo, "triangles"))
+          tide_lua_error(L, "%s: give 'mesh' or 'vertices'/'triangles', not both", fname);
+        lua_getfield(L, ti, "mesh");
+        tide_tetmesh *tm = tide_lua_fileio_mesh(L, -1);
+        if (!tm) tide_lua_error(L, "%s: 'mesh' must be a %s, got %s", fname, TIDE_TETMESH_T, luaL_typename(L, -1));
+        lua_pop(L, 1);
+        if (tm->dim != 3) tide_lua_error(L, "%s: 'mesh' must be a 3D mesh", fname);
+        va = tm->x;
+        ta = tm->surface ? tm->elem : tm->bound; /* shells: their triangles; volumes: the boundary */
+      } else {
+        va = tide_opt_reqarray(&mo, "vertices");
+        ta = tide_opt_reqarray(&mo, "triangles");
+        base = (int)tide_opt_int(&mo, "index_base", 0, 0, 1);
+      }
       int64_t s3[2] = {-1, 3};
       m->v = tide_lua_fileio_f64(L, va, fname, "vertices", 2, s3);
       m->nv = va->shape[0];
-      tide_array *ta = tide_opt_reqarray(&mo, "triangles");
-      int base = (int)tide_opt_int(&mo, "index_base", 0, 0, 1);
       m->t = tide_lua_fileio_index(L, ta, fname, "triangles", 3, m->nv, base, &m->nt);
       tide_array *na = tide_opt_array(&mo, "normals");
       if (na) {
@@ -224,17 +246,16 @@ static int l_png3d(lua_State *L) {
   r.mesh = meshes;
 
   /* particles */
-  tide_array *parts = tide_opt_array(&o, "particles");
+  tide_array *pvel;
+  tide_array *parts = tide_lua_fileio_points(&o, "particles", &pvel);
   if (parts) {
     int64_t s3[2] = {-1, 3};
     r.pp = tide_lua_fileio_f64(L, parts, F, "particles", 2, s3);
     r.np = parts->shape[0];
     for (int64_t k = 0; k < 3 * r.np; k++)
       if (!isfinite(r.pp[k])) tide_lua_error(L, "%s: particle %I has a non-finite position", F, (lua_Integer)(k / 3 + 1));
-    tide_array *pc = tide_opt_array(&o, "particle_color");
-    if (pc) {
-      int64_t s1[1] = {r.np};
-      const double *vv = tide_lua_fileio_f64(L, pc, F, "particle_color", 1, s1);
+    const double *vv = tide_lua_fileio_attribute(&o, "particle_color", r.np, pvel);
+    if (vv) {
       double rg[2];
       if (!tide_lua_fileio_range(&o, "particle_range", rg)) tide_lua_fileio_autorange(vv, r.np, rg);
       int cm = tide_lua_fileio_cmap(&o, "particle_colormap", "viridis");

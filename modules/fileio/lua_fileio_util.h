@@ -34,4 +34,15 @@ void tide_lua_fileio_plot_open(lua_State *L);
 /* A file name argument at idx: a non-empty string (numbers not coerced). */
 const char *tide_lua_fileio_path(lua_State *L, int idx, const char *fname);
 
+/* Option key as point positions: a tide.Array (n, d) or a tide.Particles
+ * (its positions; *vel, may be NULL, receives its velocities, else NULL).
+ * NULL when absent. */
+tide_array *tide_lua_fileio_points(tide_opts *o, const char *key, tide_array **vel);
+/* Per-point values of option key: an array (n) or the string "speed" (the
+ * norm of the velocities vel, which may be NULL: then an error).  NULL when
+ * absent. */
+const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n, tide_array *vel);
+/* The tide_tetmesh at idx or NULL (modules/solid/mesh.h). */
+struct tide_tetmesh *tide_lua_fileio_mesh(lua_State *L, int idx);
+
 #endif
