@@ -14,6 +14,7 @@
 
 int luaopen_tide_array(lua_State *L);
 int luaopen_tide_grid(lua_State *L);
+void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
 
 static tide_particles *checkps(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_PARTICLES_T);
@@ -438,6 +439,7 @@ int luaopen_tide_liquid(lua_State *L) {
   lua_pop(L, 2);
   tide_lua_newtype(L, TIDE_PARTICLES_T, ps_methods, ps_meta);
   luaL_newlib(L, funcs);
+  tide_lua_liquid_physics_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);
   lua_setfield(L, -2, "AIR");
   lua_pushinteger(L, TIDE_CELL_LIQUID);
