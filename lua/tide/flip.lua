@@ -29,7 +29,7 @@ local defaults = {
   mean = false,       -- correct by the mean interior density (volume control) instead of per cell
 }
 
-local keys = { grid = true, particles = true, solid = true, gravity = true }
+local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.

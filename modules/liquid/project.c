@@ -279,11 +279,28 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels, 
   int nd = labels->ndim;
   int64_t ext[3] = {labels->shape[0], labels->shape[1], nd == 3 ? labels->shape[2] : 1};
   int64_t stride[3] = {ext[1] * ext[2], ext[2], 1};
-  /* interior liquid cells: liquid without an air neighbour */
+  /* interior liquid cells (no air face neighbour): d = 1; deep ones (no air
+   * cell in the whole 3^dim block around): d = 2 */
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  for (int64_t q = 0; q < n; q++) {
+    d[q] = 0;
+    if (lab[q] != TIDE_CELL_LIQUID || at_surface(lab, q, nd, ext, stride)) continue;
+    int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
+    int deep = 1;
+    for (int a = -1; a <= 1 && deep; a++)
+      for (int b = -1; b <= 1 && deep; b++)
+        for (int c = (nd == 3 ? -1 : 0); c <= (nd == 3 ? 1 : 0) && deep; c++) {
+          int64_t i = idx[0] + a, j = idx[1] + b, k = idx[2] + c;
+          if (i < 0 || j < 0 || k < 0 || i >= ext[0] || j >= ext[1] || k >= ext[2]) continue;
+          if (lab[i * stride[0] + j * stride[1] + k] == TIDE_CELL_AIR) deep = 0;
+        }
+    d[q] = deep ? 2 : 1;
+  }
+  /* mean density of the deep interior: sum over d == 2 of rho */
+  double cnt = 0, sum = 0;
   for (int64_t q = 0; q < n; q++)
-    d[q] = lab[q] == TIDE_CELL_LIQUID && !at_surface(lab, q, nd, ext, stride) ? 1 : 0;
-  double cnt = tide_sum(n, d), avg = cnt > 0 ? tide_dot(n, d, r) / (cnt * per_cell) : 0;
+    if (d[q] == 2) cnt += 1, sum += r[q];
+  double avg = cnt > 0 ? sum / (cnt * per_cell) : 1;
   if (mean_density) *mean_density = avg;
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t q = 0; q < n; q++) {

@@ -58,8 +58,10 @@ typedef struct tide_project_stats {
  *   d_c = rate * shrink(rho_c / per_cell - 1, band)                 [1/s]
  *   shrink(e, b) = sign(e) max(0, |e| - b)          (a dead band of +-b)
  * 0 elsewhere; rate = strength / dt.  With mean != 0 the mean density over
- * the interior cells replaces rho_c (a uniform target).  *mean_density
- * (may be NULL) receives that mean in per_cell units.  rho: f64 cells, the
+ * the deep interior (liquid cells with no air cell in the 3^dim block around
+ * them) replaces rho_c (a uniform target).  *mean_density (may be NULL)
+ * receives that mean in per_cell units (1 without deep cells): the liquid
+ * volume at that density is n_particles dx^dim / (per_cell mean_density).  rho: f64 cells, the
  * particle density (tide_liquid_density) in particles per cell; labels: u8
  * cells; out: f64 cells.
  * Projecting a zero field to this target gives a displacement velocity that
