@@ -85,10 +85,33 @@ int tide_draw_field(tide_canvas *c, const tide_view2d *v, const tide_field2d *f,
   return TIDE_OK;
 }
 
+int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0,
+                      double x1, double y1) {
+  double t0 = 0, t1 = 1, dx = *bx - *ax, dy = *by - *ay;
+  double p[4] = {-dx, dx, -dy, dy}, q[4] = {*ax - x0, x1 - *ax, *ay - y0, y1 - *ay};
+  for (int k = 0; k < 4; k++) {
+    if (p[k] == 0) {
+      if (q[k] < 0) return 0;
+      continue;
+    }
+    double r = q[k] / p[k];
+    if (p[k] < 0) {
+      if (r > t1) return 0;
+      if (r > t0) t0 = r;
+    } else {
+      if (r < t0) return 0;
+      if (r < t1) t1 = r;
+    }
+  }
+  double ox = *ax, oy = *ay;
+  *ax = ox + t0 * dx, *ay = oy + t0 * dy;
+  *bx = ox + t1 * dx, *by = oy + t1 * dy;
+  return 1;
+}
+
 /* ------------------------------------------------------- marching squares */
 
-int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_t cap,
-                          int64_t *n) {
+int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_t cap, int64_t *n) {
   int st = check_field(f, "marching squares");
   if (st) return st;
   int64_t k = 0;
@@ -145,7 +168,9 @@ int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_
       }
     }
   *n = k;
-  if (k > cap) return tide_fail(TIDE_EINVAL, "marching squares: %lld segments, room for %lld", (long long)k, (long long)cap);
+  if (k > cap)
+    return tide_fail(TIDE_EINVAL, "marching squares: %lld segments, room for %lld", (long long)k,
+                     (long long)cap);
   return TIDE_OK;
 }
 
@@ -190,19 +215,43 @@ int tide_draw_levelset(tide_canvas *c, const tide_view2d *v, const tide_field2d 
       }
     }
   }
-  if (line_w > 0 && phi->ni > 1 && phi->nj > 1) {
-    int64_t cap = 2 * (int64_t)(phi->ni - 1) * (phi->nj - 1), n = 0;
+  if (line_w > 0) {
+    /* the lattice extended by one node on each side holding the border
+     * values (constant extrapolation), so the contour runs on to the
+     * domain walls; segments are clipped to the domain */
+    int ni = phi->ni + 2, nj = phi->nj + 2;
+    size_t vbytes = sizeof(double) * (size_t)ni * nj;
+    int64_t cap = 2 * (int64_t)(ni - 1) * (nj - 1), n = 0;
     size_t bytes = (size_t)cap * 4 * sizeof(double);
-    double *seg = tide_alloc(bytes);
-    if (!seg) return TIDE_ENOMEM;
-    st = tide_marching_squares(phi, 0.0, seg, cap, &n);
+    double *ext = tide_alloc(vbytes), *seg = tide_alloc(bytes);
+    if (!ext || !seg) {
+      tide_free(ext, vbytes);
+      tide_free(seg, bytes);
+      return TIDE_ENOMEM;
+    }
+    for (int i = 0; i < ni; i++)
+      for (int j = 0; j < nj; j++) {
+        int ci = i - 1 < 0 ? 0 : i - 1 >= phi->ni ? phi->ni - 1 : i - 1;
+        int cj = j - 1 < 0 ? 0 : j - 1 >= phi->nj ? phi->nj - 1 : j - 1;
+        ext[(int64_t)i * nj + j] = phi->v[(int64_t)ci * phi->nj + cj];
+      }
+    tide_field2d e = {ni, nj, phi->dx, {phi->origin[0] - phi->dx, phi->origin[1] - phi->dx}, ext};
+    st = tide_marching_squares(&e, 0.0, seg, cap, &n);
+    double X0 = phi->origin[0], Y0 = phi->origin[1];
+    double X1 = X0 + phi->ni * phi->dx, Y1 = Y0 + phi->nj * phi->dx;
+    int64_t drawn = 0;
     if (!st)
-      for (int64_t k = 0; k < n; k++)
-        tide_canvas_line(c, tide_view2d_x(v, seg[4 * k]), tide_view2d_y(v, seg[4 * k + 1]),
-                         tide_view2d_x(v, seg[4 * k + 2]), tide_view2d_y(v, seg[4 * k + 3]), line_w,
-                         line, 1);
+      for (int64_t k = 0; k < n; k++) {
+        double *q = seg + 4 * k;
+        if (!tide_clip_segment(&q[0], &q[1], &q[2], &q[3], X0, Y0, X1, Y1)) continue;
+        if (q[0] == q[2] && q[1] == q[3]) continue;
+        tide_canvas_line(c, tide_view2d_x(v, q[0]), tide_view2d_y(v, q[1]), tide_view2d_x(v, q[2]),
+                         tide_view2d_y(v, q[3]), line_w, line, 1);
+        drawn++;
+      }
+    tide_free(ext, vbytes);
     tide_free(seg, bytes);
-    if (nseg) *nseg = n;
+    if (nseg) *nseg = drawn;
   }
   return st;
 }
@@ -211,12 +260,27 @@ int tide_draw_cells(tide_canvas *c, const tide_view2d *v, int ni, int nj, double
                     const double origin[2], const uint8_t *labels, uint8_t label,
                     const float col[3], float alpha) {
   if (ni < 1 || nj < 1 || !(dx > 0)) return tide_fail(TIDE_EINVAL, "cells: bad grid");
-  for (int i = 0; i < ni; i++)
-    for (int j = 0; j < nj; j++) {
-      if (labels[(int64_t)i * nj + j] != label) continue;
-      double x0 = origin[0] + i * dx, y0 = origin[1] + j * dx;
-      tide_canvas_rect(c, tide_view2d_x(v, x0), tide_view2d_y(v, y0 + dx), tide_view2d_x(v, x0 + dx),
-                       tide_view2d_y(v, y0), col, alpha);
+  /* coverage of the union of the cells by 4 x 4 samples per pixel, so
+   * neighbouring cells meet without seams */
+  int i0, i1, j0, j1;
+  pixel_box(c, v, origin[0], origin[1], origin[0] + ni * dx, origin[1] + nj * dx, &i0, &i1, &j0,
+            &j1);
+#pragma omp parallel for schedule(static)
+  for (int j = j0; j < j1; j++)
+    for (int i = i0; i < i1; i++) {
+      int hits = 0;
+      for (int sj = 0; sj < 4; sj++) {
+        double y = v->y1 - (j + (sj + 0.5) / 4 - v->py) / v->s;
+        double fj = (y - origin[1]) / dx;
+        if (fj < 0 || fj >= nj) continue;
+        for (int si = 0; si < 4; si++) {
+          double x = v->x0 + (i + (si + 0.5) / 4 - v->px) / v->s;
+          double fi = (x - origin[0]) / dx;
+          if (fi < 0 || fi >= ni) continue;
+          hits += labels[(int64_t)(int)fi * nj + (int)fj] == label;
+        }
+      }
+      if (hits) tide_canvas_blend(c, i, j, col, alpha * hits / 16.0f);
     }
   return TIDE_OK;
 }
@@ -251,7 +315,8 @@ int tide_draw_particles(tide_canvas *c, const tide_view2d *v, int64_t n, const d
       /* draw the part of the disc inside this band */
       double rr = r < 0.5 ? 0.5 : r;
       float a = r < 0.5 ? alpha * (float)(r * r / 0.25) : alpha;
-      int i0 = clampi((int)floor(cx - rr - 1), 0, c->w), i1 = clampi((int)ceil(cx + rr + 1), 0, c->w);
+      int i0 = clampi((int)floor(cx - rr - 1), 0, c->w),
+          i1 = clampi((int)ceil(cx + rr + 1), 0, c->w);
       int j0 = clampi((int)floor(cy - rr - 1), b0, b1), j1 = clampi((int)ceil(cy + rr + 1), b0, b1);
       for (int j = j0; j < j1; j++)
         for (int i = i0; i < i1; i++) {
@@ -356,7 +421,8 @@ void tide_format_tick(double v, double step, char *buf, size_t cap) {
       char *q = ep + 1;
       if (*q == '+' || *q == '-') q++;
       char *z = q;
-      while (*z == '0' && z[1]) z++;
+      while (*z == '0' && z[1])
+        z++;
       if (z != q) memmove(q, z, strlen(z) + 1);
       if (ep[1] == '+') memmove(ep + 1, ep + 2, strlen(ep + 2) + 1);
     }
@@ -368,9 +434,8 @@ void tide_format_tick(double v, double step, char *buf, size_t cap) {
   snprintf(buf, cap, "%.*f", dec, v);
 }
 
-int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, double lo,
-                       double hi, tide_cmap m, int nticks, int scale, const char *label,
-                       const float fg[3]) {
+int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, double lo, double hi,
+                       tide_cmap m, int nticks, int scale, const char *label, const float fg[3]) {
   if (!isfinite(lo) || !isfinite(hi) || !(hi > lo))
     return tide_fail(TIDE_EINVAL, "colour bar range [%g, %g] must have lo < hi", lo, hi);
   if (!(w > 0) || !(h > 1)) return tide_fail(TIDE_EINVAL, "colour bar: empty box");
@@ -396,6 +461,10 @@ int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, d
     tide_format_tick(t[k], step, buf, sizeof buf);
     tide_canvas_text(c, x + w + 5 * scale, py - 3.5 * scale, buf, scale, 0, fg);
   }
-  if (label && *label) tide_canvas_text(c, x + 0.5 * w, y - 11 * scale, label, scale, 0.5, fg);
+  if (label && *label) {
+    double lw = tide_text_width(label, scale), cx = x + 0.5 * w;
+    if (cx + 0.5 * lw > c->w - 2) cx = c->w - 2 - 0.5 * lw;
+    tide_canvas_text(c, cx, y - 11 * scale, label, scale, 0.5, fg);
+  }
   return TIDE_OK;
 }

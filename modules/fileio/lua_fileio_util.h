@@ -23,8 +23,8 @@ int tide_lua_fileio_autorange(const double *v, int64_t n, double out[2]);
 /* Connectivity array a (m, k) of integral values as 0-based int32 indices
  * (after subtracting base), each checked against nv vertices; the copy is
  * pushed on the Lua stack.  *m receives the row count. */
-const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fname, const char *what,
-                                     int k, int64_t nv, int base, int64_t *m);
+const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fname,
+                                     const char *what, int k, int64_t nv, int base, int64_t *m);
 /* Registration of the other binding parts into the module table on top of
  * the stack. */
 void tide_lua_fileio_3d_open(lua_State *L);
@@ -33,5 +33,16 @@ void tide_lua_fileio_ckpt_open(lua_State *L);
 void tide_lua_fileio_plot_open(lua_State *L);
 /* A file name argument at idx: a non-empty string (numbers not coerced). */
 const char *tide_lua_fileio_path(lua_State *L, int idx, const char *fname);
+
+/* Option key as point positions: a tide.Array (n, d) or a tide.Particles
+ * (its positions; *vel, may be NULL, receives its velocities, else NULL).
+ * NULL when absent. */
+tide_array *tide_lua_fileio_points(tide_opts *o, const char *key, tide_array **vel);
+/* Per-point values of option key: an array (n) or the string "speed" (the
+ * norm of the velocities vel, which may be NULL: then an error).  NULL when
+ * absent. */
+const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n, tide_array *vel);
+/* The tide_tetmesh at idx or NULL (modules/solid/mesh.h). */
+struct tide_tetmesh *tide_lua_fileio_mesh(lua_State *L, int idx);
 
 #endif

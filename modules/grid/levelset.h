@@ -177,7 +177,11 @@ int tide_levelset_correct_volume(const tide_grid *g, double *phi, const int32_t 
  * component's volume is split among the new ones in proportion to their
  * overlap, so merges add and splits divide; a component with no
  * predecessor keeps its current volume), runs the correction and keeps the
- * targets as the new references (no drift from redistancing error). */
+ * targets as the new references (no drift from redistancing error).  The
+ * initial references are measured on a redistanced copy of phi (when
+ * params.redistance), the state correct() leaves phi in: the smoothed volume
+ * depends on phi within the band, and redistancing an exact distance field
+ * changes it by a first-order amount (2.3% for features 2 cells thick). */
 typedef struct tide_volume_tracker {
   tide_grid grid;
   tide_volume_params params;

@@ -384,25 +384,32 @@ int tide_volume_tracker_new(const tide_grid *g, const double *phi, const tide_vo
   t->params = pin ? *pin : tide_volume_params_default(); /* unresolved: band follows dx */
   int64_t N = tide_grid_ncells(g);
   t->labels = tide_alloc((size_t)N * sizeof(int32_t));
-  if (!t->labels) {
-    tide_volume_tracker_free(t);
-    return TIDE_ENOMEM;
+  /* the references are measured on phi as correct() leaves it: redistanced
+   * (the smoothed volume sees phi within the band, not just its zero level) */
+  double *ref = p.redistance ? tide_alloc((size_t)N * sizeof(double)) : NULL;
+  if (!t->labels || (p.redistance && !ref)) {
+    st = TIDE_ENOMEM;
+    goto fail;
   }
-  if ((st = tide_levelset_components(g, phi, p.band, t->labels, &t->ncomp))) {
-    tide_volume_tracker_free(t);
-    return st;
+  if (ref) {
+    memcpy(ref, phi, (size_t)N * sizeof(double));
+    if ((st = tide_levelset_redistance(g, ref, p.redistance_band))) goto fail;
+    phi = ref;
   }
+  if ((st = tide_levelset_components(g, phi, p.band, t->labels, &t->ncomp))) goto fail;
   t->vol = tide_alloc((size_t)(t->ncomp > 0 ? t->ncomp : 1) * sizeof(double));
   if (!t->vol) {
-    tide_volume_tracker_free(t);
-    return TIDE_ENOMEM;
+    st = TIDE_ENOMEM;
+    goto fail;
   }
-  if ((st = tide_levelset_volumes(g, phi, t->labels, t->ncomp, p.k, t->vol))) {
-    tide_volume_tracker_free(t);
-    return st;
-  }
+  if ((st = tide_levelset_volumes(g, phi, t->labels, t->ncomp, p.k, t->vol))) goto fail;
+  tide_free(ref, ref ? (size_t)N * sizeof(double) : 0);
   *out = t;
   return TIDE_OK;
+fail:
+  tide_free(ref, ref ? (size_t)N * sizeof(double) : 0);
+  tide_volume_tracker_free(t);
+  return st;
 }
 
 static int cmp_i64(const void *a, const void *b) {

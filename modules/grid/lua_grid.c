@@ -368,24 +368,36 @@ static int m_divergence(lua_State *L) {
   return 1;
 }
 
-/* m:enforce_walls([labels]): zero normal velocity on the domain walls and on
- * faces of solid cells (u8 labels) */
+/* m:enforce_walls([labels [, separating = false]]): zero normal velocity on
+ * the domain walls and on faces of solid cells (u8 labels); separating keeps
+ * velocities pointing away from the wall (u.n >= 0) */
 static int m_enforce_walls(lua_State *L) {
   tide_mac *m = checkmac(L, 1);
   tide_array *lab = lua_isnoneornil(L, 2) ? NULL : tide_lua_checkarray(L, 2);
-  tide_lua_check(L, tide_mac_enforce_walls(m, lab), "Mac:enforce_walls");
+  int sep = 0;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TBOOLEAN);
+    sep = lua_toboolean(L, 3);
+  }
+  tide_lua_check(L, tide_mac_enforce_walls(m, lab, sep), "Mac:enforce_walls");
   lua_settop(L, 1);
   return 1;
 }
 
-/* m:extrapolate(valid [, layers = 2]): neighbour-average extrapolation from
- * the faces marked in the u8 MAC field valid (updated in place) */
+/* m:extrapolate(valid [, layers = 2 [, clear = false]]): neighbour-average
+ * extrapolation from the faces marked in the u8 MAC field valid (updated in
+ * place); clear zeroes the faces still invalid afterwards */
 static int m_extrapolate(lua_State *L) {
   const char *fn = "Mac:extrapolate";
   tide_mac *m = checkmac(L, 1);
   tide_mac *valid = checkmac_like(L, 2, m, TIDE_U8, fn, "valid");
   int layers = lua_isnoneornil(L, 3) ? 2 : (int)tide_lua_checkrange(L, 3, fn, "layers", 0, 1 << 20);
-  tide_lua_check(L, tide_mac_extrapolate(m, valid, layers), fn);
+  int clear = 0;
+  if (!lua_isnoneornil(L, 4)) {
+    luaL_checktype(L, 4, LUA_TBOOLEAN);
+    clear = lua_toboolean(L, 4);
+  }
+  tide_lua_check(L, tide_mac_extrapolate(m, valid, layers, clear), fn);
   lua_settop(L, 1);
   return 1;
 }

@@ -177,6 +177,11 @@ int tide_precond_refactor(tide_precond *P, const tide_csr *A);
 /* z = M^{-1} r (z and r must not alias). */
 int tide_precond_apply(const tide_precond *P, const double *r, double *z);
 void tide_precond_free(tide_precond *P);
+/* Level-parallel or serial triangular solves: mode < 0 automatic (the
+ * default: the faster of the two, measured on the fly; both give
+ * bit-identical results), 0 always serial, 1 always level-parallel (when
+ * the schedule has enough rows per level). */
+void tide_precond_set_parallel(tide_precond *P, int mode);
 /* Number of levels of the forward and backward triangular solves (0 for
  * NONE/JACOBI); n / levels is the parallelism available. */
 void tide_precond_levels(const tide_precond *P, int *forward, int *backward);

@@ -3,9 +3,9 @@
  *
  *   tide.linalg.poisson_solve{ grid = g | n = {ni, nj[, nk]}, dx = h,
  *       labels = Array u8, rhs = Array, p = Array (initial guess, output),
- *       weights = {wu, wv[, ww]} | Mac, theta = {tu, tv[, tw]} | Mac,
- *       theta_min = 0.01, method = "mgpcg" | "mic0" | "cg", tol = 1e-6,
- *       maxit = auto, must_converge = true, smooth =, boundary_sweeps =, band = }
+ *       weights = {wu, wv[, ww]} | Mac, theta = {tu, tv[, tw]} | Mac
+ *       or phi = Array (liquid level set on cells), theta_min = 0.01, method = "mgpcg" | "mic0" |
+ * "cg", tol = 1e-6, maxit = auto, must_converge = true, smooth =, boundary_sweeps =, band = }
  *     -> stats { iterations, residual, seconds, setup_seconds, converged,
  *                levels, method }
  *   tide.linalg.poisson_solver{ problem keys..., method =, smooth =, ... }
@@ -34,7 +34,7 @@ void tide_lua_linalg_mg_open(lua_State *L);
 static const char *const METHODS[] = {"mgpcg", "mic0", "cg", NULL};
 
 /* the problem keys shared by every function */
-#define PROBLEM_KEYS "grid", "n", "dx", "labels", "weights", "theta", "theta_min"
+#define PROBLEM_KEYS "grid", "n", "dx", "labels", "weights", "theta", "phi", "theta_min"
 
 /* Read one face-array option (weights or theta): a list of dim f64 Arrays of
  * the face shapes, or a tide.Mac on the same grid. */
@@ -111,6 +111,25 @@ static tide_mac_poisson check_problem(tide_opts *o, int64_t cshape[3]) {
   P.theta_min = tide_opt_num(o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
   face_arrays(o, "weights", &g, P.weight);
   face_arrays(o, "theta", &g, P.theta);
+  tide_array *phi = tide_opt_array(o, "phi");
+  if (phi) {
+    if (P.theta[0]) tide_lua_error(L, "%s: give either theta or phi, not both", fn);
+    snprintf(what, sizeof what, "%s: phi", fn);
+    if (tide_array_expect(phi, what, TIDE_F64, g.dim, cshape))
+      tide_lua_error(L, "%s", tide_errmsg());
+    /* theta on faces from phi, in arrays anchored on the stack */
+    double *th[3] = {NULL, NULL, NULL};
+    for (int a = 0; a < g.dim; a++) {
+      int d[3];
+      tide_grid_face_dims(&g, a, d);
+      tide_array *t = tide_array_new3(TIDE_F64, d[0], d[1], d[2]);
+      if (!t) tide_lua_error(L, "%s: %s", fn, tide_errmsg());
+      tide_lua_pusharray(L, t);
+      th[a] = TIDE_F64P(t);
+      P.theta[a] = th[a];
+    }
+    tide_lua_check(L, tide_mac_poisson_theta(&g, P.labels, TIDE_F64P(phi), th), fn);
+  }
   tide_lua_check(L, tide_mac_poisson_check(&P), fn);
   return P;
 }

@@ -83,6 +83,45 @@ static inline uint8_t nbr_label(const tide_mac_poisson *P, int i, int j, int k, 
   return P->labels[tide_grid_idx(g, q[0], q[1], q[2])];
 }
 
+int tide_mac_poisson_theta(const tide_grid *g, const uint8_t *labels, const double *phi,
+                           double *theta[3]) {
+  if (!g || !labels || !phi || !theta)
+    return tide_fail(TIDE_EINVAL, "mac_poisson_theta: grid, labels, phi and theta required");
+  for (int a = 0; a < g->dim; a++)
+    if (!theta[a]) return tide_fail(TIDE_EINVAL, "mac_poisson_theta: theta[%d] missing", a);
+  int64_t nc = tide_grid_ncells(g), bad = -1;
+#pragma omp parallel for schedule(static) reduction(max : bad)
+  for (int64_t c = 0; c < nc; c++)
+    if (!isfinite(phi[c]) && c > bad) bad = c;
+  if (bad >= 0)
+    return tide_fail(TIDE_ENONFINITE, "mac_poisson_theta: phi is not finite at cell %lld",
+                     (long long)bad);
+  for (int a = 0; a < g->dim; a++) {
+    int d[3];
+    tide_grid_face_dims(g, a, d);
+    double *th = theta[a];
+#pragma omp parallel for schedule(static) collapse(2)
+    for (int i = 0; i < d[0]; i++)
+      for (int j = 0; j < d[1]; j++)
+        for (int k = 0; k < d[2]; k++) {
+          int q[3] = {i, j, k};
+          double t = 1;
+          if (q[a] > 0 && q[a] < g->n[a]) {
+            int64_t hi = tide_grid_idx(g, i, j, k);
+            q[a]--;
+            int64_t lo = tide_grid_idx(g, q[0], q[1], q[2]);
+            uint8_t llo = labels[lo], lhi = labels[hi];
+            int64_t cl = -1, ca = -1;
+            if (llo == TIDE_CELL_LIQUID && lhi == TIDE_CELL_AIR) cl = lo, ca = hi;
+            if (lhi == TIDE_CELL_LIQUID && llo == TIDE_CELL_AIR) cl = hi, ca = lo;
+            if (cl >= 0 && phi[cl] <= 0 && phi[ca] > 0) t = phi[cl] / (phi[cl] - phi[ca]);
+          }
+          th[tide_grid_fidx(g, a, i, j, k)] = t;
+        }
+  }
+  return TIDE_OK;
+}
+
 int tide_mac_poisson_apply(const tide_mac_poisson *P, const double *x, double *y) {
   int st = tide_mac_poisson_check(P);
   if (st) return st;

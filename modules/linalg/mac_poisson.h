@@ -92,6 +92,14 @@ static inline void tide_mac_poisson_face(const tide_mac_poisson *P, int a, int64
     *dhi = w / th;
 }
 
+/* Ghost-fluid fractions from a liquid level set phi (cells, negative in
+ * liquid): on each face between a liquid cell l and an air cell a,
+ * theta = phi_l / (phi_l - phi_a) when phi changes sign across the face, else
+ * 1; theta = 1 on every other face.  theta[a] are face arrays of the grid
+ * (axes 0 .. dim-1) filled by this call.  phi must be finite. */
+int tide_mac_poisson_theta(const tide_grid *g, const uint8_t *labels, const double *phi,
+                           double *theta[3]);
+
 /* y = A x (matrix-free, OpenMP).  x, y: ncells doubles over the grid's
  * cells; y is 0 at non-liquid cells and x is read at liquid cells only. */
 int tide_mac_poisson_apply(const tide_mac_poisson *P, const double *x, double *y);

@@ -38,6 +38,13 @@ typedef struct mg_pencil {
   int32_t i, j, k0, k1; /* padded coordinates; cells (i, j, k0..k1-1) */
 } mg_pencil;
 
+/* a run of band cells c0 .. c0 + len - 1 along axis 2; par = colour
+ * (i + j + k) & 1 of c0 */
+typedef struct mg_run {
+  int64_t c0;
+  int32_t len, par;
+} mg_run;
+
 typedef struct mg_level {
   int n[3];       /* interior extents (internal axes; n[0] == 1 in 2D) */
   int N[3];       /* padded extents */
@@ -54,8 +61,9 @@ typedef struct mg_level {
   double *part;    /* per-pencil partial sums (deterministic reductions) */
   int64_t nliquid; /* liquid cells */
   int64_t nactive; /* cells in active pencils */
-  int64_t *bnd[2]; /* boundary band cells by colour (i + j + k) & 1, memory order */
-  int64_t nbnd[2];
+  mg_run *band;    /* boundary band: runs of consecutive cells along k, memory order */
+  int64_t nrun;
+  int64_t nband;     /* band cells */
   double *x, *b, *t; /* level vectors (level 0: t only; x, b are the PCG's z, r) */
   mg_buf buf[14];    /* storage of the above */
 } mg_level;
@@ -67,9 +75,9 @@ typedef struct mg_block {
 /* MIC(0) wavefront schedule: pencil segments grouped into tiles (boxes of
  * the grid), tiles grouped into fronts */
 typedef struct mg_sched {
-  mg_block *seg;     /* segments, tile after tile, each tile in memory order */
-  int64_t *tile;     /* ntile + 1 offsets into seg */
-  int64_t *front;    /* nfront + 1 offsets into tile */
+  mg_block *seg;  /* segments, tile after tile, each tile in memory order */
+  int64_t *tile;  /* ntile + 1 offsets into seg */
+  int64_t *front; /* nfront + 1 offsets into tile */
   int64_t nseg, ntile;
   int nfront;
 } mg_sched;
@@ -102,6 +110,7 @@ struct tide_mac_solver {
   mg_buf scratch[3];
   double setup_seconds;
   int64_t bytes;
+  int ready; /* the last analysis succeeded */
 };
 
 #define MG_INLINE static inline __attribute__((always_inline))

@@ -93,14 +93,15 @@ MG_INLINE void k_residual(const mg_level *L, const double *b, const double *x, d
   MG_FOR_CELLS(L, r[c] = b[c] - mg_Ax(L, x, c, d3, coef););
 }
 
-/* Gauss-Seidel on the band cells of one colour (independent of each other) */
+/* Gauss-Seidel on the band cells of one colour (independent of each other):
+ * every other cell of each run */
 MG_INLINE void k_bgs(const mg_level *L, const double *b, double *x, int colour, int d3, int coef) {
-  const int64_t *list = L->bnd[colour];
-  const int64_t n = L->nbnd[colour];
-#pragma omp parallel for schedule(static) if (n > MG_PAR_MIN / 4)
-  for (int64_t q = 0; q < n; q++) {
-    int64_t c = list[q];
-    x[c] += mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, x, c, d3, coef));
+  const mg_run *run = L->band;
+#pragma omp parallel for schedule(static) if (L->nband > MG_PAR_MIN / 2)
+  for (int64_t q = 0; q < L->nrun; q++) {
+    const int64_t c1 = run[q].c0 + run[q].len;
+    for (int64_t c = run[q].c0 + (run[q].par != colour); c < c1; c += 2)
+      x[c] += mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, x, c, d3, coef));
   }
 }
 
@@ -141,37 +142,51 @@ static void cg_direction(const mg_level *L, const double *z, double beta, double
 
 /* ------------------------------------------------ transfer operators */
 
+/* pencil chunk of the transfer operators (coarse cells per pass) */
+#define MG_CHUNK 128
+
 /* Restriction R = P^T / 2^dim: b_C = sum of the 4^dim fine residuals around
- * the coarse cell with weights (1/8)(1, 3, 3, 1) per coarsened axis. */
+ * the coarse cell with weights (1/8)(1, 3, 3, 1) per coarsened axis.
+ * Separable: per coarse pencil the fine rows are first summed with their
+ * (i, j) weights into a short buffer, then filtered along k. */
 static void restrict_to(const mg_level *F, const mg_level *C, int d3, const double *r, double *bc) {
   static const double w4[4] = {0.125, 0.375, 0.375, 0.125};
   static const double w1[4] = {1, 0, 0, 0};
   const int cz0 = d3 && F->n[0] > 1, cz1 = F->n[1] > 1, cz2 = F->n[2] > 1;
-  const double *wi = cz0 ? w4 : w1, *wj = cz1 ? w4 : w1, *wk = cz2 ? w4 : w1;
-  const int mi = cz0 ? 4 : 1, mj = cz1 ? 4 : 1, mk = cz2 ? 4 : 1;
+  const double *wi = cz0 ? w4 : w1, *wj = cz1 ? w4 : w1;
+  const int mi = cz0 ? 4 : 1, mj = cz1 ? 4 : 1;
   const int64_t fs0 = F->s0, fs1 = F->s1;
 #pragma omp parallel for schedule(static) if (F->nactive > MG_PAR_MIN)
   for (int p = 0; p < C->npen; p++) {
     const int I = C->pen[p].i, J = C->pen[p].j;
     const int64_t base = I * C->s0 + J * C->s1;
     const int i0 = cz0 ? 2 * I - 2 : I, j0 = cz1 ? 2 * J - 2 : J;
-    for (int K = C->pen[p].k0; K < C->pen[p].k1; K++) {
-      const int64_t c = base + K;
-      if (C->label[c] != TIDE_CELL_LIQUID) {
-        bc[c] = 0;
-        continue;
+    const double *row[16];
+    double wrow[16];
+    int nrow = 0;
+    for (int a = 0; a < mi; a++)
+      for (int b = 0; b < mj; b++) {
+        row[nrow] = r + (i0 + a) * fs0 + (j0 + b) * fs1;
+        wrow[nrow++] = wi[a] * wj[b];
       }
-      const int k0 = cz2 ? 2 * K - 2 : K;
-      double s = 0;
-      for (int a = 0; a < mi; a++)
-        for (int b = 0; b < mj; b++) {
-          const double *rr = r + (i0 + a) * fs0 + (j0 + b) * fs1 + k0;
-          double t = 0;
-          for (int d = 0; d < mk; d++)
-            t += wk[d] * rr[d];
-          s += wi[a] * wj[b] * t;
-        }
-      bc[c] = s;
+    for (int K0 = C->pen[p].k0; K0 < C->pen[p].k1; K0 += MG_CHUNK) {
+      const int K1 = K0 + MG_CHUNK < C->pen[p].k1 ? K0 + MG_CHUNK : C->pen[p].k1;
+      /* fine cells f0 .. f0 + len - 1 */
+      const int f0 = cz2 ? 2 * K0 - 2 : K0, len = cz2 ? 2 * (K1 - K0) + 2 : K1 - K0;
+      double sum[2 * MG_CHUNK + 2];
+      for (int t = 0; t < len; t++)
+        sum[t] = 0;
+      for (int q = 0; q < nrow; q++) {
+        const double *rq = row[q] + f0, w = wrow[q];
+#pragma omp simd
+        for (int t = 0; t < len; t++)
+          sum[t] += w * rq[t];
+      }
+      for (int K = K0; K < K1; K++) {
+        const int t = cz2 ? 2 * (K - K0) : K - K0;
+        double v = cz2 ? 0.125 * (sum[t] + sum[t + 3]) + 0.375 * (sum[t + 1] + sum[t + 2]) : sum[t];
+        bc[base + K] = C->label[base + K] == TIDE_CELL_LIQUID ? v : 0.0;
+      }
     }
   }
 }
@@ -192,7 +207,9 @@ static inline void prolong_axis(int coarsened, int i, int I[2], double w[2]) {
 
 /* Trilinear prolongation, added: xo = xi + P xc on the liquid cells of F
  * (xo may be xi).  Fine cell 2I (unpadded) takes 3/4 of coarse I and 1/4 of
- * I - 1, fine 2I + 1 takes 3/4 of I and 1/4 of I + 1, per coarsened axis. */
+ * I - 1, fine 2I + 1 takes 3/4 of I and 1/4 of I + 1, per coarsened axis.
+ * Separable: the coarse rows around a fine pencil are first combined with
+ * their (i, j) weights into a short buffer, then interpolated along k. */
 static void prolong_add(const mg_level *F, const mg_level *C, int d3, const double *xc,
                         const double *xi, double *xo) {
   const int cz0 = d3 && F->n[0] > 1, cz1 = F->n[1] > 1, cz2 = F->n[2] > 1;
@@ -214,19 +231,30 @@ static void prolong_add(const mg_level *F, const mg_level *C, int d3, const doub
         row[nrow] = xc + I[a] * cs0 + J[b] * cs1;
         wrow[nrow++] = wi[a] * wj[b];
       }
-    for (int k = F->pen[p].k0; k < F->pen[p].k1; k++) {
-      const int64_t c = base + k;
-      if (F->label[c] != TIDE_CELL_LIQUID) {
-        xo[c] = xi[c];
-        continue;
+    const uint8_t *lab = F->label + base;
+    for (int k0 = F->pen[p].k0; k0 < F->pen[p].k1; k0 += 2 * MG_CHUNK) {
+      const int k1 = k0 + 2 * MG_CHUNK < F->pen[p].k1 ? k0 + 2 * MG_CHUNK : F->pen[p].k1;
+      /* coarse cells Ka .. Ka + len - 1 cover the neighbours of fine k0 .. k1-1 */
+      const int Ka = cz2 ? ((k0 - 1) >> 1) : k0, len = cz2 ? ((k1 - 2) >> 1) + 3 - Ka : k1 - k0;
+      double a[MG_CHUNK + 4];
+      for (int t = 0; t < len; t++)
+        a[t] = 0;
+      for (int q = 0; q < nrow; q++) {
+        const double *xq = row[q] + Ka, w = wrow[q];
+#pragma omp simd
+        for (int t = 0; t < len; t++)
+          a[t] += w * xq[t];
       }
-      int K[2];
-      double wk[2];
-      prolong_axis(cz2, k, K, wk);
-      double s = 0;
-      for (int q = 0; q < nrow; q++)
-        s += wrow[q] * (wk[0] * row[q][K[0]] + wk[1] * row[q][K[1]]);
-      xo[c] = xi[c] + s;
+      for (int k = k0; k < k1; k++) {
+        double v;
+        if (cz2) {
+          const int K = ((k - 1) >> 1) + 1 - Ka, K2 = K + (((k - 1) & 1) ? 1 : -1);
+          v = 0.75 * a[K] + 0.25 * a[K2];
+        } else {
+          v = a[k - k0];
+        }
+        xo[base + k] = xi[base + k] + (lab[k] == TIDE_CELL_LIQUID ? v : 0.0);
+      }
     }
   }
 }
@@ -523,10 +551,10 @@ static void setup_pencils(mg_level *L, int d3) {
   L->nliquid = nliq;
 }
 
-/* boundary band: liquid cells within `band` cells (L-infinity) of an air
- * cell (of any non-liquid cell on a level with cut-cell weights, whose
- * solid boundary the coarse levels do not represent), split by colour, in
- * memory order */
+/* boundary band: liquid cells within `band` cells (L-infinity) of a
+ * non-liquid cell (air, solid or the domain boundary: the coarse levels
+ * represent both the free surface and obstacles only approximately), as runs
+ * along the pencils in memory order */
 static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, uint8_t *m1) {
   const int d3 = S->d3;
   const int64_t size = L->size;
@@ -572,26 +600,35 @@ static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, ui
       }
     m = m1;
   }
-  int64_t cnt[2] = {0, 0};
-  for (int p = 0; p < L->npen; p++) {
-    const int64_t base = L->pen[p].i * L->s0 + L->pen[p].j * L->s1;
-    for (int k = L->pen[p].k0; k < L->pen[p].k1; k++)
-      if (L->label[base + k] == TIDE_CELL_LIQUID && m[base + k])
-        cnt[(L->pen[p].i + L->pen[p].j + k) & 1]++;
-  }
-  for (int col = 0; col < 2; col++) {
-    if (mg_buf_reserve(S, &L->buf[B_BND0 + col], (size_t)cnt[col] * sizeof(int64_t)))
-      return TIDE_ENOMEM;
-    L->bnd[col] = L->buf[B_BND0 + col].p;
-    L->nbnd[col] = 0;
-  }
-  for (int p = 0; p < L->npen; p++) {
-    const int64_t base = L->pen[p].i * L->s0 + L->pen[p].j * L->s1;
-    for (int k = L->pen[p].k0; k < L->pen[p].k1; k++)
-      if (L->label[base + k] == TIDE_CELL_LIQUID && m[base + k]) {
-        int col = (L->pen[p].i + L->pen[p].j + k) & 1;
-        L->bnd[col][L->nbnd[col]++] = base + k;
+  /* runs of band cells along the pencils */
+  int64_t nrun = 0, ncell = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      if (mg_buf_reserve(S, &L->buf[B_BND0], (size_t)nrun * sizeof(mg_run))) return TIDE_ENOMEM;
+      L->band = L->buf[B_BND0].p;
+      L->nrun = nrun;
+      L->nband = ncell;
+      nrun = 0;
+    }
+    for (int p = 0; p < L->npen; p++) {
+      const int64_t base = L->pen[p].i * L->s0 + L->pen[p].j * L->s1;
+      int start = -1;
+      for (int k = L->pen[p].k0; k <= L->pen[p].k1; k++) {
+        int in = k < L->pen[p].k1 && L->label[base + k] == TIDE_CELL_LIQUID && m[base + k];
+        if (in && start < 0) start = k;
+        if (!in && start >= 0) {
+          if (pass == 1) {
+            L->band[nrun].c0 = base + start;
+            L->band[nrun].len = k - start;
+            L->band[nrun].par = (L->pen[p].i + L->pen[p].j + start) & 1;
+          } else {
+            ncell += k - start;
+          }
+          nrun++;
+          start = -1;
+        }
       }
+    }
   }
   return TIDE_OK;
 }
@@ -762,9 +799,28 @@ static int setup_bottom(tide_mac_solver *S, int32_t *map) {
   return TIDE_OK;
 }
 
+/* Vectors are 0 outside the active pencils (calloc, and kernels write only
+ * inside them): clearing the pencils of the previous analysis restores the
+ * invariant of mg_internal.h for any new labels. */
+static void clear_vectors(tide_mac_solver *S) {
+  for (int l = 0; l < S->nlev; l++) {
+    mg_level *L = &S->lev[l];
+    double *x = L->x, *t = L->t, *b = L->b;
+    if (b) {
+      MG_FOR_CELLS(L, x[c] = 0; t[c] = 0; b[c] = 0;);
+    } else {
+      MG_FOR_CELLS(L, x[c] = 0; t[c] = 0;);
+    }
+  }
+  double *vx = S->vx, *vr = S->vr, *vp = S->vp, *vq = S->vq, *vb = S->vb;
+  MG_FOR_CELLS(&S->lev[0], vx[c] = 0; vr[c] = 0; vp[c] = 0; vq[c] = 0; vb[c] = 0;);
+}
+
 static int analyse(tide_mac_solver *S, const tide_mac_poisson *P) {
   double t0 = tide_wtime();
   mg_level *L0 = &S->lev[0];
+  clear_vectors(S);
+  S->ready = 0;
   uint8_t *dir = S->scratch[0].p, *m1 = S->scratch[1].p;
   int32_t *par = S->scratch[2].p;
   int st = setup_fine(S, P, dir);
@@ -790,16 +846,7 @@ static int analyse(tide_mac_solver *S, const tide_mac_poisson *P) {
     st = mg_mic0_setup(S);
     if (st) return st;
   }
-  /* all vectors start at 0 (the invariant of mg_internal.h) */
-  for (int l = 0; l < S->nlev; l++) {
-    mg_level *L = &S->lev[l];
-    memset(L->t, 0, (size_t)L->size * sizeof(double));
-    memset(L->x, 0, (size_t)L->size * sizeof(double));
-    if (L->b) memset(L->b, 0, (size_t)L->size * sizeof(double));
-  }
-  double *v[5] = {S->vx, S->vr, S->vp, S->vq, S->vb};
-  for (int i = 0; i < 5; i++)
-    memset(v[i], 0, (size_t)L0->size * sizeof(double));
+  S->ready = 1;
   S->setup_seconds = tide_wtime() - t0;
   return TIDE_OK;
 }
@@ -988,6 +1035,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
   tide_solve_opts oo = o ? *o : tide_solve_opts_default();
   if (!(oo.tol >= 0) || !isfinite(oo.tol))
     return tide_fail(TIDE_EINVAL, "mac_solver_solve: tol must be finite and >= 0, got %g", oo.tol);
+  if (!S->ready) return tide_fail(TIDE_EINVAL, "mac_solver_solve: the solver's last update failed");
   mg_level *L = &S->lev[0];
   const int d3 = S->d3, coef = L->coef;
   const int64_t n = L->nliquid;
@@ -1109,7 +1157,7 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
     info->cells[l] = (int64_t)L->n[0] * L->n[1] * L->n[2];
     info->liquid[l] = L->nliquid;
     info->active[l] = L->nactive;
-    info->band[l] = L->nbnd[0] + L->nbnd[1];
+    info->band[l] = L->nband;
   }
   info->bottom = S->o.method == TIDE_MAC_MGPCG ? S->nbot : 0;
   info->floating = S->nfloat;
@@ -1133,12 +1181,12 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
     for (int l = 0; l < S->nlev - 1; l++) {
       const mg_level *L = &S->lev[l], *C = &S->lev[l + 1];
       const double A = (double)L->nactive, op = L->coef ? 8.0 * (dim + 1) : 1.0;
-      double v = A * (16 + op);                                  /* first Jacobi sweep */
-      v += (2 * nu - 1) * A * (24 + op);                         /* further Jacobi sweeps */
-      v += A * (24 + op);                                        /* residual */
-      v += A * 8 + (double)C->nactive * 9;                       /* restriction */
-      v += A * 17 + (double)C->nactive * 8;                      /* prolongation */
-      v += 2.0 * nb * (L->nbnd[0] + L->nbnd[1]) * (24 + op + 8); /* band GS + list */
+      double v = A * (16 + op);                     /* first Jacobi sweep */
+      v += (2 * nu - 1) * A * (24 + op);            /* further Jacobi sweeps */
+      v += A * (24 + op);                           /* residual */
+      v += A * 8 + (double)C->nactive * 9;          /* restriction */
+      v += A * 17 + (double)C->nactive * 8;         /* prolongation */
+      v += 2.0 * nb * (double)L->nband * (24 + op); /* band Gauss-Seidel */
       it += v;
     }
     it += 8.0 * S->nbot * S->nbot + 24.0 * S->nbot; /* bottom solve */

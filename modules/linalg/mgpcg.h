@@ -55,8 +55,8 @@ typedef struct tide_mac_solver_opts {
   int method;          /* TIDE_MAC_MGPCG (default), TIDE_MAC_MIC0, TIDE_MAC_CG */
   int smooth;          /* damped Jacobi sweeps before and after the coarse correction (1) */
   int boundary_sweeps; /* red-black Gauss-Seidel sweeps in the boundary band per smoothing (4) */
-  int band;            /* boundary band: liquid cells within this many cells (L-inf) of an air
-                          cell; on the fine level with cut-cell weights also of a solid cell (1) */
+  int band;            /* boundary band: liquid cells within this many cells (L-inf) of a
+                          non-liquid cell or the domain boundary (1) */
   double omega;        /* Jacobi damping (2/3) */
   int bottom_cells;    /* coarsen until a level has at most this many cells (256) */
 } tide_mac_solver_opts;

@@ -27,7 +27,9 @@
  * The system, for each liquid cell c and its faces f to neighbours n,
  *   sum_f A_f dt/(rho dx^2) (p_c - p_n^ghost) = -sum_f +-A_f u*_f / dx,
  * is SPD; it is assembled as CSR over the liquid cells and solved with
- * MIC(0)-preconditioned CG to the relative residual tol.
+ * MIC(0)-preconditioned CG to the relative residual tol.  An optional
+ * divergence target d (f64 cells, 1/s) replaces div u = 0 by div u = d in
+ * liquid cells (volume/density correction: Kugelstadt et al. 2019).
  * On return faces with a liquid neighbour and A_f > 0 hold the projected
  * velocity; wall faces hold 0; the others are untouched.  valid (u8 MAC,
  * may be NULL) marks the projected faces; pressure (f64 cells, may be NULL)
@@ -39,6 +41,7 @@ typedef struct tide_project_opts {
   double theta_min;    /* ghost-fluid clamp (default 0.01) */
   const tide_array *phi;      /* liquid level set on cells or NULL */
   const tide_mac *fractions;  /* open face fractions or NULL */
+  const tide_array *target;   /* divergence target on cells [1/s] or NULL */
 } tide_project_opts;
 
 typedef struct tide_project_stats {
@@ -48,6 +51,32 @@ typedef struct tide_project_stats {
   double div_before;    /* max |div u*| over liquid cells [1/s] */
   double div_after;     /* max |div u| over liquid cells after projection */
 } tide_project_stats;
+
+/* Divergence target of the density correction, on the interior liquid
+ * cells (liquid, no air neighbour; the surface layer, where the density
+ * estimate is low anyway, is left alone):
+ *   d_c = rate * shrink(rho_c / per_cell - 1, band)                 [1/s]
+ *   shrink(e, b) = sign(e) max(0, |e| - b)          (a dead band of +-b)
+ * 0 elsewhere; rate = strength / dt.  With mean != 0 the mean density over
+ * the deep interior (liquid cells with no air cell in the 3^dim block around
+ * them) replaces rho_c (a uniform target).  *mean_density (may be NULL)
+ * receives that mean in per_cell units (1 without deep cells): the liquid
+ * volume at that density is n_particles dx^dim / (per_cell mean_density).  rho: f64 cells, the
+ * particle density (tide_liquid_density) in particles per cell; labels: u8
+ * cells; out: f64 cells.
+ * Projecting a zero field to this target gives a displacement velocity that
+ * spreads crowded cells and gathers sparse ones (local: Kugelstadt, Longva,
+ * Thuerey, Bender 2019, "Implicit density projection for volume conserving
+ * liquids") or restores the volume of the whole liquid (mean: the volume
+ * control of Kim et al. 2007, "Simulation of bubbles in foam with the volume
+ * control method", with the mean density as the volume error); moving the
+ * particles (not their velocities) along it for dt counters the compaction
+ * of FLIP particles without adding momentum.  The dead band keeps the
+ * density fluctuations of freshly seeded particles (within +-0.23 for the
+ * default jitter) from moving a liquid at rest. */
+int tide_liquid_density_target(const tide_array *rho, const tide_array *labels, double per_cell,
+                               double band, double rate, int mean, tide_array *out,
+                               double *mean_density);
 
 int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_project_opts *opts,
                         tide_mac *valid, tide_array *pressure, tide_project_stats *stats);

@@ -154,6 +154,19 @@ for line in open(d + "/surface.obj"):
 check(np.allclose(vs, [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0.5]]) and len(vns) == 4, "obj vertices, normals")
 check(fs == [[1, 2, 3], [1, 3, 4]], "obj faces 1-based %s" % fs)
 
+# ---- native objects
+nps, ntet = [int(t) for t in open(d + "/native.txt").read().split()]
+npd = read(vtk.vtkXMLPolyDataReader, d + "/native_particles.vtp")
+nv = vtk_to_numpy(npd.GetPointData().GetArray("velocity"))
+check(npd.GetNumberOfPoints() == nps and np.allclose(nv, [1, 2, 3]), "particle set: positions and velocity")
+pts = vtk_to_numpy(npd.GetPoints().GetData())
+check(pts.min() >= 0 and pts.max() <= 0.5, "particles inside their seeding box")
+mu = read(vtk.vtkXMLUnstructuredGridReader, d + "/native_mesh.vtu")
+check(mu.GetNumberOfCells() == ntet and mu.GetCellType(0) == vtk.VTK_TETRA, "tet mesh: %d cells" % mu.GetNumberOfCells())
+vols = [abs(vtk.vtkTetra.ComputeVolume(*[mu.GetPoint(mu.GetCell(c).GetPointId(k)) for k in range(4)])) for c in range(ntet)]
+check(abs(sum(vols) - 6.0) < 1e-9, "tet volumes sum to the box volume: %g" % sum(vols))
+check(np.allclose(vtk_to_numpy(mu.GetPointData().GetArray("displacement")), 0), "displacement at rest is zero")
+
 # ---- npy
 m = np.load(d + "/m.npy")
 M = np.arange(1, 4)[:, None] * 10 + np.arange(1, 5)[None, :] + 0.5

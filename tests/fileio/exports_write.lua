@@ -77,6 +77,16 @@ fio.npy(dir .. "/f32.npy", A.linspace(0, 1, 5):clone())
 fio.npy(dir .. "/i32.npy", A.from({-1, 2, 3}, "i32"))
 fio.npy(dir .. "/u8.npy", A.from({{1, 2}, {254, 255}}, "u8"))
 fio.npy(dir .. "/cube.npy", c)
+-- native objects: a particle set (positions + velocity) and a tet mesh
+local g3 = tide.grid.new{ size = {4, 4, 4}, dx = 0.25 }
+local ps = tide.liquid.seed{ grid = g3, box = { min = {0, 0, 0}, max = {0.5, 0.5, 0.5} }, velocity = {1, 2, 3} }
+fio.vtp{ path = dir .. "/native_particles.vtp", points = ps }
+local tm = tide.solid.box{ min = {0, 0, 0}, max = {1, 2, 3}, cells = {1, 2, 3} }
+fio.vtu{ path = dir .. "/native_mesh.vtu", mesh = tm }
+local ef = assert(io.open(dir .. "/native.txt", "w"))
+ef:write(string.format("%d %d\n", #ps, tm:elements().shape[1]))
+ef:close()
+
 -- npy round trip through our own reader
 local back = assert(fio.npy_read(dir .. "/m.npy"))
 assert(back:checksum() == m:checksum(), "npy_read round trip")

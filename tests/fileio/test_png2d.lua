@@ -57,6 +57,14 @@ local rr = px(img, 100, edge_row)
 T.check(rr > 80 and rr < 175, "anti-aliased edge pixel half covered (red " .. rr .. ")")
 T.check(b == 255, "edge pixel blue")
 
+-- the contour runs on to the domain walls (drawn area: pixels 7..206)
+fio.png2d{ path = path, domain = { origin = {0, 0}, size = {1, 1} }, phi = phi, width = 212,
+  liquid_alpha = 0, contour_color = {1, 0, 0}, contour_width = 2, frame = false }
+img = fio.png_read(path)
+local r7, g7 = px(img, 7, edge_row)
+local r206, g206 = px(img, 206, edge_row)
+T.check(r7 > 200 and g7 < 80 and r206 > 200 and g206 < 80, "contour reaches both walls: " .. r7 .. "," .. g7 .. " " .. r206 .. "," .. g206)
+
 -- contour of a circle: pixels on the circle are dark, centre is filled
 for i = 1, n do for j = 1, n do
   local x, y = (i - 0.5) / n - 0.5, (j - 0.5) / n - 0.5
@@ -99,6 +107,23 @@ img = fio.png_read(path)
 near_rgb(img, 96, 97, 0, 255, 0, 0, "triangles filled without seams (diagonal pixel)")
 near_rgb(img, 130, 106, 0, 0, 0, 2, "arrow along +x")
 near_rgb(img, 130, 100, 0, 255, 0, 0, "no arrow above it")
+
+-- native objects: a 2D particle set coloured by speed, a 2D triangle mesh
+local g2 = tide.grid.new{ size = {16, 16}, dx = 1 / 16 }
+local ps = tide.liquid.seed{ grid = g2, box = { min = {0, 0}, max = {0.25, 0.25} }, velocity = {3, 4} }
+local tm = tide.solid.box{ min = {0.5, 0.5}, max = {0.9, 0.9}, cells = {2, 2} }
+path = dir .. "/native.png"
+fio.png2d{ path = path, grid = g2, particles = ps, particle_color = "speed", particle_range = {0, 10},
+  particle_colormap = "gray", radius_px = 4, mesh = tm, mesh_color = {0, 1, 0}, edge_width = 0, width = 212, frame = false }
+img = fio.png_read(path)
+near_rgb(img, 7 + 150, 7 + 50, 0, 255, 0, 0, "TetMesh triangles filled")
+local found = false
+for x = 8, 50 do for yy = 160, 205 do
+  local r, g, b = px(img, x, yy)
+  if math.abs(r - 127.5) < 2 and r == g and g == b then found = true end
+end end
+T.check(found, "particles coloured by speed 5 on [0, 10] (mid grey)")
+T.raises(function() fio.png2d{ path = path, grid = g2, mesh = tm, vertices = A.zeros({3, 2}) } end, "not both", "mesh and vertices")
 
 -- 5. the same frame for any thread count
 local function frame_sum(threads)

@@ -54,6 +54,18 @@ T.check(edge < 600, "domain box edge drawn at x = 0 (sum " .. edge .. ")")
 local px, py = math.floor(50 + (0.2 - 0.5) / 1.2 * 100) + 1, math.floor(50 - (0.2 - 0.5) / 1.2 * 100) + 1
 T.check(img:get(py, px, 3) > 60 and img:get(py, px, 1) < 60, "mesh triangle visible (blue)")
 
+-- native objects: a particle set coloured by speed, a tet mesh's boundary
+local g3 = tide.grid.new{ size = {8, 8, 8}, dx = 1 / 8 }
+local ps = tide.liquid.seed{ grid = g3, box = { min = {0, 0, 0}, max = {0.5, 0.5, 0.5} }, velocity = {0, 2, 0} }
+local tm = tide.solid.box{ min = {0.6, 0, 0.6}, max = {0.9, 0.3, 0.9}, cells = {2, 2, 2} }
+path = dir .. "/native_0000.png"
+T.check(fio.png3d{ path = path, grid = g3, particles = ps, particle_color = "speed", particle_range = {0, 4},
+  meshes = { tm, { mesh = tm, wire = 1, color = {0, 1, 0} } }, width = 96 } == path, "particles and TetMesh drawn")
+T.raises(function() fio.png3d{ path = path, particles = A.zeros({3, 3}), particle_color = "speed" } end,
+  "needs a tide.Particles", "speed needs velocities")
+T.raises(function() fio.png3d{ path = path, grid = g3, meshes = { { mesh = tm, vertices = A.zeros({3, 3}) } } } end,
+  "not both", "mesh and vertices")
+
 -- same frame with 1 and 2 threads
 local function sum(th)
   tide.threads(th)

