@@ -20,6 +20,7 @@ local defaults = {
   rho = 1000,         -- density [kg/m^3]
   tol = 1e-8,         -- relative residual of the pressure solve
   maxit = 0,          -- pressure iteration limit (0: solver default)
+  method = "pcg",     -- pressure solver: "pcg" (MIC(0)-PCG on CSR), "mgpcg" or "mic0" (matrix-free)
   layers = nil,       -- extrapolation sweeps (default: enough for the CFL number + 2)
   cfl = 1,            -- CFL number of max_dt
   order = 2,          -- particle advection: 1 Euler, 2 RK2 midpoint, 3 RK3
@@ -29,7 +30,7 @@ local defaults = {
   mean = false,       -- correct by the mean interior density (volume control) instead of per cell
 }
 
-local keys = { grid = true, particles = true, solid = true, gravity = true }
+local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.
@@ -59,6 +60,7 @@ function flip.new(opts)
   S.valid = g:mac("u8")       -- faces holding a velocity
   S.labels = g:cells("u8")    -- air / liquid / solid
   S.pressure = g:cells()      -- pressure [Pa]
+  S.projector = liquid.projector(g) -- solver workspace, reused every step
   S.per_cell = S.per_cell or 2 ^ g.dim
   if S.separation > 0 then
     S.density = g:cells()       -- particle density [particles per cell]
@@ -103,7 +105,7 @@ function flip.step(S, dt)
   u:add_gravity(dt, S.gravity)
   -- 4. pressure projection: free surface (p = 0 in air) and solid walls
   local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
-    maxit = S.maxit, valid = S.valid, pressure = S.pressure })
+    maxit = S.maxit, method = S.method, projector = S.projector, valid = S.valid, pressure = S.pressure })
   -- 5. extend the divergence-free velocity into the air; walls stay closed
   time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
   u:enforce_walls(S.solid, true)
@@ -137,7 +139,7 @@ function flip.separate(S, dt)
   if S.target:max() == 0 and S.target:min() == 0 then return end -- nothing to correct
   S.u_sep:fill(0)
   time("separate", liquid.project, S.u_sep, S.labels, { dt = dt, rho = S.rho, tol = 1e-3,
-    target = S.target, valid = S.valid_sep })
+    method = S.method, projector = S.projector, target = S.target, valid = S.valid_sep })
   S.u_sep:extrapolate(S.valid_sep, 1, true)
   S.u_sep:enforce_walls(S.solid)
   time("advect", ps.advect, ps, S.u_sep, dt, { order = 1, labels = S.solid })
