@@ -49,7 +49,8 @@ int tide_canvas_to_array(const tide_canvas *c, tide_array **out) {
   uint8_t *p = TIDE_U8P(a);
   int64_t n = (int64_t)c->w * c->h * 3;
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i++) p[i] = to8(c->rgb[i]);
+  for (int64_t i = 0; i < n; i++)
+    p[i] = to8(c->rgb[i]);
   *out = a;
   return TIDE_OK;
 }
@@ -103,8 +104,10 @@ void tide_canvas_line(tide_canvas *c, double x0, double y0, double x1, double y1
   if (!isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1) || !(width > 0)) return;
   double hw = 0.5 * width;
   double r = hw + 1;
-  int i0 = clampi((int)floor(fmin(x0, x1) - r), 0, c->w), i1 = clampi((int)ceil(fmax(x0, x1) + r), 0, c->w);
-  int j0 = clampi((int)floor(fmin(y0, y1) - r), 0, c->h), j1 = clampi((int)ceil(fmax(y0, y1) + r), 0, c->h);
+  int i0 = clampi((int)floor(fmin(x0, x1) - r), 0, c->w),
+      i1 = clampi((int)ceil(fmax(x0, x1) + r), 0, c->w);
+  int j0 = clampi((int)floor(fmin(y0, y1) - r), 0, c->h),
+      j1 = clampi((int)ceil(fmax(y0, y1) + r), 0, c->h);
   /* thin lines keep their weight: a width below one pixel lowers opacity */
   float a = alpha * (float)fmin(1.0, width);
   double h = fmax(hw, 0.5);
@@ -183,8 +186,8 @@ int tide_canvas_triangles(tide_canvas *c, int64_t nv, const double *xy, int64_t 
                           const int32_t *tri, const float *colors, int64_t ncol, float alpha) {
   if (ntri <= 0) return TIDE_OK;
   if (ncol != 1 && ncol != ntri)
-    return tide_fail(TIDE_EINVAL, "triangle colours: 1 or %lld expected, got %lld",
-                     (long long)ntri, (long long)ncol);
+    return tide_fail(TIDE_EINVAL, "triangle colours: 1 or %lld expected, got %lld", (long long)ntri,
+                     (long long)ncol);
   for (int64_t t = 0; t < 3 * ntri; t++)
     if (tri[t] < 0 || tri[t] >= nv)
       return tide_fail(TIDE_EINVAL, "triangle %lld: vertex index %d out of range 0..%lld",
@@ -194,14 +197,15 @@ int tide_canvas_triangles(tide_canvas *c, int64_t nv, const double *xy, int64_t 
   size_t bytes = (size_t)w * h * 4 * sizeof(float);
   float *acc = tide_calloc(bytes);
   if (!acc) return TIDE_ENOMEM;
-  /* rows in bands, one band per thread: each band sees every triangle in
-   * order, so the result does not depend on the thread count */
+    /* rows in bands, one band per thread: each band sees every triangle in
+     * order, so the result does not depend on the thread count */
 #pragma omp parallel
   {
     int band0, band1;
     tide_thread_band(h, &band0, &band1);
     for (int64_t t = 0; t < ntri; t++) {
-      const double *A = xy + 2 * tri[3 * t], *B = xy + 2 * tri[3 * t + 1], *C = xy + 2 * tri[3 * t + 2];
+      const double *A = xy + 2 * tri[3 * t], *B = xy + 2 * tri[3 * t + 1],
+                   *C = xy + 2 * tri[3 * t + 2];
       double ax = A[0], ay = A[1], bx = B[0], by = B[1], cx = C[0], cy = C[1];
       if (!isfinite(ax + ay + bx + by + cx + cy)) continue;
       double area = edgef(ax, ay, bx, by, cx, cy);

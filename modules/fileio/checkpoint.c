@@ -12,19 +12,23 @@ static const char magic[8] = {'T', 'I', 'D', 'E', 'C', 'K', 'P', 'T'};
 static const char trailer[8] = {'T', 'I', 'D', 'E', '.', 'E', 'N', 'D'};
 
 static void put_u32(uint8_t *p, uint32_t v) {
-  for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
+  for (int k = 0; k < 4; k++)
+    p[k] = (uint8_t)(v >> (8 * k));
 }
 static void put_u64(uint8_t *p, uint64_t v) {
-  for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
+  for (int k = 0; k < 8; k++)
+    p[k] = (uint8_t)(v >> (8 * k));
 }
 static uint32_t get_u32(const uint8_t *p) {
   uint32_t v = 0;
-  for (int k = 0; k < 4; k++) v |= (uint32_t)p[k] << (8 * k);
+  for (int k = 0; k < 4; k++)
+    v |= (uint32_t)p[k] << (8 * k);
   return v;
 }
 static uint64_t get_u64(const uint8_t *p) {
   uint64_t v = 0;
-  for (int k = 0; k < 8; k++) v |= (uint64_t)p[k] << (8 * k);
+  for (int k = 0; k < 8; k++)
+    v |= (uint64_t)p[k] << (8 * k);
   return v;
 }
 
@@ -71,7 +75,8 @@ int tide_ckpt_end(tide_ckpt_writer *w) {
   if (!w->err && fwrite(trailer, 1, 8, w->af.f) != 8) w->err = 1;
   uint8_t h[HDR];
   header(h, w->n, w->crc);
-  if (!w->err && (fseek(w->af.f, 0, SEEK_SET) != 0 || fwrite(h, 1, HDR, w->af.f) != HDR)) w->err = 1;
+  if (!w->err && (fseek(w->af.f, 0, SEEK_SET) != 0 || fwrite(h, 1, HDR, w->af.f) != HDR))
+    w->err = 1;
   if (w->err) {
     int e = errno;
     char path[4096];
@@ -99,8 +104,8 @@ int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n) {
     goto done;
   }
   if (got < HDR) {
-    s = tide_fail(TIDE_EFORMAT, "checkpoint '%s' is truncated: %llu bytes, the header alone has %d", path,
-                  (unsigned long long)size, HDR);
+    s = tide_fail(TIDE_EFORMAT, "checkpoint '%s' is truncated: %llu bytes, the header alone has %d",
+                  path, (unsigned long long)size, HDR);
     goto done;
   }
   if (get_u32(h + 28) != crc_update((uint32_t)crc32(0, NULL, 0), h, 28)) {
@@ -109,8 +114,9 @@ int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n) {
   }
   uint32_t ver = get_u32(h + 8);
   if (ver > TIDE_CKPT_VERSION) {
-    s = tide_fail(TIDE_EFORMAT, "checkpoint '%s' has format version %u, newer than this Tide reads (%d)", path, ver,
-                  TIDE_CKPT_VERSION);
+    s = tide_fail(TIDE_EFORMAT,
+                  "checkpoint '%s' has format version %u, newer than this Tide reads (%d)", path,
+                  ver, TIDE_CKPT_VERSION);
     goto done;
   }
   uint64_t len = get_u64(h + 16);
@@ -121,7 +127,8 @@ int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n) {
   }
   uint8_t *p = malloc(len ? len : 1);
   if (!p) {
-    s = tide_fail(TIDE_ENOMEM, "checkpoint '%s': cannot allocate %llu bytes", path, (unsigned long long)len);
+    s = tide_fail(TIDE_ENOMEM, "checkpoint '%s': cannot allocate %llu bytes", path,
+                  (unsigned long long)len);
     goto done;
   }
   uint8_t tr[8];
@@ -132,7 +139,8 @@ int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n) {
   }
   if (memcmp(tr, trailer, 8) != 0) {
     free(p);
-    s = tide_fail(TIDE_EFORMAT, "checkpoint '%s' is corrupted: no end marker after %llu payload bytes", path,
+    s = tide_fail(TIDE_EFORMAT,
+                  "checkpoint '%s' is corrupted: no end marker after %llu payload bytes", path,
                   (unsigned long long)len);
     goto done;
   }

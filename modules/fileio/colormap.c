@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-const char *const tide_cmap_names[] = {"viridis", "magma", "inferno", "plasma", "turbo",
+const char *const tide_cmap_names[] = {"viridis",  "magma", "inferno", "plasma", "turbo",
                                        "coolwarm", "gray",  "blues",   NULL};
 
 /* Degree-6 polynomial fits c0 + c1 t + ... + c6 t^6 of the matplotlib
@@ -111,7 +111,8 @@ static void diverging(const double c1[3], const double c2[3], double t, float rg
   else if (m2[1] < 0.05 && m1[1] > 0.05)
     m2[2] = adjust_hue(m1, m2[0]);
   double m[3];
-  for (int d = 0; d < 3; d++) m[d] = (1 - t) * m1[d] + t * m2[d];
+  for (int d = 0; d < 3; d++)
+    m[d] = (1 - t) * m1[d] + t * m2[d];
   msh_to_srgb(m, rgb);
 }
 
@@ -125,20 +126,24 @@ void tide_cmap_eval(tide_cmap m, double t, float rgb[3]) {
   case TIDE_CMAP_PLASMA:
     for (int d = 0; d < 3; d++) {
       double s = 0;
-      for (int k = 6; k >= 0; k--) s = s * t + poly6[m][k][d];
+      for (int k = 6; k >= 0; k--)
+        s = s * t + poly6[m][k][d];
       rgb[d] = clamp01f(s);
     }
     return;
   case TIDE_CMAP_TURBO:
-    rgb[0] = clamp01f(0.13572138 +
-                      t * (4.61539260 +
-                           t * (-42.66032258 + t * (132.13108234 + t * (-152.94239396 + t * 59.28637943)))));
-    rgb[1] = clamp01f(0.09140261 +
-                      t * (2.19418839 +
-                           t * (4.84296658 + t * (-14.18503333 + t * (4.27729857 + t * 2.82956604)))));
-    rgb[2] = clamp01f(0.10667330 +
-                      t * (12.64194608 +
-                           t * (-60.58204836 + t * (110.36276771 + t * (-89.90310912 + t * 27.34824973)))));
+    rgb[0] = clamp01f(
+        0.13572138 +
+        t * (4.61539260 +
+             t * (-42.66032258 + t * (132.13108234 + t * (-152.94239396 + t * 59.28637943)))));
+    rgb[1] =
+        clamp01f(0.09140261 +
+                 t * (2.19418839 +
+                      t * (4.84296658 + t * (-14.18503333 + t * (4.27729857 + t * 2.82956604)))));
+    rgb[2] = clamp01f(
+        0.10667330 +
+        t * (12.64194608 +
+             t * (-60.58204836 + t * (110.36276771 + t * (-89.90310912 + t * 27.34824973)))));
     return;
   case TIDE_CMAP_COOLWARM: {
     static const double cool[3] = {59 / 255.0, 76 / 255.0, 192 / 255.0};
@@ -148,7 +153,8 @@ void tide_cmap_eval(tide_cmap m, double t, float rgb[3]) {
   }
   case TIDE_CMAP_BLUES: {
     static const float lo[3] = {0.97f, 0.98f, 1.0f}, hi[3] = {0.03f, 0.19f, 0.42f};
-    for (int d = 0; d < 3; d++) rgb[d] = (float)((1 - t) * lo[d] + t * hi[d]);
+    for (int d = 0; d < 3; d++)
+      rgb[d] = (float)((1 - t) * lo[d] + t * hi[d]);
     return;
   }
   case TIDE_CMAP_GRAY:
@@ -159,5 +165,6 @@ void tide_cmap_eval(tide_cmap m, double t, float rgb[3]) {
 }
 
 void tide_cmap_lut(tide_cmap m, int n, float *lut) {
-  for (int i = 0; i < n; i++) tide_cmap_eval(m, n > 1 ? (double)i / (n - 1) : 0, lut + 3 * i);
+  for (int i = 0; i < n; i++)
+    tide_cmap_eval(m, n > 1 ? (double)i / (n - 1) : 0, lut + 3 * i);
 }

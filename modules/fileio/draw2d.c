@@ -85,7 +85,8 @@ int tide_draw_field(tide_canvas *c, const tide_view2d *v, const tide_field2d *f,
   return TIDE_OK;
 }
 
-int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0, double x1, double y1) {
+int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0,
+                      double x1, double y1) {
   double t0 = 0, t1 = 1, dx = *bx - *ax, dy = *by - *ay;
   double p[4] = {-dx, dx, -dy, dy}, q[4] = {*ax - x0, x1 - *ax, *ay - y0, y1 - *ay};
   for (int k = 0; k < 4; k++) {
@@ -110,8 +111,7 @@ int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0,
 
 /* ------------------------------------------------------- marching squares */
 
-int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_t cap,
-                          int64_t *n) {
+int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_t cap, int64_t *n) {
   int st = check_field(f, "marching squares");
   if (st) return st;
   int64_t k = 0;
@@ -168,7 +168,9 @@ int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_
       }
     }
   *n = k;
-  if (k > cap) return tide_fail(TIDE_EINVAL, "marching squares: %lld segments, room for %lld", (long long)k, (long long)cap);
+  if (k > cap)
+    return tide_fail(TIDE_EINVAL, "marching squares: %lld segments, room for %lld", (long long)k,
+                     (long long)cap);
   return TIDE_OK;
 }
 
@@ -261,7 +263,8 @@ int tide_draw_cells(tide_canvas *c, const tide_view2d *v, int ni, int nj, double
   /* coverage of the union of the cells by 4 x 4 samples per pixel, so
    * neighbouring cells meet without seams */
   int i0, i1, j0, j1;
-  pixel_box(c, v, origin[0], origin[1], origin[0] + ni * dx, origin[1] + nj * dx, &i0, &i1, &j0, &j1);
+  pixel_box(c, v, origin[0], origin[1], origin[0] + ni * dx, origin[1] + nj * dx, &i0, &i1, &j0,
+            &j1);
 #pragma omp parallel for schedule(static)
   for (int j = j0; j < j1; j++)
     for (int i = i0; i < i1; i++) {
@@ -312,7 +315,8 @@ int tide_draw_particles(tide_canvas *c, const tide_view2d *v, int64_t n, const d
       /* draw the part of the disc inside this band */
       double rr = r < 0.5 ? 0.5 : r;
       float a = r < 0.5 ? alpha * (float)(r * r / 0.25) : alpha;
-      int i0 = clampi((int)floor(cx - rr - 1), 0, c->w), i1 = clampi((int)ceil(cx + rr + 1), 0, c->w);
+      int i0 = clampi((int)floor(cx - rr - 1), 0, c->w),
+          i1 = clampi((int)ceil(cx + rr + 1), 0, c->w);
       int j0 = clampi((int)floor(cy - rr - 1), b0, b1), j1 = clampi((int)ceil(cy + rr + 1), b0, b1);
       for (int j = j0; j < j1; j++)
         for (int i = i0; i < i1; i++) {
@@ -417,7 +421,8 @@ void tide_format_tick(double v, double step, char *buf, size_t cap) {
       char *q = ep + 1;
       if (*q == '+' || *q == '-') q++;
       char *z = q;
-      while (*z == '0' && z[1]) z++;
+      while (*z == '0' && z[1])
+        z++;
       if (z != q) memmove(q, z, strlen(z) + 1);
       if (ep[1] == '+') memmove(ep + 1, ep + 2, strlen(ep + 2) + 1);
     }
@@ -429,9 +434,8 @@ void tide_format_tick(double v, double step, char *buf, size_t cap) {
   snprintf(buf, cap, "%.*f", dec, v);
 }
 
-int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, double lo,
-                       double hi, tide_cmap m, int nticks, int scale, const char *label,
-                       const float fg[3]) {
+int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, double lo, double hi,
+                       tide_cmap m, int nticks, int scale, const char *label, const float fg[3]) {
   if (!isfinite(lo) || !isfinite(hi) || !(hi > lo))
     return tide_fail(TIDE_EINVAL, "colour bar range [%g, %g] must have lo < hi", lo, hi);
   if (!(w > 0) || !(h > 1)) return tide_fail(TIDE_EINVAL, "colour bar: empty box");

@@ -202,14 +202,13 @@ int tide_draw_levelset(tide_canvas *c, const tide_view2d *v, const tide_field2d 
 
 /* Clip the segment (ax, ay)-(bx, by) to the box [x0, x1] x [y0, y1]
  * (Liang-Barsky); 0 when it lies outside. */
-int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0, double x1,
-                      double y1);
+int tide_clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0,
+                      double x1, double y1);
 
 /* Marching squares on the cell-centre lattice of f at level iso: segments
  * (x0, y0, x1, y1) in world coordinates into seg (capacity cap segments,
  * 4 * (ni-1) * (nj-1) always suffices); *n receives the count. */
-int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_t cap,
-                          int64_t *n);
+int tide_marching_squares(const tide_field2d *f, double iso, double *seg, int64_t cap, int64_t *n);
 
 /* Cells whose label equals `label` (u8, ni * nj) drawn as filled squares. */
 int tide_draw_cells(tide_canvas *c, const tide_view2d *v, int ni, int nj, double dx,
@@ -237,16 +236,14 @@ int tide_mac_centres2d(const tide_mac *u, int stride, double *pos, double *vec, 
 /* Colour bar: a vertical gradient in the pixel box (x, y, w, h), low values
  * at the bottom, with about nticks "nice" tick values labelled at its right
  * in the font at `scale`, and an optional label above it. */
-int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, double lo,
-                       double hi, tide_cmap m, int nticks, int scale, const char *label,
-                       const float fg[3]);
+int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, double lo, double hi,
+                       tide_cmap m, int nticks, int scale, const char *label, const float fg[3]);
 
 /* "Nice" tick values covering [lo, hi] (1, 2, 5 times a power of ten):
  * at most cap values into t, count in *n, step in *step. */
 int tide_nice_ticks(double lo, double hi, int target, double *t, int cap, int *n, double *step);
 /* Format a tick value with the precision its step needs ("0.25", "1e-05"). */
 void tide_format_tick(double v, double step, char *buf, size_t cap);
-
 
 /* ---------------------------------------------------------------- 3D */
 
@@ -348,7 +345,6 @@ void tide_camera3d_frame(tide_camera3d *c, const double lo[3], const double hi[3
  * depth-tested box lines, and a box-filter downsample. */
 int tide_render3d_draw(const tide_render3d *r, tide_canvas **out);
 
-
 /* ------------------------------------------------------- data files */
 
 /* A named attribute: values per point (or cell) of shape (n) or (n, c),
@@ -396,14 +392,14 @@ int tide_vtp_write(const char *path, int64_t np, int dim, const double *pos, int
 /* .vtu unstructured grid of cells with k = 2 (lines), 3 (triangles) or 4
  * (tetrahedra, VTK node order) nodes each. */
 int tide_vtu_write(const char *path, int64_t np, int dim, const double *pos, int64_t nc, int k,
-                   const int32_t *cells, int npa, const tide_attr *pa, int nca, const tide_attr *ca);
+                   const int32_t *cells, int npa, const tide_attr *pa, int nca,
+                   const tide_attr *ca);
 
 /* Add (or replace) the data set `file` at time t in the ParaView collection
  * `pvd` (created when missing); entries stay sorted by time and the file is
  * rewritten atomically.  `file` is stored relative to the .pvd's directory
  * when it lies below it. */
 int tide_pvd_add(const char *pvd, double t, const char *file);
-
 
 /* ---------------------------------------------------------- checkpoints */
 
@@ -433,11 +429,17 @@ void tide_ckpt_abort(tide_ckpt_writer *w);
  * a newer format version, a truncated file, a checksum mismatch. */
 int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n);
 
-
 /* ---------------------------------------------------------------- plots */
 
-enum { TIDE_MARK_NONE = 0, TIDE_MARK_CIRCLE, TIDE_MARK_SQUARE, TIDE_MARK_TRIANGLE, TIDE_MARK_DIAMOND,
-       TIDE_MARK_CROSS, TIDE_MARK_PLUS };
+enum {
+  TIDE_MARK_NONE = 0,
+  TIDE_MARK_CIRCLE,
+  TIDE_MARK_SQUARE,
+  TIDE_MARK_TRIANGLE,
+  TIDE_MARK_DIAMOND,
+  TIDE_MARK_CROSS,
+  TIDE_MARK_PLUS
+};
 /* NULL-terminated marker names in enum order ("none", "o", "s", "^", "d", "x", "+") */
 extern const char *const tide_marker_names[];
 enum { TIDE_LEGEND_NONE = 0, TIDE_LEGEND_UR, TIDE_LEGEND_UL, TIDE_LEGEND_LL, TIDE_LEGEND_LR };
@@ -447,20 +449,20 @@ typedef struct tide_series {
   const double *x, *y; /* non-finite points (and non-positive ones on log axes) break the line */
   const char *label;   /* NULL: not in the legend */
   float color[3];
-  double width;        /* line width [px]; 0: markers only */
-  int dash;            /* 0 solid, 1 dashed, 2 dotted */
-  int marker;          /* TIDE_MARK_* */
-  double msize;        /* marker size [px] */
+  double width; /* line width [px]; 0: markers only */
+  int dash;     /* 0 solid, 1 dashed, 2 dotted */
+  int marker;   /* TIDE_MARK_* */
+  double msize; /* marker size [px] */
 } tide_series;
 
 typedef struct tide_plot {
   int width, height, fs; /* pixels, font scale */
   const char *title, *xlabel, *ylabel;
   int xlog, ylog;
-  int xfixed, yfixed;   /* ranges given, else from the data */
+  int xfixed, yfixed; /* ranges given, else from the data */
   double xr[2], yr[2];
-  int legend;           /* TIDE_LEGEND_* */
-  int grid;             /* light grid lines at the major ticks */
+  int legend; /* TIDE_LEGEND_* */
+  int grid;   /* light grid lines at the major ticks */
   int nseries;
   const tide_series *s;
 } tide_plot;

@@ -21,10 +21,14 @@ static int is_little_endian(void) {
 
 static const char *npy_descr(tide_dtype t) {
   switch (t) {
-  case TIDE_F64: return "<f8";
-  case TIDE_F32: return "<f4";
-  case TIDE_I32: return "<i4";
-  default: return "|u1";
+  case TIDE_F64:
+    return "<f8";
+  case TIDE_F32:
+    return "<f4";
+  case TIDE_I32:
+    return "<i4";
+  default:
+    return "|u1";
   }
 }
 
@@ -109,12 +113,14 @@ int tide_npy_read(const char *path, tide_array **out) {
   int64_t shape[TIDE_MAXDIM];
   int nd = 0;
   while (*p && *p != ')') {
-    while (*p == ' ' || *p == ',') p++;
+    while (*p == ' ' || *p == ',')
+      p++;
     if (*p == ')') break;
     char *end;
     long long v = strtoll(p, &end, 10);
     if (end == p || v < 0 || nd == TIDE_MAXDIM) {
-      st = tide_fail(TIDE_EFORMAT, "'%s': bad or too long shape (at most %d axes)", path, TIDE_MAXDIM);
+      st = tide_fail(TIDE_EFORMAT, "'%s': bad or too long shape (at most %d axes)", path,
+                     TIDE_MAXDIM);
       goto done;
     }
     shape[nd++] = v;
@@ -142,10 +148,14 @@ done:
 
 static const char *ply_type(tide_dtype t) {
   switch (t) {
-  case TIDE_F64: return "double";
-  case TIDE_F32: return "float";
-  case TIDE_I32: return "int";
-  default: return "uchar";
+  case TIDE_F64:
+    return "double";
+  case TIDE_F32:
+    return "float";
+  case TIDE_I32:
+    return "int";
+  default:
+    return "uchar";
   }
 }
 
@@ -153,10 +163,11 @@ static int attr_check(const tide_attr *a, int64_t n, const char *what) {
   if (!a->name || !*a->name) return tide_fail(TIDE_EINVAL, "%s attribute without a name", what);
   for (const char *p = a->name; *p; p++)
     if (*p == ' ' || *p == '"' || *p == '<' || *p == '>' || *p == '&' || (unsigned char)*p < 32)
-      return tide_fail(TIDE_EINVAL, "%s attribute name '%s' has a space or markup character", what, a->name);
+      return tide_fail(TIDE_EINVAL, "%s attribute name '%s' has a space or markup character", what,
+                       a->name);
   if (!a->a || (a->a->ndim != 1 && a->a->ndim != 2) || a->a->shape[0] != n)
-    return tide_fail(TIDE_EINVAL, "%s attribute '%s' must have shape (%lld) or (%lld, c)", what, a->name,
-                     (long long)n, (long long)n);
+    return tide_fail(TIDE_EINVAL, "%s attribute '%s' must have shape (%lld) or (%lld, c)", what,
+                     a->name, (long long)n, (long long)n);
   if (a->a->ndim == 2 && (a->a->shape[1] < 1 || a->a->shape[1] > 16))
     return tide_fail(TIDE_EINVAL, "%s attribute '%s' has %lld components (1..16)", what, a->name,
                      (long long)a->a->shape[1]);
@@ -186,16 +197,18 @@ static void ply_prop(const tide_attr *a, int c, char *buf, size_t cap) {
 int tide_ply_write(const char *path, int64_t nv, int dim, const double *pos, int nattr,
                    const tide_attr *attr, int64_t nf, int fk, const int32_t *faces, int dbl) {
   if (!is_little_endian()) return tide_fail(TIDE_EINVAL, "ply: big-endian hosts are not supported");
-  if (nv < 0 || (dim != 2 && dim != 3)) return tide_fail(TIDE_EINVAL, "ply: positions must be (n, 2) or (n, 3)");
-  if (nf > 0 && fk != 2 && fk != 3) return tide_fail(TIDE_EINVAL, "ply: faces must be triangles or edges");
+  if (nv < 0 || (dim != 2 && dim != 3))
+    return tide_fail(TIDE_EINVAL, "ply: positions must be (n, 2) or (n, 3)");
+  if (nf > 0 && fk != 2 && fk != 3)
+    return tide_fail(TIDE_EINVAL, "ply: faces must be triangles or edges");
   for (int q = 0; q < nattr; q++) {
     int st = attr_check(&attr[q], nv, "ply");
     if (st) return st;
   }
   for (int64_t k = 0; k < nf * fk; k++)
     if (faces[k] < 0 || faces[k] >= nv)
-      return tide_fail(TIDE_EINVAL, "ply: face %lld refers to vertex %d outside 0..%lld", (long long)(k / fk),
-                       faces[k], (long long)nv - 1);
+      return tide_fail(TIDE_EINVAL, "ply: face %lld refers to vertex %d outside 0..%lld",
+                       (long long)(k / fk), faces[k], (long long)nv - 1);
   /* contiguous copies of the attributes, row size */
   tide_array *ca[64];
   if (nattr > 64) return tide_fail(TIDE_EINVAL, "ply: at most 64 attributes");
@@ -213,28 +226,33 @@ int tide_ply_write(const char *path, int64_t nv, int dim, const double *pos, int
   tide_afile af;
   if (!st) st = tide_afile_open(&af, path);
   if (st) {
-    for (int q = 0; q < have; q++) tide_array_release(ca[q]);
+    for (int q = 0; q < have; q++)
+      tide_array_release(ca[q]);
     return st;
   }
   FILE *f = af.f;
   fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment written by Tide %s\n", TIDE_VERSION);
   fprintf(f, "element vertex %lld\n", (long long)nv);
-  for (int d = 0; d < 3; d++) fprintf(f, "property %s %c\n", dbl ? "double" : "float", "xyz"[d]);
+  for (int d = 0; d < 3; d++)
+    fprintf(f, "property %s %c\n", dbl ? "double" : "float", "xyz"[d]);
   for (int q = 0; q < nattr; q++)
     for (int c = 0; c < attr_ncomp(&attr[q]); c++) {
       char name[128];
       ply_prop(&attr[q], c, name, sizeof name);
       fprintf(f, "property %s %s\n", ply_type(ca[q]->dtype), name);
     }
-  if (nf > 0 && fk == 3) fprintf(f, "element face %lld\nproperty list uchar int vertex_indices\n", (long long)nf);
-  if (nf > 0 && fk == 2) fprintf(f, "element edge %lld\nproperty int vertex1\nproperty int vertex2\n", (long long)nf);
+  if (nf > 0 && fk == 3)
+    fprintf(f, "element face %lld\nproperty list uchar int vertex_indices\n", (long long)nf);
+  if (nf > 0 && fk == 2)
+    fprintf(f, "element edge %lld\nproperty int vertex1\nproperty int vertex2\n", (long long)nf);
   fprintf(f, "end_header\n");
   /* vertices in chunks of rows */
   enum { CHUNK = 4096 };
   uint8_t *buf = malloc(row * CHUNK);
   if (!buf) {
     tide_afile_abort(&af);
-    for (int q = 0; q < nattr; q++) tide_array_release(ca[q]);
+    for (int q = 0; q < nattr; q++)
+      tide_array_release(ca[q]);
     return tide_fail(TIDE_ENOMEM, "ply: out of memory");
   }
   for (int64_t v0 = 0; v0 < nv; v0 += CHUNK) {
@@ -268,7 +286,8 @@ int tide_ply_write(const char *path, int64_t nv, int dim, const double *pos, int
     }
     fwrite(faces + k * fk, sizeof(int32_t), (size_t)fk, f);
   }
-  for (int q = 0; q < nattr; q++) tide_array_release(ca[q]);
+  for (int q = 0; q < nattr; q++)
+    tide_array_release(ca[q]);
   return tide_afile_commit(&af);
 }
 
@@ -276,22 +295,26 @@ int tide_ply_write(const char *path, int64_t nv, int dim, const double *pos, int
 
 int tide_obj_write(const char *path, int64_t nv, int dim, const double *pos, const double *normals,
                    int64_t nf, int fk, const int32_t *faces) {
-  if (nv < 0 || (dim != 2 && dim != 3)) return tide_fail(TIDE_EINVAL, "obj: positions must be (n, 2) or (n, 3)");
-  if (nf > 0 && fk != 2 && fk != 3) return tide_fail(TIDE_EINVAL, "obj: faces must be triangles or lines");
+  if (nv < 0 || (dim != 2 && dim != 3))
+    return tide_fail(TIDE_EINVAL, "obj: positions must be (n, 2) or (n, 3)");
+  if (nf > 0 && fk != 2 && fk != 3)
+    return tide_fail(TIDE_EINVAL, "obj: faces must be triangles or lines");
   for (int64_t k = 0; k < nf * fk; k++)
     if (faces[k] < 0 || faces[k] >= nv)
-      return tide_fail(TIDE_EINVAL, "obj: face %lld refers to vertex %d outside 0..%lld", (long long)(k / fk),
-                       faces[k], (long long)nv - 1);
+      return tide_fail(TIDE_EINVAL, "obj: face %lld refers to vertex %d outside 0..%lld",
+                       (long long)(k / fk), faces[k], (long long)nv - 1);
   for (int64_t k = 0; k < nv * dim; k++)
-    if (!isfinite(pos[k])) return tide_fail(TIDE_ENONFINITE, "obj: non-finite vertex %lld", (long long)(k / dim));
+    if (!isfinite(pos[k]))
+      return tide_fail(TIDE_ENONFINITE, "obj: non-finite vertex %lld", (long long)(k / dim));
   tide_afile af;
   int st = tide_afile_open(&af, path);
   if (st) return st;
   FILE *f = af.f;
-  fprintf(f, "# written by Tide %s: %lld vertices, %lld %s\n", TIDE_VERSION, (long long)nv, (long long)nf,
-          fk == 2 ? "lines" : "triangles");
+  fprintf(f, "# written by Tide %s: %lld vertices, %lld %s\n", TIDE_VERSION, (long long)nv,
+          (long long)nf, fk == 2 ? "lines" : "triangles");
   for (int64_t v = 0; v < nv; v++)
-    fprintf(f, "v %.9g %.9g %.9g\n", pos[v * dim], pos[v * dim + 1], dim == 3 ? pos[v * dim + 2] : 0.0);
+    fprintf(f, "v %.9g %.9g %.9g\n", pos[v * dim], pos[v * dim + 1],
+            dim == 3 ? pos[v * dim + 2] : 0.0);
   if (normals)
     for (int64_t v = 0; v < nv; v++)
       fprintf(f, "vn %.6g %.6g %.6g\n", normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]);
@@ -300,7 +323,8 @@ int tide_obj_write(const char *path, int64_t nv, int dim, const double *pos, con
     if (fk == 2)
       fprintf(f, "l %d %d\n", t[0] + 1, t[1] + 1);
     else if (normals)
-      fprintf(f, "f %d//%d %d//%d %d//%d\n", t[0] + 1, t[0] + 1, t[1] + 1, t[1] + 1, t[2] + 1, t[2] + 1);
+      fprintf(f, "f %d//%d %d//%d %d//%d\n", t[0] + 1, t[0] + 1, t[1] + 1, t[1] + 1, t[2] + 1,
+              t[2] + 1);
     else
       fprintf(f, "f %d %d %d\n", t[0] + 1, t[1] + 1, t[2] + 1);
   }

@@ -88,8 +88,8 @@ tide_array *tide_lua_fileio_points(tide_opts *o, const char *key, tide_array **v
   tide_array *a = tide_lua_testarray(o->L, -1);
   tide_particles *ps = a ? NULL : tide_lua_testobj(o->L, -1, TIDE_PARTICLES_T);
   if (!a && !ps)
-    tide_lua_error(o->L, "%s: option '%s' must be a tide.Array (n, d) or a %s, got %s", o->fname, key, TIDE_PARTICLES_T,
-                   luaL_typename(o->L, -1));
+    tide_lua_error(o->L, "%s: option '%s' must be a tide.Array (n, d) or a %s, got %s", o->fname,
+                   key, TIDE_PARTICLES_T, luaL_typename(o->L, -1));
   lua_pop(o->L, 1); /* still referenced by the options table */
   if (ps) {
     if (vel) *vel = ps->v;
@@ -105,8 +105,10 @@ const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n
   if (lua_type(L, -1) == LUA_TSTRING) {
     const char *what = lua_tostring(L, -1);
     if (strcmp(what, "speed") != 0)
-      tide_lua_error(L, "%s: option '%s' must be an array or \"speed\", got \"%s\"", o->fname, key, what);
-    if (!vel) tide_lua_error(L, "%s: option '%s' = \"speed\" needs a %s", o->fname, key, TIDE_PARTICLES_T);
+      tide_lua_error(L, "%s: option '%s' must be an array or \"speed\", got \"%s\"", o->fname, key,
+                     what);
+    if (!vel)
+      tide_lua_error(L, "%s: option '%s' = \"speed\" needs a %s", o->fname, key, TIDE_PARTICLES_T);
     lua_pop(L, 1);
     int64_t shp[2] = {n, -1};
     const double *v = tide_lua_fileio_f64(L, vel, o->fname, "particle velocities", 2, shp);
@@ -116,7 +118,8 @@ const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n
     tide_lua_pusharray(L, sp);
     for (int64_t k = 0; k < n; k++) {
       double s2 = 0;
-      for (int q = 0; q < d; q++) s2 += v[k * d + q] * v[k * d + q];
+      for (int q = 0; q < d; q++)
+        s2 += v[k * d + q] * v[k * d + q];
       TIDE_F64P(sp)[k] = sqrt(s2);
     }
     return TIDE_F64P(sp);
@@ -127,7 +130,9 @@ const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n
   return tide_lua_fileio_f64(L, a, o->fname, key, 1, s1);
 }
 
-tide_tetmesh *tide_lua_fileio_mesh(lua_State *L, int idx) { return tide_lua_testobj(L, idx, TIDE_TETMESH_T); }
+tide_tetmesh *tide_lua_fileio_mesh(lua_State *L, int idx) {
+  return tide_lua_testobj(L, idx, TIDE_TETMESH_T);
+}
 
 /* ---------------------------------------------------- tide.fileio.png2d */
 
@@ -146,11 +151,11 @@ static const char *const png2d_keys[] = {
     /* arrows */
     "arrows", "arrow_vectors", "arrow_scale", "arrow_stride", "arrow_color", "arrow_width",
     /* meshes */
-    "vertices", "triangles", "segments", "mesh", "mesh_color", "edge_color", "edge_width", "index_base",
-    NULL};
+    "vertices", "triangles", "segments", "mesh", "mesh_color", "edge_color", "edge_width",
+    "index_base", NULL};
 
 typedef struct frame_grid {
-  int have;      /* a cell grid is known */
+  int have; /* a cell grid is known */
   int ni, nj;
   double dx, origin[2];
 } frame_grid;
@@ -164,14 +169,14 @@ static void grid_from_array(lua_State *L, frame_grid *fg, tide_array *a, const c
     fg->nj = (int)a->shape[1];
     fg->have = 2; /* extents known, cell size maybe not */
   } else if (a->shape[0] != fg->ni || a->shape[1] != fg->nj) {
-    tide_lua_error(L, FN ".png2d: option '%s' has shape (%I, %I), the grid has (%d, %d) cells", what,
-                   (lua_Integer)a->shape[0], (lua_Integer)a->shape[1], fg->ni, fg->nj);
+    tide_lua_error(L, FN ".png2d: option '%s' has shape (%I, %I), the grid has (%d, %d) cells",
+                   what, (lua_Integer)a->shape[0], (lua_Integer)a->shape[1], fg->ni, fg->nj);
   }
 }
 
 /* the connectivity array (m, k) as 0-based int32 indices checked against nv */
-const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fname, const char *what,
-                                     int k, int64_t nv, int base, int64_t *m) {
+const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fname,
+                                     const char *what, int k, int64_t nv, int base, int64_t *m) {
   if (a->ndim != 2 || a->shape[1] != k)
     tide_lua_error(L, "%s: option '%s' must have shape (m, %d)", fname, what, k);
   *m = a->shape[0];
@@ -185,9 +190,9 @@ const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fn
       tide_lua_error(L, "%s: option '%s' holds a non-integral or huge index %f", fname, what, orig);
     p[q] -= base;
     if (p[q] < 0 || p[q] >= nv)
-      tide_lua_error(L, "%s: option '%s' row %I refers to vertex %d, outside %d..%I (index_base = %d)",
-                     fname, what, (lua_Integer)(q / k + 1), p[q] + base, base,
-                     (lua_Integer)(nv - 1 + base), base);
+      tide_lua_error(
+          L, "%s: option '%s' row %I refers to vertex %d, outside %d..%I (index_base = %d)", fname,
+          what, (lua_Integer)(q / k + 1), p[q] + base, base, (lua_Integer)(nv - 1 + base), base);
   }
   return p;
 }
@@ -213,8 +218,8 @@ static int l_png2d(lua_State *L) {
   double nn[2];
   if (tide_opt_vec(&o, "n", 2, 2, nn)) {
     if (grid) tide_lua_error(L, "%s: give either 'grid' or 'n', not both", F);
-    if (nn[0] < 1 || nn[1] < 1 || nn[0] != floor(nn[0]) || nn[1] != floor(nn[1]) || nn[0] > 1 << 24 ||
-        nn[1] > 1 << 24)
+    if (nn[0] < 1 || nn[1] < 1 || nn[0] != floor(nn[0]) || nn[1] != floor(nn[1]) ||
+        nn[0] > 1 << 24 || nn[1] > 1 << 24)
       tide_lua_error(L, "%s: option 'n' must hold two positive integers", F);
     fg.have = 2;
     fg.ni = (int)nn[0], fg.nj = (int)nn[1];
@@ -246,7 +251,8 @@ static int l_png2d(lua_State *L) {
   if (field) grid_from_array(L, &fg, field, "field");
   if (phi) grid_from_array(L, &fg, phi, "phi");
   if (labels) grid_from_array(L, &fg, labels, "labels");
-  if (labels && labels->dtype != TIDE_U8) tide_lua_error(L, "%s: option 'labels' must be a u8 array", F);
+  if (labels && labels->dtype != TIDE_U8)
+    tide_lua_error(L, "%s: option 'labels' must be a u8 array", F);
   if (labels && !tide_array_contiguous(labels)) {
     labels = tide_array_clone(labels, TIDE_U8);
     if (!labels) tide_lua_error(L, "%s: labels: %s", F, tide_errmsg());
@@ -260,8 +266,8 @@ static int l_png2d(lua_State *L) {
       fg.dx = dom_s[0] / fg.ni;
       double dy = dom_s[1] / fg.nj;
       if (fabs(dy - fg.dx) > 1e-9 * fg.dx)
-        tide_lua_error(L, "%s: domain size {%f, %f} does not give square cells for (%d, %d) cells", F,
-                       dom_s[0], dom_s[1], fg.ni, fg.nj);
+        tide_lua_error(L, "%s: domain size {%f, %f} does not give square cells for (%d, %d) cells",
+                       F, dom_s[0], dom_s[1], fg.ni, fg.nj);
       fg.origin[0] = dom_o[0], fg.origin[1] = dom_o[1];
     } else {
       tide_lua_error(L, "%s: the cell size is unknown: give 'grid', 'dx' or 'domain'", F);
@@ -275,15 +281,18 @@ static int l_png2d(lua_State *L) {
     wx0 = fg.origin[0], wy0 = fg.origin[1];
     wx1 = wx0 + fg.ni * fg.dx, wy1 = wy0 + fg.nj * fg.dx;
   } else {
-    tide_lua_error(L, "%s: nothing tells the picture's extent: give 'grid', 'domain', or a cell "
-                      "array with 'dx'", F);
+    tide_lua_error(L,
+                   "%s: nothing tells the picture's extent: give 'grid', 'domain', or a cell "
+                   "array with 'dx'",
+                   F);
     return 0;
   }
 
   /* ---- layout */
   int width = (int)tide_opt_int(&o, "width", 512, 16, 16384);
   int height = (int)tide_opt_int(&o, "height", 0, 0, 16384);
-  if (tide_opt_has(&o, "height") && height < 16) tide_lua_error(L, "%s: option 'height' must be >= 16", F);
+  if (tide_opt_has(&o, "height") && height < 16)
+    tide_lua_error(L, "%s: option 'height' must be >= 16", F);
   int fs = (int)tide_opt_int(&o, "font_scale", width >= 700 ? 2 : 1, 1, 16);
   static const float white[3] = {1, 1, 1}, black[3] = {0, 0, 0};
   float bg[3], fgc[3];
@@ -380,11 +389,14 @@ static int l_png2d(lua_State *L) {
     pp = tide_lua_fileio_f64(L, parts, F, "particles", 2, shp);
     np = parts->shape[0];
     pc = tide_lua_fileio_attribute(&o, "particle_color", np, pvel);
-    if (pc && !tide_lua_fileio_range(&o, "particle_range", prange)) tide_lua_fileio_autorange(pc, np, prange);
+    if (pc && !tide_lua_fileio_range(&o, "particle_range", prange))
+      tide_lua_fileio_autorange(pc, np, prange);
     double r = tide_opt_num(&o, "radius", 0, 0, HUGE_VAL);
-    if (tide_opt_has(&o, "radius") && !(r > 0)) tide_lua_error(L, "%s: option 'radius' must be positive", F);
+    if (tide_opt_has(&o, "radius") && !(r > 0))
+      tide_lua_error(L, "%s: option 'radius' must be positive", F);
     if (tide_opt_has(&o, "radius_px")) {
-      if (tide_opt_has(&o, "radius")) tide_lua_error(L, "%s: give 'radius' or 'radius_px', not both", F);
+      if (tide_opt_has(&o, "radius"))
+        tide_lua_error(L, "%s: give 'radius' or 'radius_px', not both", F);
       radius_px = tide_opt_num(&o, "radius_px", 1, 0.05, 1000);
     } else if (r > 0) {
       radius_px = r * s;
@@ -407,8 +419,8 @@ static int l_png2d(lua_State *L) {
     lua_pop(L, 1);
     if (mac) {
       if (mac->grid.dim != 2) tide_lua_error(L, "%s: option 'arrows' must be a 2D MAC field", F);
-      int stride = (int)tide_opt_int(&o, "arrow_stride", mac->grid.n[0] > 24 ? mac->grid.n[0] / 24 : 1,
-                                     1, 1 << 20);
+      int stride = (int)tide_opt_int(&o, "arrow_stride",
+                                     mac->grid.n[0] > 24 ? mac->grid.n[0] / 24 : 1, 1, 1 << 20);
       astride = stride;
       int64_t cap = (int64_t)((mac->grid.n[0] + stride - 1) / stride + 1) *
                     ((mac->grid.n[1] + stride - 1) / stride + 1);
@@ -447,7 +459,8 @@ static int l_png2d(lua_State *L) {
   double ascale = 0;
   if (na > 0) {
     double vmax = 0;
-    for (int64_t k = 0; k < na; k++) vmax = fmax(vmax, hypot(avec[2 * k], avec[2 * k + 1]));
+    for (int64_t k = 0; k < na; k++)
+      vmax = fmax(vmax, hypot(avec[2 * k], avec[2 * k + 1]));
     double spacing = fg.have ? fg.dx : 0.04 * fmax(ww, wh);
     ascale = tide_opt_num(&o, "arrow_scale", 0, 0, HUGE_VAL);
     if (!tide_opt_has(&o, "arrow_scale")) {
@@ -464,10 +477,13 @@ static int l_png2d(lua_State *L) {
   tide_array *tris = tide_opt_array(&o, "triangles");
   tide_array *segs = tide_opt_array(&o, "segments");
   if (tide_opt_has(&o, "mesh")) { /* a 2D tide.TetMesh: its triangles and boundary */
-    if (verts || tris || segs) tide_lua_error(L, "%s: give 'mesh' or 'vertices'/'triangles'/'segments', not both", F);
+    if (verts || tris || segs)
+      tide_lua_error(L, "%s: give 'mesh' or 'vertices'/'triangles'/'segments', not both", F);
     lua_getfield(L, o.idx, "mesh");
     tide_tetmesh *m = tide_lua_fileio_mesh(L, -1);
-    if (!m) tide_lua_error(L, "%s: option 'mesh' must be a %s, got %s", F, TIDE_TETMESH_T, luaL_typename(L, -1));
+    if (!m)
+      tide_lua_error(L, "%s: option 'mesh' must be a %s, got %s", F, TIDE_TETMESH_T,
+                     luaL_typename(L, -1));
     lua_pop(L, 1);
     if (m->dim != 2) tide_lua_error(L, "%s: option 'mesh' must be a 2D mesh (use png3d for 3D)", F);
     verts = m->x;
@@ -503,11 +519,12 @@ static int l_png2d(lua_State *L) {
     st = tide_draw_levelset(cv, &view, &p2, liquid, (float)liquid_alpha, contour, contour_w, NULL);
   }
   if (!st && labels) /* solids drawn over the liquid: they are obstacles */
-    st = tide_draw_cells(cv, &view, fg.ni, fg.nj, fg.dx, fg.origin, TIDE_U8P(labels), TIDE_CELL_SOLID,
-                         solid, 1);
+    st = tide_draw_cells(cv, &view, fg.ni, fg.nj, fg.dx, fg.origin, TIDE_U8P(labels),
+                         TIDE_CELL_SOLID, solid, 1);
   if (!st && nv > 0) {
     tide_array *pix = tide_array_new2(TIDE_F64, nv, 2);
-    if (!pix) st = TIDE_ENOMEM;
+    if (!pix)
+      st = TIDE_ENOMEM;
     else {
       double *q = TIDE_F64P(pix);
       for (int64_t k = 0; k < nv; k++) {
@@ -523,15 +540,16 @@ static int l_png2d(lua_State *L) {
           }
         for (int64_t k = 0; k < ns; k++) {
           int a = sv[2 * k], b = sv[2 * k + 1];
-          tide_canvas_line(cv, q[2 * a], q[2 * a + 1], q[2 * b], q[2 * b + 1], fmax(ew, 1.5 * fs), ecol, 1);
+          tide_canvas_line(cv, q[2 * a], q[2 * a + 1], q[2 * b], q[2 * b + 1], fmax(ew, 1.5 * fs),
+                           ecol, 1);
         }
       }
       tide_array_release(pix);
     }
   }
   if (!st && np > 0)
-    st = tide_draw_particles(cv, &view, np, pp, pc, prange[0], prange[1], (tide_cmap)pmap, radius_px,
-                             prgb, 1);
+    st = tide_draw_particles(cv, &view, np, pp, pc, prange[0], prange[1], (tide_cmap)pmap,
+                             radius_px, prgb, 1);
   if (!st && na > 0) st = tide_draw_arrows(cv, &view, na, apos, avec, ascale, awidth, acol, 1);
   if (!st && frame) {
     double x0 = tide_view2d_x(&view, wx0), x1 = tide_view2d_x(&view, wx1);
@@ -547,8 +565,8 @@ static int l_png2d(lua_State *L) {
     double bx = width - cbw + 10 * fs;
     double by = view.py + 0.5 * (ph - bh);
     if (by < th + 12 * fs) by = th + 12 * fs;
-    st = tide_draw_colorbar(cv, bx, by, 12 * fs, bh, cbrange[0], cbrange[1], (tide_cmap)cbmap, 6, fs,
-                            cblabel, fgc);
+    st = tide_draw_colorbar(cv, bx, by, 12 * fs, bh, cbrange[0], cbrange[1], (tide_cmap)cbmap, 6,
+                            fs, cblabel, fgc);
   }
   if (!st && th) tide_canvas_text(cv, 0.5 * width, 3 * fs, title, fs, 0.5, fgc);
   if (!st) st = tide_canvas_write_png(cv, path);
@@ -574,7 +592,8 @@ static int l_png_write(lua_State *L) {
   const char *F = FN ".png_write";
   const char *path = tide_lua_fileio_path(L, 1, F);
   tide_array *a = tide_lua_checkarray(L, 2);
-  if (a->dtype != TIDE_U8) tide_lua_error(L, "%s: image must be a u8 array, got %s", F, tide_dtype_name(a->dtype));
+  if (a->dtype != TIDE_U8)
+    tide_lua_error(L, "%s: image must be a u8 array, got %s", F, tide_dtype_name(a->dtype));
   if (a->ndim != 2 && a->ndim != 3)
     tide_lua_error(L, "%s: image must have shape (h, w) or (h, w, channels)", F);
   int ch = a->ndim == 3 ? (int)a->shape[2] : 1;
@@ -615,7 +634,8 @@ static int l_colormap(lua_State *L) {
     if (!strcmp(name, tide_cmap_names[m])) {
       float rgb[3];
       tide_cmap_eval((tide_cmap)m, t, rgb);
-      for (int d = 0; d < 3; d++) lua_pushnumber(L, rgb[d]);
+      for (int d = 0; d < 3; d++)
+        lua_pushnumber(L, rgb[d]);
       return 3;
     }
   return tide_lua_error(L, FN ".colormap: unknown colour map '%s'", name);
@@ -627,9 +647,9 @@ static int l_mkdirs(lua_State *L) {
   return 0;
 }
 
-static const luaL_Reg funcs[] = {{"png2d", l_png2d},         {"png_write", l_png_write},
-                                 {"png_read", l_png_read},   {"colormap", l_colormap},
-                                 {"mkdirs", l_mkdirs},       {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"png2d", l_png2d},       {"png_write", l_png_write},
+                                 {"png_read", l_png_read}, {"colormap", l_colormap},
+                                 {"mkdirs", l_mkdirs},     {NULL, NULL}};
 
 int luaopen_tide_fileio(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -15,7 +15,8 @@
 
 /* the 3D cell field phi on a grid given by `grid` (3D tide.Grid) or
  * dx/origin; the array gives the cell counts */
-static void field3d_opts(lua_State *L, tide_opts *o, const char *F, tide_array *phi, tide_field3d *f) {
+static void field3d_opts(lua_State *L, tide_opts *o, const char *F, tide_array *phi,
+                         tide_field3d *f) {
   if (phi->ndim != 3) tide_lua_error(L, "%s: option 'phi' must be a 3D cell array (ni, nj, nk)", F);
   tide_grid *g = tide_opt_obj(o, "grid", TIDE_GRID_T);
   double org[3] = {0, 0, 0};
@@ -23,21 +24,24 @@ static void field3d_opts(lua_State *L, tide_opts *o, const char *F, tide_array *
     if (g->dim != 3) tide_lua_error(L, "%s: option 'grid' must be a 3D grid", F);
     for (int d = 0; d < 3; d++)
       if (phi->shape[d] != g->n[d])
-        tide_lua_error(L, "%s: option 'phi' has shape (%I, %I, %I), the grid has (%d, %d, %d) cells", F,
-                       (lua_Integer)phi->shape[0], (lua_Integer)phi->shape[1], (lua_Integer)phi->shape[2],
-                       g->n[0], g->n[1], g->n[2]);
+        tide_lua_error(L,
+                       "%s: option 'phi' has shape (%I, %I, %I), the grid has (%d, %d, %d) cells",
+                       F, (lua_Integer)phi->shape[0], (lua_Integer)phi->shape[1],
+                       (lua_Integer)phi->shape[2], g->n[0], g->n[1], g->n[2]);
     if (tide_opt_has(o, "dx") || tide_opt_has(o, "origin"))
       tide_lua_error(L, "%s: give either 'grid' or 'dx'/'origin', not both", F);
     f->dx = g->dx;
     memcpy(org, g->origin, sizeof org);
   } else {
-    if (!tide_opt_has(o, "dx")) tide_lua_error(L, "%s: the cell size is unknown: give 'grid' or 'dx'", F);
+    if (!tide_opt_has(o, "dx"))
+      tide_lua_error(L, "%s: the cell size is unknown: give 'grid' or 'dx'", F);
     f->dx = tide_opt_num(o, "dx", 1, 0, HUGE_VAL);
     if (!(f->dx > 0)) tide_lua_error(L, "%s: option 'dx' must be positive", F);
     tide_opt_vec(o, "origin", 3, 3, org);
   }
   for (int d = 0; d < 3; d++) {
-    if (phi->shape[d] < 1 || phi->shape[d] > (1 << 20)) tide_lua_error(L, "%s: phi has an empty axis", F);
+    if (phi->shape[d] < 1 || phi->shape[d] > (1 << 20))
+      tide_lua_error(L, "%s: phi has an empty axis", F);
     f->n[d] = (int)phi->shape[d];
     f->origin[d] = org[d];
   }
@@ -45,7 +49,9 @@ static void field3d_opts(lua_State *L, tide_opts *o, const char *F, tide_array *
   f->v = tide_lua_fileio_f64(L, phi, F, "phi", 3, shp);
   int64_t n = (int64_t)f->n[0] * f->n[1] * f->n[2];
   for (int64_t k = 0; k < n; k++)
-    if (!isfinite(f->v[k])) tide_lua_error(L, "%s: option 'phi' holds a non-finite value at entry %I", F, (lua_Integer)(k + 1));
+    if (!isfinite(f->v[k]))
+      tide_lua_error(L, "%s: option 'phi' holds a non-finite value at entry %I", F,
+                     (lua_Integer)(k + 1));
 }
 
 /* tide.fileio.isosurface{ phi =, grid = | dx =, origin =, iso = 0, close = true }
@@ -54,8 +60,8 @@ static const char *const iso_keys[] = {"phi", "grid", "dx", "origin", "iso", "cl
 
 /* the surface of option 'phi' (with grid/dx/origin/iso/close) pushed as
  * three arrays; *f receives the field's grid */
-static void push_isosurface(lua_State *L, tide_opts *o, const char *F, tide_array *phi, tide_field3d *f,
-                            tide_array **V, tide_array **N, tide_array **T) {
+static void push_isosurface(lua_State *L, tide_opts *o, const char *F, tide_array *phi,
+                            tide_field3d *f, tide_array **V, tide_array **N, tide_array **T) {
   field3d_opts(L, o, F, phi, f);
   double iso = tide_opt_num(o, "iso", 0, -HUGE_VAL, HUGE_VAL);
   int close = tide_opt_bool(o, "close", 1);
@@ -89,9 +95,9 @@ static const char *const png3d_keys[] = {
     "ground", "ground_y", "ground_tile", "box", "box_color", "lights", "ambient", "shadows",
     "shadow_res", NULL};
 
-static const char *const mesh_keys[] = {"mesh", "vertices", "triangles", "normals", "color", "values", "range",
-                                        "colormap", "specular", "shininess", "wire", "wire_color",
-                                        "index_base", NULL};
+static const char *const mesh_keys[] = {
+    "mesh",     "vertices", "triangles", "normals", "color",      "values",     "range",
+    "colormap", "specular", "shininess", "wire",    "wire_color", "index_base", NULL};
 static const char *const cam_keys[] = {"position", "target", "up", "fov", "ortho", NULL};
 static const char *const light_keys[] = {"dir", "color", NULL};
 
@@ -146,7 +152,8 @@ static int l_png3d(lua_State *L) {
     }
     have_box = 1;
   } else {
-    for (const char *const *k = (const char *const[]){"grid", "dx", "origin", "iso", "close", NULL}; *k; k++)
+    for (const char *const *k = (const char *const[]){"grid", "dx", "origin", "iso", "close", NULL};
+         *k; k++)
       if (tide_opt_has(&o, *k) && strcmp(*k, "grid"))
         tide_lua_error(L, "%s: option '%s' needs 'phi'", F, *k);
     tide_grid *g = tide_opt_obj(&o, "grid", TIDE_GRID_T);
@@ -162,7 +169,8 @@ static int l_png3d(lua_State *L) {
   /* meshes = { {vertices =, triangles =, ...}, ... } */
   if (tide_opt_has(&o, "meshes")) {
     lua_getfield(L, o.idx, "meshes");
-    if (!lua_istable(L, -1)) tide_lua_error(L, "%s: option 'meshes' must be a list of mesh tables", F);
+    if (!lua_istable(L, -1))
+      tide_lua_error(L, "%s: option 'meshes' must be a list of mesh tables", F);
     int mt = lua_gettop(L);
     lua_Integer n = luaL_len(L, mt);
     if (n > 16) tide_lua_error(L, "%s: at most 16 meshes, got %I", F, n);
@@ -188,11 +196,14 @@ static int l_png3d(lua_State *L) {
           tide_lua_error(L, "%s: give 'mesh' or 'vertices'/'triangles', not both", fname);
         lua_getfield(L, ti, "mesh");
         tide_tetmesh *tm = tide_lua_fileio_mesh(L, -1);
-        if (!tm) tide_lua_error(L, "%s: 'mesh' must be a %s, got %s", fname, TIDE_TETMESH_T, luaL_typename(L, -1));
+        if (!tm)
+          tide_lua_error(L, "%s: 'mesh' must be a %s, got %s", fname, TIDE_TETMESH_T,
+                         luaL_typename(L, -1));
         lua_pop(L, 1);
         if (tm->dim != 3) tide_lua_error(L, "%s: 'mesh' must be a 3D mesh", fname);
         va = tm->x;
-        ta = tm->surface ? tm->elem : tm->bound; /* shells: their triangles; volumes: the boundary */
+        ta =
+            tm->surface ? tm->elem : tm->bound; /* shells: their triangles; volumes: the boundary */
       } else {
         va = tide_opt_reqarray(&mo, "vertices");
         ta = tide_opt_reqarray(&mo, "triangles");
@@ -220,7 +231,8 @@ static int l_png3d(lua_State *L) {
         if (!ca) tide_lua_error(L, "%s: %s", fname, tide_errmsg());
         tide_lua_pusharray(L, ca);
         float *cp = TIDE_F32P(ca);
-        for (int64_t v = 0; v < m->nv; v++) tide_cmap_eval((tide_cmap)cm, (vv[v] - rg[0]) / (rg[1] - rg[0]), cp + 3 * v);
+        for (int64_t v = 0; v < m->nv; v++)
+          tide_cmap_eval((tide_cmap)cm, (vv[v] - rg[0]) / (rg[1] - rg[0]), cp + 3 * v);
         m->vcolor = cp;
       } else if (tide_opt_has(&mo, "range") || tide_opt_has(&mo, "colormap")) {
         tide_lua_error(L, "%s: 'range'/'colormap' need 'values'", fname);
@@ -253,7 +265,8 @@ static int l_png3d(lua_State *L) {
     r.pp = tide_lua_fileio_f64(L, parts, F, "particles", 2, s3);
     r.np = parts->shape[0];
     for (int64_t k = 0; k < 3 * r.np; k++)
-      if (!isfinite(r.pp[k])) tide_lua_error(L, "%s: particle %I has a non-finite position", F, (lua_Integer)(k / 3 + 1));
+      if (!isfinite(r.pp[k]))
+        tide_lua_error(L, "%s: particle %I has a non-finite position", F, (lua_Integer)(k / 3 + 1));
     const double *vv = tide_lua_fileio_attribute(&o, "particle_color", r.np, pvel);
     if (vv) {
       double rg[2];
@@ -263,7 +276,8 @@ static int l_png3d(lua_State *L) {
       if (!ca) tide_lua_error(L, "%s: %s", F, tide_errmsg());
       tide_lua_pusharray(L, ca);
       float *cp = TIDE_F32P(ca);
-      for (int64_t k = 0; k < r.np; k++) tide_cmap_eval((tide_cmap)cm, (vv[k] - rg[0]) / (rg[1] - rg[0]), cp + 3 * k);
+      for (int64_t k = 0; k < r.np; k++)
+        tide_cmap_eval((tide_cmap)cm, (vv[k] - rg[0]) / (rg[1] - rg[0]), cp + 3 * k);
       r.pcolor = cp;
     }
     static const float pdef[3] = {0.20f, 0.45f, 0.85f};
@@ -277,12 +291,14 @@ static int l_png3d(lua_State *L) {
   } else if (tide_opt_has(&o, "particle_color")) {
     tide_lua_error(L, "%s: option 'particle_color' needs 'particles'", F);
   }
-  if (!(lo[0] <= hi[0])) tide_lua_error(L, "%s: nothing to draw: give 'phi', 'particles', 'meshes' or 'grid'", F);
+  if (!(lo[0] <= hi[0]))
+    tide_lua_error(L, "%s: nothing to draw: give 'phi', 'particles', 'meshes' or 'grid'", F);
   double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
   if (!(diag > 0)) diag = 1;
   double rad_def = r.np > 0 ? 0.004 * diag : 0.01;
-  if (phi) rad_def = 0.25 * (hi[0] - lo[0]) / phi->shape[0];
+  if (phi)
+    rad_def = 0.25 * (hi[0] - lo[0]) / phi->shape[0];
   else {
     tide_grid *g = tide_opt_obj(&o, "grid", TIDE_GRID_T);
     if (g) rad_def = 0.25 * g->dx;
@@ -304,7 +320,8 @@ static int l_png3d(lua_State *L) {
   r.shadow_res = (int)tide_opt_int(&o, "shadow_res", 2048, 64, 8192);
   if (tide_opt_has(&o, "lights")) {
     lua_getfield(L, o.idx, "lights");
-    if (!lua_istable(L, -1)) tide_lua_error(L, "%s: option 'lights' must be a list of {dir =, color =}", F);
+    if (!lua_istable(L, -1))
+      tide_lua_error(L, "%s: option 'lights' must be a list of {dir =, color =}", F);
     int lt = lua_gettop(L);
     lua_Integer n = luaL_len(L, lt);
     if (n > 2) tide_lua_error(L, "%s: at most 2 lights, got %I", F, n);
@@ -318,13 +335,15 @@ static int l_png3d(lua_State *L) {
       if (!tide_opt_vec(&lo2, "dir", 3, 3, dir)) tide_lua_error(L, "%s: missing 'dir'", fname);
       double l = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
       if (!(l > 0)) tide_lua_error(L, "%s: 'dir' must not be zero", fname);
-      for (int d = 0; d < 3; d++) r.light_dir[q][d] = dir[d] / l;
+      for (int d = 0; d < 3; d++)
+        r.light_dir[q][d] = dir[d] / l;
       static const float white[3] = {0.85f, 0.85f, 0.85f};
       float c[3];
       double cv[3];
       if (tide_opt_vec(&lo2, "color", 3, 3, cv)) {
         for (int d = 0; d < 3; d++) {
-          if (!(cv[d] >= 0 && cv[d] <= 10)) tide_lua_error(L, "%s: 'color' entries must be in [0, 10]", fname);
+          if (!(cv[d] >= 0 && cv[d] <= 10))
+            tide_lua_error(L, "%s: 'color' entries must be in [0, 10]", fname);
           c[d] = (float)cv[d];
         }
       } else {
@@ -345,7 +364,8 @@ static int l_png3d(lua_State *L) {
     double v[3];
     double fov = tide_opt_num(&co, "fov", r.cam.fov, 1, 170);
     if (tide_opt_has(&co, "fov") && tide_opt_has(&co, "ortho"))
-      tide_lua_error(L, "%s: camera: give 'fov' (perspective) or 'ortho' (height in metres), not both", F);
+      tide_lua_error(
+          L, "%s: camera: give 'fov' (perspective) or 'ortho' (height in metres), not both", F);
     int have_pos = tide_opt_vec(&co, "position", 3, 3, v);
     if (tide_opt_vec(&co, "target", 3, 3, r.cam.target) == 0 && have_pos) {
       /* keep the framed target */
@@ -362,8 +382,10 @@ static int l_png3d(lua_State *L) {
     r.cam.fov = fov;
     if (tide_opt_vec(&co, "up", 3, 3, v)) memcpy(r.cam.up, v, sizeof v);
     r.cam.ortho = tide_opt_num(&co, "ortho", 0, 0, HUGE_VAL);
-    if (tide_opt_has(&co, "ortho") && !(r.cam.ortho > 0)) tide_lua_error(L, "%s: camera 'ortho' must be positive", F);
-    double dd[3] = {r.cam.target[0] - r.cam.pos[0], r.cam.target[1] - r.cam.pos[1], r.cam.target[2] - r.cam.pos[2]};
+    if (tide_opt_has(&co, "ortho") && !(r.cam.ortho > 0))
+      tide_lua_error(L, "%s: camera 'ortho' must be positive", F);
+    double dd[3] = {r.cam.target[0] - r.cam.pos[0], r.cam.target[1] - r.cam.pos[1],
+                    r.cam.target[2] - r.cam.pos[2]};
     if (!(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2] > 0))
       tide_lua_error(L, "%s: camera position equals its target", F);
     lua_pop(L, 1);

@@ -105,7 +105,8 @@ static void validate(walker *w, int idx, int depth) {
   lua_State *L = w->L;
   idx = lua_absindex(L, idx);
   const char *F = FN ".checkpoint";
-  if (depth > MAXDEPTH) tide_lua_error(L, "%s: tables nested deeper than %d at %s", F, MAXDEPTH, w->path);
+  if (depth > MAXDEPTH)
+    tide_lua_error(L, "%s: tables nested deeper than %d at %s", F, MAXDEPTH, w->path);
   switch (lua_type(L, idx)) {
   case LUA_TBOOLEAN:
   case LUA_TNUMBER:
@@ -114,7 +115,8 @@ static void validate(walker *w, int idx, int depth) {
   case LUA_TTABLE: {
     lua_pushvalue(L, idx);
     if (lua_rawget(L, w->visiting) != LUA_TNIL)
-      tide_lua_error(L, "%s: the table at %s contains itself (cycles cannot be stored)", F, w->path);
+      tide_lua_error(L, "%s: the table at %s contains itself (cycles cannot be stored)", F,
+                     w->path);
     lua_pop(L, 1);
     lua_pushvalue(L, idx);
     lua_pushboolean(L, 1);
@@ -138,9 +140,11 @@ static void validate(walker *w, int idx, int depth) {
   }
   case LUA_TUSERDATA: {
     if (tide_lua_testarray(L, idx)) return;
-    if (luaL_testudata(L, idx, TIDE_ARRAY_T)) tide_lua_error(L, "%s: a freed tide.Array at %s", F, w->path);
+    if (luaL_testudata(L, idx, TIDE_ARRAY_T))
+      tide_lua_error(L, "%s: a freed tide.Array at %s", F, w->path);
     if (luaL_getmetafield(L, idx, "__checkpoint") == LUA_TNIL) {
-      const char *tn = luaL_getmetafield(L, idx, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : "userdata";
+      const char *tn =
+          luaL_getmetafield(L, idx, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : "userdata";
       tide_lua_error(L, "%s: %s at %s cannot be stored (no __checkpoint)", F, tn, w->path);
     }
     if (luaL_getmetafield(L, idx, "__name") != LUA_TSTRING)
@@ -167,7 +171,8 @@ static void validate(walker *w, int idx, int depth) {
 static void put_u8(tide_ckpt_writer *c, uint8_t v) { tide_ckpt_put(c, &v, 1); }
 static void put_u64(tide_ckpt_writer *c, uint64_t v) {
   uint8_t b[8];
-  for (int k = 0; k < 8; k++) b[k] = (uint8_t)(v >> (8 * k));
+  for (int k = 0; k < 8; k++)
+    b[k] = (uint8_t)(v >> (8 * k));
   tide_ckpt_put(c, b, 8);
 }
 static void put_str(tide_ckpt_writer *c, const char *s, size_t n) {
@@ -223,13 +228,16 @@ static void write_value(walker *w, tide_ckpt_writer *c, int idx) {
       put_u8(c, 'a');
       put_u8(c, (uint8_t)a->dtype);
       put_u8(c, (uint8_t)a->ndim);
-      for (int d = 0; d < a->ndim; d++) put_u64(c, (uint64_t)a->shape[d]);
-      tide_array *cc = tide_array_contiguous(a) ? tide_array_retain(a) : tide_array_clone(a, a->dtype);
+      for (int d = 0; d < a->ndim; d++)
+        put_u64(c, (uint64_t)a->shape[d]);
+      tide_array *cc =
+          tide_array_contiguous(a) ? tide_array_retain(a) : tide_array_clone(a, a->dtype);
       if (!cc) {
         c->err = 1;
         return;
       }
-      tide_ckpt_put(c, tide_array_ptr(cc), (size_t)tide_array_size(cc) * tide_dtype_size(cc->dtype));
+      tide_ckpt_put(c, tide_array_ptr(cc),
+                    (size_t)tide_array_size(cc) * tide_dtype_size(cc->dtype));
       tide_array_release(cc);
       return;
     }
@@ -254,7 +262,8 @@ static void write_value(walker *w, tide_ckpt_writer *c, int idx) {
 static int l_checkpoint(lua_State *L) {
   const char *F = FN ".checkpoint";
   const char *path = tide_lua_fileio_path(L, 1, F);
-  if (!lua_istable(L, 2)) tide_lua_error(L, "%s: a table of values to store expected, got %s", F, luaL_typename(L, 2));
+  if (!lua_istable(L, 2))
+    tide_lua_error(L, "%s: a table of values to store expected, got %s", F, luaL_typename(L, 2));
   lua_settop(L, 2);
   /* the stored top level */
   lua_createtable(L, 0, 3);
@@ -312,13 +321,15 @@ static uint8_t get_u8(lua_State *L, reader *r) {
 static uint64_t get_u64(lua_State *L, reader *r) {
   need(L, r, 8);
   uint64_t v = 0;
-  for (int k = 0; k < 8; k++) v |= (uint64_t)r->p[k] << (8 * k);
+  for (int k = 0; k < 8; k++)
+    v |= (uint64_t)r->p[k] << (8 * k);
   r->p += 8;
   return v;
 }
 
 static void read_value(lua_State *L, reader *r, int depth) {
-  if (depth > MAXDEPTH + 2) tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: nesting too deep", r->path);
+  if (depth > MAXDEPTH + 2)
+    tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: nesting too deep", r->path);
   luaL_checkstack(L, 8, "restore");
   uint8_t tag = get_u8(L, r);
   switch (tag) {
@@ -364,10 +375,12 @@ static void read_value(lua_State *L, reader *r, int depth) {
     uint64_t count = 1;
     for (int d = 0; d < nd; d++) {
       uint64_t e = get_u64(L, r);
-      if (e > ((uint64_t)1 << 40)) tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: bad array shape", r->path);
+      if (e > ((uint64_t)1 << 40))
+        tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: bad array shape", r->path);
       shape[d] = (int64_t)e;
       count *= e;
-      if (count > ((uint64_t)1 << 40)) tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: array too large", r->path);
+      if (count > ((uint64_t)1 << 40))
+        tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: array too large", r->path);
     }
     uint64_t bytes = count * tide_dtype_size((tide_dtype)dt);
     need(L, r, bytes);
@@ -386,16 +399,19 @@ static void read_value(lua_State *L, reader *r, int depth) {
     const char *tn = lua_tostring(L, -1);
     read_value(L, r, depth + 1); /* the state table */
     if (luaL_getmetatable(L, tn) != LUA_TTABLE || lua_getfield(L, -1, "__restore") != LUA_TFUNCTION)
-      tide_lua_error(L, FN ".restore: checkpoint '%s' holds a %s, which has no __restore in this Tide (load its module first)",
+      tide_lua_error(L,
+                     FN ".restore: checkpoint '%s' holds a %s, which has no __restore in this Tide "
+                        "(load its module first)",
                      r->path, tn);
-    lua_remove(L, -2);  /* metatable */
-    lua_insert(L, -2);  /* __restore, state */
+    lua_remove(L, -2); /* metatable */
+    lua_insert(L, -2); /* __restore, state */
     lua_call(L, 1, 1);
     lua_remove(L, -2); /* the type name */
     return;
   }
   default:
-    tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: unknown value tag %d", r->path, tag);
+    tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: unknown value tag %d", r->path,
+                   tag);
   }
 }
 
@@ -435,6 +451,7 @@ static int l_restore(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg funcs_ckpt[] = {{"checkpoint", l_checkpoint}, {"restore", l_restore}, {NULL, NULL}};
+static const luaL_Reg funcs_ckpt[] = {
+    {"checkpoint", l_checkpoint}, {"restore", l_restore}, {NULL, NULL}};
 
 void tide_lua_fileio_ckpt_open(lua_State *L) { luaL_setfuncs(L, funcs_ckpt, 0); }

@@ -33,14 +33,15 @@ static int opt_attrs(tide_opts *o, const char *key, tide_attr *out) {
   if (!tide_opt_has(o, key)) return 0;
   lua_getfield(L, o->idx, key);
   if (!lua_istable(L, -1))
-    tide_lua_error(L, "%s: option '%s' must be a table {name = tide.Array, ...}, got %s", o->fname, key,
-                   luaL_typename(L, -1));
+    tide_lua_error(L, "%s: option '%s' must be a table {name = tide.Array, ...}, got %s", o->fname,
+                   key, luaL_typename(L, -1));
   int n = 0;
   lua_pushnil(L);
   while (lua_next(L, -2)) {
     if (lua_type(L, -2) != LUA_TSTRING)
       tide_lua_error(L, "%s: option '%s' must map names to arrays", o->fname, key);
-    if (n == MAXATTR) tide_lua_error(L, "%s: option '%s' has more than %d arrays", o->fname, key, MAXATTR);
+    if (n == MAXATTR)
+      tide_lua_error(L, "%s: option '%s' has more than %d arrays", o->fname, key, MAXATTR);
     tide_array *a = tide_lua_testarray(L, -1);
     if (!a)
       tide_lua_error(L, "%s: option '%s': entry '%s' must be a tide.Array, got %s", o->fname, key,
@@ -58,7 +59,8 @@ static int opt_attrs(tide_opts *o, const char *key, tide_attr *out) {
 /* positions (n, 2) or (n, 3) as doubles */
 /* positions (n, 2) or (n, 3) as doubles: a tide.Array or a tide.Particles
  * (then *vel, when given, receives its velocities) */
-static const double *opt_points(tide_opts *o, const char *key, int64_t *n, int *dim, tide_array **vel) {
+static const double *opt_points(tide_opts *o, const char *key, int64_t *n, int *dim,
+                                tide_array **vel) {
   tide_array *a = tide_lua_fileio_points(o, key, vel);
   if (!a) tide_lua_error(o->L, "%s: missing option '%s'", o->fname, key);
   if (a->ndim != 2 || (a->shape[1] != 2 && a->shape[1] != 3))
@@ -127,8 +129,8 @@ static int l_npy_read(lua_State *L) {
 
 /* ---------------------------------------------------------------- ply/obj */
 
-static const char *const ply_keys[] = {"path", "points", "attributes", "triangles", "segments", "index_base",
-                                       "double", NULL};
+static const char *const ply_keys[] = {"path",     "points",     "attributes", "triangles",
+                                       "segments", "index_base", "double",     NULL};
 
 static int l_ply(lua_State *L) {
   tide_opts o = tide_lua_opts(L, 1, FN ".ply", ply_keys);
@@ -146,7 +148,8 @@ static int l_ply(lua_State *L) {
   return 1;
 }
 
-static const char *const obj_keys[] = {"path", "vertices", "normals", "triangles", "segments", "index_base", NULL};
+static const char *const obj_keys[] = {"path",     "vertices",   "normals", "triangles",
+                                       "segments", "index_base", NULL};
 
 static int l_obj(lua_State *L) {
   tide_opts o = tide_lua_opts(L, 1, FN ".obj", obj_keys);
@@ -170,7 +173,8 @@ static int l_obj(lua_State *L) {
 
 /* ---------------------------------------------------------------- vtk */
 
-static const char *const vti_keys[] = {"path", "grid", "n", "dx", "origin", "cells", "points", "velocity", NULL};
+static const char *const vti_keys[] = {"path",  "grid",   "n",        "dx", "origin",
+                                       "cells", "points", "velocity", NULL};
 
 /* cell-centred average of a MAC field: (ni, nj[, nk], dim) f64 */
 static tide_array *mac_cells(lua_State *L, const char *F, const tide_mac *m) {
@@ -180,7 +184,8 @@ static tide_array *mac_cells(lua_State *L, const char *F, const tide_mac *m) {
     int d[3];
     tide_grid_face_dims(g, a, d);
     int64_t shp[3] = {d[0], d[1], d[2]};
-    if (tide_array_expect(m->u[a], "MAC component", TIDE_F64, dim, shp)) tide_lua_error(L, "%s: %s", F, tide_errmsg());
+    if (tide_array_expect(m->u[a], "MAC component", TIDE_F64, dim, shp))
+      tide_lua_error(L, "%s: %s", F, tide_errmsg());
   }
   int64_t shape[4] = {g->n[0], g->n[1], dim == 3 ? g->n[2] : dim, dim};
   tide_array *c = tide_array_new(TIDE_F64, dim + 1, shape);
@@ -223,11 +228,13 @@ static int l_vti(lua_State *L) {
       if (n[d] < 1 || n[d] != floor(n[d]) || n[d] > (1 << 24))
         tide_lua_error(L, "%s: option 'n' must hold positive integers", F);
     g.dim = nd;
-    for (int d = 0; d < 3; d++) g.n[d] = d < nd ? (int)n[d] : 1;
+    for (int d = 0; d < 3; d++)
+      g.n[d] = d < nd ? (int)n[d] : 1;
     g.dx = tide_opt_reqnum(&o, "dx", 0, HUGE_VAL);
     if (!(g.dx > 0)) tide_lua_error(L, "%s: option 'dx' must be positive", F);
     if (tide_opt_vec(&o, "origin", nd, nd, org))
-      for (int d = 0; d < nd; d++) g.origin[d] = org[d];
+      for (int d = 0; d < nd; d++)
+        g.origin[d] = org[d];
   }
   if (mac && (mac->grid.dim != g.dim || memcmp(mac->grid.n, g.n, sizeof g.n) != 0))
     tide_lua_error(L, "%s: option 'velocity' lives on another grid", F);
@@ -245,7 +252,8 @@ static int l_vti(lua_State *L) {
   return 1;
 }
 
-static const char *const vtp_keys[] = {"path", "points", "verts", "triangles", "segments", "point_data",
+static const char *const vtp_keys[] = {"path",      "points",     "verts",
+                                       "triangles", "segments",   "point_data",
                                        "cell_data", "index_base", NULL};
 
 static int l_vtp(lua_State *L) {
@@ -261,13 +269,14 @@ static int l_vtp(lua_State *L) {
   tide_attr pa[MAXATTR], ca[MAXATTR];
   int npa = add_attr(pa, opt_attrs(&o, "point_data", pa), "velocity", vel);
   int nca = opt_attrs(&o, "cell_data", ca);
-  tide_lua_check(L, tide_vtp_write(path, n, dim, p, verts, ns, s, nt, t, npa, pa, nca, ca), o.fname);
+  tide_lua_check(L, tide_vtp_write(path, n, dim, p, verts, ns, s, nt, t, npa, pa, nca, ca),
+                 o.fname);
   lua_pushstring(L, path);
   return 1;
 }
 
-static const char *const vtu_keys[] = {"path", "points", "cells", "mesh", "point_data", "cell_data", "index_base",
-                                       NULL};
+static const char *const vtu_keys[] = {"path",       "points",    "cells",      "mesh",
+                                       "point_data", "cell_data", "index_base", NULL};
 
 static int l_vtu(lua_State *L) {
   tide_opts o = tide_lua_opts(L, 1, FN ".vtu", vtu_keys);
@@ -284,7 +293,9 @@ static int l_vtu(lua_State *L) {
       tide_lua_error(L, "%s: give 'mesh' or 'points'/'cells', not both", F);
     lua_getfield(L, o.idx, "mesh");
     tide_tetmesh *m = tide_lua_fileio_mesh(L, -1);
-    if (!m) tide_lua_error(L, "%s: option 'mesh' must be a %s, got %s", F, TIDE_TETMESH_T, luaL_typename(L, -1));
+    if (!m)
+      tide_lua_error(L, "%s: option 'mesh' must be a %s, got %s", F, TIDE_TETMESH_T,
+                     luaL_typename(L, -1));
     lua_pop(L, 1);
     int64_t shp[2] = {-1, -1};
     p = tide_lua_fileio_f64(L, m->x, F, "mesh positions", 2, shp);
@@ -324,8 +335,8 @@ static int l_pvd(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs_data[] = {{"npy", l_npy}, {"npy_read", l_npy_read}, {"ply", l_ply}, {"obj", l_obj},
-                                      {"vti", l_vti}, {"vtp", l_vtp},           {"vtu", l_vtu}, {"pvd", l_pvd},
-                                      {NULL, NULL}};
+static const luaL_Reg funcs_data[] = {{"npy", l_npy}, {"npy_read", l_npy_read}, {"ply", l_ply},
+                                      {"obj", l_obj}, {"vti", l_vti},           {"vtp", l_vtp},
+                                      {"vtu", l_vtu}, {"pvd", l_pvd},           {NULL, NULL}};
 
 void tide_lua_fileio_data_open(lua_State *L) { luaL_setfuncs(L, funcs_data, 0); }

@@ -21,23 +21,27 @@
 #define MAXSERIES 32
 
 /* matplotlib's "tab10" cycle */
-static const float cycle[10][3] = {{0.122f, 0.467f, 0.706f}, {1.000f, 0.498f, 0.055f}, {0.173f, 0.627f, 0.173f},
-                                   {0.839f, 0.153f, 0.157f}, {0.580f, 0.404f, 0.741f}, {0.549f, 0.337f, 0.294f},
-                                   {0.890f, 0.467f, 0.761f}, {0.498f, 0.498f, 0.498f}, {0.737f, 0.741f, 0.133f},
-                                   {0.090f, 0.745f, 0.812f}};
+static const float cycle[10][3] = {{0.122f, 0.467f, 0.706f}, {1.000f, 0.498f, 0.055f},
+                                   {0.173f, 0.627f, 0.173f}, {0.839f, 0.153f, 0.157f},
+                                   {0.580f, 0.404f, 0.741f}, {0.549f, 0.337f, 0.294f},
+                                   {0.890f, 0.467f, 0.761f}, {0.498f, 0.498f, 0.498f},
+                                   {0.737f, 0.741f, 0.133f}, {0.090f, 0.745f, 0.812f}};
 
 /* a 1-D Array or a Lua list of numbers at idx as doubles (n values) */
-static const double *numbers(lua_State *L, int idx, const char *fname, const char *what, int64_t *n) {
+static const double *numbers(lua_State *L, int idx, const char *fname, const char *what,
+                             int64_t *n) {
   idx = lua_absindex(L, idx);
   tide_array *a = tide_lua_testarray(L, idx);
   if (a) {
-    if (a->ndim != 1) tide_lua_error(L, "%s: %s must be a 1-D array, got %d dimensions", fname, what, a->ndim);
+    if (a->ndim != 1)
+      tide_lua_error(L, "%s: %s must be a 1-D array, got %d dimensions", fname, what, a->ndim);
     int64_t shp[1] = {-1};
     *n = a->shape[0];
     return tide_lua_fileio_f64(L, a, fname, what, 1, shp);
   }
   if (!lua_istable(L, idx))
-    tide_lua_error(L, "%s: %s must be a tide.Array or a list of numbers, got %s", fname, what, luaL_typename(L, idx));
+    tide_lua_error(L, "%s: %s must be a tide.Array or a list of numbers, got %s", fname, what,
+                   luaL_typename(L, idx));
   lua_Integer m = luaL_len(L, idx);
   tide_array *c = tide_array_new1(TIDE_F64, m);
   if (!c) tide_lua_error(L, "%s: %s", fname, tide_errmsg());
@@ -45,7 +49,8 @@ static const double *numbers(lua_State *L, int idx, const char *fname, const cha
   double *p = TIDE_F64P(c);
   for (lua_Integer k = 0; k < m; k++) {
     if (lua_geti(L, idx, k + 1) != LUA_TNUMBER)
-      tide_lua_error(L, "%s: %s[%I] must be a number, got %s", fname, what, k + 1, luaL_typename(L, -1));
+      tide_lua_error(L, "%s: %s[%I] must be a number, got %s", fname, what, k + 1,
+                     luaL_typename(L, -1));
     p[k] = lua_tonumber(L, -1);
     lua_pop(L, 1);
   }
@@ -53,10 +58,13 @@ static const double *numbers(lua_State *L, int idx, const char *fname, const cha
   return p;
 }
 
-static const char *const plot_keys[] = {"path", "width", "height", "font_scale", "title", "xlabel", "ylabel", "xlog",
-                                        "ylog", "xrange", "yrange", "legend", "grid", "series", NULL};
-static const char *const series_keys[] = {"x", "y", "label", "color", "width", "dash", "marker", "marker_size", NULL};
-static const char *const legend_names[] = {"none", "upper right", "upper left", "lower left", "lower right", NULL};
+static const char *const plot_keys[] = {"path",   "width",  "height", "font_scale", "title",
+                                        "xlabel", "ylabel", "xlog",   "ylog",       "xrange",
+                                        "yrange", "legend", "grid",   "series",     NULL};
+static const char *const series_keys[] = {"x",    "y",      "label",       "color", "width",
+                                          "dash", "marker", "marker_size", NULL};
+static const char *const legend_names[] = {"none",       "upper right", "upper left",
+                                           "lower left", "lower right", NULL};
 static const char *const dash_names[] = {"solid", "dashed", "dotted", NULL};
 
 static int l_plot(lua_State *L) {
@@ -83,17 +91,20 @@ static int l_plot(lua_State *L) {
     lua_getfield(L, o.idx, "legend");
     int isbool = lua_isboolean(L, -1), b = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    p.legend = isbool ? (b ? TIDE_LEGEND_UR : TIDE_LEGEND_NONE) : tide_opt_choice(&o, "legend", "upper right", legend_names);
+    p.legend = isbool ? (b ? TIDE_LEGEND_UR : TIDE_LEGEND_NONE)
+                      : tide_opt_choice(&o, "legend", "upper right", legend_names);
   } else {
     p.legend = TIDE_LEGEND_UR;
   }
   tide_series s[MAXSERIES];
-  if (!tide_opt_has(&o, "series")) tide_lua_error(L, "%s: missing option 'series' (a list of {x =, y =, ...})", F);
+  if (!tide_opt_has(&o, "series"))
+    tide_lua_error(L, "%s: missing option 'series' (a list of {x =, y =, ...})", F);
   lua_getfield(L, o.idx, "series");
   if (!lua_istable(L, -1)) tide_lua_error(L, "%s: option 'series' must be a list of tables", F);
   int lt = lua_gettop(L);
   lua_Integer ns = luaL_len(L, lt);
-  if (ns < 1 || ns > MAXSERIES) tide_lua_error(L, "%s: 1..%d series expected, got %I", F, MAXSERIES, ns);
+  if (ns < 1 || ns > MAXSERIES)
+    tide_lua_error(L, "%s: 1..%d series expected, got %I", F, MAXSERIES, ns);
   for (int q = 0; q < ns; q++) {
     lua_geti(L, lt, q + 1);
     int ti = lua_gettop(L);
@@ -111,21 +122,25 @@ static int l_plot(lua_State *L) {
       lua_getfield(L, ti, "x");
       int64_t nx;
       se->x = numbers(L, -1, fname, "x", &nx);
-      if (nx != ny) tide_lua_error(L, "%s: x has %I values, y has %I", fname, (lua_Integer)nx, (lua_Integer)ny);
+      if (nx != ny)
+        tide_lua_error(L, "%s: x has %I values, y has %I", fname, (lua_Integer)nx, (lua_Integer)ny);
     } else {
       tide_array *xa = tide_array_new1(TIDE_F64, ny);
       if (!xa) tide_lua_error(L, "%s: %s", fname, tide_errmsg());
       tide_lua_pusharray(L, xa);
-      for (int64_t k = 0; k < ny; k++) TIDE_F64P(xa)[k] = (double)(k + 1);
+      for (int64_t k = 0; k < ny; k++)
+        TIDE_F64P(xa)[k] = (double)(k + 1);
       se->x = TIDE_F64P(xa);
     }
     se->label = tide_opt_str(&so, "label", NULL);
     tide_lua_fileio_color(&so, "color", cycle[q % 10], se->color);
     se->marker = tide_opt_choice(&so, "marker", "none", tide_marker_names);
-    se->width = tide_opt_num(&so, "width", se->marker && !tide_opt_has(&so, "dash") ? 0 : 1.5 * p.fs, 0, 50);
+    se->width = tide_opt_num(&so, "width",
+                             se->marker && !tide_opt_has(&so, "dash") ? 0 : 1.5 * p.fs, 0, 50);
     se->dash = tide_opt_choice(&so, "dash", "solid", dash_names);
     se->msize = tide_opt_num(&so, "marker_size", 7 * p.fs, 1, 100);
-    if (se->width == 0 && !se->marker) tide_lua_error(L, "%s: width 0 without a marker draws nothing", fname);
+    if (se->width == 0 && !se->marker)
+      tide_lua_error(L, "%s: width 0 without a marker draws nothing", fname);
     lua_remove(L, ti); /* converted arrays stay on the stack, the list keeps the table */
   }
   p.nseries = (int)ns;
@@ -145,7 +160,8 @@ static int l_loglog_fit(lua_State *L) {
   int64_t nx, ny;
   const double *x = numbers(L, 1, F, "x", &nx);
   const double *y = numbers(L, 2, F, "y", &ny);
-  if (nx != ny) tide_lua_error(L, "%s: x has %I values, y has %I", F, (lua_Integer)nx, (lua_Integer)ny);
+  if (nx != ny)
+    tide_lua_error(L, "%s: x has %I values, y has %I", F, (lua_Integer)nx, (lua_Integer)ny);
   double slope, b;
   tide_lua_check(L, tide_loglog_fit(nx, x, y, &slope, &b), F);
   lua_pushnumber(L, slope);
@@ -176,30 +192,38 @@ static int l_movie(lua_State *L) {
   const char *F = FN ".movie";
   tide_opts o = tide_lua_opts(L, 1, F, movie_keys);
   const char *frames = tide_opt_str(&o, "frames", NULL);
-  if (!frames || !*frames) tide_lua_error(L, "%s: missing option 'frames' (a pattern like \"out/x_%%04d.png\")", F);
+  if (!frames || !*frames)
+    tide_lua_error(L, "%s: missing option 'frames' (a pattern like \"out/x_%%04d.png\")", F);
   const char *pc = strchr(frames, '%'), *q = pc ? pc + 1 : NULL;
-  while (q && isdigit((unsigned char)*q)) q++;
+  while (q && isdigit((unsigned char)*q))
+    q++;
   if (!pc || *q != 'd' || strchr(q, '%'))
     tide_lua_error(L, "%s: option 'frames' must hold one %%d or %%0Nd, got '%s'", F, frames);
   const char *output = tide_opt_str(&o, "output", NULL);
   if (!output || !*output) tide_lua_error(L, "%s: missing option 'output'", F);
   const char *dot = strrchr(output, '.');
-  if (!dot || dot < strrchr(output, '/') || !dot[1]) tide_lua_error(L, "%s: option 'output' needs an extension (.mp4, .webm, .gif)", F);
+  if (!dot || dot < strrchr(output, '/') || !dot[1])
+    tide_lua_error(L, "%s: option 'output' needs an extension (.mp4, .webm, .gif)", F);
   double fps = tide_opt_num(&o, "fps", 30, 0.01, 1000);
   int crf = (int)tide_opt_int(&o, "crf", 18, 0, 63);
   int start = (int)tide_opt_int(&o, "start", 0, 0, 100000000);
-  const char *codec = tide_opt_str(&o, "codec", strcmp(dot, ".webm") == 0 ? "libvpx-vp9" : strcmp(dot, ".gif") == 0 ? "gif" : "libx264");
+  const char *codec = tide_opt_str(&o, "codec",
+                                   strcmp(dot, ".webm") == 0  ? "libvpx-vp9"
+                                   : strcmp(dot, ".gif") == 0 ? "gif"
+                                                              : "libx264");
   for (const char *c = codec; *c; c++)
-    if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-')) tide_lua_error(L, "%s: bad codec name '%s'", F, codec);
+    if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-'))
+      tide_lua_error(L, "%s: bad codec name '%s'", F, codec);
   char first[4096]; /* the pattern with its one %0Nd filled in */
-  snprintf(first, sizeof first, pc[1] == '0' ? "%.*s%0*d%s" : "%.*s%*d%s", (int)(pc - frames), frames,
-           atoi(pc + 1), start, q + 1);
+  snprintf(first, sizeof first, pc[1] == '0' ? "%.*s%0*d%s" : "%.*s%*d%s", (int)(pc - frames),
+           frames, atoi(pc + 1), start, q + 1);
   struct stat st;
   if (stat(first, &st) != 0) tide_lua_error(L, "%s: no first frame '%s'", F, first);
   /* the temporary output keeps the extension so ffmpeg picks the container */
   const char *slash = strrchr(output, '/');
   int dl = slash ? (int)(slash - output + 1) : 0;
-  lua_pushfstring(L, "%s.%s.tmp-%d%s", lua_pushlstring(L, output, (size_t)dl), output + dl, (int)getpid(), dot);
+  lua_pushfstring(L, "%s.%s.tmp-%d%s", lua_pushlstring(L, output, (size_t)dl), output + dl,
+                  (int)getpid(), dot);
   const char *tmp = lua_tostring(L, -1);
   int gif = !strcmp(dot, ".gif");
   for (int pass = 0; pass < 2; pass++) { /* the command for the user, then the one we run */
@@ -214,7 +238,8 @@ static int l_movie(lua_State *L) {
     if (gif) {
       luaL_addstring(&b, " ");
     } else {
-      lua_pushfstring(L, " -c:v %s -pix_fmt yuv420p -crf %d -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' ", codec, crf);
+      lua_pushfstring(L, " -c:v %s -pix_fmt yuv420p -crf %d -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' ",
+                      codec, crf);
       luaL_addvalue(&b);
     }
     shell_quote(&b, pass ? tmp : output);
@@ -223,7 +248,9 @@ static int l_movie(lua_State *L) {
   const char *run = lua_tostring(L, -1), *show = lua_tostring(L, -2);
   if (system("command -v ffmpeg >/dev/null 2>&1") != 0) {
     lua_pushnil(L);
-    lua_pushfstring(L, "ffmpeg is not installed (Debian: apt-get install ffmpeg); the frames are kept; make the movie with:\n  %s",
+    lua_pushfstring(L,
+                    "ffmpeg is not installed (Debian: apt-get install ffmpeg); the frames are "
+                    "kept; make the movie with:\n  %s",
                     show);
     return 2;
   }
@@ -232,7 +259,8 @@ static int l_movie(lua_State *L) {
   if (rc != 0 || stat(tmp, &st) != 0 || st.st_size == 0) {
     remove(tmp);
     lua_pushnil(L);
-    lua_pushfstring(L, "ffmpeg failed (status %d) running:\n  %s", WIFEXITED(rc) ? WEXITSTATUS(rc) : rc, show);
+    lua_pushfstring(L, "ffmpeg failed (status %d) running:\n  %s",
+                    WIFEXITED(rc) ? WEXITSTATUS(rc) : rc, show);
     return 2;
   }
   if (rename(tmp, output) != 0) {
@@ -243,6 +271,7 @@ static int l_movie(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs_plot[] = {{"plot", l_plot}, {"loglog_fit", l_loglog_fit}, {"movie", l_movie}, {NULL, NULL}};
+static const luaL_Reg funcs_plot[] = {
+    {"plot", l_plot}, {"loglog_fit", l_loglog_fit}, {"movie", l_movie}, {NULL, NULL}};
 
 void tide_lua_fileio_plot_open(lua_State *L) { luaL_setfuncs(L, funcs_plot, 0); }

@@ -23,8 +23,8 @@ int tide_lua_fileio_autorange(const double *v, int64_t n, double out[2]);
 /* Connectivity array a (m, k) of integral values as 0-based int32 indices
  * (after subtracting base), each checked against nv vertices; the copy is
  * pushed on the Lua stack.  *m receives the row count. */
-const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fname, const char *what,
-                                     int k, int64_t nv, int base, int64_t *m);
+const int32_t *tide_lua_fileio_index(lua_State *L, tide_array *a, const char *fname,
+                                     const char *what, int k, int64_t nv, int base, int64_t *m);
 /* Registration of the other binding parts into the module table on top of
  * the stack. */
 void tide_lua_fileio_3d_open(lua_State *L);

@@ -35,7 +35,8 @@ static const int cube_faces[6][4] = {
 
 static int edge_of(int a, int b) {
   for (int e = 0; e < 12; e++)
-    if ((cube_edges[e][0] == a && cube_edges[e][1] == b) || (cube_edges[e][0] == b && cube_edges[e][1] == a))
+    if ((cube_edges[e][0] == a && cube_edges[e][1] == b) ||
+        (cube_edges[e][0] == b && cube_edges[e][1] == a))
       return e;
   return -1;
 }
@@ -48,11 +49,13 @@ static int edge_of(int a, int b) {
  * loop is triangulated around an added centre vertex instead. */
 static int cube_loops(const double v[8], double iso, int loops[4][12], int len[4], int centre[4]) {
   int next[12];
-  for (int e = 0; e < 12; e++) next[e] = -1;
+  for (int e = 0; e < 12; e++)
+    next[e] = -1;
   for (int f = 0; f < 6; f++) {
     const int *c = cube_faces[f];
     int in[4], exits[2], entries[2], nx = 0, nn = 0;
-    for (int k = 0; k < 4; k++) in[k] = v[c[k]] < iso;
+    for (int k = 0; k < 4; k++)
+      in[k] = v[c[k]] < iso;
     int ex_at[2] = {0, 0}, en_at[2] = {0, 0};
     for (int k = 0; k < 4; k++) {
       int a = c[k], b = c[(k + 1) & 3];
@@ -111,10 +114,11 @@ static inline double node(const tide_field3d *f, int i, int j, int k, int close)
 }
 
 /* the loops of the cube with lower node (i, j, k) */
-static int cube_at(const tide_field3d *f, double iso, int close, int i, int j, int k, int loops[4][12],
-                   int len[4], int centre[4]) {
+static int cube_at(const tide_field3d *f, double iso, int close, int i, int j, int k,
+                   int loops[4][12], int len[4], int centre[4]) {
   double v[8];
-  for (int q = 0; q < 8; q++) v[q] = node(f, i + (q & 1), j + (q >> 1 & 1), k + (q >> 2 & 1), close);
+  for (int q = 0; q < 8; q++)
+    v[q] = node(f, i + (q & 1), j + (q >> 1 & 1), k + (q >> 2 & 1), close);
   return cube_loops(v, iso, loops, len, centre);
 }
 
@@ -127,7 +131,8 @@ static void node_grad(const tide_field3d *f, int i, int j, int k, int close, dou
     int lim = close ? -1 : 0, him = close ? f->n[a] : f->n[a] - 1;
     if (lo[a] < lim) lo[a] = id[a], h = 1;
     if (hi[a] > him) hi[a] = id[a], h -= 1;
-    g[a] = h > 0 ? (node(f, hi[0], hi[1], hi[2], close) - node(f, lo[0], lo[1], lo[2], close)) / h : 0;
+    g[a] =
+        h > 0 ? (node(f, hi[0], hi[1], hi[2], close) - node(f, lo[0], lo[1], lo[2], close)) / h : 0;
   }
 }
 
@@ -135,12 +140,15 @@ int tide_isosurface(const tide_field3d *f, double iso, int close, tide_array **v
                     tide_array **normals, tide_array **tris) {
   *verts = *normals = *tris = NULL;
   if (!f || !f->v) return tide_fail(TIDE_EINVAL, "isosurface: no values");
-  if (f->n[0] < 1 || f->n[1] < 1 || f->n[2] < 1) return tide_fail(TIDE_EINVAL, "isosurface: empty grid");
-  if (!(f->dx > 0) || !isfinite(f->dx)) return tide_fail(TIDE_EINVAL, "isosurface: dx must be positive");
+  if (f->n[0] < 1 || f->n[1] < 1 || f->n[2] < 1)
+    return tide_fail(TIDE_EINVAL, "isosurface: empty grid");
+  if (!(f->dx > 0) || !isfinite(f->dx))
+    return tide_fail(TIDE_EINVAL, "isosurface: dx must be positive");
   if (!isfinite(iso)) return tide_fail(TIDE_EINVAL, "isosurface: iso must be finite");
   int64_t ntot = (int64_t)f->n[0] * f->n[1] * f->n[2];
   for (int64_t q = 0; q < ntot; q++)
-    if (!isfinite(f->v[q])) return tide_fail(TIDE_ENONFINITE, "isosurface: non-finite value at %lld", (long long)q);
+    if (!isfinite(f->v[q]))
+      return tide_fail(TIDE_ENONFINITE, "isosurface: non-finite value at %lld", (long long)q);
   /* the lattice of nodes, padded by one on each side when closing */
   int o = close ? 1 : 0;
   int N[3] = {f->n[0] + 2 * o, f->n[1] + 2 * o, f->n[2] + 2 * o};
@@ -154,7 +162,8 @@ int tide_isosurface(const tide_field3d *f, double iso, int close, tide_array **v
   }
   /* vertex ids of lattice edges along axis a from node (i, j, k): eid[a] */
   int64_t ne[3];
-  for (int a = 0; a < 3; a++) ne[a] = (int64_t)(N[0] - (a == 0)) * (N[1] - (a == 1)) * (N[2] - (a == 2));
+  for (int a = 0; a < 3; a++)
+    ne[a] = (int64_t)(N[0] - (a == 0)) * (N[1] - (a == 1)) * (N[2] - (a == 2));
   size_t ebytes = sizeof(int32_t) * (size_t)(ne[0] + ne[1] + ne[2]);
   int32_t *eid = tide_alloc(ebytes);
   if (!eid) return TIDE_ENOMEM;
@@ -239,7 +248,8 @@ int tide_isosurface(const tide_field3d *f, double iso, int close, tide_array **v
           double g0[3], g1[3];
           node_grad(f, i0, j0, k0, close, g0);
           node_grad(f, i1, j1, k1, close, g1);
-          double pos[3] = {i0 + 0.5 + t * (a == 0), j0 + 0.5 + t * (a == 1), k0 + 0.5 + t * (a == 2)};
+          double pos[3] = {i0 + 0.5 + t * (a == 0), j0 + 0.5 + t * (a == 1),
+                           k0 + 0.5 + t * (a == 2)};
           double nn[3], l = 0;
           for (int d = 0; d < 3; d++) {
             vp[3 * id + d] = f->origin[d] + pos[d] * f->dx;
@@ -247,7 +257,8 @@ int tide_isosurface(const tide_field3d *f, double iso, int close, tide_array **v
             l += nn[d] * nn[d];
           }
           l = l > 0 ? 1 / sqrt(l) : 0;
-          for (int d = 0; d < 3; d++) np[3 * id + d] = nn[d] * l;
+          for (int d = 0; d < 3; d++)
+            np[3 * id + d] = nn[d] * l;
         }
   }
   /* pass 3: triangles (and centre vertices), slab by slab in order */

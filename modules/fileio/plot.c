@@ -101,13 +101,15 @@ static void dashed(tide_canvas *c, double ax, double ay, double bx, double by, d
     tide_canvas_line(c, ax, ay, bx, by, w, col, 1);
     return;
   }
-  double on = dash == 1 ? 6 * w + 4 : 1.2 * w, off = dash == 1 ? 3 * w + 3 : 2 * w + 2, period = on + off;
+  double on = dash == 1 ? 6 * w + 4 : 1.2 * w, off = dash == 1 ? 3 * w + 3 : 2 * w + 2,
+         period = on + off;
   /* dashes cover [a, a + on] for a = -phase + m * period along the segment */
   for (double a = -*phase; a < len; a += period) {
     double s0 = fmax(a, 0), s1 = fmin(a + on, len);
     if (s1 <= s0) continue;
     double t0 = s0 / len, t1 = s1 / len;
-    tide_canvas_line(c, ax + t0 * (bx - ax), ay + t0 * (by - ay), ax + t1 * (bx - ax), ay + t1 * (by - ay), w, col, 1);
+    tide_canvas_line(c, ax + t0 * (bx - ax), ay + t0 * (by - ay), ax + t1 * (bx - ax),
+                     ay + t1 * (by - ay), w, col, 1);
   }
   *phase = fmod(*phase + len, period);
 }
@@ -155,19 +157,26 @@ static void marker(tide_canvas *c, int m, double x, double y, double sz, const f
 
 int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
   *out = NULL;
-  if (p->width < 64 || p->height < 48) return tide_fail(TIDE_EINVAL, "plot: size %d x %d too small (64 x 48 at least)", p->width, p->height);
+  if (p->width < 64 || p->height < 48)
+    return tide_fail(TIDE_EINVAL, "plot: size %d x %d too small (64 x 48 at least)", p->width,
+                     p->height);
   if (p->nseries < 0) return tide_fail(TIDE_EINVAL, "plot: negative series count");
   for (int s = 0; s < p->nseries; s++) {
     const tide_series *se = &p->s[s];
-    if (se->n < 0 || (se->n > 0 && (!se->x || !se->y))) return tide_fail(TIDE_EINVAL, "plot: series %d has no data", s + 1);
-    if (se->marker < 0 || se->marker > TIDE_MARK_PLUS) return tide_fail(TIDE_EINVAL, "plot: series %d: bad marker", s + 1);
-    if (!(se->width >= 0) || !(se->msize >= 0)) return tide_fail(TIDE_EINVAL, "plot: series %d: bad width", s + 1);
+    if (se->n < 0 || (se->n > 0 && (!se->x || !se->y)))
+      return tide_fail(TIDE_EINVAL, "plot: series %d has no data", s + 1);
+    if (se->marker < 0 || se->marker > TIDE_MARK_PLUS)
+      return tide_fail(TIDE_EINVAL, "plot: series %d: bad marker", s + 1);
+    if (!(se->width >= 0) || !(se->msize >= 0))
+      return tide_fail(TIDE_EINVAL, "plot: series %d: bad width", s + 1);
   }
   axis ax = {p->xlog, 0, 1, 0, 1}, ay = {p->ylog, 0, 1, 0, 1};
   double r[2];
   if (p->xfixed) {
     if (!(p->xr[1] > p->xr[0]) || (p->xlog && !(p->xr[0] > 0)))
-      return tide_fail(TIDE_EINVAL, "plot: x range [%g, %g] must have lo < hi (and lo > 0 on a log axis)", p->xr[0], p->xr[1]);
+      return tide_fail(TIDE_EINVAL,
+                       "plot: x range [%g, %g] must have lo < hi (and lo > 0 on a log axis)",
+                       p->xr[0], p->xr[1]);
     ax.lo = p->xlog ? log10(p->xr[0]) : p->xr[0];
     ax.hi = p->xlog ? log10(p->xr[1]) : p->xr[1];
   } else if (data_range(p, 0, p->xlog, r)) {
@@ -175,7 +184,9 @@ int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
   }
   if (p->yfixed) {
     if (!(p->yr[1] > p->yr[0]) || (p->ylog && !(p->yr[0] > 0)))
-      return tide_fail(TIDE_EINVAL, "plot: y range [%g, %g] must have lo < hi (and lo > 0 on a log axis)", p->yr[0], p->yr[1]);
+      return tide_fail(TIDE_EINVAL,
+                       "plot: y range [%g, %g] must have lo < hi (and lo > 0 on a log axis)",
+                       p->yr[0], p->yr[1]);
     ay.lo = p->ylog ? log10(p->yr[0]) : p->yr[0];
     ay.hi = p->ylog ? log10(p->yr[1]) : p->yr[1];
   } else if (data_range(p, 1, p->ylog, r)) {
@@ -195,12 +206,15 @@ int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
   double right = p->width - pad - 0.5 * tide_text_width(tx.n ? tx.label[tx.n - 1] : "", fs);
   double top = pad + (p->title && *p->title ? 14 * fs : 0);
   double bottom = p->height - pad - 12 * fs - (p->xlabel && *p->xlabel ? 12 * fs : 0);
-  if (right - left < 20 || bottom - top < 20) return tide_fail(TIDE_EINVAL, "plot: no room for the axes at %d x %d", p->width, p->height);
+  if (right - left < 20 || bottom - top < 20)
+    return tide_fail(TIDE_EINVAL, "plot: no room for the axes at %d x %d", p->width, p->height);
   /* the box lines on pixel centres: crisp one-pixel axes */
-  left = floor(left) + 0.5, right = floor(right) + 0.5, top = floor(top) + 0.5, bottom = floor(bottom) + 0.5;
+  left = floor(left) + 0.5, right = floor(right) + 0.5, top = floor(top) + 0.5,
+  bottom = floor(bottom) + 0.5;
   ax.p0 = left, ax.p1 = right;
   ay.p0 = bottom, ay.p1 = top;
-  float white[3] = {1, 1, 1}, black[3] = {0, 0, 0}, light[3] = {0.88f, 0.88f, 0.88f}, mid[3] = {0.3f, 0.3f, 0.3f};
+  float white[3] = {1, 1, 1}, black[3] = {0, 0, 0}, light[3] = {0.88f, 0.88f, 0.88f},
+        mid[3] = {0.3f, 0.3f, 0.3f};
   tide_canvas *c;
   int st = tide_canvas_new(p->width, p->height, white, &c);
   if (st) return st;
@@ -223,11 +237,13 @@ int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
     double phase = 0;
     if (se->width > 0)
       for (int64_t k = 0; k + 1 < se->n; k++) {
-        if (!usable(&ax, se->x[k]) || !usable(&ay, se->y[k]) || !usable(&ax, se->x[k + 1]) || !usable(&ay, se->y[k + 1]))
+        if (!usable(&ax, se->x[k]) || !usable(&ay, se->y[k]) || !usable(&ax, se->x[k + 1]) ||
+            !usable(&ay, se->y[k + 1]))
           continue;
         double x0 = ax_map(&ax, se->x[k]), y0 = ax_map(&ay, se->y[k]);
         double x1 = ax_map(&ax, se->x[k + 1]), y1 = ax_map(&ay, se->y[k + 1]);
-        if (tide_clip_segment(&x0, &y0, &x1, &y1, left, top, right, bottom)) dashed(c, x0, y0, x1, y1, se->width, se->dash, se->color, &phase);
+        if (tide_clip_segment(&x0, &y0, &x1, &y1, left, top, right, bottom))
+          dashed(c, x0, y0, x1, y1, se->width, se->dash, se->color, &phase);
       }
     if (se->marker)
       for (int64_t k = 0; k < se->n; k++) {
@@ -242,9 +258,12 @@ int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
   tide_canvas_line(c, left, bottom, right, bottom, 1, black, 1);
   tide_canvas_line(c, left, top, left, bottom, 1, black, 1);
   tide_canvas_line(c, right, top, right, bottom, 1, black, 1);
-  if (p->xlabel && *p->xlabel) tide_canvas_text(c, 0.5 * (left + right), bottom + 16 * fs, p->xlabel, fs, 0.5, black);
-  if (p->ylabel && *p->ylabel) tide_canvas_text_up(c, pad, 0.5 * (top + bottom), p->ylabel, fs, -0.5, black);
-  if (p->title && *p->title) tide_canvas_text(c, 0.5 * (left + right), pad, p->title, fs, 0.5, black);
+  if (p->xlabel && *p->xlabel)
+    tide_canvas_text(c, 0.5 * (left + right), bottom + 16 * fs, p->xlabel, fs, 0.5, black);
+  if (p->ylabel && *p->ylabel)
+    tide_canvas_text_up(c, pad, 0.5 * (top + bottom), p->ylabel, fs, -0.5, black);
+  if (p->title && *p->title)
+    tide_canvas_text(c, 0.5 * (left + right), pad, p->title, fs, 0.5, black);
   /* legend */
   int nl = 0, lw = 0;
   for (int s = 0; s < p->nseries; s++)
@@ -255,8 +274,10 @@ int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
     }
   if (p->legend && nl) {
     double sw = 28 * fs, rowh = 11 * fs, bw = sw + 10 * fs + lw + 8 * fs, bh = nl * rowh + 8 * fs;
-    double bx = p->legend == TIDE_LEGEND_UL || p->legend == TIDE_LEGEND_LL ? left + 8 * fs : right - 8 * fs - bw;
-    double by = p->legend == TIDE_LEGEND_UL || p->legend == TIDE_LEGEND_UR ? top + 8 * fs : bottom - 8 * fs - bh;
+    double bx = p->legend == TIDE_LEGEND_UL || p->legend == TIDE_LEGEND_LL ? left + 8 * fs
+                                                                           : right - 8 * fs - bw;
+    double by = p->legend == TIDE_LEGEND_UL || p->legend == TIDE_LEGEND_UR ? top + 8 * fs
+                                                                           : bottom - 8 * fs - bh;
     tide_canvas_rect(c, bx, by, bx + bw, by + bh, white, 0.9f);
     tide_canvas_line(c, bx, by, bx + bw, by, 1, mid, 1);
     tide_canvas_line(c, bx, by + bh, bx + bw, by + bh, 1, mid, 1);
@@ -268,7 +289,8 @@ int tide_plot_draw(const tide_plot *p, tide_canvas **out) {
       if (!se->label || !*se->label) continue;
       double y = by + 4 * fs + (row + 0.5) * rowh;
       double phase = 0;
-      if (se->width > 0) dashed(c, bx + 5 * fs, y, bx + 5 * fs + sw, y, se->width, se->dash, se->color, &phase);
+      if (se->width > 0)
+        dashed(c, bx + 5 * fs, y, bx + 5 * fs + sw, y, se->width, se->dash, se->color, &phase);
       if (se->marker) marker(c, se->marker, bx + 5 * fs + 0.5 * sw, y, se->msize, se->color);
       tide_canvas_text(c, bx + 5 * fs + sw + 6 * fs, y - 3.5 * fs, se->label, fs, 0, black);
       row++;
@@ -288,7 +310,9 @@ int tide_loglog_fit(int64_t n, const double *x, const double *y, double *slope, 
     m++;
   }
   double den = m * sxx - sx * sx;
-  if (m < 2 || !(fabs(den) > 0)) return tide_fail(TIDE_EINVAL, "loglog fit: at least two positive points with different x needed");
+  if (m < 2 || !(fabs(den) > 0))
+    return tide_fail(TIDE_EINVAL,
+                     "loglog fit: at least two positive points with different x needed");
   *slope = (m * sxy - sx * sy) / den;
   *b = (sy - *slope * sx) / m;
   return TIDE_OK;

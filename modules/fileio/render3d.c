@@ -59,7 +59,8 @@ static int proj_setup(proj *P, const tide_camera3d *c, int w, int h) {
     P->f = h / c->ortho;
     P->near = -1e30;
   } else {
-    if (!(c->fov > 0 && c->fov < 179)) return tide_fail(TIDE_EINVAL, "camera fov must be in (0, 179) degrees");
+    if (!(c->fov > 0 && c->fov < 179))
+      return tide_fail(TIDE_EINVAL, "camera fov must be in (0, 179) degrees");
     P->ortho = 0;
     P->f = 0.5 * h / tan(0.5 * c->fov * M_PI / 180);
     P->near = 1e-4;
@@ -114,7 +115,8 @@ static int clip_tri(const proj *P, const vtx in[3], float spec, float shin, stri
   vtx poly[4];
   int np = 0;
   if (P->ortho) {
-    for (int k = 0; k < 3; k++) poly[np++] = in[k];
+    for (int k = 0; k < 3; k++)
+      poly[np++] = in[k];
   } else {
     for (int k = 0; k < 3; k++) {
       const vtx *a = &in[k], *b = &in[(k + 1) % 3];
@@ -186,7 +188,8 @@ static int tile_range(double a0, double a1, int n, int ntile, int *t0, int *t1) 
   return 1;
 }
 
-static int bins_build(bins *B, int w, int h, const stri *T, int64_t ntri, const ssph *S, int64_t nsph) {
+static int bins_build(bins *B, int w, int h, const stri *T, int64_t ntri, const ssph *S,
+                      int64_t nsph) {
   B->ntx = (w + TILE - 1) / TILE;
   B->nty = (h + TILE - 1) / TILE;
   int64_t nt = (int64_t)B->ntx * B->nty, n = ntri + nsph;
@@ -196,7 +199,8 @@ static int bins_build(bins *B, int w, int h, const stri *T, int64_t ntri, const 
   for (int pass = 0; pass < 2; pass++) {
     int64_t *fill = NULL;
     if (pass) {
-      for (int64_t t = 0; t < nt; t++) B->start[t + 1] += B->start[t];
+      for (int64_t t = 0; t < nt; t++)
+        B->start[t + 1] += B->start[t];
       B->items = tide_alloc(sizeof(int64_t) * (size_t)(B->start[nt] > 0 ? B->start[nt] : 1));
       fill = tide_alloc(sizeof(int64_t) * (size_t)nt);
       if (!B->items || !fill) {
@@ -209,7 +213,8 @@ static int bins_build(bins *B, int w, int h, const stri *T, int64_t ntri, const 
       double x0, y0, x1, y1;
       prim_box(T, S, ntri, k, &x0, &y0, &x1, &y1);
       int tx0, tx1, ty0, ty1;
-      if (!tile_range(x0, x1, w, B->ntx, &tx0, &tx1) || !tile_range(y0, y1, h, B->nty, &ty0, &ty1)) continue;
+      if (!tile_range(x0, x1, w, B->ntx, &tx0, &tx1) || !tile_range(y0, y1, h, B->nty, &ty0, &ty1))
+        continue;
       for (int ty = ty0; ty <= ty1; ty++)
         for (int tx = tx0; tx <= tx1; tx++) {
           int64_t t = (int64_t)ty * B->ntx + tx;
@@ -226,7 +231,8 @@ static int bins_build(bins *B, int w, int h, const stri *T, int64_t ntri, const 
 
 static void bins_free(bins *B) {
   int64_t nt = (int64_t)B->ntx * B->nty;
-  if (B->items) tide_free(B->items, sizeof(int64_t) * (size_t)(B->start[nt] > 0 ? B->start[nt] : 1));
+  if (B->items)
+    tide_free(B->items, sizeof(int64_t) * (size_t)(B->start[nt] > 0 ? B->start[nt] : 1));
   if (B->start) tide_free(B->start, sizeof(int64_t) * (size_t)(nt + 1));
 }
 
@@ -235,7 +241,8 @@ static inline float edgefn(float ax, float ay, float bx, float by, float px, flo
 }
 
 /* rasterize the primitives of every tile (depth only when g->normal is NULL) */
-static void raster(gbuf *g, const bins *B, const proj *P, const stri *T, int64_t ntri, const ssph *S) {
+static void raster(gbuf *g, const bins *B, const proj *P, const stri *T, int64_t ntri,
+                   const ssph *S) {
   int64_t ntiles = (int64_t)B->ntx * B->nty;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t tile = 0; tile < ntiles; tile++) {
@@ -337,14 +344,18 @@ static double *smooth_normals(const tide_mesh3d *m) {
   double *n = tide_calloc(sizeof(double) * 3 * (size_t)(m->nv > 0 ? m->nv : 1));
   if (!n) return NULL;
   for (int64_t t = 0; t < m->nt; t++) {
-    const double *a = m->v + 3 * m->t[3 * t], *b = m->v + 3 * m->t[3 * t + 1], *c = m->v + 3 * m->t[3 * t + 2];
-    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const double *a = m->v + 3 * m->t[3 * t], *b = m->v + 3 * m->t[3 * t + 1],
+                 *c = m->v + 3 * m->t[3 * t + 2];
+    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
+           e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
     double fn[3];
     cross3(e1, e2, fn);
     for (int k = 0; k < 3; k++)
-      for (int d = 0; d < 3; d++) n[3 * m->t[3 * t + k] + d] += fn[d];
+      for (int d = 0; d < 3; d++)
+        n[3 * m->t[3 * t + k] + d] += fn[d];
   }
-  for (int64_t v = 0; v < m->nv; v++) norm3(n + 3 * v);
+  for (int64_t v = 0; v < m->nv; v++)
+    norm3(n + 3 * v);
   return n;
 }
 
@@ -353,7 +364,8 @@ static double *smooth_normals(const tide_mesh3d *m) {
 static int geom_build(geom *G, const tide_render3d *r, const proj *P, int full) {
   memset(G, 0, sizeof *G);
   int64_t cap = 0;
-  for (int m = 0; m < r->nmesh; m++) cap += 2 * r->mesh[m].nt;
+  for (int m = 0; m < r->nmesh; m++)
+    cap += 2 * r->mesh[m].nt;
   G->cap = cap;
   G->T = tide_alloc(sizeof(stri) * (size_t)(cap > 0 ? cap : 1));
   G->S = tide_alloc(sizeof(ssph) * (size_t)(r->np > 0 ? r->np : 1));
@@ -401,7 +413,8 @@ static int geom_build(geom *G, const tide_render3d *r, const proj *P, int full) 
     if (s->r < 0.5f) s->r = 0.5f;
     s->z = (float)v[2];
     s->wr = (float)r->pradius;
-    for (int d = 0; d < 3; d++) s->c[d] = r->pcolor ? r->pcolor[3 * p + d] : r->prgb[d];
+    for (int d = 0; d < 3; d++)
+      s->c[d] = r->pcolor ? r->pcolor[3 * p + d] : r->prgb[d];
   }
   return TIDE_OK;
 }
@@ -415,8 +428,10 @@ static void scene_bounds(const tide_render3d *r, double c[3], double *rad) {
     if ((p)[d] > hi[d]) hi[d] = (p)[d];                                                            \
   }
   for (int m = 0; m < r->nmesh; m++)
-    for (int64_t v = 0; v < r->mesh[m].nv; v++) GROW(r->mesh[m].v + 3 * v);
-  for (int64_t p = 0; p < r->np; p++) GROW(r->pp + 3 * p);
+    for (int64_t v = 0; v < r->mesh[m].nv; v++)
+      GROW(r->mesh[m].v + 3 * v);
+  for (int64_t p = 0; p < r->np; p++)
+    GROW(r->pp + 3 * p);
   if (r->box) {
     GROW(r->box_lo);
     GROW(r->box_hi);
@@ -496,7 +511,8 @@ static int check_scene(const tide_render3d *r) {
     return tide_fail(TIDE_EINVAL, "render3d: image size %d x %d out of range", r->width, r->height);
   if (r->ss < 1 || r->ss > 4) return tide_fail(TIDE_EINVAL, "render3d: supersampling must be 1..4");
   if ((int64_t)r->width * r->ss * r->height * r->ss > ((int64_t)1 << 28))
-    return tide_fail(TIDE_EINVAL, "render3d: %d x %d with supersampling %d is too large", r->width, r->height, r->ss);
+    return tide_fail(TIDE_EINVAL, "render3d: %d x %d with supersampling %d is too large", r->width,
+                     r->height, r->ss);
   if (r->nlight < 0 || r->nlight > 2) return tide_fail(TIDE_EINVAL, "render3d: 0..2 lights");
   if (r->np > 0 && !(r->pradius > 0 && isfinite(r->pradius)))
     return tide_fail(TIDE_EINVAL, "render3d: particle radius must be positive");
@@ -506,13 +522,16 @@ static int check_scene(const tide_render3d *r) {
     const tide_mesh3d *M = &r->mesh[m];
     for (int64_t t = 0; t < 3 * M->nt; t++)
       if (M->t[t] < 0 || M->t[t] >= M->nv)
-        return tide_fail(TIDE_EINVAL, "render3d: mesh %d triangle %lld has vertex %d outside 0..%lld", m + 1,
+        return tide_fail(TIDE_EINVAL,
+                         "render3d: mesh %d triangle %lld has vertex %d outside 0..%lld", m + 1,
                          (long long)(t / 3), M->t[t], (long long)M->nv - 1);
     for (int64_t v = 0; v < 3 * M->nv; v++)
-      if (!isfinite(M->v[v])) return tide_fail(TIDE_ENONFINITE, "render3d: mesh %d has a non-finite vertex", m + 1);
+      if (!isfinite(M->v[v]))
+        return tide_fail(TIDE_ENONFINITE, "render3d: mesh %d has a non-finite vertex", m + 1);
   }
   for (int64_t p = 0; p < 3 * r->np; p++)
-    if (!isfinite(r->pp[p])) return tide_fail(TIDE_ENONFINITE, "render3d: non-finite particle position");
+    if (!isfinite(r->pp[p]))
+      return tide_fail(TIDE_ENONFINITE, "render3d: non-finite particle position");
   return TIDE_OK;
 }
 
@@ -528,7 +547,8 @@ static int gbuf_new(gbuf *g, int w, int h, int full) {
   }
   if (!g->depth || (full && (!g->normal || !g->albedo || !g->spec))) return TIDE_ENOMEM;
 #pragma omp parallel for schedule(static)
-  for (int64_t k = 0; k < (int64_t)n; k++) g->depth[k] = FLT_MAX;
+  for (int64_t k = 0; k < (int64_t)n; k++)
+    g->depth[k] = FLT_MAX;
   return TIDE_OK;
 }
 
@@ -556,7 +576,8 @@ static inline void camera_ray(const proj *P, double sx, double sy, double o[3], 
 }
 
 /* fraction of light reaching p from the shadow map (3x3 PCF) */
-static float shadow_frac(const proj *L, const gbuf *sm, const double p[3], const float n[3], double texel) {
+static float shadow_frac(const proj *L, const gbuf *sm, const double p[3], const float n[3],
+                         double texel) {
   double v[3];
   to_view(L, p, v);
   double sx, sy;
@@ -579,8 +600,8 @@ static float shadow_frac(const proj *L, const gbuf *sm, const double p[3], const
 }
 
 /* anti-aliased 3D line with depth test into the supersampled colour buffer */
-static void line3d(float *rgb, const gbuf *g, const proj *P, const double a[3], const double b[3], double width,
-                   const float col[3]) {
+static void line3d(float *rgb, const gbuf *g, const proj *P, const double a[3], const double b[3],
+                   double width, const float col[3]) {
   vtx va, vb;
   memset(&va, 0, sizeof va);
   memset(&vb, 0, sizeof vb);
@@ -611,11 +632,13 @@ static void line3d(float *rgb, const gbuf *g, const proj *P, const double a[3], 
       double cov = hw + 0.5 - sqrt(dx * dx + dy * dy);
       if (cov <= 0) continue;
       if (cov > 1) cov = 1;
-      double z = P->ortho ? va.v[2] + t * (vb.v[2] - va.v[2]) : 1.0 / ((1 - t) / va.v[2] + t / vb.v[2]);
+      double z =
+          P->ortho ? va.v[2] + t * (vb.v[2] - va.v[2]) : 1.0 / ((1 - t) / va.v[2] + t / vb.v[2]);
       int64_t o = (int64_t)j * g->w + i;
       double gz = g->depth[o];
       float alpha = (float)cov * (z <= gz * (1 + 2e-3) + 1e-6 ? 1.0f : 0.22f); /* hidden: dimmed */
-      for (int d = 0; d < 3; d++) rgb[3 * o + d] += alpha * (col[d] - rgb[3 * o + d]);
+      for (int d = 0; d < 3; d++)
+        rgb[3 * o + d] += alpha * (col[d] - rgb[3 * o + d]);
     }
 }
 
@@ -710,7 +733,8 @@ int tide_render3d_draw(const tide_render3d *r, tide_canvas **out) {
         float *c = rgb + 3 * o;
         if (g.depth[o] == FLT_MAX) {
           float s = (float)(j + 0.5) / H;
-          for (int d = 0; d < 3; d++) c[d] = (1 - s) * r->bg_top[d] + s * r->bg_bottom[d];
+          for (int d = 0; d < 3; d++)
+            c[d] = (1 - s) * r->bg_top[d] + s * r->bg_bottom[d];
           continue;
         }
         /* shading: hemispherical ambient + Lambert + Blinn-Phong per light */
@@ -746,7 +770,8 @@ int tide_render3d_draw(const tide_render3d *r, tide_canvas **out) {
           for (int d = 0; d < 3; d++)
             col[d] += vis * r->light_color[l][d] * ((float)ndl * alb[d] + spec);
         }
-        for (int d = 0; d < 3; d++) c[d] = col[d];
+        for (int d = 0; d < 3; d++)
+          c[d] = col[d];
       }
   }
   /* wireframes and the domain box, depth-tested */

@@ -15,8 +15,8 @@ typedef struct vblock {
   char name[96];
   const char *type; /* Float64, Float32, Int32, Int64, UInt8 */
   int ncomp;
-  int section; /* index into the section list of the writer */
-  tide_array *data;   /* owned reference, contiguous */
+  int section;      /* index into the section list of the writer */
+  tide_array *data; /* owned reference, contiguous */
 } vblock;
 
 typedef struct vwriter {
@@ -27,10 +27,14 @@ typedef struct vwriter {
 
 static const char *vtk_type(tide_dtype t) {
   switch (t) {
-  case TIDE_F64: return "Float64";
-  case TIDE_F32: return "Float32";
-  case TIDE_I32: return "Int32";
-  default: return "UInt8";
+  case TIDE_F64:
+    return "Float64";
+  case TIDE_F32:
+    return "Float32";
+  case TIDE_I32:
+    return "Int32";
+  default:
+    return "UInt8";
   }
 }
 
@@ -58,7 +62,8 @@ static void vw_add(vwriter *w, int section, const char *name, int ncomp, tide_ar
 }
 
 static void vw_free(vwriter *w) {
-  for (int k = 0; k < w->n; k++) tide_array_release(w->b[k].data);
+  for (int k = 0; k < w->n; k++)
+    tide_array_release(w->b[k].data);
   w->n = 0;
 }
 
@@ -72,7 +77,9 @@ static void vw_section(vwriter *w, FILE *f, int section, const char *indent) {
   for (int k = 0; k < w->n; k++) {
     const vblock *b = &w->b[k];
     if (b->section == section)
-      fprintf(f, "%s<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" offset=\"%llu\"/>\n",
+      fprintf(f,
+              "%s<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" "
+              "offset=\"%llu\"/>\n",
               indent, b->type, b->name, b->ncomp, (unsigned long long)off);
     off += 8 + vb_bytes(b);
   }
@@ -90,7 +97,10 @@ static void vw_appended(vwriter *w, FILE *f) {
 
 static void vw_header(FILE *f, const char *type) {
   fprintf(f, "<?xml version=\"1.0\"?>\n<!-- written by Tide %s -->\n", TIDE_VERSION);
-  fprintf(f, "<VTKFile type=\"%s\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n", type);
+  fprintf(
+      f,
+      "<VTKFile type=\"%s\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n",
+      type);
 }
 
 static int name_ok(const char *name) {
@@ -101,21 +111,24 @@ static int name_ok(const char *name) {
 }
 
 /* per-point or per-cell attributes (n) or (n, c) as contiguous blocks */
-static void vw_attrs(vwriter *w, int section, int na, const tide_attr *a, int64_t n, const char *what) {
+static void vw_attrs(vwriter *w, int section, int na, const tide_attr *a, int64_t n,
+                     const char *what) {
   for (int q = 0; q < na && !w->st; q++) {
     const tide_array *x = a[q].a;
     if (!name_ok(a[q].name)) {
-      w->st = tide_fail(TIDE_EINVAL, "vtk: %s attribute %d needs a name without quotes or markup", what, q + 1);
+      w->st = tide_fail(TIDE_EINVAL, "vtk: %s attribute %d needs a name without quotes or markup",
+                        what, q + 1);
       return;
     }
     if (!x || (x->ndim != 1 && x->ndim != 2) || x->shape[0] != n) {
-      w->st = tide_fail(TIDE_EINVAL, "vtk: %s attribute '%s' must have shape (%lld) or (%lld, c)", what, a[q].name,
-                        (long long)n, (long long)n);
+      w->st = tide_fail(TIDE_EINVAL, "vtk: %s attribute '%s' must have shape (%lld) or (%lld, c)",
+                        what, a[q].name, (long long)n, (long long)n);
       return;
     }
     int nc = x->ndim == 2 ? (int)x->shape[1] : 1;
     if (nc < 1 || nc > 16) {
-      w->st = tide_fail(TIDE_EINVAL, "vtk: %s attribute '%s' has %d components (1..16)", what, a[q].name, nc);
+      w->st = tide_fail(TIDE_EINVAL, "vtk: %s attribute '%s' has %d components (1..16)", what,
+                        a[q].name, nc);
       return;
     }
     vw_add(w, section, a[q].name, nc, tide_array_clone(x, x->dtype));
@@ -128,23 +141,26 @@ static void vw_points(vwriter *w, int section, int64_t n, int dim, const double 
   if (p) {
     double *q = TIDE_F64P(p);
     for (int64_t k = 0; k < n; k++)
-      for (int d = 0; d < 3; d++) q[3 * k + d] = d < dim ? pos[k * dim + d] : 0;
+      for (int d = 0; d < 3; d++)
+        q[3 * k + d] = d < dim ? pos[k * dim + d] : 0;
   }
   vw_add(w, section, "Points", 3, p);
 }
 
 static int check_points(int64_t np, int dim, const double *pos, const char *what) {
-  if (np < 0 || (dim != 2 && dim != 3)) return tide_fail(TIDE_EINVAL, "%s: points must be (n, 2) or (n, 3)", what);
+  if (np < 0 || (dim != 2 && dim != 3))
+    return tide_fail(TIDE_EINVAL, "%s: points must be (n, 2) or (n, 3)", what);
   for (int64_t k = 0; k < np * dim; k++)
-    if (!isfinite(pos[k])) return tide_fail(TIDE_ENONFINITE, "%s: point %lld is not finite", what, (long long)(k / dim));
+    if (!isfinite(pos[k]))
+      return tide_fail(TIDE_ENONFINITE, "%s: point %lld is not finite", what, (long long)(k / dim));
   return TIDE_OK;
 }
 
 static int check_cells(int64_t n, int k, const int32_t *c, int64_t np, const char *what) {
   for (int64_t q = 0; q < n * k; q++)
     if (c[q] < 0 || c[q] >= np)
-      return tide_fail(TIDE_EINVAL, "%s: cell %lld refers to point %d outside 0..%lld", what, (long long)(q / k), c[q],
-                       (long long)np - 1);
+      return tide_fail(TIDE_EINVAL, "%s: cell %lld refers to point %d outside 0..%lld", what,
+                       (long long)(q / k), c[q], (long long)np - 1);
   return TIDE_OK;
 }
 
@@ -154,9 +170,11 @@ static void vw_cells(vwriter *w, int section, int64_t n, int k, const int32_t *c
   tide_array *offs = tide_array_new1(TIDE_I32, n);
   if (conn && c) memcpy(TIDE_I32P(conn), c, sizeof(int32_t) * (size_t)(n * k));
   if (conn && !c)
-    for (int64_t q = 0; q < n * k; q++) TIDE_I32P(conn)[q] = (int32_t)q;
+    for (int64_t q = 0; q < n * k; q++)
+      TIDE_I32P(conn)[q] = (int32_t)q;
   if (offs)
-    for (int64_t q = 0; q < n; q++) TIDE_I32P(offs)[q] = (int32_t)((q + 1) * k);
+    for (int64_t q = 0; q < n; q++)
+      TIDE_I32P(offs)[q] = (int32_t)((q + 1) * k);
   vw_add(w, section, "connectivity", 1, conn);
   vw_add(w, section, "offsets", 1, offs);
 }
@@ -182,14 +200,16 @@ static int finish(vwriter *w, tide_afile *af) {
 
 /* a grid attribute (ni, nj[, nk][, c]) over extents e[0..dim) as x-fastest
  * VTK order, (n, c) */
-static tide_array *grid_attr(const tide_array *a, int dim, const int e[3], int *nc, char *err, size_t errcap) {
+static tide_array *grid_attr(const tide_array *a, int dim, const int e[3], int *nc, char *err,
+                             size_t errcap) {
   if (a->ndim != dim && a->ndim != dim + 1) {
     snprintf(err, errcap, "must have %d or %d axes, got %d", dim, dim + 1, a->ndim);
     return NULL;
   }
   for (int d = 0; d < dim; d++)
     if (a->shape[d] != e[d]) {
-      snprintf(err, errcap, "has extent %lld along axis %d, expected %d", (long long)a->shape[d], d + 1, e[d]);
+      snprintf(err, errcap, "has extent %lld along axis %d, expected %d", (long long)a->shape[d],
+               d + 1, e[d]);
       return NULL;
     }
   *nc = a->ndim == dim + 1 ? (int)a->shape[dim] : 1;
@@ -198,7 +218,8 @@ static tide_array *grid_attr(const tide_array *a, int dim, const int e[3], int *
     return NULL;
   }
   int64_t n = (int64_t)e[0] * e[1] * (dim == 3 ? e[2] : 1);
-  tide_array *src = tide_array_contiguous(a) ? tide_array_retain((tide_array *)a) : tide_array_clone(a, a->dtype);
+  tide_array *src =
+      tide_array_contiguous(a) ? tide_array_retain((tide_array *)a) : tide_array_clone(a, a->dtype);
   tide_array *out = tide_array_new2(a->dtype, n, *nc);
   if (!src || !out) {
     tide_array_release(src);
@@ -221,9 +242,10 @@ static tide_array *grid_attr(const tide_array *a, int dim, const int e[3], int *
   return out;
 }
 
-int tide_vti_write(const char *path, const tide_grid *g, int ncell, const tide_attr *cell, int npoint,
-                   const tide_attr *point) {
-  if (!g || (g->dim != 2 && g->dim != 3)) return tide_fail(TIDE_EINVAL, "vti: a 2D or 3D grid expected");
+int tide_vti_write(const char *path, const tide_grid *g, int ncell, const tide_attr *cell,
+                   int npoint, const tide_attr *point) {
+  if (!g || (g->dim != 2 && g->dim != 3))
+    return tide_fail(TIDE_EINVAL, "vti: a 2D or 3D grid expected");
   vwriter w;
   w.n = 0, w.st = TIDE_OK;
   int dim = g->dim;
@@ -235,13 +257,15 @@ int tide_vti_write(const char *path, const tide_grid *g, int ncell, const tide_a
       char err[128];
       int nc;
       if (!name_ok(a[q].name) || !a[q].a) {
-        w.st = tide_fail(TIDE_EINVAL, "vti: %s attribute %d needs an array and a name without quotes or markup",
+        w.st = tide_fail(TIDE_EINVAL,
+                         "vti: %s attribute %d needs an array and a name without quotes or markup",
                          s ? "cell" : "point", q + 1);
         break;
       }
       tide_array *x = grid_attr(a[q].a, dim, s ? ec : ep, &nc, err, sizeof err);
       if (!x) {
-        w.st = tide_fail(TIDE_EINVAL, "vti: %s attribute '%s' %s", s ? "cell" : "point", a[q].name, err);
+        w.st = tide_fail(TIDE_EINVAL, "vti: %s attribute '%s' %s", s ? "cell" : "point", a[q].name,
+                         err);
         break;
       }
       vw_add(&w, s, a[q].name, nc, x);
@@ -254,8 +278,10 @@ int tide_vti_write(const char *path, const tide_grid *g, int ncell, const tide_a
   vw_header(f, "ImageData");
   char ext[128];
   snprintf(ext, sizeof ext, "0 %d 0 %d 0 %d", g->n[0], g->n[1], dim == 3 ? g->n[2] : 0);
-  fprintf(f, "  <ImageData WholeExtent=\"%s\" Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\">\n", ext,
-          g->origin[0], g->origin[1], dim == 3 ? g->origin[2] : 0.0, g->dx, g->dx, g->dx);
+  fprintf(f,
+          "  <ImageData WholeExtent=\"%s\" Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g "
+          "%.17g\">\n",
+          ext, g->origin[0], g->origin[1], dim == 3 ? g->origin[2] : 0.0, g->dx, g->dx, g->dx);
   fprintf(f, "    <Piece Extent=\"%s\">\n      <PointData>\n", ext);
   vw_section(&w, f, 0, "        ");
   fprintf(f, "      </PointData>\n      <CellData>\n");
@@ -269,9 +295,9 @@ int tide_vti_write(const char *path, const tide_grid *g, int ncell, const tide_a
 
 enum { S_POINTS, S_PDATA, S_CDATA, S_VERTS, S_LINES, S_POLYS, S_CELLS };
 
-int tide_vtp_write(const char *path, int64_t np, int dim, const double *pos, int verts, int64_t nseg,
-                   const int32_t *seg, int64_t ntri, const int32_t *tri, int npa, const tide_attr *pa, int nca,
-                   const tide_attr *ca) {
+int tide_vtp_write(const char *path, int64_t np, int dim, const double *pos, int verts,
+                   int64_t nseg, const int32_t *seg, int64_t ntri, const int32_t *tri, int npa,
+                   const tide_attr *pa, int nca, const tide_attr *ca) {
   int st = check_points(np, dim, pos, "vtp");
   if (!st && nseg > 0) st = check_cells(nseg, 2, seg, np, "vtp lines");
   if (!st && ntri > 0) st = check_cells(ntri, 3, tri, np, "vtp triangles");
@@ -289,9 +315,12 @@ int tide_vtp_write(const char *path, int64_t np, int dim, const double *pos, int
   if ((st = vw_open(&w, &af, path))) return st;
   FILE *f = af.f;
   vw_header(f, "PolyData");
-  fprintf(f, "  <PolyData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"%lld\" NumberOfLines=\"%lld\" "
-             "NumberOfStrips=\"0\" NumberOfPolys=\"%lld\">\n",
-          (long long)np, (long long)nv, (long long)(nseg > 0 ? nseg : 0), (long long)(ntri > 0 ? ntri : 0));
+  fprintf(f,
+          "  <PolyData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"%lld\" "
+          "NumberOfLines=\"%lld\" "
+          "NumberOfStrips=\"0\" NumberOfPolys=\"%lld\">\n",
+          (long long)np, (long long)nv, (long long)(nseg > 0 ? nseg : 0),
+          (long long)(ntri > 0 ? ntri : 0));
   static const char *const tags[] = {"Points", "PointData", "CellData", "Verts", "Lines", "Polys"};
   for (int s = 0; s < 6; s++) {
     fprintf(f, "      <%s>\n", tags[s]);
@@ -306,7 +335,8 @@ int tide_vtp_write(const char *path, int64_t np, int dim, const double *pos, int
 /* ------------------------------------------------------------------ vtu */
 
 int tide_vtu_write(const char *path, int64_t np, int dim, const double *pos, int64_t nc, int k,
-                   const int32_t *cells, int npa, const tide_attr *pa, int nca, const tide_attr *ca) {
+                   const int32_t *cells, int npa, const tide_attr *pa, int nca,
+                   const tide_attr *ca) {
   if (k < 2 || k > 4) return tide_fail(TIDE_EINVAL, "vtu: cells of 2, 3 or 4 points expected");
   int st = check_points(np, dim, pos, "vtu");
   if (!st) st = check_cells(nc, k, cells, np, "vtu");
@@ -318,14 +348,19 @@ int tide_vtu_write(const char *path, int64_t np, int dim, const double *pos, int
   vw_attrs(&w, S_CDATA, nca, ca, nc, "cell");
   vw_cells(&w, S_CELLS, nc, k, cells);
   tide_array *types = tide_array_new1(TIDE_U8, nc);
-  if (types) memset(TIDE_U8P(types), k == 2 ? 3 : k == 3 ? 5 : 10, (size_t)nc); /* VTK_LINE, TRIANGLE, TETRA */
+  if (types)
+    memset(TIDE_U8P(types),
+           k == 2   ? 3
+           : k == 3 ? 5
+                    : 10,
+           (size_t)nc); /* VTK_LINE, TRIANGLE, TETRA */
   vw_add(&w, S_CELLS, "types", 1, types);
   tide_afile af;
   if ((st = vw_open(&w, &af, path))) return st;
   FILE *f = af.f;
   vw_header(f, "UnstructuredGrid");
-  fprintf(f, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", (long long)np,
-          (long long)nc);
+  fprintf(f, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
+          (long long)np, (long long)nc);
   static const char *const tags[] = {"Points", "PointData", "CellData"};
   for (int s = 0; s < 3; s++) {
     fprintf(f, "      <%s>\n", tags[s]);
@@ -353,7 +388,8 @@ static int entry_cmp(const void *a, const void *b) {
 
 int tide_pvd_add(const char *pvd, double t, const char *file) {
   if (!isfinite(t)) return tide_fail(TIDE_EINVAL, "pvd: time must be finite");
-  if (!name_ok(file) || strlen(file) >= 1024) return tide_fail(TIDE_EINVAL, "pvd: bad data file name");
+  if (!name_ok(file) || strlen(file) >= 1024)
+    return tide_fail(TIDE_EINVAL, "pvd: bad data file name");
   /* the data file relative to the .pvd's directory when below it */
   const char *slash = strrchr(pvd, '/');
   size_t dl = slash ? (size_t)(slash - pvd + 1) : 0;
@@ -406,10 +442,12 @@ int tide_pvd_add(const char *pvd, double t, const char *file) {
     free(e);
     return st;
   }
-  fprintf(af.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+  fprintf(af.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
+                "byte_order=\"LittleEndian\">\n"
                 "  <Collection>\n");
   for (size_t k = 0; k < n; k++)
-    fprintf(af.f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n", e[k].t, e[k].file);
+    fprintf(af.f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n", e[k].t,
+            e[k].file);
   fprintf(af.f, "  </Collection>\n</VTKFile>\n");
   free(e);
   return tide_afile_commit(&af);

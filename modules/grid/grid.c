@@ -64,7 +64,7 @@ int tide_grid_centers(const tide_grid *g, tide_array **out) {
   if (!a) return TIDE_ENOMEM;
   double *p = TIDE_F64P(a);
   int dim = g->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (tide_grid_ncells(g) > TIDE_PAR_MIN)
   for (int i = 0; i < g->n[0]; i++)
     for (int j = 0; j < g->n[1]; j++)
       for (int k = 0; k < g->n[2]; k++) {

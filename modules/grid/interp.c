@@ -21,7 +21,7 @@ int tide_grid_sample(const tide_grid *g, const tide_array *f, const tide_array *
   const double *px = TIDE_F64P(x);
   double *po = TIDE_F64P(out);
   int dim = g->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) po[p] = tide_lattice_interp(&L, px + p * dim);
   return TIDE_OK;
 }
@@ -36,7 +36,7 @@ int tide_mac_sample(const tide_mac *m, const tide_array *x, tide_array *out) {
   const double *px = TIDE_F64P(x);
   double *po = TIDE_F64P(out);
   int64_t n = x->shape[0];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) tide_mac_velocity(m, px + p * dim, po + p * dim);
   return TIDE_OK;
 }
@@ -62,7 +62,7 @@ int tide_grid_advect(const tide_grid *g, const tide_mac *vel, const tide_array *
   tide_lattice L;
   tide_lattice_cells(g, TIDE_F64P(f), &L);
   double *po = TIDE_F64P(out);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (tide_grid_ncells(g) > TIDE_PAR_MIN)
   for (int i = 0; i < g->n[0]; i++)
     for (int j = 0; j < g->n[1]; j++)
       for (int k = 0; k < g->n[2]; k++) {
@@ -91,7 +91,7 @@ int tide_mac_advect(const tide_mac *vel, const tide_mac *q, double dt, tide_mac 
     tide_lattice L;
     tide_lattice_faces(g, a, TIDE_F64P(q->u[a]), &L);
     double *po = TIDE_F64P(out->u[a]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((int64_t)fd[0] * fd[1] * fd[2] > TIDE_PAR_MIN)
     for (int i = 0; i < fd[0]; i++)
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {

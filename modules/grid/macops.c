@@ -13,7 +13,7 @@ int tide_mac_add_accel(tide_mac *m, const double accel[3], double dt) {
     if (!isfinite(accel[a])) return tide_fail(TIDE_EINVAL, "acceleration[%d] is not finite", a + 1);
     double *u = TIDE_F64P(m->u[a]), du = accel[a] * dt;
     int64_t n = tide_array_size(m->u[a]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
     for (int64_t f = 0; f < n; f++) u[f] += du;
   }
   return TIDE_OK;
@@ -27,7 +27,7 @@ int tide_mac_max_speed(const tide_mac *m, double *out) {
   for (int a = 0; a < m->grid.dim; a++) {
     const double *u = TIDE_F64P(m->u[a]);
     int64_t n = tide_array_size(m->u[a]);
-#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : bad)
+#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : bad) if (n > TIDE_PAR_MIN)
     for (int64_t f = 0; f < n; f++) {
       double s = fabs(u[f]);
       if (!(s <= 1e300)) bad = 1;
@@ -47,7 +47,7 @@ int tide_mac_divergence(const tide_mac *m, tide_array *out) {
   double *d = TIDE_F64P(out), inv = 1.0 / g->dx;
   const double *u = TIDE_F64P(m->u[0]), *v = TIDE_F64P(m->u[1]);
   const double *w = g->dim == 3 ? TIDE_F64P(m->u[2]) : NULL;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (tide_grid_ncells(g) > TIDE_PAR_MIN)
   for (int i = 0; i < g->n[0]; i++)
     for (int j = 0; j < g->n[1]; j++)
       for (int k = 0; k < g->n[2]; k++) {
@@ -59,35 +59,65 @@ int tide_mac_divergence(const tide_mac *m, tide_array *out) {
   return TIDE_OK;
 }
 
-int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels) {
+/* Is face (axis a, index c) closed, and which sides are solid?  A face of
+ * open fraction 0 between two open cells is closed on both sides. */
+static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac, int a,
+                            const int c[3], int *lo_solid, int *hi_solid) {
+  int lo = c[a] == 0, hi = c[a] == g->n[a];
+  if (lab && !lo && !hi) {
+    int64_t h = tide_grid_idx(g, c[0], c[1], c[2]);
+    int64_t l = h - (a == 0 ? (int64_t)g->n[1] * g->n[2] : a == 1 ? g->n[2] : 1);
+    lo = lab[l] == TIDE_CELL_SOLID;
+    hi = lab[h] == TIDE_CELL_SOLID;
+  }
+  if (frac && !lo && !hi && !(frac[tide_grid_fidx(g, a, c[0], c[1], c[2])] > 0)) lo = hi = 1;
+  *lo_solid = lo;
+  *hi_solid = hi;
+  return lo || hi;
+}
+
+int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels, int separating) {
+  return tide_mac_enforce_walls_cut(m, labels, NULL, separating);
+}
+
+int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
+                               int separating) {
   int st;
   if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &m->grid;
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
   for (int a = 0; a < g->dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
+    int64_t sa = a == 0 ? (int64_t)fd[1] * fd[2] : a == 1 ? fd[2] : 1;
     double *u = TIDE_F64P(m->u[a]);
-#pragma omp parallel for schedule(static)
+    const double *fr = fractions ? TIDE_F64P(fractions->u[a]) : NULL;
+#pragma omp parallel for schedule(static) if ((int64_t)fd[0] * fd[1] * fd[2] > TIDE_PAR_MIN)
     for (int i = 0; i < fd[0]; i++)
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
-          int c[3] = {i, j, k};
-          int wall = c[a] == 0 || c[a] == g->n[a];
-          if (!wall && lab) {
-            int64_t hi = tide_grid_idx(g, i, j, k);
-            c[a] -= 1;
-            int64_t lo = tide_grid_idx(g, c[0], c[1], c[2]);
-            wall = lab[hi] == TIDE_CELL_SOLID || lab[lo] == TIDE_CELL_SOLID;
+          int c[3] = {i, j, k}, lo, hi;
+          if (!wall_face(g, lab, fr, a, c, &lo, &hi)) continue;
+          int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
+          double val = 0;
+          if (separating && lo != hi) {
+            /* the neighbour face on the open side, if it is not a wall itself */
+            int nb[3] = {i, j, k}, l2, h2;
+            nb[a] += lo ? 1 : -1;
+            if (!wall_face(g, lab, fr, a, nb, &l2, &h2)) {
+              double un = u[f + (lo ? sa : -sa)];
+              if ((lo && un > 0) || (hi && un < 0)) val = un;
+            }
           }
-          if (wall) u[((int64_t)i * fd[1] + j) * fd[2] + k] = 0;
+          u[f] = val;
         }
   }
   return TIDE_OK;
 }
 
-int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers) {
+int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear) {
   int st;
   if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &m->grid;
@@ -104,7 +134,7 @@ int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers) {
     int64_t s0 = (int64_t)fd[1] * fd[2], s1 = fd[2];
     for (int layer = 0; layer < layers; layer++) {
       int changed = 0;
-#pragma omp parallel for schedule(static) reduction(| : changed)
+#pragma omp parallel for schedule(static) reduction(| : changed) if (n > TIDE_PAR_MIN)
       for (int i = 0; i < fd[0]; i++)
         for (int j = 0; j < fd[1]; j++)
           for (int k = 0; k < fd[2]; k++) {
@@ -130,6 +160,11 @@ int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers) {
           }
       memcpy(mask, next, (size_t)n);
       if (!changed) break;
+    }
+    if (clear) {
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+      for (int64_t f = 0; f < n; f++)
+        if (!mask[f]) u[f] = 0;
     }
     tide_free(next, (size_t)n);
   }

@@ -29,8 +29,14 @@
 
 typedef struct {
   int n, nlev;
+  int forward; /* dependencies have smaller (1) or larger (0) row numbers */
   int *rows;   /* n rows in level order, ascending within a level */
   int *lptr;   /* nlev + 1 */
+  /* the rows' entries copied in level order (parallel solves stream them):
+   * row rows[t] has entries optr[t] .. optr[t+1]-1, oval[q] = w[osrc[q]] */
+  int64_t onz;
+  int *optr, *ocol, *osrc;
+  double *oval;
   int nseg;    /* segments: a parallel level or a run of short levels */
   int *segptr; /* nseg + 1, bounds in rows[] */
   char *segpar;
@@ -92,6 +98,10 @@ const char *tide_precond_name(int kind) {
 /* ------------------------------------------------------------- levels */
 
 static void levels_free(levels *lv) {
+  tide_free(lv->optr, lv->optr ? (size_t)(lv->n + 1) * sizeof(int) : 0);
+  tide_free(lv->ocol, lv->ocol ? (size_t)lv->onz * sizeof(int) : 0);
+  tide_free(lv->osrc, lv->osrc ? (size_t)lv->onz * sizeof(int) : 0);
+  tide_free(lv->oval, lv->oval ? (size_t)lv->onz * sizeof(double) : 0);
   tide_free(lv->rows, lv->rows ? (size_t)(lv->n > 0 ? lv->n : 1) * sizeof(int) : 0);
   tide_free(lv->lptr, lv->lptr ? (size_t)(lv->nlev + 1) * sizeof(int) : 0);
   tide_free(lv->segptr, lv->segptr ? (size_t)(lv->nseg + 1) * sizeof(int) : 0);
@@ -105,6 +115,7 @@ static int levels_build(levels *lv, int n, const int *beg, const int *end, const
                         int forward) {
   memset(lv, 0, sizeof *lv);
   lv->n = n;
+  lv->forward = forward;
   int *lev = tide_alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
   if (!lev) return TIDE_ENOMEM;
   int nlev = 0;
@@ -175,30 +186,86 @@ static inline void trisolve_row(int i, const int *beg, const int *end, const int
 
 /* Whether the level schedule has enough rows per level to run in parallel
  * at all. */
-static int levels_parallel(const levels *lv) {
-  return lv->n >= TRISOLVE_PAR_MIN && tide_threads_get() > 1 &&
+static int levels_wide(const levels *lv) {
+  return lv->n >= TRISOLVE_PAR_MIN &&
          (double)lv->n / (lv->nlev > 0 ? lv->nlev : 1) >= LEVEL_PAR_MIN;
+}
+
+static int levels_parallel(const levels *lv) { return lv->optr && tide_threads_get() > 1; }
+
+/* Level-ordered copy of the entries of a wide schedule; src maps an entry
+ * position p (in col) to its position in the factor's value array w (NULL:
+ * the same position). */
+static int levels_reorder(levels *lv, const int *beg, const int *end, const int *col,
+                          const int *src) {
+  if (!levels_wide(lv)) return TIDE_OK;
+  int n = lv->n;
+  int64_t m = 0;
+  for (int i = 0; i < n; i++)
+    m += end[i] - beg[i];
+  lv->onz = m;
+  lv->optr = tide_alloc((size_t)(n + 1) * sizeof(int));
+  lv->ocol = tide_alloc((size_t)m * sizeof(int));
+  lv->osrc = tide_alloc((size_t)m * sizeof(int));
+  lv->oval = tide_alloc((size_t)m * sizeof(double));
+  if (!lv->optr || !lv->ocol || !lv->osrc || !lv->oval) return TIDE_ENOMEM;
+  int q = 0;
+  lv->optr[0] = 0;
+  for (int t = 0; t < n; t++) {
+    int i = lv->rows[t];
+    for (int p = beg[i]; p < end[i]; p++) {
+      lv->ocol[q] = col[p];
+      lv->osrc[q++] = src ? src[p] : p;
+    }
+    lv->optr[t + 1] = q;
+  }
+  return TIDE_OK;
+}
+
+/* new numbers: oval from the factor values w */
+static void levels_refresh(levels *lv, const double *w) {
+  if (!lv->optr) return;
+#pragma omp parallel for schedule(static) if (TIDE_LA_PAR(lv->onz))
+  for (int64_t q = 0; q < lv->onz; q++)
+    lv->oval[q] = w[lv->osrc[q]];
+}
+
+/* row rows[t] of a level-ordered copy */
+static inline void trisolve_orow(const levels *lv, int t, const double *dinv, const double *rhs,
+                                 double *x) {
+  int i = lv->rows[t];
+  double s = rhs[i];
+  for (int q = lv->optr[t]; q < lv->optr[t + 1]; q++)
+    s -= lv->oval[q] * x[lv->ocol[q]];
+  x[i] = dinv ? s * dinv[i] : s;
 }
 
 static void trisolve(const levels *lv, int par, const int *beg, const int *end, const int *col,
                      const double *val, const double *dinv, const double *rhs, double *x) {
   const int *rows = lv->rows;
   if (!par) {
-    for (int t = 0; t < lv->n; t++)
-      trisolve_row(rows[t], beg, end, col, val, dinv, rhs, x);
+    /* serially the natural order is a valid order too, and streams the
+     * matrix and vectors instead of jumping between wavefronts */
+    if (lv->forward)
+      for (int i = 0; i < lv->n; i++)
+        trisolve_row(i, beg, end, col, val, dinv, rhs, x);
+    else
+      for (int i = lv->n - 1; i >= 0; i--)
+        trisolve_row(i, beg, end, col, val, dinv, rhs, x);
     return;
   }
+  (void)rows;
 #pragma omp parallel
   for (int s = 0; s < lv->nseg; s++) {
     int t0 = lv->segptr[s], t1 = lv->segptr[s + 1];
     if (lv->segpar[s]) {
 #pragma omp for schedule(static)
       for (int t = t0; t < t1; t++)
-        trisolve_row(rows[t], beg, end, col, val, dinv, rhs, x);
+        trisolve_orow(lv, t, dinv, rhs, x);
     } else {
 #pragma omp single
       for (int t = t0; t < t1; t++)
-        trisolve_row(rows[t], beg, end, col, val, dinv, rhs, x);
+        trisolve_orow(lv, t, dinv, rhs, x);
     }
   }
 }
@@ -363,22 +430,29 @@ static int ilu_numeric(tide_precond *P, const tide_csr *A, int *marker) {
 }
 
 static int numeric(tide_precond *P, const tide_csr *A) {
+  int st = TIDE_OK;
   switch (P->kind) {
   case TIDE_PRECOND_JACOBI:
     return jacobi_numeric(P, A);
   case TIDE_PRECOND_IC0:
   case TIDE_PRECOND_MIC0:
-    return ic_numeric(P, A);
+    st = ic_numeric(P, A);
+    break;
   case TIDE_PRECOND_ILU0: {
     int *marker = tide_alloc((size_t)(P->n > 0 ? P->n : 1) * sizeof(int));
     if (!marker) return TIDE_ENOMEM;
-    int st = ilu_numeric(P, A, marker);
+    st = ilu_numeric(P, A, marker);
     tide_free(marker, (size_t)(P->n > 0 ? P->n : 1) * sizeof(int));
-    return st;
+    break;
   }
   default:
     return TIDE_OK;
   }
+  if (!st) {
+    levels_refresh(&P->fwd, P->wval);
+    levels_refresh(&P->bwd, P->wval);
+  }
+  return st;
 }
 
 /* ---------------------------------------------------------- symbolic */
@@ -454,6 +528,8 @@ static int ic_symbolic(tide_precond *P, const tide_csr *A) {
   tide_free(next, (size_t)(n + 1) * sizeof(int));
   int st = levels_build(&P->fwd, n, P->lptr, P->lptr + 1, P->lcol, 1);
   if (!st) st = levels_build(&P->bwd, n, P->ubeg, P->wptr + 1, P->wcol, 0);
+  if (!st) st = levels_reorder(&P->fwd, P->lptr, P->lptr + 1, P->lcol, P->lsrc);
+  if (!st) st = levels_reorder(&P->bwd, P->ubeg, P->wptr + 1, P->wcol, NULL);
   return st;
 }
 
@@ -481,6 +557,8 @@ static int ilu_symbolic(tide_precond *P, const tide_csr *A) {
   }
   int st = levels_build(&P->fwd, n, P->wptr, P->wdiag, P->wcol, 1);
   if (!st) st = levels_build(&P->bwd, n, P->ubeg, P->wptr + 1, P->wcol, 0);
+  if (!st) st = levels_reorder(&P->fwd, P->wptr, P->wdiag, P->wcol, NULL);
+  if (!st) st = levels_reorder(&P->bwd, P->ubeg, P->wptr + 1, P->wcol, NULL);
   return st;
 }
 

@@ -14,6 +14,8 @@
 
 int luaopen_tide_array(lua_State *L);
 int luaopen_tide_grid(lua_State *L);
+void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
+void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
 
 static tide_particles *checkps(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_PARTICLES_T);
@@ -43,37 +45,58 @@ static int l_particles(lua_State *L) {
 static const char *const seed_keys[] = {"particles", "grid", "box",    "sphere",   "phi",   "per_cell",
                                         "jitter",    "stream", "velocity", "labels", "apic", NULL};
 
-/* shape from the options: box = {min = {..}, max = {..}}, sphere = {center = {..}, radius = r}, phi = array */
-static void shape_from_opts(tide_opts *o, const tide_grid *g, tide_shape *s) {
+/* shape from the options: box = {min = {..}, max = {..}}, sphere = {center = {..}, radius = r}
+ * (a new tide_shape, anchored on the stack by a sentinel userdata), and/or phi = array */
+typedef struct {
+  tide_shape *s;
+} shape_box;
+
+static int shape_box_gc(lua_State *L) {
+  shape_box *b = lua_touserdata(L, 1);
+  tide_shape_release(b->s);
+  b->s = NULL;
+  return 0;
+}
+
+static tide_shape *shape_from_opts(tide_opts *o, const tide_grid *g, tide_array **phi) {
   lua_State *L = o->L;
   const char *fn = o->fname;
-  int nshape = tide_opt_has(o, "box") + tide_opt_has(o, "sphere") + tide_opt_has(o, "phi");
-  if (nshape != 1) tide_lua_error(L, "%s: give exactly one of 'box', 'sphere', 'phi'", fn);
-  memset(s, 0, sizeof *s);
+  int nshape = tide_opt_has(o, "box") + tide_opt_has(o, "sphere");
+  *phi = tide_opt_array(o, "phi");
+  if (nshape > 1 || (nshape == 0 && !*phi))
+    tide_lua_error(L, "%s: give one of 'box' or 'sphere', and/or 'phi'", fn);
+  if (*phi) tide_lua_check(L, tide_grid_check_cells(g, *phi, TIDE_F64, "phi"), fn);
+  if (!nshape) return NULL;
+  /* a userdata with __gc owns the shape, so an error below cannot leak it */
+  shape_box *sb = lua_newuserdatauv(L, sizeof *sb, 0);
+  sb->s = NULL;
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, shape_box_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
   int dim = g->dim;
   if (tide_opt_has(o, "box")) {
     static const char *const keys[] = {"min", "max", NULL};
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     lua_getfield(L, o->idx, "box");
     tide_opts b = tide_lua_opts(L, -1, "tide.liquid.seed (box)", keys);
     if (!tide_opt_has(&b, "min") || !tide_opt_has(&b, "max")) tide_lua_error(L, "%s: box needs 'min' and 'max'", fn);
-    tide_opt_vec(&b, "min", dim, dim, s->lo);
-    tide_opt_vec(&b, "max", dim, dim, s->hi);
+    tide_opt_vec(&b, "min", dim, dim, lo);
+    tide_opt_vec(&b, "max", dim, dim, hi);
     lua_pop(L, 1);
-    s->kind = TIDE_SHAPE_BOX;
-  } else if (tide_opt_has(o, "sphere")) {
+    tide_lua_check(L, tide_shape_box(dim, lo, hi, &sb->s), fn);
+  } else {
     static const char *const keys[] = {"center", "radius", NULL};
+    double c[3] = {0, 0, 0};
     lua_getfield(L, o->idx, "sphere");
     tide_opts b = tide_lua_opts(L, -1, "tide.liquid.seed (sphere)", keys);
     if (!tide_opt_has(&b, "center")) tide_lua_error(L, "%s: sphere needs 'center'", fn);
-    tide_opt_vec(&b, "center", dim, dim, s->center);
-    s->radius = tide_opt_reqnum(&b, "radius", 0, 1e300);
+    tide_opt_vec(&b, "center", dim, dim, c);
+    double r = tide_opt_reqnum(&b, "radius", 0, 1e300);
     lua_pop(L, 1);
-    s->kind = TIDE_SHAPE_SPHERE;
-  } else {
-    s->phi = tide_opt_array(o, "phi");
-    tide_lua_check(L, tide_grid_check_cells(g, s->phi, TIDE_F64, "phi"), fn);
-    s->kind = TIDE_SHAPE_PHI;
+    tide_lua_check(L, tide_shape_sphere(dim, c, r, &sb->s), fn);
   }
+  return sb->s;
 }
 
 /* seed into ps (created when NULL); leaves ps and the count on the stack */
@@ -81,10 +104,10 @@ static int do_seed(lua_State *L, int optidx, tide_particles *ps, int psidx, cons
   tide_opts o = tide_lua_opts(L, optidx, fn, seed_keys);
   tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
   int dim = g->dim;
-  tide_shape shape;
-  shape_from_opts(&o, g, &shape);
+  tide_array *phi;
+  tide_shape *shape = shape_from_opts(&o, g, &phi);
   int per_cell = (int)tide_opt_int(&o, "per_cell", dim == 2 ? 4 : 8, 1, 4096);
-  double jitter = tide_opt_num(&o, "jitter", 1, 0, 1);
+  double jitter = tide_opt_num(&o, "jitter", 0.5, 0, 1);
   double vel[3] = {0, 0, 0};
   tide_opt_vec(&o, "velocity", dim, dim, vel);
   tide_array *labels = tide_opt_array(&o, "labels");
@@ -100,7 +123,7 @@ static int do_seed(lua_State *L, int optidx, tide_particles *ps, int psidx, cons
   if (ps->dim != dim) tide_lua_error(L, "%s: grid is %dD but the particles are %dD", fn, dim, ps->dim);
   lua_Integer stream = tide_opt_int(&o, "stream", (lua_Integer)ps->n + 1, 0, LUA_MAXINTEGER);
   int64_t added = 0;
-  tide_lua_check(L, tide_particles_seed(ps, g, &shape, per_cell, jitter, (uint64_t)stream, vel, labels, &added), fn);
+  tide_lua_check(L, tide_particles_seed(ps, g, shape, phi, per_cell, jitter, (uint64_t)stream, vel, labels, &added), fn);
   tide_lua_gcaccount(L);
   lua_pushvalue(L, psidx);
   lua_pushinteger(L, added);
@@ -108,7 +131,7 @@ static int do_seed(lua_State *L, int optidx, tide_particles *ps, int psidx, cons
 }
 
 /* tide.liquid.seed{ grid = g, box = {min =, max =} | sphere = {center =, radius =} | phi = a,
- *   [particles = ps] [, per_cell = 2^dim] [, jitter = 1] [, stream] [, velocity = {..}]
+ *   [particles = ps] [, per_cell = 2^dim] [, jitter = 0.5] [, stream] [, velocity = {..}]
  *   [, labels = u8 cells] [, apic = false] } -> particles, number added */
 static int l_seed(lua_State *L) {
   const char *fn = "tide.liquid.seed";
@@ -134,9 +157,9 @@ static int p_seed(lua_State *L) {
   return do_seed(L, 2, ps, 1, "Particles:seed");
 }
 
-static const char *const advect_keys[] = {"order", "labels", "margin", NULL};
+static const char *const advect_keys[] = {"order", "labels", "solid_phi", "margin", NULL};
 
-/* ps:advect(vel, dt [, {order = 2, labels = solid u8 cells, margin = 1e-3}]) */
+/* ps:advect(vel, dt [, {order = 2, labels = solid u8 cells, solid_phi = f64 cells, margin = 1e-3}]) */
 static int p_advect(lua_State *L) {
   const char *fn = "Particles:advect";
   tide_particles *ps = checkps(L, 1);
@@ -145,8 +168,9 @@ static int p_advect(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 4, fn, advect_keys);
   int order = (int)tide_opt_int(&o, "order", 2, 1, 3);
   tide_array *labels = tide_opt_array(&o, "labels");
+  tide_array *sphi = tide_opt_array(&o, "solid_phi");
   double margin = tide_opt_num(&o, "margin", 1e-3, 0, 0.49);
-  tide_lua_check(L, tide_particles_advect(ps, vel, dt, order, labels, margin), fn);
+  tide_lua_check(L, tide_particles_advect_solid(ps, vel, dt, order, labels, sphi, margin), fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -171,6 +195,59 @@ static int p_reserve(lua_State *L) {
   tide_lua_check(L, tide_particles_reserve(ps, n), "Particles:reserve");
   tide_lua_gcaccount(L);
   lua_settop(L, 1);
+  return 1;
+}
+
+
+static const char *const ls_keys[] = {"method", "radius", "kernel", "reach", "out", NULL};
+static const char *const LS_METHODS[] = {"zhu_bridson", "union", NULL};
+
+/* ps:level_set(g [, {method = "zhu_bridson"|"union", radius = dx (r), kernel = 2 r (R),
+ *   reach = 0 (default 3 dx + R), out = f64 cells}]) -> phi (cells, < 0 inside) */
+static int p_level_set(lua_State *L) {
+  const char *fn = "Particles:level_set";
+  tide_particles *ps = checkps(L, 1);
+  tide_grid *g = tide_lua_checkobj(L, 2, TIDE_GRID_T);
+  tide_opts o = tide_lua_optopts(L, 3, fn, ls_keys);
+  if (g->dim != ps->dim) tide_lua_error(L, "%s: grid is %dD but the particles are %dD", fn, g->dim, ps->dim);
+  int method = tide_opt_choice(&o, "method", "zhu_bridson", LS_METHODS);
+  double r = tide_opt_num(&o, "radius", g->dx, 1e-300, 1e300);
+  double R = tide_opt_num(&o, "kernel", 2 * r, 1e-300, 1e300);
+  double reach = tide_opt_num(&o, "reach", 0, 0, 1e300);
+  tide_array *out = tide_opt_array(&o, "out");
+  if (out) {
+    tide_lua_check(L, tide_grid_check_cells(g, out, TIDE_F64, "out"), fn);
+    lua_getfield(L, 3, "out");
+  } else {
+    out = tide_grid_cell_array(g, TIDE_F64);
+    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
+    tide_lua_pusharray(L, out);
+  }
+  const double *x = TIDE_F64P(ps->x);
+  if (method == 0)
+    tide_lua_check(L, tide_sdf_particles_zhu_bridson(g, ps->n, x, r, R, reach, TIDE_F64P(out)), fn);
+  else
+    tide_lua_check(L, tide_sdf_particles_union(g, ps->n, x, r, reach, TIDE_F64P(out)), fn);
+  return 1;
+}
+
+
+/* ps:density(g [, out]): particles per cell by the tent kernel at cell centres */
+static int p_density(lua_State *L) {
+  const char *fn = "Particles:density";
+  tide_particles *ps = checkps(L, 1);
+  tide_grid *g = tide_lua_checkobj(L, 2, TIDE_GRID_T);
+  if (g->dim != ps->dim) tide_lua_error(L, "%s: grid is %dD but the particles are %dD", fn, g->dim, ps->dim);
+  tide_array *out;
+  if (lua_isnoneornil(L, 3)) {
+    out = tide_grid_cell_array(g, TIDE_F64);
+    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
+    tide_lua_pusharray(L, out);
+  } else {
+    out = tide_lua_checkarray(L, 3);
+    lua_pushvalue(L, 3);
+  }
+  tide_lua_check(L, tide_liquid_density(ps, g, out), fn);
   return 1;
 }
 
@@ -219,7 +296,8 @@ static int p_index(lua_State *L) {
 }
 
 static const luaL_Reg ps_methods[] = {{"seed", p_seed},       {"advect", p_advect},   {"count", p_count},
-                                      {"resize", p_resize},   {"reserve", p_reserve},
+                                      {"resize", p_resize},   {"reserve", p_reserve}, {"level_set", p_level_set},
+                                      {"density", p_density},
                                       {"free", p_free},       {NULL, NULL}};
 
 static const luaL_Reg ps_meta[] = {{"__gc", p_free},   {"__close", p_free}, {"__tostring", p_tostring},
@@ -260,9 +338,10 @@ static int l_g2p(lua_State *L) {
   return 1;
 }
 
-static const char *const label_keys[] = {"solid", "out", "counts", NULL};
+static const char *const label_keys[] = {"solid", "solid_phi", "out", "counts", NULL};
 
-/* tide.liquid.label(ps, g [, {solid = u8 cells, out = u8 cells, counts = i32 cells}]) -> labels */
+/* tide.liquid.label(ps, g [, {solid = u8 cells, solid_phi = f64 cells (cut cells), out = u8 cells,
+ *   counts = i32 cells}]) -> labels */
 static int l_label(lua_State *L) {
   const char *fn = "tide.liquid.label";
   tide_particles *ps = checkps(L, 1);
@@ -271,6 +350,7 @@ static int l_label(lua_State *L) {
   tide_array *solid = tide_opt_array(&o, "solid");
   tide_array *out = tide_opt_array(&o, "out");
   tide_array *counts = tide_opt_array(&o, "counts");
+  tide_array *sphi = tide_opt_array(&o, "solid_phi");
   if (out) {
     lua_getfield(L, 3, "out");
   } else {
@@ -278,19 +358,137 @@ static int l_label(lua_State *L) {
     if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
     tide_lua_pusharray(L, out);
   }
-  tide_lua_check(L, tide_liquid_label(ps, g, solid, out, counts), fn);
+  if (sphi)
+    tide_lua_check(L, tide_liquid_label_cut(ps, g, solid, sphi, out, counts), fn);
+  else
+    tide_lua_check(L, tide_liquid_label(ps, g, solid, out, counts), fn);
   return 1;
 }
 
+
+static const char *const project_keys[] = {"dt", "rho", "tol", "maxit", "theta_min", "phi", "fractions",
+                                           "valid", "pressure", "target", "method", "projector", NULL};
+static const char *const METHODS[] = {"pcg", "mgpcg", "mic0", NULL};
+#define TIDE_PROJECTOR_T "tide.Projector"
+
+/* tide.liquid.project(mac, labels, { dt = , rho = 1000, tol = 1e-8, maxit = 0, theta_min = 0.01,
+ *   method = "pcg"|"mgpcg"|"mic0", projector = tide.Projector, phi = level set cells,
+ *   fractions = open face fractions (f64 Mac), valid = u8 Mac out, pressure = f64 cells out,
+ *   target = divergence target f64 cells [1/s] })
+ * -> { iterations, residual, unknowns, div_before, div_after } */
+static int l_project(lua_State *L) {
+  const char *fn = "tide.liquid.project";
+  tide_mac *u = tide_lua_checkobj(L, 1, TIDE_MAC_T);
+  tide_array *labels = tide_lua_checkarray(L, 2);
+  tide_opts o = tide_lua_opts(L, 3, fn, project_keys);
+  tide_project_opts po;
+  po.dt = tide_opt_reqnum(&o, "dt", 0, 1e300);
+  if (!(po.dt > 0)) tide_lua_error(L, "%s: option 'dt' must be positive", fn);
+  po.rho = tide_opt_num(&o, "rho", 1000, 1e-300, 1e300);
+  po.tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.5);
+  po.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
+  po.theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-6, 1);
+  po.method = tide_opt_choice(&o, "method", "pcg", METHODS);
+  po.phi = tide_opt_array(&o, "phi");
+  po.fractions = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
+  po.target = tide_opt_array(&o, "target");
+  tide_projector *work = tide_opt_obj(&o, "projector", TIDE_PROJECTOR_T);
+  tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
+  tide_array *pressure = tide_opt_array(&o, "pressure");
+  tide_project_stats ps;
+  tide_lua_check(L, tide_liquid_project(u, labels, &po, work, valid, pressure, &ps), fn);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, ps.iterations);
+  lua_setfield(L, -2, "iterations");
+  lua_pushnumber(L, ps.residual);
+  lua_setfield(L, -2, "residual");
+  lua_pushinteger(L, ps.unknowns);
+  lua_setfield(L, -2, "unknowns");
+  lua_pushnumber(L, ps.div_before);
+  lua_setfield(L, -2, "div_before");
+  lua_pushnumber(L, ps.div_after);
+  lua_setfield(L, -2, "div_after");
+  return 1;
+}
+
+
+static const char *const dt_keys[] = {"rho", "labels", "fractions", "per_cell", "band", "rate", "mean", "out", NULL};
+
+/* tide.liquid.density_target{ rho = f64 cells (particles per cell), labels = u8 cells,
+ *   per_cell = n, rate = 1/s [, band = 0.3] [, mean = false] [, fractions = f64 Mac] [, out = f64 cells] }
+ * -> divergence target [1/s], mean interior density (per_cell units) */
+static int l_density_target(lua_State *L) {
+  const char *fn = "tide.liquid.density_target";
+  tide_opts o = tide_lua_opts(L, 1, fn, dt_keys);
+  tide_array *rho = tide_opt_reqarray(&o, "rho");
+  tide_array *labels = tide_opt_reqarray(&o, "labels");
+  double per_cell = tide_opt_reqnum(&o, "per_cell", 1e-300, 1e300);
+  double rate = tide_opt_reqnum(&o, "rate", 0, 1e300);
+  double band = tide_opt_num(&o, "band", 0.3, 0, 1e300);
+  int mean = tide_opt_bool(&o, "mean", 0);
+  tide_mac *fr = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
+  tide_array *out = tide_opt_array(&o, "out");
+  if (out) {
+    lua_getfield(L, 1, "out");
+  } else {
+    out = tide_array_new(TIDE_F64, labels->ndim, labels->shape);
+    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
+    tide_lua_pusharray(L, out);
+  }
+  double avg;
+  tide_lua_check(L, tide_liquid_density_target(rho, labels, fr, per_cell, band, rate, mean, out, &avg), fn);
+  lua_pushnumber(L, avg);
+  return 2;
+}
+
+
+/* tide.liquid.projector(g): workspace of repeated projections on grid g
+ * (the matrix-free solver's multigrid hierarchy is built once) */
+static int l_projector(lua_State *L) {
+  tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
+  tide_projector *w;
+  tide_lua_check(L, tide_projector_new(g, &w), "tide.liquid.projector");
+  tide_lua_pushobj(L, TIDE_PROJECTOR_T, w);
+  tide_lua_gcaccount(L);
+  return 1;
+}
+
+static int pj_free(lua_State *L) {
+  tide_projector_free(tide_lua_takeobj(L, 1, TIDE_PROJECTOR_T));
+  return 0;
+}
+
+static int pj_bytes(lua_State *L) {
+  lua_pushinteger(L, tide_projector_bytes(tide_lua_checkobj(L, 1, TIDE_PROJECTOR_T)));
+  return 1;
+}
+
+static int pj_tostring(lua_State *L) {
+  tide_projector *w = tide_lua_testobj(L, 1, TIDE_PROJECTOR_T);
+  if (!w)
+    lua_pushstring(L, "tide.Projector (freed)");
+  else
+    lua_pushfstring(L, "tide.Projector (%I bytes)", (lua_Integer)tide_projector_bytes(w));
+  return 1;
+}
+
+static const luaL_Reg pj_methods[] = {{"bytes", pj_bytes}, {"free", pj_free}, {NULL, NULL}};
+static const luaL_Reg pj_meta[] = {{"__gc", pj_free}, {"__close", pj_free}, {"__tostring", pj_tostring}, {NULL, NULL}};
+
 static const luaL_Reg funcs[] = {{"particles", l_particles}, {"seed", l_seed}, {"p2g", l_p2g},
-                                 {"g2p", l_g2p},             {"label", l_label}, {NULL, NULL}};
+                                 {"g2p", l_g2p},             {"label", l_label}, {"project", l_project}, {"projector", l_projector},
+                                 {"density_target", l_density_target},
+                                 {NULL, NULL}};
 
 int luaopen_tide_liquid(lua_State *L) {
   luaL_requiref(L, "tide.array", luaopen_tide_array, 0);
   luaL_requiref(L, "tide.grid", luaopen_tide_grid, 0);
   lua_pop(L, 2);
   tide_lua_newtype(L, TIDE_PARTICLES_T, ps_methods, ps_meta);
+  tide_lua_newtype(L, TIDE_PROJECTOR_T, pj_methods, pj_meta);
+  tide_lua_liquid_ckpt_open(L);
   luaL_newlib(L, funcs);
+  tide_lua_liquid_physics_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);
   lua_setfield(L, -2, "AIR");
   lua_pushinteger(L, TIDE_CELL_LIQUID);

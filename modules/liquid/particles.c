@@ -115,20 +115,10 @@ int tide_particles_resize(tide_particles *ps, int64_t n) {
 
 /* ------------------------------------------------------------ seeding */
 
-static int inside(const tide_shape *s, const tide_lattice *phi, const double *x, int dim) {
-  switch (s->kind) {
-  case TIDE_SHAPE_BOX:
-    for (int d = 0; d < dim; d++)
-      if (x[d] < s->lo[d] || x[d] >= s->hi[d]) return 0;
-    return 1;
-  case TIDE_SHAPE_SPHERE: {
-    double r2 = 0;
-    for (int d = 0; d < dim; d++) r2 += (x[d] - s->center[d]) * (x[d] - s->center[d]);
-    return r2 < s->radius * s->radius;
-  }
-  case TIDE_SHAPE_PHI: return tide_lattice_interp(phi, x) < 0;
-  }
-  return 0;
+static int inside(const tide_shape *s, const tide_lattice *phi, const double *x) {
+  if (s && !(tide_shape_eval(s, x) < 0)) return 0;
+  if (phi->f && !(tide_lattice_interp(phi, x) < 0)) return 0;
+  return 1;
 }
 
 /* candidate s of cell (i, j, k): position into x */
@@ -153,18 +143,20 @@ static void candidate(const tide_grid *g, int i, int j, int k, int s, int per_ce
 }
 
 int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape *shape,
-                        int per_cell, double jitter, uint64_t stream, const double *vel,
-                        const tide_array *labels, int64_t *added) {
+                        const tide_array *phi, int per_cell, double jitter, uint64_t stream,
+                        const double *vel, const tide_array *labels, int64_t *added) {
   int st;
   if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
   if (per_cell < 1 || per_cell > 4096) return tide_fail(TIDE_EINVAL, "per_cell must be in 1..4096, got %d", per_cell);
   if (!(jitter >= 0 && jitter <= 1)) return tide_fail(TIDE_EINVAL, "jitter must be in [0, 1]");
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
-  tide_lattice phi = {0};
-  if (shape->kind == TIDE_SHAPE_PHI) {
-    if (!shape->phi) return tide_fail(TIDE_EINVAL, "shape: missing level set");
-    if ((st = tide_grid_check_cells(g, shape->phi, TIDE_F64, "phi"))) return st;
-    tide_lattice_cells(g, TIDE_F64P(shape->phi), &phi);
+  if (!shape && !phi) return tide_fail(TIDE_EINVAL, "seeding needs a shape or a level set");
+  if (shape && shape->dim != g->dim) return tide_fail(TIDE_EINVAL, "shape is %dD but the grid is %dD", shape->dim, g->dim);
+  tide_lattice lphi = {0};
+  if (phi) {
+    if ((st = tide_grid_check_cells(g, phi, TIDE_F64, "phi"))) return st;
+    if (tide_array_nonfinite(phi)) return tide_fail(TIDE_ENONFINITE, "phi holds non-finite values");
+    tide_lattice_cells(g, TIDE_F64P(phi), &lphi);
   }
   int dim = g->dim;
   for (int d = 0; d < dim; d++)
@@ -181,7 +173,7 @@ int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
   int nj = g->n[1], nk = g->n[2];
   /* pass 1: kept candidates per cell */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
   for (int i = 0; i < g->n[0]; i++)
     for (int j = 0; j < nj; j++)
       for (int k = 0; k < nk; k++) {
@@ -191,7 +183,7 @@ int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape
           for (int s = 0; s < per_cell; s++) {
             double x[3];
             candidate(g, i, j, k, s, per_cell, r, jitter, stream, x);
-            cnt += inside(shape, &phi, x, dim);
+            cnt += inside(shape, &lphi, x);
           }
         start[c + 1] = cnt;
       }
@@ -204,7 +196,7 @@ int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape
   }
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   /* pass 2: write them in cell order */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
   for (int i = 0; i < g->n[0]; i++)
     for (int j = 0; j < nj; j++)
       for (int k = 0; k < nk; k++) {
@@ -214,7 +206,7 @@ int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape
         for (int s = 0; s < per_cell; s++) {
           double x[3];
           candidate(g, i, j, k, s, per_cell, r, jitter, stream, x);
-          if (!inside(shape, &phi, x, dim)) continue;
+          if (!inside(shape, &lphi, x)) continue;
           for (int d = 0; d < dim; d++) {
             px[q * dim + d] = x[d];
             pv[q * dim + d] = vel ? vel[d] : 0;
@@ -257,8 +249,32 @@ static int push_out(const tide_grid *g, const uint8_t *lab, double *x, double ep
   return 1;
 }
 
+/* push x out of the solid level set to phi = eps along its normal */
+static inline void push_out_phi(const tide_lattice *L, double *x, double eps, double h) {
+  for (int it = 0; it < 2; it++) {
+    double phi = tide_lattice_interp(L, x);
+    if (!(phi < eps)) return;
+    double n[3] = {0, 0, 0}, len = 0;
+    for (int d = 0; d < L->dim; d++) {
+      double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]};
+      xp[d] += h;
+      xm[d] -= h;
+      n[d] = tide_lattice_interp(L, xp) - tide_lattice_interp(L, xm);
+      len += n[d] * n[d];
+    }
+    if (!(len > 0)) return;
+    len = sqrt(len);
+    for (int d = 0; d < L->dim; d++) x[d] += (eps - phi) * n[d] / len;
+  }
+}
+
 int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, int order,
                           const tide_array *labels, double margin) {
+  return tide_particles_advect_solid(ps, vel, dt, order, labels, NULL, margin);
+}
+
+int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double dt, int order,
+                                const tide_array *labels, const tide_array *solid_phi, double margin) {
   int st;
   if ((st = tide_mac_check(vel, NULL, TIDE_F64, "velocity"))) return st;
   const tide_grid *g = &vel->grid;
@@ -267,7 +283,13 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
   if (order < 1 || order > 3) return tide_fail(TIDE_EINVAL, "order must be 1, 2 or 3, got %d", order);
   if (!(margin >= 0 && margin < 0.5)) return tide_fail(TIDE_EINVAL, "margin must be in [0, 0.5)");
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if (solid_phi) {
+    if ((st = tide_grid_check_cells(g, solid_phi, TIDE_F64, "solid_phi"))) return st;
+    if (tide_array_nonfinite(solid_phi)) return tide_fail(TIDE_ENONFINITE, "solid_phi holds non-finite values");
+  }
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
+  tide_lattice sphi;
+  if (solid_phi) tide_lattice_cells(g, TIDE_F64P(solid_phi), &sphi);
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
   double lo[3], hi[3], eps = margin * g->dx;
@@ -276,7 +298,7 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
     hi[d] = g->origin[d] + g->n[d] * g->dx - eps;
   }
   int64_t n = ps->n;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double *x = px + p * dim;
     double x0[3] = {0, 0, 0}, k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, k3[3] = {0, 0, 0}, y[3] = {0, 0, 0};
@@ -298,6 +320,13 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
     for (int d = 0; d < dim; d++) {
       if (!(y[d] >= lo[d])) y[d] = lo[d]; /* NaN goes to the wall */
       if (y[d] > hi[d]) y[d] = hi[d];
+    }
+    if (solid_phi) {
+      push_out_phi(&sphi, y, eps, 0.25 * g->dx);
+      for (int d = 0; d < dim; d++) {
+        if (!(y[d] >= lo[d])) y[d] = lo[d];
+        if (y[d] > hi[d]) y[d] = hi[d];
+      }
     }
     if (lab && is_solid(g, lab, y) && !push_out(g, lab, y, eps > 0 ? eps : 1e-6 * g->dx))
       for (int d = 0; d < dim; d++) y[d] = x0[d];
@@ -330,7 +359,7 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   const double *px = TIDE_F64P(ps->x);
   int64_t *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
   int dim = ps->dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     int c[3];
     tide_grid_locate(g, px + p * dim, c);

@@ -25,6 +25,7 @@
 #define TIDE_PARTICLES_H
 
 #include "grid/grid.h"
+#include "grid/sdf.h"
 
 typedef struct tide_particles {
   int dim;
@@ -51,36 +52,35 @@ int tide_particles_resize(tide_particles *ps, int64_t n);
 /* Bytes held (storage and workspaces). */
 int64_t tide_particles_bytes(const tide_particles *ps);
 
-/* Seeding shapes: the region to fill (inside: box or sphere, optionally
- * intersected with phi < 0 for a cell level set phi). */
-typedef enum { TIDE_SHAPE_BOX = 0, TIDE_SHAPE_SPHERE = 1, TIDE_SHAPE_PHI = 2 } tide_shape_kind;
-typedef struct tide_shape {
-  tide_shape_kind kind;
-  double lo[3], hi[3];    /* box corners [m] */
-  double center[3], radius; /* sphere */
-  const tide_array *phi;    /* cell level set (f64) for TIDE_SHAPE_PHI */
-} tide_shape;
-
-/* Seed particles inside shape over the cells of g: every cell is split into
- * r^dim sub-cells with r = round(per_cell^(1/dim)) when per_cell is a
- * perfect power (one jittered particle per sub-cell, stratified), otherwise
- * per_cell uniformly jittered particles per cell.  A candidate is kept when
- * its position is inside the shape and its cell is not TIDE_CELL_SOLID in
- * labels (may be NULL).  Jitter is tide_rand01(stream, counter) with counter
- * a function of the cell and sub-sample only, so the result does not depend
- * on the thread count.  jitter in [0, 1] scales the displacement from the
- * sub-cell centre.  New particles get velocity vel (dim entries) and C = 0;
+/* Seed particles over the cells of g: every cell is split into r^dim
+ * sub-cells with r = round(per_cell^(1/dim)) when per_cell is a perfect
+ * power (one jittered particle per sub-cell, stratified), otherwise per_cell
+ * uniformly jittered particles per cell.  A candidate is kept when it is
+ * inside the shape (tide_shape_eval < 0; shape may be NULL), inside the cell
+ * level set phi (interpolated phi < 0; may be NULL; at least one of shape
+ * and phi is required) and its cell is not TIDE_CELL_SOLID in labels (may be
+ * NULL).  Jitter is tide_rand01(stream, counter) with counter a function of
+ * the cell and sub-sample only, so the result does not depend on the thread
+ * count.  jitter in [0, 1] scales the displacement from the sub-cell
+ * centre.  New particles get velocity vel (dim entries, NULL: 0) and C = 0;
  * they are appended.  *added receives the count (may be NULL). */
 int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape *shape,
-                        int per_cell, double jitter, uint64_t stream, const double *vel,
-                        const tide_array *labels, int64_t *added);
+                        const tide_array *phi, int per_cell, double jitter, uint64_t stream,
+                        const double *vel, const tide_array *labels, int64_t *added);
 
 /* Advect positions through the MAC velocity (order 1: forward Euler, 2: RK2
  * midpoint, 3: Ralston RK3) [Li; Zarifi Sec. 4.5]:
  *   RK2  x* = x + dt/2 u(x),  x <- x + dt u(x*).
  * Afterwards each particle is clamped into the domain shrunk by margin*dx
  * and, when labels is given, pushed out of TIDE_CELL_SOLID cells onto the
- * nearest face shared with a non-solid cell (kept in place otherwise). */
+ * nearest face shared with a non-solid cell (kept in place otherwise).
+ * When solid_phi is given (f64 cells, the solid's signed distance, < 0
+ * inside), a particle with phi_s(x) < margin dx is moved along the normal
+ * n = grad phi_s / |grad phi_s| (central differences of the interpolant) to
+ * phi_s = margin dx: x += (margin dx - phi_s(x)) n, twice (curved walls). */
+int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double dt, int order,
+                                const tide_array *labels, const tide_array *solid_phi, double margin);
+/* The same without a solid level set. */
 int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, int order,
                           const tide_array *labels, double margin);
 
@@ -113,6 +113,13 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
 int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
                     tide_transfer scheme, double flip);
 
+/* Particle density on cell centres [particles per cell]:
+ *   rho_c = sum_p w_cp,  w_cp the multilinear (tent) kernel of cell centre c,
+ * the P2G weight of a cell-centred field; it averages to the particles per
+ * cell in the interior of a uniformly filled region (partition of unity).
+ * Scattered without atomics like tide_liquid_p2g.  out: f64 cells. */
+int tide_liquid_density(tide_particles *ps, const tide_grid *g, tide_array *out);
+
 /* ----------------------------------------------------------- labels
  * labels (u8 cells): TIDE_CELL_SOLID where solid (u8 cells, may be NULL)
  * is solid, TIDE_CELL_LIQUID where a cell holds at least one particle,
@@ -120,5 +127,15 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
  * number of particles per cell. */
 int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *solid,
                       tide_array *labels, tide_array *counts);
+/* Labels for cut cells (Zarifi Sec. 4.6: a cell is active when it holds
+ * liquid and its centre lies in the liquid or in the solid).  As
+ * tide_liquid_label, then for the non-solid cells whose centre is inside the
+ * solid (solid_phi < 0, f64 cells) and that hold no particle: the indicator
+ * -1 (liquid) / +1 (air) of the cells with centres outside the solid is
+ * extended into the solid along its normal (tide_levelset_extrapolate) and
+ * the cell is LIQUID where it is negative -- liquid against a curved wall
+ * ends where the liquid beside it ends. */
+int tide_liquid_label_cut(tide_particles *ps, const tide_grid *g, const tide_array *solid,
+                          const tide_array *solid_phi, tide_array *labels, tide_array *counts);
 
 #endif

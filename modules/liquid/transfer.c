@@ -1,6 +1,7 @@
 /* transfer.c -- PIC / FLIP / APIC particle-grid transfers on MAC grids and
  * cell labels from particles (see particles.h). */
 #include "liquid/particles.h"
+#include "grid/levelset.h"
 
 #include <math.h>
 #include <string.h>
@@ -87,7 +88,7 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
    * writes never overlap.  The colours run in sequence. */
   int ni = g->n[0], nj = g->n[1], nk = g->n[2];
   for (int colour = 0; colour < 3; colour++) {
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (ps->n > TIDE_PAR_MIN)
     for (int i = colour; i < ni; i += 3)
       for (int j = 0; j < nj; j++)
         for (int k = 0; k < nk; k++) scatter_cell(ps, g, tide_grid_idx(g, i, j, k), apic, lat, num, den);
@@ -96,7 +97,7 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
     double *uu = num[a], *ww = den[a];
     uint8_t *mask = weights && !wf64 ? TIDE_U8P(weights->u[a]) : NULL;
     int64_t n = nf[a];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
     for (int64_t f = 0; f < n; f++) {
       double w = ww[f];
       uu[f] = w > 0 ? uu[f] / w : 0;
@@ -160,7 +161,7 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
   int64_t n = ps->n;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
     double *v = pv + p * dim;
@@ -181,6 +182,45 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   return TIDE_OK;
 }
 
+/* density of the particles of cell c onto the cell-centre lattice L */
+static inline void density_cell(const tide_particles *ps, int64_t c, const tide_lattice *L, double *rho) {
+  int dim = ps->dim;
+  const double *px = TIDE_F64P(ps->x);
+  int n1 = L->n[1], n2 = L->n[2];
+  for (int64_t q = ps->cell_start[c]; q < ps->cell_start[c + 1]; q++) {
+    const double *x = px + ps->order[q] * dim;
+    int b[3];
+    double t[3];
+    tide_lattice_locate(L, x, b, t);
+    for (int c0 = 0; c0 < 2; c0++)
+      for (int c1 = 0; c1 < 2; c1++)
+        for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
+          double w = (c0 ? t[0] : 1 - t[0]) * (c1 ? t[1] : 1 - t[1]) * (dim == 3 ? (c2 ? t[2] : 1 - t[2]) : 1);
+          if (w == 0) continue;
+          rho[((int64_t)(b[0] + c0) * n1 + b[1] + c1) * n2 + b[2] + c2] += w;
+        }
+  }
+}
+
+int tide_liquid_density(tide_particles *ps, const tide_grid *g, tide_array *out) {
+  int st;
+  if ((st = tide_grid_check_cells(g, out, TIDE_F64, "out"))) return st;
+  if ((st = tide_particles_bin(ps, g))) return st;
+  tide_lattice L;
+  tide_lattice_cells(g, TIDE_F64P(out), &L);
+  double *rho = TIDE_F64P(out);
+  memset(rho, 0, (size_t)tide_grid_ncells(g) * sizeof(double));
+  int ni = g->n[0], nj = g->n[1], nk = g->n[2];
+  /* same three-colour slab schedule as tide_liquid_p2g */
+  for (int colour = 0; colour < 3; colour++) {
+#pragma omp parallel for schedule(dynamic, 1) if (ps->n > TIDE_PAR_MIN)
+    for (int i = colour; i < ni; i += 3)
+      for (int j = 0; j < nj; j++)
+        for (int k = 0; k < nk; k++) density_cell(ps, tide_grid_idx(g, i, j, k), &L, rho);
+  }
+  return TIDE_OK;
+}
+
 int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *solid,
                       tide_array *labels, tide_array *counts) {
   int st;
@@ -193,7 +233,7 @@ int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *
   const uint8_t *sol = solid ? TIDE_U8P(solid) : NULL;
   int32_t *cnt = counts ? TIDE_I32P(counts) : NULL;
   const int64_t *start = ps->cell_start;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
   for (int64_t c = 0; c < nc; c++) {
     int64_t m = start[c + 1] - start[c];
     if (cnt) cnt[c] = (int32_t)(m < INT32_MAX ? m : INT32_MAX);
@@ -203,4 +243,38 @@ int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *
       lab[c] = m > 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
   }
   return TIDE_OK;
+}
+
+int tide_liquid_label_cut(tide_particles *ps, const tide_grid *g, const tide_array *solid,
+                          const tide_array *solid_phi, tide_array *labels, tide_array *counts) {
+  int st;
+  if ((st = tide_grid_check_cells(g, solid_phi, TIDE_F64, "solid_phi"))) return st;
+  if (tide_array_nonfinite(solid_phi)) return tide_fail(TIDE_ENONFINITE, "solid_phi holds non-finite values");
+  if ((st = tide_liquid_label(ps, g, solid, labels, counts))) return st;
+  int64_t nc = tide_grid_ncells(g);
+  double *q = tide_alloc((size_t)nc * sizeof(double));
+  uint8_t *valid = tide_alloc((size_t)nc);
+  if (!q || !valid) {
+    tide_free(q, (size_t)nc * sizeof(double));
+    tide_free(valid, (size_t)nc);
+    return TIDE_ENOMEM;
+  }
+  uint8_t *lab = TIDE_U8P(labels);
+  const double *sp = TIDE_F64P(solid_phi);
+  const int64_t *start = ps->cell_start; /* binned by tide_liquid_label */
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++) {
+    valid[c] = sp[c] >= 0 && lab[c] != TIDE_CELL_SOLID;
+    q[c] = lab[c] == TIDE_CELL_LIQUID ? -1 : 1;
+  }
+  st = tide_levelset_extrapolate(g, sp, -1, 0, q, valid);
+  if (!st) {
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < nc; c++)
+      if (sp[c] < 0 && lab[c] == TIDE_CELL_AIR && start[c + 1] == start[c] && valid[c] && q[c] < 0)
+        lab[c] = TIDE_CELL_LIQUID;
+  }
+  tide_free(q, (size_t)nc * sizeof(double));
+  tide_free(valid, (size_t)nc);
+  return st;
 }

@@ -691,30 +691,43 @@ int tide_fem_ip_gradient(const tide_tetmesh *m, const tide_ip *ip, const double 
   return TIDE_OK;
 }
 
-int tide_fem_ip_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
-                        tide_tripletbuf *tb) {
+int tide_fem_ip_gradient_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *x,
+                                 int flags, double *g, tide_tripletbuf *tb) {
   int st = ip_check(m, ip);
   if (st) return st;
   const double *vol = TIDE_F64P(m->vol), *mass = TIDE_F64P(m->fem->mass);
   const tide_material *mat = &m->fem->mat;
   const uint8_t *pinned = TIDE_U8P(m->fem->pinned);
+  double *eb = TIDE_F64P(m->fem->ebuf);
   int d = m->dim, n = m->nper * d, damp = has_damping(m);
   int project = (flags & TIDE_FEM_PROJECT) != 0;
   double dt = ip->dt;
 #pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
   for (int64_t e = 0; e < m->ne; e++) {
-    double p[12], H[144];
+    double p[12], H[144], ge[12];
     gather_elem(m, x, e, p);
-    tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), project, NULL, NULL,
-                   H);
+    tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), project, NULL,
+                   g ? ge : NULL, H);
     for (int k = 0; k < n * n; k++) H[k] *= dt * dt;
+    if (g)
+      for (int k = 0; k < n; k++) ge[k] *= dt * dt;
     if (damp) {
-      double pn[12], zero[12] = {0}, C[144];
+      double pn[12], dx[12], C[144], gd[12];
       gather_elem(m, ip->xn, e, pn);
-      tide_fe_damping(mat, d, pn, zero, tide_fem_dminv(m, e), vol[e], NULL, NULL, C);
+      for (int k = 0; k < n; k++) dx[k] = p[k] - pn[k];
+      tide_fe_damping(mat, d, pn, dx, tide_fem_dminv(m, e), vol[e], NULL, g ? gd : NULL, C);
       for (int k = 0; k < n * n; k++) H[k] += dt * C[k];
+      if (g)
+        for (int k = 0; k < n; k++) ge[k] += dt * gd[k];
     }
+    if (g) memcpy(eb + e * n, ge, sizeof(double) * (size_t)n);
     write_block(m, e, H, flags, pinned, tb);
+  }
+  if (g) {
+    gather_nodes(m, eb, g);
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+    for (int64_t i = 0; i < m->nv; i++)
+      for (int k = 0; k < d; k++) g[i * d + k] += mass[i] * (x[i * d + k] - ip->xhat[i * d + k]);
   }
   int64_t t0 = tb->start + tide_fem_elem_nnz(m);
 #pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
@@ -725,6 +738,11 @@ int tide_fem_ip_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *
       tb->v[t] = mass[i] > 0 ? mass[i] : 1; /* unused nodes keep the system regular */
     }
   return TIDE_OK;
+}
+
+int tide_fem_ip_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
+                        tide_tripletbuf *tb) {
+  return tide_fem_ip_gradient_hessian(m, ip, x, flags, NULL, tb);
 }
 
 int tide_fem_predict(const tide_tetmesh *m, double dt, double *xhat) {

@@ -211,6 +211,9 @@ int tide_fem_ip_gradient(const tide_tetmesh *m, const tide_ip *ip, const double 
  * including damping) followed by the mass diagonal (nv*d entries). */
 int tide_fem_ip_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
                         tide_tripletbuf *tb);
+/* Gradient (g, nv*d, may be NULL) and Hessian in one pass over the elements. */
+int tide_fem_ip_gradient_hessian(const tide_tetmesh *m, const tide_ip *ip, const double *x,
+                                 int flags, double *g, tide_tripletbuf *tb);
 int64_t tide_fem_ip_nnz(const tide_tetmesh *m);
 
 /* Predicted positions xhat = xn + dt vn + dt^2 (g + f_ext / m) for free

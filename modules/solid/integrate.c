@@ -310,18 +310,24 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
 
 /* ------------------------------------------------------------- Newton */
 
-int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
-                         const tide_csr **H) {
+/* gradient (may be NULL) and Hessian CSR in one element pass */
+static int ip_system(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags, double *g,
+                     const tide_csr **H) {
   if (!m->fem) return tide_fail(TIDE_EINVAL, "the mesh has no material");
   int s;
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
-  if ((s = tide_fem_ip_hessian(m, ip, x, flags, &tb))) return s;
+  if ((s = tide_fem_ip_gradient_hessian(m, ip, x, flags, g, &tb))) return s;
   if ((s = system_matrix(w))) return s;
   *H = w->A;
   return TIDE_OK;
+}
+
+int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
+                         const tide_csr **H) {
+  return ip_system(m, ip, x, flags, NULL, H);
 }
 
 int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
@@ -348,11 +354,10 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   if ((s = tide_fem_ip_value(m, &ip, x, &E0))) return s;
   for (int it = 0; it < maxit; it++) {
     double ta = tide_wtime();
-    if ((s = tide_fem_ip_gradient(m, &ip, x, g))) return s;
+    const tide_csr *H;
+    if ((s = ip_system(m, &ip, x, flags, g, &H))) return s;
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) g[q] = 0;
-    const tide_csr *H;
-    if ((s = tide_solid_ip_matrix(m, &ip, x, flags, &H))) return s;
     st->assemble_seconds += tide_wtime() - ta;
     for (int64_t q = 0; q < N; q++) ng[q] = -g[q];
     if ((s = direct_solve(w, o->solver, o->reuse, ng, p, st))) {

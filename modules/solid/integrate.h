@@ -39,7 +39,7 @@ extern "C" {
  * needs no BLAS and is faster for small systems), or IC(0)-PCG.  AUTO takes
  * LDL^T below TIDE_SOLID_SUPERNODAL_MIN unknowns and Cholesky above. */
 enum { TIDE_SOLID_AUTO = 0, TIDE_SOLID_CHOLMOD = 1, TIDE_SOLID_LDLT = 2, TIDE_SOLID_PCG = 3 };
-#define TIDE_SOLID_SUPERNODAL_MIN 20000
+#define TIDE_SOLID_SUPERNODAL_MIN 1000
 
 /* Contact processing after the position update of the linear and Newton
  * integrators. */

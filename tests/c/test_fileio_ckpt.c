@@ -27,7 +27,8 @@ int main(void) {
   snprintf(dir, sizeof dir, "/tmp/tide_test_ckpt_%ld", (long)getpid());
   snprintf(path, sizeof path, "%s/run/state.ckpt", dir);
   uint8_t data[1000];
-  for (int k = 0; k < 1000; k++) data[k] = (uint8_t)(k * 7 + 3);
+  for (int k = 0; k < 1000; k++)
+    data[k] = (uint8_t)(k * 7 + 3);
   tide_ckpt_writer w;
   CHECK(tide_ckpt_begin(&w, path) == TIDE_OK, "begin: %s", tide_errmsg());
   tide_ckpt_put(&w, data, 400);
@@ -35,7 +36,8 @@ int main(void) {
   CHECK(tide_ckpt_end(&w) == TIDE_OK, "end: %s", tide_errmsg());
   uint8_t *p = NULL;
   size_t n = 0;
-  CHECK(tide_ckpt_read(path, &p, &n) == TIDE_OK && n == 1000 && p && !memcmp(p, data, 1000), "round trip");
+  CHECK(tide_ckpt_read(path, &p, &n) == TIDE_OK && n == 1000 && p && !memcmp(p, data, 1000),
+        "round trip");
   free(p);
 
   uint8_t file[2000];
@@ -48,7 +50,8 @@ int main(void) {
   for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
     spit(other, file, cuts[c]);
     int st = tide_ckpt_read(other, &p, &n);
-    CHECK(st == TIDE_EFORMAT && (strstr(tide_errmsg(), "truncated") || strstr(tide_errmsg(), "not a Tide")),
+    CHECK(st == TIDE_EFORMAT &&
+              (strstr(tide_errmsg(), "truncated") || strstr(tide_errmsg(), "not a Tide")),
           "cut at %zu: %s", cuts[c], tide_errmsg());
   }
   /* a flipped payload byte, a damaged end marker */
@@ -56,20 +59,22 @@ int main(void) {
   memcpy(bad, file, fn);
   bad[32 + 123] ^= 0x10;
   spit(other, bad, fn);
-  CHECK(tide_ckpt_read(other, &p, &n) == TIDE_EFORMAT && strstr(tide_errmsg(), "checksum mismatch"), "flip: %s",
-        tide_errmsg());
+  CHECK(tide_ckpt_read(other, &p, &n) == TIDE_EFORMAT && strstr(tide_errmsg(), "checksum mismatch"),
+        "flip: %s", tide_errmsg());
   memcpy(bad, file, fn);
   bad[fn - 2] = 'x';
   spit(other, bad, fn);
-  CHECK(tide_ckpt_read(other, &p, &n) == TIDE_EFORMAT && strstr(tide_errmsg(), "end marker"), "trailer: %s",
-        tide_errmsg());
+  CHECK(tide_ckpt_read(other, &p, &n) == TIDE_EFORMAT && strstr(tide_errmsg(), "end marker"),
+        "trailer: %s", tide_errmsg());
   /* a newer format version with a valid header checksum */
   memcpy(bad, file, fn);
   bad[8] = TIDE_CKPT_VERSION + 1;
   uint32_t hc = (uint32_t)crc32(crc32(0, NULL, 0), bad, 28);
-  for (int k = 0; k < 4; k++) bad[28 + k] = (uint8_t)(hc >> (8 * k));
+  for (int k = 0; k < 4; k++)
+    bad[28 + k] = (uint8_t)(hc >> (8 * k));
   spit(other, bad, fn);
-  CHECK(tide_ckpt_read(other, &p, &n) == TIDE_EFORMAT && strstr(tide_errmsg(), "newer"), "version: %s", tide_errmsg());
+  CHECK(tide_ckpt_read(other, &p, &n) == TIDE_EFORMAT && strstr(tide_errmsg(), "newer"),
+        "version: %s", tide_errmsg());
   /* an interrupted write keeps the previous checkpoint */
   CHECK(tide_ckpt_begin(&w, path) == TIDE_OK, "begin again");
   tide_ckpt_put(&w, "partial", 7);

@@ -36,7 +36,8 @@ static void test_atomic(void) {
   snprintf(sub, sizeof sub, "%s/a/b", dir);
   snprintf(path, sizeof path, "%s/a/b/file.txt", dir);
   tide_afile af;
-  CHECK(tide_afile_open(&af, path) == TIDE_OK, "open creates missing directories: %s", tide_errmsg());
+  CHECK(tide_afile_open(&af, path) == TIDE_OK, "open creates missing directories: %s",
+        tide_errmsg());
   fputs("first", af.f);
   CHECK(count_entries(sub) == 1, "only the temporary file exists before commit");
   CHECK(tide_afile_commit(&af) == TIDE_OK, "commit");
@@ -89,7 +90,8 @@ static void test_png_roundtrip(void) {
     CHECK(a->shape[0] == h && a->shape[1] == w && a->shape[2] == 4, "shape");
     int bad = 0;
     for (int k = 0; k < w * h; k++)
-      for (int c = 0; c < 3; c++) bad += TIDE_U8P(a)[4 * k + c] != px[3 * k + c];
+      for (int c = 0; c < 3; c++)
+        bad += TIDE_U8P(a)[4 * k + c] != px[3 * k + c];
     CHECK(bad == 0, "%d samples differ", bad);
     tide_array_release(a);
   }
@@ -108,13 +110,16 @@ static void test_png_roundtrip(void) {
 static void test_colormaps(void) {
   float c[3];
   tide_cmap_eval(TIDE_CMAP_VIRIDIS, 0, c); /* matplotlib: (68, 1, 84)/255 */
-  CHECK(fabs(c[0] - 68 / 255.) < 0.015 && fabs(c[1] - 1 / 255.) < 0.015 && fabs(c[2] - 84 / 255.) < 0.015,
+  CHECK(fabs(c[0] - 68 / 255.) < 0.015 && fabs(c[1] - 1 / 255.) < 0.015 &&
+            fabs(c[2] - 84 / 255.) < 0.015,
         "viridis(0) = %g %g %g", c[0], c[1], c[2]);
   tide_cmap_eval(TIDE_CMAP_VIRIDIS, 1, c); /* (253, 231, 37)/255 */
-  CHECK(fabs(c[0] - 253 / 255.) < 0.02 && fabs(c[1] - 231 / 255.) < 0.02 && fabs(c[2] - 37 / 255.) < 0.03,
+  CHECK(fabs(c[0] - 253 / 255.) < 0.02 && fabs(c[1] - 231 / 255.) < 0.02 &&
+            fabs(c[2] - 37 / 255.) < 0.03,
         "viridis(1) = %g %g %g", c[0], c[1], c[2]);
   tide_cmap_eval(TIDE_CMAP_VIRIDIS, 0.5, c); /* (33, 145, 140)/255 */
-  CHECK(fabs(c[0] - 33 / 255.) < 0.02 && fabs(c[1] - 145 / 255.) < 0.02 && fabs(c[2] - 140 / 255.) < 0.02,
+  CHECK(fabs(c[0] - 33 / 255.) < 0.02 && fabs(c[1] - 145 / 255.) < 0.02 &&
+            fabs(c[2] - 140 / 255.) < 0.02,
         "viridis(0.5) = %g %g %g", c[0], c[1], c[2]);
   /* Moreland's table: ends (59, 76, 192), (180, 4, 38), middle (221, 221, 221) */
   tide_cmap_eval(TIDE_CMAP_COOLWARM, 0, c);
@@ -124,7 +129,8 @@ static void test_colormaps(void) {
   CHECK(fabs(c[0] * 255 - 180) < 1.5 && fabs(c[1] * 255 - 4) < 1.5 && fabs(c[2] * 255 - 38) < 1.5,
         "coolwarm(1) = %g %g %g", c[0] * 255, c[1] * 255, c[2] * 255);
   tide_cmap_eval(TIDE_CMAP_COOLWARM, 0.5, c);
-  CHECK(fabs(c[0] * 255 - 221) < 2.5 && fabs(c[1] * 255 - 221) < 2.5 && fabs(c[2] * 255 - 221) < 2.5,
+  CHECK(fabs(c[0] * 255 - 221) < 2.5 && fabs(c[1] * 255 - 221) < 2.5 &&
+            fabs(c[2] * 255 - 221) < 2.5,
         "coolwarm(0.5) = %g %g %g", c[0] * 255, c[1] * 255, c[2] * 255);
   tide_cmap_eval(TIDE_CMAP_GRAY, 0.25, c);
   CHECK_NEAR(c[1], 0.25, 1e-7);
@@ -153,7 +159,8 @@ static void test_marching_squares(void) {
     len += hypot(seg[4 * k + 2] - seg[4 * k], seg[4 * k + 3] - seg[4 * k + 1]);
   }
   CHECK(maxerr < 0.25 * dx * dx / R + 1e-12, "contour vertices off the circle by %g", maxerr);
-  CHECK(fabs(len - 2 * M_PI * R) < 0.01 * 2 * M_PI * R, "contour length %g vs %g", len, 2 * M_PI * R);
+  CHECK(fabs(len - 2 * M_PI * R) < 0.01 * 2 * M_PI * R, "contour length %g vs %g", len,
+        2 * M_PI * R);
   CHECK(tide_marching_squares(&f, 0, seg, 3, &ns) == TIDE_EINVAL, "capacity checked");
   free(seg);
   free(v);
@@ -163,9 +170,10 @@ static void test_ticks_and_text(void) {
   double t[32], step;
   int n;
   CHECK(tide_nice_ticks(-1, 1, 6, t, 32, &n, &step) == TIDE_OK, "ticks");
-  CHECK(n == 5 && step == 0.5 && t[0] == -1 && t[4] == 1, "ticks of [-1, 1]: n %d step %g", n, step);
-  CHECK(tide_nice_ticks(0.013, 0.087, 5, t, 32, &n, &step) == TIDE_OK && fabs(step - 0.01) < 1e-15 &&
-            fabs(t[0] - 0.02) < 1e-15,
+  CHECK(n == 5 && step == 0.5 && t[0] == -1 && t[4] == 1, "ticks of [-1, 1]: n %d step %g", n,
+        step);
+  CHECK(tide_nice_ticks(0.013, 0.087, 5, t, 32, &n, &step) == TIDE_OK &&
+            fabs(step - 0.01) < 1e-15 && fabs(t[0] - 0.02) < 1e-15,
         "ticks of [0.013, 0.087]: step %g first %g", step, t[0]);
   char buf[32];
   tide_format_tick(0.25, 0.05, buf, sizeof buf);
@@ -201,7 +209,8 @@ static void test_triangles(void) {
   CHECK(tide_canvas_triangles(c, 4, xy, 2, tri, red, 1, 1) == TIDE_OK, "triangles");
   int seam = 0;
   for (int j = 5; j < 27; j++)
-    for (int i = 5; i < 27; i++) seam += c->rgb[3 * (j * 32 + i) + 1] != 0;
+    for (int i = 5; i < 27; i++)
+      seam += c->rgb[3 * (j * 32 + i) + 1] != 0;
   CHECK(seam == 0, "%d interior pixels not fully covered", seam);
   /* the edge pixel column 4 is covered 70 percent */
   CHECK_NEAR(c->rgb[3 * (16 * 32 + 4) + 1], 0.25, 0.06);

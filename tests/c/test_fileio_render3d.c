@@ -22,7 +22,8 @@ static int watertight(const tide_array *T) {
   const int32_t *t = TIDE_I32P(T);
   edge *e = malloc(sizeof(edge) * 3 * (size_t)nt);
   for (int64_t k = 0; k < nt; k++)
-    for (int q = 0; q < 3; q++) e[3 * k + q] = (edge){t[3 * k + q], t[3 * k + (q + 1) % 3]};
+    for (int q = 0; q < 3; q++)
+      e[3 * k + q] = (edge){t[3 * k + q], t[3 * k + (q + 1) % 3]};
   /* directed edges must be unique, and each must have its reverse */
   qsort(e, 3 * (size_t)nt, sizeof(edge), edge_cmp);
   int bad = 0;
@@ -42,7 +43,8 @@ static double signed_volume(const tide_array *V, const tide_array *T) {
   for (int64_t k = 0; k < T->shape[0]; k++) {
     const double *a = v + 3 * t[3 * k], *b = v + 3 * t[3 * k + 1], *c = v + 3 * t[3 * k + 2];
     vol += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-            a[2] * (b[0] * c[1] - b[1] * c[0])) / 6;
+            a[2] * (b[0] * c[1] - b[1] * c[0])) /
+           6;
   }
   return vol;
 }
@@ -84,12 +86,14 @@ static void test_sphere(void) {
    * y < 0.3 fills the box below, volume 1 x 0.3 x 1 */
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
-      for (int k = 0; k < n; k++) phi[(i * n + j) * n + k] = (j + 0.5) * dx - 0.5 - (0.3 - 0.5);
+      for (int k = 0; k < n; k++)
+        phi[(i * n + j) * n + k] = (j + 0.5) * dx - 0.5 - (0.3 - 0.5);
   CHECK(tide_isosurface(&f, 0, 1, &V, &N, &T) == TIDE_OK, "slab");
   CHECK(watertight(T) == 0, "slab closed on the walls");
   /* exact but for the chamfers marching cubes cuts along the 12 box edges,
    * each at most dx^2 / 8 in cross-section */
-  CHECK(fabs(signed_volume(V, T) - 0.3) < 12 * dx * dx / 8, "slab volume %.6f vs 0.3", signed_volume(V, T));
+  CHECK(fabs(signed_volume(V, T) - 0.3) < 12 * dx * dx / 8, "slab volume %.6f vs 0.3",
+        signed_volume(V, T));
   tide_array_release(V);
   tide_array_release(N);
   tide_array_release(T);
@@ -101,7 +105,8 @@ static void test_sphere(void) {
   tide_array_release(T);
 
   /* saddle-rich random field: still watertight */
-  for (int64_t q = 0; q < (int64_t)n * n * n; q++) phi[q] = tide_rand01(7, (uint64_t)q) - 0.5;
+  for (int64_t q = 0; q < (int64_t)n * n * n; q++)
+    phi[q] = tide_rand01(7, (uint64_t)q) - 0.5;
   CHECK(tide_isosurface(&f, 0, 1, &V, &N, &T) == TIDE_OK, "random");
   CHECK(watertight(T) == 0, "random field surface watertight (%d bad edges)", watertight(T));
   tide_array_release(V);
@@ -128,7 +133,8 @@ static void test_render(void) {
   tide_isosurface(&f, 0, 1, &V, &N, &T);
   tide_mesh3d m;
   memset(&m, 0, sizeof m);
-  m.nv = V->shape[0], m.v = TIDE_F64P(V), m.n = TIDE_F64P(N), m.nt = T->shape[0], m.t = TIDE_I32P(T);
+  m.nv = V->shape[0], m.v = TIDE_F64P(V), m.n = TIDE_F64P(N), m.nt = T->shape[0],
+  m.t = TIDE_I32P(T);
   m.color[0] = 1, m.color[1] = 0, m.color[2] = 0;
   tide_render3d r;
   tide_render3d_defaults(&r);
@@ -141,7 +147,8 @@ static void test_render(void) {
   r.light_color[0][0] = r.light_color[0][1] = r.light_color[0][2] = 1;
   r.ambient = 0;
   r.shadows = 0;
-  for (int d = 0; d < 3; d++) r.bg_top[d] = r.bg_bottom[d] = 0.5f;
+  for (int d = 0; d < 3; d++)
+    r.bg_top[d] = r.bg_bottom[d] = 0.5f;
   tide_canvas *c;
   CHECK(tide_render3d_draw(&r, &c) == TIDE_OK, "render: %s", tide_errmsg());
   /* centre: normal facing the light and the viewer: albedo + specular */
@@ -153,8 +160,10 @@ static void test_render(void) {
   int inside = (int)(rpx - 2), outside = (int)(rpx + 2);
   const float *in = c->rgb + 3 * (50 * 120 + 60 + inside);
   const float *out = c->rgb + 3 * (50 * 120 + 60 + outside);
-  CHECK(in[1] < 0.2f && in[0] > 0.05f, "inside the silhouette (r = %.1f px): %g %g %g", rpx, in[0], in[1], in[2]);
-  CHECK(fabsf(out[0] - 0.5f) < 1e-6f && fabsf(out[1] - 0.5f) < 1e-6f, "background outside: %g %g", out[0], out[1]);
+  CHECK(in[1] < 0.2f && in[0] > 0.05f, "inside the silhouette (r = %.1f px): %g %g %g", rpx, in[0],
+        in[1], in[2]);
+  CHECK(fabsf(out[0] - 0.5f) < 1e-6f && fabsf(out[1] - 0.5f) < 1e-6f, "background outside: %g %g",
+        out[0], out[1]);
   /* Lambert falloff: at 60 percent of the radius the light is weaker */
   const float *off = c->rgb + 3 * (50 * 120 + 60 + (int)(0.6 * rpx));
   CHECK(off[0] < mid[0] && off[0] > 0.5f, "Lambert falloff %g < %g", off[0], mid[0]);
@@ -181,14 +190,16 @@ static void test_render(void) {
   r.nmesh = 1, r.mesh = &m;
   r.ground = 1, r.ground_y = -1.2;
   r.box = 1;
-  for (int d = 0; d < 3; d++) r.box_lo[d] = -1.2, r.box_hi[d] = 1.2;
+  for (int d = 0; d < 3; d++)
+    r.box_lo[d] = -1.2, r.box_hi[d] = 1.2;
   tide_camera3d_frame(&r.cam, r.box_lo, r.box_hi, 35, 160.0 / 120);
   tide_canvas *a, *b;
   tide_threads_set(1);
   CHECK(tide_render3d_draw(&r, &a) == TIDE_OK, "1 thread");
   tide_threads_set(2);
   CHECK(tide_render3d_draw(&r, &b) == TIDE_OK, "2 threads");
-  CHECK(!memcmp(a->rgb, b->rgb, sizeof(float) * 3 * 160 * 120), "identical pictures for 1 and 2 threads");
+  CHECK(!memcmp(a->rgb, b->rgb, sizeof(float) * 3 * 160 * 120),
+        "identical pictures for 1 and 2 threads");
   tide_canvas_free(a);
   tide_canvas_free(b);
   /* bad input */

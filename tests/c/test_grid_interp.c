@@ -112,7 +112,7 @@ static void test_dim(int dim) {
   /* walls: normal velocity zero on the boundary and around a solid cell */
   tide_array *lab = tide_grid_cell_array(&g, TIDE_U8);
   TIDE_U8P(lab)[tide_grid_idx(&g, 3, 2, dim == 3 ? 2 : 0)] = TIDE_CELL_SOLID;
-  CHECK(tide_mac_enforce_walls(vel, lab) == TIDE_OK, "walls");
+  CHECK(tide_mac_enforce_walls(vel, lab, 0) == TIDE_OK, "walls");
   int kk = dim == 3 ? 2 : 0;
   CHECK(TIDE_F64P(vel->u[0])[tide_grid_fidx(&g, 0, 3, 2, kk)] == 0 &&
             TIDE_F64P(vel->u[0])[tide_grid_fidx(&g, 0, 4, 2, kk)] == 0 &&
@@ -131,11 +131,11 @@ static void test_dim(int dim) {
   int64_t f0 = tide_grid_fidx(&g, 0, 3, 2, kk);
   TIDE_F64P(e->u[0])[f0] = 2.5;
   TIDE_U8P(valid->u[0])[f0] = 1;
-  CHECK(tide_mac_extrapolate(e, valid, 1) == TIDE_OK, "extrapolate");
+  CHECK(tide_mac_extrapolate(e, valid, 1, 0) == TIDE_OK, "extrapolate");
   double sum;
   tide_array_sum(e->u[0], &sum);
   CHECK_NEAR(sum, 2.5 * (1 + 2 * dim), 1e-12);
-  CHECK(tide_mac_extrapolate(e, valid, 100) == TIDE_OK, "extrapolate");
+  CHECK(tide_mac_extrapolate(e, valid, 100, 1) == TIDE_OK, "extrapolate");
   tide_array_minmax(e->u[0], &lo, &hi);
   CHECK(lo == 2.5 && hi == 2.5, "constant extrapolated everywhere: %g..%g", lo, hi);
   tide_array_minmax(valid->u[0], &lo, &hi);

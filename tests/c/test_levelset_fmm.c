@@ -267,7 +267,7 @@ static void test_extrapolation(void) {
   for (int i = 0; i <= 16; i++)
     for (int j = 0; j <= 12; j++)
       sphi[i * 13 + j] = i * .1 - .55;
-  CHECK(tide_mac_extrapolate(m, v, 10) == TIDE_OK, "neighbour-average extrapolation");
+  CHECK(tide_mac_extrapolate(m, v, 10, 0) == TIDE_OK, "neighbour-average extrapolation");
   CHECK(tide_levelset_constrain_mac(m, keep, sphi, TIDE_AT_NODES, NULL) == TIDE_OK, "constrain");
   int okc = 1;
   for (int i = 0; i <= 16; i++)

@@ -36,13 +36,16 @@ static void test_dim(int dim) {
   /* seeding: a cell-aligned box gets exactly ppc particles per cell */
   tide_particles *ps;
   CHECK(tide_particles_new(dim, 0, 1, &ps) == TIDE_OK, "new");
-  tide_shape box = {.kind = TIDE_SHAPE_BOX};
+  double blo[3], bhi[3];
   for (int d = 0; d < 3; d++) {
-    box.lo[d] = g.origin[d];
-    box.hi[d] = g.origin[d] + g.n[d] * g.dx;
+    blo[d] = g.origin[d];
+    bhi[d] = g.origin[d] + g.n[d] * g.dx;
   }
+  tide_shape *box;
+  CHECK(tide_shape_box(dim, blo, bhi, &box) == TIDE_OK, "box");
   int64_t added = 0;
-  CHECK(tide_particles_seed(ps, &g, &box, ppc, 1.0, 3, NULL, NULL, &added) == TIDE_OK, "seed");
+  CHECK(tide_particles_seed(ps, &g, box, NULL, ppc, 1.0, 3, NULL, NULL, &added) == TIDE_OK, "seed");
+  tide_shape_release(box);
   CHECK(added == tide_grid_ncells(&g) * ppc && ps->n == added, "filled: %lld particles", (long long)added);
   tide_array *cnt = tide_grid_cell_array(&g, TIDE_I32), *lab = tide_grid_cell_array(&g, TIDE_U8);
   CHECK(tide_liquid_label(ps, &g, NULL, lab, cnt) == TIDE_OK, "label");
@@ -185,18 +188,21 @@ int main(void) {
   int n[3] = {16, 16, 1};
   double org[3] = {0, 0, 0};
   tide_grid_init(&g, 2, n, 1.0 / 16, org);
-  tide_shape sph = {.kind = TIDE_SHAPE_SPHERE, .center = {0.5, 0.5, 0}, .radius = 0.3};
+  tide_shape *sph;
+  double cen[3] = {0.5, 0.5, 0};
+  tide_shape_sphere(2, cen, 0.3, &sph);
   uint64_t h[2];
   for (int t = 0; t < 2; t++) {
     tide_threads_set(t + 1);
     tide_particles *ps;
     tide_particles_new(2, 0, 0, &ps);
-    tide_particles_seed(ps, &g, &sph, 5, 1.0, 9, NULL, NULL, NULL);
+    tide_particles_seed(ps, &g, sph, NULL, 5, 1.0, 9, NULL, NULL, NULL);
     h[t] = hash_bytes(tide_array_ptr(ps->x), (size_t)ps->n * 16, 1469598103934665603ULL);
     double area = ps->n / 5.0 * g.dx * g.dx;
     CHECK(fabs(area - M_PI * 0.09) < 0.03 * M_PI * 0.09, "disk area from particle count: %g", area);
     tide_particles_free(ps);
   }
+  tide_shape_release(sph);
   CHECK(h[0] == h[1], "seeding identical for 1 and 2 threads");
   return check_report();
 }

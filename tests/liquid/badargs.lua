@@ -10,8 +10,10 @@ return {
       enforce_walls = { ["nil"] = "domain walls only" }, fill = { negative = "fill with -3" },
       add_gravity = { negative = "dt = -3 integrates backwards" } },
     ["tide.Particles"] = { count = "any", free = "any" },
+    ["tide.Periodic"] = { free = "any" },
   },
   samples = {
+    { "tide.Periodic", function() return tide.liquid.periodic { grid = tide.grid.new { size = { 4, 3 }, dx = 0.1 } } end },
     { "tide.Grid", function() return tide.grid.new { size = { 4, 3 }, dx = 0.1 } end },
     { "tide.Mac", function() return tide.grid.new { size = { 4, 3 }, dx = 0.1 }:mac() end },
     { "tide.Particles", function()

@@ -139,6 +139,24 @@ do
   T.check(sums[1] == sums[2], "bit-identical for 1 and 2 threads")
 end
 
+-- 2D: a disk dropped on the ground by each integrator hits it and stays out of it
+for _, method in ipairs { "step_linear", "step_newmark", "step_newton" } do
+  local m = S.bcc { shape = S.shape.sphere { center = { 0, 0.2 }, radius = 0.1 }, h = 0.025 }
+  m:material { model = method == "step_linear" and "linear" or "neohookean", E = 2e4, nu = 0.3, density = 1000,
+    damping_beta = 20, rayleigh_stiffness = 0.01 }
+  local ground = S.collider { shape = S.shape.plane { point = { 0, 0 }, normal = { 0, 1 } }, mu = 0.5 }
+  local dt = method == "step_newmark" and 5e-4 or 5e-3
+  local lowest, contacts = math.huge, 0
+  for _ = 1, math.floor(0.4 / dt) do
+    contacts = contacts + m[method](m, { dt = dt, colliders = ground }).contacts
+    for i = 1, m.nv do lowest = math.min(lowest, m.x:get(i, 2)) end
+  end
+  T.check(contacts > 0 and lowest > -1e-9, string.format("%s 2D: hits the ground, never below it (%.1e)", method,
+    lowest))
+  T.near(m:volume() / m.rest_volume:sum(), 1, 0.1, method .. " 2D: volume kept")
+  T.check(m.x:nonfinite() == 0, method .. " 2D: finite")
+end
+
 -- errors
 local m = cube(1)
 T.raises(function() m:step_newton { dt = 0 } end, "dt", "zero dt")

@@ -1,0 +1,98 @@
+--- tide.solids: recipes for deformable solids built on tide.solid, in Lua so
+-- they can be read, copied and changed (see docs/solids.md).
+--
+--   local solids = require "tide.solids"      -- or tide.solids
+--   local m = tide.solid.bcc{ shape = tide.shape.sphere{ center = {0, .3, 0}, radius = .1 }, h = .02 }
+--   m:material{ model = "neohookean", E = 1e5, nu = .3, density = 1000 }
+--   local step = solids.stepper(m, { method = "newton", colliders = { solids.ground() } })
+--   tide.run{ frames = 60, step = step, frame = function(i) solids.png(m, "out/f_%04d.png", i) end }
+local S = require "tide.solid"
+
+local M = {}
+
+local methods = { linear = "step_linear", newmark = "step_newmark", newton = "step_newton" }
+
+--- A step function for tide.run: `stepper(mesh, opts)` returns
+-- function(dt) that advances the mesh by dt with opts.method ("newton",
+-- "linear" or "newmark"; the other options go to the integrator) and returns
+-- its stats.  opts.before(dt), if given, runs first (move colliders, set
+-- targets); colliders listed in opts.advance are advanced by dt before the
+-- step (kinematic bodies moving with their velocity).
+function M.stepper(mesh, opts)
+  opts = opts or {}
+  local name = methods[opts.method or "newton"]
+  if not name then error("tide.solids.stepper: method must be newton, linear or newmark", 2) end
+  local before, advance = opts.before, opts.advance or {}
+  local args = {}
+  for k, v in pairs(opts) do
+    if k ~= "method" and k ~= "before" and k ~= "advance" then args[k] = v end
+  end
+  return function(dt)
+    if before then before(dt) end
+    for _, c in ipairs(advance) do c:advance(dt) end
+    args.dt = dt
+    local st = mesh[name](mesh, args)
+    return { iterations = st.iterations }
+  end
+end
+
+--- A frictional ground plane y = height (a collider).
+function M.ground(height, mu, dim)
+  dim = dim or 3
+  local p, n = { 0, height or 0, 0 }, { 0, 1, 0 }
+  if dim == 2 then p, n = { 0, height or 0 }, { 0, 1 } end
+  return S.collider { shape = S.shape.plane { point = p, normal = n }, mu = mu or 0.5 }
+end
+
+--- Stairs of n boxes (3D): step k spans x in [x0 + k w, x0 + (k+1) w] up to
+-- height (n - k) * rise; returns the union shape and a list of {min, max}
+-- boxes (for drawing).
+function M.stairs(o)
+  local n, w, rise, depth = o.steps or 3, o.width or 0.2, o.rise or 0.1, o.depth or 0.4
+  local x0 = o.x0 or 0
+  local shape, boxes
+  boxes = {}
+  for k = 0, n - 1 do
+    local lo = { x0 + k * w, -0.5, -depth / 2 }
+    local hi = { x0 + (k + 1) * w, (n - k) * rise, depth / 2 }
+    boxes[#boxes + 1] = { lo, hi }
+    local b = S.shape.box { min = lo, max = hi }
+    shape = shape and (shape + b) or b
+  end
+  return shape, boxes
+end
+
+--- Boundary surface of a mesh for tide.fileio.png3d's `meshes` list.
+function M.surface(mesh, color, extra)
+  local t = { vertices = mesh.x, triangles = mesh:boundary(), index_base = 1, color = color or { 0.85, 0.45, 0.3 } }
+  for k, v in pairs(extra or {}) do t[k] = v end
+  return t
+end
+
+--- A box (min, max) as a render mesh (its boundary triangles).
+function M.box_surface(lo, hi, color)
+  local b = S.box { min = lo, max = hi, cells = { 1, 1, 1 } }
+  return { vertices = b.x:clone(), triangles = b:boundary(), index_base = 1, color = color or { 0.6, 0.6, 0.65 } }
+end
+
+--- Write a 3D frame of some meshes (tables from solids.surface / box_surface):
+-- png3d(path_pattern, i, meshes, options for tide.fileio.png3d).
+function M.png3d(pattern, i, meshes, o)
+  local fileio = require "tide.fileio"
+  local args = { path = string.format(pattern, i), meshes = meshes }
+  for k, v in pairs(o or {}) do args[k] = v end
+  return fileio.png3d(args)
+end
+
+--- Energies of a mesh with a material: kinetic, elastic, total (with gravity).
+function M.energies(mesh)
+  local k, e = mesh:kinetic_energy(), mesh:energy()
+  return { kinetic = k, elastic = e, total = mesh:total_energy() }
+end
+
+--- Volume of the mesh relative to its rest volume.
+function M.volume_ratio(mesh)
+  return mesh:volume() / mesh.rest_volume:sum()
+end
+
+return M

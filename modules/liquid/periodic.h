@@ -1,0 +1,157 @@
+/*
+ * periodic.h -- periodic boundaries for MAC grids, fields and particles
+ * (tide.liquid.periodic; docs/liquids-physics.md).
+ *
+ * Convention.  Axis d is periodic with period L_d = n[d] dx: cell i and cell
+ * i + n[d] are the same cell.  Arrays keep the shapes of grid.h: on a
+ * periodic axis a the face array of axis a still has n[a] + 1 entries along
+ * a, and face n[a] is a copy of face 0 (the same face seen from the other
+ * end); operators here read face 0 and write both.  Non-periodic axes are
+ * solid walls as everywhere else in Tide.
+ *
+ * Most periodic operators reuse the non-periodic ones on a padded grid: the
+ * grid grows by G ghost cells at both ends of every periodic axis (origin
+ * moves by -G dx), the ghosts are filled by wrapping, the ordinary operator
+ * (tide_mac_advect, tide_levelset_advect, tide_liquid_p2g/g2p,
+ * tide_particles_advect) runs on the padded field, and the interior is read
+ * back.  G is chosen so that no result read back depends on the ghosts'
+ * outer edge: one cell for the transfers (tent kernels of radius dx), the
+ * backtrace distance plus the interpolation stencil for advection.  P2G adds
+ * periodic images of the particles within dx of a periodic boundary, so every
+ * face sums the same particles as on the torus.
+ *
+ * The projection is assembled directly with wrap-around neighbours: for a
+ * fully periodic (or closed) liquid the Laplacian is singular with the
+ * constants as null space, and the conjugate-gradient solve of tide.linalg
+ * removes it (tide_solve_opts.nullspace: mean-free right-hand side and
+ * iterates).
+ */
+#ifndef TIDE_PERIODIC_H
+#define TIDE_PERIODIC_H
+
+#include "grid/grid.h"
+#include "grid/levelset.h"
+#include "linalg/linalg.h"
+#include "liquid/particles.h"
+#include "liquid/project.h"
+
+/* Index i along an axis of n cells: i itself when 0 <= i < n, wrapped into
+ * [0, n) when per != 0, -1 (outside) otherwise. */
+static inline int tide_periodic_index(int i, int n, int per) {
+  if (i >= 0 && i < n) return i;
+  if (!per) return -1;
+  i %= n;
+  return i < 0 ? i + n : i;
+}
+
+/* Multilinear interpolation of a lattice (grid.h) at x with wrap-around on
+ * the axes with per[d] != 0: along such an axis the lattice repeats every
+ * np[d] samples (np[d] = n[d] cells, also for the faces of axis d, whose
+ * last sample duplicates the first); other axes clamp as
+ * tide_lattice_interp. */
+double tide_periodic_lattice_interp(const tide_lattice *L, const int per[3], const int np[3],
+                                    const double *x);
+
+/* Workspace of the periodic operators over one grid (padded grids, image
+ * particles, the cached projection matrix).  Created once, reused every
+ * step; nothing is allocated per call unless the padding or particle count
+ * grows or the cell labels of the projection change. */
+typedef struct tide_periodic {
+  tide_grid grid;  /* the periodic grid */
+  int per[3];      /* 1 on periodic axes */
+  int precond;     /* preconditioner of the projection (TIDE_PRECOND_MIC0) */
+  /* padded fields (grow on demand) */
+  int pad;         /* ghost layers of pa/pb/pc */
+  tide_grid pgrid; /* padded grid */
+  tide_mac *pa, *pb, *pc, *pw;
+  tide_array *pcell, *pcell2; /* padded cell arrays */
+  tide_particles *img;        /* particles and their images */
+  tide_mac *tmp;              /* f64 field over the grid (u8 weights) */
+  /* projection cache */
+  uint8_t *plab;  /* labels the matrix was built for (ncells) */
+  int has_matrix;
+  tide_csr *A;
+  tide_krylov *K;
+  int32_t *row;   /* ncells: unknown of each cell or -1 */
+  double *b, *x;  /* unknowns */
+  int64_t nunk;
+  int air_faces;  /* Dirichlet faces in the cached matrix */
+} tide_periodic;
+
+/* New workspace for grid g with periodic flags per[0..dim-1] (at least one
+ * set; periodic axes need n[d] >= 2). */
+int tide_periodic_new(const tide_grid *g, const int per[3], tide_periodic **out);
+void tide_periodic_free(tide_periodic *P);
+int64_t tide_periodic_bytes(const tide_periodic *P);
+
+/* Make the duplicated faces agree: on each periodic axis a, face 0 and
+ * face n[a] of u_a both get their mean. */
+int tide_periodic_sync(const tide_periodic *P, tide_mac *m);
+/* Wrap positions x (n, dim) into [origin, origin + L) on the periodic axes. */
+int tide_periodic_wrap(const tide_periodic *P, tide_array *x);
+
+/* -------------------------------------------------------------- padding
+ * The padded grid of g with G ghost cells at both ends of each periodic
+ * axis (origin - G dx there). */
+int tide_periodic_padded_grid(const tide_grid *g, const int per[3], int G, tide_grid *out);
+/* dst (over the padded grid) <- src (over g), ghosts by wrapping. */
+int tide_periodic_fill_mac(const tide_mac *src, const int per[3], int G, tide_mac *dst);
+int tide_periodic_fill_cells(const tide_grid *g, const double *src, const int per[3], int G,
+                             double *dst);
+/* dst (over g) <- interior of src (over the padded grid); on periodic axes
+ * face n[a] of u_a is set to face 0. */
+int tide_periodic_extract_mac(const tide_mac *src, const int per[3], int G, tide_mac *dst);
+int tide_periodic_extract_cells(const tide_grid *g, const double *src, const int per[3], int G,
+                                double *dst);
+
+/* ----------------------------------------------------------- operators */
+
+/* Semi-Lagrangian self/cross advection of a MAC field as tide_mac_advect
+ * (RK2 midpoint backtrace through vel, multilinear), on the torus. */
+int tide_periodic_advect_mac(tide_periodic *P, const tide_mac *vel, const tide_mac *q, double dt,
+                             tide_mac *out);
+/* A cell field f (ncells doubles) advected by vel over dt with the options
+ * of tide_levelset_advect (SL / MacCormack / BFECC, RK2/RK3, linear or
+ * monotone cubic), on the torus.  out must not alias f. */
+int tide_periodic_advect_cells(tide_periodic *P, const tide_mac *vel, const double *f, double dt,
+                               const tide_advect_opts *o, double *out);
+
+/* tide_liquid_p2g on the torus: particles (positions inside the periodic
+ * box) and their images within dx of each periodic boundary are splatted on
+ * the grid padded by one cell; u receives the interior.  weights as in
+ * tide_liquid_p2g (f64 sums or a u8 mask), may be NULL. */
+int tide_periodic_p2g(tide_periodic *P, tide_particles *ps, tide_mac *u, int apic,
+                      tide_mac *weights);
+/* tide_liquid_g2p on the torus (u and u_old wrapped onto the padded grid). */
+int tide_periodic_g2p(tide_periodic *P, tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
+                      tide_transfer scheme, double flip);
+/* tide_particles_advect on the torus (order 1/2/3), then positions wrapped
+ * into the box. */
+int tide_periodic_advect_particles(tide_periodic *P, tide_particles *ps, const tide_mac *vel,
+                                   double dt, int order);
+
+/* Pressure projection on the torus [Bri15 ch. 5; Zarifi Sec. 4.4 with
+ * wrap-around neighbours]:
+ *   u = u* - dt/rho grad p,  div u = 0 in liquid cells,
+ * with p = 0 at the centre of AIR cells (voxel free surface), closed faces
+ * next to SOLID cells and on the non-periodic walls.  labels: u8 cells or
+ * NULL (all liquid).  For each liquid cell c (scaled q = p dt/(rho dx)):
+ *   sum_f open (q_c - q_n) = -sum_f +-u*_f,
+ * solved by PCG (P->precond, MIC(0) by default) to the relative residual tol; without AIR faces the
+ * matrix is singular (constants) and the mean is projected out.  The matrix
+ * and preconditioner are kept while the labels do not change.  pressure
+ * (f64 cells, may be NULL) receives p [Pa] (0 outside the liquid; zero mean
+ * when singular).  stats as for tide_liquid_project. */
+int tide_periodic_project(tide_periodic *P, tide_mac *u, const tide_array *labels, double dt,
+                          double rho, double tol, int maxit, tide_array *pressure,
+                          tide_project_stats *stats);
+
+/* Kinetic energy per unit density of a MAC field [m^(dim+2)/s^2]:
+ *   E = 1/2 sum_a sum_f u_{a,f}^2 dx^dim
+ * over the distinct faces (on periodic axes face n[a] is not counted).
+ * mask (u8 cells, may be NULL): only faces with a cell of mask != 0 beside
+ * them. */
+int tide_mac_kinetic_energy(const tide_mac *m, const int per[3], const tide_array *mask,
+                            double *out);
+
+#endif

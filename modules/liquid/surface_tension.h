@@ -1,0 +1,125 @@
+/*
+ * surface_tension.h -- surface tension from a liquid level set
+ * (tide.liquid.curvature, tide.liquid.surface_tension;
+ * docs/liquids-physics.md).
+ *
+ * Units: sigma [N/m], rho [kg/m^3], dt [s], curvature [1/m], phi [m]
+ * (negative in the liquid).  The curvature is kappa = div(grad phi /
+ * |grad phi|), positive where the liquid is convex (a disk of radius R:
+ * 1/R in 2D, a ball: 2/R in 3D).  The Young-Laplace condition is
+ *     p_liquid - p_air = sigma kappa        on the surface,
+ * i.e. p_air - p_liquid = sigma * div(n_in) with n_in the inward normal.
+ *
+ * References
+ *   [Liu24] Liu et al., "Penetration-free solid-fluid interaction on shells
+ *           and rods", 2024, Sec. 4.2.1, Eq. 8 (semi-implicit surface tension
+ *           in a narrow band, after Zheng, Yong & Paul 2009).
+ *   [KFL00] Kang, Fedkiw & Liu, "A boundary condition capturing method for
+ *           multiphase incompressible flow", J. Sci. Comput. 15, 2000 (the
+ *           ghost-fluid pressure jump sigma kappa).
+ *   [GFCK02] Gibou, Fedkiw, Cheng & Kang, JCP 176, 2002 (ghost fluid with
+ *           theta = phi_l / (phi_l - phi_a)).
+ *   [Bri15] Bridson, Fluid Simulation for Computer Graphics, 2nd ed., 2015,
+ *           Sec. 5.4 and ch. 8 (surface tension through the free-surface
+ *           pressure; time step limit).
+ */
+#ifndef TIDE_SURFACE_TENSION_H
+#define TIDE_SURFACE_TENSION_H
+
+#include "grid/grid.h"
+#include "liquid/viscosity.h"
+
+/* Curvature at the cell centres by central differences:
+ *   kappa = (phi_xx (phi_y^2 + phi_z^2) + phi_yy (phi_x^2 + phi_z^2)
+ *            + phi_zz (phi_x^2 + phi_y^2) - 2 phi_x phi_y phi_xy
+ *            - 2 phi_x phi_z phi_xz - 2 phi_y phi_z phi_yz) / |grad phi|^3
+ * (z terms absent in 2D), clamped to [-1/dx, 1/dx] (the largest curvature
+ * a grid resolves); 0 where |grad phi| vanishes.  Periodic axes wrap; at a
+ * wall phi is extended linearly.  kappa: ncells doubles. */
+int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3], double *kappa);
+
+/* Ghost-fluid surface tension [KFL00, GFCK02]: the free-surface pressure
+ * condition p = 0 at the interface becomes p = sigma kappa_G (air at
+ * pressure 0).  In the ghost-fluid projection (tide_liquid_project with a
+ * level set, or mac_poisson.h with theta) a liquid cell l next to an air
+ * cell a uses the ghost pressure p_g = p_l + (p_G - p_l) / theta across
+ * their face, theta = phi_l / (phi_l - phi_a) clamped to [theta_min, 1]
+ * (1 when phi does not change sign between them).  The Dirichlet value p_G
+ * enters the projected face velocity only through the term
+ * -dt/(rho dx) p_G / theta (air on the high side; + on the low side), and
+ * through the same term the divergence in the right-hand side, so it is
+ * applied here as an impulse on the liquid-air faces of u* before an
+ * ordinary projection with p_G = 0; the projected velocity and the
+ * pressure in the liquid are exactly those of the projection with the
+ * jump.  The projection must use the same theta (phi, theta_min) and
+ * labels.
+ *   kappa_G = kappa_l + theta (kappa_a - kappa_l)  (linear in the cell
+ *             curvatures; kappa NULL: computed by tide_liquid_curvature)
+ *   u_f -= +-dt sigma kappa_G / (rho dx theta)
+ * on open faces (not on the domain walls, not next to SOLID cells) between
+ * a LIQUID and an AIR cell (labels NULL: liquid where phi < 0).
+ * pjump (f64 cells, may be NULL) receives the mean of sigma kappa_G [Pa]
+ * over the liquid-air faces of each liquid cell (for plots), 0 elsewhere.  Explicit in time:
+ * stable for dt <= sqrt(rho dx^3 / (2 pi sigma)) [Bri15] (times 1/sqrt(2)
+ * in 3D is safe). */
+typedef struct tide_tension_opts {
+  double sigma;              /* [N/m] >= 0 */
+  double rho;                /* [kg/m^3] > 0 */
+  double dt;                 /* [s] > 0 */
+  double theta_min;          /* (0, 1], 0.01 as the projection */
+  const tide_array *labels;  /* u8 cells or NULL */
+  const tide_array *kappa;   /* f64 cells or NULL */
+  int periodic[3];           /* for the curvature stencil only */
+} tide_tension_opts;
+
+tide_tension_opts tide_tension_opts_default(void);
+int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const tide_tension_opts *o,
+                                     tide_array *pjump);
+
+/* Semi-implicit narrow-band surface tension [Liu24, Eq. 8]:
+ *   (I - dt^2 sigma/rho delta(phi) lap) u+ = u - dt sigma/rho delta(phi) kappa n
+ * per velocity component on the faces with |phi_f| < band (phi_f: mean of
+ * the two cells beside the face), with the smoothed delta
+ *   delta(phi) = (1 + cos(pi phi / band)) / (2 band)   (0 outside)
+ * and n = grad phi / |grad phi| at the face (the a-component by the face
+ * difference, the others as the mean of the cells' central differences),
+ * kappa the mean of the two cells' curvatures.  Gravity (dt g in Eq. 8) is
+ * added separately, before.  Liu et al. use band = 3 dx.  Each row is
+ * divided by delta_f, which makes the system SPD:
+ *   u_f / delta_f + c sum_nb (u_f - u_nb) = u_f/delta_f - dt sigma/rho kappa_f n_f,
+ *   c = dt^2 sigma / (rho dx^2),
+ * with the faces outside the band (delta = 0: u+ = u there) and the wall /
+ * solid faces as known values and zero normal derivative across the
+ * domain boundary; MIC(0)-PCG per axis.  The implicit part damps capillary
+ * waves at the grid scale, relaxing the explicit time-step limit.
+ * With a free surface (no air velocity solved) the air half of the band is
+ * discarded by the projection and extrapolation, which halves the net
+ * force; one_sided != 0 puts the whole delta on the liquid side,
+ * delta_1(phi) = 2 delta(phi) for phi < 0 and 0 outside (same integral
+ * across the interface). */
+typedef struct tide_tension_liu_opts {
+  double sigma, rho, dt;
+  double band;               /* epsilon [m] (<= 0: 3 dx) */
+  const tide_array *labels;  /* u8 cells or NULL: SOLID faces keep their value */
+  const tide_array *kappa;   /* f64 cells or NULL (computed) */
+  int periodic[3];
+  int one_sided;             /* 1: delta only on the liquid side, doubled */
+  double tol;                /* 1e-8 */
+  int maxit;
+} tide_tension_liu_opts;
+
+tide_tension_liu_opts tide_tension_liu_opts_default(void);
+int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const tide_tension_liu_opts *o,
+                                    tide_viscosity_stats *stats);
+
+/* Cell labels from a liquid level set: TIDE_CELL_LIQUID where phi < 0,
+ * TIDE_CELL_AIR elsewhere, and TIDE_CELL_SOLID where the u8 cell array
+ * solid (may be NULL) is TIDE_CELL_SOLID (solid wins).  out: u8 cells. */
+int tide_liquid_label_phi(const tide_grid *g, const tide_array *phi, const tide_array *solid,
+                          tide_array *out);
+
+/* The explicit capillary time-step bound sqrt(rho dx^3 / (2 pi sigma))
+ * [Bri15 ch. 8; Brackbill et al. 1992] (inf for sigma = 0). */
+double tide_liquid_capillary_dt(double dx, double sigma, double rho);
+
+#endif
