@@ -34,7 +34,7 @@ const char *tide_blas_info(void) {
   typedef char *(*cfgfn)(void);
   cfgfn cfg = (cfgfn)dlsym(RTLD_DEFAULT, "openblas_get_config");
   if (cfg) {
-    snprintf(buf, sizeof buf, "OpenBLAS %s", cfg());
+    snprintf(buf, sizeof buf, "%s", cfg());
     return buf;
   }
   void *sym = dlsym(RTLD_DEFAULT, "dgemm_");

@@ -60,7 +60,7 @@ static void buf_release(tide_mac_solver *S, mg_buf *b) {
 }
 
 /* slots of mg_level.buf */
-enum { B_LABEL, B_ND, B_PEN, B_PART, B_X, B_B, B_T, B_BND0, B_BND1, B_DIAG, B_CF0 };
+enum { B_LABEL, B_ND, B_PEN, B_PART, B_X, B_B, B_T, B_BAND, B_DIAG, B_CF0 };
 #define MG_NBUF (B_CF0 + 3)
 
 /* ------------------------------------------------------------ kernels */
@@ -604,8 +604,8 @@ static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, ui
   int64_t nrun = 0, ncell = 0;
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {
-      if (mg_buf_reserve(S, &L->buf[B_BND0], (size_t)nrun * sizeof(mg_run))) return TIDE_ENOMEM;
-      L->band = L->buf[B_BND0].p;
+      if (mg_buf_reserve(S, &L->buf[B_BAND], (size_t)nrun * sizeof(mg_run))) return TIDE_ENOMEM;
+      L->band = L->buf[B_BAND].p;
       L->nrun = nrun;
       L->nband = ncell;
       nrun = 0;

@@ -156,9 +156,9 @@ static int p_seed(lua_State *L) {
   return do_seed(L, 2, ps, 1, "Particles:seed");
 }
 
-static const char *const advect_keys[] = {"order", "labels", "margin", NULL};
+static const char *const advect_keys[] = {"order", "labels", "solid_phi", "margin", NULL};
 
-/* ps:advect(vel, dt [, {order = 2, labels = solid u8 cells, margin = 1e-3}]) */
+/* ps:advect(vel, dt [, {order = 2, labels = solid u8 cells, solid_phi = f64 cells, margin = 1e-3}]) */
 static int p_advect(lua_State *L) {
   const char *fn = "Particles:advect";
   tide_particles *ps = checkps(L, 1);
@@ -167,8 +167,9 @@ static int p_advect(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 4, fn, advect_keys);
   int order = (int)tide_opt_int(&o, "order", 2, 1, 3);
   tide_array *labels = tide_opt_array(&o, "labels");
+  tide_array *sphi = tide_opt_array(&o, "solid_phi");
   double margin = tide_opt_num(&o, "margin", 1e-3, 0, 0.49);
-  tide_lua_check(L, tide_particles_advect(ps, vel, dt, order, labels, margin), fn);
+  tide_lua_check(L, tide_particles_advect_solid(ps, vel, dt, order, labels, sphi, margin), fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -336,9 +337,10 @@ static int l_g2p(lua_State *L) {
   return 1;
 }
 
-static const char *const label_keys[] = {"solid", "out", "counts", NULL};
+static const char *const label_keys[] = {"solid", "solid_phi", "out", "counts", NULL};
 
-/* tide.liquid.label(ps, g [, {solid = u8 cells, out = u8 cells, counts = i32 cells}]) -> labels */
+/* tide.liquid.label(ps, g [, {solid = u8 cells, solid_phi = f64 cells (cut cells), out = u8 cells,
+ *   counts = i32 cells}]) -> labels */
 static int l_label(lua_State *L) {
   const char *fn = "tide.liquid.label";
   tide_particles *ps = checkps(L, 1);
@@ -347,6 +349,7 @@ static int l_label(lua_State *L) {
   tide_array *solid = tide_opt_array(&o, "solid");
   tide_array *out = tide_opt_array(&o, "out");
   tide_array *counts = tide_opt_array(&o, "counts");
+  tide_array *sphi = tide_opt_array(&o, "solid_phi");
   if (out) {
     lua_getfield(L, 3, "out");
   } else {
@@ -354,17 +357,23 @@ static int l_label(lua_State *L) {
     if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
     tide_lua_pusharray(L, out);
   }
-  tide_lua_check(L, tide_liquid_label(ps, g, solid, out, counts), fn);
+  if (sphi)
+    tide_lua_check(L, tide_liquid_label_cut(ps, g, solid, sphi, out, counts), fn);
+  else
+    tide_lua_check(L, tide_liquid_label(ps, g, solid, out, counts), fn);
   return 1;
 }
 
 
 static const char *const project_keys[] = {"dt", "rho", "tol", "maxit", "theta_min", "phi", "fractions",
-                                           "valid", "pressure", "target", NULL};
+                                           "valid", "pressure", "target", "method", "projector", NULL};
+static const char *const METHODS[] = {"pcg", "mgpcg", "mic0", NULL};
+#define TIDE_PROJECTOR_T "tide.Projector"
 
 /* tide.liquid.project(mac, labels, { dt = , rho = 1000, tol = 1e-8, maxit = 0, theta_min = 0.01,
- *   phi = level set cells, fractions = open face fractions (f64 Mac), valid = u8 Mac out,
- *   pressure = f64 cells out, target = divergence target f64 cells [1/s] })
+ *   method = "pcg"|"mgpcg"|"mic0", projector = tide.Projector, phi = level set cells,
+ *   fractions = open face fractions (f64 Mac), valid = u8 Mac out, pressure = f64 cells out,
+ *   target = divergence target f64 cells [1/s] })
  * -> { iterations, residual, unknowns, div_before, div_after } */
 static int l_project(lua_State *L) {
   const char *fn = "tide.liquid.project";
@@ -378,13 +387,15 @@ static int l_project(lua_State *L) {
   po.tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.5);
   po.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
   po.theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-6, 1);
+  po.method = tide_opt_choice(&o, "method", "pcg", METHODS);
   po.phi = tide_opt_array(&o, "phi");
   po.fractions = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
   po.target = tide_opt_array(&o, "target");
+  tide_projector *work = tide_opt_obj(&o, "projector", TIDE_PROJECTOR_T);
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_project_stats ps;
-  tide_lua_check(L, tide_liquid_project(u, labels, &po, valid, pressure, &ps), fn);
+  tide_lua_check(L, tide_liquid_project(u, labels, &po, work, valid, pressure, &ps), fn);
   lua_createtable(L, 0, 5);
   lua_pushinteger(L, ps.iterations);
   lua_setfield(L, -2, "iterations");
@@ -400,10 +411,10 @@ static int l_project(lua_State *L) {
 }
 
 
-static const char *const dt_keys[] = {"rho", "labels", "per_cell", "band", "rate", "mean", "out", NULL};
+static const char *const dt_keys[] = {"rho", "labels", "fractions", "per_cell", "band", "rate", "mean", "out", NULL};
 
 /* tide.liquid.density_target{ rho = f64 cells (particles per cell), labels = u8 cells,
- *   per_cell = n, rate = 1/s [, band = 0.3] [, mean = false] [, out = f64 cells] }
+ *   per_cell = n, rate = 1/s [, band = 0.3] [, mean = false] [, fractions = f64 Mac] [, out = f64 cells] }
  * -> divergence target [1/s], mean interior density (per_cell units) */
 static int l_density_target(lua_State *L) {
   const char *fn = "tide.liquid.density_target";
@@ -414,6 +425,7 @@ static int l_density_target(lua_State *L) {
   double rate = tide_opt_reqnum(&o, "rate", 0, 1e300);
   double band = tide_opt_num(&o, "band", 0.3, 0, 1e300);
   int mean = tide_opt_bool(&o, "mean", 0);
+  tide_mac *fr = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
   tide_array *out = tide_opt_array(&o, "out");
   if (out) {
     lua_getfield(L, 1, "out");
@@ -423,13 +435,47 @@ static int l_density_target(lua_State *L) {
     tide_lua_pusharray(L, out);
   }
   double avg;
-  tide_lua_check(L, tide_liquid_density_target(rho, labels, per_cell, band, rate, mean, out, &avg), fn);
+  tide_lua_check(L, tide_liquid_density_target(rho, labels, fr, per_cell, band, rate, mean, out, &avg), fn);
   lua_pushnumber(L, avg);
   return 2;
 }
 
+
+/* tide.liquid.projector(g): workspace of repeated projections on grid g
+ * (the matrix-free solver's multigrid hierarchy is built once) */
+static int l_projector(lua_State *L) {
+  tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
+  tide_projector *w;
+  tide_lua_check(L, tide_projector_new(g, &w), "tide.liquid.projector");
+  tide_lua_pushobj(L, TIDE_PROJECTOR_T, w);
+  tide_lua_gcaccount(L);
+  return 1;
+}
+
+static int pj_free(lua_State *L) {
+  tide_projector_free(tide_lua_takeobj(L, 1, TIDE_PROJECTOR_T));
+  return 0;
+}
+
+static int pj_bytes(lua_State *L) {
+  lua_pushinteger(L, tide_projector_bytes(tide_lua_checkobj(L, 1, TIDE_PROJECTOR_T)));
+  return 1;
+}
+
+static int pj_tostring(lua_State *L) {
+  tide_projector *w = tide_lua_testobj(L, 1, TIDE_PROJECTOR_T);
+  if (!w)
+    lua_pushstring(L, "tide.Projector (freed)");
+  else
+    lua_pushfstring(L, "tide.Projector (%I bytes)", (lua_Integer)tide_projector_bytes(w));
+  return 1;
+}
+
+static const luaL_Reg pj_methods[] = {{"bytes", pj_bytes}, {"free", pj_free}, {NULL, NULL}};
+static const luaL_Reg pj_meta[] = {{"__gc", pj_free}, {"__close", pj_free}, {"__tostring", pj_tostring}, {NULL, NULL}};
+
 static const luaL_Reg funcs[] = {{"particles", l_particles}, {"seed", l_seed}, {"p2g", l_p2g},
-                                 {"g2p", l_g2p},             {"label", l_label}, {"project", l_project},
+                                 {"g2p", l_g2p},             {"label", l_label}, {"project", l_project}, {"projector", l_projector},
                                  {"density_target", l_density_target},
                                  {NULL, NULL}};
 
@@ -438,6 +484,7 @@ int luaopen_tide_liquid(lua_State *L) {
   luaL_requiref(L, "tide.grid", luaopen_tide_grid, 0);
   lua_pop(L, 2);
   tide_lua_newtype(L, TIDE_PARTICLES_T, ps_methods, ps_meta);
+  tide_lua_newtype(L, TIDE_PROJECTOR_T, pj_methods, pj_meta);
   luaL_newlib(L, funcs);
   tide_lua_liquid_physics_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);

@@ -61,6 +61,23 @@ static const tide_array *opt_cells(tide_opts *o, const char *key, const tide_gri
   return a;
 }
 
+/* the option 'out' (cells of dtype t, pushed) or a new cell array (pushed);
+ * `avoid` (may be NULL) must not share its memory */
+static tide_array *push_out_cells(tide_opts *o, const tide_grid *g, tide_dtype t, const tide_array *avoid) {
+  lua_State *L = o->L;
+  tide_array *out = tide_opt_array(o, "out");
+  if (out) {
+    tide_lua_check(L, tide_grid_check_cells(g, out, t, "out"), o->fname);
+    if (avoid && out->buf == avoid->buf) tide_lua_error(L, "%s: out must not share memory with the input", o->fname);
+    lua_getfield(L, o->idx, "out");
+    return out;
+  }
+  out = tide_grid_cell_array(g, t);
+  if (!out) tide_lua_check(L, TIDE_ENOMEM, o->fname);
+  tide_lua_pusharray(L, out);
+  return out;
+}
+
 /* --------------------------------------------------------------- viscosity */
 
 static const char *const diffuse_keys[] = {"nu", "dt", "labels", "periodic", "wall", "tol", "maxit", NULL};
@@ -148,26 +165,19 @@ static int l_curvature(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 3, fn, curv_keys);
   int per[3];
   opt_periodic(&o, g->dim, per);
-  tide_array *out = tide_opt_array(&o, "out");
-  if (out) {
-    tide_lua_check(L, tide_grid_check_cells(g, out, TIDE_F64, "out"), fn);
-    if (out->buf == phi->buf) tide_lua_error(L, "%s: out must not share memory with phi", fn);
-    lua_getfield(L, 3, "out");
-  } else {
-    out = tide_grid_cell_array(g, TIDE_F64);
-    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
-    tide_lua_pusharray(L, out);
-  }
+  tide_array *out = push_out_cells(&o, g, TIDE_F64, phi);
   tide_lua_check(L, tide_liquid_curvature(g, TIDE_F64P(phi), per, TIDE_F64P(out)), fn);
   return 1;
 }
 
 static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min",
-                                      "band", "periodic", "pjump", "tol", "maxit", NULL};
+                                      "band", "side", "periodic", "pjump", "tol", "maxit", NULL};
+static const char *const SIDES[] = {"both", "liquid", NULL};
 static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
 
 /* tide.liquid.surface_tension(u, phi, {sigma =, rho =, dt = [, method = "ghost" | "liu", labels,
- *   kappa, theta_min = 0.01, pjump (ghost), band = 3 dx (liu), periodic, tol, maxit]})
+ *   kappa, theta_min = 0.01, pjump (ghost), band = 3 dx, side = "both" | "liquid" (liu), periodic,
+ *   tol, maxit]})
  *   -> u [, stats (liu)] */
 static int l_surface_tension(lua_State *L) {
   const char *fn = "tide.liquid.surface_tension";
@@ -186,8 +196,8 @@ static int l_surface_tension(lua_State *L) {
   int per[3];
   opt_periodic(&o, g->dim, per);
   if (method == 0) {
-    if (tide_opt_has(&o, "band") || tide_opt_has(&o, "tol") || tide_opt_has(&o, "maxit"))
-      tide_lua_error(L, "%s: 'band', 'tol' and 'maxit' belong to method 'liu'", fn);
+    if (tide_opt_has(&o, "band") || tide_opt_has(&o, "side") || tide_opt_has(&o, "tol") || tide_opt_has(&o, "maxit"))
+      tide_lua_error(L, "%s: 'band', 'side', 'tol' and 'maxit' belong to method 'liu'", fn);
     tide_tension_opts t = tide_tension_opts_default();
     t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
     memcpy(t.periodic, per, sizeof per);
@@ -203,6 +213,7 @@ static int l_surface_tension(lua_State *L) {
   t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
   memcpy(t.periodic, per, sizeof per);
   t.band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
+  t.one_sided = tide_opt_choice(&o, "side", "both", SIDES);
   t.tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.999);
   t.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
   tide_viscosity_stats st;
@@ -210,6 +221,21 @@ static int l_surface_tension(lua_State *L) {
   lua_settop(L, 1);
   push_vstats(L, &st);
   return 2;
+}
+
+static const char *const lphi_keys[] = {"solid", "out", NULL};
+
+/* tide.liquid.label_phi(grid, phi [, {solid = u8 cells, out = u8 cells}]) -> labels:
+ * liquid where phi < 0, solid where solid is, air elsewhere */
+static int l_label_phi(lua_State *L) {
+  const char *fn = "tide.liquid.label_phi";
+  tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
+  tide_array *phi = tide_lua_checkarray(L, 2);
+  tide_opts o = tide_lua_optopts(L, 3, fn, lphi_keys);
+  const tide_array *solid = opt_cells(&o, "solid", g, TIDE_U8);
+  tide_array *out = push_out_cells(&o, g, TIDE_U8, NULL);
+  tide_lua_check(L, tide_liquid_label_phi(g, phi, solid, out), fn);
+  return 1;
 }
 
 /* tide.liquid.capillary_dt(dx, sigma, rho) -> sqrt(rho dx^3 / (2 pi sigma)) [s] */
@@ -379,16 +405,7 @@ static int per_advect_cells(lua_State *L) {
   ao.rk = (int)tide_opt_int(&o, "rk", 2, 2, 3);
   ao.cubic = tide_opt_bool(&o, "cubic", 0);
   ao.clamp = tide_opt_bool(&o, "clamp", 1);
-  tide_array *out = tide_opt_array(&o, "out");
-  if (out) {
-    tide_lua_check(L, tide_grid_check_cells(&P->grid, out, TIDE_F64, "out"), fn);
-    if (out->buf == f->buf) tide_lua_error(L, "%s: out must not share memory with the field", fn);
-    lua_getfield(L, 5, "out");
-  } else {
-    out = tide_grid_cell_array(&P->grid, TIDE_F64);
-    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
-    tide_lua_pusharray(L, out);
-  }
+  tide_array *out = push_out_cells(&o, &P->grid, TIDE_F64, f);
   tide_lua_check(L, tide_periodic_advect_cells(P, vel, TIDE_F64P(f), dt, &ao, TIDE_F64P(out)), fn);
   return 1;
 }
@@ -485,6 +502,7 @@ static const luaL_Reg funcs[] = {{"diffuse", l_diffuse},
                                  {"curvature", l_curvature},
                                  {"surface_tension", l_surface_tension},
                                  {"capillary_dt", l_capillary_dt},
+                                 {"label_phi", l_label_phi},
                                  {"kinetic_energy", l_kinetic_energy},
                                  {"periodic", l_periodic},
                                  {NULL, NULL}};

@@ -1,69 +1,169 @@
 /* project.c -- pressure projection with a free surface, solid walls,
- * optional ghost-fluid interface and face fractions (see project.h).
+ * optional ghost-fluid interface, face fractions and divergence targets
+ * (see project.h), on the MAC Poisson problem of linalg/mac_poisson.h.
  *
- * With the scaled pressure q = p dt / (rho dx) [m/s] the update of a face f
- * between cells lo and hi is u_f = u*_f - (q_hi - q_lo) and the equation of
- * liquid cell c (Zarifi Eq. 4.38 times dx^2 rho / dt) reads
- *   sum_f A_f (q_c - q_n) = -sum_f s_f A_f u*_f,   s_f = +1 (outward) / -1,
- * with q_n = q_c (1 - 1/theta) for an air neighbour (ghost fluid, Eq. 4.40,
- * 4.43; theta = 1 without a level set: p = 0 at the air cell centre).  The
- * matrix has O(1) entries and the right-hand side is a flux in m/s. */
+ * For liquid cell c the discrete equation (Zarifi Eq. 4.38 with the ghost
+ * fluid Eq. 4.40-4.44) is
+ *   sum_f A_f / dx^2 (p_c - p_n) = -rho/dt (sum_f s_f A_f u*_f / dx - d_c),
+ * s_f = +1 on the high faces, -1 on the low ones, with p_n = p_c (1 - 1/theta)
+ * for an air neighbour; the velocity update on a face between cells lo and
+ * hi is u_f = u*_f - dt/(rho dx) (p_hi - p_lo). */
 #include "liquid/project.h"
-#include "linalg/linalg.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef struct {
-  const tide_grid *g;
-  const uint8_t *lab;
-  const double *phi;
-  const double *frac[3];
-  double theta_min;
-} ctx;
+struct tide_projector {
+  tide_grid grid;
+  double *theta[3];       /* face arrays */
+  int64_t nface[3];
+  double *b, *x;          /* ncells */
+  int *rowof;             /* ncells */
+  double *bb, *xx;        /* unknowns (PCG path), grown on demand */
+  int64_t nunk_cap;
+  tide_mac_solver *mac;   /* matrix-free solver, created on first use */
+  int mac_method;
+};
 
-/* open fraction of face (axis a, face index (i, j, k)): 0 on the domain
- * boundary and next to solid cells, the given fraction (or 1) otherwise */
-static inline double face_open(const ctx *c, int a, int i, int j, int k) {
-  const tide_grid *g = c->g;
+int tide_projector_new(const tide_grid *g, tide_projector **out) {
+  tide_projector *w = tide_calloc(sizeof *w);
+  if (!w) return TIDE_ENOMEM;
+  w->grid = *g;
+  int64_t nc = tide_grid_ncells(g);
+  w->b = tide_calloc((size_t)nc * sizeof(double));
+  w->x = tide_calloc((size_t)nc * sizeof(double));
+  w->rowof = tide_calloc((size_t)nc * sizeof(int));
+  int ok = w->b && w->x && w->rowof;
+  for (int a = 0; a < g->dim && ok; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    w->nface[a] = (int64_t)fd[0] * fd[1] * fd[2];
+    w->theta[a] = tide_calloc((size_t)w->nface[a] * sizeof(double));
+    ok = w->theta[a] != NULL;
+  }
+  w->mac_method = -1;
+  if (!ok) {
+    tide_projector_free(w);
+    return TIDE_ENOMEM;
+  }
+  *out = w;
+  return TIDE_OK;
+}
+
+void tide_projector_free(tide_projector *w) {
+  if (!w) return;
+  int64_t nc = tide_grid_ncells(&w->grid);
+  tide_free(w->b, (size_t)nc * sizeof(double));
+  tide_free(w->x, (size_t)nc * sizeof(double));
+  tide_free(w->rowof, (size_t)nc * sizeof(int));
+  for (int a = 0; a < 3; a++) tide_free(w->theta[a], (size_t)w->nface[a] * sizeof(double));
+  tide_free(w->bb, (size_t)w->nunk_cap * sizeof(double));
+  tide_free(w->xx, (size_t)w->nunk_cap * sizeof(double));
+  tide_mac_solver_free(w->mac);
+  tide_free(w, sizeof *w);
+}
+
+int64_t tide_projector_bytes(const tide_projector *w) {
+  int64_t nc = tide_grid_ncells(&w->grid), n = 2 * nc * 8 + nc * 4 + 2 * w->nunk_cap * 8;
+  for (int a = 0; a < 3; a++) n += w->nface[a] * 8;
+  if (w->mac) {
+    tide_mac_solver_info info;
+    if (tide_mac_solver_info_get(w->mac, &info) == TIDE_OK) n += info.bytes;
+  }
+  return n;
+}
+
+/* A_f of face (a, i, j, k): 0 on the domain boundary and next to solid
+ * cells, the given fraction (or 1) otherwise */
+static inline double face_open(const tide_grid *g, const uint8_t *lab, const double *frac, int a, int i,
+                               int j, int k) {
   int f[3] = {i, j, k};
   if (f[a] == 0 || f[a] == g->n[a]) return 0;
   int64_t hi = tide_grid_idx(g, i, j, k);
   f[a] -= 1;
   int64_t lo = tide_grid_idx(g, f[0], f[1], f[2]);
-  if (c->lab[hi] == TIDE_CELL_SOLID || c->lab[lo] == TIDE_CELL_SOLID) return 0;
-  return c->frac[a] ? c->frac[a][tide_grid_fidx(g, a, i, j, k)] : 1;
+  if (lab[hi] == TIDE_CELL_SOLID || lab[lo] == TIDE_CELL_SOLID) return 0;
+  return frac ? frac[tide_grid_fidx(g, a, i, j, k)] : 1;
 }
 
-/* 1/theta for the face between liquid cell l and air cell n */
-static inline double inv_theta(const ctx *c, int64_t l, int64_t n) {
-  if (!c->phi) return 1;
-  double pl = c->phi[l], pa = c->phi[n];
-  double theta = (pl < 0 && pa >= 0) ? pl / (pl - pa) : 1;
-  if (theta < c->theta_min) theta = c->theta_min;
-  if (theta > 1) theta = 1;
-  return 1 / theta;
-}
-
-/* net outward A-weighted flux of cell (i, j, k) [m/s * dx^0]: dx * div */
-static inline double cell_flux(const ctx *c, const tide_mac *u, int i, int j, int k) {
-  const tide_grid *g = c->g;
+/* sum_f s_f A_f u_f of cell (i, j, k) [m/s]: dx times the divergence */
+static inline double cell_flux(const tide_grid *g, const uint8_t *lab, const double *const *frac,
+                               const tide_mac *u, int i, int j, int k, int *air_open) {
   double s = 0;
   for (int a = 0; a < g->dim; a++) {
     const double *ua = TIDE_F64P(u->u[a]);
     int f[3] = {i, j, k};
-    double alo = face_open(c, a, f[0], f[1], f[2]);
-    double ulo = ua[tide_grid_fidx(g, a, f[0], f[1], f[2])];
-    f[a] += 1;
-    double ahi = face_open(c, a, f[0], f[1], f[2]);
-    double uhi = ua[tide_grid_fidx(g, a, f[0], f[1], f[2])];
-    s += ahi * uhi - alo * ulo;
+    for (int side = 0; side < 2; side++) {
+      f[a] = (a == 0 ? i : a == 1 ? j : k) + side;
+      double af = face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+      if (af <= 0) continue;
+      s += (side ? af : -af) * ua[tide_grid_fidx(g, a, f[0], f[1], f[2])];
+      if (air_open) {
+        int nb[3] = {i, j, k};
+        nb[a] += side ? 1 : -1;
+        if (lab[tide_grid_idx(g, nb[0], nb[1], nb[2])] == TIDE_CELL_AIR) *air_open = 1;
+      }
+    }
   }
   return s;
 }
 
+static int solve_pcg(tide_projector *w, const tide_mac_poisson *P, int nullspace, const tide_project_opts *o,
+                     tide_solve_stats *ss) {
+  int n = 0, st;
+  if ((st = tide_mac_poisson_number(P, w->rowof, &n))) return st;
+  if (n > w->nunk_cap) {
+    tide_free(w->bb, (size_t)w->nunk_cap * sizeof(double));
+    tide_free(w->xx, (size_t)w->nunk_cap * sizeof(double));
+    w->nunk_cap = 0;
+    w->bb = tide_alloc((size_t)n * sizeof(double));
+    w->xx = tide_alloc((size_t)n * sizeof(double));
+    if (!w->bb || !w->xx) return TIDE_ENOMEM;
+    w->nunk_cap = n;
+  }
+  tide_csr *A = NULL;
+  if ((st = tide_mac_poisson_assemble(P, w->rowof, n, TIDE_CSR_GENERAL, &A))) return st;
+  int64_t nc = tide_grid_ncells(&w->grid);
+  const int *rowof = w->rowof;
+  double *bb = w->bb, *xx = w->xx;
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++)
+    if (rowof[c] >= 0) bb[rowof[c]] = w->b[c];
+  tide_solve_opts so = tide_solve_opts_default();
+  so.tol = o->tol;
+  if (o->maxit > 0) so.maxit = o->maxit;
+  so.nullspace = nullspace;
+  st = tide_solve_krylov(A, TIDE_KRYLOV_PCG, TIDE_PRECOND_MIC0, bb, xx, &so, ss);
+  tide_csr_free(A);
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++) w->x[c] = rowof[c] >= 0 ? xx[rowof[c]] : 0;
+  return st;
+}
+
+static int solve_mac(tide_projector *w, const tide_mac_poisson *P, const tide_project_opts *o,
+                     tide_solve_stats *ss) {
+  int st, method = o->method == TIDE_PROJECT_MGPCG ? TIDE_MAC_MGPCG : TIDE_MAC_MIC0;
+  if (w->mac && w->mac_method != method) {
+    tide_mac_solver_free(w->mac);
+    w->mac = NULL;
+  }
+  if (!w->mac) {
+    tide_mac_solver_opts mo = tide_mac_solver_opts_default();
+    mo.method = method;
+    if ((st = tide_mac_solver_new(P, &mo, &w->mac))) return st;
+    w->mac_method = method;
+  } else if ((st = tide_mac_solver_update(w->mac, P))) {
+    return st;
+  }
+  tide_solve_opts so = tide_solve_opts_default();
+  so.tol = o->tol;
+  if (o->maxit > 0) so.maxit = o->maxit;
+  return tide_mac_solver_solve(w->mac, w->b, w->x, &so, ss);
+}
+
 int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_project_opts *o,
-                        tide_mac *valid, tide_array *pressure, tide_project_stats *stats) {
+                        tide_projector *work, tide_mac *valid, tide_array *pressure,
+                        tide_project_stats *stats) {
   int st;
   if ((st = tide_mac_check(u, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &u->grid;
@@ -72,8 +172,10 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
   if (!(o->rho > 0) || !isfinite(o->rho)) return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
   if (!(o->tol > 0 && o->tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
   if (o->maxit < 0) return tide_fail(TIDE_EINVAL, "maxit must be >= 0");
+  if (o->method < TIDE_PROJECT_PCG || o->method > TIDE_PROJECT_MIC0) return tide_fail(TIDE_EINVAL, "unknown solver method");
   if (!(o->theta_min > 0 && o->theta_min <= 1)) return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
   if (o->phi && (st = tide_grid_check_cells(g, o->phi, TIDE_F64, "phi"))) return st;
+  if (o->phi && tide_array_nonfinite(o->phi)) return tide_fail(TIDE_ENONFINITE, "phi holds non-finite values");
   if (o->fractions) {
     if ((st = tide_mac_check(o->fractions, g, TIDE_F64, "fractions"))) return st;
     for (int a = 0; a < g->dim; a++) {
@@ -82,144 +184,93 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       if (!(lo >= 0 && hi <= 1)) return tide_fail(TIDE_EINVAL, "face fractions must lie in [0, 1]");
     }
   }
-  if (o->phi && tide_array_nonfinite(o->phi)) return tide_fail(TIDE_ENONFINITE, "phi holds non-finite values");
   if (valid && (st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
   if (pressure && (st = tide_grid_check_cells(g, pressure, TIDE_F64, "pressure"))) return st;
   if (o->target) {
     if ((st = tide_grid_check_cells(g, o->target, TIDE_F64, "target"))) return st;
     if (tide_array_nonfinite(o->target)) return tide_fail(TIDE_ENONFINITE, "target holds non-finite values");
   }
-  const double *target = o->target ? TIDE_F64P(o->target) : NULL;
   for (int a = 0; a < g->dim; a++)
     if (tide_array_nonfinite(u->u[a])) return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values");
-  int64_t nc = tide_grid_ncells(g);
-  if (nc >= INT32_MAX) return tide_fail(TIDE_EINVAL, "grid too large for 32-bit matrix indices");
+  if (tide_grid_ncells(g) >= INT32_MAX) return tide_fail(TIDE_EINVAL, "grid too large for 32-bit matrix indices");
+  tide_projector *w = work;
+  if (w && !tide_grid_same(&w->grid, g)) return tide_fail(TIDE_EINVAL, "projector was made for another grid");
+  if (!w && (st = tide_projector_new(g, &w))) return st;
 
-  ctx c = {g, TIDE_U8P(labels), o->phi ? TIDE_F64P(o->phi) : NULL, {NULL, NULL, NULL}, o->theta_min};
-  if (o->fractions)
-    for (int a = 0; a < g->dim; a++) c.frac[a] = TIDE_F64P(o->fractions->u[a]);
-  const uint8_t *lab = c.lab;
+  const uint8_t *lab = TIDE_U8P(labels);
+  const double *frac[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < g->dim; a++) frac[a] = o->fractions ? TIDE_F64P(o->fractions->u[a]) : NULL;
+  tide_mac_poisson P = tide_mac_poisson_make(g, lab);
+  P.theta_min = o->theta_min;
+  for (int a = 0; a < g->dim; a++) P.weight[a] = frac[a];
+  if (o->phi) {
+    if ((st = tide_mac_poisson_theta(g, lab, TIDE_F64P(o->phi), w->theta))) goto done;
+    for (int a = 0; a < g->dim; a++) P.theta[a] = w->theta[a];
+  }
+  const double *target = o->target ? TIDE_F64P(o->target) : NULL;
   int dim = g->dim, ni = g->n[0], nj = g->n[1], nk = g->n[2];
-  int64_t step[3] = {(int64_t)nj * nk, nk, 1};
+  int64_t nc = tide_grid_ncells(g);
+  double scale = o->rho / (o->dt * g->dx), *b = w->b;
 
-  /* row numbers of the liquid cells, and entries per row */
-  int32_t *row = tide_alloc((size_t)nc * sizeof(int32_t));
-  if (!row) return TIDE_ENOMEM;
+  /* right-hand side -rho/dt (div_A u* - d) and the largest divergence */
+  int air = 0;
+  double dmax = 0;
   int64_t n = 0;
-  for (int64_t q = 0; q < nc; q++) row[q] = lab[q] == TIDE_CELL_LIQUID ? (int32_t)n++ : -1;
+#pragma omp parallel for schedule(static) reduction(| : air) reduction(max : dmax) reduction(+ : n) if (nc > TIDE_PAR_MIN)
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < nj; j++)
+      for (int k = 0; k < nk; k++) {
+        int64_t q = tide_grid_idx(g, i, j, k);
+        b[q] = 0;
+        if (lab[q] != TIDE_CELL_LIQUID) continue;
+        n++;
+        int air_open = 0;
+        double r = cell_flux(g, lab, frac, u, i, j, k, &air_open) - (target ? g->dx * target[q] : 0);
+        air |= air_open;
+        b[q] = -scale * r;
+        if (fabs(r) > dmax) dmax = fabs(r);
+      }
   memset(stats, 0, sizeof *stats);
   stats->unknowns = n;
-
-  tide_csr *A = NULL;
-  double *b = NULL, *x = NULL;
-  size_t vbytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+  stats->div_before = dmax / g->dx;
+  tide_solve_stats ss = {0};
   if (n > 0) {
-    st = tide_csr_new((int)n, (int)n, n * (2 * dim + 1), &A);
-    if (st) goto done;
-    b = tide_alloc(vbytes);
-    x = tide_calloc(vbytes);
-    if (!b || !x) {
-      st = TIDE_ENOMEM;
-      goto done;
-    }
-    /* row lengths */
-    int *rp = A->rowptr;
-#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
-    for (int i = 0; i < ni; i++)
-      for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++) {
-          int64_t q = tide_grid_idx(g, i, j, k);
-          if (row[q] < 0) continue;
-          int cnt = 1, cc[3] = {i, j, k};
-          for (int a = 0; a < dim; a++)
-            for (int s = 0; s < 2; s++) {
-              int f[3] = {cc[0], cc[1], cc[2]};
-              f[a] += s;
-              int nb = cc[a] + (s ? 1 : -1);
-              if (nb < 0 || nb >= g->n[a]) continue;
-              if (face_open(&c, a, f[0], f[1], f[2]) > 0 && row[q + (s ? step[a] : -step[a])] >= 0) cnt++;
-            }
-          rp[row[q] + 1] = cnt;
-        }
-    rp[0] = 0;
-    for (int64_t r = 0; r < n; r++) rp[r + 1] += rp[r];
-    int air_faces = 0;
-    /* entries in ascending column order: -x, -y, -z, diagonal, +z, +y, +x */
-#pragma omp parallel for schedule(static) reduction(+ : air_faces) if (nc > TIDE_PAR_MIN)
-    for (int i = 0; i < ni; i++)
-      for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++) {
-          int64_t q = tide_grid_idx(g, i, j, k);
-          if (row[q] < 0) continue;
-          int r = row[q], cc[3] = {i, j, k};
-          int64_t pos = A->rowptr[r];
-          double diag = 0;
-          int dpos = -1;
-          for (int side = 0; side < 2; side++)
-            for (int aa = 0; aa < dim; aa++) {
-              int a = side == 0 ? aa : dim - 1 - aa; /* low side x,y,z then high side z,y,x */
-              if (side == 1 && dpos < 0) dpos = (int)(pos++);
-              int f[3] = {cc[0], cc[1], cc[2]};
-              f[a] += side;
-              int nb = cc[a] + (side ? 1 : -1);
-              if (nb < 0 || nb >= g->n[a]) continue;
-              double af = face_open(&c, a, f[0], f[1], f[2]);
-              if (af <= 0) continue;
-              int64_t qn = q + (side ? step[a] : -step[a]);
-              if (row[qn] >= 0) {
-                diag += af;
-                A->col[pos] = row[qn];
-                A->val[pos] = -af;
-                pos++;
-              } else {
-                diag += af * inv_theta(&c, q, qn); /* air: ghost pressure */
-                air_faces++;
-              }
-            }
-          A->col[dpos] = r;
-          A->val[dpos] = diag;
-          b[r] = -cell_flux(&c, u, i, j, k) + (target ? g->dx * target[q] : 0);
-        }
-    A->stype = TIDE_CSR_GENERAL;
-    if ((st = tide_csr_finish(A))) goto done;
-
-    double bmax = 0;
-    for (int64_t r = 0; r < n; r++) bmax = fmax(bmax, fabs(b[r]));
-    stats->div_before = bmax / g->dx;
-
-    tide_solve_opts so = tide_solve_opts_default();
-    so.tol = o->tol;
-    if (o->maxit > 0) so.maxit = o->maxit;
-    so.nullspace = air_faces == 0; /* closed container filled with liquid */
-    tide_solve_stats ss;
-    st = tide_solve_krylov(A, TIDE_KRYLOV_PCG, TIDE_PRECOND_MIC0, b, x, &so, &ss);
+    st = o->method == TIDE_PROJECT_PCG ? solve_pcg(w, &P, !air, o, &ss) : solve_mac(w, &P, o, &ss);
     stats->iterations = ss.iterations;
     stats->residual = ss.residual;
     if (st) goto done;
+  } else {
+    memset(w->x, 0, (size_t)nc * sizeof(double));
   }
 
   /* velocity update on every face with a liquid side; walls get 0 */
+  const double *p = w->x, tmin = o->theta_min;
+  double gscale = o->dt / (o->rho * g->dx);
   for (int a = 0; a < dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
     double *ua = TIDE_F64P(u->u[a]);
     uint8_t *va = valid ? TIDE_U8P(valid->u[a]) : NULL;
+    const double *th = P.theta[a];
+    int64_t sa = a == 0 ? (int64_t)nj * nk : a == 1 ? nk : 1;
 #pragma omp parallel for schedule(static) if ((int64_t)fd[0] * fd[1] * fd[2] > TIDE_PAR_MIN)
     for (int i = 0; i < fd[0]; i++)
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
-          double af = face_open(&c, a, i, j, k);
+          double af = face_open(g, lab, frac[a], a, i, j, k);
           uint8_t ok = 0;
           if (af <= 0) {
             ua[f] = 0; /* static solid: normal velocity 0 */
           } else {
-            int64_t qhi = tide_grid_idx(g, i, j, k), qlo = qhi - step[a];
-            int rl = row[qlo], rh = row[qhi];
-            if (rl >= 0 || rh >= 0) {
-              double xl = rl >= 0 ? x[rl] : x[rh] * (1 - inv_theta(&c, qhi, qlo));
-              double xh = rh >= 0 ? x[rh] : x[rl] * (1 - inv_theta(&c, qlo, qhi));
-              ua[f] -= xh - xl;
+            int64_t qhi = tide_grid_idx(g, i, j, k), qlo = qhi - sa;
+            int liq_lo = lab[qlo] == TIDE_CELL_LIQUID, liq_hi = lab[qhi] == TIDE_CELL_LIQUID;
+            if (liq_lo || liq_hi) {
+              double t = th ? th[f] : 1;
+              if (!(t >= tmin)) t = tmin;
+              double plo = liq_lo ? p[qlo] : p[qhi] * (1 - 1 / t);
+              double phi_hi = liq_hi ? p[qhi] : p[qlo] * (1 - 1 / t);
+              ua[f] -= gscale * (phi_hi - plo);
               ok = 1;
             }
           }
@@ -228,27 +279,24 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
   }
 
   /* divergence left in the liquid, and the pressure in Pa */
-  double dmax = 0;
-  double pscale = o->rho * g->dx / o->dt;
+  dmax = 0;
   double *pp = pressure ? TIDE_F64P(pressure) : NULL;
 #pragma omp parallel for schedule(static) reduction(max : dmax) if (nc > TIDE_PAR_MIN)
   for (int i = 0; i < ni; i++)
     for (int j = 0; j < nj; j++)
       for (int k = 0; k < nk; k++) {
         int64_t q = tide_grid_idx(g, i, j, k);
-        if (pp) pp[q] = row[q] >= 0 ? x[row[q]] * pscale : 0;
-        if (row[q] < 0) continue;
-        double d = fabs(cell_flux(&c, u, i, j, k) - (target ? g->dx * target[q] : 0));
+        int liquid = lab[q] == TIDE_CELL_LIQUID;
+        if (pp) pp[q] = liquid ? p[q] : 0;
+        if (!liquid) continue;
+        double d = fabs(cell_flux(g, lab, frac, u, i, j, k, NULL) - (target ? g->dx * target[q] : 0));
         if (d > dmax) dmax = d;
       }
   stats->div_after = dmax / g->dx;
   st = TIDE_OK;
 
 done:
-  tide_free(row, (size_t)nc * sizeof(int32_t));
-  tide_free(b, vbytes);
-  tide_free(x, vbytes);
-  tide_csr_free(A);
+  if (w != work) tide_projector_free(w);
   return st;
 }
 
@@ -262,10 +310,17 @@ static inline int at_surface(const uint8_t *lab, int64_t q, int nd, const int64_
   return 0;
 }
 
-int tide_liquid_density_target(const tide_array *rho, const tide_array *labels, double per_cell,
-                               double band, double rate, int mean, tide_array *out,
-                               double *mean_density) {
+int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
+                               const tide_mac *fractions, double per_cell, double band, double rate,
+                               int mean, tide_array *out, double *mean_density) {
   int st;
+  if (fractions) {
+    if ((st = tide_mac_check(fractions, NULL, TIDE_F64, "fractions"))) return st;
+    const tide_grid *fg = &fractions->grid;
+    if (fg->dim != labels->ndim || fg->n[0] != labels->shape[0] || fg->n[1] != labels->shape[1] ||
+        (fg->dim == 3 && fg->n[2] != labels->shape[2]))
+      return tide_fail(TIDE_EINVAL, "fractions live on a grid of other extents than labels");
+  }
   if ((st = tide_array_expect(labels, "labels", TIDE_U8, labels->ndim, labels->shape))) return st;
   if ((st = tide_array_expect(rho, "rho", TIDE_F64, labels->ndim, labels->shape))) return st;
   if ((st = tide_array_expect(out, "out", TIDE_F64, labels->ndim, labels->shape))) return st;
@@ -286,6 +341,18 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels, 
     d[q] = 0;
     if (lab[q] != TIDE_CELL_LIQUID || at_surface(lab, q, nd, ext, stride)) continue;
     int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
+    if (fractions) { /* a cut cell: its open volume holds fewer particles */
+      int cut = 0;
+      const tide_grid *fg = &fractions->grid;
+      for (int a = 0; a < nd && !cut; a++) {
+        int f[3] = {(int)idx[0], (int)idx[1], (int)idx[2]};
+        const double *fr = TIDE_F64P(fractions->u[a]);
+        cut |= fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])] < 1;
+        f[a] += 1;
+        cut |= fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])] < 1;
+      }
+      if (cut) continue;
+    }
     int deep = 1;
     for (int a = -1; a <= 1 && deep; a++)
       for (int b = -1; b <= 1 && deep; b++)

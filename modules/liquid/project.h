@@ -11,6 +11,7 @@
 #define TIDE_PROJECT_H
 
 #include "grid/grid.h"
+#include "linalg/mgpcg.h"
 
 /* ----------------------------------------------------------- projection
  * Pressure projection with a free surface and solid walls [Zarifi Sec. 4.4,
@@ -25,24 +26,41 @@
  * NULL = 1 on every face not touching a solid cell or the domain boundary)
  * weight fluxes and pressure gradients alike, so a fraction of 0 is a wall.
  * The system, for each liquid cell c and its faces f to neighbours n,
- *   sum_f A_f dt/(rho dx^2) (p_c - p_n^ghost) = -sum_f +-A_f u*_f / dx,
- * is SPD; it is assembled as CSR over the liquid cells and solved with
- * MIC(0)-preconditioned CG to the relative residual tol.  An optional
- * divergence target d (f64 cells, 1/s) replaces div u = 0 by div u = d in
- * liquid cells (volume/density correction: Kugelstadt et al. 2019).
- * On return faces with a liquid neighbour and A_f > 0 hold the projected
- * velocity; wall faces hold 0; the others are untouched.  valid (u8 MAC,
- * may be NULL) marks the projected faces; pressure (f64 cells, may be NULL)
- * receives p [Pa] (0 outside the liquid). */
+ *   sum_f A_f / dx^2 (p_c - p_n^ghost) = -rho/dt (div_A u* - d_c),
+ *   div_A u = sum_f +-A_f u_f / dx,
+ * is the MAC Poisson problem of linalg/mac_poisson.h (the same face
+ * coefficients feed the assembled and the matrix-free solvers).  It is
+ * solved to the relative residual tol by
+ *   TIDE_PROJECT_PCG    CG + MIC(0) on the CSR matrix (tide_solve_krylov),
+ *   TIDE_PROJECT_MGPCG  matrix-free multigrid-preconditioned CG (mgpcg.h),
+ *   TIDE_PROJECT_MIC0   matrix-free CG + MIC(0) in grid order (mgpcg.h).
+ * An optional divergence target d (f64 cells, 1/s) replaces div u = 0 by
+ * div u = d in liquid cells (volume/density correction: Kugelstadt et al.
+ * 2019).  On return faces with a liquid neighbour and A_f > 0 hold the
+ * projected velocity; wall faces (A_f = 0) hold 0; the others are untouched.
+ * valid (u8 MAC, may be NULL) marks the projected faces; pressure (f64 cells,
+ * may be NULL) receives p [Pa] (0 outside the liquid). */
+enum { TIDE_PROJECT_PCG = 0, TIDE_PROJECT_MGPCG = 1, TIDE_PROJECT_MIC0 = 2 };
+
 typedef struct tide_project_opts {
   double dt, rho;
   double tol;          /* relative residual of the pressure solve */
   int maxit;
+  int method;          /* TIDE_PROJECT_PCG (default), _MGPCG, _MIC0 */
   double theta_min;    /* ghost-fluid clamp (default 0.01) */
   const tide_array *phi;      /* liquid level set on cells or NULL */
   const tide_mac *fractions;  /* open face fractions or NULL */
   const tide_array *target;   /* divergence target on cells [1/s] or NULL */
 } tide_project_opts;
+
+/* Workspace of repeated projections on one grid: face theta arrays, the
+ * right-hand side and pressure vectors, and the matrix-free solver (its
+ * multigrid hierarchy is built once and re-analysed for new labels).  Pass
+ * NULL to tide_liquid_project for a one-shot workspace. */
+typedef struct tide_projector tide_projector;
+int tide_projector_new(const tide_grid *g, tide_projector **out);
+void tide_projector_free(tide_projector *w);
+int64_t tide_projector_bytes(const tide_projector *w);
 
 typedef struct tide_project_stats {
   int iterations;
@@ -73,12 +91,15 @@ typedef struct tide_project_stats {
  * particles (not their velocities) along it for dt counters the compaction
  * of FLIP particles without adding momentum.  The dead band keeps the
  * density fluctuations of freshly seeded particles (within +-0.23 for the
- * default jitter) from moving a liquid at rest. */
-int tide_liquid_density_target(const tide_array *rho, const tide_array *labels, double per_cell,
-                               double band, double rate, int mean, tide_array *out,
-                               double *mean_density);
+ * default jitter) from moving a liquid at rest.  Cut cells (a face of open
+ * fraction < 1 in fractions, f64 MAC or NULL) hold fewer particles by their
+ * geometry and are left out like the surface layer. */
+int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
+                               const tide_mac *fractions, double per_cell, double band, double rate,
+                               int mean, tide_array *out, double *mean_density);
 
 int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_project_opts *opts,
-                        tide_mac *valid, tide_array *pressure, tide_project_stats *stats);
+                        tide_projector *work, tide_mac *valid, tide_array *pressure,
+                        tide_project_stats *stats);
 
 #endif

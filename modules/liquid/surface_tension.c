@@ -125,6 +125,21 @@ static int check_phi(const tide_grid *g, const tide_array *phi) {
   return TIDE_OK;
 }
 
+int tide_liquid_label_phi(const tide_grid *g, const tide_array *phi, const tide_array *solid,
+                          tide_array *out) {
+  int st;
+  if ((st = check_phi(g, phi)) || (st = tide_grid_check_cells(g, out, TIDE_U8, "out"))) return st;
+  if (solid && (st = tide_grid_check_cells(g, solid, TIDE_U8, "solid"))) return st;
+  const double *p = TIDE_F64P(phi);
+  const uint8_t *s = solid ? TIDE_U8P(solid) : NULL;
+  uint8_t *o = TIDE_U8P(out);
+  int64_t nc = tide_grid_ncells(g);
+#pragma omp parallel for schedule(static) if (nc > 8192)
+  for (int64_t q = 0; q < nc; q++)
+    o[q] = (s && s[q] == TIDE_CELL_SOLID) ? TIDE_CELL_SOLID : p[q] < 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
+  return TIDE_OK;
+}
+
 /* kappa from the options or computed into a new buffer (*own) */
 static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array *kappa, const int per[3],
                      const double **out, double **own) {
@@ -238,6 +253,28 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
 
 /* ------------------------------------------------ Liu et al. Eq. 8 */
 
+/* smoothed Heaviside of half-width eps (0 at phi <= -eps, 1 at phi >= eps)
+ * and its derivative, the delta of Liu Eq. 8; one_sided: the same profile
+ * of half-width eps/2 centred at -eps/2 (the band [-eps, 0] in the liquid) */
+static inline double heaviside(double phi, double eps, int one_sided) {
+  if (one_sided) {
+    phi += 0.5 * eps;
+    eps *= 0.5;
+  }
+  if (phi <= -eps) return 0;
+  if (phi >= eps) return 1;
+  return 0.5 * (1 + phi / eps + sin(M_PI * phi / eps) / M_PI);
+}
+
+static inline double delta_fn(double phi, double eps, int one_sided) {
+  if (one_sided) {
+    phi += 0.5 * eps;
+    eps *= 0.5;
+  }
+  if (!(fabs(phi) < eps)) return 0;
+  return (1 + cos(M_PI * phi / eps)) / (2 * eps);
+}
+
 tide_tension_liu_opts tide_tension_liu_opts_default(void) {
   tide_tension_liu_opts o;
   memset(&o, 0, sizeof o);
@@ -287,7 +324,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
     if (!cls || !D || !r) {
       st = TIDE_ENOMEM;
     } else {
-      const double *ua = TIDE_F64P(u->u[a]);
+      double *ua = TIDE_F64P(u->u[a]);
 #pragma omp parallel for schedule(static)
       for (int i = 0; i < fd[0]; i++)
         for (int j = 0; j < fd[1]; j++)
@@ -296,30 +333,27 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
             int64_t f = tide_grid_fidx(g, a, i, j, k);
             cls[f] = TIDE_FACE_DIRICHLET;
             D[f] = 1;
-            r[f] = ua[f];
+            r[f] = 0;
             if (per[a] && I[a] == g->n[a]) continue; /* duplicate of face 0 */
             if (!per[a] && (I[a] == 0 || I[a] == g->n[a])) continue; /* wall */
             int lo[3] = {i, j, k};
             lo[a] = tide_periodic_index(I[a] - 1, g->n[a], per[a]);
             int64_t ql = tide_grid_idx(g, lo[0], lo[1], lo[2]), qh = tide_grid_idx(g, i, j, k);
             if (lab && (lab[ql] == TIDE_CELL_SOLID || lab[qh] == TIDE_CELL_SOLID)) continue;
-            double pf = 0.5 * (ph[ql] + ph[qh]);
-            if (!(fabs(pf) < eps)) continue;
-            double delta = (1 + cos(M_PI * pf / eps)) / (2 * eps);
-            if (!(delta * 2 * eps > 1e-8)) continue;
-            /* normal at the face */
-            double gr[3] = {0, 0, 0}, d1l[3], d1h[3], d2[3][3];
-            int hc[3] = {i, j, k};
-            derivs(g, ph, per, lo, d1l, d2);
-            derivs(g, ph, per, hc, d1h, d2);
-            for (int b = 0; b < dim; b++) gr[b] = 0.5 * (d1l[b] + d1h[b]);
-            gr[a] = (ph[qh] - ph[ql]) / g->dx;
-            double gn = sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
-            double na = gn > 0 ? gr[a] / gn : 0;
+            /* balanced force: -sigma/rho kappa grad H(phi) by the face
+             * difference of the smoothed Heaviside, the same difference as
+             * the pressure gradient, so a uniform kappa is a pure gradient */
+            double hl = heaviside(ph[ql], eps, o->one_sided), hh = heaviside(ph[qh], eps, o->one_sided);
             double kf = 0.5 * (kap[ql] + kap[qh]);
-            cls[f] = TIDE_FACE_UNKNOWN;
-            D[f] = 1 / delta;
-            r[f] = ua[f] / delta - dt * s_rho * kf * na;
+            double force = -dt * s_rho * kf * (hh - hl) / g->dx;
+            double delta = delta_fn(0.5 * (ph[ql] + ph[qh]), eps, o->one_sided);
+            if (delta * eps > 1e-8) {
+              cls[f] = TIDE_FACE_UNKNOWN;
+              D[f] = 1 / delta;
+              r[f] = (ua[f] + force) / delta;
+            } else {
+              ua[f] += force; /* outside the band: explicit (delta = 0 row) */
+            }
           }
       st = tide_face_helmholtz(g, per, a, TIDE_F64P(u->u[a]), cls, D, c, r, TIDE_WALL_FREESLIP, &so,
                                TIDE_PRECOND_MIC0, stats);

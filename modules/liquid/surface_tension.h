@@ -91,13 +91,19 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
  * with the faces outside the band (delta = 0: u+ = u there) and the wall /
  * solid faces as known values and zero normal derivative across the
  * domain boundary; MIC(0)-PCG per axis.  The implicit part damps capillary
- * waves at the grid scale, relaxing the explicit time-step limit. */
+ * waves at the grid scale, relaxing the explicit time-step limit.
+ * With a free surface (no air velocity solved) the air half of the band is
+ * discarded by the projection and extrapolation, which halves the net
+ * force; one_sided != 0 puts the whole delta on the liquid side,
+ * delta_1(phi) = 2 delta(phi) for phi < 0 and 0 outside (same integral
+ * across the interface). */
 typedef struct tide_tension_liu_opts {
   double sigma, rho, dt;
   double band;               /* epsilon [m] (<= 0: 3 dx) */
   const tide_array *labels;  /* u8 cells or NULL: SOLID faces keep their value */
   const tide_array *kappa;   /* f64 cells or NULL (computed) */
   int periodic[3];
+  int one_sided;             /* 1: delta only on the liquid side, doubled */
   double tol;                /* 1e-8 */
   int maxit;
 } tide_tension_liu_opts;
@@ -105,6 +111,12 @@ typedef struct tide_tension_liu_opts {
 tide_tension_liu_opts tide_tension_liu_opts_default(void);
 int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const tide_tension_liu_opts *o,
                                     tide_viscosity_stats *stats);
+
+/* Cell labels from a liquid level set: TIDE_CELL_LIQUID where phi < 0,
+ * TIDE_CELL_AIR elsewhere, and TIDE_CELL_SOLID where the u8 cell array
+ * solid (may be NULL) is TIDE_CELL_SOLID (solid wins).  out: u8 cells. */
+int tide_liquid_label_phi(const tide_grid *g, const tide_array *phi, const tide_array *solid,
+                          tide_array *out);
 
 /* The explicit capillary time-step bound sqrt(rho dx^3 / (2 pi sigma))
  * [Bri15 ch. 8; Brackbill et al. 1992] (inf for sigma = 0). */

@@ -79,8 +79,21 @@ do
   local vmin = 0
   for f = 2, n do vmin = math.min(vmin, v.u:get(f, 13) * (f - 13)) end
   T.check(vmin < 0, "liu force points into the liquid")
+  local w = g:mac()
+  local _, st1 = tide.liquid.surface_tension(w, phi, { sigma = 0.07, rho = 1000, dt = 1e-3, method = "liu", side = "liquid" })
+  T.check(st1.unknowns > 0 and st1.unknowns < st.unknowns, "one-sided band has fewer unknowns")
+  raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, method = "liu", side = "air" }) end,
+    "side", "unknown side")
   raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, band = 0.1 }) end, "liu",
     "band with the ghost method")
+  -- labels from phi
+  local lab = tide.liquid.label_phi(g, phi)
+  T.check(lab:get(13, 13) == tide.liquid.LIQUID and lab:get(1, 1) == tide.liquid.AIR, "label_phi")
+  local solid = g:cells("u8")
+  solid:set(13, 13, tide.liquid.SOLID)
+  T.check(tide.liquid.label_phi(g, phi, { solid = solid, out = lab }) == lab and lab:get(13, 13) == tide.liquid.SOLID,
+    "label_phi with solid into out")
+  raises(function() tide.liquid.label_phi(g, phi, { out = g:cells() }) end, "out", "label_phi f64 out")
   raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, method = "liu", pjump = pj }) end,
     "ghost", "pjump with liu")
   raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1 }) end, "dt", "missing dt")

@@ -1,0 +1,195 @@
+--- tide.drop: a grid-only level-set liquid step with surface tension and
+-- viscosity (drops, jets, capillary waves), written as a recipe.
+--
+--   local drop = require "tide.drop"
+--   local S = drop.new{ grid = g, phi = phi, rho = 1000, sigma = 0.07 }
+--   for i = 1, n do drop.step(S, drop.max_dt(S)) end
+--
+-- The liquid is the region phi < 0 of a level set carried on the grid; the
+-- velocity lives on the MAC grid and is extended into the air after every
+-- projection.  One step (every line one native operator):
+--   1. advect phi (MacCormack, monotone cubic; Selle et al. 2008)
+--   2. restore each component's volume (Liu et al. 2024, Sec. 4.2.2)
+--   3. advect the velocity (semi-Lagrangian, RK2; Zarifi Eq. 4.29-4.30)
+--   4. gravity; labels from phi
+--   5. viscosity: variational with a traction-free surface (Batty & Bridson 2008)
+--   6. surface tension: ghost-fluid jump sigma kappa (default) or Liu Eq. 8
+--   7. ghost-fluid projection (tide.liquid.project with phi)
+--   8. extend the velocity along the normals (tide.grid.extrapolate)
+-- The volume correction runs without redistancing: the first-order fast
+-- marching leaves kinks in phi whose curvature drives parasitic currents 60x
+-- larger than on the advected field (docs/liquids-physics.md); set
+-- `redistance = n` to redistance every n steps when phi degrades.
+local tide = require "tide"
+local liquid, grid = tide.liquid, tide.grid
+local time = tide.time
+
+local drop = {}
+
+local defaults = {
+  rho = 1000,              -- density [kg/m^3]
+  sigma = 0,               -- surface tension [N/m]
+  nu = 0,                  -- kinematic viscosity [m^2/s]
+  tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
+  side = "liquid",         -- Liu's band: "liquid" (one-sided) or "both" (as in the paper)
+  cfl = 1,                 -- advective CFL number of max_dt
+  capillary = 0.5,         -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma))
+  advect = "maccormack",   -- level-set advection: "sl", "maccormack", "bfecc"
+  volume = true,           -- volume correction every step
+  redistance = 0,          -- redistance phi every n steps (0: never)
+  tol = 1e-8,              -- pressure solve
+}
+
+local keys = { grid = true, phi = true, solid = true, gravity = true }
+for k in pairs(defaults) do keys[k] = true end
+
+local function check_choice(v, list, name)
+  for _, c in ipairs(list) do if v == c then return end end
+  error(string.format("tide.drop.new: %s must be one of %s, got %s", name, table.concat(list, ", "), tostring(v)), 3)
+end
+
+--- Build the state.  opts: grid (tide.Grid), phi (f64 cells, < 0 in the
+-- liquid; copied), solid (u8 cell labels with 2 = solid, optional), gravity
+-- ({gx, gy[, gz]}, default none), and the defaults above.
+function drop.new(opts)
+  if type(opts) ~= "table" then error("tide.drop.new: table of named arguments expected", 2) end
+  for k in pairs(opts) do
+    if not keys[k] then error(string.format("tide.drop.new: unknown option '%s'", tostring(k)), 2) end
+  end
+  local g, phi = opts.grid, opts.phi
+  if not g or not phi then error("tide.drop.new: 'grid' and 'phi' are required", 2) end
+  local S = {}
+  for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
+  for _, k in ipairs { "rho", "sigma", "nu", "cfl", "capillary", "tol", "redistance" } do
+    local v = S[k]
+    if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+      error(string.format("tide.drop.new: %s must be a finite number >= 0", k), 2)
+    end
+  end
+  if not (S.rho > 0 and S.cfl > 0 and S.capillary > 0) then error("tide.drop.new: rho, cfl and capillary must be positive", 2) end
+  check_choice(S.tension, { "ghost", "liu" }, "tension")
+  check_choice(S.side, { "liquid", "both" }, "side")
+  check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
+  S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
+  S.phi = g:cells()
+  S.phi:copy(phi) -- checks the shape
+  S.phi2 = g:cells()
+  S.u, S.u2 = g:mac(), g:mac()
+  S.valid = g:mac("u8")
+  S.labels = liquid.label_phi(g, S.phi, { solid = S.solid })
+  S.pressure = g:cells()
+  if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
+  S.t, S.steps = 0, 0
+  return S
+end
+
+--- Largest stable step: cfl cells per step at the fastest face, and the
+-- capillary limit times `capillary` (ghost method; Liu's semi-implicit band
+-- relaxes it, the same bound is kept for accuracy).
+function drop.max_dt(S)
+  local dx = S.grid.dx
+  local dt = S.cfl * dx / math.max(S.u:max_speed(), 1e-12)
+  if S.sigma > 0 then dt = math.min(dt, S.capillary * liquid.capillary_dt(dx, S.sigma, S.rho)) end
+  if S.gravity then
+    local gm = 0
+    for _, c in ipairs(S.gravity) do gm = gm + c * c end
+    if gm > 0 then dt = math.min(dt, S.cfl * math.sqrt(dx / math.sqrt(gm))) end
+  end
+  return dt
+end
+
+--- Advance by dt; returns the projection statistics.
+function drop.step(S, dt)
+  local g, u = S.grid, S.u
+  -- 1-2. move the surface, keep the volume
+  time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
+    interp = "cubic", out = S.phi2 })
+  S.phi, S.phi2 = S.phi2, S.phi
+  if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
+  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then time("redistance", grid.redistance, g, S.phi) end
+  -- 3. velocity self-advection
+  time("advect u", u.advect, u, u, dt, S.u2)
+  S.u, S.u2 = S.u2, S.u
+  u = S.u
+  -- 4. forces and labels
+  if S.gravity then u:add_gravity(dt, S.gravity) end
+  time("label", liquid.label_phi, g, S.phi, { solid = S.solid, out = S.labels })
+  -- 5. viscosity (traction-free surface)
+  if S.nu > 0 then
+    time("viscosity", liquid.viscosity, u, { nu = S.nu, rho = S.rho, dt = dt, phi = S.phi, labels = S.labels })
+  end
+  -- 6. surface tension
+  if S.sigma > 0 then
+    if S.tension == "ghost" then
+      time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
+        labels = S.labels })
+    else
+      time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
+        labels = S.labels, method = "liu", side = S.side })
+    end
+  end
+  -- 7. projection with the ghost-fluid free surface (same phi and theta as step 6)
+  local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
+    valid = S.valid, pressure = S.pressure })
+  -- 8. extend the velocity into the air along the normals; walls closed
+  time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+  u:enforce_walls(S.solid)
+  S.t, S.steps = S.t + dt, S.steps + 1
+  return stats
+end
+
+--- Level set of a perturbed disk (2D): phi = |x - c| - R (1 + eps cos(mode
+-- (theta - angle))), theta the polar angle around c, angle in radians.  Close
+-- to a signed distance for small eps and smooth (no redistancing: see above).
+function drop.disk(opts)
+  if type(opts) ~= "table" then error("tide.drop.disk: table of named arguments expected", 2) end
+  local known = { grid = true, center = true, radius = true, eps = true, mode = true, angle = true }
+  for k in pairs(opts) do
+    if not known[k] then error(string.format("tide.drop.disk: unknown option '%s'", tostring(k)), 2) end
+  end
+  local g, c, R = opts.grid, opts.center, opts.radius
+  if not g or type(c) ~= "table" or type(R) ~= "number" or not (R > 0) then
+    error("tide.drop.disk: grid, center = {x, y} and radius > 0 are required", 2)
+  end
+  if g.dim ~= 2 then error("tide.drop.disk: a 2D grid is required", 2) end
+  local eps, m, a = opts.eps or 0, opts.mode or 2, opts.angle or 0
+  local dx, o, n = g.dx, g.origin, g.size
+  local phi = g:cells()
+  for i = 1, n[1] do
+    for j = 1, n[2] do
+      local x, y = o[1] + (i - 0.5) * dx - c[1], o[2] + (j - 0.5) * dx - c[2]
+      phi:set(i, j, math.sqrt(x * x + y * y) - R * (1 + eps * math.cos(m * (math.atan(y, x) - a))))
+    end
+  end
+  return phi
+end
+
+--- Liquid volume [m^dim] (smoothed Heaviside, as the volume correction).
+function drop.volume(S) return grid.volume(S.grid, S.phi) end
+
+--- Second moments of the liquid about the point c (default: its centroid
+-- is not computed; give the centre): returns Ixx - Iyy and 2 Ixy [m^(dim+2)]
+-- with the cell liquid fractions clamp(1/2 - phi/dx, 0, 1).  For a 2D drop
+-- r = R (1 + a cos 2(theta - theta0)) these are pi R^4 a / 2 (cos, sin 2 theta0).
+function drop.quadrupole(S, c)
+  local g, phi = S.grid, S.phi
+  if type(c) ~= "table" or type(c[1]) ~= "number" or type(c[2]) ~= "number" then
+    error("tide.drop.quadrupole: centre {x, y} expected", 2)
+  end
+  local dx = g.dx
+  local n1, n2 = phi.shape[1], phi.shape[2]
+  local o = g.origin
+  local q1, q2 = 0, 0
+  for i = 1, n1 do
+    local x = o[1] + (i - 0.5) * dx - c[1]
+    for j = 1, n2 do
+      local y = o[2] + (j - 0.5) * dx - c[2]
+      local f = 0.5 - phi:get(i, j) / dx
+      if f > 1 then f = 1 elseif f < 0 then f = 0 end
+      q1, q2 = q1 + f * (x * x - y * y), q2 + f * 2 * x * y
+    end
+  end
+  return q1 * dx * dx, q2 * dx * dx
+end
+
+return drop
