@@ -15,6 +15,7 @@
 int luaopen_tide_array(lua_State *L);
 int luaopen_tide_grid(lua_State *L);
 void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
+void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
 
 static tide_particles *checkps(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_PARTICLES_T);
@@ -518,6 +519,7 @@ int luaopen_tide_liquid(lua_State *L) {
   lua_pop(L, 2);
   tide_lua_newtype(L, TIDE_PARTICLES_T, ps_methods, ps_meta);
   tide_lua_newtype(L, TIDE_PROJECTOR_T, pj_methods, pj_meta);
+  tide_lua_liquid_ckpt_open(L);
   luaL_newlib(L, funcs);
   tide_lua_liquid_physics_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);

@@ -18,6 +18,8 @@
 
 #define MESH_T TIDE_TETMESH_T
 
+void tide_lua_solid_ckpt_open(lua_State *L); /* lua_solid_ckpt.c: checkpoint hooks */
+
 tide_tetmesh *tide_lua_checkmesh(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, MESH_T); }
 
 tide_tetmesh *tide_lua_checkfem(lua_State *L, int idx, const char *fname) {
@@ -549,6 +551,7 @@ int luaopen_tide_solid(lua_State *L) {
   lua_pushstring(L, "tide.array");
   lua_call(L, 1, 0);
   tide_lua_newtype(L, MESH_T, mesh_methods, mesh_meta);
+  tide_lua_solid_ckpt_open(L);
   luaL_newlib(L, solid_funcs);
   tide_lua_shape_open(L); /* tide.solid.shape is tide.shape (modules/grid/sdf.h) */
   lua_setfield(L, -2, "shape");
