@@ -5,10 +5,11 @@
 -- column spanning 0.4 x 0.6 x 1.0 of the box in x, y (up), z; 8 particles per
 -- liquid cell (2x2x2 stratified, jittered), FLIP blend 0.97, RK2 particle advection,
 -- CFL 1 steps; every step the surface level set is rebuilt from the particles
--- (tide.grid.particle_sdf) and enters the ghost-fluid free surface of the pressure
+-- (tide.grid.particle_sdf, exact within 2 dx of the particles: the ghost-fluid
+-- theta only reads liquid cells and their air neighbours) and enters the ghost-fluid free surface of the pressure
 -- projection, solved by MGPCG (method = "mgpcg") to 1e-6 relative residual;
--- particles per liquid cell are kept within [8, 16] by tide.liquid.reseed when that
--- operator exists (the table says whether it ran).  Each (res, threads) run starts
+-- particles per liquid cell are kept within [8, 16] by Particles:reseed (bulk cells
+-- filled up, over-full cells trimmed; the set comes out sorted by cell).  Each (res, threads) run starts
 -- from the same seeded state, takes `warmup` untimed steps and `steps` timed ones.
 --
 -- Reference: a well-known open-source FLIP code runs this set-up on this machine
@@ -36,7 +37,7 @@ local P = tide.params({
   threads = "comma-separated thread counts", tol = "relative residual of the pressure solve",
   surface = "particle level set: union or zhu_bridson", radius = "particle radius [cells]",
   separation = "flip.separate density correction strength (0: off, as the reference)",
-  reseed = "keep particles per liquid cell in [min, max] (if tide.liquid.reseed exists)",
+  reseed = "keep particles per liquid cell in [min, max] (Particles:reseed)",
   min = "reseed: fewest particles per liquid cell", max = "reseed: most particles per liquid cell",
 })
 
@@ -52,7 +53,7 @@ end
 local resolutions, thread_counts = list(P.res), list(P.threads)
 if P.steps < 1 or P.warmup < 0 then error("bench/flip3d: --steps must be >= 1 and --warmup >= 0") end
 if P.surface ~= "union" and P.surface ~= "zhu_bridson" then error("bench/flip3d: --surface union|zhu_bridson") end
-local have_reseed = P.reseed and liquid.reseed ~= nil
+local have_reseed = P.reseed
 local reference = { [64] = 0.28, [100] = 1.19 }
 
 local function loadavg()
@@ -71,7 +72,7 @@ local function step(S, dt)
   S.u_old:copy(u)
   time("label", liquid.label, ps, g, { out = S.labels, counts = S.counts })
   time("level set", tide.grid.particle_sdf, { grid = g, points = ps.x, radius = P.radius * g.dx,
-    method = P.surface, out = S.phi })
+    method = P.surface, reach = P.radius * g.dx + 2 * g.dx, out = S.phi })
   u:add_gravity(dt, S.gravity)
   S.last = { dt = dt, rho = S.rho, tol = S.tol, method = "mgpcg", projector = S.projector,
     phi = S.phi, valid = S.valid, pressure = S.pressure }
@@ -82,7 +83,8 @@ local function step(S, dt)
   time("advect", ps.advect, ps, u, dt, { order = S.order })
   if S.separation > 0 then flip.separate(S, dt) end
   if have_reseed then
-    time("reseed", liquid.reseed, ps, g, { min = P.min, max = P.max, phi = S.phi, velocity = u })
+    time("label", liquid.label, ps, g, { out = S.labels })
+    time("reseed", ps.reseed, ps, u, S.labels, { min = P.min, max = P.max, stream = S.steps + 1 })
   end
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats
@@ -152,7 +154,7 @@ end
 print(string.format("bench/flip3d: breaking dam, column 0.4 x 0.6 x 1.0, FLIP 0.97, MGPCG to %.0e, surface %s r = %.2f dx,"
   .. " reseed %s, separation %g; %d warm-up + %d timed steps; load average %s",
   P.tol, P.surface, P.radius, have_reseed and string.format("[%d, %d]", P.min, P.max)
-    or (P.reseed and "n/a (no tide.liquid.reseed)" or "off"), P.separation, P.warmup, P.steps, loadavg()))
+    or "off", P.separation, P.warmup, P.steps, loadavg()))
 
 local results = {}
 for _, res in ipairs(resolutions) do
