@@ -225,8 +225,11 @@ static int mesh_restore(lua_State *L) {
   return 1;
 }
 
+void tide_lua_shape_ckpt_open(lua_State *L); /* modules/grid/lua_grid_ckpt_shape.c */
+
 /* called by luaopen_tide_solid after the metatable exists */
 void tide_lua_solid_ckpt_open(lua_State *L) {
+  tide_lua_shape_ckpt_open(L); /* tide.solid.shape hands out shapes too */
   luaL_getmetatable(L, TIDE_TETMESH_T);
   lua_pushcfunction(L, mesh_checkpoint);
   lua_setfield(L, -2, "__checkpoint");
