@@ -30,13 +30,17 @@ local defaults = {
   mean = false,       -- correct by the mean interior density (volume control) instead of per cell
 }
 
-local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true }
+local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true,
+  fractions = true, solid_phi = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.
 -- opts: grid (tide.Grid), particles (tide.Particles; "apic" needs apic = true),
 -- solid (u8 cell labels, TIDE solid = 2, optional), gravity ({gx, gy[, gz]},
--- default {0, -9.81[, 0]}), and the defaults above.
+-- default {0, -9.81[, 0]}), and the defaults above.  Cut cells: fractions
+-- (open face fractions, a tide.Mac from g:face_fractions) enter the
+-- projection and the walls; solid_phi (the solid's signed distance on cells)
+-- keeps particles out of curved solids.
 function flip.new(opts)
   if type(opts) ~= "table" then error("tide.flip.new: table of named arguments expected", 2) end
   for k in pairs(opts) do
@@ -53,6 +57,7 @@ function flip.new(opts)
     error("tide.flip.new: scheme 'apic' needs particles created with apic = true", 2)
   end
   S.grid, S.particles, S.solid = g, ps, opts.solid
+  S.fractions, S.solid_phi = opts.fractions, opts.solid_phi
   S.gravity = opts.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
   S.layers = S.layers or math.ceil(S.cfl) + 2
   S.u = g:mac()               -- grid velocity (after the last projection)
@@ -77,7 +82,7 @@ end
 function flip.transfer_to_grid(S)
   time("p2g", liquid.p2g, S.particles, S.u, { scheme = S.scheme, weights = S.valid })
   time("extrapolate", S.u.extrapolate, S.u, S.valid, S.layers, true)
-  S.u:enforce_walls(S.solid, true)
+  S.u:enforce_walls(S.solid, true, S.fractions)
 end
 
 --- Largest stable step: cfl cells per step at the fastest particle or face
@@ -100,19 +105,20 @@ function flip.step(S, dt)
   flip.transfer_to_grid(S)
   S.u_old:copy(u)
   -- 2. which cells hold liquid
-  time("label", liquid.label, ps, S.grid, { solid = S.solid, out = S.labels })
+  time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels })
   -- 3. body forces
   u:add_gravity(dt, S.gravity)
   -- 4. pressure projection: free surface (p = 0 in air) and solid walls
   local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
-    maxit = S.maxit, method = S.method, projector = S.projector, valid = S.valid, pressure = S.pressure })
+    maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, valid = S.valid,
+    pressure = S.pressure })
   -- 5. extend the divergence-free velocity into the air; walls stay closed
   time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
-  u:enforce_walls(S.solid, true)
+  u:enforce_walls(S.solid, true, S.fractions)
   -- 6. grid velocities back to the particles (PIC / FLIP blend / APIC)
   time("g2p", liquid.g2p, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip })
   -- 7. move the particles through the divergence-free grid velocity
-  time("advect", ps.advect, ps, u, dt, { order = S.order, labels = S.solid })
+  time("advect", ps.advect, ps, u, dt, { order = S.order, labels = S.solid, solid_phi = S.solid_phi })
   -- 8. spread particles out of over-full cells (positions only)
   if S.separation > 0 then flip.separate(S, dt) end
   S.t, S.steps = S.t + dt, S.steps + 1
@@ -131,18 +137,19 @@ end
 -- volume is #particles * dx^dim / (per_cell * mean_density).
 function flip.separate(S, dt)
   local ps = S.particles
-  time("label", liquid.label, ps, S.grid, { solid = S.solid, out = S.labels })
+  time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels })
   time("density", ps.density, ps, S.grid, S.density)
   local _, mean_density = liquid.density_target { rho = S.density, labels = S.labels,
-    per_cell = S.per_cell, band = S.band, rate = S.separation / dt, mean = S.mean, out = S.target }
+    fractions = S.fractions, per_cell = S.per_cell, band = S.band, rate = S.separation / dt, mean = S.mean,
+    out = S.target }
   S.mean_density = mean_density
   if S.target:max() == 0 and S.target:min() == 0 then return end -- nothing to correct
   S.u_sep:fill(0)
   time("separate", liquid.project, S.u_sep, S.labels, { dt = dt, rho = S.rho, tol = 1e-3,
-    method = S.method, projector = S.projector, target = S.target, valid = S.valid_sep })
+    method = S.method, projector = S.projector, fractions = S.fractions, target = S.target, valid = S.valid_sep })
   S.u_sep:extrapolate(S.valid_sep, 1, true)
-  S.u_sep:enforce_walls(S.solid)
-  time("advect", ps.advect, ps, S.u_sep, dt, { order = 1, labels = S.solid })
+  S.u_sep:enforce_walls(S.solid, false, S.fractions)
+  time("advect", ps.advect, ps, S.u_sep, dt, { order = 1, labels = S.solid, solid_phi = S.solid_phi })
 end
 
 return flip

@@ -209,6 +209,10 @@ int tide_mac_divergence(const tide_mac *m, tide_array *out);
  * it on the extrapolated field that moves particles, so liquid can leave a
  * wall (the projection always treats wall faces as closed). */
 int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels, int separating);
+/* The same, also closing the faces whose open fraction (f64 MAC field, e.g.
+ * from tide_mac_face_fractions; may be NULL) is 0. */
+int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
+                               int separating);
 /* Extrapolate face values from valid faces into invalid ones (Zarifi
  * Sec. 4.6, Bridson 2015 Sec. 4.4): `layers` sweeps; each sweep gives every
  * invalid face with at least one valid neighbour (the 2*dim faces of the
@@ -219,5 +223,20 @@ int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels, int separating
  * the faces still invalid after the sweeps to 0 (so stale values far from
  * the liquid neither advect nor enter the CFL speed). */
 int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear);
+
+/* ------------------------------------------------------------ cut cells */
+/* Open (non-solid) area fractions of the MAC faces from a solid signed
+ * distance sampled at the grid nodes (phi_s < 0 inside the solid; array of
+ * shape (ni+1, nj+1[, nk+1]), e.g. Shape:sdf(g, {at = "nodes"})), the
+ * node-based estimate of Zarifi Fig. 5.2: along each face edge phi_s is
+ * taken linear, the solid part of the face is the polygon cut off by the
+ * straight lines through the edge crossings (marching squares; in 2D a face
+ * is a segment and its open fraction is the length outside the solid).
+ * Fractions below clamp_lo become 0 and above clamp_hi become 1 (Zarifi
+ * Sec. 4.6 uses 0.01 / 0.99 against ill-conditioning).  out: f64 MAC field.
+ * solid (u8 cells, may be NULL) receives TIDE_CELL_SOLID for cells whose
+ * faces are all closed, TIDE_CELL_AIR otherwise. */
+int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double clamp_lo,
+                            double clamp_hi, tide_mac *out, tide_array *solid);
 
 #endif

@@ -4,6 +4,7 @@
  * grid.c, interp.c and macops.c.  Indices are 1-based here, 0-based in C.
  */
 #include "grid/grid.h"
+#include "grid/sdf.h"
 #include "tide_lua.h"
 
 #include <math.h>
@@ -219,6 +220,51 @@ static int g_advect(lua_State *L) {
   return 1;
 }
 
+
+static const char *const frac_keys[] = {"clamp", "out", "solid", NULL};
+
+/* g:face_fractions(solid [, {clamp = {0.01, 0.99}, out = f64 Mac, solid = u8 cells}])
+ * -> open face fractions (tide.Mac), solid cell labels.  solid is a
+ * tide.Shape (negative inside the solid) or its signed distance at the
+ * nodes, an array (ni+1, nj+1[, nk+1]). */
+static int g_face_fractions(lua_State *L) {
+  const char *fn = "Grid:face_fractions";
+  tide_grid *g = checkgrid(L, 1);
+  tide_shape *shape = tide_lua_testobj(L, 2, TIDE_SHAPE_T);
+  tide_array *nodes = shape ? NULL : tide_lua_testarray(L, 2);
+  if (!shape && !nodes)
+    tide_lua_error(L, "%s: solid must be a %s or an array of node distances, got %s", fn, TIDE_SHAPE_T,
+                   luaL_typename(L, 2));
+  tide_opts o = tide_lua_optopts(L, 3, fn, frac_keys);
+  double clamp[2] = {0.01, 0.99};
+  tide_opt_vec(&o, "clamp", 2, 2, clamp);
+  tide_mac *out = tide_opt_obj(&o, "out", TIDE_MAC_T);
+  tide_array *solid = tide_opt_array(&o, "solid");
+  if (shape) {
+    if (shape->dim != g->dim) tide_lua_error(L, "%s: shape is %dD but the grid is %dD", fn, shape->dim, g->dim);
+    int64_t sh[3] = {g->n[0] + 1, g->n[1] + 1, g->n[2] + 1};
+    nodes = tide_array_new(TIDE_F64, g->dim, sh);
+    if (!nodes) tide_lua_check(L, TIDE_ENOMEM, fn);
+    tide_lua_pusharray(L, nodes); /* anchored */
+    tide_lua_check(L, tide_shape_sdf(shape, g, TIDE_AT_NODES, TIDE_F64P(nodes)), fn);
+  }
+  if (out) {
+    lua_getfield(L, 3, "out");
+  } else {
+    tide_lua_check(L, tide_mac_new(g, TIDE_F64, &out), fn);
+    pushmac(L, out);
+  }
+  if (solid) {
+    lua_getfield(L, 3, "solid");
+  } else {
+    solid = tide_grid_cell_array(g, TIDE_U8);
+    if (!solid) tide_lua_check(L, TIDE_ENOMEM, fn);
+    tide_lua_pusharray(L, solid);
+  }
+  tide_lua_check(L, tide_mac_face_fractions(g, nodes, clamp[0], clamp[1], out, solid), fn);
+  return 2;
+}
+
 static int g_index(lua_State *L) {
   tide_grid *g = checkgrid(L, 1);
   const char *k = luaL_checkstring(L, 2);
@@ -249,7 +295,7 @@ static int g_eq(lua_State *L) {
 static const luaL_Reg grid_methods[] = {
     {"cells", g_cells},   {"mac", g_mac},       {"centers", g_centers}, {"center", g_center},
     {"cell", g_cell},     {"bounds", g_bounds}, {"sample", g_sample},   {"advect", g_advect},
-    {"free", g_free},     {NULL, NULL}};
+    {"face_fractions", g_face_fractions}, {"free", g_free}, {NULL, NULL}};
 
 static const luaL_Reg grid_meta[] = {{"__gc", g_free},   {"__close", g_free}, {"__tostring", g_tostring},
                                      {"__index", g_index}, {"__eq", g_eq},    {NULL, NULL}};
@@ -369,9 +415,10 @@ static int m_divergence(lua_State *L) {
   return 1;
 }
 
-/* m:enforce_walls([labels [, separating = false]]): zero normal velocity on
- * the domain walls and on faces of solid cells (u8 labels); separating keeps
- * velocities pointing away from the wall (u.n >= 0) */
+/* m:enforce_walls([labels [, separating = false [, fractions]]]): zero normal
+ * velocity on the domain walls, on faces of solid cells (u8 labels) and on
+ * faces of open fraction 0 (f64 Mac); separating keeps velocities pointing
+ * away from the wall (u.n >= 0) */
 static int m_enforce_walls(lua_State *L) {
   tide_mac *m = checkmac(L, 1);
   tide_array *lab = lua_isnoneornil(L, 2) ? NULL : tide_lua_checkarray(L, 2);
@@ -380,7 +427,8 @@ static int m_enforce_walls(lua_State *L) {
     luaL_checktype(L, 3, LUA_TBOOLEAN);
     sep = lua_toboolean(L, 3);
   }
-  tide_lua_check(L, tide_mac_enforce_walls(m, lab, sep), "Mac:enforce_walls");
+  tide_mac *fr = lua_isnoneornil(L, 4) ? NULL : checkmac(L, 4);
+  tide_lua_check(L, tide_mac_enforce_walls_cut(m, lab, fr, sep), "Mac:enforce_walls");
   lua_settop(L, 1);
   return 1;
 }

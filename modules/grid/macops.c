@@ -59,9 +59,10 @@ int tide_mac_divergence(const tide_mac *m, tide_array *out) {
   return TIDE_OK;
 }
 
-/* Is face (axis a, index c) closed, and which sides are solid? */
-static inline int wall_face(const tide_grid *g, const uint8_t *lab, int a, const int c[3], int *lo_solid,
-                            int *hi_solid) {
+/* Is face (axis a, index c) closed, and which sides are solid?  A face of
+ * open fraction 0 between two open cells is closed on both sides. */
+static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac, int a,
+                            const int c[3], int *lo_solid, int *hi_solid) {
   int lo = c[a] == 0, hi = c[a] == g->n[a];
   if (lab && !lo && !hi) {
     int64_t h = tide_grid_idx(g, c[0], c[1], c[2]);
@@ -69,35 +70,43 @@ static inline int wall_face(const tide_grid *g, const uint8_t *lab, int a, const
     lo = lab[l] == TIDE_CELL_SOLID;
     hi = lab[h] == TIDE_CELL_SOLID;
   }
+  if (frac && !lo && !hi && !(frac[tide_grid_fidx(g, a, c[0], c[1], c[2])] > 0)) lo = hi = 1;
   *lo_solid = lo;
   *hi_solid = hi;
   return lo || hi;
 }
 
 int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels, int separating) {
+  return tide_mac_enforce_walls_cut(m, labels, NULL, separating);
+}
+
+int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
+                               int separating) {
   int st;
   if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &m->grid;
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
   for (int a = 0; a < g->dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
     int64_t sa = a == 0 ? (int64_t)fd[1] * fd[2] : a == 1 ? fd[2] : 1;
     double *u = TIDE_F64P(m->u[a]);
+    const double *fr = fractions ? TIDE_F64P(fractions->u[a]) : NULL;
 #pragma omp parallel for schedule(static) if ((int64_t)fd[0] * fd[1] * fd[2] > TIDE_PAR_MIN)
     for (int i = 0; i < fd[0]; i++)
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           int c[3] = {i, j, k}, lo, hi;
-          if (!wall_face(g, lab, a, c, &lo, &hi)) continue;
+          if (!wall_face(g, lab, fr, a, c, &lo, &hi)) continue;
           int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
           double val = 0;
           if (separating && lo != hi) {
             /* the neighbour face on the open side, if it is not a wall itself */
             int nb[3] = {i, j, k}, l2, h2;
             nb[a] += lo ? 1 : -1;
-            if (!wall_face(g, lab, a, nb, &l2, &h2)) {
+            if (!wall_face(g, lab, fr, a, nb, &l2, &h2)) {
               double un = u[f + (lo ? sa : -sa)];
               if ((lo && un > 0) || (hi && un < 0)) val = un;
             }

@@ -157,9 +157,9 @@ static int p_seed(lua_State *L) {
   return do_seed(L, 2, ps, 1, "Particles:seed");
 }
 
-static const char *const advect_keys[] = {"order", "labels", "margin", NULL};
+static const char *const advect_keys[] = {"order", "labels", "solid_phi", "margin", NULL};
 
-/* ps:advect(vel, dt [, {order = 2, labels = solid u8 cells, margin = 1e-3}]) */
+/* ps:advect(vel, dt [, {order = 2, labels = solid u8 cells, solid_phi = f64 cells, margin = 1e-3}]) */
 static int p_advect(lua_State *L) {
   const char *fn = "Particles:advect";
   tide_particles *ps = checkps(L, 1);
@@ -168,8 +168,9 @@ static int p_advect(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 4, fn, advect_keys);
   int order = (int)tide_opt_int(&o, "order", 2, 1, 3);
   tide_array *labels = tide_opt_array(&o, "labels");
+  tide_array *sphi = tide_opt_array(&o, "solid_phi");
   double margin = tide_opt_num(&o, "margin", 1e-3, 0, 0.49);
-  tide_lua_check(L, tide_particles_advect(ps, vel, dt, order, labels, margin), fn);
+  tide_lua_check(L, tide_particles_advect_solid(ps, vel, dt, order, labels, sphi, margin), fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -337,9 +338,10 @@ static int l_g2p(lua_State *L) {
   return 1;
 }
 
-static const char *const label_keys[] = {"solid", "out", "counts", NULL};
+static const char *const label_keys[] = {"solid", "solid_phi", "out", "counts", NULL};
 
-/* tide.liquid.label(ps, g [, {solid = u8 cells, out = u8 cells, counts = i32 cells}]) -> labels */
+/* tide.liquid.label(ps, g [, {solid = u8 cells, solid_phi = f64 cells (cut cells), out = u8 cells,
+ *   counts = i32 cells}]) -> labels */
 static int l_label(lua_State *L) {
   const char *fn = "tide.liquid.label";
   tide_particles *ps = checkps(L, 1);
@@ -348,6 +350,7 @@ static int l_label(lua_State *L) {
   tide_array *solid = tide_opt_array(&o, "solid");
   tide_array *out = tide_opt_array(&o, "out");
   tide_array *counts = tide_opt_array(&o, "counts");
+  tide_array *sphi = tide_opt_array(&o, "solid_phi");
   if (out) {
     lua_getfield(L, 3, "out");
   } else {
@@ -355,7 +358,10 @@ static int l_label(lua_State *L) {
     if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
     tide_lua_pusharray(L, out);
   }
-  tide_lua_check(L, tide_liquid_label(ps, g, solid, out, counts), fn);
+  if (sphi)
+    tide_lua_check(L, tide_liquid_label_cut(ps, g, solid, sphi, out, counts), fn);
+  else
+    tide_lua_check(L, tide_liquid_label(ps, g, solid, out, counts), fn);
   return 1;
 }
 
@@ -406,10 +412,10 @@ static int l_project(lua_State *L) {
 }
 
 
-static const char *const dt_keys[] = {"rho", "labels", "per_cell", "band", "rate", "mean", "out", NULL};
+static const char *const dt_keys[] = {"rho", "labels", "fractions", "per_cell", "band", "rate", "mean", "out", NULL};
 
 /* tide.liquid.density_target{ rho = f64 cells (particles per cell), labels = u8 cells,
- *   per_cell = n, rate = 1/s [, band = 0.3] [, mean = false] [, out = f64 cells] }
+ *   per_cell = n, rate = 1/s [, band = 0.3] [, mean = false] [, fractions = f64 Mac] [, out = f64 cells] }
  * -> divergence target [1/s], mean interior density (per_cell units) */
 static int l_density_target(lua_State *L) {
   const char *fn = "tide.liquid.density_target";
@@ -420,6 +426,7 @@ static int l_density_target(lua_State *L) {
   double rate = tide_opt_reqnum(&o, "rate", 0, 1e300);
   double band = tide_opt_num(&o, "band", 0.3, 0, 1e300);
   int mean = tide_opt_bool(&o, "mean", 0);
+  tide_mac *fr = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
   tide_array *out = tide_opt_array(&o, "out");
   if (out) {
     lua_getfield(L, 1, "out");
@@ -429,7 +436,7 @@ static int l_density_target(lua_State *L) {
     tide_lua_pusharray(L, out);
   }
   double avg;
-  tide_lua_check(L, tide_liquid_density_target(rho, labels, per_cell, band, rate, mean, out, &avg), fn);
+  tide_lua_check(L, tide_liquid_density_target(rho, labels, fr, per_cell, band, rate, mean, out, &avg), fn);
   lua_pushnumber(L, avg);
   return 2;
 }

@@ -249,8 +249,32 @@ static int push_out(const tide_grid *g, const uint8_t *lab, double *x, double ep
   return 1;
 }
 
+/* push x out of the solid level set to phi = eps along its normal */
+static inline void push_out_phi(const tide_lattice *L, double *x, double eps, double h) {
+  for (int it = 0; it < 2; it++) {
+    double phi = tide_lattice_interp(L, x);
+    if (!(phi < eps)) return;
+    double n[3] = {0, 0, 0}, len = 0;
+    for (int d = 0; d < L->dim; d++) {
+      double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]};
+      xp[d] += h;
+      xm[d] -= h;
+      n[d] = tide_lattice_interp(L, xp) - tide_lattice_interp(L, xm);
+      len += n[d] * n[d];
+    }
+    if (!(len > 0)) return;
+    len = sqrt(len);
+    for (int d = 0; d < L->dim; d++) x[d] += (eps - phi) * n[d] / len;
+  }
+}
+
 int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, int order,
                           const tide_array *labels, double margin) {
+  return tide_particles_advect_solid(ps, vel, dt, order, labels, NULL, margin);
+}
+
+int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double dt, int order,
+                                const tide_array *labels, const tide_array *solid_phi, double margin) {
   int st;
   if ((st = tide_mac_check(vel, NULL, TIDE_F64, "velocity"))) return st;
   const tide_grid *g = &vel->grid;
@@ -259,7 +283,13 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
   if (order < 1 || order > 3) return tide_fail(TIDE_EINVAL, "order must be 1, 2 or 3, got %d", order);
   if (!(margin >= 0 && margin < 0.5)) return tide_fail(TIDE_EINVAL, "margin must be in [0, 0.5)");
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if (solid_phi) {
+    if ((st = tide_grid_check_cells(g, solid_phi, TIDE_F64, "solid_phi"))) return st;
+    if (tide_array_nonfinite(solid_phi)) return tide_fail(TIDE_ENONFINITE, "solid_phi holds non-finite values");
+  }
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
+  tide_lattice sphi;
+  if (solid_phi) tide_lattice_cells(g, TIDE_F64P(solid_phi), &sphi);
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
   double lo[3], hi[3], eps = margin * g->dx;
@@ -290,6 +320,13 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
     for (int d = 0; d < dim; d++) {
       if (!(y[d] >= lo[d])) y[d] = lo[d]; /* NaN goes to the wall */
       if (y[d] > hi[d]) y[d] = hi[d];
+    }
+    if (solid_phi) {
+      push_out_phi(&sphi, y, eps, 0.25 * g->dx);
+      for (int d = 0; d < dim; d++) {
+        if (!(y[d] >= lo[d])) y[d] = lo[d];
+        if (y[d] > hi[d]) y[d] = hi[d];
+      }
     }
     if (lab && is_solid(g, lab, y) && !push_out(g, lab, y, eps > 0 ? eps : 1e-6 * g->dx))
       for (int d = 0; d < dim; d++) y[d] = x0[d];

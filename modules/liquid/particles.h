@@ -73,7 +73,14 @@ int tide_particles_seed(tide_particles *ps, const tide_grid *g, const tide_shape
  *   RK2  x* = x + dt/2 u(x),  x <- x + dt u(x*).
  * Afterwards each particle is clamped into the domain shrunk by margin*dx
  * and, when labels is given, pushed out of TIDE_CELL_SOLID cells onto the
- * nearest face shared with a non-solid cell (kept in place otherwise). */
+ * nearest face shared with a non-solid cell (kept in place otherwise).
+ * When solid_phi is given (f64 cells, the solid's signed distance, < 0
+ * inside), a particle with phi_s(x) < margin dx is moved along the normal
+ * n = grad phi_s / |grad phi_s| (central differences of the interpolant) to
+ * phi_s = margin dx: x += (margin dx - phi_s(x)) n, twice (curved walls). */
+int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double dt, int order,
+                                const tide_array *labels, const tide_array *solid_phi, double margin);
+/* The same without a solid level set. */
 int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, int order,
                           const tide_array *labels, double margin);
 
@@ -120,5 +127,15 @@ int tide_liquid_density(tide_particles *ps, const tide_grid *g, tide_array *out)
  * number of particles per cell. */
 int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *solid,
                       tide_array *labels, tide_array *counts);
+/* Labels for cut cells (Zarifi Sec. 4.6: a cell is active when it holds
+ * liquid and its centre lies in the liquid or in the solid).  As
+ * tide_liquid_label, then for the non-solid cells whose centre is inside the
+ * solid (solid_phi < 0, f64 cells) and that hold no particle: the indicator
+ * -1 (liquid) / +1 (air) of the cells with centres outside the solid is
+ * extended into the solid along its normal (tide_levelset_extrapolate) and
+ * the cell is LIQUID where it is negative -- liquid against a curved wall
+ * ends where the liquid beside it ends. */
+int tide_liquid_label_cut(tide_particles *ps, const tide_grid *g, const tide_array *solid,
+                          const tide_array *solid_phi, tide_array *labels, tide_array *counts);
 
 #endif

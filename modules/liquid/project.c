@@ -310,10 +310,17 @@ static inline int at_surface(const uint8_t *lab, int64_t q, int nd, const int64_
   return 0;
 }
 
-int tide_liquid_density_target(const tide_array *rho, const tide_array *labels, double per_cell,
-                               double band, double rate, int mean, tide_array *out,
-                               double *mean_density) {
+int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
+                               const tide_mac *fractions, double per_cell, double band, double rate,
+                               int mean, tide_array *out, double *mean_density) {
   int st;
+  if (fractions) {
+    if ((st = tide_mac_check(fractions, NULL, TIDE_F64, "fractions"))) return st;
+    const tide_grid *fg = &fractions->grid;
+    if (fg->dim != labels->ndim || fg->n[0] != labels->shape[0] || fg->n[1] != labels->shape[1] ||
+        (fg->dim == 3 && fg->n[2] != labels->shape[2]))
+      return tide_fail(TIDE_EINVAL, "fractions live on a grid of other extents than labels");
+  }
   if ((st = tide_array_expect(labels, "labels", TIDE_U8, labels->ndim, labels->shape))) return st;
   if ((st = tide_array_expect(rho, "rho", TIDE_F64, labels->ndim, labels->shape))) return st;
   if ((st = tide_array_expect(out, "out", TIDE_F64, labels->ndim, labels->shape))) return st;
@@ -334,6 +341,18 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels, 
     d[q] = 0;
     if (lab[q] != TIDE_CELL_LIQUID || at_surface(lab, q, nd, ext, stride)) continue;
     int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
+    if (fractions) { /* a cut cell: its open volume holds fewer particles */
+      int cut = 0;
+      const tide_grid *fg = &fractions->grid;
+      for (int a = 0; a < nd && !cut; a++) {
+        int f[3] = {(int)idx[0], (int)idx[1], (int)idx[2]};
+        const double *fr = TIDE_F64P(fractions->u[a]);
+        cut |= fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])] < 1;
+        f[a] += 1;
+        cut |= fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])] < 1;
+      }
+      if (cut) continue;
+    }
     int deep = 1;
     for (int a = -1; a <= 1 && deep; a++)
       for (int b = -1; b <= 1 && deep; b++)

@@ -1,6 +1,7 @@
 /* transfer.c -- PIC / FLIP / APIC particle-grid transfers on MAC grids and
  * cell labels from particles (see particles.h). */
 #include "liquid/particles.h"
+#include "grid/levelset.h"
 
 #include <math.h>
 #include <string.h>
@@ -242,4 +243,38 @@ int tide_liquid_label(tide_particles *ps, const tide_grid *g, const tide_array *
       lab[c] = m > 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
   }
   return TIDE_OK;
+}
+
+int tide_liquid_label_cut(tide_particles *ps, const tide_grid *g, const tide_array *solid,
+                          const tide_array *solid_phi, tide_array *labels, tide_array *counts) {
+  int st;
+  if ((st = tide_grid_check_cells(g, solid_phi, TIDE_F64, "solid_phi"))) return st;
+  if (tide_array_nonfinite(solid_phi)) return tide_fail(TIDE_ENONFINITE, "solid_phi holds non-finite values");
+  if ((st = tide_liquid_label(ps, g, solid, labels, counts))) return st;
+  int64_t nc = tide_grid_ncells(g);
+  double *q = tide_alloc((size_t)nc * sizeof(double));
+  uint8_t *valid = tide_alloc((size_t)nc);
+  if (!q || !valid) {
+    tide_free(q, (size_t)nc * sizeof(double));
+    tide_free(valid, (size_t)nc);
+    return TIDE_ENOMEM;
+  }
+  uint8_t *lab = TIDE_U8P(labels);
+  const double *sp = TIDE_F64P(solid_phi);
+  const int64_t *start = ps->cell_start; /* binned by tide_liquid_label */
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++) {
+    valid[c] = sp[c] >= 0 && lab[c] != TIDE_CELL_SOLID;
+    q[c] = lab[c] == TIDE_CELL_LIQUID ? -1 : 1;
+  }
+  st = tide_levelset_extrapolate(g, sp, -1, 0, q, valid);
+  if (!st) {
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < nc; c++)
+      if (sp[c] < 0 && lab[c] == TIDE_CELL_AIR && start[c + 1] == start[c] && valid[c] && q[c] < 0)
+        lab[c] = TIDE_CELL_LIQUID;
+  }
+  tide_free(q, (size_t)nc * sizeof(double));
+  tide_free(valid, (size_t)nc);
+  return st;
 }

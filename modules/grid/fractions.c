@@ -1,0 +1,109 @@
+/* fractions.c -- open area fractions of MAC faces cut by a solid level set
+ * sampled at the grid nodes (Zarifi 2017, Fig. 5.2; see grid.h). */
+#include "grid/grid.h"
+
+#include <math.h>
+
+/* open (phi > 0) length fraction of a segment with end values a, b */
+static inline double open_segment(double a, double b) {
+  if (a > 0 && b > 0) return 1;
+  if (a <= 0 && b <= 0) return 0;
+  double pos = a > 0 ? a : b, neg = a > 0 ? b : a;
+  return pos / (pos - neg);
+}
+
+/* open (phi > 0) area fraction of the unit square with corner values c[0..3]
+ * in counter-clockwise order (0,0), (1,0), (1,1), (0,1): the polygon of the
+ * positive corners and the edge crossings (linear along edges), by the
+ * shoelace formula */
+static inline double open_square(const double c[4]) {
+  static const double X[4] = {0, 1, 1, 0}, Y[4] = {0, 0, 1, 1};
+  int npos = (c[0] > 0) + (c[1] > 0) + (c[2] > 0) + (c[3] > 0);
+  if (npos == 4) return 1;
+  if (npos == 0) return 0;
+  double px[8], py[8];
+  int m = 0;
+  for (int e = 0; e < 4; e++) {
+    int f = (e + 1) & 3;
+    if (c[e] > 0) px[m] = X[e], py[m] = Y[e], m++;
+    if ((c[e] > 0) != (c[f] > 0)) {
+      double t = c[e] / (c[e] - c[f]);
+      px[m] = X[e] + t * (X[f] - X[e]);
+      py[m] = Y[e] + t * (Y[f] - Y[e]);
+      m++;
+    }
+  }
+  double area = 0;
+  for (int q = 0; q < m; q++) {
+    int r = (q + 1) % m;
+    area += px[q] * py[r] - px[r] * py[q];
+  }
+  area = 0.5 * fabs(area);
+  return area > 1 ? 1 : area;
+}
+
+int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double clamp_lo,
+                            double clamp_hi, tide_mac *out, tide_array *solid) {
+  int st;
+  int64_t shape[3] = {g->n[0] + 1, g->n[1] + 1, g->n[2] + 1};
+  if ((st = tide_array_expect(nodes, "nodes", TIDE_F64, g->dim, shape))) return st;
+  if (tide_array_nonfinite(nodes)) return tide_fail(TIDE_ENONFINITE, "nodes: non-finite solid distances");
+  if ((st = tide_mac_check(out, g, TIDE_F64, "out"))) return st;
+  if (solid && (st = tide_grid_check_cells(g, solid, TIDE_U8, "solid"))) return st;
+  if (!(clamp_lo >= 0 && clamp_hi <= 1 && clamp_lo <= clamp_hi))
+    return tide_fail(TIDE_EINVAL, "clamp must satisfy 0 <= lo <= hi <= 1");
+  const double *ph = TIDE_F64P(nodes);
+  int dim = g->dim;
+  int64_t s1 = dim == 3 ? g->n[2] + 1 : 1, s0 = (int64_t)(g->n[1] + 1) * s1;
+#define NODE(i, j, k) ph[(int64_t)(i)*s0 + (int64_t)(j)*s1 + (k)]
+  for (int a = 0; a < dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    double *fr = TIDE_F64P(out->u[a]);
+    /* the two axes spanning a face of axis a */
+    int b = (a + 1) % dim, c = (a + 2) % 3;
+#pragma omp parallel for schedule(static) if ((int64_t)fd[0] * fd[1] * fd[2] > TIDE_PAR_MIN)
+    for (int i = 0; i < fd[0]; i++)
+      for (int j = 0; j < fd[1]; j++)
+        for (int k = 0; k < fd[2]; k++) {
+          int n0[3] = {i, j, k};
+          double f;
+          if (dim == 2) {
+            int n1[3] = {i, j, 0};
+            n1[b] += 1;
+            f = open_segment(NODE(n0[0], n0[1], 0), NODE(n1[0], n1[1], 0));
+          } else {
+            int q1[3] = {i, j, k}, q2[3] = {i, j, k}, q3[3] = {i, j, k};
+            q1[b] += 1;
+            q2[b] += 1;
+            q2[c] += 1;
+            q3[c] += 1;
+            double cv[4] = {NODE(n0[0], n0[1], n0[2]), NODE(q1[0], q1[1], q1[2]), NODE(q2[0], q2[1], q2[2]),
+                            NODE(q3[0], q3[1], q3[2])};
+            f = open_square(cv);
+          }
+          if (f < clamp_lo) f = 0;
+          if (f > clamp_hi) f = 1;
+          fr[((int64_t)i * fd[1] + j) * fd[2] + k] = f;
+        }
+  }
+#undef NODE
+  if (solid) {
+    uint8_t *lab = TIDE_U8P(solid);
+#pragma omp parallel for schedule(static) if (tide_grid_ncells(g) > TIDE_PAR_MIN)
+    for (int i = 0; i < g->n[0]; i++)
+      for (int j = 0; j < g->n[1]; j++)
+        for (int k = 0; k < g->n[2]; k++) {
+          int open = 0;
+          for (int a = 0; a < dim && !open; a++) {
+            const double *fr = TIDE_F64P(out->u[a]);
+            int q[3] = {i, j, k};
+            open |= fr[tide_grid_fidx(g, a, q[0], q[1], q[2])] > 0;
+            q[a] += 1;
+            open |= fr[tide_grid_fidx(g, a, q[0], q[1], q[2])] > 0;
+          }
+          lab[tide_grid_idx(g, i, j, k)] = open ? TIDE_CELL_AIR : TIDE_CELL_SOLID;
+        }
+  }
+  return TIDE_OK;
+}
