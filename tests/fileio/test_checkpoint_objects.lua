@@ -57,7 +57,7 @@ local function make_solid()
   m:material { model = "neohookean", E = 2e4, nu = 0.3, density = 500, damping_beta = 2 }
   m:pin { min = { -1, -1 }, max = { 1e-9, 1 } } -- clamped at x = 0
   m.force:set(m.nv, 2, -0.5)
-  m:plasticity { yield = 0.05, limit = 2 }
+  m:plasticity { yield = 0.05, limit = 2, isochoric = true }
   return m
 end
 local ground = tide.solids.ground(0, 0.3, 2)
