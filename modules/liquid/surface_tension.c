@@ -3,6 +3,7 @@
  * surface_tension.h). */
 #include "liquid/surface_tension.h"
 #include "liquid/periodic.h"
+#include "linalg/mac_poisson.h"
 
 #include <math.h>
 #include <string.h>
@@ -159,20 +160,11 @@ static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array
   return TIDE_OK;
 }
 
-static inline int is_liquid(const uint8_t *lab, const double *phi, int64_t q) {
-  return lab ? lab[q] == TIDE_CELL_LIQUID : phi[q] < 0;
-}
-static inline int is_air(const uint8_t *lab, const double *phi, int64_t q) {
-  return lab ? lab[q] == TIDE_CELL_AIR : !(phi[q] < 0);
-}
-
-/* sigma kappa_G / theta on the face between liquid cell l and air cell a */
-static inline double jump_over_theta(const double *phi, const double *kap, int64_t l, int64_t a, double sigma,
+/* sigma kappa_G / theta on the face between liquid cell l and air cell a,
+ * theta from the projection's ghost-fluid fractions (clamped as there) */
+static inline double jump_over_theta(const double *kap, int64_t l, int64_t a, double th, double sigma,
                                      double tmin, double *pg) {
-  double pl = phi[l], pa = phi[a];
-  double th = (pl < 0 && pa >= 0) ? pl / (pl - pa) : 1;
-  if (th < tmin) th = tmin;
-  if (th > 1) th = 1;
+  if (!(th >= tmin)) th = tmin;
   double kg = kap[l] + th * (kap[a] - kap[l]);
   *pg = sigma * kg;
   return *pg / th;
@@ -191,15 +183,42 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   if ((st = check_per(g, o->periodic))) return st;
   if (o->labels && (st = tide_grid_check_cells(g, o->labels, TIDE_U8, "labels"))) return st;
   if (pjump && (st = tide_grid_check_cells(g, pjump, TIDE_F64, "pjump"))) return st;
-  const double *kap;
-  double *own;
-  if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) return st;
-  const double *ph = TIDE_F64P(phi);
-  const uint8_t *lab = o->labels ? TIDE_U8P(o->labels) : NULL;
+  int64_t nc = tide_grid_ncells(g);
   int dim = g->dim;
+  const double *kap;
+  double *own = NULL, *theta[3] = {NULL, NULL, NULL};
+  int64_t nfa[3] = {0, 0, 0};
+  uint8_t *ownlab = NULL;
+  if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) goto done;
+  /* labels (from phi when not given) and the ghost-fluid fractions of the
+   * projection (mac_poisson.h), so the jump sits where the projection puts
+   * the interface */
+  const uint8_t *lab;
+  if (o->labels) {
+    lab = TIDE_U8P(o->labels);
+  } else {
+    if (!(ownlab = tide_alloc((size_t)nc))) {
+      st = TIDE_ENOMEM;
+      goto done;
+    }
+    const double *p0 = TIDE_F64P(phi);
+    for (int64_t q = 0; q < nc; q++) ownlab[q] = p0[q] < 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
+    lab = ownlab;
+  }
+  for (int a = 0; a < dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    nfa[a] = (int64_t)fd[0] * fd[1] * fd[2];
+    if (!(theta[a] = tide_alloc((size_t)nfa[a] * sizeof(double)))) {
+      st = TIDE_ENOMEM;
+      goto done;
+    }
+  }
+  if ((st = tide_mac_poisson_theta(g, lab, TIDE_F64P(phi), theta))) goto done;
   double scale = o->dt / (o->rho * g->dx), tmin = o->theta_min, sigma = o->sigma;
   for (int a = 0; a < dim; a++) {
     double *ua = TIDE_F64P(u->u[a]);
+    const double *th = theta[a];
     int fd[3];
     tide_grid_face_dims(g, a, fd);
 #pragma omp parallel for schedule(static)
@@ -211,13 +230,12 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
           int64_t hi = tide_grid_idx(g, i, j, k);
           I[a] -= 1;
           int64_t lo = tide_grid_idx(g, I[0], I[1], I[2]);
-          if (lab && (lab[lo] == TIDE_CELL_SOLID || lab[hi] == TIDE_CELL_SOLID)) continue;
-          double pg;
           int64_t f = tide_grid_fidx(g, a, i, j, k);
-          if (is_liquid(lab, ph, lo) && is_air(lab, ph, hi))
-            ua[f] -= scale * jump_over_theta(ph, kap, lo, hi, sigma, tmin, &pg);
-          else if (is_air(lab, ph, lo) && is_liquid(lab, ph, hi))
-            ua[f] += scale * jump_over_theta(ph, kap, hi, lo, sigma, tmin, &pg);
+          double pg;
+          if (lab[lo] == TIDE_CELL_LIQUID && lab[hi] == TIDE_CELL_AIR)
+            ua[f] -= scale * jump_over_theta(kap, lo, hi, th[f], sigma, tmin, &pg);
+          else if (lab[lo] == TIDE_CELL_AIR && lab[hi] == TIDE_CELL_LIQUID)
+            ua[f] += scale * jump_over_theta(kap, hi, lo, th[f], sigma, tmin, &pg);
         }
   }
   if (pjump) {
@@ -229,17 +247,18 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
           int64_t q = tide_grid_idx(g, i, j, k);
           double s = 0;
           int cnt = 0;
-          if (is_liquid(lab, ph, q)) {
+          if (lab[q] == TIDE_CELL_LIQUID) {
             int c[3] = {i, j, k};
             for (int a = 0; a < dim; a++)
-              for (int sd = -1; sd <= 1; sd += 2) {
-                int nb[3] = {c[0], c[1], c[2]};
-                nb[a] += sd;
+              for (int sd = 0; sd <= 1; sd++) {
+                int nb[3] = {c[0], c[1], c[2]}, F[3] = {c[0], c[1], c[2]};
+                nb[a] += sd ? 1 : -1;
+                F[a] += sd; /* the face between c and nb */
                 if (nb[a] < 0 || nb[a] >= g->n[a]) continue;
                 int64_t qn = tide_grid_idx(g, nb[0], nb[1], nb[2]);
-                if (!is_air(lab, ph, qn)) continue;
+                if (lab[qn] != TIDE_CELL_AIR) continue;
                 double pg;
-                jump_over_theta(ph, kap, q, qn, sigma, tmin, &pg);
+                jump_over_theta(kap, q, qn, theta[a][tide_grid_fidx(g, a, F[0], F[1], F[2])], sigma, tmin, &pg);
                 s += pg;
                 cnt++;
               }
@@ -247,8 +266,12 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
           pj[q] = cnt ? s / cnt : 0;
         }
   }
-  tide_free(own, (size_t)tide_grid_ncells(g) * sizeof(double));
-  return TIDE_OK;
+  st = TIDE_OK;
+done:
+  tide_free(own, (size_t)nc * sizeof(double));
+  tide_free(ownlab, (size_t)nc);
+  for (int a = 0; a < 3; a++) tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
+  return st;
 }
 
 /* ------------------------------------------------ Liu et al. Eq. 8 */

@@ -43,8 +43,9 @@ int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3
  * pressure 0).  In the ghost-fluid projection (tide_liquid_project with a
  * level set, or mac_poisson.h with theta) a liquid cell l next to an air
  * cell a uses the ghost pressure p_g = p_l + (p_G - p_l) / theta across
- * their face, theta = phi_l / (phi_l - phi_a) clamped to [theta_min, 1]
- * (1 when phi does not change sign between them).  The Dirichlet value p_G
+ * their face, theta = phi_l / (phi_l - phi_a) clamped below by theta_min
+ * (1 when phi does not change sign between them; computed here by
+ * tide_mac_poisson_theta, the function the projection uses).  The Dirichlet value p_G
  * enters the projected face velocity only through the term
  * -dt/(rho dx) p_G / theta (air on the high side; + on the low side), and
  * through the same term the divergence in the right-hand side, so it is

@@ -224,8 +224,9 @@ static int m_material(lua_State *L) {
   return 1;
 }
 
-static const char *const plastic_keys[] = {"yield", "limit", "goal", NULL};
-/* m:plasticity{yield = gamma, limit = 3 [, goal = Array (ne, d, d) log goal]} */
+static const char *const plastic_keys[] = {"yield", "limit", "goal", "isochoric", NULL};
+/* m:plasticity{yield = gamma, limit = 3 [, goal = Array (ne, d, d) log goal]
+ *              [, isochoric = (true without a goal)]} */
 static int m_plasticity(lua_State *L) {
   const char *fn = "TetMesh:plasticity";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
@@ -238,7 +239,8 @@ static int m_plasticity(lua_State *L) {
     if (tide_array_expect(goal, "goal", TIDE_F64, 3, shape))
       tide_lua_error(L, "%s: %s", fn, tide_errmsg());
   }
-  tide_lua_check(L, tide_fem_set_plasticity(m, y, lim, goal ? TIDE_F64P(goal) : NULL), fn);
+  int iso = tide_opt_bool(&o, "isochoric", goal == NULL);
+  tide_lua_check(L, tide_fem_set_plasticity(m, y, lim, goal ? TIDE_F64P(goal) : NULL, iso), fn);
   lua_settop(L, 1);
   return 1;
 }
