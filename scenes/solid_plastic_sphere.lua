@@ -15,8 +15,7 @@ local P = tide.params({ frames = 60, fps = 30, h = 0.025, yield = 0.05, control 
 
 local R = 0.1
 local m = S.bcc { shape = S.shape.sphere { center = { 0, R, 0 }, radius = R }, h = P.h }
-m:material { model = "neohookean", E = 5e4, nu = 0.3, density = 1000, damping_beta = 50,
-  gravity = { 0, 0, 0 } }
+m:material { model = "neohookean", E = 5e4, nu = 0.3, density = 1000, damping_beta = 50 }
 local goal
 if P.control then
   -- goal: flattened to 60% of the height, widened to keep the volume

@@ -11,7 +11,7 @@ local S = tide.solid
 local P = tide.params({ frames = 60, fps = 30, h = 0.05, E = 2e4, out = "out/torus_collapse", png = true },
   { h = "BCC lattice spacing [m]", E = "Young's modulus after the collapse [Pa]", png = "write PNG frames" })
 
-local torus = S.shape.torus { center = { 0, 0.25, 0 }, axis = { 0, 0, 1 }, R = 0.2, r = 0.08 }
+local torus = S.shape.torus { center = { 0, 0.15, 0 }, axis = { 0, 1, 0 }, R = 0.2, r = 0.08 }
 local m = S.bcc { shape = torus, h = P.h }
 local function strength(E)
   m:material { model = "rotated_linear", E = E, nu = 0.3, density = 1000, damping_beta = 0.02 * E + 1 }
@@ -47,7 +47,7 @@ tide.run {
     end
     if P.png then
       solids.png3d(P.out .. "/frame_%04d.png", i, { solids.surface(m) }, {
-        camera = { position = { 0.9, 0.7, 1.1 }, target = { 0, 0.15, 0 }, fov = 35 },
+        camera = { position = { 0.8, 0.8, 1.0 }, target = { 0, 0.08, 0 }, fov = 35 },
         width = 480, height = 360, ground_y = 0, title = string.format("t = %.2f s", t) })
     end
   end,

@@ -28,10 +28,13 @@ local defaults = {
   separation = 0.5,   -- density correction strength per step (0: off), see flip.separate
   band = 0.3,         -- dead band of the density correction (per_cell units)
   mean = false,       -- correct by the mean interior density (volume control) instead of per cell
+  level_set = false,  -- "zhu_bridson" or "union": rebuild a particle level set every step (S.phi)
+                      -- and use it for the ghost-fluid free surface of the projection
+  radius = nil,       -- particle radius of that level set (default dx / 2^(1/dim) ~ particle spacing * 1.4)
 }
 
 local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true,
-  fractions = true, solid_phi = true }
+  fractions = true, solid_phi = true, reseed = true, radius = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.
@@ -49,7 +52,8 @@ function flip.new(opts)
   local g, ps = opts.grid, opts.particles
   if not g or not ps then error("tide.flip.new: 'grid' and 'particles' are required", 2) end
   local S = {}
-  for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
+  for k, v in pairs(defaults) do S[k] = v end
+  for k, v in pairs(opts) do S[k] = v end
   if S.scheme ~= "pic" and S.scheme ~= "flip" and S.scheme ~= "apic" then
     error("tide.flip.new: scheme must be pic, flip or apic, got " .. tostring(S.scheme), 2)
   end
@@ -58,6 +62,8 @@ function flip.new(opts)
   end
   S.grid, S.particles, S.solid = g, ps, opts.solid
   S.fractions, S.solid_phi = opts.fractions, opts.solid_phi
+  -- reseed = {min = 8, max = 16}: keep the particles per bulk liquid cell in range every step
+  S.reseed = opts.reseed
   S.gravity = opts.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
   S.layers = S.layers or math.ceil(S.cfl) + 2
   S.u = g:mac()               -- grid velocity (after the last projection)
@@ -67,6 +73,13 @@ function flip.new(opts)
   S.pressure = g:cells()      -- pressure [Pa]
   S.projector = liquid.projector(g) -- solver workspace, reused every step
   S.per_cell = S.per_cell or 2 ^ g.dim
+  if S.level_set then
+    if S.level_set ~= "zhu_bridson" and S.level_set ~= "union" then
+      error("tide.flip.new: level_set must be false, 'zhu_bridson' or 'union'", 2)
+    end
+    S.phi = g:cells()
+    S.radius = S.radius or g.dx / 2 ^ (1 / g.dim)
+  end
   if S.separation > 0 then
     S.density = g:cells()       -- particle density [particles per cell]
     S.target = g:cells()        -- divergence target of the density correction [1/s]
@@ -106,12 +119,17 @@ function flip.step(S, dt)
   S.u_old:copy(u)
   -- 2. which cells hold liquid
   time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels })
+  if S.level_set then
+    -- narrow band: beyond kernel + dx from every particle only the sign matters
+    time("level set", ps.level_set, ps, S.grid, { method = S.level_set, radius = S.radius,
+      reach = 2 * S.radius + S.grid.dx, out = S.phi })
+  end
   -- 3. body forces
   u:add_gravity(dt, S.gravity)
   -- 4. pressure projection: free surface (p = 0 in air) and solid walls
   local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
-    maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, valid = S.valid,
-    pressure = S.pressure })
+    maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, phi = S.phi,
+    valid = S.valid, pressure = S.pressure })
   -- 5. extend the divergence-free velocity into the air; walls stay closed
   time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
   u:enforce_walls(S.solid, true, S.fractions)
@@ -121,6 +139,11 @@ function flip.step(S, dt)
   time("advect", ps.advect, ps, u, dt, { order = S.order, labels = S.solid, solid_phi = S.solid_phi })
   -- 8. spread particles out of over-full cells (positions only)
   if S.separation > 0 then flip.separate(S, dt) end
+  -- 9. keep the particles per bulk cell between reseed.min and reseed.max
+  if S.reseed then
+    time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels })
+    time("reseed", ps.reseed, ps, u, S.labels, { min = S.reseed.min, max = S.reseed.max, stream = S.steps + 1 })
+  end
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats
 end

@@ -14,6 +14,7 @@
 
 int luaopen_tide_array(lua_State *L);
 void tide_lua_grid_levelset_open(lua_State *L); /* lua_grid_levelset.c */
+void tide_lua_grid_ckpt_open(lua_State *L);     /* lua_grid_ckpt.c: checkpoint hooks */
 
 static const char *const AXES[] = {"u", "v", "w"};
 
@@ -533,6 +534,7 @@ int luaopen_tide_grid(lua_State *L) {
   lua_pop(L, 1);
   tide_lua_newtype(L, TIDE_GRID_T, grid_methods, grid_meta);
   tide_lua_newtype(L, TIDE_MAC_T, mac_methods, mac_meta);
+  tide_lua_grid_ckpt_open(L);
   luaL_newlib(L, funcs);
   tide_lua_grid_levelset_open(L);
   return 1;

@@ -38,8 +38,15 @@ tide_mac_solver_opts tide_mac_solver_opts_default(void) {
 int mg_buf_reserve(tide_mac_solver *S, mg_buf *b, size_t bytes) {
   if (bytes < 64) bytes = 64;
   if (b->p && b->bytes >= bytes) return TIDE_OK;
-  void *p = tide_calloc(bytes);
+  void *p = tide_alloc(bytes);
   if (!p) return TIDE_ENOMEM;
+  /* zero (and first-touch) in parallel, in 1 MB pieces */
+  const int64_t piece = 1 << 20, np = ((int64_t)bytes + piece - 1) / piece;
+#pragma omp parallel for schedule(static) if (np > 4)
+  for (int64_t q = 0; q < np; q++) {
+    int64_t a = q * piece, e = a + piece < (int64_t)bytes ? a + piece : (int64_t)bytes;
+    memset((char *)p + a, 0, (size_t)(e - a));
+  }
   if (b->p) {
     S->bytes -= (int64_t)b->bytes;
     tide_free(b->p, b->bytes);

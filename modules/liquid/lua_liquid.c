@@ -15,6 +15,7 @@
 int luaopen_tide_array(lua_State *L);
 int luaopen_tide_grid(lua_State *L);
 void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
+void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
 
 static tide_particles *checkps(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_PARTICLES_T);
@@ -250,6 +251,39 @@ static int p_density(lua_State *L) {
   return 1;
 }
 
+
+static const char *const reseed_keys[] = {"min", "max", "stream", NULL};
+
+/* ps:reseed(vel, labels, {min = 2^dim, max = 2^(dim+1) [, stream]}) -> added, removed */
+static int p_reseed(lua_State *L) {
+  const char *fn = "Particles:reseed";
+  tide_particles *ps = checkps(L, 1);
+  tide_mac *vel = tide_lua_checkobj(L, 2, TIDE_MAC_T);
+  tide_array *labels = tide_lua_checkarray(L, 3);
+  tide_opts o = tide_lua_optopts(L, 4, fn, reseed_keys);
+  int lo = (int)tide_opt_int(&o, "min", 1 << ps->dim, 0, 1 << 20);
+  int hi = (int)tide_opt_int(&o, "max", 2 << ps->dim, 1, 1 << 20);
+  lua_Integer stream = tide_opt_int(&o, "stream", (lua_Integer)ps->n + 7919, 0, LUA_MAXINTEGER);
+  int64_t added = 0, removed = 0;
+  tide_lua_check(L, tide_particles_reseed(ps, vel, labels, lo, hi, (uint64_t)stream, &added, &removed), fn);
+  tide_lua_gcaccount(L);
+  lua_pushinteger(L, added);
+  lua_pushinteger(L, removed);
+  return 2;
+}
+
+
+/* ps:sort(g): reorder the particles by cell of g (stable) */
+static int p_sort(lua_State *L) {
+  tide_particles *ps = checkps(L, 1);
+  tide_grid *g = tide_lua_checkobj(L, 2, TIDE_GRID_T);
+  if (g->dim != ps->dim) tide_lua_error(L, "Particles:sort: grid is %dD but the particles are %dD", g->dim, ps->dim);
+  tide_lua_check(L, tide_particles_sort(ps, g), "Particles:sort");
+  tide_lua_gcaccount(L);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int p_free(lua_State *L) {
   tide_particles_free(tide_lua_takeobj(L, 1, TIDE_PARTICLES_T));
   return 0;
@@ -296,7 +330,7 @@ static int p_index(lua_State *L) {
 
 static const luaL_Reg ps_methods[] = {{"seed", p_seed},       {"advect", p_advect},   {"count", p_count},
                                       {"resize", p_resize},   {"reserve", p_reserve}, {"level_set", p_level_set},
-                                      {"density", p_density},
+                                      {"density", p_density}, {"reseed", p_reseed}, {"sort", p_sort},
                                       {"free", p_free},       {NULL, NULL}};
 
 static const luaL_Reg ps_meta[] = {{"__gc", p_free},   {"__close", p_free}, {"__tostring", p_tostring},
@@ -485,6 +519,7 @@ int luaopen_tide_liquid(lua_State *L) {
   lua_pop(L, 2);
   tide_lua_newtype(L, TIDE_PARTICLES_T, ps_methods, ps_meta);
   tide_lua_newtype(L, TIDE_PROJECTOR_T, pj_methods, pj_meta);
+  tide_lua_liquid_ckpt_open(L);
   luaL_newlib(L, funcs);
   tide_lua_liquid_physics_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);

@@ -68,13 +68,17 @@ void tide_particles_free(tide_particles *ps) {
   tide_array_release(ps->xs);
   tide_array_release(ps->vs);
   tide_array_release(ps->cs);
+  tide_array_release(ps->xs2);
+  tide_array_release(ps->vs2);
+  tide_array_release(ps->cs2);
   free_ws(ps);
   free(ps);
 }
 
 int64_t tide_particles_bytes(const tide_particles *ps) {
   int64_t per = 2 * ps->dim + (ps->apic ? ps->dim * ps->dim : 0);
-  return ps->cap * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8;
+  int64_t spare_rows = ps->xs2 ? ps->xs2->shape[0] : 0;
+  return (ps->cap + spare_rows) * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8;
 }
 
 int tide_particles_reserve(tide_particles *ps, int64_t cap) {
@@ -373,4 +377,144 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   for (int64_t c = nc; c > 0; c--) start[c] = start[c - 1];
   start[0] = 0;
   return TIDE_OK;
+}
+
+/* ------------------------------------------------------------ reseeding */
+
+/* spare storage of at least cap rows */
+static int spare(tide_particles *ps, int64_t cap) {
+  if (ps->xs2 && ps->xs2->shape[0] >= cap) return TIDE_OK;
+  tide_array_release(ps->xs2);
+  tide_array_release(ps->vs2);
+  tide_array_release(ps->cs2);
+  ps->xs2 = ps->vs2 = ps->cs2 = NULL;
+  return alloc_storage(ps->dim, ps->apic, cap, &ps->xs2, &ps->vs2, &ps->cs2);
+}
+
+/* swap the spare storage in as the storage of n particles */
+static int swap_storage(tide_particles *ps, int64_t n) {
+  tide_array *t;
+  t = ps->xs, ps->xs = ps->xs2, ps->xs2 = t;
+  t = ps->vs, ps->vs = ps->vs2, ps->vs2 = t;
+  t = ps->cs, ps->cs = ps->cs2, ps->cs2 = t;
+  ps->cap = ps->xs->shape[0];
+  ps->n = n;
+  return remake_views(ps);
+}
+
+/* Rebuild the set in cell order from the binned particles: cell c gets
+ * keep[c] of its particles (the first ones in index order) followed by
+ * add[c] new ones placed by place(); out[c] are the output offsets. */
+typedef struct {
+  const tide_mac *vel;
+  uint64_t stream;
+  int lo;
+} newpart;
+
+static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, const int64_t *add,
+                   int64_t *out, const newpart *np) {
+  int64_t nc = tide_grid_ncells(g), total = 0;
+  for (int64_t c = 0; c < nc; c++) {
+    out[c] = total;
+    total += keep[c] + add[c];
+  }
+  int st = spare(ps, total > ps->cap ? total : ps->cap);
+  if (st) return st;
+  int dim = ps->dim;
+  int64_t dd = (int64_t)dim * dim;
+  const double *sx = TIDE_F64P(ps->xs), *sv = TIDE_F64P(ps->vs), *sc = ps->apic ? TIDE_F64P(ps->cs) : NULL;
+  double *dx_ = TIDE_F64P(ps->xs2), *dv = TIDE_F64P(ps->vs2), *dc = ps->apic ? TIDE_F64P(ps->cs2) : NULL;
+  const int64_t *start = ps->cell_start, *order = ps->order;
+  int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++) {
+    int64_t w = out[c];
+    for (int64_t q = start[c]; q < start[c] + keep[c]; q++, w++) {
+      int64_t p = order[q];
+      for (int d = 0; d < dim; d++) {
+        dx_[w * dim + d] = sx[p * dim + d];
+        dv[w * dim + d] = sv[p * dim + d];
+      }
+      if (dc)
+        for (int64_t e = 0; e < dd; e++) dc[w * dd + e] = sc[p * dd + e];
+    }
+    if (add[c] <= 0) continue;
+    int64_t idx[3] = {c / stride[0], (c / stride[1]) % g->n[1], c % g->n[2]};
+    for (int64_t k = 0; k < add[c]; k++, w++) {
+      double x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+      uint64_t ctr = ((uint64_t)c * (uint64_t)(np->lo + 1) + (uint64_t)k) * 3u;
+      for (int d = 0; d < dim; d++) x[d] = g->origin[d] + (idx[d] + tide_rand01(np->stream, ctr + d)) * g->dx;
+      tide_mac_velocity(np->vel, x, v);
+      for (int d = 0; d < dim; d++) {
+        dx_[w * dim + d] = x[d];
+        dv[w * dim + d] = v[d];
+      }
+      if (dc)
+        for (int64_t e = 0; e < dd; e++) dc[w * dd + e] = 0;
+    }
+  }
+  return swap_storage(ps, total);
+}
+
+int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_array *labels, int lo,
+                          int hi, uint64_t stream, int64_t *added, int64_t *removed) {
+  int st;
+  if ((st = tide_mac_check(vel, NULL, TIDE_F64, "velocity"))) return st;
+  const tide_grid *g = &vel->grid;
+  if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
+  if ((st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if (lo < 0 || hi < 1 || lo > hi || hi > 1 << 20) return tide_fail(TIDE_EINVAL, "need 0 <= lo <= hi, got %d, %d", lo, hi);
+  if ((st = tide_particles_bin(ps, g))) return st;
+  int64_t nc = tide_grid_ncells(g);
+  const uint8_t *lab = TIDE_U8P(labels);
+  const int64_t *start = ps->cell_start;
+  int dim = g->dim;
+  int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
+  int64_t *keep = tide_alloc((size_t)nc * sizeof(int64_t) * 3);
+  if (!keep) return TIDE_ENOMEM;
+  int64_t *add = keep + nc, *out = add + nc;
+  int64_t nrem = 0, nadd = 0;
+#pragma omp parallel for schedule(static) reduction(+ : nrem, nadd) if (nc > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++) {
+    int64_t m = start[c + 1] - start[c];
+    keep[c] = m;
+    add[c] = 0;
+    if (lab[c] != TIDE_CELL_LIQUID) continue;
+    if (m > hi) {
+      keep[c] = hi;
+      nrem += m - hi;
+    } else if (m < lo) {
+      int64_t idx[3] = {c / stride[0], (c / stride[1]) % g->n[1], c % g->n[2]};
+      int surface = 0;
+      for (int a = 0; a < dim && !surface; a++) {
+        if (idx[a] > 0 && lab[c - stride[a]] == TIDE_CELL_AIR) surface = 1;
+        if (idx[a] + 1 < g->n[a] && lab[c + stride[a]] == TIDE_CELL_AIR) surface = 1;
+      }
+      if (!surface) add[c] = lo - m, nadd += lo - m;
+    }
+  }
+  newpart np = {vel, stream, lo};
+  st = rebuild(ps, g, keep, add, out, &np);
+  tide_free(keep, (size_t)nc * sizeof(int64_t) * 3);
+  if (st) return st;
+  if (added) *added = nadd;
+  if (removed) *removed = nrem;
+  return TIDE_OK;
+}
+
+int tide_particles_sort(tide_particles *ps, const tide_grid *g) {
+  int st;
+  if ((st = tide_particles_bin(ps, g))) return st;
+  int64_t nc = tide_grid_ncells(g);
+  int64_t *keep = tide_alloc((size_t)nc * sizeof(int64_t) * 3);
+  if (!keep) return TIDE_ENOMEM;
+  int64_t *add = keep + nc, *out = add + nc;
+  for (int64_t c = 0; c < nc; c++) {
+    keep[c] = ps->cell_start[c + 1] - ps->cell_start[c];
+    add[c] = 0;
+  }
+  newpart np = {NULL, 0, 0};
+  st = rebuild(ps, g, keep, add, out, &np);
+  tide_free(keep, (size_t)nc * sizeof(int64_t) * 3);
+  return st;
 }

@@ -9,8 +9,9 @@
  *   c  (n, dim, dim)  APIC affine velocity matrix C_p [1/s] (optional),
  *                     row a is the gradient of velocity component a.
  * The arrays are views of the first n rows of storage with room for `cap`
- * particles; growing past cap moves the storage (old views keep the old
- * memory alive but no longer alias the set).
+ * particles; growing past cap, reseeding and sorting move the storage (old
+ * views keep the old memory alive but no longer alias the set: fetch ps->x
+ * again).
  *
  * References
  *   [Zarifi]  Zarifi, MMath thesis 2017, ch. 4 (marker particles, Alg. 3).
@@ -33,6 +34,7 @@ typedef struct tide_particles {
   int64_t n, cap;
   tide_array *x, *v, *c;        /* views of the first n rows */
   tide_array *xs, *vs, *cs;     /* storage, cap rows */
+  tide_array *xs2, *vs2, *cs2;  /* spare storage for reordering (allocated on demand) */
   /* workspace of the counting sort by cell (reused between calls) */
   int64_t ws_cells;             /* cells of the last sort */
   int64_t *cell_start;          /* ws_cells + 1 */
@@ -83,6 +85,24 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
 /* The same without a solid level set. */
 int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, int order,
                           const tide_array *labels, double margin);
+
+/* Reseeding [Bri15 Sec. 7.4; issue: keep a count per cell]: after sorting
+ * by cell of the velocity's grid, every LIQUID cell (u8 labels) with more
+ * than hi particles loses its highest-numbered ones down to hi, and every
+ * LIQUID cell with fewer than lo particles and no AIR face neighbour (the
+ * bulk; surface cells are legitimately part full) gets new ones up to lo,
+ * uniformly placed in the cell by tide_rand01(stream, counter(cell, k)),
+ * with the velocity of vel there and C = 0.  The result is stored sorted by
+ * cell (each cell's kept particles in their old order, then its new ones),
+ * which keeps the particle-grid operators' memory access sequential; the
+ * order is deterministic for any thread count.  *added, *removed (may be
+ * NULL) receive the counts. */
+int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_array *labels, int lo,
+                          int hi, uint64_t stream, int64_t *added, int64_t *removed);
+
+/* Reorder the particle storage by cell of g (stable): afterwards particles
+ * of one cell are contiguous and cells follow in grid order. */
+int tide_particles_sort(tide_particles *ps, const tide_grid *g);
 
 /* Sort the particles by cell of g (counting sort, stable, reusing the
  * workspace): after it ps->order[cell_start[c] .. cell_start[c+1]) are the

@@ -278,7 +278,8 @@ static int need_fem(const tide_tetmesh *m) {
 
 /* ------------------------------------------------------------ plasticity */
 
-int tide_fem_set_plasticity(tide_tetmesh *m, double yield, double limit, const double *goal_log) {
+int tide_fem_set_plasticity(tide_tetmesh *m, double yield, double limit, const double *goal_log,
+                            int isochoric) {
   int st = need_fem(m);
   if (st) return st;
   if (!(yield > 0) || !isfinite(yield))
@@ -310,6 +311,7 @@ int tide_fem_set_plasticity(tide_tetmesh *m, double yield, double limit, const d
   memcpy(TIDE_F64P(f->Dminv_eff), TIDE_F64P(m->Dminv), (size_t)(m->ne * d * d) * sizeof(double));
   f->yield = yield;
   f->plastic_limit = limit;
+  f->isochoric = isochoric != 0;
   return TIDE_OK;
 }
 
@@ -345,18 +347,18 @@ int tide_fem_plastic_flow(tide_tetmesh *m, const double *x, int64_t *flowed) {
     tide_matmul(d, F, Fpi + e * dd, Fe);
     tide_svd_signed(d, Fe, U, s, V);
     if (!(s[d - 1] > 1e-6)) continue; /* flat or inverted: no plastic flow */
-    double L[3], n = 0;
-    for (int i = 0; i < d; i++) {
-      L[i] = log(s[i]);
-      n += L[i] * L[i];
-    }
+    double L[3], n = 0, mean = 0;
+    for (int i = 0; i < d; i++) mean += (L[i] = log(s[i])) / d;
+    if (!f->isochoric) mean = 0;
+    for (int i = 0; i < d; i++) n += (L[i] - mean) * (L[i] - mean);
     n = sqrt(n);
     if (n <= yield) continue;
     count++;
-    /* project onto the yield surface |log s| = yield */
+    /* project onto the yield surface |log s - mean| = yield (the volumetric
+     * mean stays elastic when isochoric) */
     double Fpt[9]; /* Fp,trial = s_proj^-1 U^T F */
     for (int i = 0; i < d; i++) {
-      double inv = exp(-L[i] * yield / n);
+      double inv = exp(-(mean + (L[i] - mean) * yield / n));
       for (int j = 0; j < d; j++) {
         double t = 0;
         for (int k = 0; k < d; k++) t += U[k * d + i] * F[k * d + j];
@@ -396,7 +398,16 @@ int tide_fem_plastic_flow(tide_tetmesh *m, const double *x, int64_t *flowed) {
     /* limit: clamp the log singular values to [-log limit, log limit] */
     double w[3], Q[9], Fpinv_new[9];
     tide_sym_eig(d, Lnew, w, Q);
-    for (int i = 0; i < d; i++) w[i] = w[i] < -llim ? -llim : (w[i] > llim ? llim : w[i]);
+    if (f->isochoric) {
+      /* scale the (traceless) log stretch into the range: det Fp stays 1 */
+      double wm = 0, big = 0;
+      for (int i = 0; i < d; i++) wm += w[i] / d;
+      for (int i = 0; i < d; i++) big = fmax(big, fabs(w[i] - wm));
+      double sc = big > llim ? llim / big : 1;
+      for (int i = 0; i < d; i++) w[i] = wm + sc * (w[i] - wm);
+    } else {
+      for (int i = 0; i < d; i++) w[i] = w[i] < -llim ? -llim : (w[i] > llim ? llim : w[i]);
+    }
     for (int i = 0; i < d; i++)
       for (int j = 0; j < d; j++) {
         double t = 0;

@@ -88,6 +88,7 @@ typedef struct tide_fem {
   /* plasticity (Irving 2.6.3, 2.7); Fpinv NULL while the material is elastic */
   double yield;         /* yield radius gamma on |log F^_e| (0: no flow) */
   double plastic_limit; /* Fp's singular values clamped to [1/limit, limit] (> 1) */
+  int isochoric;        /* yield on the deviatoric part only: det Fp stays 1 */
   tide_array *Fpinv;    /* (ne, d, d) f64 inverse plastic deformation */
   tide_array *Fpgoal;   /* (ne, d, d) f64 log of the goal plastic stretch, or NULL */
   tide_array *Dminv_eff;/* (ne, d, d) f64 Dm^-1 Fp^-1 used by the kernels (plastic only) */
@@ -118,8 +119,14 @@ int tide_fem_set_fibers(tide_tetmesh *m, const double *dirs);
 /* Enable multiplicative plasticity: yield radius gamma > 0 on |log F^_e|,
  * limit > 1 on Fp's singular values; resets Fp = I.  goal_log (ne x d x d,
  * may be NULL): symmetric log of the goal plastic deformation per element
- * for plasticity control (Irving 2.7). */
-int tide_fem_set_plasticity(tide_tetmesh *m, double yield, double limit, const double *goal_log);
+ * for plasticity control (Irving 2.7).  isochoric != 0: the yield criterion
+ * and the return mapping act on the deviatoric part of log F^_e only, so the
+ * plastic flow preserves volume (det Fp = 1, as for metals or clay; the
+ * limit then scales the traceless log stretch into its range instead of
+ * clamping each value; Irving advises against it together with a goal that
+ * changes volume). */
+int tide_fem_set_plasticity(tide_tetmesh *m, double yield, double limit, const double *goal_log,
+                            int isochoric);
 /* Return mapping after a position update (Irving 2.6.3 / 2.7): for each
  * element F_e,trial = F Fp^-1 = U F^ V^T; if |log F^| > yield it is scaled
  * back onto the yield surface; Fp,trial = F^_proj^-1 U^T F; with a goal,

@@ -18,6 +18,8 @@
 
 #define MESH_T TIDE_TETMESH_T
 
+void tide_lua_solid_ckpt_open(lua_State *L); /* lua_solid_ckpt.c: checkpoint hooks */
+
 tide_tetmesh *tide_lua_checkmesh(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, MESH_T); }
 
 tide_tetmesh *tide_lua_checkfem(lua_State *L, int idx, const char *fname) {
@@ -222,8 +224,9 @@ static int m_material(lua_State *L) {
   return 1;
 }
 
-static const char *const plastic_keys[] = {"yield", "limit", "goal", NULL};
-/* m:plasticity{yield = gamma, limit = 3 [, goal = Array (ne, d, d) log goal]} */
+static const char *const plastic_keys[] = {"yield", "limit", "goal", "isochoric", NULL};
+/* m:plasticity{yield = gamma, limit = 3 [, goal = Array (ne, d, d) log goal]
+ *              [, isochoric = (true without a goal)]} */
 static int m_plasticity(lua_State *L) {
   const char *fn = "TetMesh:plasticity";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
@@ -236,7 +239,8 @@ static int m_plasticity(lua_State *L) {
     if (tide_array_expect(goal, "goal", TIDE_F64, 3, shape))
       tide_lua_error(L, "%s: %s", fn, tide_errmsg());
   }
-  tide_lua_check(L, tide_fem_set_plasticity(m, y, lim, goal ? TIDE_F64P(goal) : NULL), fn);
+  int iso = tide_opt_bool(&o, "isochoric", goal == NULL);
+  tide_lua_check(L, tide_fem_set_plasticity(m, y, lim, goal ? TIDE_F64P(goal) : NULL, iso), fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -549,6 +553,7 @@ int luaopen_tide_solid(lua_State *L) {
   lua_pushstring(L, "tide.array");
   lua_call(L, 1, 0);
   tide_lua_newtype(L, MESH_T, mesh_methods, mesh_meta);
+  tide_lua_solid_ckpt_open(L);
   luaL_newlib(L, solid_funcs);
   tide_lua_shape_open(L); /* tide.solid.shape is tide.shape (modules/grid/sdf.h) */
   lua_setfield(L, -2, "shape");

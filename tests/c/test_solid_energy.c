@@ -370,7 +370,7 @@ static void test_plasticity(void) {
   tide_mesh_box(3, lo, hi, nc, &m);
   tide_material mat = tide_material_default(TIDE_MODEL_ROTATED_LINEAR, 1e3, 1e3);
   tide_fem_attach(m, &mat, 1000);
-  CHECK(tide_fem_set_plasticity(m, 0.05, 1.5, NULL) == TIDE_OK, "plasticity on");
+  CHECK(tide_fem_set_plasticity(m, 0.05, 1.5, NULL, 0) == TIDE_OK, "plasticity on");
   /* stretch 30% along x */
   int64_t N = m->nv * 3;
   double *x = tide_alloc((size_t)N * sizeof(double));
@@ -404,7 +404,7 @@ static void test_plasticity(void) {
    * nowhere */
   size_t gb = (size_t)(m->ne * 9) * sizeof(double);
   double *gl = tide_calloc(gb);
-  CHECK(tide_fem_set_plasticity(m, 0.05, 1.5, gl) == TIDE_OK, "plasticity with goal");
+  CHECK(tide_fem_set_plasticity(m, 0.05, 1.5, gl, 0) == TIDE_OK, "plasticity with goal");
   for (int64_t i = 0; i < m->nv; i++) x[3 * i] = 1.3 * X[3 * i];
   tide_fem_plastic_flow(m, x, &flowed);
   tide_mat_inv(3, TIDE_F64P(m->fem->Fpinv), Fp);
@@ -413,10 +413,22 @@ static void test_plasticity(void) {
   CHECK(dev < 1e-9, "control toward Fp = I keeps Fp = I under stretching (%g)", dev);
   /* a goal of 20% plastic stretch along x: flow moves Fp toward it */
   for (int64_t e = 0; e < m->ne; e++) gl[e * 9] = log(1.2);
-  tide_fem_set_plasticity(m, 0.05, 1.5, gl);
+  tide_fem_set_plasticity(m, 0.05, 1.5, gl, 0);
   tide_fem_plastic_flow(m, x, &flowed);
   tide_mat_inv(3, TIDE_F64P(m->fem->Fpinv), Fp);
   CHECK(Fp[0] > 1.1 && Fp[0] < 1.2 + 1e-9, "control moves Fp toward the goal (Fp_xx = %g)", Fp[0]);
+  /* isochoric flow: det Fp stays 1 under compression */
+  CHECK(tide_fem_set_plasticity(m, 0.05, 3, NULL, 1) == TIDE_OK, "isochoric plasticity");
+  for (int64_t i = 0; i < m->nv; i++) {
+    x[3 * i] = 0.7 * X[3 * i];
+    x[3 * i + 1] = 0.8 * X[3 * i + 1];
+    x[3 * i + 2] = 1.1 * X[3 * i + 2];
+  }
+  tide_fem_plastic_flow(m, x, &flowed);
+  CHECK(flowed == m->ne, "all elements yield");
+  double dmax = 0;
+  for (int64_t e = 0; e < m->ne; e++) dmax = fmax(dmax, fabs(tide_det(3, TIDE_F64P(m->fem->Fpinv) + 9 * e) - 1));
+  CHECK(dmax < 1e-12, "isochoric: det Fp = 1 (%g)", dmax);
   tide_free(gl, gb);
   tide_free(x, (size_t)N * sizeof(double));
   tide_tetmesh_free(m);

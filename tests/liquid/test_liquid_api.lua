@@ -64,6 +64,38 @@ T.check(lab.dtype == "u8" and lab:sum() == 16, "labels: 16 liquid cells")
 pa:advect(u, 0.01)
 T.check(pa.x:checksum() ~= ps.x:checksum(), "checksum of positions")
 
+
+-- reseeding keeps bulk cells within [min, max]; the set comes out sorted by cell
+do
+  local gg = tide.grid.new { size = { 8, 8 }, dx = 1 / 8 }
+  local pr = tide.liquid.seed { grid = gg, box = { min = { 0, 0 }, max = { 1, 0.5 } }, per_cell = 4 }
+  local uu = gg:mac(); uu.u:fill(1)
+  local lab8 = tide.liquid.label(pr, gg)
+  local added, removed = pr:reseed(uu, lab8, { min = 8, max = 16 })
+  T.check(added == 96 and removed == 0 and #pr == 128 + 96, "reseed fills the 24 bulk cells to 8: " .. added)
+  T.near(pr.v:max(), 1, 1e-15, "new particles take the grid velocity")
+  local cnt = gg:cells("i32")
+  tide.liquid.label(pr, gg, { counts = cnt })
+  T.check(cnt:get(4, 2) == 8 and cnt:get(4, 4) == 4, "bulk cell 8, surface cell untouched")
+  local a2, r2 = pr:reseed(uu, lab8, { min = 1, max = 2 })
+  tide.liquid.label(pr, gg, { counts = cnt })
+  T.check(a2 == 0 and r2 == 160 and cnt:max() == 2, "reseed trims cells to max")
+  -- sorted: the cell index never decreases along the set
+  local ok, last = true, -1
+  for p = 1, #pr do
+    local ci, cj = gg:cell(pr.x:get(p, 1), pr.x:get(p, 2))
+    local c = (ci - 1) * 8 + cj - 1
+    if c < last then ok = false end
+    last = c
+  end
+  T.check(ok, "reseeded set is sorted by cell")
+  local s1 = pr.x:checksum()
+  pr:sort(gg)
+  T.check(pr.x:checksum() == s1, "sorting a sorted set changes nothing")
+  T.raises(function() pr:reseed(uu, lab8, { min = 5, max = 2 }) end, "lo", "min > max")
+  T.raises(function() pr:sort(g3) end, "3D", "sort across dimensions")
+end
+
 -- errors: never a crash, always a message naming the function and argument
 T.raises(function() tide.grid.new { size = { 0, 4 }, dx = 1 } end, "size[1]", "zero size")
 T.raises(function() tide.grid.new { size = { -3, 4 }, dx = 1 } end, "size[1]", "negative size")
