@@ -5,7 +5,8 @@
 -- column spanning 0.4 x 0.6 x 1.0 of the box in x, y (up), z; 8 particles per
 -- liquid cell (2x2x2 stratified, jittered), FLIP blend 0.97, RK2 particle advection,
 -- CFL 1 steps; every step the surface level set is rebuilt from the particles
--- (tide.grid.particle_sdf) and enters the ghost-fluid free surface of the pressure
+-- (tide.grid.particle_sdf, exact within 2 dx of the particles: the ghost-fluid
+-- theta only reads liquid cells and their air neighbours) and enters the ghost-fluid free surface of the pressure
 -- projection, solved by MGPCG (method = "mgpcg") to 1e-6 relative residual;
 -- particles per liquid cell are kept within [8, 16] by Particles:reseed (bulk cells
 -- filled up, over-full cells trimmed; the set comes out sorted by cell).  Each (res, threads) run starts
@@ -71,7 +72,7 @@ local function step(S, dt)
   S.u_old:copy(u)
   time("label", liquid.label, ps, g, { out = S.labels, counts = S.counts })
   time("level set", tide.grid.particle_sdf, { grid = g, points = ps.x, radius = P.radius * g.dx,
-    method = P.surface, out = S.phi })
+    method = P.surface, reach = P.radius * g.dx + 2 * g.dx, out = S.phi })
   u:add_gravity(dt, S.gravity)
   S.last = { dt = dt, rho = S.rho, tol = S.tol, method = "mgpcg", projector = S.projector,
     phi = S.phi, valid = S.valid, pressure = S.pressure }

@@ -444,6 +444,17 @@ int tide_array_minmax(const tide_array *a, double *mn, double *mx) {
   int64_t n = tide_array_size(a);
   if (n == 0) return tide_fail(TIDE_EINVAL, "min/max of an empty array");
   double lo = INFINITY, hi = -INFINITY;
+  if (CONTIG_F64(a)) { /* the common case (particle velocities in flip.max_dt): no index arithmetic */
+    const double *p = TIDE_F64P(a);
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) {
+      lo = p[i] < lo ? p[i] : lo;
+      hi = p[i] > hi ? p[i] : hi;
+    }
+    *mn = lo;
+    *mx = hi;
+    return TIDE_OK;
+  }
 #pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) if (n > 65536)
   for (int64_t i = 0; i < n; i++) {
     double v = tide_array_getlin(a, i);

@@ -4,6 +4,7 @@
  *
  *   tide.Grid  {dim, size = {ni, nj[, nk]}, dx, origin = {..}}
  *   tide.Mac   {grid = <Grid state>, dtype, u, v[, w] = face arrays}
+ * (tide.Shape: lua_grid_ckpt_shape.c)
  */
 #include "grid/lua_grid_ckpt.h"
 
@@ -240,8 +241,11 @@ static void set_hooks(lua_State *L, const char *tname, lua_CFunction save, lua_C
   lua_pop(L, 1);
 }
 
+void tide_lua_shape_ckpt_open(lua_State *L); /* lua_grid_ckpt_shape.c */
+
 /* called by luaopen_tide_grid after the metatables exist */
 void tide_lua_grid_ckpt_open(lua_State *L) {
+  tide_lua_shape_ckpt_open(L);
   set_hooks(L, TIDE_GRID_T, grid_checkpoint, grid_restore);
   set_hooks(L, TIDE_MAC_T, mac_checkpoint, mac_restore);
 }

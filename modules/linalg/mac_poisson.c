@@ -40,7 +40,7 @@ int tide_mac_poisson_check(const tide_mac_poisson *P) {
   if (P->theta_min < 0 || P->theta_min > 1 || !isfinite(P->theta_min))
     return tide_fail(TIDE_EINVAL, "mac_poisson: theta_min must be in [0, 1], got %g", P->theta_min);
   int64_t nc = tide_grid_ncells(g), bad = -1;
-#pragma omp parallel for schedule(static) reduction(max : bad)
+#pragma omp parallel for schedule(static) reduction(max : bad) if (nc > 65536)
   for (int64_t c = 0; c < nc; c++)
     if (P->labels[c] > TIDE_CELL_SOLID && c > bad) bad = c;
   if (bad >= 0)
@@ -52,7 +52,7 @@ int tide_mac_poisson_check(const tide_mac_poisson *P) {
     if (P->weight[a]) {
       int64_t badw = -1;
       const double *w = P->weight[a];
-#pragma omp parallel for schedule(static) reduction(max : badw)
+#pragma omp parallel for schedule(static) reduction(max : badw) if (nf > 65536)
       for (int64_t f = 0; f < nf; f++)
         if (!(w[f] >= 0) || !isfinite(w[f])) badw = f > badw ? f : badw;
       if (badw >= 0)
@@ -63,7 +63,7 @@ int tide_mac_poisson_check(const tide_mac_poisson *P) {
     if (P->theta[a]) {
       int64_t badt = -1;
       const double *t = P->theta[a];
-#pragma omp parallel for schedule(static) reduction(max : badt)
+#pragma omp parallel for schedule(static) reduction(max : badt) if (nf > 65536)
       for (int64_t f = 0; f < nf; f++)
         if (!isfinite(t[f])) badt = f > badt ? f : badt;
       if (badt >= 0)
@@ -90,7 +90,7 @@ int tide_mac_poisson_theta(const tide_grid *g, const uint8_t *labels, const doub
   for (int a = 0; a < g->dim; a++)
     if (!theta[a]) return tide_fail(TIDE_EINVAL, "mac_poisson_theta: theta[%d] missing", a);
   int64_t nc = tide_grid_ncells(g), bad = -1;
-#pragma omp parallel for schedule(static) reduction(max : bad)
+#pragma omp parallel for schedule(static) reduction(max : bad) if (nc > 65536)
   for (int64_t c = 0; c < nc; c++)
     if (!isfinite(phi[c]) && c > bad) bad = c;
   if (bad >= 0)
@@ -100,7 +100,7 @@ int tide_mac_poisson_theta(const tide_grid *g, const uint8_t *labels, const doub
     int d[3];
     tide_grid_face_dims(g, a, d);
     double *th = theta[a];
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if ((int64_t)d[0] * d[1] * d[2] > 65536)
     for (int i = 0; i < d[0]; i++)
       for (int j = 0; j < d[1]; j++)
         for (int k = 0; k < d[2]; k++) {
@@ -130,7 +130,7 @@ int tide_mac_poisson_apply(const tide_mac_poisson *P, const double *x, double *y
   const tide_grid *g = &P->grid;
   const double h2 = 1.0 / (g->dx * g->dx);
   const int ni = g->n[0], nj = g->n[1], nk = g->n[2];
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (tide_grid_ncells(g) > 65536)
   for (int i = 0; i < ni; i++)
     for (int j = 0; j < nj; j++)
       for (int k = 0; k < nk; k++) {
@@ -215,7 +215,7 @@ int tide_mac_poisson_assemble(const tide_mac_poisson *P, const int *rowof, int n
   }
   const double h2 = 1.0 / (g->dx * g->dx);
   /* count entries per row */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > 65536)
   for (int r = 0; r < n; r++) {
     int64_t c = cellrow[r];
     int i = (int)(c / stride[0]), j = (int)(c / nk % nj), k = (int)(c % nk);
@@ -236,7 +236,7 @@ int tide_mac_poisson_assemble(const tide_mac_poisson *P, const int *rowof, int n
     A->rowptr[r + 1] += A->rowptr[r];
     /* fill: columns ascend because neighbours in grid order are -stride[0],
      * -stride[1], -1, self, +1, +stride[1], +stride[0] */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > 65536)
   for (int r = 0; r < n; r++) {
     int64_t c = cellrow[r];
     int i = (int)(c / stride[0]), j = (int)(c / nk % nj), k = (int)(c % nk);

@@ -438,7 +438,7 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   /* labels: pads SOLID */
   memset(lab, TIDE_CELL_SOLID, (size_t)L->size);
   const int ni = g->n[0], nj = g->n[1], nk = g->n[2];
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (L->size > MG_PAR_MIN)
   for (int i = 0; i < ni; i++)
     for (int j = 0; j < nj; j++)
       for (int k = 0; k < nk; k++)
@@ -451,7 +451,7 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
     for (int a = 0; a < 3; a++)
       memset(L->cf[a], 0, (size_t)L->size * sizeof(double));
   }
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (L->size > MG_PAR_MIN)
   for (int i = 0; i < ni; i++)
     for (int j = 0; j < nj; j++)
       for (int k = 0; k < nk; k++) {
@@ -494,7 +494,7 @@ static void setup_coarse(const mg_level *F, mg_level *C, int d3) {
   memset(C->label, TIDE_CELL_SOLID, (size_t)C->size);
   memset(C->nd, 0, (size_t)C->size);
   const int l0 = lo_of(d3, 0);
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (C->size > MG_PAR_MIN)
   for (int I = l0; I < l0 + C->n[0]; I++)
     for (int J = 1; J <= C->n[1]; J++)
       for (int K = 1; K <= C->n[2]; K++) {
@@ -513,7 +513,7 @@ static void setup_coarse(const mg_level *F, mg_level *C, int d3) {
                                                     : TIDE_CELL_SOLID;
       }
   const int64_t s[3] = {C->s0, C->s1, 1};
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (C->size > MG_PAR_MIN)
   for (int I = l0; I < l0 + C->n[0]; I++)
     for (int J = 1; J <= C->n[1]; J++)
       for (int K = 1; K <= C->n[2]; K++) {
@@ -530,7 +530,7 @@ static void setup_coarse(const mg_level *F, mg_level *C, int d3) {
 static void setup_pencils(mg_level *L, int d3) {
   const int l0 = lo_of(d3, 0), n0 = L->n[0], n1 = L->n[1];
   int64_t nliq = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nliq)
+#pragma omp parallel for schedule(static) reduction(+ : nliq) if (L->size > MG_PAR_MIN)
   for (int p = 0; p < n0 * n1; p++) {
     int i = l0 + p / n1, j = 1 + p % n1;
     const uint8_t *row = L->label + i * L->s0 + j * L->s1;
@@ -565,12 +565,12 @@ static void setup_pencils(mg_level *L, int d3) {
 static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, uint8_t *m1) {
   const int d3 = S->d3;
   const int64_t size = L->size;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (size > MG_PAR_MIN)
   for (int64_t c = 0; c < size; c++)
     m0[c] = L->label[c] != TIDE_CELL_LIQUID;
   /* separable dilation: axis 2 (m0 -> m1), axis 1 (m1 -> m0), axis 0 (m0 -> m1) */
   const int N0 = L->N[0], N1 = L->N[1], N2 = L->N[2];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (size > MG_PAR_MIN)
   for (int64_t r = 0; r < (int64_t)N0 * N1; r++) {
     const uint8_t *a = m0 + r * N2;
     uint8_t *o = m1 + r * N2;
@@ -581,7 +581,7 @@ static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, ui
       o[k] = v;
     }
   }
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (size > MG_PAR_MIN)
   for (int i = 0; i < N0; i++)
     for (int j = 0; j < N1; j++) {
       uint8_t *o = m0 + i * L->s0 + j * L->s1;
@@ -594,7 +594,7 @@ static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, ui
     }
   const uint8_t *m = m0;
   if (d3) {
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (size > MG_PAR_MIN)
     for (int i = 0; i < N0; i++)
       for (int j = 0; j < N1; j++) {
         uint8_t *o = m1 + i * L->s0 + j * L->s1;
@@ -993,7 +993,7 @@ static int64_t copy_in(const tide_mac_solver *S, const double *u, double *v) {
   const mg_level *L = &S->lev[0];
   const tide_grid *g = &S->grid;
   int64_t bad = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bad)
+#pragma omp parallel for schedule(static) reduction(+ : bad) if (L->nactive > MG_PAR_MIN)
   for (int p = 0; p < L->npen; p++) {
     const int64_t base = L->pen[p].i * L->s0 + L->pen[p].j * L->s1;
     /* user index of the pencil's cell k: */
@@ -1015,7 +1015,7 @@ static void copy_out(const tide_mac_solver *S, const double *v, double *u) {
   const tide_grid *g = &S->grid;
   const mg_level *L = &S->lev[0];
   const int ni = g->n[0], nj = g->n[1], nk = g->n[2];
-#pragma omp parallel for schedule(static) collapse(2)
+#pragma omp parallel for schedule(static) collapse(2) if (L->size > MG_PAR_MIN)
   for (int i = 0; i < ni; i++)
     for (int j = 0; j < nj; j++)
       for (int k = 0; k < nk; k++) {

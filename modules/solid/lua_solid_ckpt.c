@@ -7,7 +7,7 @@
  *   spline_klo, spline_khi, fiber_k, fiber {3}, damping_alpha,
  *   damping_beta, density, gravity {3}, rayleigh_mass, rayleigh_stiffness,
  *   mass (nv), pinned u8 (nv), target (nv, d), force (nv, d), rotations
- *   (ne, d, d)[, fibers (ne, d)][, plasticity = {yield, limit, Fpinv,
+ *   (ne, d, d)[, fibers (ne, d)][, plasticity = {yield, limit, isochoric, Fpinv,
  *   Dminv_eff[, goal]}]}.
  * Integrator workspaces (matrices, factorizations, the corotational Kt) are
  * rebuilt on the next step; they hold no state that changes its result.
@@ -52,6 +52,8 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
     lua_createtable(L, 0, 5);
     tide_ckpt_setnum(L, "yield", f->yield);
     tide_ckpt_setnum(L, "limit", f->plastic_limit);
+    lua_pushboolean(L, f->isochoric);
+    lua_setfield(L, -2, "isochoric");
     tide_ckpt_setarray(L, "Fpinv", f->Fpinv);
     tide_ckpt_setarray(L, "Dminv_eff", f->Dminv_eff);
     tide_ckpt_setarray(L, "goal", f->Fpgoal);
@@ -81,7 +83,7 @@ static int mesh_checkpoint(lua_State *L) {
   return 1;
 }
 
-static const char *const plastic_keys[] = {"yield", "limit", "Fpinv", "Dminv_eff", "goal", NULL};
+static const char *const plastic_keys[] = {"yield", "limit", "isochoric", "Fpinv", "Dminv_eff", "goal", NULL};
 static const char *const mat_keys[] = {
     "model",        "mu",       "lambda",        "gamma",         "spline_lo",          "spline_hi",
     "spline_klo",   "spline_khi", "fiber_k",     "fiber",         "damping_alpha",      "damping_beta",
@@ -137,12 +139,17 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
       tide_lua_error(L, "%s: field 'mass' is negative at node %I", fn, (lua_Integer)i + 1);
   tide_array *Fpinv = NULL, *Dme = NULL, *goal = NULL;
   double yield = 0, limit = 0;
+  int isochoric = 0;
   int t_pl = lua_getfield(L, idx, "plasticity");
   if (t_pl != LUA_TNIL) {
     const char *fp = FN " plasticity";
     tide_ckpt_keys(L, -1, fp, plastic_keys);
     yield = tide_ckpt_num(L, -1, fp, "yield", 0, H);
     limit = tide_ckpt_num(L, -1, fp, "limit", 1, H);
+    lua_getfield(L, -1, "isochoric"); /* absent in checkpoints of older versions */
+    isochoric = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (isochoric) isochoric = tide_ckpt_bool(L, -1, fp, "isochoric");
     Fpinv = tide_ckpt_array(L, -1, fp, "Fpinv", TIDE_F64, 3, se, 1, 0);
     Dme = tide_ckpt_array(L, -1, fp, "Dminv_eff", TIDE_F64, 3, se, 1, 0);
     goal = tide_ckpt_array(L, -1, fp, "goal", TIDE_F64, 3, se, 1, 1);
@@ -164,7 +171,8 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
     tide_ckpt_copy(f->fiber, fib); /* exactly as stored (already unit length) */
   }
   if (Fpinv) {
-    tide_lua_check(L, tide_fem_set_plasticity(m, yield, limit, goal ? TIDE_F64P(goal) : NULL), fn);
+    tide_lua_check(L, tide_fem_set_plasticity(m, yield, limit, goal ? TIDE_F64P(goal) : NULL,
+                                                      isochoric), fn);
     tide_ckpt_copy(f->Fpinv, Fpinv);
     tide_ckpt_copy(f->Dminv_eff, Dme);
     if (goal) tide_ckpt_copy(f->Fpgoal, goal);
@@ -225,8 +233,11 @@ static int mesh_restore(lua_State *L) {
   return 1;
 }
 
+void tide_lua_shape_ckpt_open(lua_State *L); /* modules/grid/lua_grid_ckpt_shape.c */
+
 /* called by luaopen_tide_solid after the metatable exists */
 void tide_lua_solid_ckpt_open(lua_State *L) {
+  tide_lua_shape_ckpt_open(L); /* tide.solid.shape hands out shapes too */
   luaL_getmetatable(L, TIDE_TETMESH_T);
   lua_pushcfunction(L, mesh_checkpoint);
   lua_setfield(L, -2, "__checkpoint");

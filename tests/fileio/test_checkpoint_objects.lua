@@ -57,7 +57,7 @@ local function make_solid()
   m:material { model = "neohookean", E = 2e4, nu = 0.3, density = 500, damping_beta = 2 }
   m:pin { min = { -1, -1 }, max = { 1e-9, 1 } } -- clamped at x = 0
   m.force:set(m.nv, 2, -0.5)
-  m:plasticity { yield = 0.05, limit = 2 }
+  m:plasticity { yield = 0.05, limit = 2, isochoric = true }
   return m
 end
 local ground = tide.solids.ground(0, 0.3, 2)
@@ -164,5 +164,29 @@ T.raises(function() load(st) end, "Fpinv", "mesh: plastic state of the wrong sha
 st = save(m); st.material.mu = -1
 T.raises(function() load(st) end, "mu", "mesh: negative mu")
 T.raises(function() load(42) end, "state table expected", "a number instead of a state table")
+
+-- ------------------------------------------------------------ shapes
+do
+  local sh = tide.shape
+  local s3 = (sh.sphere { center = { 0.1, 0.2, 0.3 }, radius = 0.4 } + sh.torus { center = { 0, 0, 0 }, axis = { 1, 2, 3 }, R = 0.5, r = 0.1 }
+    - sh.capsule { a = { 0, 0, 0 }, b = { 1, 1, 0 }, radius = 0.05 }):moved { translation = { 0.1, 0, 0 }, rotation = { axis = { 0, 1, 1 }, angle = 0.7 } }
+  local s2 = -(sh.box { min = { 0, 0 }, max = { 1, 2 } } * sh.plane { point = { 0.5, 0.5 }, normal = { 1, 1 } })
+  fio.checkpoint(dir .. "/shapes.ckpt", { s3 = s3, s2 = s2 })
+  local r = fio.restore(dir .. "/shapes.ckpt")
+  local P3, P2 = A.zeros { 50, 3 }, A.zeros { 50, 2 }
+  for i = 1, 50 do for k = 1, 3 do P3:set(i, k, tide.rand(7, 3 * i + k) * 2 - 1); if k < 3 then P2:set(i, k, tide.rand(8, 3 * i + k) * 3 - 1) end end end
+  T.check(r.s3:eval(P3):checksum() == s3:eval(P3):checksum() and r.s2:eval(P2):checksum() == s2:eval(P2):checksum(),
+    "CSG, transformed and complemented shapes restore with identical distances")
+  local save_s, load_s = hooks(s2)
+  local st_s = save_s(sh.sphere { center = { 0, 0 }, radius = 1 })
+  st_s.p[4] = -1
+  T.raises(function() load_s(st_s) end, "radius", "shape: negative radius")
+  st_s = save_s(sh.plane { point = { 0, 0 }, normal = { 0, 1 } })
+  st_s.p[5] = 2
+  T.raises(function() load_s(st_s) end, "inconsistent", "shape: normal not unit length")
+  st_s = save_s(s2)
+  st_s.a = g
+  T.raises(function() load_s(st_s) end, "field 'a' must be a tide.Shape", "shape: child of the wrong type")
+end
 
 os.exit(T.report())

@@ -196,6 +196,14 @@ do
     "tide.Grid", "grid wrong type")
   T.raises(function() la.poisson_solver { n = { m, m }, dx = 1, labels = lab, smooth = 0 } end,
     "smooth", "smooth out of range")
+  local sv <close> = la.poisson_solver { n = { m, m }, dx = 1, labels = lab, method = "mic0" }
+  T.raises(function() sv:update { n = { m - 1, m - 1 }, dx = 1, labels = A.zeros({ m - 1, m - 1 }, "u8") } end,
+    "differs", "update on another grid")
+  T.raises(function() sv:solve { rhs = r, p = p, bogus = true } end, "bogus", "unknown solve key")
+  T.raises(function() la.poisson_apply { n = { m, m }, dx = 1, labels = lab, x = p, y = p } end,
+    "different arrays", "apply aliasing")
+  T.raises(function() la.poisson_matrix { n = { m, m }, dx = 1, labels = lab, upper = 3 } end,
+    "upper", "upper not a boolean")
 end
 
 os.exit(T.report())
