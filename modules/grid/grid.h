@@ -238,5 +238,15 @@ int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear);
  * faces are all closed, TIDE_CELL_AIR otherwise. */
 int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double clamp_lo,
                             double clamp_hi, tide_mac *out, tide_array *solid);
+/* The "exact clipped area" variant for a solid shape (sdf.h; phi < 0 inside
+ * the solid): each face is subdivided adaptively -- a piece whose centre
+ * value exceeds its half diagonal in magnitude is entirely open or solid
+ * (phi bounds the distance), others are split in 2 (2D) or 4 (3D) down to
+ * `depth` levels, where the node-based estimate of the piece is used.  The
+ * error of a smooth boundary falls as 4^-depth; depth 0 is the node-based
+ * estimate itself.  Clamping and solid labels as above. */
+struct tide_shape;
+int tide_mac_face_fractions_shape(const tide_grid *g, const struct tide_shape *shape, int depth,
+                                  double clamp_lo, double clamp_hi, tide_mac *out, tide_array *solid);
 
 #endif
