@@ -471,8 +471,12 @@ static const luaL_Reg metamethods[] = {{"__gc", mm_gc},         {"__close", mm_g
 static const luaL_Reg funcs[] = {{"zeros", l_zeros},     {"full", l_full}, {"from", l_from},
                                  {"linspace", l_linspace}, {NULL, NULL}};
 
+/* Register the tide.Array metatable (idempotent): any binding may push an
+ * array before tide.array itself was required. */
+void tide_lua_array_register(lua_State *L) { tide_lua_newtype(L, TIDE_ARRAY_T, methods, metamethods); }
+
 int luaopen_tide_array(lua_State *L) {
-  tide_lua_newtype(L, TIDE_ARRAY_T, methods, metamethods);
+  tide_lua_array_register(L);
   luaL_newlib(L, funcs);
   return 1;
 }

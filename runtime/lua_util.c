@@ -56,7 +56,11 @@ void *tide_lua_takeobj(lua_State *L, int idx, const char *tname) {
   return p;
 }
 
+void tide_lua_array_register(lua_State *L); /* lua_array.c */
+
 void tide_lua_pusharray(lua_State *L, tide_array *a) {
+  if (luaL_getmetatable(L, TIDE_ARRAY_T) == LUA_TNIL) tide_lua_array_register(L);
+  lua_pop(L, 1);
   tide_lua_pushobj(L, TIDE_ARRAY_T, a);
   tide_lua_gcaccount(L);
 }

@@ -504,7 +504,25 @@ static int pmain(lua_State *L) {
   return 1;
 }
 
+/* libgomp reads OMP_WAIT_POLICY when it is loaded, before main.  Its default
+ * (spin at every barrier) makes two threads up to 20x slower when the cores
+ * are shared with other work -- the common case on a workstation running
+ * tests or several scenes (docs/performance.md).  Unless the user chose a
+ * policy, re-execute once with OMP_WAIT_POLICY=passive. */
+static void ensure_wait_policy(char **argv) {
+  if (getenv("TIDE_NO_REEXEC")) { /* we are the re-executed process */
+    unsetenv("TIDE_NO_REEXEC");
+    return;
+  }
+  if (getenv("OMP_WAIT_POLICY")) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  setenv("TIDE_NO_REEXEC", "1", 1);
+  execv("/proc/self/exe", argv);
+  /* exec failed: go on with the default policy */
+}
+
 int main(int argc, char **argv) {
+  ensure_wait_policy(argv);
   if (argv[0] && argv[0][0]) progname = "tide";
   lua_State *L = luaL_newstate();
   if (L == NULL) {

@@ -78,6 +78,7 @@ function drop.new(opts)
   S.valid = g:mac("u8")
   S.labels = liquid.label_phi(g, S.phi, { solid = S.solid })
   S.pressure = g:cells()
+  S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
   if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
   S.t, S.steps = 0, 0
   return S
@@ -116,7 +117,8 @@ function drop.step(S, dt)
   time("label", liquid.label_phi, g, S.phi, { solid = S.solid, out = S.labels })
   -- 5. viscosity (traction-free surface)
   if S.nu > 0 then
-    time("viscosity", liquid.viscosity, u, { nu = S.nu, rho = S.rho, dt = dt, phi = S.phi, labels = S.labels })
+    time("viscosity", liquid.viscosity, u, { nu = S.nu, rho = S.rho, dt = dt, phi = S.phi, labels = S.labels,
+      solver = S.solver })
   end
   -- 6. surface tension
   if S.sigma > 0 then
@@ -125,7 +127,7 @@ function drop.step(S, dt)
         labels = S.labels })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels, method = "liu", side = S.side })
+        labels = S.labels, method = "liu", side = S.side, solver = S.solver })
     end
   end
   -- 7. projection with the ghost-fluid free surface (same phi and theta as step 6)

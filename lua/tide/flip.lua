@@ -34,7 +34,7 @@ local defaults = {
 }
 
 local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true,
-  fractions = true, solid_phi = true, reseed = true, radius = true }
+  fractions = true, solid_phi = true, reseed = true, radius = true, solid_velocity = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.
@@ -62,6 +62,8 @@ function flip.new(opts)
   end
   S.grid, S.particles, S.solid = g, ps, opts.solid
   S.fractions, S.solid_phi = opts.fractions, opts.solid_phi
+  -- solid_velocity: a tide.Mac of the solids' normal velocity on the faces (moving solids)
+  S.solid_velocity = opts.solid_velocity
   -- reseed = {min = 8, max = 16}: keep the particles per bulk liquid cell in range every step
   S.reseed = opts.reseed
   S.gravity = opts.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
@@ -129,7 +131,7 @@ function flip.step(S, dt)
   -- 4. pressure projection: free surface (p = 0 in air) and solid walls
   local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
     maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, phi = S.phi,
-    valid = S.valid, pressure = S.pressure })
+    solid_velocity = S.solid_velocity, valid = S.valid, pressure = S.pressure })
   -- 5. extend the divergence-free velocity into the air; walls stay closed
   time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
   u:enforce_walls(S.solid, true, S.fractions)

@@ -1,6 +1,7 @@
 /* fractions.c -- open area fractions of MAC faces cut by a solid level set
  * sampled at the grid nodes (Zarifi 2017, Fig. 5.2; see grid.h). */
 #include "grid/grid.h"
+#include "grid/sdf.h"
 
 #include <math.h>
 
@@ -40,6 +41,34 @@ static inline double open_square(const double c[4]) {
   }
   area = 0.5 * fabs(area);
   return area > 1 ? 1 : area;
+}
+
+static inline double clamp(double f, double lo, double hi) {
+  if (f < lo) f = 0;
+  if (f > hi) f = 1;
+  return f;
+}
+
+/* TIDE_CELL_SOLID for the cells whose faces are all closed (solid may be NULL) */
+static void solid_labels(const tide_grid *g, const tide_mac *out, tide_array *solid) {
+  int dim = g->dim;
+  if (solid) {
+    uint8_t *lab = TIDE_U8P(solid);
+#pragma omp parallel for schedule(static) if (tide_grid_ncells(g) > TIDE_PAR_MIN)
+    for (int i = 0; i < g->n[0]; i++)
+      for (int j = 0; j < g->n[1]; j++)
+        for (int k = 0; k < g->n[2]; k++) {
+          int open = 0;
+          for (int a = 0; a < dim && !open; a++) {
+            const double *fr = TIDE_F64P(out->u[a]);
+            int q[3] = {i, j, k};
+            open |= fr[tide_grid_fidx(g, a, q[0], q[1], q[2])] > 0;
+            q[a] += 1;
+            open |= fr[tide_grid_fidx(g, a, q[0], q[1], q[2])] > 0;
+          }
+          lab[tide_grid_idx(g, i, j, k)] = open ? TIDE_CELL_AIR : TIDE_CELL_SOLID;
+        }
+  }
 }
 
 int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double clamp_lo,
@@ -82,28 +111,76 @@ int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double 
                             NODE(q3[0], q3[1], q3[2])};
             f = open_square(cv);
           }
-          if (f < clamp_lo) f = 0;
-          if (f > clamp_hi) f = 1;
-          fr[((int64_t)i * fd[1] + j) * fd[2] + k] = f;
+          fr[((int64_t)i * fd[1] + j) * fd[2] + k] = clamp(f, clamp_lo, clamp_hi);
         }
   }
 #undef NODE
-  if (solid) {
-    uint8_t *lab = TIDE_U8P(solid);
-#pragma omp parallel for schedule(static) if (tide_grid_ncells(g) > TIDE_PAR_MIN)
-    for (int i = 0; i < g->n[0]; i++)
-      for (int j = 0; j < g->n[1]; j++)
-        for (int k = 0; k < g->n[2]; k++) {
-          int open = 0;
-          for (int a = 0; a < dim && !open; a++) {
-            const double *fr = TIDE_F64P(out->u[a]);
-            int q[3] = {i, j, k};
-            open |= fr[tide_grid_fidx(g, a, q[0], q[1], q[2])] > 0;
-            q[a] += 1;
-            open |= fr[tide_grid_fidx(g, a, q[0], q[1], q[2])] > 0;
-          }
-          lab[tide_grid_idx(g, i, j, k)] = open ? TIDE_CELL_AIR : TIDE_CELL_SOLID;
+  solid_labels(g, out, solid);
+  return TIDE_OK;
+}
+
+/* open fraction of the face piece with lower corner x0 spanning h along axes
+ * b (and c in 3D) */
+static double open_piece(const tide_shape *s, int dim, int b, int c, const double x0[3], double h, int depth) {
+  double mid[3] = {x0[0], x0[1], x0[2]};
+  mid[b] += 0.5 * h;
+  if (dim == 3) mid[c] += 0.5 * h;
+  double half = dim == 3 ? 0.70710678118654752 * h : 0.5 * h;
+  double phi = tide_shape_eval(s, mid);
+  if (phi > half) return 1;
+  if (phi < -half) return 0;
+  if (depth <= 0) {
+    if (dim == 2) {
+      double x1[3] = {x0[0], x0[1], x0[2]};
+      x1[b] += h;
+      return open_segment(tide_shape_eval(s, x0), tide_shape_eval(s, x1));
+    }
+    double q[4][3];
+    for (int k = 0; k < 4; k++) {
+      q[k][0] = x0[0], q[k][1] = x0[1], q[k][2] = x0[2];
+      if (k == 1 || k == 2) q[k][b] += h;
+      if (k == 2 || k == 3) q[k][c] += h;
+    }
+    double cv[4] = {tide_shape_eval(s, q[0]), tide_shape_eval(s, q[1]), tide_shape_eval(s, q[2]),
+                    tide_shape_eval(s, q[3])};
+    return open_square(cv);
+  }
+  double sum = 0, hh = 0.5 * h;
+  for (int u = 0; u < 2; u++)
+    for (int v = 0; v < (dim == 3 ? 2 : 1); v++) {
+      double y[3] = {x0[0], x0[1], x0[2]};
+      y[b] += u * hh;
+      if (dim == 3) y[c] += v * hh;
+      sum += open_piece(s, dim, b, c, y, hh, depth - 1);
+    }
+  return sum / (dim == 3 ? 4 : 2);
+}
+
+int tide_mac_face_fractions_shape(const tide_grid *g, const tide_shape *shape, int depth,
+                                  double clamp_lo, double clamp_hi, tide_mac *out, tide_array *solid) {
+  int st;
+  if (!shape) return tide_fail(TIDE_EINVAL, "missing shape");
+  if (shape->dim != g->dim) return tide_fail(TIDE_EINVAL, "shape is %dD but the grid is %dD", shape->dim, g->dim);
+  if (depth < 0 || depth > 12) return tide_fail(TIDE_EINVAL, "depth must be in 0..12, got %d", depth);
+  if ((st = tide_mac_check(out, g, TIDE_F64, "out"))) return st;
+  if (solid && (st = tide_grid_check_cells(g, solid, TIDE_U8, "solid"))) return st;
+  if (!(clamp_lo >= 0 && clamp_hi <= 1 && clamp_lo <= clamp_hi))
+    return tide_fail(TIDE_EINVAL, "clamp must satisfy 0 <= lo <= hi <= 1");
+  int dim = g->dim;
+  for (int a = 0; a < dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    double *fr = TIDE_F64P(out->u[a]);
+    int b = (a + 1) % dim, c = (a + 2) % 3;
+#pragma omp parallel for schedule(dynamic, 4) if ((int64_t)fd[0] * fd[1] * fd[2] > 1024)
+    for (int i = 0; i < fd[0]; i++)
+      for (int j = 0; j < fd[1]; j++)
+        for (int k = 0; k < fd[2]; k++) {
+          double x0[3] = {g->origin[0] + i * g->dx, g->origin[1] + j * g->dx, dim == 3 ? g->origin[2] + k * g->dx : 0};
+          double f = open_piece(shape, dim, b, c, x0, g->dx, depth);
+          fr[((int64_t)i * fd[1] + j) * fd[2] + k] = clamp(f, clamp_lo, clamp_hi);
         }
   }
+  solid_labels(g, out, solid);
   return TIDE_OK;
 }

@@ -164,13 +164,76 @@ static inline double tide_lattice_interp(const tide_lattice *L, const double *x)
   return c0 + t[0] * (c1 - c0);
 }
 
-/* Velocity of the MAC field m at x (dim components into v). */
-static inline void tide_mac_velocity(const tide_mac *m, const double *x, double *v) {
-  for (int a = 0; a < m->grid.dim; a++) {
-    tide_lattice L;
-    tide_lattice_faces(&m->grid, a, (const double *)tide_array_ptr(m->u[a]), &L);
-    v[a] = tide_lattice_interp(&L, x);
+/* Where a point lies on the two sample lattices of one axis: the cell
+ * centres (n samples, at origin + (i + 1/2) dx) and the faces normal to the
+ * axis (n + 1 samples, at origin + i dx).  b: base sample, t: fraction, as
+ * tide_lattice_locate (clamped onto the lattice). */
+typedef struct tide_axis_loc {
+  int bc, bf;
+  double tc, tf;
+} tide_axis_loc;
+
+static inline void tide_axis_locate1(double s, int n, int *b, double *t) {
+  if (n < 2) {
+    *b = 0;
+    *t = 0;
+    return;
   }
+  double smax = (double)(n - 1);
+  if (!(s > 0)) s = 0; /* also maps NaN to 0 */
+  if (s > smax) s = smax;
+  int i = (int)s;
+  if (i > n - 2) i = n - 2;
+  *b = i;
+  *t = s - i;
+}
+
+/* The locations of x on the cell and face lattices of every axis of g. */
+static inline void tide_grid_locate_axes(const tide_grid *g, const double *x, tide_axis_loc loc[3]) {
+  double inv = 1.0 / g->dx;
+  for (int d = 0; d < 3; d++) {
+    if (d >= g->dim) {
+      loc[d].bc = loc[d].bf = 0;
+      loc[d].tc = loc[d].tf = 0;
+      continue;
+    }
+    double s = (x[d] - g->origin[d]) * inv;
+    tide_axis_locate1(s, g->n[d] + 1, &loc[d].bf, &loc[d].tf);
+    tide_axis_locate1(s - 0.5, g->n[d], &loc[d].bc, &loc[d].tc);
+  }
+}
+
+/* Multilinear interpolation of face array f of axis a (extents n + e_a) at
+ * the location loc (from tide_grid_locate_axes). */
+static inline double tide_mac_interp_loc(const tide_grid *g, int a, const double *f,
+                                         const tide_axis_loc loc[3]) {
+  int b[3];
+  double t[3];
+  int n[3] = {g->n[0], g->n[1], g->n[2]};
+  n[a] += 1;
+  for (int d = 0; d < 3; d++) {
+    b[d] = d == a ? loc[d].bf : loc[d].bc;
+    t[d] = d == a ? loc[d].tf : loc[d].tc;
+  }
+  int s1 = n[2], s0 = n[1] * n[2];
+  const double *p = f + (int64_t)b[0] * s0 + (int64_t)b[1] * s1 + b[2];
+  int o0 = n[0] > 1 ? s0 : 0, o1 = n[1] > 1 ? s1 : 0, o2 = n[2] > 1 ? 1 : 0;
+  double c00 = p[0] + t[2] * (p[o2] - p[0]);
+  double c01 = p[o1] + t[2] * (p[o1 + o2] - p[o1]);
+  double c10 = p[o0] + t[2] * (p[o0 + o2] - p[o0]);
+  double c11 = p[o0 + o1] + t[2] * (p[o0 + o1 + o2] - p[o0 + o1]);
+  double c0 = c00 + t[1] * (c01 - c00), c1 = c10 + t[1] * (c11 - c10);
+  return c0 + t[0] * (c1 - c0);
+}
+
+/* Velocity of the MAC field m at x (dim components into v): each component
+ * interpolated multilinearly on its own face lattice (the point is located
+ * once per axis for all components). */
+static inline void tide_mac_velocity(const tide_mac *m, const double *x, double *v) {
+  tide_axis_loc loc[3];
+  tide_grid_locate_axes(&m->grid, x, loc);
+  for (int a = 0; a < m->grid.dim; a++)
+    v[a] = tide_mac_interp_loc(&m->grid, a, (const double *)tide_array_ptr(m->u[a]), loc);
 }
 
 /* Sample a cell field f (f64 cell array) at points x (n, dim) into out (n). */
@@ -238,5 +301,15 @@ int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear);
  * faces are all closed, TIDE_CELL_AIR otherwise. */
 int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double clamp_lo,
                             double clamp_hi, tide_mac *out, tide_array *solid);
+/* The "exact clipped area" variant for a solid shape (sdf.h; phi < 0 inside
+ * the solid): each face is subdivided adaptively -- a piece whose centre
+ * value exceeds its half diagonal in magnitude is entirely open or solid
+ * (phi bounds the distance), others are split in 2 (2D) or 4 (3D) down to
+ * `depth` levels, where the node-based estimate of the piece is used.  The
+ * error of a smooth boundary falls as 4^-depth; depth 0 is the node-based
+ * estimate itself.  Clamping and solid labels as above. */
+struct tide_shape;
+int tide_mac_face_fractions_shape(const tide_grid *g, const struct tide_shape *shape, int depth,
+                                  double clamp_lo, double clamp_hi, tide_mac *out, tide_array *solid);
 
 #endif

@@ -221,12 +221,13 @@ static int g_advect(lua_State *L) {
 }
 
 
-static const char *const frac_keys[] = {"clamp", "out", "solid", NULL};
+static const char *const frac_keys[] = {"clamp", "out", "solid", "exact", "depth", NULL};
 
-/* g:face_fractions(solid [, {clamp = {0.01, 0.99}, out = f64 Mac, solid = u8 cells}])
- * -> open face fractions (tide.Mac), solid cell labels.  solid is a
- * tide.Shape (negative inside the solid) or its signed distance at the
- * nodes, an array (ni+1, nj+1[, nk+1]). */
+/* g:face_fractions(solid [, {clamp = {0.01, 0.99}, exact = false, depth = 5, out = f64 Mac,
+ * solid = u8 cells}]) -> open face fractions (tide.Mac), solid cell labels.
+ * solid is a tide.Shape (negative inside the solid) or its signed distance
+ * at the nodes, an array (ni+1, nj+1[, nk+1]).  exact (shapes only): the
+ * adaptively clipped areas, subdivided `depth` levels. */
 static int g_face_fractions(lua_State *L) {
   const char *fn = "Grid:face_fractions";
   tide_grid *g = checkgrid(L, 1);
@@ -240,7 +241,10 @@ static int g_face_fractions(lua_State *L) {
   tide_opt_vec(&o, "clamp", 2, 2, clamp);
   tide_mac *out = tide_opt_obj(&o, "out", TIDE_MAC_T);
   tide_array *solid = tide_opt_array(&o, "solid");
-  if (shape) {
+  int exact = tide_opt_bool(&o, "exact", 0);
+  int depth = (int)tide_opt_int(&o, "depth", 5, 0, 12);
+  if (exact && !shape) tide_lua_error(L, "%s: 'exact' needs a tide.Shape, not node distances", fn);
+  if (shape && !exact) {
     if (shape->dim != g->dim) tide_lua_error(L, "%s: shape is %dD but the grid is %dD", fn, shape->dim, g->dim);
     int64_t sh[3] = {g->n[0] + 1, g->n[1] + 1, g->n[2] + 1};
     nodes = tide_array_new(TIDE_F64, g->dim, sh);
@@ -261,7 +265,10 @@ static int g_face_fractions(lua_State *L) {
     if (!solid) tide_lua_check(L, TIDE_ENOMEM, fn);
     tide_lua_pusharray(L, solid);
   }
-  tide_lua_check(L, tide_mac_face_fractions(g, nodes, clamp[0], clamp[1], out, solid), fn);
+  if (exact)
+    tide_lua_check(L, tide_mac_face_fractions_shape(g, shape, depth, clamp[0], clamp[1], out, solid), fn);
+  else
+    tide_lua_check(L, tide_mac_face_fractions(g, nodes, clamp[0], clamp[1], out, solid), fn);
   return 2;
 }
 

@@ -400,14 +400,15 @@ static int l_label(lua_State *L) {
 
 
 static const char *const project_keys[] = {"dt", "rho", "tol", "maxit", "theta_min", "phi", "fractions",
-                                           "valid", "pressure", "target", "method", "projector", NULL};
+                                           "valid", "pressure", "target", "method", "projector",
+                                           "solid_velocity", NULL};
 static const char *const METHODS[] = {"pcg", "mgpcg", "mic0", NULL};
 #define TIDE_PROJECTOR_T "tide.Projector"
 
 /* tide.liquid.project(mac, labels, { dt = , rho = 1000, tol = 1e-8, maxit = 0, theta_min = 0.01,
  *   method = "pcg"|"mgpcg"|"mic0", projector = tide.Projector, phi = level set cells,
  *   fractions = open face fractions (f64 Mac), valid = u8 Mac out, pressure = f64 cells out,
- *   target = divergence target f64 cells [1/s] })
+ *   target = divergence target f64 cells [1/s], solid_velocity = f64 Mac [m/s] })
  * -> { iterations, residual, unknowns, div_before, div_after } */
 static int l_project(lua_State *L) {
   const char *fn = "tide.liquid.project";
@@ -425,6 +426,7 @@ static int l_project(lua_State *L) {
   po.phi = tide_opt_array(&o, "phi");
   po.fractions = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
   po.target = tide_opt_array(&o, "target");
+  po.solid_velocity = tide_opt_obj(&o, "solid_velocity", TIDE_MAC_T);
   tide_projector *work = tide_opt_obj(&o, "projector", TIDE_PROJECTOR_T);
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   tide_array *pressure = tide_opt_array(&o, "pressure");

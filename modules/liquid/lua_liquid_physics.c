@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define TIDE_PERIODIC_T "tide.Periodic"
+#define TIDE_VSOLVER_T "tide.ViscositySolver"
 
 void tide_lua_liquid_physics_open(lua_State *L);
 
@@ -80,7 +81,11 @@ static tide_array *push_out_cells(tide_opts *o, const tide_grid *g, tide_dtype t
 
 /* --------------------------------------------------------------- viscosity */
 
-static const char *const diffuse_keys[] = {"nu", "dt", "labels", "periodic", "wall", "tol", "maxit", NULL};
+static tide_viscosity_solver *opt_solver(tide_opts *o) {
+  return tide_opt_obj(o, "solver", TIDE_VSOLVER_T);
+}
+
+static const char *const diffuse_keys[] = {"nu", "dt", "labels", "periodic", "wall", "tol", "maxit", "solver", NULL};
 
 /* tide.liquid.diffuse(u, {nu =, dt = [, labels, periodic, wall = "noslip", tol = 1e-8, maxit]})
  *   -> u, stats */
@@ -97,6 +102,7 @@ static int l_diffuse(lua_State *L) {
   d.wall = tide_opt_choice(&o, "wall", "noslip", WALLS);
   d.tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.999);
   d.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
+  d.solver = opt_solver(&o);
   tide_viscosity_stats st;
   tide_lua_check(L, tide_liquid_diffuse(u, &d, &st), fn);
   lua_settop(L, 1);
@@ -105,7 +111,7 @@ static int l_diffuse(lua_State *L) {
 }
 
 static const char *const visc_keys[] = {"mu", "nu", "rho", "dt", "phi", "labels", "periodic", "wall",
-                                        "subdivision", "vol_min", "tol", "maxit", "precond", NULL};
+                                        "subdivision", "vol_min", "tol", "maxit", "precond", "solver", NULL};
 static const char *const VPRECONDS[] = {"ic0", "jacobi", "none", NULL};
 
 /* tide.liquid.viscosity(u, {mu = Pa s (number or f64 cells) | nu = m^2/s, rho =, dt = [, phi,
@@ -144,6 +150,7 @@ static int l_viscosity(lua_State *L) {
   v.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
   int pc = tide_opt_choice(&o, "precond", "ic0", VPRECONDS);
   v.precond = pc == 0 ? TIDE_PRECOND_IC0 : pc == 1 ? TIDE_PRECOND_JACOBI : TIDE_PRECOND_NONE;
+  v.solver = opt_solver(&o);
   tide_viscosity_stats st;
   tide_lua_check(L, tide_liquid_viscosity(u, &v, &st), fn);
   lua_settop(L, 1);
@@ -171,7 +178,7 @@ static int l_curvature(lua_State *L) {
 }
 
 static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min",
-                                      "band", "side", "periodic", "pjump", "tol", "maxit", NULL};
+                                      "band", "side", "periodic", "pjump", "tol", "maxit", "solver", NULL};
 static const char *const SIDES[] = {"both", "liquid", NULL};
 static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
 
@@ -196,8 +203,9 @@ static int l_surface_tension(lua_State *L) {
   int per[3];
   opt_periodic(&o, g->dim, per);
   if (method == 0) {
-    if (tide_opt_has(&o, "band") || tide_opt_has(&o, "side") || tide_opt_has(&o, "tol") || tide_opt_has(&o, "maxit"))
-      tide_lua_error(L, "%s: 'band', 'side', 'tol' and 'maxit' belong to method 'liu'", fn);
+    if (tide_opt_has(&o, "band") || tide_opt_has(&o, "side") || tide_opt_has(&o, "tol") || tide_opt_has(&o, "maxit") ||
+        tide_opt_has(&o, "solver"))
+      tide_lua_error(L, "%s: 'band', 'side', 'tol', 'maxit' and 'solver' belong to method 'liu'", fn);
     tide_tension_opts t = tide_tension_opts_default();
     t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
     memcpy(t.periodic, per, sizeof per);
@@ -216,6 +224,7 @@ static int l_surface_tension(lua_State *L) {
   t.one_sided = tide_opt_choice(&o, "side", "both", SIDES);
   t.tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.999);
   t.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
+  t.solver = opt_solver(&o);
   tide_viscosity_stats st;
   tide_lua_check(L, tide_liquid_surface_tension_liu(u, phi, &t, &st), fn);
   lua_settop(L, 1);
@@ -497,6 +506,62 @@ static const luaL_Reg per_meta[] = {{"__gc", per_free},
                                     {"__index", per_index},
                                     {NULL, NULL}};
 
+/* ---------------------------------------------------- tide.ViscositySolver */
+
+/* tide.liquid.viscosity_solver() -> a workspace for diffuse / viscosity /
+ * surface_tension{method = "liu"} (option solver = S) */
+static int l_viscosity_solver(lua_State *L) {
+  if (!lua_isnone(L, 1)) tide_lua_error(L, "tide.liquid.viscosity_solver: takes no arguments");
+  tide_viscosity_solver *S;
+  tide_lua_check(L, tide_viscosity_solver_new(&S), "tide.liquid.viscosity_solver");
+  tide_lua_pushobj(L, TIDE_VSOLVER_T, S);
+  return 1;
+}
+
+static int vs_free(lua_State *L) {
+  tide_viscosity_solver_free(tide_lua_takeobj(L, 1, TIDE_VSOLVER_T));
+  return 0;
+}
+
+static int vs_tostring(lua_State *L) {
+  tide_viscosity_solver *S = tide_lua_testobj(L, 1, TIDE_VSOLVER_T);
+  if (!S) {
+    lua_pushstring(L, "tide.ViscositySolver (freed)");
+    return 1;
+  }
+  int64_t b, r;
+  tide_viscosity_solver_counts(S, &b, &r);
+  lua_pushfstring(L, "tide.ViscositySolver(%d patterns built, %d refills, %d bytes)", (int)b, (int)r,
+                  (int)tide_viscosity_solver_bytes(S));
+  return 1;
+}
+
+static int vs_index(lua_State *L) {
+  tide_viscosity_solver *S = tide_lua_checkobj(L, 1, TIDE_VSOLVER_T);
+  const char *k = luaL_checkstring(L, 2);
+  int64_t b, r;
+  tide_viscosity_solver_counts(S, &b, &r);
+  if (!strcmp(k, "builds")) {
+    lua_pushinteger(L, (lua_Integer)b);
+  } else if (!strcmp(k, "refills")) {
+    lua_pushinteger(L, (lua_Integer)r);
+  } else if (!strcmp(k, "bytes")) {
+    lua_pushinteger(L, (lua_Integer)tide_viscosity_solver_bytes(S));
+  } else {
+    luaL_getmetatable(L, TIDE_VSOLVER_T);
+    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static const luaL_Reg vs_methods[] = {{"free", vs_free}, {NULL, NULL}};
+static const luaL_Reg vs_meta[] = {{"__gc", vs_free},
+                                   {"__close", vs_free},
+                                   {"__tostring", vs_tostring},
+                                   {"__index", vs_index},
+                                   {NULL, NULL}};
+
 static const luaL_Reg funcs[] = {{"diffuse", l_diffuse},
                                  {"viscosity", l_viscosity},
                                  {"curvature", l_curvature},
@@ -505,9 +570,11 @@ static const luaL_Reg funcs[] = {{"diffuse", l_diffuse},
                                  {"label_phi", l_label_phi},
                                  {"kinetic_energy", l_kinetic_energy},
                                  {"periodic", l_periodic},
+                                 {"viscosity_solver", l_viscosity_solver},
                                  {NULL, NULL}};
 
 void tide_lua_liquid_physics_open(lua_State *L) {
   tide_lua_newtype(L, TIDE_PERIODIC_T, per_methods, per_meta);
+  tide_lua_newtype(L, TIDE_VSOLVER_T, vs_methods, vs_meta);
   luaL_setfuncs(L, funcs, 0);
 }

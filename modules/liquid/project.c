@@ -22,6 +22,7 @@ struct tide_projector {
   double *bb, *xx;        /* unknowns (PCG path), grown on demand */
   int64_t nunk_cap;
   tide_mac_solver *mac;   /* matrix-free solver, created on first use */
+  uint8_t *lab2;          /* labels with closed liquid cells made solid (on demand) */
   int mac_method;
 };
 
@@ -60,6 +61,7 @@ void tide_projector_free(tide_projector *w) {
   tide_free(w->bb, (size_t)w->nunk_cap * sizeof(double));
   tide_free(w->xx, (size_t)w->nunk_cap * sizeof(double));
   tide_mac_solver_free(w->mac);
+  tide_free(w->lab2, (size_t)nc);
   tide_free(w, sizeof *w);
 }
 
@@ -86,9 +88,12 @@ static inline double face_open(const tide_grid *g, const uint8_t *lab, const dou
   return frac ? frac[tide_grid_fidx(g, a, i, j, k)] : 1;
 }
 
-/* sum_f s_f A_f u_f of cell (i, j, k) [m/s]: dx times the divergence */
+/* sum_f s_f (A_f u_f + (1 - A_f) us_f) of cell (i, j, k) [m/s]: dx times the
+ * divergence, with us the normal velocity of the solid part of each face
+ * (NULL: static solids) */
 static inline double cell_flux(const tide_grid *g, const uint8_t *lab, const double *const *frac,
-                               const tide_mac *u, int i, int j, int k, int *air_open) {
+                               const double *const *us, const tide_mac *u, int i, int j, int k,
+                               int *air_open) {
   double s = 0;
   for (int a = 0; a < g->dim; a++) {
     const double *ua = TIDE_F64P(u->u[a]);
@@ -96,9 +101,10 @@ static inline double cell_flux(const tide_grid *g, const uint8_t *lab, const dou
     for (int side = 0; side < 2; side++) {
       f[a] = (a == 0 ? i : a == 1 ? j : k) + side;
       double af = face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
-      if (af <= 0) continue;
-      s += (side ? af : -af) * ua[tide_grid_fidx(g, a, f[0], f[1], f[2])];
-      if (air_open) {
+      int64_t fi = tide_grid_fidx(g, a, f[0], f[1], f[2]);
+      double flux = (af > 0 ? af * ua[fi] : 0) + (us[a] ? (1 - af) * us[a][fi] : 0);
+      s += side ? flux : -flux;
+      if (air_open && af > 0) {
         int nb[3] = {i, j, k};
         nb[a] += side ? 1 : -1;
         if (lab[tide_grid_idx(g, nb[0], nb[1], nb[2])] == TIDE_CELL_AIR) *air_open = 1;
@@ -184,6 +190,12 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       if (!(lo >= 0 && hi <= 1)) return tide_fail(TIDE_EINVAL, "face fractions must lie in [0, 1]");
     }
   }
+  if (o->solid_velocity) {
+    if ((st = tide_mac_check(o->solid_velocity, g, TIDE_F64, "solid_velocity"))) return st;
+    for (int a = 0; a < g->dim; a++)
+      if (tide_array_nonfinite(o->solid_velocity->u[a]))
+        return tide_fail(TIDE_ENONFINITE, "solid_velocity holds non-finite values");
+  }
   if (valid && (st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
   if (pressure && (st = tide_grid_check_cells(g, pressure, TIDE_F64, "pressure"))) return st;
   if (o->target) {
@@ -198,8 +210,50 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
   if (!w && (st = tide_projector_new(g, &w))) return st;
 
   const uint8_t *lab = TIDE_U8P(labels);
-  const double *frac[3] = {NULL, NULL, NULL};
-  for (int a = 0; a < g->dim; a++) frac[a] = o->fractions ? TIDE_F64P(o->fractions->u[a]) : NULL;
+  const double *frac[3] = {NULL, NULL, NULL}, *us[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < g->dim; a++) {
+    frac[a] = o->fractions ? TIDE_F64P(o->fractions->u[a]) : NULL;
+    us[a] = o->solid_velocity ? TIDE_F64P(o->solid_velocity->u[a]) : NULL;
+  }
+  int64_t nc0 = tide_grid_ncells(g);
+  if (o->fractions) {
+    /* a liquid cell all of whose faces are closed has no equation: treat it
+     * as solid (on a private copy of the labels) */
+    int64_t closed = 0;
+#pragma omp parallel for schedule(static) reduction(+ : closed) if (nc0 > TIDE_PAR_MIN)
+    for (int64_t q = 0; q < nc0; q++) {
+      if (lab[q] != TIDE_CELL_LIQUID) continue;
+      int i = (int)(q / ((int64_t)g->n[1] * g->n[2])), j = (int)(q / g->n[2] % g->n[1]), k = (int)(q % g->n[2]);
+      double open = 0;
+      for (int a = 0; a < g->dim; a++) {
+        int f[3] = {i, j, k};
+        open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+        f[a] += 1;
+        open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+      }
+      closed += open <= 0;
+    }
+    if (closed) {
+      if (!w->lab2 && !(w->lab2 = tide_alloc((size_t)nc0))) {
+        st = TIDE_ENOMEM;
+        goto done;
+      }
+      for (int64_t q = 0; q < nc0; q++) w->lab2[q] = lab[q];
+      for (int64_t q = 0; q < nc0; q++) {
+        if (lab[q] != TIDE_CELL_LIQUID) continue;
+        int i = (int)(q / ((int64_t)g->n[1] * g->n[2])), j = (int)(q / g->n[2] % g->n[1]), k = (int)(q % g->n[2]);
+        double open = 0;
+        for (int a = 0; a < g->dim; a++) {
+          int f[3] = {i, j, k};
+          open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+          f[a] += 1;
+          open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+        }
+        if (open <= 0) w->lab2[q] = TIDE_CELL_SOLID;
+      }
+      lab = w->lab2;
+    }
+  }
   tide_mac_poisson P = tide_mac_poisson_make(g, lab);
   P.theta_min = o->theta_min;
   for (int a = 0; a < g->dim; a++) P.weight[a] = frac[a];
@@ -225,7 +279,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
         if (lab[q] != TIDE_CELL_LIQUID) continue;
         n++;
         int air_open = 0;
-        double r = cell_flux(g, lab, frac, u, i, j, k, &air_open) - (target ? g->dx * target[q] : 0);
+        double r = cell_flux(g, lab, frac, us, u, i, j, k, &air_open) - (target ? g->dx * target[q] : 0);
         air |= air_open;
         b[q] = -scale * r;
         if (fabs(r) > dmax) dmax = fabs(r);
@@ -261,7 +315,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
           double af = face_open(g, lab, frac[a], a, i, j, k);
           uint8_t ok = 0;
           if (af <= 0) {
-            ua[f] = 0; /* static solid: normal velocity 0 */
+            ua[f] = us[a] ? us[a][f] : 0; /* closed face: the solid's normal velocity */
           } else {
             int64_t qhi = tide_grid_idx(g, i, j, k), qlo = qhi - sa;
             int liq_lo = lab[qlo] == TIDE_CELL_LIQUID, liq_hi = lab[qhi] == TIDE_CELL_LIQUID;
@@ -289,7 +343,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
         int liquid = lab[q] == TIDE_CELL_LIQUID;
         if (pp) pp[q] = liquid ? p[q] : 0;
         if (!liquid) continue;
-        double d = fabs(cell_flux(g, lab, frac, u, i, j, k, NULL) - (target ? g->dx * target[q] : 0));
+        double d = fabs(cell_flux(g, lab, frac, us, u, i, j, k, NULL) - (target ? g->dx * target[q] : 0));
         if (d > dmax) dmax = d;
       }
   stats->div_after = dmax / g->dx;

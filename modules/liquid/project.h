@@ -27,7 +27,7 @@
  * weight fluxes and pressure gradients alike, so a fraction of 0 is a wall.
  * The system, for each liquid cell c and its faces f to neighbours n,
  *   sum_f A_f / dx^2 (p_c - p_n^ghost) = -rho/dt (div_A u* - d_c),
- *   div_A u = sum_f +-A_f u_f / dx,
+ *   div_A u = sum_f +-(A_f u_f + (1 - A_f) u_s,f) / dx,
  * is the MAC Poisson problem of linalg/mac_poisson.h (the same face
  * coefficients feed the assembled and the matrix-free solvers).  It is
  * solved to the relative residual tol by
@@ -36,8 +36,12 @@
  *   TIDE_PROJECT_MIC0   matrix-free CG + MIC(0) in grid order (mgpcg.h).
  * An optional divergence target d (f64 cells, 1/s) replaces div u = 0 by
  * div u = d in liquid cells (volume/density correction: Kugelstadt et al.
- * 2019).  On return faces with a liquid neighbour and A_f > 0 hold the
- * projected velocity; wall faces (A_f = 0) hold 0; the others are untouched.
+ * 2019).  Moving solids: with solid_velocity u_s (a MAC field of the solid
+ * velocity's normal component on every face) the flux of a face is
+ * A_f u_f + (1 - A_f) u_s,f (Zarifi Eq. 4.32 with v != 0), so the liquid
+ * is pushed by the solid.  On return faces with a liquid neighbour and
+ * A_f > 0 hold the projected velocity; closed faces (A_f = 0) hold u_s
+ * (0 without it); the others are untouched.
  * valid (u8 MAC, may be NULL) marks the projected faces; pressure (f64 cells,
  * may be NULL) receives p [Pa] (0 outside the liquid). */
 enum { TIDE_PROJECT_PCG = 0, TIDE_PROJECT_MGPCG = 1, TIDE_PROJECT_MIC0 = 2 };
@@ -51,6 +55,8 @@ typedef struct tide_project_opts {
   const tide_array *phi;      /* liquid level set on cells or NULL */
   const tide_mac *fractions;  /* open face fractions or NULL */
   const tide_array *target;   /* divergence target on cells [1/s] or NULL */
+  const tide_mac *solid_velocity; /* normal velocity of the solid part of each face
+                                     [m/s] (moving solids) or NULL (static) */
 } tide_project_opts;
 
 /* Workspace of repeated projections on one grid: face theta arrays, the

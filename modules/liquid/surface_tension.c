@@ -379,7 +379,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
             }
           }
       st = tide_face_helmholtz(g, per, a, TIDE_F64P(u->u[a]), cls, D, c, r, TIDE_WALL_FREESLIP, &so,
-                               TIDE_PRECOND_MIC0, stats);
+                               TIDE_PRECOND_MIC0, tide_viscosity_solver_slot(o->solver, 3 + a), stats);
     }
     tide_free(cls, (size_t)nf);
     tide_free(D, (size_t)nf * sizeof(double));

@@ -104,9 +104,10 @@ typedef struct tide_tension_liu_opts {
   const tide_array *labels;  /* u8 cells or NULL: SOLID faces keep their value */
   const tide_array *kappa;   /* f64 cells or NULL (computed) */
   int periodic[3];
-  int one_sided;             /* 1: delta only on the liquid side, doubled */
+  int one_sided;             /* 1: the band on the liquid side only */
   double tol;                /* 1e-8 */
   int maxit;
+  tide_viscosity_solver *solver; /* workspace (viscosity.h) or NULL */
 } tide_tension_liu_opts;
 
 tide_tension_liu_opts tide_tension_liu_opts_default(void);

@@ -23,11 +23,16 @@ static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, in
   for (int64_t q = ps->cell_start[c]; q < ps->cell_start[c + 1]; q++) {
     int64_t p = ps->order[q];
     const double *x = px + p * dim;
+    tide_axis_loc loc[3];
+    tide_grid_locate_axes(g, x, loc);
     for (int a = 0; a < dim; a++) {
       const tide_lattice *L = &lat[a];
       int b[3];
       double t[3];
-      tide_lattice_locate(L, x, b, t);
+      for (int d = 0; d < 3; d++) {
+        b[d] = d == a ? loc[d].bf : loc[d].bc;
+        t[d] = d == a ? loc[d].tf : loc[d].tc;
+      }
       double va = pv[p * dim + a];
       const double *ca = pc ? pc + (p * dim + a) * dim : NULL;
       int n1 = L->n[1], n2 = L->n[2];
@@ -108,35 +113,38 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   return TIDE_OK;
 }
 
-/* Interpolated value of lattice L at x and, when grad != NULL, the gradient
- * of the interpolant sum_f u_f grad w_f (dim entries). */
-static inline double interp_grad(const tide_lattice *L, const double *x, double *grad) {
-  int b[3];
+/* Interpolated value of face array f of axis a at the location loc and the
+ * gradient of the interpolant sum_f u_f grad w_f (dim entries into grad). */
+static inline double interp_grad(const tide_grid *g, int a, const double *f, const tide_axis_loc loc[3],
+                                 double *grad) {
+  int b[3], n[3] = {g->n[0], g->n[1], g->n[2]};
   double t[3];
-  tide_lattice_locate(L, x, b, t);
-  int dim = L->dim, n1 = L->n[1], n2 = L->n[2];
+  n[a] += 1;
+  for (int d = 0; d < 3; d++) {
+    b[d] = d == a ? loc[d].bf : loc[d].bc;
+    t[d] = d == a ? loc[d].tf : loc[d].tc;
+  }
+  int dim = g->dim, n1 = n[1], n2 = n[2];
   double val = 0, gr[3] = {0, 0, 0};
   for (int c0 = 0; c0 < 2; c0++) {
     double w0 = c0 ? t[0] : 1 - t[0], d0 = c0 ? 1 : -1;
-    if (b[0] + c0 >= L->n[0]) continue;
+    if (b[0] + c0 >= n[0]) continue;
     for (int c1 = 0; c1 < 2; c1++) {
       double w1 = c1 ? t[1] : 1 - t[1], d1 = c1 ? 1 : -1;
-      if (b[1] + c1 >= L->n[1]) continue;
+      if (b[1] + c1 >= n[1]) continue;
       for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
         double w2 = dim == 3 ? (c2 ? t[2] : 1 - t[2]) : 1, d2 = c2 ? 1 : -1;
-        if (b[2] + c2 >= L->n[2]) continue;
-        double uf = L->f[((int64_t)(b[0] + c0) * n1 + b[1] + c1) * n2 + b[2] + c2];
+        if (b[2] + c2 >= n[2]) continue;
+        double uf = f[((int64_t)(b[0] + c0) * n1 + b[1] + c1) * n2 + b[2] + c2];
         val += w0 * w1 * w2 * uf;
-        if (grad) {
-          gr[0] += d0 * w1 * w2 * uf;
-          gr[1] += w0 * d1 * w2 * uf;
-          gr[2] += w0 * w1 * d2 * uf;
-        }
+        gr[0] += d0 * w1 * w2 * uf;
+        gr[1] += w0 * d1 * w2 * uf;
+        gr[2] += w0 * w1 * d2 * uf;
       }
     }
   }
-  if (grad)
-    for (int d = 0; d < dim; d++) grad[d] = gr[d] * L->inv_dx;
+  double inv = 1.0 / g->dx;
+  for (int d = 0; d < dim; d++) grad[d] = gr[d] * inv;
   return val;
 }
 
@@ -153,10 +161,10 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   if (scheme == TIDE_TRANSFER_APIC && !ps->apic)
     return tide_fail(TIDE_EINVAL, "APIC transfer needs particles with affine matrices (apic = true)");
   int dim = g->dim;
-  tide_lattice lat[3], old[3];
+  const double *un[3] = {NULL, NULL, NULL}, *uo[3] = {NULL, NULL, NULL};
   for (int a = 0; a < dim; a++) {
-    tide_lattice_faces(g, a, TIDE_F64P(u->u[a]), &lat[a]);
-    if (scheme == TIDE_TRANSFER_FLIP) tide_lattice_faces(g, a, TIDE_F64P(u_old->u[a]), &old[a]);
+    un[a] = TIDE_F64P(u->u[a]);
+    if (scheme == TIDE_TRANSFER_FLIP) uo[a] = TIDE_F64P(u_old->u[a]);
   }
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
@@ -165,13 +173,15 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
     double *v = pv + p * dim;
+    tide_axis_loc loc[3];
+    tide_grid_locate_axes(g, x, loc);
     for (int a = 0; a < dim; a++) {
       if (scheme == TIDE_TRANSFER_APIC) {
-        v[a] = interp_grad(&lat[a], x, pc + (p * dim + a) * dim);
+        v[a] = interp_grad(g, a, un[a], loc, pc + (p * dim + a) * dim);
       } else {
-        double unew = tide_lattice_interp(&lat[a], x);
+        double unew = tide_mac_interp_loc(g, a, un[a], loc);
         if (scheme == TIDE_TRANSFER_FLIP) {
-          double uold = tide_lattice_interp(&old[a], x);
+          double uold = tide_mac_interp_loc(g, a, uo[a], loc);
           v[a] = flip * (v[a] + unew - uold) + (1 - flip) * unew;
         } else {
           v[a] = unew;

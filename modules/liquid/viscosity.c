@@ -87,11 +87,162 @@ static void add_stats(tide_viscosity_stats *s, const tide_solve_stats *ss, int64
   s->unknowns += n;
 }
 
+/* ------------------------------------------------------ solver workspace */
+
+struct tide_spd_cache {
+  int32_t *key; /* the unknown numbering the pattern was built for */
+  int64_t nkey;
+  int precond;
+  tide_triplets *T;
+  tide_csr *A;
+  tide_krylov *K;
+  double *b, *x;
+  int64_t cap;
+  int64_t builds, refills;
+};
+
+#define TIDE_VISC_SLOTS 16
+
+struct tide_viscosity_solver {
+  tide_spd_cache slot[TIDE_VISC_SLOTS];
+};
+
+static void cache_drop_matrix(tide_spd_cache *C) {
+  tide_krylov_free(C->K);
+  tide_csr_free(C->A);
+  C->K = NULL;
+  C->A = NULL;
+}
+
+static void cache_release(tide_spd_cache *C) {
+  cache_drop_matrix(C);
+  tide_triplets_free(C->T);
+  tide_free(C->key, (size_t)C->nkey * sizeof(int32_t));
+  tide_free(C->b, (size_t)C->cap * sizeof(double));
+  tide_free(C->x, (size_t)C->cap * sizeof(double));
+  int64_t b = C->builds, r = C->refills;
+  memset(C, 0, sizeof *C);
+  C->builds = b;
+  C->refills = r;
+}
+
+int tide_viscosity_solver_new(tide_viscosity_solver **out) {
+  *out = tide_calloc(sizeof **out);
+  return *out ? TIDE_OK : TIDE_ENOMEM;
+}
+
+void tide_viscosity_solver_free(tide_viscosity_solver *S) {
+  if (!S) return;
+  for (int i = 0; i < TIDE_VISC_SLOTS; i++) cache_release(&S->slot[i]);
+  tide_free(S, sizeof *S);
+}
+
+int64_t tide_viscosity_solver_bytes(const tide_viscosity_solver *S) {
+  int64_t b = sizeof *S;
+  for (int i = 0; i < TIDE_VISC_SLOTS; i++) {
+    const tide_spd_cache *C = &S->slot[i];
+    b += C->nkey * (int64_t)sizeof(int32_t) + 2 * C->cap * (int64_t)sizeof(double);
+    if (C->A) b += C->A->nzmax * (int64_t)(sizeof(int) + sizeof(double)) + (C->A->nrows + 1) * (int64_t)sizeof(int);
+  }
+  return b;
+}
+
+void tide_viscosity_solver_counts(const tide_viscosity_solver *S, int64_t *builds, int64_t *refills) {
+  *builds = *refills = 0;
+  for (int i = 0; i < TIDE_VISC_SLOTS; i++) {
+    *builds += S->slot[i].builds;
+    *refills += S->slot[i].refills;
+  }
+}
+
+tide_spd_cache *tide_viscosity_solver_slot(tide_viscosity_solver *S, int which) {
+  if (!S || which < 0 || which >= TIDE_VISC_SLOTS) return NULL;
+  return &S->slot[which];
+}
+
+/* Get C ready for a system of n unknowns numbered by the key arrays: *reuse
+ * = 1 when the stored pattern was built for the same numbering (the triplet
+ * list will then be refilled in the same order), 0 otherwise (stored matrix
+ * dropped).  The triplet list is cleared; b and x have room for n. */
+static int cache_prepare(tide_spd_cache *C, int nparts, int32_t *const *parts, const int64_t *lens, int64_t n,
+                         int precond, int *reuse) {
+  int64_t total = 0;
+  for (int i = 0; i < nparts; i++) total += lens[i];
+  int same = C->A && C->nkey == total && C->precond == precond && C->A->nrows == n;
+  if (same) {
+    int64_t off = 0;
+    for (int i = 0; i < nparts && same; i++) {
+      same = !memcmp(C->key + off, parts[i], (size_t)lens[i] * sizeof(int32_t));
+      off += lens[i];
+    }
+  }
+  *reuse = same;
+  if (!same) {
+    cache_drop_matrix(C);
+    if (C->nkey != total) {
+      tide_free(C->key, (size_t)C->nkey * sizeof(int32_t));
+      C->nkey = 0;
+      if (!(C->key = tide_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t)))) return TIDE_ENOMEM;
+      C->nkey = total;
+    }
+    int64_t off = 0;
+    for (int i = 0; i < nparts; i++) {
+      memcpy(C->key + off, parts[i], (size_t)lens[i] * sizeof(int32_t));
+      off += lens[i];
+    }
+    C->precond = precond;
+  }
+  if (n > C->cap) {
+    tide_free(C->b, (size_t)C->cap * sizeof(double));
+    tide_free(C->x, (size_t)C->cap * sizeof(double));
+    C->cap = 0;
+    C->b = tide_alloc((size_t)n * sizeof(double));
+    C->x = tide_alloc((size_t)n * sizeof(double));
+    if (!C->b || !C->x) {
+      cache_release(C);
+      return TIDE_ENOMEM;
+    }
+    C->cap = n;
+  }
+  int st;
+  if (same && C->T) {
+    tide_triplets_clear(C->T); /* keeps its capacity */
+  } else {                     /* the list's dimensions follow n */
+    tide_triplets_free(C->T);
+    C->T = NULL;
+    if ((st = tide_triplets_new((int)n, (int)n, &C->T))) return st;
+  }
+  return TIDE_OK;
+}
+
+/* Build or refill the matrix from C->T, refresh the preconditioner, solve
+ * A x = b (x holds the initial guess). */
+static int cache_solve(tide_spd_cache *C, int reuse, const tide_solve_opts *so, tide_solve_stats *ss) {
+  int st;
+  if (reuse) {
+    if ((st = tide_csr_set_tripletlist_values(C->A, C->T)) || (st = tide_krylov_refactor(C->K, C->A))) {
+      cache_drop_matrix(C);
+      return st;
+    }
+    C->refills++;
+  } else {
+    if ((st = tide_csr_from_tripletlist(C->T, TIDE_CSR_GENERAL, &C->A)) ||
+        (st = tide_krylov_new(C->A, TIDE_KRYLOV_PCG, C->precond, &C->K))) {
+      cache_drop_matrix(C);
+      return st;
+    }
+    C->builds++;
+  }
+  st = tide_krylov_solve(C->K, C->A, C->b, C->x, so, ss);
+  return st;
+}
+
 /* --------------------------------------------------- per-axis face solve */
 
 int tide_face_helmholtz(const tide_grid *g, const int per[3], int a, double *u, const uint8_t *cls,
                         const double *D, double c, const double *r, int wall,
-                        const tide_solve_opts *so, int precond, tide_viscosity_stats *stats) {
+                        const tide_solve_opts *so, int precond, tide_spd_cache *cache,
+                        tide_viscosity_stats *stats) {
   int st;
   if (!(c >= 0) || !isfinite(c)) return tide_fail(TIDE_EINVAL, "coupling coefficient must be finite and >= 0");
   int fd[3], cd[3];
@@ -108,23 +259,20 @@ int tide_face_helmholtz(const tide_grid *g, const int per[3], int a, double *u, 
         int64_t f = tide_grid_fidx(g, a, i, j, k);
         if (cls[f] == TIDE_FACE_UNKNOWN) row[f] = (int32_t)n++;
       }
-  if (n == 0) {
+  if (n == 0 || n >= INT32_MAX) {
     tide_free(row, (size_t)nf * sizeof(int32_t));
-    return TIDE_OK;
+    return n == 0 ? TIDE_OK : tide_fail(TIDE_EINVAL, "too many unknowns");
   }
-  if (n >= INT32_MAX) {
-    tide_free(row, (size_t)nf * sizeof(int32_t));
-    return tide_fail(TIDE_EINVAL, "too many unknowns");
-  }
-  tide_triplets *T = NULL;
-  tide_csr *A = NULL;
-  size_t vb = (size_t)n * sizeof(double);
-  double *b = tide_alloc(vb), *x = tide_alloc(vb);
-  if (!b || !x) {
-    st = TIDE_ENOMEM;
-    goto done;
-  }
-  if ((st = tide_triplets_new((int)n, (int)n, &T))) goto done;
+  tide_spd_cache local;
+  memset(&local, 0, sizeof local);
+  tide_spd_cache *C = cache ? cache : &local;
+  int reuse;
+  int32_t hdr[6] = {a, g->n[0], g->n[1], g->n[2], per[0] * 1 + per[1] * 2 + per[2] * 4, g->dim};
+  int32_t *parts[2] = {hdr, row};
+  int64_t lens[2] = {6, nf};
+  if ((st = cache_prepare(C, 2, parts, lens, n, precond, &reuse))) goto done;
+  tide_triplets *T = C->T;
+  double *b = C->b, *x = C->x;
   int noslip = wall == TIDE_WALL_NOSLIP, dim = g->dim;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < cd[0]; i++)
@@ -158,12 +306,11 @@ int tide_face_helmholtz(const tide_grid *g, const int per[3], int a, double *u, 
         b[rf] = rhs;
         x[rf] = u[f];
       }
-  if ((st = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
   tide_solve_opts o = *so;
   o.use_x0 = 1;
   o.nullspace = 0;
   tide_solve_stats ss;
-  st = tide_solve_krylov(A, TIDE_KRYLOV_PCG, precond, b, x, &o, &ss);
+  st = cache_solve(C, reuse, &o, &ss);
   add_stats(stats, &ss, n);
   if (st) goto done;
 #pragma omp parallel for schedule(static)
@@ -171,10 +318,7 @@ int tide_face_helmholtz(const tide_grid *g, const int per[3], int a, double *u, 
     if (row[f] >= 0) u[f] = x[row[f]];
   sync_axis(g, per, a, u);
 done:
-  tide_triplets_free(T);
-  tide_csr_free(A);
-  tide_free(b, vb);
-  tide_free(x, vb);
+  if (C == &local) cache_release(&local);
   tide_free(row, (size_t)nf * sizeof(int32_t));
   return st;
 }
@@ -236,7 +380,7 @@ int tide_liquid_diffuse(tide_mac *u, const tide_diffuse_opts *o, tide_viscosity_
           cls[f] = liquid ? TIDE_FACE_UNKNOWN : TIDE_FACE_NEUMANN;
         }
     st = tide_face_helmholtz(g, per, a, TIDE_F64P(u->u[a]), cls, NULL, c, NULL, o->wall, &so,
-                             TIDE_PRECOND_MIC0, stats);
+                             TIDE_PRECOND_MIC0, tide_viscosity_solver_slot(o->solver, a), stats);
     tide_free(cls, (size_t)nf);
     if (st) return st;
   }
@@ -402,11 +546,11 @@ int tide_liquid_viscosity(tide_mac *u, const tide_viscosity_opts *o, tide_viscos
   v.noslip = o->wall == TIDE_WALL_NOSLIP;
   v.lab = lab;
   int64_t nfa[3] = {0, 0, 0}, nea[3] = {0, 0, 0};
-  tide_triplets *T = NULL;
-  tide_csr *A = NULL;
-  double *b = NULL, *x = NULL, *phi_lab = NULL;
+  double *phi_lab = NULL;
   int64_t n = 0;
-  size_t vb = 0;
+  tide_spd_cache local;
+  memset(&local, 0, sizeof local);
+  tide_spd_cache *cache = o->solver ? tide_viscosity_solver_slot(o->solver, 6) : &local;
 
   /* ---- allocations */
   v.Vc = tide_alloc((size_t)nc * sizeof(double));
@@ -577,15 +721,18 @@ int tide_liquid_viscosity(tide_mac *u, const tide_viscosity_opts *o, tide_viscos
     goto done;
   }
 
-  /* ---- assembly, row by row */
-  vb = (size_t)n * sizeof(double);
-  b = tide_alloc(vb);
-  x = tide_alloc(vb);
-  if (!b || !x) {
-    st = TIDE_ENOMEM;
-    goto done;
+  /* ---- assembly, row by row; every sample touching an unknown adds its
+   * entries (zero weight too), so the pattern depends on the unknowns only
+   * and a workspace can refill it */
+  int reuse;
+  {
+    int32_t hdr[8] = {dim, g->n[0], g->n[1], g->n[2], per[0], per[1], per[2], o->wall};
+    int32_t *parts[4] = {hdr, v.row[0], v.row[1], dim == 3 ? v.row[2] : hdr};
+    int64_t lens[4] = {8, nfa[0], nfa[1], dim == 3 ? nfa[2] : 0};
+    if ((st = cache_prepare(cache, 4, parts, lens, n, o->precond, &reuse))) goto done;
   }
-  if ((st = tide_triplets_new((int)n, (int)n, &T))) goto done;
+  tide_triplets *T = cache->T;
+  double *b = cache->b, *x = cache->x;
   {
     double kc = 2 * o->dt / (o->rho * g->dx * g->dx); /* cell samples: 2 dt/rho * (1/dx)^2 */
     double ke = o->dt / (o->rho * g->dx * g->dx);     /* edges: 2 dt/rho * 2 * (1/(2 dx))^2 */
@@ -611,7 +758,6 @@ int tide_liquid_viscosity(tide_mac *u, const tide_viscosity_opts *o, tide_viscos
               C[a] = tide_periodic_index(I[a] + s, g->n[a], per[a]);
               if (C[a] < 0 || (!per[a] && C[a] >= g->n[a])) continue;
               double w = kc * v.wc[tide_grid_idx(g, C[0], C[1], C[2])];
-              if (w <= 0) continue;
               int H[3] = {C[0], C[1], C[2]};
               H[a] = per[a] ? tide_periodic_index(C[a] + 1, g->n[a], 1) : C[a] + 1;
               sface sf[2] = {{a, tide_grid_fidx(g, a, C[0], C[1], C[2]), -1.0},
@@ -633,7 +779,6 @@ int tide_liquid_viscosity(tide_mac *u, const tide_viscosity_opts *o, tide_viscos
                 int E[3] = {i, j, k};
                 E[bb] = per[bb] ? tide_periodic_index(I[bb] + s, g->n[bb], 1) : I[bb] + s;
                 double w = ke * v.we[pr][edge_idx(&v, pr, E)];
-                if (w <= 0) continue;
                 sface sf[4];
                 int nsf = edge_faces(&v, p, q, E, sf);
                 double gf = 0;
@@ -655,14 +800,13 @@ int tide_liquid_viscosity(tide_mac *u, const tide_viscosity_opts *o, tide_viscos
           }
     }
   }
-  if ((st = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
   {
     tide_solve_opts so = tide_solve_opts_default();
     so.tol = o->tol;
     if (o->maxit > 0) so.maxit = o->maxit;
     so.use_x0 = 1;
     tide_solve_stats ss;
-    st = tide_solve_krylov(A, TIDE_KRYLOV_PCG, o->precond, b, x, &so, &ss);
+    st = cache_solve(cache, reuse, &so, &ss);
     stats->iterations = ss.iterations;
     stats->residual = ss.residual;
     if (st) goto done;
@@ -677,10 +821,7 @@ int tide_liquid_viscosity(tide_mac *u, const tide_viscosity_opts *o, tide_viscos
   st = TIDE_OK;
 
 done:
-  tide_triplets_free(T);
-  tide_csr_free(A);
-  tide_free(b, vb);
-  tide_free(x, vb);
+  if (cache == &local) cache_release(&local);
   tide_free(phi_lab, (size_t)nc * sizeof(double));
   tide_free(v.Vc, (size_t)nc * sizeof(double));
   tide_free(v.wc, (size_t)nc * sizeof(double));

@@ -26,6 +26,26 @@
 /* Tangential condition at the domain walls and at SOLID cells. */
 enum { TIDE_WALL_NOSLIP = 0, TIDE_WALL_FREESLIP = 1 };
 
+/* Workspace of the face solves (here and in surface_tension.h): the
+ * assembled matrices, their preconditioners and vectors, kept from one call
+ * to the next.  While the set of unknown faces of a solve is unchanged (e.g.
+ * a periodic or fully liquid domain, or a surface that has not crossed a
+ * cell), the next call refills the values on the stored pattern
+ * (tide_csr_set_tripletlist_values) and refactors the preconditioner
+ * instead of building both anew.  One workspace per simulation; pass NULL
+ * for one-shot solves.  Results do not depend on whether it is used. */
+typedef struct tide_viscosity_solver tide_viscosity_solver;
+int tide_viscosity_solver_new(tide_viscosity_solver **out);
+void tide_viscosity_solver_free(tide_viscosity_solver *S);
+int64_t tide_viscosity_solver_bytes(const tide_viscosity_solver *S);
+/* Cached pattern builds and value-only refills so far. */
+void tide_viscosity_solver_counts(const tide_viscosity_solver *S, int64_t *builds, int64_t *refills);
+
+/* One cached SPD system (an entry of tide_viscosity_solver). */
+typedef struct tide_spd_cache tide_spd_cache;
+/* The cache slot `which` (0..15) of S (NULL S: NULL). */
+tide_spd_cache *tide_viscosity_solver_slot(tide_viscosity_solver *S, int which);
+
 typedef struct tide_viscosity_stats {
   int iterations;   /* PCG iterations, summed over the solves */
   double residual;  /* largest final relative residual */
@@ -57,7 +77,8 @@ enum { TIDE_FACE_UNKNOWN = 0, TIDE_FACE_DIRICHLET = 1, TIDE_FACE_WALL = 2, TIDE_
 
 int tide_face_helmholtz(const tide_grid *g, const int per[3], int a, double *u, const uint8_t *cls,
                         const double *D, double c, const double *r, int wall,
-                        const tide_solve_opts *so, int precond, tide_viscosity_stats *stats);
+                        const tide_solve_opts *so, int precond, tide_spd_cache *cache,
+                        tide_viscosity_stats *stats);
 
 /* ------------------------------------------- per-component diffusion
  * [Li] Backward Euler for du/dt = nu lap u, each velocity component
@@ -78,6 +99,7 @@ typedef struct tide_diffuse_opts {
   int wall;                 /* TIDE_WALL_NOSLIP (default) or FREESLIP */
   double tol;               /* relative residual (1e-8) */
   int maxit;                /* 0: default of tide_solve_opts */
+  tide_viscosity_solver *solver; /* workspace or NULL */
 } tide_diffuse_opts;
 
 tide_diffuse_opts tide_diffuse_opts_default(void);
@@ -143,6 +165,7 @@ typedef struct tide_viscosity_opts {
   double tol;                 /* relative residual (1e-8) */
   int maxit;                  /* 0: default */
   int precond;                /* TIDE_PRECOND_IC0 (default), _JACOBI, _NONE */
+  tide_viscosity_solver *solver; /* workspace or NULL */
 } tide_viscosity_opts;
 
 tide_viscosity_opts tide_viscosity_opts_default(void);

@@ -92,6 +92,35 @@ int main(void) {
     e = maxdiff(m, tg, fac);
     CHECK(e < 1e-11, "variational TG mode error %g", e);
     printf("TG mode: factor %.6f, iterations %d\n", fac, st.iterations);
+
+    /* a workspace gives the same numbers, building each pattern once */
+    tide_viscosity_solver *S;
+    CHECK(tide_viscosity_solver_new(&S) == TIDE_OK, "solver");
+    tide_mac *m2 = new_mac(2, n, n, 1, dx, 0, 0);
+    for (int rep = 0; rep < 3; rep++) {
+      fill(m, tg);
+      fill(m2, tg);
+      tide_viscosity_opts v1 = v, v2 = v;
+      v2.solver = S;
+      tide_diffuse_opts d1 = o, d2 = o;
+      d2.solver = S;
+      CHECK(tide_liquid_viscosity(m, &v1, &st) == TIDE_OK && tide_liquid_viscosity(m2, &v2, &st) == TIDE_OK, "%s",
+            tide_errmsg());
+      CHECK(tide_liquid_diffuse(m, &d1, &st) == TIDE_OK && tide_liquid_diffuse(m2, &d2, &st) == TIDE_OK, "%s",
+            tide_errmsg());
+      double dmax = 0;
+      for (int a = 0; a < 2; a++)
+        for (int64_t q = 0; q < tide_array_size(m->u[a]); q++)
+          dmax = fmax(dmax, fabs(TIDE_F64P(m->u[a])[q] - TIDE_F64P(m2->u[a])[q]));
+      CHECK(dmax == 0, "workspace changes the result by %g", dmax);
+    }
+    int64_t builds, refills;
+    tide_viscosity_solver_counts(S, &builds, &refills);
+    CHECK(builds == 3 && refills == 6, "builds %lld (3: viscosity + 2 axes), refills %lld", (long long)builds,
+          (long long)refills);
+    CHECK(tide_viscosity_solver_bytes(S) > 0, "bytes");
+    tide_viscosity_solver_free(S);
+    tide_mac_free(m2);
     tide_mac_free(m);
   }
 

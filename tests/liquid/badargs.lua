@@ -11,8 +11,10 @@ return {
       add_gravity = { negative = "dt = -3 integrates backwards" } },
     ["tide.Particles"] = { count = "any", free = "any" },
     ["tide.Periodic"] = { free = "any" },
+    ["tide.ViscositySolver"] = { free = "any" },
   },
   samples = {
+    { "tide.ViscositySolver", function() return tide.liquid.viscosity_solver() end },
     { "tide.Periodic", function() return tide.liquid.periodic { grid = tide.grid.new { size = { 4, 3 }, dx = 0.1 } } end },
     { "tide.Grid", function() return tide.grid.new { size = { 4, 3 }, dx = 0.1 } end },
     { "tide.Mac", function() return tide.grid.new { size = { 4, 3 }, dx = 0.1 }:mac() end },

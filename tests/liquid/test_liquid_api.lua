@@ -96,6 +96,27 @@ do
   T.raises(function() pr:sort(g3) end, "3D", "sort across dimensions")
 end
 
+
+-- face fractions (node-based and clipped) and a moving solid in the projection
+do
+  local gg = tide.grid.new { size = { 16, 16 }, dx = 1 / 16 }
+  local disk = tide.shape.sphere { center = { 0.5, 0.5 }, radius = 0.3 }
+  local fr, sol = gg:face_fractions(disk)
+  local fe = gg:face_fractions(disk, { exact = true, depth = 4 })
+  T.check(fr.u:min() == 0 and fr.u:max() == 1 and sol:max() == tide.liquid.SOLID, "fractions and solid cells")
+  T.check(math.abs(fe.u:sum() - fr.u:sum()) < 2, "clipped and node-based fractions agree in total")
+  T.raises(function() gg:face_fractions(disk:sdf(gg, { at = "nodes" }), { exact = true }) end, "exact", "exact needs a shape")
+  T.raises(function() gg:face_fractions(42) end, "tide.Shape", "bad solid")
+  local lab16 = gg:cells("u8")
+  for i = 1, 16 do for j = 1, 8 do lab16:set(i, j, 1) end end
+  local us = gg:mac()
+  us.u:fill(1)
+  us:enforce_walls()
+  local v16 = gg:mac()
+  local st = tide.liquid.project(v16, lab16, { dt = 0.01, fractions = fr, solid_velocity = us, tol = 1e-10 })
+  T.check(st.div_after < 1e-6 and v16:max_speed() > 0.5, "moving solid pushes the liquid, divergence free")
+end
+
 -- errors: never a crash, always a message naming the function and argument
 T.raises(function() tide.grid.new { size = { 0, 4 }, dx = 1 } end, "size[1]", "zero size")
 T.raises(function() tide.grid.new { size = { -3, 4 }, dx = 1 } end, "size[1]", "negative size")

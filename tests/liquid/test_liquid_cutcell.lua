@@ -11,7 +11,7 @@ local tide = require "tide"
 local flip = require "tide.flip"
 local T = require "tide.testing"
 
-local function run(dim, cut)
+local function run(dim, cut, exact)
   local n = dim == 2 and { 32, 32 } or { 16, 16, 16 }
   local g = tide.grid.new { size = n, dx = 1 / n[1] }
   local c = dim == 2 and { 0.5, 0.5 } or { 0.5, 0.5, 0.5 }
@@ -24,7 +24,7 @@ local function run(dim, cut)
   local opts = { grid = g, particles = ps }
   local solid_phi = solid:sdf(g)
   if cut then
-    local fractions, solid_cells = g:face_fractions(solid)
+    local fractions, solid_cells = g:face_fractions(solid, { exact = exact })
     opts.fractions, opts.solid, opts.solid_phi = fractions, solid_cells, solid_phi
   else
     local lab = g:cells("u8")
@@ -39,8 +39,8 @@ local function run(dim, cut)
   local vmax = math.max(ps.v:max(), -ps.v:min(), S.u:max_speed()) / cH
   local d = ps.x:clone():axpy(-1, x0)
   local disp = math.max(d:max(), -d:min()) / g.dx
-  print(string.format("%dD %-9s max|u|/sqrt(gH) = %.2e, largest displacement %.2e cells, %.1f s simulated", dim,
-    cut and "cut cells" or "voxelized", vmax, disp, S.t))
+  print(string.format("%dD %-16s max|u|/sqrt(gH) = %.2e, largest displacement %.2e cells, %.1f s simulated", dim,
+    cut and (exact and "cut cells, exact" or "cut cells") or "voxelized", vmax, disp, S.t))
   return vmax, disp
 end
 
@@ -48,6 +48,8 @@ for _, dim in ipairs { 2, 3 } do
   local v, d = run(dim, true)
   T.check(v <= 1e-5, dim .. "D cut cells: at rest, max|u|/sqrt(gH) = " .. v)
   T.check(d < 0.1, dim .. "D cut cells: surface and particles stay put: " .. d .. " cells")
+  local ve, de = run(dim, true, true)
+  T.check(ve <= 1e-5 and de < 0.1, dim .. "D cut cells with clipped areas: at rest: " .. ve .. ", " .. de .. " cells")
   local vv, dv = run(dim, false)
   T.check(dv > 0.1, dim .. "D voxelized: particles shoved out of the solid voxels: " .. dv .. " cells")
   if dim == 3 then T.check(vv > 1e-5, "3D voxelized: fails the rest bound: " .. vv) end

@@ -35,6 +35,20 @@ do
   local mu = g:cells()
   mu:fill(10)
   tide.liquid.viscosity(v, { mu = mu, rho = 1000, dt = 0.01, phi = phi })
+  -- a workspace: the pattern is built once, then refilled
+  local S = tide.liquid.viscosity_solver()
+  local w1, w2 = g:mac(), g:mac()
+  for k = 1, 3 do
+    w1:fill(0); w2:fill(0)
+    w1.u:set(12, 12, 1); w2.u:set(12, 12, 1)
+    tide.liquid.viscosity(w1, { nu = 1e-2, rho = 1000, dt = 0.01, phi = phi })
+    tide.liquid.viscosity(w2, { nu = 1e-2, rho = 1000, dt = 0.01, phi = phi, solver = S })
+  end
+  T.check(w1.u:get(12, 12) == w2.u:get(12, 12) and w1.v:get(12, 13) == w2.v:get(12, 13), "same result with a workspace")
+  T.check(S.builds == 1 and S.refills == 2 and S.bytes > 0, "workspace counts " .. tostring(S))
+  raises(function() tide.liquid.viscosity(v, { nu = 1, rho = 1, dt = 1, solver = g }) end, "solver", "solver of the wrong type")
+  S:free()
+  raises(function() tide.liquid.viscosity(v, { nu = 1, rho = 1, dt = 1, solver = S }) end, "solver", "freed solver")
   raises(function() tide.liquid.viscosity(v, { nu = 1, mu = 1, rho = 1, dt = 1 }) end, "exactly one", "both mu and nu")
   raises(function() tide.liquid.viscosity(v, { nu = 1, dt = 1 }) end, "rho", "missing rho")
   raises(function() tide.liquid.viscosity(v, { nu = 1, rho = 1, dt = 1, precond = "mic0" }) end, "precond", "mic0 not offered")

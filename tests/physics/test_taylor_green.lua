@@ -27,6 +27,7 @@ local function run(n, scheme, nu, opts)
     for j = 1, n + 1 do va:set(i, j, -math.cos((i - 0.5) * dx) * math.sin((j - 1) * dx)) end
   end
   local P = tide.liquid.periodic { grid = g }
+  local VS = tide.liquid.viscosity_solver()
   local ps = tide.liquid.seed { grid = g, box = { min = { 0, 0 }, max = { TWO_PI, TWO_PI } }, per_cell = 4,
     apic = scheme == "apic", stream = 7 }
   P:project(u, { dt = 1, rho = 1, tol = 1e-12 })
@@ -40,9 +41,9 @@ local function run(n, scheme, nu, opts)
     P:p2g(ps, u, { scheme = scheme })
     if nu > 0 then
       if opts.variational then
-        tide.liquid.viscosity(u, { nu = nu, rho = 1, dt = dt, periodic = PER, tol = 1e-10 })
+        tide.liquid.viscosity(u, { nu = nu, rho = 1, dt = dt, periodic = PER, tol = 1e-10, solver = VS })
       else
-        tide.liquid.diffuse(u, { nu = nu, dt = dt, periodic = PER, tol = 1e-10 })
+        tide.liquid.diffuse(u, { nu = nu, dt = dt, periodic = PER, tol = 1e-10, solver = VS })
       end
     end
     local _, st = P:project(u, { dt = dt, rho = 1, tol = 1e-10 })
