@@ -108,6 +108,20 @@ static void project_mean(int64_t n, double *x) {
     x[i] -= m;
 }
 
+/* z = M r (or z = r without a preconditioner).  With a null space the
+ * constant is removed from z: after M only, or always when `always`. */
+static int precondition(int64_t n, tide_linop_fn M, void *mctx, const double *r, double *z,
+                        int nullspace, int always) {
+  if (M) {
+    int s = M(mctx, r, z);
+    if (s) return s;
+  } else {
+    vcopy(n, r, z);
+  }
+  if (nullspace && (M || always)) project_mean(n, z);
+  return TIDE_OK;
+}
+
 static int nonfinite_at(int64_t n, const double *x) {
   int64_t bad = n;
 #pragma omp parallel for schedule(static) reduction(min : bad) if (TIDE_LA_PAR(n))
@@ -200,12 +214,7 @@ int tide_pcg_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, void *m
   for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
     if ((s = true_residual(n, A, actx, b, x, o->nullspace, r, &rnorm))) return s;
     if (rnorm <= o->tol * bnorm || it >= maxit) break;
-    if (M) {
-      if ((s = M(mctx, r, z))) return s;
-      if (o->nullspace) project_mean(n, z);
-    } else {
-      vcopy(n, r, z);
-    }
+    if ((s = precondition(n, M, mctx, r, z, o->nullspace, 0))) return s;
     vcopy(n, z, p);
     double rz = tide_dot(n, r, z);
     while (it < maxit) {
@@ -237,12 +246,7 @@ int tide_pcg_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, void *m
         return tide_fail(TIDE_ENONFINITE, "%s: non-finite residual at iteration %d", name, it);
       }
       if (rnorm <= o->tol * bnorm) break;
-      if (M) {
-        if ((s = M(mctx, r, z))) return s;
-        if (o->nullspace) project_mean(n, z);
-      } else {
-        vcopy(n, r, z);
-      }
+      if ((s = precondition(n, M, mctx, r, z, o->nullspace, 0))) return s;
       double rz1 = tide_dot(n, r, z);
       xpby(n, z, rz1 / rz, p);
       rz = rz1;
@@ -272,12 +276,7 @@ int tide_minres_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, void
   for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
     if ((s = true_residual(n, A, actx, b, x, o->nullspace, r1, &rnorm))) return s;
     if (rnorm <= o->tol * bnorm || it >= maxit) break;
-    if (M) {
-      if ((s = M(mctx, r1, y))) return s;
-      if (o->nullspace) project_mean(n, y);
-    } else {
-      vcopy(n, r1, y);
-    }
+    if ((s = precondition(n, M, mctx, r1, y, o->nullspace, 0))) return s;
     double beta1 = tide_dot(n, r1, y);
     if (!(beta1 > 0))
       return tide_fail(TIDE_ENOTSPD,
@@ -312,12 +311,7 @@ int tide_minres_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, void
       r1 = r2;
       r2 = y;
       y = tmp;
-      if (M) {
-        if ((s = M(mctx, r2, y))) return s;
-        if (o->nullspace) project_mean(n, y);
-      } else {
-        vcopy(n, r2, y);
-      }
+      if ((s = precondition(n, M, mctx, r2, y, o->nullspace, 0))) return s;
       oldb = beta;
       double bb = tide_dot(n, r2, y);
       if (bb < 0)
@@ -403,12 +397,7 @@ int tide_bicgstab_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, vo
         for (int64_t i = 0; i < n; i++)
           p[i] = r[i] + beta * (p[i] - omega * v[i]);
       }
-      if (M) {
-        if ((s = M(mctx, p, ph))) return s;
-      } else {
-        vcopy(n, p, ph);
-      }
-      if (o->nullspace) project_mean(n, ph);
+      if ((s = precondition(n, M, mctx, p, ph, o->nullspace, 1))) return s;
       if ((s = A(actx, ph, v))) return s;
       double r0v = tide_dot(n, r0, v);
       if (r0v == 0 || !isfinite(r0v)) {
@@ -427,12 +416,7 @@ int tide_bicgstab_op(int64_t n, tide_linop_fn A, void *actx, tide_linop_fn M, vo
         converged = 1;
         break;
       }
-      if (M) {
-        if ((s = M(mctx, sv, sh))) return s;
-      } else {
-        vcopy(n, sv, sh);
-      }
-      if (o->nullspace) project_mean(n, sh);
+      if ((s = precondition(n, M, mctx, sv, sh, o->nullspace, 1))) return s;
       if ((s = A(actx, sh, t))) return s;
       double tt = tide_dot(n, t, t);
       omega = tt > 0 ? tide_dot(n, t, sv) / tt : 0;
