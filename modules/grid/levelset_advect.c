@@ -289,7 +289,8 @@ int tide_levelset_advect_mac(const tide_mac *vel, const tide_mac *q, double dt,
     for (int b = 0; b < g->dim; b++)
       if (out->u[a]->buf == q->u[b]->buf || out->u[a]->buf == vel->u[b]->buf)
         return tide_fail(TIDE_EINVAL,
-                         "%s: out must not share memory with the advected field or the velocity", fn);
+                         "%s: out must not share memory with the advected field or the velocity",
+                         fn);
   tide_advect_work tmp = {NULL, 0}, *w = work ? work : &tmp;
   if (o.scheme != TIDE_ADVECT_SL) {
     int64_t nmax = 0;
