@@ -428,10 +428,12 @@ static int m_divergence(lua_State *L) {
   return 1;
 }
 
-/* m:enforce_walls([labels [, separating = false [, fractions]]]): zero normal
- * velocity on the domain walls, on faces of solid cells (u8 labels) and on
- * faces of open fraction 0 (f64 Mac); separating keeps velocities pointing
- * away from the wall (u.n >= 0) */
+/* m:enforce_walls([labels [, separating = false [, fractions [, open]]]]):
+ * zero normal velocity on the domain walls, on faces of solid cells (u8
+ * labels) and on faces of open fraction 0 (f64 Mac); separating keeps
+ * velocities pointing away from the wall (u.n >= 0); open (a side name or a
+ * list, e.g. {"x+", "y+"}) lists the open domain sides, whose boundary faces
+ * copy the next face inward instead */
 static int m_enforce_walls(lua_State *L) {
   tide_mac *m = checkmac(L, 1);
   tide_array *lab = lua_isnoneornil(L, 2) ? NULL : tide_lua_checkarray(L, 2);
@@ -441,7 +443,8 @@ static int m_enforce_walls(lua_State *L) {
     sep = lua_toboolean(L, 3);
   }
   tide_mac *fr = lua_isnoneornil(L, 4) ? NULL : checkmac(L, 4);
-  tide_lua_check(L, tide_mac_enforce_walls_cut(m, lab, fr, sep), "Mac:enforce_walls");
+  unsigned open = tide_lua_checksides(L, 5, "Mac:enforce_walls", "open", m->grid.dim);
+  tide_lua_check(L, tide_mac_enforce_walls_open(m, lab, fr, sep, open), "Mac:enforce_walls");
   lua_settop(L, 1);
   return 1;
 }
