@@ -42,7 +42,7 @@ local defaults = {
   tol = 1e-8,              -- pressure solve
 }
 
-local keys = { grid = true, phi = true, solid = true, gravity = true }
+local keys = { grid = true, phi = true, solid = true, gravity = true, open = true }
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_choice(v, list, name)
@@ -62,6 +62,15 @@ function drop.new(opts)
   if not g or not phi then error("tide.drop.new: 'grid' and 'phi' are required", 2) end
   local S = {}
   for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
+  -- open = {"x+", ...}: open domain sides (docs/liquids.md); the liquid that
+  -- leaves is gone, so the volume correction is off unless asked for
+  if opts.open ~= nil then
+    S.open = type(opts.open) == "string" and { opts.open } or opts.open
+    local ok, err = pcall(liquid.open_cells, g, g:cells("u8"), S.open)
+    if not ok then error("tide.drop.new: " .. tostring(err), 2) end
+    if opts.volume then error("tide.drop.new: the volume correction would restore the liquid that leaves through the open sides", 2) end
+    S.volume = false
+  end
   for _, k in ipairs { "rho", "sigma", "nu", "cfl", "capillary", "tol", "redistance" } do
     local v = S[k]
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
@@ -79,7 +88,7 @@ function drop.new(opts)
   S.phi2 = g:cells()
   S.u, S.u2 = g:mac(), g:mac()
   S.valid = g:mac("u8")
-  S.labels = liquid.label_phi(g, S.phi, { solid = S.solid })
+  S.labels = liquid.label_phi(g, S.phi, { solid = S.solid, open = S.open })
   S.pressure = g:cells()
   S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
   if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
@@ -109,6 +118,7 @@ function drop.step(S, dt)
   time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
     interp = "cubic", out = S.phi2 })
   S.phi, S.phi2 = S.phi2, S.phi
+  if S.open then liquid.open_phi(g, S.phi, S.open) end -- continued linearly out of the domain
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then time("redistance", grid.redistance, g, S.phi) end
   -- 3. velocity self-advection
@@ -117,7 +127,7 @@ function drop.step(S, dt)
   u = S.u
   -- 4. forces and labels
   if S.gravity then u:add_gravity(dt, S.gravity) end
-  time("label", liquid.label_phi, g, S.phi, { solid = S.solid, out = S.labels })
+  time("label", liquid.label_phi, g, S.phi, { solid = S.solid, out = S.labels, open = S.open })
   -- 5. viscosity (traction-free surface)
   if S.nu > 0 then
     time("viscosity", liquid.viscosity, u, { nu = S.nu, rho = S.rho, dt = dt, phi = S.phi, labels = S.labels,
@@ -138,7 +148,7 @@ function drop.step(S, dt)
     valid = S.valid, pressure = S.pressure })
   -- 8. extend the velocity into the air along the normals; walls closed
   time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
-  u:enforce_walls(S.solid)
+  u:enforce_walls(S.solid, false, nil, S.open)
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats
 end

@@ -60,10 +60,15 @@ int tide_mac_divergence(const tide_mac *m, tide_array *out) {
 }
 
 /* Is face (axis a, index c) closed, and which sides are solid?  A face of
- * open fraction 0 between two open cells is closed on both sides. */
-static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac, int a,
-                            const int c[3], int *lo_solid, int *hi_solid) {
+ * open fraction 0 between two open cells is closed on both sides.  Domain
+ * faces of the open sides (TIDE_SIDE_BIT mask) are not closed. */
+static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac, unsigned open,
+                            int a, const int c[3], int *lo_solid, int *hi_solid) {
   int lo = c[a] == 0, hi = c[a] == g->n[a];
+  if ((lo && (open & TIDE_SIDE_BIT(a, 0))) || (hi && (open & TIDE_SIDE_BIT(a, 1)))) {
+    *lo_solid = *hi_solid = 0;
+    return 0;
+  }
   if (lab && !lo && !hi) {
     int64_t h = tide_grid_idx(g, c[0], c[1], c[2]);
     int64_t l = h - (a == 0 ? (int64_t)g->n[1] * g->n[2] : a == 1 ? g->n[2] : 1);
@@ -77,16 +82,22 @@ static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double
 }
 
 int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels, int separating) {
-  return tide_mac_enforce_walls_cut(m, labels, NULL, separating);
+  return tide_mac_enforce_walls_open(m, labels, NULL, separating, 0);
 }
 
 int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
                                int separating) {
+  return tide_mac_enforce_walls_open(m, labels, fractions, separating, 0);
+}
+
+int tide_mac_enforce_walls_open(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
+                                int separating, unsigned open) {
   int st;
   if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &m->grid;
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
   if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
+  if (open >> (2 * g->dim)) return tide_fail(TIDE_EINVAL, "open sides beyond the %dD domain", g->dim);
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
   for (int a = 0; a < g->dim; a++) {
     int fd[3];
@@ -99,20 +110,36 @@ int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           int c[3] = {i, j, k}, lo, hi;
-          if (!wall_face(g, lab, fr, a, c, &lo, &hi)) continue;
+          if (!wall_face(g, lab, fr, open, a, c, &lo, &hi)) continue;
           int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
           double val = 0;
           if (separating && lo != hi) {
             /* the neighbour face on the open side, if it is not a wall itself */
             int nb[3] = {i, j, k}, l2, h2;
             nb[a] += lo ? 1 : -1;
-            if (!wall_face(g, lab, fr, a, nb, &l2, &h2)) {
+            if (!wall_face(g, lab, fr, open, a, nb, &l2, &h2)) {
               double un = u[f + (lo ? sa : -sa)];
               if ((lo && un > 0) || (hi && un < 0)) val = un;
             }
           }
           u[f] = val;
         }
+    /* open sides: the boundary face copies the next face inward (already
+     * final: the walls are done), or 0 when that one is a wall */
+    for (int hi = 0; hi < 2; hi++) {
+      if (!(open & TIDE_SIDE_BIT(a, hi)) || g->n[a] < 2) continue;
+      int e = hi ? g->n[a] : 0, in = hi ? g->n[a] - 1 : 1;
+      int b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2; /* the two other axes */
+      for (int s = 0; s < fd[b1]; s++)
+        for (int t = 0; t < fd[b2]; t++) {
+          int c[3], l2, h2;
+          c[a] = in, c[b1] = s, c[b2] = t;
+          int64_t fin = tide_grid_fidx(g, a, c[0], c[1], c[2]);
+          double val = wall_face(g, lab, fr, open, a, c, &l2, &h2) ? 0 : u[fin];
+          c[a] = e;
+          u[tide_grid_fidx(g, a, c[0], c[1], c[2])] = val;
+        }
+    }
   }
   return TIDE_OK;
 }

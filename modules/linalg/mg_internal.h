@@ -27,6 +27,10 @@
 #define MG_MAXLEV 16
 /* levels with fewer active cells run their loops on one thread */
 #define MG_PAR_MIN 16384
+/* thickness (cells along the outermost axis) of the slabs of the boundary
+ * band: the band Gauss-Seidel sweeps run slab by slab, even slabs in
+ * parallel, then odd slabs */
+#define MG_SLAB 4
 
 /* a growable zeroed buffer */
 typedef struct mg_buf {
@@ -64,6 +68,9 @@ typedef struct mg_level {
   mg_run *band;    /* boundary band: runs of consecutive cells along k, memory order */
   int64_t nrun;
   int64_t nband;     /* band cells */
+  int64_t *slab;     /* nslab + 1 offsets into band: runs of slab s (outermost padded
+                        coordinate o with (o - 1) / MG_SLAB == s) */
+  int nslab;
   double *x, *b, *t; /* level vectors (level 0: t only; x, b are the PCG's z, r) */
   mg_buf buf[14];    /* storage of the above */
 } mg_level;

@@ -67,8 +67,8 @@ static void buf_release(tide_mac_solver *S, mg_buf *b) {
 }
 
 /* slots of mg_level.buf */
-enum { B_LABEL, B_ND, B_PEN, B_PART, B_X, B_B, B_T, B_BAND, B_DIAG, B_CF0 };
-#define MG_NBUF (B_CF0 + 3)
+enum { B_LABEL, B_ND, B_PEN, B_PART, B_X, B_B, B_T, B_BAND, B_DIAG, B_CF0, B_SLAB = B_CF0 + 3 };
+#define MG_NBUF (B_SLAB + 1)
 
 /* ------------------------------------------------------------ kernels */
 
@@ -94,22 +94,55 @@ MG_INLINE void k_jacobi(const mg_level *L, const double *b, const double *xi, do
                xo[c] = xi[c] + omega * mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, xi, c, d3, coef)););
 }
 
+/* xo = xi + omega D^-1 (b - A xi), returns r.xo (the last post-smoothing
+ * sweep of level 0 fused with the r.z of the PCG) */
+MG_INLINE void k_jacobi_dot(const mg_level *L, const double *b, const double *xi, double *xo,
+                            double omega, double *out, int d3, int coef) {
+  double s;
+  MG_REDUCE_CELLS(
+      L, s, b[c] * xo[c],
+      xo[c] = xi[c] + omega * mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, xi, c, d3, coef)););
+  *out = s;
+}
+
+/* x += alpha p, r -= alpha q, z = omega D^-1 r (the first pre-smoothing sweep of the next
+ * V-cycle), returns r.r */
+MG_INLINE void k_update_jacobi0(const mg_level *L, double alpha, const double *p, const double *q,
+                                double *x, double *r, double *z, double omega, double *out, int d3,
+                                int coef) {
+  (void)d3;
+  double s;
+  MG_REDUCE_CELLS(L, s, r[c] * r[c], x[c] += alpha * p[c]; r[c] -= alpha * q[c];
+                  z[c] = omega * mg_dinv(L, c, coef) * r[c];);
+  *out = s;
+}
+
 /* r = b - A x */
 MG_INLINE void k_residual(const mg_level *L, const double *b, const double *x, double *r, int d3,
                           int coef) {
   MG_FOR_CELLS(L, r[c] = b[c] - mg_Ax(L, x, c, d3, coef););
 }
 
-/* Gauss-Seidel on the band cells of one colour (independent of each other):
- * every other cell of each run */
-MG_INLINE void k_bgs(const mg_level *L, const double *b, double *x, int colour, int d3, int coef) {
+/* Gauss-Seidel on the band cells of the slabs of one parity (slabs of equal
+ * parity are not neighbours, so they are independent): per slab, `sweeps`
+ * sweeps, each over the cells of colour `first` then of the other colour
+ * (the cells of one colour are independent of each other).  The slab
+ * partition does not depend on the thread count, nor does the result. */
+MG_INLINE void k_bgs(const mg_level *L, const double *b, double *x, int parity, int sweeps,
+                     int first, int d3, int coef) {
   const mg_run *run = L->band;
-#pragma omp parallel for schedule(static) if (L->nband > MG_PAR_MIN / 2)
-  for (int64_t q = 0; q < L->nrun; q++) {
-    const int64_t c1 = run[q].c0 + run[q].len;
-    for (int64_t c = run[q].c0 + (run[q].par != colour); c < c1; c += 2)
-      x[c] += mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, x, c, d3, coef));
-  }
+  const int64_t *slab = L->slab;
+#pragma omp parallel for schedule(dynamic, 1) if (L->nband > MG_PAR_MIN / 2)
+  for (int s = parity; s < L->nslab; s += 2)
+    for (int sw = 0; sw < sweeps; sw++)
+      for (int cc = 0; cc < 2; cc++) {
+        const int colour = cc ? !first : first;
+        for (int64_t q = slab[s]; q < slab[s + 1]; q++) {
+          const int64_t c1 = run[q].c0 + run[q].len;
+          for (int64_t c = run[q].c0 + (run[q].par != colour); c < c1; c += 2)
+            x[c] += mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, x, c, d3, coef));
+        }
+      }
 }
 
 /* q = A p, returns p.q */
@@ -142,9 +175,14 @@ static double cg_update(const mg_level *L, double alpha, const double *p, const 
   return s;
 }
 
-/* p = z + beta p */
-static void cg_direction(const mg_level *L, const double *z, double beta, double *p) {
-  MG_FOR_CELLS(L, p[c] = z[c] + beta * p[c];);
+/* p = z + beta p and q = A p, as q = A z + beta q (q = A p of the previous
+ * direction): one pass; returns p.q */
+MG_INLINE void k_direction_apply(const mg_level *L, const double *z, double beta, double *p,
+                                 double *q, double *out, int d3, int coef) {
+  double s;
+  MG_REDUCE_CELLS(L, s, p[c] * q[c], p[c] = z[c] + beta * p[c];
+                  q[c] = mg_Ax(L, z, c, d3, coef) + beta * q[c];);
+  *out = s;
 }
 
 /* ------------------------------------------------ transfer operators */
@@ -308,18 +346,22 @@ MG_INLINE void jacobi(const mg_level *L, int d3, const double *b, const double *
                       double w) {
   MG_DISPATCH(d3, L->coef, k_jacobi, L, b, xi, xo, w);
 }
-MG_INLINE void bgs(const mg_level *L, int d3, const double *b, double *x, int colour) {
-  MG_DISPATCH(d3, L->coef, k_bgs, L, b, x, colour);
+MG_INLINE void bgs(const mg_level *L, int d3, const double *b, double *x, int parity, int sweeps,
+                   int first) {
+  MG_DISPATCH(d3, L->coef, k_bgs, L, b, x, parity, sweeps, first);
 }
 MG_INLINE void residual(const mg_level *L, int d3, const double *b, const double *x, double *r) {
   MG_DISPATCH(d3, L->coef, k_residual, L, b, x, r);
 }
 
 /* z = V r: one V-cycle from z = 0.  Pre-smoothing: nu Jacobi sweeps, then
- * beta red-black Gauss-Seidel sweeps (red, black) in the boundary band;
- * post-smoothing is its adjoint: beta sweeps (black, red), then nu Jacobi
- * sweeps, so V is symmetric. */
-static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
+ * beta red-black Gauss-Seidel sweeps (red, black) in the boundary band, on
+ * the even slabs, then on the odd ones; post-smoothing is its adjoint: odd
+ * slabs then even slabs, beta sweeps (black, red) each, then nu Jacobi
+ * sweeps, so V is symmetric.  z0_ready: the first Jacobi sweep of level 0
+ * (z = omega D^-1 r) is already in z0 (fused into the PCG update).  rz:
+ * if not NULL, receives r.z (fused into the last sweep of level 0). */
+static void vcycle(tide_mac_solver *S, const double *r0, double *z0, int z0_ready, double *rz) {
   const int nl = S->nlev, d3 = S->d3, nu = S->o.smooth, nb = S->o.boundary_sweeps;
   const double w = S->o.omega;
   double *cur[MG_MAXLEV];
@@ -327,14 +369,14 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
     mg_level *L = &S->lev[l];
     const double *b = l == 0 ? r0 : L->b;
     double *x = l == 0 ? z0 : L->x, *c = x, *o = L->t, *tmp;
-    jacobi0(L, d3, b, c, w);
+    if (!(l == 0 && z0_ready)) jacobi0(L, d3, b, c, w);
     for (int s = 1; s < nu; s++) {
       jacobi(L, d3, b, c, o, w);
       tmp = c, c = o, o = tmp;
     }
-    for (int s = 0; s < nb; s++) {
-      bgs(L, d3, b, c, 0);
-      bgs(L, d3, b, c, 1);
+    if (nb) {
+      bgs(L, d3, b, c, 0, nb, 0);
+      bgs(L, d3, b, c, 1, nb, 0);
     }
     residual(L, d3, b, c, o);
     restrict_to(L, &S->lev[l + 1], d3, o, S->lev[l + 1].b);
@@ -343,6 +385,7 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
   {
     mg_level *B = &S->lev[nl - 1];
     bottom_solve(S, nl == 1 ? r0 : B->b, nl == 1 ? z0 : B->x);
+    if (nl == 1 && rz) *rz = dot_cells(B, r0, z0);
   }
   for (int l = nl - 2; l >= 0; l--) {
     mg_level *L = &S->lev[l];
@@ -356,12 +399,15 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
     } else {
       prolong_add(L, &S->lev[l + 1], d3, S->lev[l + 1].x, c, c);
     }
-    for (int s = 0; s < nb; s++) {
-      bgs(L, d3, b, c, 1);
-      bgs(L, d3, b, c, 0);
+    if (nb) {
+      bgs(L, d3, b, c, 1, nb, 1);
+      bgs(L, d3, b, c, 0, nb, 1);
     }
     for (int s = 0; s < nu; s++) {
-      jacobi(L, d3, b, c, o, w);
+      if (l == 0 && rz && s == nu - 1)
+        MG_DISPATCH(d3, L->coef, k_jacobi_dot, L, b, c, o, w, rz);
+      else
+        jacobi(L, d3, b, c, o, w);
       tmp = c, c = o, o = tmp;
     }
   }
@@ -637,6 +683,20 @@ static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, ui
       }
     }
   }
+  /* slabs along the outermost axis (axis 0 in 3D, axis 1 in 2D) */
+  const int no = d3 ? L->n[0] : L->n[1];
+  const int64_t so = d3 ? L->s0 : L->s1;
+  L->nslab = (no + MG_SLAB - 1) / MG_SLAB;
+  if (mg_buf_reserve(S, &L->buf[B_SLAB], (size_t)(L->nslab + 1) * sizeof(int64_t)))
+    return TIDE_ENOMEM;
+  L->slab = L->buf[B_SLAB].p;
+  int64_t q = 0;
+  for (int sl = 0; sl <= L->nslab; sl++) {
+    while (q < L->nrun && (L->band[q].c0 / so - 1) / MG_SLAB < sl)
+      q++;
+    L->slab[sl] = q;
+  }
+  L->slab[L->nslab] = L->nrun;
   return TIDE_OK;
 }
 
@@ -965,7 +1025,7 @@ void tide_mac_solver_free(tide_mac_solver *S) {
     buf_release(S, &S->botbuf[i]);
   for (int i = 0; i < 2; i++)
     buf_release(S, &S->fbuf[i]);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 6; i++)
     buf_release(S, &S->mbuf[i]);
   for (int i = 0; i < 3; i++)
     buf_release(S, &S->scratch[i]);
@@ -1024,12 +1084,18 @@ static void copy_out(const tide_mac_solver *S, const double *v, double *u) {
       }
 }
 
-static void precondition(tide_mac_solver *S, const double *r, double *z) {
-  if (S->o.method == TIDE_MAC_MGPCG)
-    vcycle(S, r, z);
-  else
+/* z = M^-1 r and r.z; z0_ready: see vcycle */
+static double precondition(tide_mac_solver *S, const double *r, double *z, int z0_ready) {
+  const mg_level *L = &S->lev[0];
+  double rz;
+  if (S->o.method == TIDE_MAC_MGPCG) {
+    vcycle(S, r, z, z0_ready, S->nfloat ? NULL : &rz);
+  } else {
     mg_mic0_apply(S, r, z);
+  }
   if (S->nfloat) project_floating(S, z);
+  if (S->nfloat || S->o.method != TIDE_MAC_MGPCG) rz = dot_cells(L, r, z);
+  return rz;
 }
 
 int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const tide_solve_opts *o,
@@ -1080,10 +1146,12 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
     if (S->o.method == TIDE_MAC_CG) {
       rz = rr;
     } else {
-      precondition(S, vr, vz);
-      rz = dot_cells(L, vr, vz);
+      rz = precondition(S, vr, vz, 0);
     }
     MG_FOR_CELLS(L, vp[c] = vz[c];);
+    double pq = 0;
+    /* MGPCG: the x, r update also makes the first smoothing sweep of the next V-cycle */
+    const int fuse = S->o.method == TIDE_MAC_MGPCG && S->nlev > 1;
     for (;;) {
       if (it >= maxit) {
         status = tide_fail(TIDE_ENOCONV,
@@ -1096,8 +1164,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
         status = tide_fail(TIDE_EINTR, "mac_solver_solve: interrupted after %d iterations", it);
         break;
       }
-      double pq;
-      MG_DISPATCH(d3, coef, k_apply_dot, L, vp, vq, &pq);
+      if (it == 0) MG_DISPATCH(d3, coef, k_apply_dot, L, vp, vq, &pq);
       if (!(pq > 0) || !(rz > 0)) {
         if (!isfinite(pq) || !isfinite(rz))
           status = tide_fail(TIDE_ENONFINITE,
@@ -1110,7 +1177,10 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
         break;
       }
       double alpha = rz / pq;
-      rr = cg_update(L, alpha, vp, vq, vx, vr);
+      if (fuse)
+        MG_DISPATCH(d3, coef, k_update_jacobi0, L, alpha, vp, vq, vx, vr, vz, S->o.omega, &rr);
+      else
+        rr = cg_update(L, alpha, vp, vq, vx, vr);
       it++;
       if (!isfinite(rr)) {
         status =
@@ -1122,12 +1192,11 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
       if (S->o.method == TIDE_MAC_CG) {
         rznew = rr;
       } else {
-        precondition(S, vr, vz);
-        rznew = dot_cells(L, vr, vz);
+        rznew = precondition(S, vr, vz, fuse);
       }
       double beta = rznew / rz;
       rz = rznew;
-      cg_direction(L, vz, beta, vp);
+      MG_DISPATCH(d3, coef, k_direction_apply, L, vz, beta, vp, vq, &pq);
     }
   }
   /* true residual of the returned x */

@@ -5,6 +5,7 @@
  * in viscosity.c, surface_tension.c, periodic.c).  Registered into the
  * tide.liquid table by lua_liquid.c.  See docs/liquids-physics.md.
  */
+#include "liquid/open.h"
 #include "liquid/periodic.h"
 #include "liquid/surface_tension.h"
 #include "liquid/viscosity.h"
@@ -263,10 +264,11 @@ static int l_surface_tension(lua_State *L) {
   return 2;
 }
 
-static const char *const lphi_keys[] = {"solid", "out", NULL};
+static const char *const lphi_keys[] = {"solid", "out", "open", NULL};
 
-/* tide.liquid.label_phi(grid, phi [, {solid = u8 cells, out = u8 cells}]) -> labels:
- * liquid where phi < 0, solid where solid is, air elsewhere */
+/* tide.liquid.label_phi(grid, phi [, {solid = u8 cells, out = u8 cells, open = sides}]) -> labels:
+ * liquid where phi < 0, solid where solid is, air elsewhere and in the
+ * outermost cell layer of the open sides */
 static int l_label_phi(lua_State *L) {
   const char *fn = "tide.liquid.label_phi";
   tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
@@ -274,7 +276,9 @@ static int l_label_phi(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 3, fn, lphi_keys);
   const tide_array *solid = opt_cells(&o, "solid", g, TIDE_U8);
   tide_array *out = push_out_cells(&o, g, TIDE_U8, NULL);
+  unsigned open = tide_opt_sides(&o, "open", g->dim);
   tide_lua_check(L, tide_liquid_label_phi(g, phi, solid, out), fn);
+  if (open) tide_lua_check(L, tide_liquid_open_cells(g, open, out), fn);
   return 1;
 }
 

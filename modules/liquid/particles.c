@@ -60,6 +60,16 @@ static void free_ws(tide_particles *ps) {
   ps->ws_cells = ps->ws_cap = 0;
 }
 
+int tide_particles_scratch(tide_particles *ps, int64_t n) {
+  if (n <= ps->acc_n) return TIDE_OK;
+  tide_free(ps->acc, (size_t)ps->acc_n * sizeof(double));
+  ps->acc_n = 0;
+  ps->acc = tide_alloc((size_t)n * sizeof(double));
+  if (!ps->acc) return TIDE_ENOMEM;
+  ps->acc_n = n;
+  return TIDE_OK;
+}
+
 void tide_particles_free(tide_particles *ps) {
   if (!ps) return;
   tide_array_release(ps->x);
@@ -72,13 +82,14 @@ void tide_particles_free(tide_particles *ps) {
   tide_array_release(ps->vs2);
   tide_array_release(ps->cs2);
   free_ws(ps);
+  tide_free(ps->acc, (size_t)ps->acc_n * sizeof(double));
   free(ps);
 }
 
 int64_t tide_particles_bytes(const tide_particles *ps) {
   int64_t per = 2 * ps->dim + (ps->apic ? ps->dim * ps->dim : 0);
   int64_t spare_rows = ps->xs2 ? ps->xs2->shape[0] : 0;
-  return (ps->cap + spare_rows) * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8;
+  return (ps->cap + spare_rows) * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8 + ps->acc_n * 8;
 }
 
 int tide_particles_reserve(tide_particles *ps, int64_t cap) {
@@ -341,6 +352,22 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
 
 /* ------------------------------------------------------------ binning */
 
+/* cell of x: s = (x - origin) / dx per axis, clamped into the grid (NaN
+ * to 0), computed with 1/dx as tide_grid_locate_axes does, so the cell
+ * agrees with the particle's interpolation stencil */
+static inline int64_t cell_index(const tide_grid *g, double inv, const double *x) {
+  int64_t c = 0;
+  for (int d = 0; d < 3; d++) {
+    int i = 0;
+    if (d < g->dim) {
+      double s = (x[d] - g->origin[d]) * inv, top = (double)g->n[d] - 1;
+      i = s > 0 ? (int)(s < top ? s : top) : 0;
+    }
+    c = c * g->n[d] + i;
+  }
+  return c;
+}
+
 int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
   int64_t nc = tide_grid_ncells(g), n = ps->n;
@@ -363,11 +390,26 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   const double *px = TIDE_F64P(ps->x);
   int64_t *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
   int dim = ps->dim;
+  /* cells of the particles; is the storage already in cell order (as
+   * reseeding and sorting leave it)? */
+  int unsorted = 0;
+  double inv = 1.0 / g->dx;
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
-  for (int64_t p = 0; p < n; p++) {
-    int c[3];
-    tide_grid_locate(g, px + p * dim, c);
-    cell_of[p] = tide_grid_idx(g, c[0], c[1], c[2]);
+  for (int64_t p = 0; p < n; p++) cell_of[p] = cell_index(g, inv, px + p * dim);
+#pragma omp parallel for schedule(static) reduction(| : unsorted) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 1; p < n; p++) unsorted |= cell_of[p] < cell_of[p - 1];
+  ps->sorted = !unsorted;
+  if (!unsorted) {
+    /* cell c starts at the first particle of a cell >= c: every start entry
+     * is written once, by the particle where the cell index passes it */
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    for (int64_t p = 0; p < n; p++) {
+      int64_t c0 = p > 0 ? cell_of[p - 1] : -1;
+      for (int64_t c = c0 + 1; c <= cell_of[p]; c++) start[c] = p;
+      order[p] = p;
+    }
+    for (int64_t c = n > 0 ? cell_of[n - 1] + 1 : 0; c <= nc; c++) start[c] = n;
+    return TIDE_OK;
   }
   memset(start, 0, (size_t)(nc + 1) * sizeof(int64_t));
   for (int64_t p = 0; p < n; p++) start[cell_of[p] + 1]++;

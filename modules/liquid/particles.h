@@ -41,6 +41,9 @@ typedef struct tide_particles {
   int64_t *order;               /* cap: particle indices sorted by cell */
   int64_t *cell_of;             /* cap: cell index of each particle */
   int64_t ws_cap;
+  int sorted;                   /* the last tide_particles_bin found the storage in cell order */
+  double *acc;                  /* acc_n: P2G weight sums of all faces (reused between calls) */
+  int64_t acc_n;
 } tide_particles;
 
 /* New empty set of dimension dim (2, 3) with room for cap particles; apic
@@ -53,6 +56,9 @@ int tide_particles_reserve(tide_particles *ps, int64_t cap);
 int tide_particles_resize(tide_particles *ps, int64_t n);
 /* Bytes held (storage and workspaces). */
 int64_t tide_particles_bytes(const tide_particles *ps);
+/* The reused scratch array ps->acc with room for at least n doubles (its
+ * contents are undefined). */
+int tide_particles_scratch(tide_particles *ps, int64_t n);
 
 /* Seed particles over the cells of g: every cell is split into r^dim
  * sub-cells with r = round(per_cell^(1/dim)) when per_cell is a perfect

@@ -632,7 +632,7 @@ int main(void) {
   /* deterministic across thread counts */
   for (int dim = 2; dim <= 3; dim++)
     for (int method = 0; method < 2; method++) {
-      int n = dim == 2 ? 256 : 40;
+      int n = dim == 2 ? 256 : 48; /* 3D: band > MG_PAR_MIN / 2, parallel slabs */
       int64_t nc = (int64_t)n * n * (dim == 3 ? n : 1);
       double *x1 = malloc((size_t)nc * sizeof(double)), *x2 = malloc((size_t)nc * sizeof(double));
       runres a = pool_run(dim, n, 0.2, method, 1e-8, 1, x1);
