@@ -270,7 +270,8 @@ function flip.separate(S, dt)
   if S.target:max() == 0 and S.target:min() == 0 then return end -- nothing to correct
   S.u_sep:fill(0)
   time("separate", liquid.project, S.u_sep, S.labels, { dt = dt, rho = S.rho, tol = 1e-3,
-    method = S.method, projector = S.projector, fractions = S.fractions, target = S.target, valid = S.valid_sep })
+    method = S.method, projector = S.projector, fractions = S.fractions, target = S.target, valid = S.valid_sep,
+    fixed = S.fixed }) -- emitter faces stay closed (0): nothing is pushed into an emitter
   S.u_sep:extrapolate(S.valid_sep, 1, true)
   S.u_sep:enforce_walls(S.solid, false, S.fractions, S.open)
   time("advect", ps.advect, ps, S.u_sep, dt, { order = 1, labels = S.solid, solid_phi = S.solid_phi })
