@@ -178,13 +178,43 @@ static int l_curvature(lua_State *L) {
   return 1;
 }
 
-static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min",
+static const char *const fcurv_keys[] = {"periodic", "out", NULL};
+
+/* tide.liquid.curvature_faces(grid, phi [, {periodic, out = f64 Mac}]) -> kappa (f64 Mac, 1/m):
+ * height-function curvature at the interface crossing of each face whose cells
+ * have phi of opposite signs, 0 on the other faces */
+static int l_curvature_faces(lua_State *L) {
+  const char *fn = "tide.liquid.curvature_faces";
+  tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
+  tide_array *phi = tide_lua_checkarray(L, 2);
+  tide_lua_check(L, tide_grid_check_cells(g, phi, TIDE_F64, "phi"), fn);
+  if (tide_array_nonfinite(phi)) tide_lua_error(L, "%s: phi holds non-finite values", fn);
+  tide_opts o = tide_lua_optopts(L, 3, fn, fcurv_keys);
+  int per[3];
+  opt_periodic(&o, g->dim, per);
+  tide_mac *out = tide_opt_obj(&o, "out", TIDE_MAC_T);
+  if (out) {
+    tide_lua_check(L, tide_mac_check(out, g, TIDE_F64, "out"), fn);
+    lua_getfield(L, 3, "out");
+  } else {
+    tide_lua_check(L, tide_mac_new(g, TIDE_F64, &out), fn);
+    tide_lua_pushobj(L, TIDE_MAC_T, out);
+    tide_lua_gcaccount(L);
+  }
+  double *kf[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < g->dim; a++) kf[a] = TIDE_F64P(out->u[a]);
+  tide_lua_check(L, tide_liquid_curvature_faces(g, TIDE_F64P(phi), per, kf), fn);
+  return 1;
+}
+
+static const char *const CURVS[] = {"heights", "cells", NULL};
+static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min", "curvature",
                                       "band", "side", "periodic", "pjump", "tol", "maxit", "solver", NULL};
 static const char *const SIDES[] = {"both", "liquid", NULL};
 static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
 
 /* tide.liquid.surface_tension(u, phi, {sigma =, rho =, dt = [, method = "ghost" | "liu", labels,
- *   kappa, theta_min = 0.01, pjump (ghost), band = 3 dx, side = "both" | "liquid" (liu), periodic,
+ *   kappa, theta_min = 0.01, pjump, curvature = "heights" | "cells" (ghost), band = 3 dx, side = "both" | "liquid" (liu), periodic,
  *   tol, maxit]})
  *   -> u [, stats (liu)] */
 static int l_surface_tension(lua_State *L) {
@@ -211,13 +241,14 @@ static int l_surface_tension(lua_State *L) {
     t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
     memcpy(t.periodic, per, sizeof per);
     t.theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-12, 1);
+    t.cell_curvature = tide_opt_choice(&o, "curvature", "heights", CURVS);
     const tide_array *pj = opt_cells(&o, "pjump", g, TIDE_F64);
     tide_lua_check(L, tide_liquid_surface_tension_jump(u, phi, &t, (tide_array *)pj), fn);
     lua_settop(L, 1);
     return 1;
   }
-  if (tide_opt_has(&o, "theta_min") || tide_opt_has(&o, "pjump"))
-    tide_lua_error(L, "%s: 'theta_min' and 'pjump' belong to method 'ghost'", fn);
+  if (tide_opt_has(&o, "theta_min") || tide_opt_has(&o, "pjump") || tide_opt_has(&o, "curvature"))
+    tide_lua_error(L, "%s: 'theta_min', 'pjump' and 'curvature' belong to method 'ghost'", fn);
   tide_tension_liu_opts t = tide_tension_liu_opts_default();
   t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
   memcpy(t.periodic, per, sizeof per);
@@ -569,6 +600,7 @@ static const luaL_Reg vs_meta[] = {{"__gc", vs_free},
 static const luaL_Reg funcs[] = {{"diffuse", l_diffuse},
                                  {"viscosity", l_viscosity},
                                  {"curvature", l_curvature},
+                                 {"curvature_faces", l_curvature_faces},
                                  {"surface_tension", l_surface_tension},
                                  {"capillary_dt", l_capillary_dt},
                                  {"label_phi", l_label_phi},
