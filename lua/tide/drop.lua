@@ -13,7 +13,8 @@
 --   3. advect the velocity (semi-Lagrangian, RK2; Zarifi Eq. 4.29-4.30)
 --   4. gravity; labels from phi
 --   5. viscosity: variational with a traction-free surface (Batty & Bridson 2008)
---   6. surface tension: ghost-fluid jump sigma kappa (default) or Liu Eq. 8
+--   6. surface tension: ghost-fluid jump sigma kappa (default; kappa by height
+--      functions at the interface crossings) or Liu Eq. 8
 --   7. ghost-fluid projection (tide.liquid.project with phi)
 --   8. extend the velocity along the normals (tide.grid.extrapolate)
 -- The volume correction runs without redistancing: the first-order fast
@@ -31,6 +32,7 @@ local defaults = {
   sigma = 0,               -- surface tension [N/m]
   nu = 0,                  -- kinematic viscosity [m^2/s]
   tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
+  curvature = "heights",   -- ghost: "heights" (height functions at the crossings) or "cells"
   side = "liquid",         -- Liu's band: "liquid" (one-sided) or "both" (as in the paper)
   cfl = 1,                 -- advective CFL number of max_dt
   capillary = 0.5,         -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma))
@@ -77,6 +79,7 @@ function drop.new(opts)
   end
   if not (S.rho > 0 and S.cfl > 0 and S.capillary > 0) then error("tide.drop.new: rho, cfl and capillary must be positive", 2) end
   check_choice(S.tension, { "ghost", "liu" }, "tension")
+  check_choice(S.curvature, { "heights", "cells" }, "curvature")
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
@@ -134,7 +137,7 @@ function drop.step(S, dt)
   if S.sigma > 0 then
     if S.tension == "ghost" then
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels })
+        labels = S.labels, curvature = S.curvature })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, method = "liu", side = S.side, solver = S.solver })

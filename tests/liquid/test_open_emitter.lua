@@ -62,6 +62,25 @@ do
   T.check(#ps == S.emitted - S.removed, "sink: count = emitted - removed")
 end
 
+-- deterministic: open sides, an emitter and a sink give the same particles
+-- with 1 and 2 threads
+do
+  local function run(threads)
+    tide.threads(threads)
+    local g = tide.grid.new { size = { 24, 24 }, dx = 1 / 24 }
+    local ps = liquid.seed { grid = g, box = { min = { 0, 0 }, max = { 0.5, 0.5 } } }
+    local S = flip.new { grid = g, particles = ps, open = { "x+", "y-" },
+      emitters = { { shape = tide.shape.sphere { center = { 0.5, 0.8 }, radius = 0.1 }, velocity = { 0.5, -1 } } },
+      sinks = { tide.shape.box { min = { 0.8, 0.4 }, max = { 1, 0.6 } } } }
+    for _ = 1, 60 do flip.step(S, flip.max_dt(S)) end
+    return string.format("%d %d %d %s %s", #ps, S.emitted, S.removed, ps.x:checksum(), ps.v:checksum())
+  end
+  local threads = tide.threads()
+  local a, b = run(1), run(2)
+  tide.threads(threads)
+  T.check(a == b, "1 and 2 threads: " .. a .. " vs " .. b)
+end
+
 -- operators --------------------------------------------------------------------
 do
   local g = tide.grid.new { size = { 8, 6 }, dx = 0.5 }
