@@ -154,7 +154,7 @@ static double median(double *v, int n) {
 typedef struct result {
   int64_t unknowns;
   int iters, iters12, levels;
-  double update, solve, cpu, res, update_min, solve_min;
+  double update, solve, cpu, res, update_min, solve_min, ucpu;
   tide_mac_solver_info info;
 } result;
 
@@ -170,17 +170,18 @@ static result run(scene *s, const double e0[3], const double e1[3], int cut, int
     fprintf(stderr, "solver: %s\n", tide_errmsg());
     exit(1);
   }
-  double tu[64], ts[64], tc[64];
+  double tu[64], ts[64], tc[64], tuc[64];
   tide_solve_opts o = tide_solve_opts_default();
   o.tol = 1e-6;
   for (int rep = 0; rep <= reps; rep++) { /* rep 0: warm-up */
     scene_set(s, rep & 1 ? e1 : e0, cut);
-    double t = tide_wtime();
+    double t = tide_wtime(), u0 = cpu_seconds();
     if (tide_mac_solver_update(S, &s->P)) {
       fprintf(stderr, "update: %s\n", tide_errmsg());
       exit(1);
     }
     t = tide_wtime() - t;
+    const double uc = cpu_seconds() - u0;
     tide_solve_stats st;
     double c0 = cpu_seconds();
     if (tide_mac_solver_solve(S, s->b, s->x, &o, &st)) {
@@ -188,7 +189,7 @@ static result run(scene *s, const double e0[3], const double e1[3], int cut, int
       exit(1);
     }
     double c1 = cpu_seconds();
-    if (rep > 0) tu[rep - 1] = t, ts[rep - 1] = st.seconds, tc[rep - 1] = c1 - c0;
+    if (rep > 0) tu[rep - 1] = t, ts[rep - 1] = st.seconds, tc[rep - 1] = c1 - c0, tuc[rep - 1] = uc;
     if (rep == reps) r.iters = st.iterations, r.res = st.residual;
   }
   r.update = median(tu, reps);
@@ -196,6 +197,7 @@ static result run(scene *s, const double e0[3], const double e1[3], int cut, int
   r.solve = median(ts, reps);
   r.solve_min = ts[0];
   r.cpu = median(tc, reps);
+  r.ucpu = median(tuc, reps);
   tide_mac_solver_info_get(S, &r.info);
   r.unknowns = r.info.liquid[0];
   r.levels = r.info.levels;
@@ -214,7 +216,7 @@ static result run(scene *s, const double e0[3], const double e1[3], int cut, int
  * update and solve, velocity update, divergence check) of u = dt g on the
  * column, projector reused; median seconds */
 static double run_project(scene *s, const double e0[3], const double e1[3], int reps,
-                          int *iters) {
+                          int *iters, double *cpu) {
   tide_mac *u = NULL;
   const int64_t shape[3] = {s->g.n[0], s->g.n[1], s->g.n[2]};
   tide_array *phi = tide_array_new(TIDE_F64, 3, shape), *lab = tide_array_new(TIDE_U8, 3, shape);
@@ -224,7 +226,7 @@ static double run_project(scene *s, const double e0[3], const double e1[3], int 
   }
   tide_projector *w = NULL;
   tide_projector_new(&s->g, &w);
-  double t[64];
+  double t[64], tc[64];
   for (int rep = 0; rep <= reps; rep++) {
     scene_set(s, rep & 1 ? e1 : e0, 0);
     memcpy(TIDE_F64P(phi), s->phi, (size_t)tide_grid_ncells(&s->g) * 8);
@@ -237,26 +239,28 @@ static double run_project(scene *s, const double e0[3], const double e1[3], int 
     o.dt = 0.01, o.rho = 1000, o.tol = 1e-6, o.method = TIDE_PROJECT_MGPCG;
     o.theta_min = TIDE_MAC_THETA_MIN, o.phi = phi;
     tide_project_stats st;
-    double t0 = tide_wtime();
+    double t0 = tide_wtime(), c0 = cpu_seconds();
     if (tide_liquid_project(u, lab, &o, w, NULL, NULL, &st)) {
       fprintf(stderr, "project: %s\n", tide_errmsg());
       exit(1);
     }
-    if (rep > 0) t[rep - 1] = tide_wtime() - t0;
+    if (rep > 0) t[rep - 1] = tide_wtime() - t0, tc[rep - 1] = cpu_seconds() - c0;
     *iters = st.iterations;
   }
   tide_projector_free(w);
   tide_mac_free(u);
   tide_array_release(phi);
   tide_array_release(lab);
+  *cpu = median(tc, reps);
   return median(t, reps);
 }
 
 static void print_row(const char *name, const result *r) {
-  printf("  %-17s %7lld unknowns  update %6.2f ms (min %6.2f)  solve %6.2f ms (min %6.2f, %2d its, "
-         "%5.2f ms/it, cpu %6.2f ms)  %.2f us/unknown",
-         name, (long long)r->unknowns, r->update * 1e3, r->update_min * 1e3, r->solve * 1e3,
-         r->solve_min * 1e3, r->iters, r->solve * 1e3 / (r->iters ? r->iters : 1), r->cpu * 1e3,
+  printf("  %-17s %7lld unknowns  update %6.2f ms (min %6.2f, cpu %6.2f)  solve %6.2f ms (min "
+         "%6.2f, cpu %6.2f, %2d its, %5.2f ms/it)  %.2f us/unknown",
+         name, (long long)r->unknowns, r->update * 1e3, r->update_min * 1e3, r->ucpu * 1e3,
+         r->solve * 1e3, r->solve_min * 1e3, r->cpu * 1e3, r->iters,
+         r->solve * 1e3 / (r->iters ? r->iters : 1),
          (r->update + r->solve) * 1e6 / (double)r->unknowns);
   if (r->iters12) printf("  [%d its to 1e-12]", r->iters12);
   printf("\n");
@@ -317,7 +321,7 @@ int main(int argc, char **argv) {
     const double e0[3] = {0.4, 0.6, 1.0}, e1[3] = {0.4, 0.6 - 0.5 / n, 1.0};
     result a = run(&s, e0, e1, cut, reps);
     int pit = 0;
-    double tp = cut ? 0 : run_project(&s, e0, e1, reps, &pit);
+    double pcpu = 0, tp = cut ? 0 : run_project(&s, e0, e1, reps, &pit, &pcpu);
     scene_free(&s);
     /* a tight box with about the same unknowns: m^3 cells, liquid below 1 - 1.5 cells */
     int m = (int)ceil(cbrt((double)a.unknowns / (1.0 - 1.0 / cbrt((double)a.unknowns))));
@@ -331,9 +335,9 @@ int main(int argc, char **argv) {
     print_row("dam column", &a);
     print_row("bound: tight box", &b);
     if (tp > 0)
-      printf("  tide_liquid_project of the column (u = dt g): %.2f ms (%d its), of which update + "
-             "solve above %.2f ms\n",
-             tp * 1e3, pit, (a.update + a.solve) * 1e3);
+      printf("  tide_liquid_project of the column (u = dt g): %.2f ms (cpu %.2f, %d its), of which "
+             "update + solve above %.2f ms (cpu %.2f)\n",
+             tp * 1e3, pcpu * 1e3, pit, (a.update + a.solve) * 1e3, (a.ucpu + a.cpu) * 1e3);
     printf("  ratio (update + solve) %.2f\n", (a.update + a.solve) / (b.update + b.solve));
     printf("  levels %d:", a.levels);
     for (int l = 0; l < a.levels; l++)

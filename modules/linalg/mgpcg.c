@@ -1457,17 +1457,21 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
   const double A0 = (double)L0->nactive;
   const double op0 = L0->coef ? 8.0 * (dim + 1) : 1.0;
   info->apply_bytes = A0 * (16 + op0);
-  double it = A0 * ((16 + op0) + 48 + 24); /* A p with p.q, x/r update with r.r, p = z + beta p */
+  /* p = z + beta p with q = A z + beta q and p.q; x/r update with r.r */
+  double it = A0 * ((40 + op0) + 48);
   if (S->o.method == TIDE_MAC_MIC0) {
     it += A0 * 16;                                 /* r.z */
     it += A0 * (48 + (L0->coef ? 16.0 * dim : 0)); /* forward and backward sweeps */
   } else if (S->o.method == TIDE_MAC_MGPCG) {
-    it += A0 * 16; /* r.z */
+    /* level 0's first Jacobi sweep rides on the x/r update (z written, D read); r.z on the
+     * last post-smoothing sweep */
+    it += S->nlev > 1 ? A0 * (8 + op0) : A0 * 16;
+    if (S->nfloat) it += A0 * 16;
     const int nu = S->o.smooth, nb = S->o.boundary_sweeps;
     for (int l = 0; l < S->nlev - 1; l++) {
       const mg_level *L = &S->lev[l], *C = &S->lev[l + 1];
       const double A = (double)L->nactive, op = L->coef ? 8.0 * (dim + 1) : 1.0;
-      double v = A * (16 + op);                     /* first Jacobi sweep */
+      double v = l == 0 ? 0 : A * (16 + op);        /* first Jacobi sweep */
       v += (2 * nu - 1) * A * (24 + op);            /* further Jacobi sweeps */
       v += A * (24 + op);                           /* residual */
       v += A * 8 + (double)C->nactive * 9;          /* restriction */
