@@ -6,7 +6,8 @@
  * unknowns (measured in the same run: the cost the solver would have if it
  * scaled with the liquid cells only).
  *
- *   build/bench_poisson_dam [--res 64,100] [--threads N] [--reps 10] [--cut] [--sweeps 4]
+ *   build/bench_poisson_dam [--res 64,100] [--threads N] [--reps 10] [--cut] [--plate I]
+ *                           [--sweeps 4]
  *
  * Per case: the labels alternate between two column heights every repetition
  * (so each tide_mac_solver_update re-analyses changed labels, as in a
@@ -15,7 +16,9 @@
  * CPU seconds of the process per solve (robust to other jobs on a shared
  * machine).
  * --cut adds a sphere obstacle inside the column with fractional face
- * weights (cut cells) and also prints the iterations to 1e-12; --sweeps sets
+ * weights (cut cells); --plate I instead puts a baffle of zero thickness on
+ * the x faces of index I (closed above y = 0.15, open below), present only
+ * in the face weights.  Also printed: the iterations to 1e-12; --sweeps sets
  * the boundary-band Gauss-Seidel sweeps of the V-cycle (tide_mac_solver_opts).
  */
 #include "linalg/mg_internal.h"
@@ -55,6 +58,7 @@ static double box_sdf(const double p[3], const double lo[3], const double hi[3])
 }
 
 static const double SC[3] = {0.2, 0.25, 0.5}, SR = 0.12; /* sphere obstacle */
+static int plate = -1; /* --plate: x-face index of a thin baffle */
 
 /* n1 x n2 x n3 grid of spacing dx, liquid where inside [0, ext], ghost-fluid theta from the
  * box's distance; cut: sphere obstacle with face fractions */
@@ -72,7 +76,7 @@ static void scene_set(scene *s, const double ext[3], int cut) {
         double r = sqrt((p[0] - SC[0]) * (p[0] - SC[0]) + (p[1] - SC[1]) * (p[1] - SC[1]) +
                         (p[2] - SC[2]) * (p[2] - SC[2]));
         s->phi[c] = d;
-        s->lab[c] = cut && r < SR ? TIDE_CELL_SOLID : d < 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
+        s->lab[c] = cut && plate < 0 && r < SR ? TIDE_CELL_SOLID : d < 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
         s->b[c] = s->lab[c] == TIDE_CELL_LIQUID ? 2 * tide_rand01(1, c) - 1 : 0;
       }
   tide_mac_poisson_theta(g, s->lab, s->phi, s->th);
@@ -90,7 +94,10 @@ static void scene_set(scene *s, const double ext[3], int cut) {
                             (f[2] - SC[2]) * (f[2] - SC[2])) -
                        SR;
             double w = 0.5 + r / dx;
-            s->w[a][tide_grid_fidx(g, a, i, j, k)] = w < 0.01 ? 0.01 : w > 1 ? 1 : w;
+            w = w < 0.01 ? 0.01 : w > 1 ? 1 : w;
+            /* a baffle thinner than a cell, only in the face fractions: closed above y = 0.15 */
+            if (plate >= 0) w = a == 0 && i == plate && f[1] > 0.15 ? 0.0 : 1.0;
+            s->w[a][tide_grid_fidx(g, a, i, j, k)] = w;
           }
     }
   }
@@ -191,7 +198,7 @@ static result run(scene *s, const double e0[3], const double e1[3], int cut, int
   tide_mac_solver_info_get(S, &r.info);
   r.unknowns = r.info.liquid[0];
   r.levels = r.info.levels;
-  if (cut) {
+  {
     tide_solve_opts o12 = tide_solve_opts_default();
     o12.tol = 1e-12;
     tide_solve_stats st;
@@ -243,10 +250,13 @@ int main(int argc, char **argv) {
       if (reps > 64) reps = 64;
     } else if (!strcmp(argv[i], "--sweeps") && i + 1 < argc) {
       g_opts.boundary_sweeps = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--plate") && i + 1 < argc) {
+      plate = atoi(argv[++i]);
+      cut = 1;
     } else if (!strcmp(argv[i], "--cut")) {
       cut = 1;
     } else {
-      fprintf(stderr, "usage: %s [--res 64,100] [--threads N] [--reps 10] [--cut] [--sweeps 4]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--res 64,100] [--threads N] [--reps 10] [--cut] [--plate I] [--sweeps 4]\n", argv[0]);
       return 2;
     }
   }
@@ -272,7 +282,7 @@ int main(int argc, char **argv) {
     scene_free(&t);
     loadavg(load, sizeof load);
     printf("\n%d^3 box, column 0.4 x 0.6 x 1.0%s (load average %s)\n", n,
-           cut ? " + cut-cell sphere" : "", load);
+           plate >= 0 ? " + baffle in the face weights" : cut ? " + cut-cell sphere" : "", load);
     print_row("dam column", &a);
     print_row("bound: tight box", &b);
     printf("  ratio (update + solve) %.2f\n", (a.update + a.solve) / (b.update + b.solve));

@@ -8,6 +8,7 @@
  * through tide_lua_grid_levelset_open().  Lua API: docs/levelsets.md.
  */
 #include "grid/levelset.h"
+#include "grid/lua_grid_opts.h"
 #include "grid/sdf.h"
 #include "tide_lua.h"
 
@@ -914,16 +915,17 @@ static const luaL_Reg aw_methods[] = {{"bytes", aw_bytes}, {"free", aw_free}, {N
 static const luaL_Reg aw_meta[] = {
     {"__gc", aw_free}, {"__close", aw_free}, {"__tostring", aw_tostring}, {NULL, NULL}};
 
-/* the scheme options shared by the advections: rk, interp, scheme, clamp
- * (true = "revert", false = "none", or one of CLAMPS) */
-static tide_advect_opts adv_opts(tide_opts *o) {
+/* the scheme options shared by the advections (lua_grid_opts.h) */
+tide_advect_opts tide_lua_advect_opts(tide_opts *o) {
   tide_advect_opts a = tide_advect_opts_default();
   a.rk = (int)tide_opt_int(o, "rk", 2, 2, 3);
   a.cubic = tide_opt_choice(o, "interp", "linear", INTERP);
   a.scheme = tide_opt_choice(o, "scheme", "sl", SCHEMES);
-  lua_getfield(o->L, o->idx, "clamp");
-  int t = lua_type(o->L, -1);
-  lua_pop(o->L, 1);
+  int t = LUA_TNIL;
+  if (o->idx) {
+    t = lua_getfield(o->L, o->idx, "clamp");
+    lua_pop(o->L, 1);
+  }
   if (t == LUA_TBOOLEAN)
     a.clamp = tide_opt_bool(o, "clamp", 1) ? TIDE_ADVECT_CLAMP_REVERT : TIDE_ADVECT_CLAMP_NONE;
   else if (t != LUA_TNIL && t != LUA_TSTRING)
@@ -949,7 +951,7 @@ static int l_advect_scalar(lua_State *L) {
   tide_array *f = tide_opt_reqarray(&o, "field");
   tide_lua_check(L, tide_grid_check_cells(g, f, TIDE_F64, "field"), fn);
   double dt = tide_opt_reqnum(&o, "dt", -HUGE_VAL, HUGE_VAL);
-  tide_advect_opts a = adv_opts(&o);
+  tide_advect_opts a = tide_lua_advect_opts(&o);
   tide_array *valid = tide_opt_array(&o, "valid");
   if (valid) tide_lua_check(L, tide_grid_check_cells(g, valid, TIDE_U8, "valid"), fn);
   tide_advect_work *w = tide_opt_obj(&o, "work", AW_T);
@@ -969,7 +971,7 @@ static void advect_mac_opts(lua_State *L, tide_opts *o, tide_mac *vel, tide_mac 
   const char *fn = o->fname;
   tide_lua_check(L, tide_mac_check(q, NULL, TIDE_F64, "field"), fn);
   tide_lua_check(L, tide_mac_check(vel, &q->grid, TIDE_F64, "velocity"), fn);
-  tide_advect_opts a = adv_opts(o);
+  tide_advect_opts a = tide_lua_advect_opts(o);
   tide_mac *valid = tide_opt_obj(o, "valid", TIDE_MAC_T);
   if (valid) tide_lua_check(L, tide_mac_check(valid, &q->grid, TIDE_U8, "valid"), fn);
   tide_advect_work *w = tide_opt_obj(o, "work", AW_T);

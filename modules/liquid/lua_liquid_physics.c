@@ -5,6 +5,7 @@
  * in viscosity.c, surface_tension.c, periodic.c).  Registered into the
  * tide.liquid table by lua_liquid.c.  See docs/liquids-physics.md.
  */
+#include "grid/lua_grid_opts.h"
 #include "liquid/open.h"
 #include "liquid/periodic.h"
 #include "liquid/surface_tension.h"
@@ -410,15 +411,18 @@ static int per_advect_particles(lua_State *L) {
   return 1;
 }
 
-static const char *const advm_keys[] = {"out", NULL};
+static const char *const advm_keys[] = {"rk", "interp", "scheme", "clamp", "out", NULL};
 
-/* P:advect(vel, q, dt [, {out = Mac}]) -> out: q advected by vel (semi-Lagrangian, RK2) */
+/* P:advect(vel, q, dt [, {rk = 2, interp = "linear", scheme = "sl", clamp =
+ * "revert", out = Mac}]) -> out: q advected by vel on the torus, the options
+ * of tide.grid.advect_mac */
 static int per_advect(lua_State *L) {
   const char *fn = "Periodic:advect";
   tide_periodic *P = checkper(L, 1);
   tide_mac *vel = checkmac(L, 2), *q = checkmac(L, 3);
   double dt = tide_lua_checkfinite(L, 4, fn, "dt");
   tide_opts o = tide_lua_optopts(L, 5, fn, advm_keys);
+  tide_advect_opts ao = tide_lua_advect_opts(&o);
   tide_mac *out = tide_opt_obj(&o, "out", TIDE_MAC_T);
   if (out) {
     if (out == q || out == vel) tide_lua_error(L, "%s: out must differ from the velocity and the field", fn);
@@ -428,14 +432,14 @@ static int per_advect(lua_State *L) {
     tide_lua_pushobj(L, TIDE_MAC_T, out);
     tide_lua_gcaccount(L);
   }
-  tide_lua_check(L, tide_periodic_advect_mac(P, vel, q, dt, out), fn);
+  tide_lua_check(L, tide_periodic_advect_mac(P, vel, q, dt, &ao, out), fn);
   return 1;
 }
 
-static const char *const advc_keys[] = {"scheme", "rk", "cubic", "clamp", "out", NULL};
-static const char *const ADV_SCHEMES[] = {"sl", "maccormack", "bfecc", NULL};
+static const char *const advc_keys[] = {"rk", "interp", "scheme", "clamp", "out", NULL};
 
-/* P:advect_cells(vel, f, dt [, {scheme = "sl", rk = 2, cubic = false, clamp = true, out}]) -> out */
+/* P:advect_cells(vel, f, dt [, {rk, interp, scheme, clamp, out}]) -> out:
+ * the options of tide.grid.advect_scalar, on the torus */
 static int per_advect_cells(lua_State *L) {
   const char *fn = "Periodic:advect_cells";
   tide_periodic *P = checkper(L, 1);
@@ -444,11 +448,7 @@ static int per_advect_cells(lua_State *L) {
   tide_lua_check(L, tide_grid_check_cells(&P->grid, f, TIDE_F64, "field"), fn);
   double dt = tide_lua_checkfinite(L, 4, fn, "dt");
   tide_opts o = tide_lua_optopts(L, 5, fn, advc_keys);
-  tide_advect_opts ao = tide_advect_opts_default();
-  ao.scheme = tide_opt_choice(&o, "scheme", "sl", ADV_SCHEMES);
-  ao.rk = (int)tide_opt_int(&o, "rk", 2, 2, 3);
-  ao.cubic = tide_opt_bool(&o, "cubic", 0);
-  ao.clamp = tide_opt_bool(&o, "clamp", 1);
+  tide_advect_opts ao = tide_lua_advect_opts(&o);
   tide_array *out = push_out_cells(&o, &P->grid, TIDE_F64, f);
   tide_lua_check(L, tide_periodic_advect_cells(P, vel, TIDE_F64P(f), dt, &ao, TIDE_F64P(out)), fn);
   return 1;
