@@ -62,6 +62,23 @@ do
   T.check(#ps == S.emitted - S.removed, "sink: count = emitted - removed")
 end
 
+-- an emitter active for t in [0.2, 0.5) s only
+do
+  local g = tide.grid.new { size = { 16, 16 }, dx = 1 / 16 }
+  local ps = liquid.particles { dim = 2 }
+  local S = flip.new { grid = g, particles = ps, emitters = { { shape = tide.shape.box { min = { 0.375, 0.75 },
+    max = { 0.625, 0.875 } }, velocity = { 0, -1 }, start = 0.2, stop = 0.5 } } }
+  local before, during
+  while S.t < 0.8 do
+    local t0 = S.t -- emitters act on the step's start time
+    flip.step(S, flip.max_dt(S))
+    if t0 < 0.2 then before = S.emitted end
+    if t0 < 0.5 then during = S.emitted end
+  end
+  T.check(before == 0 and during > 0 and S.emitted == during and #ps == during,
+    string.format("start/stop: emitted %d before, %d until stop, %d at the end", before, during, S.emitted))
+end
+
 -- deterministic: open sides, an emitter and a sink give the same particles
 -- with 1 and 2 threads
 do
@@ -167,6 +184,8 @@ do
   fails(function() flip.new { grid = g, particles = ps, emitters = { { shape = box } } } end, "velocity", "flip emitter")
   fails(function() flip.new { grid = g, particles = ps, emitters = { { shape = box, velocity = { 1, 0 }, speed = 1 } } } end,
     "unknown option 'speed'", "flip emitter key")
+  fails(function() flip.new { grid = g, particles = ps, emitters = { { shape = box, velocity = { 1, 0 }, start = 2, stop = 1 } } } end,
+    "start < stop", "flip emitter start/stop")
 end
 
 os.exit(T.report())
