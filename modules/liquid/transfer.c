@@ -206,11 +206,12 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   int64_t nf[3] = {0, 0, 0}, ntot = 0;
   tide_lattice lat[3];
   for (int a = 0; a < dim; a++) ntot += nf[a] = tide_array_size(u->u[a]);
-  if (!wf64 && (st = tide_particles_scratch(ps, ntot))) return st;
+  double *acc = wf64 ? NULL : tide_particles_scratch(ps, (size_t)ntot * sizeof(double));
+  if (!wf64 && !acc) return TIDE_ENOMEM;
   int64_t off = 0;
   for (int a = 0; a < dim; off += nf[a], a++) {
     num[a] = TIDE_F64P(u->u[a]);
-    den[a] = wf64 ? TIDE_F64P(weights->u[a]) : ps->acc + off;
+    den[a] = wf64 ? TIDE_F64P(weights->u[a]) : acc + off;
     double *nu = num[a], *de = den[a];
 #pragma omp parallel for schedule(static) if (nf[a] > TIDE_PAR_MIN)
     for (int64_t f = 0; f < nf[a]; f++) nu[f] = de[f] = 0;

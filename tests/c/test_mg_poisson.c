@@ -396,6 +396,53 @@ static void test_cutcell_vs_cholmod(int dim, int n) {
   prob_free(&p);
 }
 
+/* tide_mac_poisson_theta against its definition, face by face, on random
+ * labels and level set (3D rows and the 2D path) */
+static void test_theta(int dim) {
+  prob p = prob_new(dim, 13, 11, 9, 0.1);
+  const tide_grid *g = &p.g;
+  int64_t nc = ncells(&p);
+  double *phi = malloc((size_t)nc * sizeof(double));
+  for (int64_t c = 0; c < nc; c++) {
+    double r = tide_rand01(30, c);
+    p.lab[c] = r < 0.45 ? TIDE_CELL_LIQUID : r < 0.9 ? TIDE_CELL_AIR : TIDE_CELL_SOLID;
+    phi[c] = (p.lab[c] == TIDE_CELL_LIQUID ? -1 : 1) * tide_rand01(31, c) + 0.2 * (tide_rand01(32, c) - 0.5);
+  }
+  double *th[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < dim; a++) {
+    int d[3];
+    tide_grid_face_dims(g, a, d);
+    th[a] = malloc((size_t)d[0] * d[1] * d[2] * sizeof(double));
+  }
+  CHECK(tide_mac_poisson_theta(g, p.lab, phi, th) == TIDE_OK, "theta");
+  int bad = 0, cut = 0;
+  for (int a = 0; a < dim; a++) {
+    int d[3];
+    tide_grid_face_dims(g, a, d);
+    for (int i = 0; i < d[0]; i++)
+      for (int j = 0; j < d[1]; j++)
+        for (int k = 0; k < d[2]; k++) {
+          int q[3] = {i, j, k};
+          double t = 1;
+          if (q[a] > 0 && q[a] < g->n[a]) {
+            int64_t hi = tide_grid_idx(g, i, j, k);
+            q[a]--;
+            int64_t lo = tide_grid_idx(g, q[0], q[1], q[2]), cl = -1, ca = -1;
+            if (p.lab[lo] == TIDE_CELL_LIQUID && p.lab[hi] == TIDE_CELL_AIR) cl = lo, ca = hi;
+            if (p.lab[hi] == TIDE_CELL_LIQUID && p.lab[lo] == TIDE_CELL_AIR) cl = hi, ca = lo;
+            if (cl >= 0 && phi[cl] <= 0 && phi[ca] > 0) t = phi[cl] / (phi[cl] - phi[ca]), cut++;
+          }
+          bad += th[a][tide_grid_fidx(g, a, i, j, k)] != t;
+        }
+  }
+  CHECK(bad == 0 && cut > 20, "%dD theta matches its definition (%d faces differ, %d cut)", dim, bad,
+        cut);
+  for (int a = 0; a < 3; a++)
+    free(th[a]);
+  free(phi);
+  prob_free(&p);
+}
+
 /* A baffle thinner than a cell, present only in the face weights (closed
  * x faces above a gap at the bottom, liquid on both sides): the coarse
  * levels must see it through their coarsened face fractions, and the cells
@@ -618,6 +665,8 @@ int main(void) {
   }
 
   test_shapes();
+  test_theta(2);
+  test_theta(3);
   test_cutcell_vs_cholmod(2, 96);
   test_cutcell_vs_cholmod(3, 24);
   {
