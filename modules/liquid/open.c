@@ -104,6 +104,76 @@ static inline int doomed(const tide_grid *g, unsigned open, const uint8_t *sink,
   return sink && sink[tide_grid_idx(g, c[0], c[1], c[2])];
 }
 
+/* Stable parallel compaction into the spare storage (ps->xs2 ...: the
+ * reordering storage of particles.c, kept at >= cap rows), which is then
+ * swapped in: blocks of COMPACT_BLOCK particles (a count independent of the
+ * threads) count their survivors, a prefix sum gives each block its output
+ * offset, and every block copies its survivors there.  *m: survivors. */
+#define COMPACT_BLOCK 8192
+static int compact_parallel(tide_particles *ps, const tide_grid *g, unsigned open, const uint8_t *sk,
+                            int64_t first, int64_t *m) {
+  int dim = ps->dim, cdim = ps->apic ? dim * dim : 0;
+  int64_t n = ps->n, cap = ps->cap;
+  if (!ps->xs2 || ps->xs2->shape[0] < cap) {
+    tide_array_release(ps->xs2);
+    tide_array_release(ps->vs2);
+    tide_array_release(ps->cs2);
+    ps->xs2 = tide_array_new2(TIDE_F64, cap, dim);
+    ps->vs2 = tide_array_new2(TIDE_F64, cap, dim);
+    ps->cs2 = ps->apic ? tide_array_new3(TIDE_F64, cap, dim, dim) : NULL;
+    if (!ps->xs2 || !ps->vs2 || (ps->apic && !ps->cs2)) {
+      tide_array_release(ps->xs2);
+      tide_array_release(ps->vs2);
+      tide_array_release(ps->cs2);
+      ps->xs2 = ps->vs2 = ps->cs2 = NULL;
+      return TIDE_ENOMEM;
+    }
+  }
+  int64_t nb = (n - first + COMPACT_BLOCK - 1) / COMPACT_BLOCK;
+  int64_t *off = tide_alloc((size_t)(nb + 1) * sizeof(int64_t));
+  if (!off) return TIDE_ENOMEM;
+  const double *x = TIDE_F64P(ps->xs), *v = TIDE_F64P(ps->vs), *c = ps->apic ? TIDE_F64P(ps->cs) : NULL;
+  double *x2 = TIDE_F64P(ps->xs2), *v2 = TIDE_F64P(ps->vs2), *c2 = ps->apic ? TIDE_F64P(ps->cs2) : NULL;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t p1 = first + (b + 1) * COMPACT_BLOCK < n ? first + (b + 1) * COMPACT_BLOCK : n, k = 0;
+    for (int64_t p = first + b * COMPACT_BLOCK; p < p1; p++) k += !doomed(g, open, sk, x + p * dim);
+    off[b + 1] = k;
+  }
+  off[0] = first;
+  for (int64_t b = 0; b < nb; b++) off[b + 1] += off[b];
+#pragma omp parallel
+  {
+    /* the untouched head, then the survivors of each block */
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < first; p++) {
+      memcpy(x2 + p * dim, x + p * dim, (size_t)dim * sizeof(double));
+      memcpy(v2 + p * dim, v + p * dim, (size_t)dim * sizeof(double));
+      if (c) memcpy(c2 + p * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+    }
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+      int64_t p1 = first + (b + 1) * COMPACT_BLOCK < n ? first + (b + 1) * COMPACT_BLOCK : n, q = off[b];
+      for (int64_t p = first + b * COMPACT_BLOCK; p < p1; p++) {
+        if (doomed(g, open, sk, x + p * dim)) continue;
+        memcpy(x2 + q * dim, x + p * dim, (size_t)dim * sizeof(double));
+        memcpy(v2 + q * dim, v + p * dim, (size_t)dim * sizeof(double));
+        if (c) memcpy(c2 + q * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+        q++;
+      }
+    }
+  }
+  *m = off[nb];
+  tide_free(off, (size_t)(nb + 1) * sizeof(int64_t));
+  /* swap the storage (the views are remade by the caller's resize) */
+  tide_array *t;
+  t = ps->xs, ps->xs = ps->xs2, ps->xs2 = t;
+  t = ps->vs, ps->vs = ps->vs2, ps->vs2 = t;
+  t = ps->cs, ps->cs = ps->cs2, ps->cs2 = t;
+  ps->cap = ps->xs->shape[0];
+  return TIDE_OK;
+}
+
 int tide_particles_remove(tide_particles *ps, const tide_grid *g, unsigned open,
                           const tide_array *sink, int64_t *removed) {
   int st;
@@ -118,20 +188,28 @@ int tide_particles_remove(tide_particles *ps, const tide_grid *g, unsigned open,
 #pragma omp parallel for schedule(static) reduction(min : first) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++)
     if (p < first && doomed(g, open, sk, x + p * dim)) first = p;
-  /* stable compaction of the rest: a forward copy (each write lands at or
-   * before the entry read, so in place is safe) */
-  int64_t m = first;
-  for (int64_t p = first; p < n; p++) {
-    if (doomed(g, open, sk, x + p * dim)) continue;
-    if (m != p) {
-      memcpy(x + m * dim, x + p * dim, (size_t)dim * sizeof(double));
-      memcpy(v + m * dim, v + p * dim, (size_t)dim * sizeof(double));
-      if (c) memcpy(c + m * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+  if (first == n) {
+    if (removed) *removed = 0;
+    return TIDE_OK;
+  }
+  int64_t m;
+  if (n - first < 4 * COMPACT_BLOCK) {
+    /* few to look at: a serial forward copy in place (each write lands at
+     * or before the entry read) */
+    m = first;
+    for (int64_t p = first; p < n; p++) {
+      if (doomed(g, open, sk, x + p * dim)) continue;
+      if (m != p) {
+        memcpy(x + m * dim, x + p * dim, (size_t)dim * sizeof(double));
+        memcpy(v + m * dim, v + p * dim, (size_t)dim * sizeof(double));
+        if (c) memcpy(c + m * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+      }
+      m++;
     }
-    m++;
+  } else if ((st = compact_parallel(ps, g, open, sk, first, &m))) {
+    return st;
   }
   if (removed) *removed = n - m;
-  if (m == n) return TIDE_OK;
   return tide_particles_resize(ps, m);
 }
 

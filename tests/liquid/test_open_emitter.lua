@@ -136,6 +136,30 @@ do
   local r2 = liquid.remove(ps, g, { shape = box })
   T.near(r2, 36, 0, "remove: sink region")
 
+  -- a large set (the parallel compaction): survivors keep their order and data
+  do
+    local gb = tide.grid.new { size = { 128, 128 }, dx = 1 / 128 }
+    local big = liquid.seed { grid = gb, box = { min = { 0, 0 }, max = { 1, 1 } }, apic = true }
+    local nb = #big
+    for q = 1, nb do
+      big.v:set(q, 1, q)
+      big.c:set(q, 2, 1, -q)
+    end
+    local expect = 0
+    for q = 1, nb do
+      local x, y = big.x:get(q, 1), big.x:get(q, 2)
+      if not (x < 1 / 128 or y >= 127 / 128) then expect = expect + 1 end
+    end
+    local rb = liquid.remove(big, gb, { open = { "x-", "y+" } })
+    local okb, last = #big == expect and rb == nb - expect, 0
+    for q = 1, #big do
+      local id, x, y = big.v:get(q, 1), big.x:get(q, 1), big.x:get(q, 2)
+      okb = okb and id > last and big.c:get(q, 2, 1) == -id and x >= 1 / 128 and y < 127 / 128
+      last = id
+    end
+    T.check(okb, string.format("remove, %d particles: %d removed (expected %d), order and data kept", nb, rb, nb - expect))
+  end
+
   -- inflow: faces of region cells, fixed mask
   local u, fixed = g:mac(), g:mac("u8")
   liquid.inflow(u, { region = reg, velocity = { 0.5, -2 }, fixed = fixed })
