@@ -1,6 +1,7 @@
 /* particles.c -- particle sets: storage, seeding, advection, sorting by cell
  * (see particles.h). */
 #include "liquid/particles.h"
+#include "liquid/mac_view.h"
 
 #include <math.h>
 #include <omp.h>
@@ -314,23 +315,25 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
     hi[d] = g->origin[d] + g->n[d] * g->dx - eps;
   }
   int64_t n = ps->n;
+  tide_mac_view V;
+  tide_mac_view_init(vel, &V);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double *x = px + p * dim;
     double x0[3] = {0, 0, 0}, k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, k3[3] = {0, 0, 0}, y[3] = {0, 0, 0};
     for (int d = 0; d < dim; d++) x0[d] = x[d];
-    tide_mac_velocity(vel, x0, k1);
+    tide_mac_view_velocity(&V, x0, k1);
     if (order == 1) {
       for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k1[d];
     } else if (order == 2) {
       for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
-      tide_mac_velocity(vel, y, k2);
+      tide_mac_view_velocity(&V, y, k2);
       for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k2[d];
     } else { /* Ralston's third-order method */
       for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
-      tide_mac_velocity(vel, y, k2);
+      tide_mac_view_velocity(&V, y, k2);
       for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.75 * dt * k2[d];
-      tide_mac_velocity(vel, y, k3);
+      tide_mac_view_velocity(&V, y, k3);
       for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * (2 * k1[d] + 3 * k2[d] + 4 * k3[d]) / 9;
     }
     for (int d = 0; d < dim; d++) {

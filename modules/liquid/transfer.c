@@ -1,6 +1,7 @@
 /* transfer.c -- PIC / FLIP / APIC particle-grid transfers on MAC grids and
  * cell labels from particles (see particles.h). */
 #include "liquid/particles.h"
+#include "liquid/mac_view.h"
 #include "grid/levelset.h"
 
 #include <math.h>
@@ -301,6 +302,8 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
   int64_t n = ps->n;
+  tide_mac_view V;
+  tide_mac_view_init(u, &V);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
@@ -311,9 +314,9 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
       if (scheme == TIDE_TRANSFER_APIC) {
         v[a] = interp_grad(g, a, un[a], loc, pc + (p * dim + a) * dim);
       } else {
-        double unew = tide_mac_interp_loc(g, a, un[a], loc);
+        double unew = tide_mac_view_interp(&V, un[a], a, loc);
         if (scheme == TIDE_TRANSFER_FLIP) {
-          double uold = tide_mac_interp_loc(g, a, uo[a], loc);
+          double uold = tide_mac_view_interp(&V, uo[a], a, loc);
           v[a] = flip * (v[a] + unew - uold) + (1 - flip) * unew;
         } else {
           v[a] = unew;
