@@ -341,19 +341,25 @@ unsigned tide_lua_checksides(lua_State *L, int idx, const char *fname, const cha
   if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) == LUA_TSTRING) {
     int b = side_bit(lua_tostring(L, idx), dim);
-    if (b < 0) tide_lua_error(L, "%s: %s: unknown side '%s' (sides of a %dD domain: %s)", fname, what, lua_tostring(L, idx), dim, list);
+    if (b < 0)
+      tide_lua_error(L, "%s: %s: unknown side '%s' (sides of a %dD domain: %s)", fname, what,
+                     lua_tostring(L, idx), dim, list);
     return 1u << b;
   }
   if (lua_type(L, idx) != LUA_TTABLE)
-    tide_lua_error(L, "%s: %s must be a side name or a list of them (%s), got %s", fname, what, list, luaL_typename(L, idx));
+    tide_lua_error(L, "%s: %s must be a side name or a list of them (%s), got %s", fname, what,
+                   list, luaL_typename(L, idx));
   lua_Integer n = luaL_len(L, idx);
   unsigned mask = 0;
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
     if (lua_type(L, -1) != LUA_TSTRING)
-      tide_lua_error(L, "%s: %s[%I] must be a side name (%s), got %s", fname, what, i, list, luaL_typename(L, -1));
+      tide_lua_error(L, "%s: %s[%I] must be a side name (%s), got %s", fname, what, i, list,
+                     luaL_typename(L, -1));
     int b = side_bit(lua_tostring(L, -1), dim);
-    if (b < 0) tide_lua_error(L, "%s: %s: unknown side '%s' (sides of a %dD domain: %s)", fname, what, lua_tostring(L, -1), dim, list);
+    if (b < 0)
+      tide_lua_error(L, "%s: %s: unknown side '%s' (sides of a %dD domain: %s)", fname, what,
+                     lua_tostring(L, -1), dim, list);
     mask |= 1u << b;
     lua_pop(L, 1);
   }
@@ -362,7 +368,8 @@ unsigned tide_lua_checksides(lua_State *L, int idx, const char *fname, const cha
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
     lua_Integer k = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
-    if (k < 1 || k > n) tide_lua_error(L, "%s: %s must be a list of side names (%s)", fname, what, list);
+    if (k < 1 || k > n)
+      tide_lua_error(L, "%s: %s must be a list of side names (%s)", fname, what, list);
   }
   return mask;
 }

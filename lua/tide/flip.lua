@@ -99,7 +99,8 @@ local SIDES = { ["x-"] = 1, ["x+"] = 1, ["y-"] = 2, ["y+"] = 2, ["z-"] = 3, ["z+
 
 --- Open sides, emitters and sinks (flip.new options, docs/liquids.md):
 --   open = {"x+", "y-", ...}   domain sides where liquid leaves (default: all walls)
---   emitters = { {shape = tide.Shape, velocity = {..} [, per_cell = S.per_cell]}, ... }
+--   emitters = { {shape = tide.Shape, velocity = {..} [, per_cell = S.per_cell]
+--                 [, start = 0] [, stop = math.huge]}, ... }   (active for start <= t < stop [s])
 --   sinks = { tide.Shape, ... } particles entering these shapes are deleted
 -- S.emitted and S.removed count the particles added by the emitters and
 -- deleted at open sides and sinks (net of the emitters' own replacement).
@@ -126,8 +127,8 @@ function flip.boundaries(S, opts)
     for i, e in ipairs(opts.emitters) do
       if type(e) ~= "table" then error("tide.flip.new: emitters[" .. i .. "] must be a table {shape =, velocity =}", 3) end
       for k in pairs(e) do
-        if k ~= "shape" and k ~= "velocity" and k ~= "per_cell" then
-          error(string.format("tide.flip.new: emitters[%d]: unknown option '%s' (accepted: shape, velocity, per_cell)", i, tostring(k)), 3)
+        if k ~= "shape" and k ~= "velocity" and k ~= "per_cell" and k ~= "start" and k ~= "stop" then
+          error(string.format("tide.flip.new: emitters[%d]: unknown option '%s' (accepted: shape, velocity, per_cell, start, stop)", i, tostring(k)), 3)
         end
       end
       local ok, region = pcall(liquid.region, g, e.shape, { solid = S.solid })
@@ -139,7 +140,11 @@ function flip.boundaries(S, opts)
       if math.type(pc) ~= "integer" and not (type(pc) == "number" and pc == math.floor(pc)) then
         error("tide.flip.new: emitters[" .. i .. "].per_cell must be an integer", 3)
       end
-      S.emitters[i] = { region = region, velocity = e.velocity, per_cell = math.tointeger(pc) }
+      local start, stop = e.start or 0, e.stop or math.huge
+      if type(start) ~= "number" or type(stop) ~= "number" or start ~= start or stop ~= stop or not (start < stop) then
+        error("tide.flip.new: emitters[" .. i .. "]: start and stop must be numbers with start < stop", 3)
+      end
+      S.emitters[i] = { region = region, velocity = e.velocity, per_cell = math.tointeger(pc), start = start, stop = stop }
     end
     if #S.emitters == 0 then S.emitters = nil else S.fixed = g:mac("u8") end
   end
@@ -161,9 +166,11 @@ end
 function flip.emit(S)
   if not S.emitters then return end
   for i, e in ipairs(S.emitters) do
+    if S.t < e.start or S.t >= e.stop then goto next end
     local added, removed = time("emit", liquid.emit, S.particles, S.grid, { region = e.region,
       velocity = e.velocity, per_cell = e.per_cell, stream = (S.steps + 1) * 64 + i })
     S.emitted = S.emitted + added - removed
+    ::next::
   end
 end
 
@@ -173,7 +180,9 @@ function flip.inflow(S)
   if not S.emitters then return end
   S.fixed:fill(0)
   for _, e in ipairs(S.emitters) do
+    if S.t < e.start or S.t >= e.stop then goto next end
     liquid.inflow(S.u, { region = e.region, velocity = e.velocity, fixed = S.fixed })
+    ::next::
   end
 end
 
@@ -199,7 +208,9 @@ function flip.max_dt(S)
   local gmag = 0
   for _, gc in ipairs(S.gravity) do gmag = gmag + gc * gc end
   for _, e in ipairs(S.emitters or {}) do
-    for _, c in ipairs(e.velocity) do vmax = math.max(vmax, math.abs(c) * math.sqrt(S.grid.dim)) end
+    if S.t < e.stop then
+      for _, c in ipairs(e.velocity) do vmax = math.max(vmax, math.abs(c) * math.sqrt(S.grid.dim)) end
+    end
   end
   local speed = vmax + math.sqrt(5 * S.grid.dx * math.sqrt(gmag))
   return S.cfl * S.grid.dx / math.max(speed, 1e-12)

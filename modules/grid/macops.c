@@ -62,8 +62,8 @@ int tide_mac_divergence(const tide_mac *m, tide_array *out) {
 /* Is face (axis a, index c) closed, and which sides are solid?  A face of
  * open fraction 0 between two open cells is closed on both sides.  Domain
  * faces of the open sides (TIDE_SIDE_BIT mask) are not closed. */
-static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac, unsigned open,
-                            int a, const int c[3], int *lo_solid, int *hi_solid) {
+static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac,
+                            unsigned open, int a, const int c[3], int *lo_solid, int *hi_solid) {
   int lo = c[a] == 0, hi = c[a] == g->n[a];
   if ((lo && (open & TIDE_SIDE_BIT(a, 0))) || (hi && (open & TIDE_SIDE_BIT(a, 1)))) {
     *lo_solid = *hi_solid = 0;
@@ -97,7 +97,8 @@ int tide_mac_enforce_walls_open(tide_mac *m, const tide_array *labels, const tid
   const tide_grid *g = &m->grid;
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
   if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
-  if (open >> (2 * g->dim)) return tide_fail(TIDE_EINVAL, "open sides beyond the %dD domain", g->dim);
+  if (open >> (2 * g->dim))
+    return tide_fail(TIDE_EINVAL, "open sides beyond the %dD domain", g->dim);
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
   for (int a = 0; a < g->dim; a++) {
     int fd[3];

@@ -5,7 +5,8 @@
 #include <string.h>
 
 int tide_open_check(const tide_grid *g, unsigned open) {
-  if (open >> (2 * g->dim)) return tide_fail(TIDE_EINVAL, "open sides beyond the %dD domain", g->dim);
+  if (open >> (2 * g->dim))
+    return tide_fail(TIDE_EINVAL, "open sides beyond the %dD domain", g->dim);
   return TIDE_OK;
 }
 
@@ -58,7 +59,8 @@ int tide_liquid_region(const tide_grid *g, const tide_shape *s, const tide_array
                        tide_array *mask) {
   int st;
   if (!s) return tide_fail(TIDE_EINVAL, "region needs a shape");
-  if (s->dim != g->dim) return tide_fail(TIDE_EINVAL, "shape is %dD but the grid is %dD", s->dim, g->dim);
+  if (s->dim != g->dim)
+    return tide_fail(TIDE_EINVAL, "shape is %dD but the grid is %dD", s->dim, g->dim);
   if ((st = tide_grid_check_cells(g, mask, TIDE_U8, "mask"))) return st;
   if (solid && (st = tide_grid_check_cells(g, solid, TIDE_U8, "solid"))) return st;
   uint8_t *m = TIDE_U8P(mask);
@@ -70,7 +72,8 @@ int tide_liquid_region(const tide_grid *g, const tide_shape *s, const tide_array
   double blo[3], bhi[3];
   if (tide_shape_bounds(s, blo, bhi))
     for (int a = 0; a < g->dim; a++) {
-      double l = floor((blo[a] - g->origin[a]) / g->dx - 0.5), h = ceil((bhi[a] - g->origin[a]) / g->dx + 0.5);
+      double l = floor((blo[a] - g->origin[a]) / g->dx - 0.5),
+             h = ceil((bhi[a] - g->origin[a]) / g->dx + 0.5);
       lo[a] = l < 0 ? 0 : l > g->n[a] ? g->n[a] : (int)l;
       hi[a] = h < 0 ? 0 : h > g->n[a] ? g->n[a] : (int)h;
     }
@@ -104,10 +107,86 @@ static inline int doomed(const tide_grid *g, unsigned open, const uint8_t *sink,
   return sink && sink[tide_grid_idx(g, c[0], c[1], c[2])];
 }
 
+/* Stable parallel compaction into the spare storage (ps->xs2 ...: the
+ * reordering storage of particles.c, kept at >= cap rows), which is then
+ * swapped in: blocks of COMPACT_BLOCK particles (a count independent of the
+ * threads) count their survivors, a prefix sum gives each block its output
+ * offset, and every block copies its survivors there.  *m: survivors. */
+#define COMPACT_BLOCK 8192
+static int compact_parallel(tide_particles *ps, const tide_grid *g, unsigned open,
+                            const uint8_t *sk, int64_t first, int64_t *m) {
+  int dim = ps->dim, cdim = ps->apic ? dim * dim : 0;
+  int64_t n = ps->n, cap = ps->cap;
+  if (!ps->xs2 || ps->xs2->shape[0] < cap) {
+    tide_array_release(ps->xs2);
+    tide_array_release(ps->vs2);
+    tide_array_release(ps->cs2);
+    ps->xs2 = tide_array_new2(TIDE_F64, cap, dim);
+    ps->vs2 = tide_array_new2(TIDE_F64, cap, dim);
+    ps->cs2 = ps->apic ? tide_array_new3(TIDE_F64, cap, dim, dim) : NULL;
+    if (!ps->xs2 || !ps->vs2 || (ps->apic && !ps->cs2)) {
+      tide_array_release(ps->xs2);
+      tide_array_release(ps->vs2);
+      tide_array_release(ps->cs2);
+      ps->xs2 = ps->vs2 = ps->cs2 = NULL;
+      return TIDE_ENOMEM;
+    }
+  }
+  int64_t nb = (n - first + COMPACT_BLOCK - 1) / COMPACT_BLOCK;
+  int64_t *off = tide_alloc((size_t)(nb + 1) * sizeof(int64_t));
+  if (!off) return TIDE_ENOMEM;
+  const double *x = TIDE_F64P(ps->xs), *v = TIDE_F64P(ps->vs),
+               *c = ps->apic ? TIDE_F64P(ps->cs) : NULL;
+  double *x2 = TIDE_F64P(ps->xs2), *v2 = TIDE_F64P(ps->vs2),
+         *c2 = ps->apic ? TIDE_F64P(ps->cs2) : NULL;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t p1 = first + (b + 1) * COMPACT_BLOCK < n ? first + (b + 1) * COMPACT_BLOCK : n, k = 0;
+    for (int64_t p = first + b * COMPACT_BLOCK; p < p1; p++)
+      k += !doomed(g, open, sk, x + p * dim);
+    off[b + 1] = k;
+  }
+  off[0] = first;
+  for (int64_t b = 0; b < nb; b++)
+    off[b + 1] += off[b];
+#pragma omp parallel
+  {
+    /* the untouched head, then the survivors of each block */
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < first; p++) {
+      memcpy(x2 + p * dim, x + p * dim, (size_t)dim * sizeof(double));
+      memcpy(v2 + p * dim, v + p * dim, (size_t)dim * sizeof(double));
+      if (c) memcpy(c2 + p * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+    }
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+      int64_t p1 = first + (b + 1) * COMPACT_BLOCK < n ? first + (b + 1) * COMPACT_BLOCK : n,
+              q = off[b];
+      for (int64_t p = first + b * COMPACT_BLOCK; p < p1; p++) {
+        if (doomed(g, open, sk, x + p * dim)) continue;
+        memcpy(x2 + q * dim, x + p * dim, (size_t)dim * sizeof(double));
+        memcpy(v2 + q * dim, v + p * dim, (size_t)dim * sizeof(double));
+        if (c) memcpy(c2 + q * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+        q++;
+      }
+    }
+  }
+  *m = off[nb];
+  tide_free(off, (size_t)(nb + 1) * sizeof(int64_t));
+  /* swap the storage (the views are remade by the caller's resize) */
+  tide_array *t;
+  t = ps->xs, ps->xs = ps->xs2, ps->xs2 = t;
+  t = ps->vs, ps->vs = ps->vs2, ps->vs2 = t;
+  t = ps->cs, ps->cs = ps->cs2, ps->cs2 = t;
+  ps->cap = ps->xs->shape[0];
+  return TIDE_OK;
+}
+
 int tide_particles_remove(tide_particles *ps, const tide_grid *g, unsigned open,
                           const tide_array *sink, int64_t *removed) {
   int st;
-  if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
+  if (g->dim != ps->dim)
+    return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
   if ((st = tide_open_check(g, open))) return st;
   if (sink && (st = tide_grid_check_cells(g, sink, TIDE_U8, "sink"))) return st;
   const uint8_t *sk = sink ? TIDE_U8P(sink) : NULL;
@@ -118,20 +197,28 @@ int tide_particles_remove(tide_particles *ps, const tide_grid *g, unsigned open,
 #pragma omp parallel for schedule(static) reduction(min : first) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++)
     if (p < first && doomed(g, open, sk, x + p * dim)) first = p;
-  /* stable compaction of the rest: a forward copy (each write lands at or
-   * before the entry read, so in place is safe) */
-  int64_t m = first;
-  for (int64_t p = first; p < n; p++) {
-    if (doomed(g, open, sk, x + p * dim)) continue;
-    if (m != p) {
-      memcpy(x + m * dim, x + p * dim, (size_t)dim * sizeof(double));
-      memcpy(v + m * dim, v + p * dim, (size_t)dim * sizeof(double));
-      if (c) memcpy(c + m * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+  if (first == n) {
+    if (removed) *removed = 0;
+    return TIDE_OK;
+  }
+  int64_t m;
+  if (n - first < 4 * COMPACT_BLOCK) {
+    /* few to look at: a serial forward copy in place (each write lands at
+     * or before the entry read) */
+    m = first;
+    for (int64_t p = first; p < n; p++) {
+      if (doomed(g, open, sk, x + p * dim)) continue;
+      if (m != p) {
+        memcpy(x + m * dim, x + p * dim, (size_t)dim * sizeof(double));
+        memcpy(v + m * dim, v + p * dim, (size_t)dim * sizeof(double));
+        if (c) memcpy(c + m * cdim, c + p * cdim, (size_t)cdim * sizeof(double));
+      }
+      m++;
     }
-    m++;
+  } else if ((st = compact_parallel(ps, g, open, sk, first, &m))) {
+    return st;
   }
   if (removed) *removed = n - m;
-  if (m == n) return TIDE_OK;
   return tide_particles_resize(ps, m);
 }
 
@@ -140,9 +227,11 @@ int tide_particles_remove(tide_particles *ps, const tide_grid *g, unsigned open,
 int tide_liquid_emit(tide_particles *ps, const tide_grid *g, const tide_array *region, int per_cell,
                      const double *vel, uint64_t stream, int64_t *added, int64_t *removed) {
   int st;
-  if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
+  if (g->dim != ps->dim)
+    return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
   if ((st = tide_grid_check_cells(g, region, TIDE_U8, "region"))) return st;
-  if (per_cell < 1 || per_cell > 4096) return tide_fail(TIDE_EINVAL, "per_cell must be in 1..4096, got %d", per_cell);
+  if (per_cell < 1 || per_cell > 4096)
+    return tide_fail(TIDE_EINVAL, "per_cell must be in 1..4096, got %d", per_cell);
   int dim = g->dim;
   for (int d = 0; d < dim; d++)
     if (!vel || !isfinite(vel[d])) return tide_fail(TIDE_EINVAL, "emitter velocity must be finite");
@@ -152,7 +241,8 @@ int tide_liquid_emit(tide_particles *ps, const tide_grid *g, const tide_array *r
   /* the region cells in grid order */
   const uint8_t *rg = TIDE_U8P(region);
   int64_t nc = tide_grid_ncells(g), nreg = 0;
-  for (int64_t q = 0; q < nc; q++) nreg += rg[q] != 0;
+  for (int64_t q = 0; q < nc; q++)
+    nreg += rg[q] != 0;
   if (added) *added = 0;
   if (!nreg) return TIDE_OK;
   int64_t *cells = tide_alloc((size_t)nreg * sizeof(int64_t));
@@ -166,7 +256,8 @@ int tide_liquid_emit(tide_particles *ps, const tide_grid *g, const tide_array *r
   }
   /* stratify when per_cell = r^dim */
   int r = (int)lround(pow((double)per_cell, 1.0 / dim)), rp = 1;
-  for (int d = 0; d < dim; d++) rp *= r;
+  for (int d = 0; d < dim; d++)
+    rp *= r;
   if (rp != per_cell) r = 0;
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   int nj = g->n[1], nk = g->n[2];
@@ -181,7 +272,8 @@ int tide_liquid_emit(tide_particles *ps, const tide_grid *g, const tide_array *r
       uint64_t ctr = ((uint64_t)q * (uint64_t)per_cell + (uint64_t)s) * 3u;
       int64_t p = n0 + e * per_cell + s;
       for (int d = 0; d < dim; d++) {
-        px[p * dim + d] = g->origin[d] + c[d] * g->dx + (sub[d] + tide_rand01(stream, ctr + (uint64_t)d)) * h;
+        px[p * dim + d] =
+            g->origin[d] + c[d] * g->dx + (sub[d] + tide_rand01(stream, ctr + (uint64_t)d)) * h;
         pv[p * dim + d] = vel[d];
       }
     }

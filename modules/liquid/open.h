@@ -73,8 +73,10 @@ int tide_liquid_region(const tide_grid *g, const tide_shape *s, const tide_array
 
 /* Delete particles: those outside the domain of g, in the open layer of the
  * sides in open, or in a cell marked in sink (u8 cells, may be NULL).  The
- * others keep their order (a stable compaction).  *removed (may be NULL)
- * receives the count. */
+ * others keep their order (a stable compaction: in place when few are
+ * looked at, else in parallel by blocks into the spare storage, which is
+ * swapped in -- the storage moves, as after sorting).  *removed (may be
+ * NULL) receives the count. */
 int tide_particles_remove(tide_particles *ps, const tide_grid *g, unsigned open,
                           const tide_array *sink, int64_t *removed);
 

@@ -1,6 +1,7 @@
 /* transfer.c -- PIC / FLIP / APIC particle-grid transfers on MAC grids and
  * cell labels from particles (see particles.h). */
 #include "liquid/particles.h"
+#include "liquid/mac_view.h"
 #include "grid/levelset.h"
 
 #include <math.h>
@@ -206,11 +207,12 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   int64_t nf[3] = {0, 0, 0}, ntot = 0;
   tide_lattice lat[3];
   for (int a = 0; a < dim; a++) ntot += nf[a] = tide_array_size(u->u[a]);
-  if (!wf64 && (st = tide_particles_scratch(ps, ntot))) return st;
+  double *acc = wf64 ? NULL : tide_particles_scratch(ps, (size_t)ntot * sizeof(double));
+  if (!wf64 && !acc) return TIDE_ENOMEM;
   int64_t off = 0;
   for (int a = 0; a < dim; off += nf[a], a++) {
     num[a] = TIDE_F64P(u->u[a]);
-    den[a] = wf64 ? TIDE_F64P(weights->u[a]) : ps->acc + off;
+    den[a] = wf64 ? TIDE_F64P(weights->u[a]) : acc + off;
     double *nu = num[a], *de = den[a];
 #pragma omp parallel for schedule(static) if (nf[a] > TIDE_PAR_MIN)
     for (int64_t f = 0; f < nf[a]; f++) nu[f] = de[f] = 0;
@@ -300,6 +302,8 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
   int64_t n = ps->n;
+  tide_mac_view V;
+  tide_mac_view_init(u, &V);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
@@ -310,9 +314,9 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
       if (scheme == TIDE_TRANSFER_APIC) {
         v[a] = interp_grad(g, a, un[a], loc, pc + (p * dim + a) * dim);
       } else {
-        double unew = tide_mac_interp_loc(g, a, un[a], loc);
+        double unew = tide_mac_view_interp(&V, un[a], a, loc);
         if (scheme == TIDE_TRANSFER_FLIP) {
-          double uold = tide_mac_interp_loc(g, a, uo[a], loc);
+          double uold = tide_mac_view_interp(&V, uo[a], a, loc);
           v[a] = flip * (v[a] + unew - uold) + (1 - flip) * unew;
         } else {
           v[a] = unew;

@@ -62,6 +62,23 @@ do
   T.check(#ps == S.emitted - S.removed, "sink: count = emitted - removed")
 end
 
+-- an emitter active for t in [0.2, 0.5) s only
+do
+  local g = tide.grid.new { size = { 16, 16 }, dx = 1 / 16 }
+  local ps = liquid.particles { dim = 2 }
+  local S = flip.new { grid = g, particles = ps, emitters = { { shape = tide.shape.box { min = { 0.375, 0.75 },
+    max = { 0.625, 0.875 } }, velocity = { 0, -1 }, start = 0.2, stop = 0.5 } } }
+  local before, during
+  while S.t < 0.8 do
+    local t0 = S.t -- emitters act on the step's start time
+    flip.step(S, flip.max_dt(S))
+    if t0 < 0.2 then before = S.emitted end
+    if t0 < 0.5 then during = S.emitted end
+  end
+  T.check(before == 0 and during > 0 and S.emitted == during and #ps == during,
+    string.format("start/stop: emitted %d before, %d until stop, %d at the end", before, during, S.emitted))
+end
+
 -- deterministic: open sides, an emitter and a sink give the same particles
 -- with 1 and 2 threads
 do
@@ -119,6 +136,30 @@ do
   local r2 = liquid.remove(ps, g, { shape = box })
   T.near(r2, 36, 0, "remove: sink region")
 
+  -- a large set (the parallel compaction): survivors keep their order and data
+  do
+    local gb = tide.grid.new { size = { 128, 128 }, dx = 1 / 128 }
+    local big = liquid.seed { grid = gb, box = { min = { 0, 0 }, max = { 1, 1 } }, apic = true }
+    local nb = #big
+    for q = 1, nb do
+      big.v:set(q, 1, q)
+      big.c:set(q, 2, 1, -q)
+    end
+    local expect = 0
+    for q = 1, nb do
+      local x, y = big.x:get(q, 1), big.x:get(q, 2)
+      if not (x < 1 / 128 or y >= 127 / 128) then expect = expect + 1 end
+    end
+    local rb = liquid.remove(big, gb, { open = { "x-", "y+" } })
+    local okb, last = #big == expect and rb == nb - expect, 0
+    for q = 1, #big do
+      local id, x, y = big.v:get(q, 1), big.x:get(q, 1), big.x:get(q, 2)
+      okb = okb and id > last and big.c:get(q, 2, 1) == -id and x >= 1 / 128 and y < 127 / 128
+      last = id
+    end
+    T.check(okb, string.format("remove, %d particles: %d removed (expected %d), order and data kept", nb, rb, nb - expect))
+  end
+
   -- inflow: faces of region cells, fixed mask
   local u, fixed = g:mac(), g:mac("u8")
   liquid.inflow(u, { region = reg, velocity = { 0.5, -2 }, fixed = fixed })
@@ -167,6 +208,8 @@ do
   fails(function() flip.new { grid = g, particles = ps, emitters = { { shape = box } } } end, "velocity", "flip emitter")
   fails(function() flip.new { grid = g, particles = ps, emitters = { { shape = box, velocity = { 1, 0 }, speed = 1 } } } end,
     "unknown option 'speed'", "flip emitter key")
+  fails(function() flip.new { grid = g, particles = ps, emitters = { { shape = box, velocity = { 1, 0 }, start = 2, stop = 1 } } } end,
+    "start < stop", "flip emitter start/stop")
 end
 
 os.exit(T.report())
