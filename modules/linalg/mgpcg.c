@@ -634,12 +634,18 @@ static inline double fine_open(const tide_mac_solver *S, const tide_mac_poisson 
 /* Coarse level C from F.  Labels: AIR if any child is AIR, else LIQUID if
  * any child is LIQUID, else SOLID (over the whole level: far-away AIR cells
  * decide which coarse cells are Dirichlet).  Label mode: nd at liquid cells.
- * Coefficient mode (P has face weights): the open fraction of each coarse
- * face is the mean of the open fractions of the 2^(dim-1) fine faces it
- * covers (its open area), w[a][c] for the face between c and c + e_a, and
- * the stencil is re-discretized with them: A_cc = scale sum_f w_f over the
- * faces to LIQUID and AIR neighbours (Dirichlet at the air cell's centre),
- * cf = scale w_f between liquid cells. */
+ * Coefficient mode (P has face weights): each coarse face gets an effective
+ * open fraction W, w[a][c] for the face between c and c + e_a, and the
+ * stencil is re-discretized with them: A_cc = scale sum_f W_f over the faces
+ * to LIQUID and AIR neighbours (Dirichlet at the air cell's centre),
+ * cf = scale W_f between liquid cells.  W is the mean over the 2^(dim-1)
+ * fine rows crossing the face (rows in parallel: with the fine fractions
+ * alone, the open area of the face) of the row's conductance from one coarse
+ * centre to the other: the fine face w2 in series with the two fine links
+ * through the coarse centres w1, w3 (each cut in half between the two coarse
+ * links sharing it), W_row = 1 / (1/(4 w1) + 1/(2 w2) + 1/(4 w3)), equal to
+ * w for uniform fractions; so a wall thinner than a cell that lies inside a
+ * coarse cell still throttles the coarse links next to it. */
 static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
   const mg_level *F = &S->lev[l - 1];
   mg_level *C = &S->lev[l];
@@ -714,12 +720,34 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
               }
             }
             double sum = 0;
+            const int64_t sa = a == 0 ? F->s0 : a == 1 ? F->s1 : 1;
             for (int p = 0; p < m[0]; p++)
               for (int q = 0; q < m[1]; q++)
                 for (int r = 0; r < m[2]; r++) {
-                  const int fi = f0[0] + p, fj = f0[1] + q, fk = f0[2] + r;
-                  const int64_t fc = fi * F->s0 + fj * F->s1 + fk;
-                  sum += l == 1 ? fine_open(S, P, fc, a, fi, fj, fk) : F->w[a][fc];
+                  int fx[3] = {f0[0] + p, f0[1] + q, f0[2] + r};
+                  const int64_t fc = fx[0] * F->s0 + fx[1] * F->s1 + fx[2];
+                  double w2 = l == 1 ? fine_open(S, P, fc, a, fx[0], fx[1], fx[2]) : F->w[a][fc];
+                  if (cz[a] && w2 > 0) {
+                    /* in series with the fine links through the two coarse centres
+                     * (resistance shares 1/4, 1/2, 1/4); a link with a non-liquid cell
+                     * counts as open */
+                    double res = 0.5 / w2;
+                    for (int side = 0; side < 2; side++) {
+                      const int64_t lo = side ? fc + sa : fc - sa; /* low cell of the link */
+                      const int xl = fx[a] + (side ? 1 : -1);
+                      if (xl < 1 || xl + 1 >= F->N[a] || F->label[lo] != TIDE_CELL_LIQUID ||
+                          F->label[lo + sa] != TIDE_CELL_LIQUID) {
+                        res += 0.25;
+                        continue;
+                      }
+                      fx[a] = xl;
+                      double w1 = l == 1 ? fine_open(S, P, lo, a, fx[0], fx[1], fx[2]) : F->w[a][lo];
+                      fx[a] = f0[a];
+                      res += w1 > 0 ? 0.25 / w1 : 1e300;
+                    }
+                    w2 = 1.0 / res;
+                  }
+                  sum += w2;
                 }
             cw[a][c] = sum / (double)(m[0] * m[1] * m[2]);
           }

@@ -9,10 +9,13 @@
  *                   coarse cell is AIR if any child is AIR, else LIQUID if
  *                   any child is LIQUID, else SOLID), trilinear prolongation
  *                   P and restriction R = P^T / 2^dim, re-discretized coarse
- *                   operators (with cut-cell face weights: the open fraction
- *                   of a coarse face is the mean of the fractions of the
- *                   2^(dim-1) fine faces it covers, i.e. its open area;
- *                   ghost-fluid theta acts on the finest level only), damped
+ *                   operators (with cut-cell face weights: the fraction of a
+ *                   coarse face is the mean over the 2^(dim-1) fine rows
+ *                   crossing it of the row's series conductance between the
+ *                   coarse centres -- the fine face and the fine links
+ *                   through the two centres; the open area of the face for
+ *                   links without walls; ghost-fluid theta acts on the
+ *                   finest level only), damped
  *                   Jacobi smoothing (omega = 2/3) plus extra red-black
  *                   Gauss-Seidel sweeps in a band of cells near the boundary
  *                   and near partly open faces (run slab by slab: slabs of

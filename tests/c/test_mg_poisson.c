@@ -670,16 +670,17 @@ int main(void) {
   test_cutcell_vs_cholmod(2, 96);
   test_cutcell_vs_cholmod(3, 24);
   {
-    /* baffle on a face of every level (index 64 / 32) and inside a coarse cell (odd index):
+    /* baffle on a face of every level (index 64 / 16) and inside a coarse cell (odd index):
      * without coarsened fractions and the band next to partly open faces these took
-     * 2-3 times the iterations of the plain pool (measured 29-34 at 64^3) */
+     * 27-32 iterations; with the mean fraction but no series links inside the coarse
+     * cells 22 and 18 for the odd faces */
     int i2 = baffle_run(2, 128, 64, 1e-8), i2o = baffle_run(2, 128, 61, 1e-8);
     int i3 = baffle_run(3, 32, 16, 1e-8), i3o = baffle_run(3, 32, 13, 1e-8);
     printf("baffle in the face weights: MGPCG iterations to 1e-8: 2D 128^2 %d (face 64), %d (face "
            "61); 3D 32^3 %d (face 16), %d (face 13)\n",
            i2, i2o, i3, i3o);
     CHECK(i2 <= 16 && i3 <= 16, "baffle on coarse faces: MGPCG iterations %d (2D), %d (3D)", i2, i3);
-    CHECK(i2o <= 25 && i3o <= 25, "baffle inside coarse cells: MGPCG iterations %d, %d", i2o, i3o);
+    CHECK(i2o <= 20 && i3o <= 20, "baffle inside coarse cells: MGPCG iterations %d, %d", i2o, i3o);
   }
   for (int method = 0; method < 3; method++)
     test_floating(method);
