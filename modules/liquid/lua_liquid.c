@@ -4,6 +4,7 @@
  * projection.  Argument checks and marshalling only (numerics in
  * particles.c, transfer.c, project.c).  See docs/liquids.md.
  */
+#include "liquid/lua_liquid.h"
 #include "liquid/open.h"
 #include "liquid/particles.h"
 #include "liquid/project.h"
@@ -15,9 +16,6 @@
 
 int luaopen_tide_array(lua_State *L);
 int luaopen_tide_grid(lua_State *L);
-void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
-void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
-void tide_lua_liquid_open_open(lua_State *L);    /* lua_liquid_open.c: open boundaries, emitters */
 
 static tide_particles *checkps(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_PARTICLES_T);
@@ -438,18 +436,22 @@ static int l_project(lua_State *L) {
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_project_stats ps;
   tide_lua_check(L, tide_liquid_project(u, labels, &po, work, valid, pressure, &ps), fn);
-  lua_createtable(L, 0, 5);
-  lua_pushinteger(L, ps.iterations);
-  lua_setfield(L, -2, "iterations");
-  lua_pushnumber(L, ps.residual);
-  lua_setfield(L, -2, "residual");
-  lua_pushinteger(L, ps.unknowns);
-  lua_setfield(L, -2, "unknowns");
-  lua_pushnumber(L, ps.div_before);
-  lua_setfield(L, -2, "div_before");
-  lua_pushnumber(L, ps.div_after);
-  lua_setfield(L, -2, "div_after");
+  tide_lua_push_project_stats(L, &ps);
   return 1;
+}
+
+void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st) {
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, st->iterations);
+  lua_setfield(L, -2, "iterations");
+  lua_pushnumber(L, st->residual);
+  lua_setfield(L, -2, "residual");
+  lua_pushinteger(L, (lua_Integer)st->unknowns);
+  lua_setfield(L, -2, "unknowns");
+  lua_pushnumber(L, st->div_before);
+  lua_setfield(L, -2, "div_before");
+  lua_pushnumber(L, st->div_after);
+  lua_setfield(L, -2, "div_after");
 }
 
 
