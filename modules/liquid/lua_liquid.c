@@ -180,6 +180,14 @@ static int p_count(lua_State *L) {
   return 1;
 }
 
+/* ps:max_speed() -> max_p max_d |v_p,d| [m/s] */
+static int p_max_speed(lua_State *L) {
+  double s = 0;
+  tide_lua_check(L, tide_particles_max_speed(checkps(L, 1), &s), "Particles:max_speed");
+  lua_pushnumber(L, s);
+  return 1;
+}
+
 static int p_resize(lua_State *L) {
   tide_particles *ps = checkps(L, 1);
   int64_t n = tide_lua_checkrange(L, 2, "Particles:resize", "n", 0, (lua_Integer)1 << 36);
@@ -331,7 +339,7 @@ static int p_index(lua_State *L) {
 static const luaL_Reg ps_methods[] = {{"seed", p_seed},       {"advect", p_advect},   {"count", p_count},
                                       {"resize", p_resize},   {"reserve", p_reserve}, {"level_set", p_level_set},
                                       {"density", p_density}, {"reseed", p_reseed}, {"sort", p_sort},
-                                      {"free", p_free},       {NULL, NULL}};
+                                      {"max_speed", p_max_speed}, {"free", p_free},       {NULL, NULL}};
 
 static const luaL_Reg ps_meta[] = {{"__gc", p_free},   {"__close", p_free}, {"__tostring", p_tostring},
                                    {"__len", p_len},   {"__index", p_index}, {NULL, NULL}};
