@@ -10,7 +10,8 @@
 -- projection.  One step (every line one native operator):
 --   1. advect phi (MacCormack, monotone cubic; Selle et al. 2008)
 --   2. restore each component's volume (Liu et al. 2024, Sec. 4.2.2)
---   3. advect the velocity (semi-Lagrangian, RK2; Zarifi Eq. 4.29-4.30)
+--   3. advect the velocity (semi-Lagrangian RK2, Zarifi Eq. 4.29-4.30, by
+--      default; `advect_u = "maccormack" | "bfecc"` for the corrected schemes)
 --   4. gravity; labels from phi
 --   5. viscosity: variational with a traction-free surface (Batty & Bridson 2008)
 --   6. surface tension: ghost-fluid jump sigma kappa (default; kappa by height
@@ -37,6 +38,7 @@ local defaults = {
   cfl = 1,                 -- advective CFL number of max_dt
   capillary = 0.5,         -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma))
   advect = "maccormack",   -- level-set advection: "sl", "maccormack", "bfecc"
+  advect_u = "sl",         -- velocity self-advection: "sl", "maccormack", "bfecc"
   volume = true,           -- volume correction every step
   redistance = 0,          -- redistance phi every n steps (0: never)
   tol = 1e-8,              -- pressure solve
@@ -82,6 +84,7 @@ function drop.new(opts)
   check_choice(S.curvature, { "heights", "cells" }, "curvature")
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
+  check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
   S.phi = g:cells()
   S.phi:copy(phi) -- checks the shape
@@ -90,6 +93,7 @@ function drop.new(opts)
   S.valid = g:mac("u8")
   S.labels = liquid.label_phi(g, S.phi, { solid = S.solid, open = S.open })
   S.pressure = g:cells()
+  S.advect_opts = { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
   S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
   if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
   S.t, S.steps = 0, 0
@@ -122,7 +126,8 @@ function drop.step(S, dt)
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then time("redistance", grid.redistance, g, S.phi) end
   -- 3. velocity self-advection
-  time("advect u", u.advect, u, u, dt, S.u2)
+  S.advect_opts.out = S.u2
+  time("advect u", u.advect, u, u, dt, S.advect_opts)
   S.u, S.u2 = S.u2, S.u
   u = S.u
   -- 4. forces and labels

@@ -202,9 +202,7 @@ end
 --- Largest stable step: cfl cells per step at the fastest particle or face
 -- speed, plus sqrt(5 dx |g|) for gravity (Bridson 2015, Eq. 3.2).
 function flip.max_dt(S)
-  local v = S.particles.v
-  local vmax = #S.particles > 0 and math.max(v:max(), -v:min()) or 0
-  vmax = math.max(vmax * math.sqrt(S.grid.dim), S.u:max_speed())
+  local vmax = math.max(S.particles:max_speed() * math.sqrt(S.grid.dim), S.u:max_speed())
   local gmag = 0
   for _, gc in ipairs(S.gravity) do gmag = gmag + gc * gc end
   for _, e in ipairs(S.emitters or {}) do

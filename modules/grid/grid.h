@@ -289,9 +289,11 @@ int tide_mac_enforce_walls_open(tide_mac *m, const tide_array *labels, const tid
  * Sec. 4.6, Bridson 2015 Sec. 4.4): `layers` sweeps; each sweep gives every
  * invalid face with at least one valid neighbour (the 2*dim faces of the
  * same axis one index away) the average of its valid neighbours and marks
- * it valid for the next sweep.  Updates are order independent (the mask is
- * double-buffered).  valid is a u8 MAC field (1 = valid), updated in place
- * so that on return it marks the faces that hold a value.  clear != 0 sets
+ * it valid for the next sweep.  Updates are order independent (faces turned
+ * valid in a sweep are marked apart until it ends); rows of faces with no
+ * valid face in them or the four rows beside them are skipped.  valid is a
+ * u8 MAC field (nonzero = valid), updated in place so that on return it is
+ * 1 on the faces that hold a value and 0 elsewhere.  clear != 0 sets
  * the faces still invalid after the sweeps to 0 (so stale values far from
  * the liquid neither advect nor enter the CFL speed). */
 int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear);

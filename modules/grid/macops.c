@@ -151,50 +151,90 @@ int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear) {
   const tide_grid *g = &m->grid;
   if ((st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
   if (layers < 0) return tide_fail(TIDE_EINVAL, "layers must be >= 0, got %d", layers);
+  int64_t rmax = 0;
   for (int a = 0; a < g->dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
-    int64_t n = tide_array_size(m->u[a]);
+    if ((int64_t)fd[0] * fd[1] > rmax) rmax = (int64_t)fd[0] * fd[1];
+  }
+  /* per row of faces (i, j): 1 when it holds a valid face, 2 when it got
+   * its first one in the current sweep; rows with no active row beside
+   * them (or themselves) cannot change and are skipped */
+  uint8_t *row = tide_alloc((size_t)rmax);
+  if (!row) return TIDE_ENOMEM;
+  for (int a = 0; a < g->dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    int64_t n = tide_array_size(m->u[a]), nr = (int64_t)fd[0] * fd[1];
     uint8_t *mask = TIDE_U8P(valid->u[a]);
-    uint8_t *next = tide_alloc((size_t)n);
-    if (!next) return TIDE_ENOMEM;
     double *u = TIDE_F64P(m->u[a]);
     int64_t s0 = (int64_t)fd[1] * fd[2], s1 = fd[2];
+    int n1 = fd[1], n2 = fd[2], dim3 = g->dim == 3;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    for (int64_t r = 0; r < nr; r++) {
+      uint8_t any = 0;
+      for (int64_t f = r * n2; f < (r + 1) * n2; f++) {
+        mask[f] = mask[f] != 0;
+        any |= mask[f];
+      }
+      row[r] = any;
+    }
     for (int layer = 0; layer < layers; layer++) {
       int changed = 0;
+      /* a face turning valid is marked 2: neighbours read only the 1s of
+       * the previous sweeps, so the result is order independent.  Planes i
+       * of one parity at a time: a plane's rows are written by one thread
+       * and read (from the planes beside it) by none. */
+      for (int parity = 0; parity < 2; parity++) {
 #pragma omp parallel for schedule(static) reduction(| : changed) if (n > TIDE_PAR_MIN)
-      for (int i = 0; i < fd[0]; i++)
-        for (int j = 0; j < fd[1]; j++)
-          for (int k = 0; k < fd[2]; k++) {
-            int64_t f = i * s0 + j * s1 + k;
-            next[f] = mask[f];
-            if (mask[f]) continue;
-            double sum = 0;
-            int cnt = 0;
-            /* the 2*dim neighbours of the same axis, one index away */
-            if (i > 0 && mask[f - s0]) sum += u[f - s0], cnt++;
-            if (i + 1 < fd[0] && mask[f + s0]) sum += u[f + s0], cnt++;
-            if (j > 0 && mask[f - s1]) sum += u[f - s1], cnt++;
-            if (j + 1 < fd[1] && mask[f + s1]) sum += u[f + s1], cnt++;
-            if (g->dim == 3) {
-              if (k > 0 && mask[f - 1]) sum += u[f - 1], cnt++;
-              if (k + 1 < fd[2] && mask[f + 1]) sum += u[f + 1], cnt++;
+        for (int i = parity; i < fd[0]; i += 2)
+          for (int j = 0; j < n1; j++) {
+            int64_t r = (int64_t)i * n1 + j;
+            if (!(row[r] == 1 || (i > 0 && row[r - n1] == 1) || (i + 1 < fd[0] && row[r + n1] == 1) ||
+                  (j > 0 && row[r - 1] == 1) || (j + 1 < n1 && row[r + 1] == 1)))
+              continue;
+            int grew = 0;
+            for (int k = 0; k < n2; k++) {
+              int64_t f = i * s0 + j * s1 + k;
+              if (mask[f]) continue;
+              double sum = 0;
+              int cnt = 0;
+              /* the 2*dim neighbours of the same axis, one index away */
+              if (i > 0 && mask[f - s0] == 1) sum += u[f - s0], cnt++;
+              if (i + 1 < fd[0] && mask[f + s0] == 1) sum += u[f + s0], cnt++;
+              if (j > 0 && mask[f - s1] == 1) sum += u[f - s1], cnt++;
+              if (j + 1 < n1 && mask[f + s1] == 1) sum += u[f + s1], cnt++;
+              if (dim3) {
+                if (k > 0 && mask[f - 1] == 1) sum += u[f - 1], cnt++;
+                if (k + 1 < n2 && mask[f + 1] == 1) sum += u[f + 1], cnt++;
+              }
+              if (cnt) {
+                u[f] = sum / cnt;
+                mask[f] = 2;
+                grew = 1;
+              }
             }
-            if (cnt) {
-              u[f] = sum / cnt; /* only read through valid masks: order independent */
-              next[f] = 1;
+            if (grew) {
               changed = 1;
+              if (!row[r]) row[r] = 2;
             }
           }
-      memcpy(mask, next, (size_t)n);
+      }
       if (!changed) break;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+      for (int64_t r = 0; r < nr; r++) {
+        if (!row[r]) continue;
+        row[r] = 1;
+        for (int64_t f = r * n2; f < (r + 1) * n2; f++)
+          if (mask[f] == 2) mask[f] = 1;
+      }
     }
     if (clear) {
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
       for (int64_t f = 0; f < n; f++)
         if (!mask[f]) u[f] = 0;
     }
-    tide_free(next, (size_t)n);
   }
+  tide_free(row, (size_t)rmax);
   return TIDE_OK;
 }

@@ -4,6 +4,7 @@
  * projection.  Argument checks and marshalling only (numerics in
  * particles.c, transfer.c, project.c).  See docs/liquids.md.
  */
+#include "liquid/lua_liquid.h"
 #include "liquid/open.h"
 #include "liquid/particles.h"
 #include "liquid/project.h"
@@ -15,9 +16,6 @@
 
 int luaopen_tide_array(lua_State *L);
 int luaopen_tide_grid(lua_State *L);
-void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
-void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
-void tide_lua_liquid_open_open(lua_State *L);    /* lua_liquid_open.c: open boundaries, emitters */
 
 static tide_particles *checkps(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_PARTICLES_T);
@@ -182,6 +180,14 @@ static int p_count(lua_State *L) {
   return 1;
 }
 
+/* ps:max_speed() -> max_p max_d |v_p,d| [m/s] */
+static int p_max_speed(lua_State *L) {
+  double s = 0;
+  tide_lua_check(L, tide_particles_max_speed(checkps(L, 1), &s), "Particles:max_speed");
+  lua_pushnumber(L, s);
+  return 1;
+}
+
 static int p_resize(lua_State *L) {
   tide_particles *ps = checkps(L, 1);
   int64_t n = tide_lua_checkrange(L, 2, "Particles:resize", "n", 0, (lua_Integer)1 << 36);
@@ -333,7 +339,7 @@ static int p_index(lua_State *L) {
 static const luaL_Reg ps_methods[] = {{"seed", p_seed},       {"advect", p_advect},   {"count", p_count},
                                       {"resize", p_resize},   {"reserve", p_reserve}, {"level_set", p_level_set},
                                       {"density", p_density}, {"reseed", p_reseed}, {"sort", p_sort},
-                                      {"free", p_free},       {NULL, NULL}};
+                                      {"max_speed", p_max_speed}, {"free", p_free},       {NULL, NULL}};
 
 static const luaL_Reg ps_meta[] = {{"__gc", p_free},   {"__close", p_free}, {"__tostring", p_tostring},
                                    {"__len", p_len},   {"__index", p_index}, {NULL, NULL}};
@@ -438,18 +444,22 @@ static int l_project(lua_State *L) {
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_project_stats ps;
   tide_lua_check(L, tide_liquid_project(u, labels, &po, work, valid, pressure, &ps), fn);
-  lua_createtable(L, 0, 5);
-  lua_pushinteger(L, ps.iterations);
-  lua_setfield(L, -2, "iterations");
-  lua_pushnumber(L, ps.residual);
-  lua_setfield(L, -2, "residual");
-  lua_pushinteger(L, ps.unknowns);
-  lua_setfield(L, -2, "unknowns");
-  lua_pushnumber(L, ps.div_before);
-  lua_setfield(L, -2, "div_before");
-  lua_pushnumber(L, ps.div_after);
-  lua_setfield(L, -2, "div_after");
+  tide_lua_push_project_stats(L, &ps);
   return 1;
+}
+
+void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st) {
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, st->iterations);
+  lua_setfield(L, -2, "iterations");
+  lua_pushnumber(L, st->residual);
+  lua_setfield(L, -2, "residual");
+  lua_pushinteger(L, (lua_Integer)st->unknowns);
+  lua_setfield(L, -2, "unknowns");
+  lua_pushnumber(L, st->div_before);
+  lua_setfield(L, -2, "div_before");
+  lua_pushnumber(L, st->div_after);
+  lua_setfield(L, -2, "div_after");
 }
 
 

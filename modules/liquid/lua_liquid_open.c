@@ -14,10 +14,10 @@
  *
  * Registered by lua_liquid.c through tide_lua_liquid_open_open.
  */
+#include "liquid/lua_liquid.h"
 #include "liquid/open.h"
 #include "tide_lua.h"
 
-void tide_lua_liquid_open_open(lua_State *L);
 
 static tide_array *check_cells(lua_State *L, tide_array *a, const tide_grid *g, tide_dtype t,
                                const char *fn, const char *what) {

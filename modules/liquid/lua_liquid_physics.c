@@ -6,6 +6,7 @@
  * tide.liquid table by lua_liquid.c.  See docs/liquids-physics.md.
  */
 #include "grid/lua_grid_opts.h"
+#include "liquid/lua_liquid.h"
 #include "liquid/open.h"
 #include "liquid/periodic.h"
 #include "liquid/surface_tension.h"
@@ -18,7 +19,6 @@
 #define TIDE_PERIODIC_T "tide.Periodic"
 #define TIDE_VSOLVER_T "tide.ViscositySolver"
 
-void tide_lua_liquid_physics_open(lua_State *L);
 
 static tide_mac *checkmac(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, TIDE_MAC_T); }
 
@@ -472,17 +472,7 @@ static int per_project(lua_State *L) {
   tide_project_stats st;
   tide_lua_check(L, tide_periodic_project(P, u, lab, dt, rho, tol, maxit, p, &st), fn);
   lua_settop(L, 2);
-  lua_createtable(L, 0, 5);
-  lua_pushinteger(L, st.iterations);
-  lua_setfield(L, -2, "iterations");
-  lua_pushnumber(L, st.residual);
-  lua_setfield(L, -2, "residual");
-  lua_pushinteger(L, (lua_Integer)st.unknowns);
-  lua_setfield(L, -2, "unknowns");
-  lua_pushnumber(L, st.div_before);
-  lua_setfield(L, -2, "div_before");
-  lua_pushnumber(L, st.div_after);
-  lua_setfield(L, -2, "div_after");
+  tide_lua_push_project_stats(L, &st);
   return 2;
 }
 

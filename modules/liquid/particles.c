@@ -130,6 +130,22 @@ int tide_particles_resize(tide_particles *ps, int64_t n) {
   return remake_views(ps);
 }
 
+int tide_particles_max_speed(const tide_particles *ps, double *out) {
+  const double *v = TIDE_F64P(ps->v);
+  int64_t m = ps->n * ps->dim;
+  double best = 0;
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : bad) if (m > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < m; i++) {
+    double s = fabs(v[i]);
+    if (!(s <= 1e300)) bad = 1;
+    else if (s > best) best = s;
+  }
+  if (bad) return tide_fail(TIDE_ENONFINITE, "particle velocities hold non-finite values");
+  *out = best;
+  return TIDE_OK;
+}
+
 /* ------------------------------------------------------------ seeding */
 
 static int inside(const tide_shape *s, const tide_lattice *phi, const double *x) {

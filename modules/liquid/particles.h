@@ -63,6 +63,11 @@ int64_t tide_particles_bytes(const tide_particles *ps);
  * memory (message recorded). */
 void *tide_particles_scratch(tide_particles *ps, size_t bytes);
 
+/* Largest velocity component magnitude max_p max_d |v_p,d| [m/s] (0 for
+ * an empty set), one parallel pass; TIDE_ENONFINITE when a velocity is not
+ * finite. */
+int tide_particles_max_speed(const tide_particles *ps, double *out);
+
 /* Seed particles over the cells of g: every cell is split into r^dim
  * sub-cells with r = round(per_cell^(1/dim)) when per_cell is a perfect
  * power (one jittered particle per sub-cell, stratified), otherwise per_cell
