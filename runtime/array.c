@@ -469,6 +469,13 @@ int tide_array_minmax(const tide_array *a, double *mn, double *mx) {
 int64_t tide_array_nonfinite(const tide_array *a) {
   if (a->dtype == TIDE_I32 || a->dtype == TIDE_U8) return 0;
   int64_t n = tide_array_size(a), bad = 0;
+  if (CONTIG_F64(a)) { /* the common case (fields checked by every projection) */
+    const double *p = TIDE_F64P(a);
+#pragma omp parallel for schedule(static) reduction(+ : bad) if (n > 65536)
+    for (int64_t i = 0; i < n; i++)
+      bad += !isfinite(p[i]);
+    return bad;
+  }
 #pragma omp parallel for schedule(static) reduction(+ : bad) if (n > 65536)
   for (int64_t i = 0; i < n; i++)
     if (!isfinite(tide_array_getlin(a, i))) bad++;

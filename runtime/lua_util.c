@@ -327,6 +327,62 @@ int tide_opt_vec(tide_opts *o, const char *key, int nmin, int nmax, double *out)
   return n;
 }
 
+/* bit of one side name, or -1 */
+static int side_bit(const char *s, int dim) {
+  static const char *const names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+  for (int b = 0; b < 2 * dim; b++)
+    if (!strcmp(s, names[b])) return b;
+  return -1;
+}
+
+unsigned tide_lua_checksides(lua_State *L, int idx, const char *fname, const char *what, int dim) {
+  idx = lua_absindex(L, idx);
+  const char *list = dim == 3 ? "x-, x+, y-, y+, z-, z+" : "x-, x+, y-, y+";
+  if (lua_isnoneornil(L, idx)) return 0;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    int b = side_bit(lua_tostring(L, idx), dim);
+    if (b < 0)
+      tide_lua_error(L, "%s: %s: unknown side '%s' (sides of a %dD domain: %s)", fname, what,
+                     lua_tostring(L, idx), dim, list);
+    return 1u << b;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE)
+    tide_lua_error(L, "%s: %s must be a side name or a list of them (%s), got %s", fname, what,
+                   list, luaL_typename(L, idx));
+  lua_Integer n = luaL_len(L, idx);
+  unsigned mask = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, idx, i);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      tide_lua_error(L, "%s: %s[%I] must be a side name (%s), got %s", fname, what, i, list,
+                     luaL_typename(L, -1));
+    int b = side_bit(lua_tostring(L, -1), dim);
+    if (b < 0)
+      tide_lua_error(L, "%s: %s: unknown side '%s' (sides of a %dD domain: %s)", fname, what,
+                     lua_tostring(L, -1), dim, list);
+    mask |= 1u << b;
+    lua_pop(L, 1);
+  }
+  /* only a list: a table with other keys is a mistake ({xmax = "open"}) */
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    lua_Integer k = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+    if (k < 1 || k > n)
+      tide_lua_error(L, "%s: %s must be a list of side names (%s)", fname, what, list);
+  }
+  return mask;
+}
+
+unsigned tide_opt_sides(tide_opts *o, const char *key, int dim) {
+  if (!opt_get(o, key)) return 0;
+  char what[96];
+  snprintf(what, sizeof what, "option '%s'", key);
+  unsigned m = tide_lua_checksides(o->L, -1, o->fname, what, dim);
+  lua_pop(o->L, 1);
+  return m;
+}
+
 void tide_lua_preload(lua_State *L, const char *name, lua_CFunction f) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, f);

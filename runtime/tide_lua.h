@@ -117,6 +117,15 @@ void *tide_opt_reqobj(tide_opts *o, const char *key, const char *tname);
  * count found (between nmin and nmax) or raises.  0 when absent. */
 int tide_opt_vec(tide_opts *o, const char *key, int nmin, int nmax, double *out);
 
+/* Domain sides (open boundaries): nil/none -> 0, a side name or a list of
+ * them, names "x-", "x+", "y-", "y+" and, when dim == 3, "z-", "z+".
+ * Returns the bit mask with bit 2a + hi per side (axis a, hi = 1 for the
+ * "+" side; TIDE_SIDE_BIT of modules/grid/grid.h).  Unknown names, z sides
+ * in 2D and other types raise an error naming fname and what. */
+unsigned tide_lua_checksides(lua_State *L, int idx, const char *fname, const char *what, int dim);
+/* The same for option key of o (0 when absent). */
+unsigned tide_opt_sides(tide_opts *o, const char *key, int dim);
+
 /* Read a Lua list of numbers at idx into out (nmin..nmax entries); returns n. */
 int tide_lua_checkvec(lua_State *L, int idx, const char *fname, const char *what, int nmin,
                       int nmax, double *out);

@@ -1,8 +1,11 @@
 -- Oscillating drop (2D): a water drop with an elliptic (n = 2) perturbation
 -- rings under surface tension, in zero gravity, air density 0.
---   build/tide scenes/drop_oscillation.lua [--res 48] [--eps 0.1] [--frames 60] [--tension ghost|liu]
+--   build/tide scenes/drop_oscillation.lua [--res 48] [--eps 0.1] [--angle 45] [--frames 60]
+--     [--tension ghost|liu] [--curvature heights|cells] [--advect_u sl|maccormack|bfecc]
 -- Grid-only level-set liquid (lua/tide/drop.lua): MacCormack level-set
--- advection with volume correction, ghost-fluid surface tension sigma kappa,
+-- advection with volume correction, ghost-fluid surface tension sigma kappa
+-- (kappa by height functions at the interface crossings; --curvature cells:
+-- the former cell curvature, 9% fast for a diagonal stretch at 32 cells),
 -- ghost-fluid projection, optional variational viscosity (--nu).  Linear
 -- theory: omega^2 = 6 sigma / (rho R^3) (Rayleigh; Lamb Sec. 275); the run
 -- prints the measured frequency.  Frames: out/drop_oscillation/frame_%04d.png
@@ -12,11 +15,12 @@ local drop = require "tide.drop"
 
 local P = tide.params({
   res = 48, R = 0.01, eps = 0.1, angle = 0, sigma = 0.0728, rho = 1000, nu = 0, frames = 60, periods = 2,
-  tension = "ghost", out = "out/drop_oscillation", png = true, image = 640,
+  tension = "ghost", curvature = "heights", advect_u = "sl", out = "out/drop_oscillation", png = true, image = 640,
 }, {
   res = "cells per drop diameter", angle = "direction of the initial stretch [degrees]", R = "drop radius [m]", eps = "relative amplitude of the n = 2 perturbation",
   sigma = "surface tension [N/m]", rho = "density [kg/m^3]", nu = "kinematic viscosity [m^2/s]",
-  periods = "simulated time in linear-theory periods", tension = "ghost or liu", png = "write PNG frames",
+  periods = "simulated time in linear-theory periods", tension = "ghost or liu",
+  curvature = "ghost method: heights or cells", advect_u = "velocity self-advection: sl, maccormack or bfecc", png = "write PNG frames",
   image = "PNG width in pixels",
 })
 
@@ -28,7 +32,8 @@ local L = n * dx
 local g = tide.grid.new { size = { n, n }, dx = dx }
 local c = { L / 2, L / 2 }
 local phi = drop.disk { grid = g, center = c, radius = P.R, eps = P.eps, angle = math.rad(P.angle) }
-local S = drop.new { grid = g, phi = phi, rho = P.rho, sigma = P.sigma, nu = P.nu, tension = P.tension }
+local S = drop.new { grid = g, phi = phi, rho = P.rho, sigma = P.sigma, nu = P.nu, tension = P.tension,
+  curvature = P.curvature, advect_u = P.advect_u }
 local V0 = drop.volume(S)
 print(string.format("drop: %d x %d cells, dx = %.3g m, R = %g m, linear period %.4f s", n, n, dx, P.R, period))
 

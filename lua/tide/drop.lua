@@ -10,10 +10,12 @@
 -- projection.  One step (every line one native operator):
 --   1. advect phi (MacCormack, monotone cubic; Selle et al. 2008)
 --   2. restore each component's volume (Liu et al. 2024, Sec. 4.2.2)
---   3. advect the velocity (semi-Lagrangian, RK2; Zarifi Eq. 4.29-4.30)
+--   3. advect the velocity (semi-Lagrangian RK2, Zarifi Eq. 4.29-4.30, by
+--      default; `advect_u = "maccormack" | "bfecc"` for the corrected schemes)
 --   4. gravity; labels from phi
 --   5. viscosity: variational with a traction-free surface (Batty & Bridson 2008)
---   6. surface tension: ghost-fluid jump sigma kappa (default) or Liu Eq. 8
+--   6. surface tension: ghost-fluid jump sigma kappa (default; kappa by height
+--      functions at the interface crossings) or Liu Eq. 8
 --   7. ghost-fluid projection (tide.liquid.project with phi)
 --   8. extend the velocity along the normals (tide.grid.extrapolate)
 -- The volume correction runs without redistancing: the first-order fast
@@ -31,16 +33,18 @@ local defaults = {
   sigma = 0,               -- surface tension [N/m]
   nu = 0,                  -- kinematic viscosity [m^2/s]
   tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
+  curvature = "heights",   -- ghost: "heights" (height functions at the crossings) or "cells"
   side = "liquid",         -- Liu's band: "liquid" (one-sided) or "both" (as in the paper)
   cfl = 1,                 -- advective CFL number of max_dt
   capillary = 0.5,         -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma))
   advect = "maccormack",   -- level-set advection: "sl", "maccormack", "bfecc"
+  advect_u = "sl",         -- velocity self-advection: "sl", "maccormack", "bfecc"
   volume = true,           -- volume correction every step
   redistance = 0,          -- redistance phi every n steps (0: never)
   tol = 1e-8,              -- pressure solve
 }
 
-local keys = { grid = true, phi = true, solid = true, gravity = true }
+local keys = { grid = true, phi = true, solid = true, gravity = true, open = true }
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_choice(v, list, name)
@@ -60,6 +64,15 @@ function drop.new(opts)
   if not g or not phi then error("tide.drop.new: 'grid' and 'phi' are required", 2) end
   local S = {}
   for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
+  -- open = {"x+", ...}: open domain sides (docs/liquids.md); the liquid that
+  -- leaves is gone, so the volume correction is off unless asked for
+  if opts.open ~= nil then
+    S.open = type(opts.open) == "string" and { opts.open } or opts.open
+    local ok, err = pcall(liquid.open_cells, g, g:cells("u8"), S.open)
+    if not ok then error("tide.drop.new: " .. tostring(err), 2) end
+    if opts.volume then error("tide.drop.new: the volume correction would restore the liquid that leaves through the open sides", 2) end
+    S.volume = false
+  end
   for _, k in ipairs { "rho", "sigma", "nu", "cfl", "capillary", "tol", "redistance" } do
     local v = S[k]
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
@@ -68,16 +81,19 @@ function drop.new(opts)
   end
   if not (S.rho > 0 and S.cfl > 0 and S.capillary > 0) then error("tide.drop.new: rho, cfl and capillary must be positive", 2) end
   check_choice(S.tension, { "ghost", "liu" }, "tension")
+  check_choice(S.curvature, { "heights", "cells" }, "curvature")
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
+  check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
   S.phi = g:cells()
   S.phi:copy(phi) -- checks the shape
   S.phi2 = g:cells()
   S.u, S.u2 = g:mac(), g:mac()
   S.valid = g:mac("u8")
-  S.labels = liquid.label_phi(g, S.phi, { solid = S.solid })
+  S.labels = liquid.label_phi(g, S.phi, { solid = S.solid, open = S.open })
   S.pressure = g:cells()
+  S.advect_opts = { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
   S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
   if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
   S.t, S.steps = 0, 0
@@ -106,15 +122,17 @@ function drop.step(S, dt)
   time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
     interp = "cubic", out = S.phi2 })
   S.phi, S.phi2 = S.phi2, S.phi
+  if S.open then liquid.open_phi(g, S.phi, S.open) end -- continued linearly out of the domain
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then time("redistance", grid.redistance, g, S.phi) end
   -- 3. velocity self-advection
-  time("advect u", u.advect, u, u, dt, S.u2)
+  S.advect_opts.out = S.u2
+  time("advect u", u.advect, u, u, dt, S.advect_opts)
   S.u, S.u2 = S.u2, S.u
   u = S.u
   -- 4. forces and labels
   if S.gravity then u:add_gravity(dt, S.gravity) end
-  time("label", liquid.label_phi, g, S.phi, { solid = S.solid, out = S.labels })
+  time("label", liquid.label_phi, g, S.phi, { solid = S.solid, out = S.labels, open = S.open })
   -- 5. viscosity (traction-free surface)
   if S.nu > 0 then
     time("viscosity", liquid.viscosity, u, { nu = S.nu, rho = S.rho, dt = dt, phi = S.phi, labels = S.labels,
@@ -124,7 +142,7 @@ function drop.step(S, dt)
   if S.sigma > 0 then
     if S.tension == "ghost" then
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels })
+        labels = S.labels, curvature = S.curvature })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, method = "liu", side = S.side, solver = S.solver })
@@ -135,7 +153,7 @@ function drop.step(S, dt)
     valid = S.valid, pressure = S.pressure })
   -- 8. extend the velocity into the air along the normals; walls closed
   time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
-  u:enforce_walls(S.solid)
+  u:enforce_walls(S.solid, false, nil, S.open)
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats
 end

@@ -34,7 +34,8 @@ local defaults = {
 }
 
 local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true,
-  fractions = true, solid_phi = true, reseed = true, radius = true, solid_velocity = true }
+  fractions = true, solid_phi = true, reseed = true, radius = true, solid_velocity = true,
+  open = true, emitters = true, sinks = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.
@@ -88,26 +89,127 @@ function flip.new(opts)
     S.u_sep = g:mac()           -- displacement velocity of the density correction
     S.valid_sep = g:mac("u8")
   end
+  flip.boundaries(S, opts)
   S.t, S.steps = 0, 0
   flip.transfer_to_grid(S)
   return S
+end
+
+local SIDES = { ["x-"] = 1, ["x+"] = 1, ["y-"] = 2, ["y+"] = 2, ["z-"] = 3, ["z+"] = 3 }
+
+--- Open sides, emitters and sinks (flip.new options, docs/liquids.md):
+--   open = {"x+", "y-", ...}   domain sides where liquid leaves (default: all walls)
+--   emitters = { {shape = tide.Shape, velocity = {..} [, per_cell = S.per_cell]
+--                 [, start = 0] [, stop = math.huge]}, ... }   (active for start <= t < stop [s])
+--   sinks = { tide.Shape, ... } particles entering these shapes are deleted
+-- S.emitted and S.removed count the particles added by the emitters and
+-- deleted at open sides and sinks (net of the emitters' own replacement).
+function flip.boundaries(S, opts)
+  local g = S.grid
+  local open = opts.open
+  if type(open) == "string" then open = { open } end
+  if open ~= nil then
+    if type(open) ~= "table" then error("tide.flip.new: open must be a list of sides like {\"x+\", \"y+\"}", 3) end
+    for k, side in pairs(open) do
+      if type(k) ~= "number" or not SIDES[side] or SIDES[side] > g.dim then
+        error(string.format("tide.flip.new: open: unknown side %s (sides: x-, x+, y-, y+%s)", tostring(side),
+          g.dim == 3 and ", z-, z+" or ""), 3)
+      end
+    end
+    if #open == 0 then open = nil end
+  end
+  S.open = open
+  S.emitted, S.removed = 0, 0
+  S.emitters = nil
+  if opts.emitters ~= nil then
+    if type(opts.emitters) ~= "table" then error("tide.flip.new: emitters must be a list of {shape =, velocity =}", 3) end
+    S.emitters = {}
+    for i, e in ipairs(opts.emitters) do
+      if type(e) ~= "table" then error("tide.flip.new: emitters[" .. i .. "] must be a table {shape =, velocity =}", 3) end
+      for k in pairs(e) do
+        if k ~= "shape" and k ~= "velocity" and k ~= "per_cell" and k ~= "start" and k ~= "stop" then
+          error(string.format("tide.flip.new: emitters[%d]: unknown option '%s' (accepted: shape, velocity, per_cell, start, stop)", i, tostring(k)), 3)
+        end
+      end
+      local ok, region = pcall(liquid.region, g, e.shape, { solid = S.solid })
+      if not ok then error("tide.flip.new: emitters[" .. i .. "].shape: " .. tostring(region), 3) end
+      if type(e.velocity) ~= "table" or #e.velocity ~= g.dim then
+        error(string.format("tide.flip.new: emitters[%d].velocity must be a list of %d numbers", i, g.dim), 3)
+      end
+      local pc = e.per_cell or S.per_cell
+      if math.type(pc) ~= "integer" and not (type(pc) == "number" and pc == math.floor(pc)) then
+        error("tide.flip.new: emitters[" .. i .. "].per_cell must be an integer", 3)
+      end
+      local start, stop = e.start or 0, e.stop or math.huge
+      if type(start) ~= "number" or type(stop) ~= "number" or start ~= start or stop ~= stop or not (start < stop) then
+        error("tide.flip.new: emitters[" .. i .. "]: start and stop must be numbers with start < stop", 3)
+      end
+      S.emitters[i] = { region = region, velocity = e.velocity, per_cell = math.tointeger(pc), start = start, stop = stop }
+    end
+    if #S.emitters == 0 then S.emitters = nil else S.fixed = g:mac("u8") end
+  end
+  S.sink = nil
+  if opts.sinks ~= nil then
+    if type(opts.sinks) ~= "table" then error("tide.flip.new: sinks must be a list of tide.Shape", 3) end
+    local union
+    for i, shape in ipairs(opts.sinks) do
+      local ok, err = pcall(liquid.region, g, shape)
+      if not ok then error("tide.flip.new: sinks[" .. i .. "]: " .. tostring(err), 3) end
+      union = union and union + shape or shape
+    end
+    if union then S.sink = liquid.region(g, union) end
+  end
+end
+
+--- Emitters: replace the particles of every emitter region by fresh ones at
+-- its velocity (S.emitted counts the net gain).
+function flip.emit(S)
+  if not S.emitters then return end
+  for i, e in ipairs(S.emitters) do
+    if S.t < e.start or S.t >= e.stop then goto next end
+    local added, removed = time("emit", liquid.emit, S.particles, S.grid, { region = e.region,
+      velocity = e.velocity, per_cell = e.per_cell, stream = (S.steps + 1) * 64 + i })
+    S.emitted = S.emitted + added - removed
+    ::next::
+  end
+end
+
+--- Prescribe the emitters' velocities on the faces of their cells (S.fixed
+-- marks them for the projection).
+function flip.inflow(S)
+  if not S.emitters then return end
+  S.fixed:fill(0)
+  for _, e in ipairs(S.emitters) do
+    if S.t < e.start or S.t >= e.stop then goto next end
+    liquid.inflow(S.u, { region = e.region, velocity = e.velocity, fixed = S.fixed })
+    ::next::
+  end
+end
+
+--- Delete the particles in the open layer, outside the domain and in sinks.
+function flip.drain(S)
+  if not S.open and not S.sink then return end
+  S.removed = S.removed + time("remove", liquid.remove, S.particles, S.grid, { open = S.open, region = S.sink })
 end
 
 --- Particle velocities onto the grid, extended into the air around them.
 function flip.transfer_to_grid(S)
   time("p2g", liquid.p2g, S.particles, S.u, { scheme = S.scheme, weights = S.valid })
   time("extrapolate", S.u.extrapolate, S.u, S.valid, S.layers, true)
-  S.u:enforce_walls(S.solid, true, S.fractions)
+  S.u:enforce_walls(S.solid, true, S.fractions, S.open)
 end
 
 --- Largest stable step: cfl cells per step at the fastest particle or face
 -- speed, plus sqrt(5 dx |g|) for gravity (Bridson 2015, Eq. 3.2).
 function flip.max_dt(S)
-  local v = S.particles.v
-  local vmax = #S.particles > 0 and math.max(v:max(), -v:min()) or 0
-  vmax = math.max(vmax * math.sqrt(S.grid.dim), S.u:max_speed())
+  local vmax = math.max(S.particles:max_speed() * math.sqrt(S.grid.dim), S.u:max_speed())
   local gmag = 0
   for _, gc in ipairs(S.gravity) do gmag = gmag + gc * gc end
+  for _, e in ipairs(S.emitters or {}) do
+    if S.t < e.stop then
+      for _, c in ipairs(e.velocity) do vmax = math.max(vmax, math.abs(c) * math.sqrt(S.grid.dim)) end
+    end
+  end
   local speed = vmax + math.sqrt(5 * S.grid.dx * math.sqrt(gmag))
   return S.cfl * S.grid.dx / math.max(speed, 1e-12)
 end
@@ -116,34 +218,40 @@ end
 -- { iterations, residual, unknowns, div_before, div_after }.
 function flip.step(S, dt)
   local ps, u = S.particles, S.u
+  -- 0. emitters: fresh particles at their velocity
+  flip.emit(S)
   -- 1. particle velocities to the grid, extrapolated; keep a copy for FLIP
   flip.transfer_to_grid(S)
   S.u_old:copy(u)
   -- 2. which cells hold liquid
-  time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels })
+  time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels, open = S.open })
   if S.level_set then
     -- narrow band: beyond kernel + dx from every particle only the sign matters
     time("level set", ps.level_set, ps, S.grid, { method = S.level_set, radius = S.radius,
       reach = 2 * S.radius + S.grid.dx, out = S.phi })
+    if S.open then liquid.open_phi(S.grid, S.phi, S.open) end
   end
-  -- 3. body forces
+  -- 3. body forces; emitter faces prescribed
   u:add_gravity(dt, S.gravity)
+  flip.inflow(S)
   -- 4. pressure projection: free surface (p = 0 in air) and solid walls
   local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
     maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, phi = S.phi,
-    solid_velocity = S.solid_velocity, valid = S.valid, pressure = S.pressure })
+    solid_velocity = S.solid_velocity, valid = S.valid, pressure = S.pressure, fixed = S.fixed })
   -- 5. extend the divergence-free velocity into the air; walls stay closed
   time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
-  u:enforce_walls(S.solid, true, S.fractions)
+  u:enforce_walls(S.solid, true, S.fractions, S.open)
   -- 6. grid velocities back to the particles (PIC / FLIP blend / APIC)
   time("g2p", liquid.g2p, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip })
   -- 7. move the particles through the divergence-free grid velocity
   time("advect", ps.advect, ps, u, dt, { order = S.order, labels = S.solid, solid_phi = S.solid_phi })
+  -- 7b. particles that left through an open side or entered a sink are gone
+  flip.drain(S)
   -- 8. spread particles out of over-full cells (positions only)
   if S.separation > 0 then flip.separate(S, dt) end
   -- 9. keep the particles per bulk cell between reseed.min and reseed.max
   if S.reseed then
-    time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels })
+    time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels, open = S.open })
     time("reseed", ps.reseed, ps, u, S.labels, { min = S.reseed.min, max = S.reseed.max, stream = S.steps + 1 })
   end
   S.t, S.steps = S.t + dt, S.steps + 1
@@ -162,7 +270,7 @@ end
 -- volume is #particles * dx^dim / (per_cell * mean_density).
 function flip.separate(S, dt)
   local ps = S.particles
-  time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels })
+  time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels, open = S.open })
   time("density", ps.density, ps, S.grid, S.density)
   local _, mean_density = liquid.density_target { rho = S.density, labels = S.labels,
     fractions = S.fractions, per_cell = S.per_cell, band = S.band, rate = S.separation / dt, mean = S.mean,
@@ -171,9 +279,10 @@ function flip.separate(S, dt)
   if S.target:max() == 0 and S.target:min() == 0 then return end -- nothing to correct
   S.u_sep:fill(0)
   time("separate", liquid.project, S.u_sep, S.labels, { dt = dt, rho = S.rho, tol = 1e-3,
-    method = S.method, projector = S.projector, fractions = S.fractions, target = S.target, valid = S.valid_sep })
+    method = S.method, projector = S.projector, fractions = S.fractions, target = S.target, valid = S.valid_sep,
+    fixed = S.fixed }) -- emitter faces stay closed (0): nothing is pushed into an emitter
   S.u_sep:extrapolate(S.valid_sep, 1, true)
-  S.u_sep:enforce_walls(S.solid, false, S.fractions)
+  S.u_sep:enforce_walls(S.solid, false, S.fractions, S.open)
   time("advect", ps.advect, ps, S.u_sep, dt, { order = 1, labels = S.solid, solid_phi = S.solid_phi })
 end
 

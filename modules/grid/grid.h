@@ -276,13 +276,24 @@ int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels, int separating
  * from tide_mac_face_fractions; may be NULL) is 0. */
 int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
                                int separating);
+/* Domain sides as bits of an `open` mask: the low (hi = 0) or high (hi = 1)
+ * side of axis a is bit 2a + hi (x- 1, x+ 2, y- 4, y+ 8, z- 16, z+ 32). */
+#define TIDE_SIDE_BIT(a, hi) (1u << (2 * (a) + ((hi) ? 1 : 0)))
+/* The same as tide_mac_enforce_walls_cut, with open boundaries: the domain
+ * faces of the sides in `open` (TIDE_SIDE_BIT mask) are not walls; their
+ * normal velocity takes the value of the next face inward (zero normal
+ * gradient, an outflow condition; 0 when that face is a wall itself). */
+int tide_mac_enforce_walls_open(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
+                                int separating, unsigned open);
 /* Extrapolate face values from valid faces into invalid ones (Zarifi
  * Sec. 4.6, Bridson 2015 Sec. 4.4): `layers` sweeps; each sweep gives every
  * invalid face with at least one valid neighbour (the 2*dim faces of the
  * same axis one index away) the average of its valid neighbours and marks
- * it valid for the next sweep.  Updates are order independent (the mask is
- * double-buffered).  valid is a u8 MAC field (1 = valid), updated in place
- * so that on return it marks the faces that hold a value.  clear != 0 sets
+ * it valid for the next sweep.  Updates are order independent (faces turned
+ * valid in a sweep are marked apart until it ends); rows of faces with no
+ * valid face in them or the four rows beside them are skipped.  valid is a
+ * u8 MAC field (nonzero = valid), updated in place so that on return it is
+ * 1 on the faces that hold a value and 0 elsewhere.  clear != 0 sets
  * the faces still invalid after the sweeps to 0 (so stale values far from
  * the liquid neither advect nor enter the CFL speed). */
 int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear);

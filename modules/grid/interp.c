@@ -1,6 +1,7 @@
-/* interp.c -- sampling and semi-Lagrangian advection of cell and MAC fields
- * (Zarifi Sec. 4.3; see grid.h). */
+/* interp.c -- sampling of cell and MAC fields, and the plain
+ * semi-Lagrangian advections of grid.h (Zarifi Sec. 4.3). */
 #include "grid/grid.h"
+#include "grid/levelset.h"
 
 #include <math.h>
 
@@ -41,16 +42,8 @@ int tide_mac_sample(const tide_mac *m, const tide_array *x, tide_array *out) {
   return TIDE_OK;
 }
 
-/* RK2 midpoint backtrace (Zarifi Eq. 4.29-4.30). */
-static inline void backtrace(const tide_mac *vel, const double *x, double dt, double *x0) {
-  double u[3] = {0, 0, 0}, xm[3] = {x[0], x[1], x[2]};
-  int dim = vel->grid.dim;
-  tide_mac_velocity(vel, x, u);
-  for (int d = 0; d < dim; d++) xm[d] = x[d] - 0.5 * dt * u[d];
-  tide_mac_velocity(vel, xm, u);
-  for (int d = 0; d < dim; d++) x0[d] = x[d] - dt * u[d];
-}
-
+/* The plain semi-Lagrangian advections are the SL paths of the general
+ * ones (levelset_advect.c): RK2 midpoint, multilinear. */
 int tide_grid_advect(const tide_grid *g, const tide_mac *vel, const tide_array *f, double dt,
                      tide_array *out) {
   int st;
@@ -59,47 +52,9 @@ int tide_grid_advect(const tide_grid *g, const tide_mac *vel, const tide_array *
   if ((st = tide_grid_check_cells(g, f, TIDE_F64, "field"))) return st;
   if ((st = tide_grid_check_cells(g, out, TIDE_F64, "out"))) return st;
   if (out->buf == f->buf) return tide_fail(TIDE_EINVAL, "out must not share memory with the field");
-  tide_lattice L;
-  tide_lattice_cells(g, TIDE_F64P(f), &L);
-  double *po = TIDE_F64P(out);
-#pragma omp parallel for schedule(static) if (tide_grid_ncells(g) > TIDE_PAR_MIN)
-  for (int i = 0; i < g->n[0]; i++)
-    for (int j = 0; j < g->n[1]; j++)
-      for (int k = 0; k < g->n[2]; k++) {
-        double x[3], x0[3] = {0, 0, 0};
-        tide_grid_center(g, i, j, k, x);
-        backtrace(vel, x, dt, x0);
-        po[tide_grid_idx(g, i, j, k)] = tide_lattice_interp(&L, x0);
-      }
-  return TIDE_OK;
+  return tide_levelset_advect(g, vel, TIDE_F64P(f), dt, NULL, TIDE_F64P(out));
 }
 
 int tide_mac_advect(const tide_mac *vel, const tide_mac *q, double dt, tide_mac *out) {
-  int st;
-  if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be finite");
-  if ((st = tide_mac_check(vel, NULL, TIDE_F64, "velocity"))) return st;
-  const tide_grid *g = &vel->grid;
-  if ((st = tide_mac_check(q, g, TIDE_F64, "field"))) return st;
-  if ((st = tide_mac_check(out, g, TIDE_F64, "out"))) return st;
-  for (int a = 0; a < g->dim; a++)
-    for (int b = 0; b < g->dim; b++)
-      if (out->u[a]->buf == q->u[b]->buf || out->u[a]->buf == vel->u[b]->buf)
-        return tide_fail(TIDE_EINVAL, "out must not share memory with the advected field or the velocity");
-  for (int a = 0; a < g->dim; a++) {
-    int fd[3];
-    tide_grid_face_dims(g, a, fd);
-    tide_lattice L;
-    tide_lattice_faces(g, a, TIDE_F64P(q->u[a]), &L);
-    double *po = TIDE_F64P(out->u[a]);
-#pragma omp parallel for schedule(static) if ((int64_t)fd[0] * fd[1] * fd[2] > TIDE_PAR_MIN)
-    for (int i = 0; i < fd[0]; i++)
-      for (int j = 0; j < fd[1]; j++)
-        for (int k = 0; k < fd[2]; k++) {
-          double x[3] = {L.lo[0] + i * g->dx, L.lo[1] + j * g->dx, L.lo[2] + k * g->dx}, x0[3];
-          if (g->dim == 2) x[2] = 0;
-          backtrace(vel, x, dt, x0);
-          po[((int64_t)i * fd[1] + j) * fd[2] + k] = tide_lattice_interp(&L, x0);
-        }
-  }
-  return TIDE_OK;
+  return tide_levelset_advect_mac(vel, q, dt, NULL, NULL, NULL, out);
 }

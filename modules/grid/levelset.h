@@ -215,19 +215,36 @@ int tide_grid_sample_cubic(const tide_grid *g, const double *f, int64_t np, cons
 
 enum { TIDE_ADVECT_SL = 0, TIDE_ADVECT_MACCORMACK = 1, TIDE_ADVECT_BFECC = 2 };
 
+/* Limiters of the corrected schemes (tide_advect_opts.clamp). */
+enum {
+  TIDE_ADVECT_CLAMP_NONE = 0,   /* keep the corrected value */
+  TIDE_ADVECT_CLAMP_REVERT = 1, /* outside the range: the plain SL value */
+  TIDE_ADVECT_CLAMP_EXTREMA = 2 /* clamped into the range (Selle et al.
+                                   2008, Sec. 4) */
+};
+
 typedef struct tide_advect_opts {
   int rk;     /* backtrace: 2 = explicit midpoint (Zarifi Eq. 4.29-4.30),
                  3 = Ralston's RK3 (Bridson 2015, Sec. 3.1) */
   int cubic;  /* 0: multilinear, 1: monotone cubic interpolation */
   int scheme; /* TIDE_ADVECT_SL, _MACCORMACK (Selle et al. 2008), _BFECC
                  (Kim et al. 2005) */
-  int clamp;  /* MacCormack/BFECC: fall back to the plain semi-Lagrangian
-                 value where the corrected one leaves the range of the
-                 samples around the backtraced point (Selle's limiter) */
+  int clamp;  /* MacCormack/BFECC limiter, TIDE_ADVECT_CLAMP_*: the range is
+                 that of the 2^dim samples around the backtraced point (the
+                 multilinear stencil, "the local extrema" of Selle et al.) */
 } tide_advect_opts;
 
-/* {2, 0, SL, 1} */
+/* {2, 0, SL, TIDE_ADVECT_CLAMP_REVERT} */
 tide_advect_opts tide_advect_opts_default(void);
+
+/* Scratch memory of the corrected schemes (four doubles per sample of the
+ * largest lattice advected), grown on demand and kept between calls; zero-
+ * initialise it ({0}) and release it with tide_advect_work_release. */
+typedef struct tide_advect_work {
+  double *buf;
+  size_t bytes;
+} tide_advect_work;
+void tide_advect_work_release(tide_advect_work *w);
 
 /* Advect the cell field f by the MAC velocity vel over dt [s]:
  *   SL:          out(x) = I f (x0(x)),  x0 the RK backtrace through vel
@@ -235,10 +252,39 @@ tide_advect_opts tide_advect_opts_default(void);
  *   MacCormack:  f1 = A(f, dt), f0 = A(f1, -dt),
  *                out = f1 + (f - f0) / 2;
  *   BFECC:       f1 = A(f, dt), f0 = A(f1, -dt),
- *                out = A(f + (f - f0) / 2, dt).
- * The plain SL path with rk = 2 and linear interpolation is
- * tide_grid_advect of grid.h.  out must not alias f.  OpenMP over cells. */
+ *                out = A(f + (f - f0) / 2, dt),
+ * then the limiter o->clamp against the range of f around x0(x) (for BFECC
+ * the last A backtraces to the same x0).  The plain SL path with rk = 2 and
+ * linear interpolation is tide_grid_advect of grid.h.  out must not alias
+ * f.  OpenMP over cells; no allocation for SL, a temporary workspace
+ * otherwise (see tide_levelset_advect_cells to reuse one). */
 int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *f, double dt,
                          const tide_advect_opts *o, double *out);
+
+/* tide_levelset_advect with two extras (both may be NULL):
+ *   valid  u8 cell mask: a corrected (MacCormack/BFECC) value is kept only
+ *          where the cell is valid and so are all 2^dim samples around both
+ *          its backward and its forward trace; elsewhere the SL value is
+ *          used (e.g. valid = liquid cells: corrections never read values
+ *          extrapolated into the air);
+ *   work   scratch reused between calls (grown on demand). */
+int tide_levelset_advect_cells(const tide_grid *g, const tide_mac *vel, const double *f, double dt,
+                               const tide_advect_opts *o, const uint8_t *valid,
+                               tide_advect_work *work, double *out);
+
+/* Advect every component of the MAC field q by the MAC velocity vel over dt:
+ * component a is sampled on its own face lattice (grid.h) and each face
+ * takes the scheme of tide_levelset_advect (SL / MacCormack / BFECC, RK2 or
+ * RK3 backtrace through vel, multilinear or monotone cubic interpolation,
+ * limiter) with x the face centre.  q may be vel (self-advection; the
+ * backtraces always use the velocity at the start of the step).  valid (u8
+ * MAC field over the same grid, may be NULL): per face as the cell mask
+ * above (e.g. tide_levelset_valid_faces: faces whose traces leave the
+ * liquid use SL).  work: as above (may be NULL).  out must not share
+ * memory with q or vel.  With o = NULL (or the defaults) this is
+ * tide_mac_advect of grid.h. */
+int tide_levelset_advect_mac(const tide_mac *vel, const tide_mac *q, double dt,
+                             const tide_advect_opts *o, const tide_mac *valid,
+                             tide_advect_work *work, tide_mac *out);
 
 #endif

@@ -73,8 +73,15 @@ int tide_grid_sample_cubic(const tide_grid *g, const double *f, int64_t np, cons
 }
 
 tide_advect_opts tide_advect_opts_default(void) {
-  tide_advect_opts o = {2, 0, TIDE_ADVECT_SL, 1};
+  tide_advect_opts o = {2, 0, TIDE_ADVECT_SL, TIDE_ADVECT_CLAMP_REVERT};
   return o;
+}
+
+void tide_advect_work_release(tide_advect_work *w) {
+  if (!w) return;
+  tide_free(w->buf, w->bytes);
+  w->buf = NULL;
+  w->bytes = 0;
 }
 
 /* backtrace x through vel over dt: RK2 midpoint or Ralston RK3 */
@@ -101,45 +108,154 @@ static inline void backtrace(const tide_mac *vel, int rk, const double *x, doubl
     x0[d] = x[d] - dt * (2.0 / 9 * k1[d] + 3.0 / 9 * k2[d] + 4.0 / 9 * k3[d]);
 }
 
-/* one semi-Lagrangian step; lo/hi (optional) receive the range of the 2^dim
- * samples around each backtraced point */
-static void sl_step(const tide_grid *g, const tide_mac *vel, const tide_advect_opts *o,
-                    const double *f, double dt, double *out, double *lo, double *hi) {
+/* The samples being advected: the cell centres (axis < 0) or the faces of
+ * axis a (grid.h), as a lattice over the field f. */
+static void sample_lattice(const tide_grid *g, int axis, const double *f, tide_lattice *L) {
+  if (axis < 0)
+    tide_lattice_cells(g, f, L);
+  else
+    tide_lattice_faces(g, axis, f, L);
+}
+
+static inline int64_t lattice_size(const tide_lattice *L) {
+  return (int64_t)L->n[0] * L->n[1] * L->n[2];
+}
+
+/* Range marks of the corrected schemes: lo > hi means "use the SL value". */
+#define RANGE_VOID_LO INFINITY
+#define RANGE_VOID_HI (-INFINITY)
+
+/* One semi-Lagrangian step of the samples of `axis` (see sample_lattice):
+ * out(x) = I f (x0(x)).  With lo/hi (mark = 0) each sample also receives
+ * the range of the 2^dim samples of f around x0, or the void range where
+ * valid (may be NULL) fails at the sample or any of those 2^dim samples;
+ * with mark = 1 only that validity test is applied (voiding lo/hi, which
+ * otherwise keep their values). */
+static void sl_step(const tide_grid *g, const tide_mac *vel, const tide_advect_opts *o, int axis,
+                    const double *f, double dt, double *out, double *lo, double *hi,
+                    const uint8_t *valid, int mark) {
   tide_lattice L;
-  tide_lattice_cells(g, f, &L);
-  const int n0 = g->n[0], n1 = g->n[1], n2 = g->n[2];
+  sample_lattice(g, axis, f, &L);
+  const int n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
   const int64_t s0 = (int64_t)n1 * n2, s1 = n2;
-#pragma omp parallel for collapse(2) schedule(static)
+  const double dx = g->dx;
+#pragma omp parallel for collapse(2) schedule(static) if (lattice_size(&L) > TIDE_PAR_MIN)
   for (int i = 0; i < n0; i++)
     for (int j = 0; j < n1; j++)
       for (int k = 0; k < n2; k++) {
-        double x[3], x0[3] = {0, 0, 0};
-        tide_grid_center(g, i, j, k, x);
+        /* cell centre, or face centre (integer offset along the face axis) */
+        double x[3] = {0, 0, 0}, x0[3] = {0, 0, 0};
+        int c3[3] = {i, j, k};
+        for (int d = 0; d < g->dim; d++)
+          x[d] = g->origin[d] + (c3[d] + (d == axis ? 0.0 : 0.5)) * dx;
         backtrace(vel, o->rk, x, dt, x0);
-        int64_t c = tide_grid_idx(g, i, j, k);
+        int64_t c = i * s0 + j * s1 + k;
         out[c] = o->cubic ? tide_lattice_interp_cubic(&L, x0) : tide_lattice_interp(&L, x0);
-        if (lo) {
-          int b[3];
-          double t[3];
-          tide_lattice_locate(&L, x0, b, t);
-          double mn = INFINITY, mx = -INFINITY;
-          for (int di = 0; di < 2; di++)
-            for (int dj = 0; dj < 2; dj++)
-              for (int dk = 0; dk < 2; dk++) {
-                int ii = b[0] + di, jj = b[1] + dj, kk = b[2] + dk;
-                if (ii >= n0 || jj >= n1 || kk >= n2) continue;
-                double v = f[ii * s0 + jj * s1 + kk];
-                mn = v < mn ? v : mn;
-                mx = v > mx ? v : mx;
-              }
+        if (!lo) continue;
+        int b[3];
+        double t[3];
+        tide_lattice_locate(&L, x0, b, t);
+        double mn = INFINITY, mx = -INFINITY;
+        int ok = !valid || valid[c];
+        for (int di = 0; di < 2; di++)
+          for (int dj = 0; dj < 2; dj++)
+            for (int dk = 0; dk < 2; dk++) {
+              int ii = b[0] + di, jj = b[1] + dj, kk = b[2] + dk;
+              if (ii >= n0 || jj >= n1 || kk >= n2) continue;
+              int64_t q = ii * s0 + jj * s1 + kk;
+              double v = f[q];
+              mn = v < mn ? v : mn;
+              mx = v > mx ? v : mx;
+              if (valid && !valid[q]) ok = 0;
+            }
+        if (!ok) {
+          lo[c] = RANGE_VOID_LO;
+          hi[c] = RANGE_VOID_HI;
+        } else if (!mark) {
           lo[c] = mn;
           hi[c] = mx;
         }
       }
 }
 
+/* the corrected value v of a sample whose SL value is sl, range lo..hi */
+static inline double limit(double v, double sl, double lo, double hi, int clamp) {
+  if (lo > hi) return sl; /* void range: a trace left the valid samples */
+  if (clamp == TIDE_ADVECT_CLAMP_REVERT) return v < lo || v > hi ? sl : v;
+  if (clamp == TIDE_ADVECT_CLAMP_EXTREMA) return v < lo ? lo : v > hi ? hi : v;
+  return v;
+}
+
+static int check_opts(const tide_advect_opts *o, const char *fn) {
+  if (o->rk != 2 && o->rk != 3)
+    return tide_fail(TIDE_EINVAL, "%s: rk must be 2 or 3, got %d", fn, o->rk);
+  if (o->cubic != 0 && o->cubic != 1)
+    return tide_fail(TIDE_EINVAL, "%s: cubic must be 0 or 1, got %d", fn, o->cubic);
+  if (o->scheme < TIDE_ADVECT_SL || o->scheme > TIDE_ADVECT_BFECC)
+    return tide_fail(TIDE_EINVAL, "%s: unknown scheme %d", fn, o->scheme);
+  if (o->clamp < TIDE_ADVECT_CLAMP_NONE || o->clamp > TIDE_ADVECT_CLAMP_EXTREMA)
+    return tide_fail(TIDE_EINVAL, "%s: unknown limiter %d", fn, o->clamp);
+  return TIDE_OK;
+}
+
+/* at least 4 n doubles in w */
+static int work_reserve(tide_advect_work *w, int64_t n) {
+  size_t bytes = (size_t)n * 4 * sizeof(double);
+  if (w->bytes >= bytes) return TIDE_OK;
+  tide_advect_work_release(w);
+  w->buf = tide_alloc(bytes);
+  if (!w->buf) return TIDE_ENOMEM;
+  w->bytes = bytes;
+  return TIDE_OK;
+}
+
+/* Advect the samples of `axis` holding f into out (arguments checked; for
+ * the corrected schemes w holds 4 lattice sizes of doubles). */
+static void advect_lattice(const tide_grid *g, const tide_mac *vel, int axis, const double *f,
+                           double dt, const tide_advect_opts *o, const uint8_t *valid,
+                           tide_advect_work *w, double *out) {
+  if (o->scheme == TIDE_ADVECT_SL) {
+    sl_step(g, vel, o, axis, f, dt, out, NULL, NULL, NULL, 0);
+    return;
+  }
+  tide_lattice L;
+  sample_lattice(g, axis, f, &L);
+  const int64_t N = lattice_size(&L);
+  double *f1 = w->buf, *f0 = f1 + N, *lo = f0 + N, *hi = lo + N;
+  const int ranged = o->clamp != TIDE_ADVECT_CLAMP_NONE || valid;
+  /* forward: SL values and the range around the backtraced points (the
+   * same x0 for every forward step); backward: validity of the forward
+   * traces only */
+  sl_step(g, vel, o, axis, f, dt, f1, ranged ? lo : NULL, hi, valid, 0);
+  sl_step(g, vel, o, axis, f1, -dt, f0, valid ? lo : NULL, hi, valid, 1);
+  if (o->scheme == TIDE_ADVECT_MACCORMACK) {
+#pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < N; c++) {
+      double v = f1[c] + 0.5 * (f[c] - f0[c]);
+      out[c] = ranged ? limit(v, f1[c], lo[c], hi[c], o->clamp) : v;
+    }
+    return;
+  }
+  /* BFECC: f0 <- f + (f - f0) / 2, then forward again */
+#pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < N; c++)
+    f0[c] = f[c] + 0.5 * (f[c] - f0[c]);
+  sl_step(g, vel, o, axis, f0, dt, out, NULL, NULL, NULL, 0);
+  if (ranged) {
+#pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < N; c++)
+      out[c] = limit(out[c], f1[c], lo[c], hi[c], o->clamp);
+  }
+}
+
 int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *f, double dt,
-                         const tide_advect_opts *oin, double *out) {
+                         const tide_advect_opts *o, double *out) {
+  return tide_levelset_advect_cells(g, vel, f, dt, o, NULL, NULL, out);
+}
+
+int tide_levelset_advect_cells(const tide_grid *g, const tide_mac *vel, const double *f, double dt,
+                               const tide_advect_opts *oin, const uint8_t *valid,
+                               tide_advect_work *work, double *out) {
   const char *fn = "advect";
   tide_advect_opts o = oin ? *oin : tide_advect_opts_default();
   int st = tide_sdf_check_grid(g, TIDE_AT_CELLS, fn);
@@ -148,49 +264,45 @@ int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *
   if ((st = tide_mac_check(vel, g, TIDE_F64, "velocity"))) return st;
   if (!f || !out) return tide_fail(TIDE_EINVAL, "%s: missing field or output", fn);
   if (f == out) return tide_fail(TIDE_EINVAL, "%s: out must not alias the field", fn);
-  if (o.rk != 2 && o.rk != 3)
-    return tide_fail(TIDE_EINVAL, "%s: rk must be 2 or 3, got %d", fn, o.rk);
-  if (o.scheme < TIDE_ADVECT_SL || o.scheme > TIDE_ADVECT_BFECC)
-    return tide_fail(TIDE_EINVAL, "%s: unknown scheme %d", fn, o.scheme);
-  int64_t N = tide_grid_ncells(g);
-  if (o.scheme == TIDE_ADVECT_SL) {
-    sl_step(g, vel, &o, f, dt, out, NULL, NULL);
-    return TIDE_OK;
-  }
-  size_t bytes = (size_t)N * sizeof(double);
-  double *f1 = tide_alloc(bytes), *f0 = tide_alloc(bytes);
-  double *lo = o.clamp ? tide_alloc(bytes) : NULL, *hi = o.clamp ? tide_alloc(bytes) : NULL;
-  if (!f1 || !f0 || (o.clamp && (!lo || !hi))) {
-    st = TIDE_ENOMEM;
-    goto done;
-  }
-  /* lo/hi: range of f around the backtraced points (the same x0 for every
-   * forward step) */
-  sl_step(g, vel, &o, f, dt, f1, lo, hi);
-  sl_step(g, vel, &o, f1, -dt, f0, NULL, NULL);
-  if (o.scheme == TIDE_ADVECT_MACCORMACK) {
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < N; c++) {
-      double v = f1[c] + 0.5 * (f[c] - f0[c]);
-      if (o.clamp && (v < lo[c] || v > hi[c])) v = f1[c];
-      out[c] = v;
+  if ((st = check_opts(&o, fn))) return st;
+  tide_advect_work tmp = {NULL, 0}, *w = work ? work : &tmp;
+  if (o.scheme != TIDE_ADVECT_SL && (st = work_reserve(w, tide_grid_ncells(g)))) return st;
+  advect_lattice(g, vel, -1, f, dt, &o, valid, w, out);
+  tide_advect_work_release(&tmp);
+  return TIDE_OK;
+}
+
+int tide_levelset_advect_mac(const tide_mac *vel, const tide_mac *q, double dt,
+                             const tide_advect_opts *oin, const tide_mac *valid,
+                             tide_advect_work *work, tide_mac *out) {
+  const char *fn = "advect";
+  tide_advect_opts o = oin ? *oin : tide_advect_opts_default();
+  int st;
+  if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "%s: dt must be finite", fn);
+  if ((st = tide_mac_check(vel, NULL, TIDE_F64, "velocity"))) return st;
+  const tide_grid *g = &vel->grid;
+  if ((st = tide_mac_check(q, g, TIDE_F64, "field"))) return st;
+  if ((st = tide_mac_check(out, g, TIDE_F64, "out"))) return st;
+  if (valid && (st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
+  if ((st = check_opts(&o, fn))) return st;
+  for (int a = 0; a < g->dim; a++)
+    for (int b = 0; b < g->dim; b++)
+      if (out->u[a]->buf == q->u[b]->buf || out->u[a]->buf == vel->u[b]->buf)
+        return tide_fail(TIDE_EINVAL,
+                         "%s: out must not share memory with the advected field or the velocity",
+                         fn);
+  tide_advect_work tmp = {NULL, 0}, *w = work ? work : &tmp;
+  if (o.scheme != TIDE_ADVECT_SL) {
+    int64_t nmax = 0;
+    for (int a = 0; a < g->dim; a++) {
+      int64_t n = tide_array_size(q->u[a]);
+      nmax = n > nmax ? n : nmax;
     }
-  } else {
-    /* f0 <- f + (f - f0) / 2, then forward again */
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < N; c++)
-      f0[c] = f[c] + 0.5 * (f[c] - f0[c]);
-    sl_step(g, vel, &o, f0, dt, out, NULL, NULL);
-    if (o.clamp) {
-#pragma omp parallel for schedule(static)
-      for (int64_t c = 0; c < N; c++)
-        if (out[c] < lo[c] || out[c] > hi[c]) out[c] = f1[c];
-    }
+    if ((st = work_reserve(w, nmax))) return st;
   }
-done:
-  tide_free(f1, bytes);
-  tide_free(f0, bytes);
-  tide_free(lo, lo ? bytes : 0);
-  tide_free(hi, hi ? bytes : 0);
-  return st;
+  for (int a = 0; a < g->dim; a++)
+    advect_lattice(g, vel, a, TIDE_F64P(q->u[a]), dt, &o, valid ? TIDE_U8P(valid->u[a]) : NULL, w,
+                   TIDE_F64P(out->u[a]));
+  tide_advect_work_release(&tmp);
+  return TIDE_OK;
 }

@@ -15,6 +15,9 @@
 int luaopen_tide_array(lua_State *L);
 void tide_lua_grid_levelset_open(lua_State *L); /* lua_grid_levelset.c */
 void tide_lua_grid_ckpt_open(lua_State *L);     /* lua_grid_ckpt.c: checkpoint hooks */
+/* lua_grid_levelset.c: Mac:advect with an options table */
+int tide_lua_mac_advect_opts(lua_State *L, tide_mac *q, tide_mac *vel, double dt, int idx,
+                             const char *fn);
 
 static const char *const AXES[] = {"u", "v", "w"};
 
@@ -366,14 +369,17 @@ static int m_sample(lua_State *L) {
   return 1;
 }
 
-/* m:advect(vel, dt [, out]): semi-Lagrangian RK2 advection of m by vel
- * (m may be vel); returns the advected field (a new tide.Mac or out) */
+/* m:advect(vel, dt [, out | {rk, interp, scheme, clamp, valid, work, out}]):
+ * advection of m by vel (m may be vel), semi-Lagrangian RK2 multilinear by
+ * default, the options of tide.grid.advect_mac with a table; returns the
+ * advected field (a new tide.Mac or out) */
 static int m_advect(lua_State *L) {
   const char *fn = "Mac:advect";
   tide_mac *q = checkmac(L, 1);
   tide_lua_check(L, tide_mac_check(q, NULL, TIDE_F64, "field"), fn);
   tide_mac *vel = checkmac_like(L, 2, q, TIDE_F64, fn, "vel");
   double dt = tide_lua_checkfinite(L, 3, fn, "dt");
+  if (lua_istable(L, 4)) return tide_lua_mac_advect_opts(L, q, vel, dt, 4, fn);
   tide_mac *out;
   if (lua_isnoneornil(L, 4)) {
     tide_lua_check(L, tide_mac_new(&q->grid, TIDE_F64, &out), fn);
@@ -422,10 +428,12 @@ static int m_divergence(lua_State *L) {
   return 1;
 }
 
-/* m:enforce_walls([labels [, separating = false [, fractions]]]): zero normal
- * velocity on the domain walls, on faces of solid cells (u8 labels) and on
- * faces of open fraction 0 (f64 Mac); separating keeps velocities pointing
- * away from the wall (u.n >= 0) */
+/* m:enforce_walls([labels [, separating = false [, fractions [, open]]]]):
+ * zero normal velocity on the domain walls, on faces of solid cells (u8
+ * labels) and on faces of open fraction 0 (f64 Mac); separating keeps
+ * velocities pointing away from the wall (u.n >= 0); open (a side name or a
+ * list, e.g. {"x+", "y+"}) lists the open domain sides, whose boundary faces
+ * copy the next face inward instead */
 static int m_enforce_walls(lua_State *L) {
   tide_mac *m = checkmac(L, 1);
   tide_array *lab = lua_isnoneornil(L, 2) ? NULL : tide_lua_checkarray(L, 2);
@@ -435,7 +443,8 @@ static int m_enforce_walls(lua_State *L) {
     sep = lua_toboolean(L, 3);
   }
   tide_mac *fr = lua_isnoneornil(L, 4) ? NULL : checkmac(L, 4);
-  tide_lua_check(L, tide_mac_enforce_walls_cut(m, lab, fr, sep), "Mac:enforce_walls");
+  unsigned open = tide_lua_checksides(L, 5, "Mac:enforce_walls", "open", m->grid.dim);
+  tide_lua_check(L, tide_mac_enforce_walls_open(m, lab, fr, sep, open), "Mac:enforce_walls");
   lua_settop(L, 1);
   return 1;
 }

@@ -8,6 +8,7 @@
  * through tide_lua_grid_levelset_open().  Lua API: docs/levelsets.md.
  */
 #include "grid/levelset.h"
+#include "grid/lua_grid_opts.h"
 #include "grid/sdf.h"
 #include "tide_lua.h"
 
@@ -18,6 +19,8 @@
 #define VT_T "tide.VolumeTracker"
 
 void tide_lua_grid_levelset_open(lua_State *L);
+int tide_lua_mac_advect_opts(lua_State *L, tide_mac *q, tide_mac *vel, double dt, int idx,
+                             const char *fn);
 int tide_lua_shape_open(lua_State *L);
 
 static tide_grid *checkgrid(lua_State *L, int idx) {
@@ -862,13 +865,84 @@ static int l_sample_cubic(lua_State *L) {
   return 1;
 }
 
-static const char *const adv_keys[] = {"grid",   "velocity", "field", "dt",  "rk",
-                                       "interp", "scheme",   "clamp", "out", NULL};
+/* ---------------------------------------------------------- advection */
+
+#define AW_T "tide.AdvectWork"
+
 static const char *const INTERP[] = {"linear", "cubic", NULL};
 static const char *const SCHEMES[] = {"sl", "maccormack", "bfecc", NULL};
+static const char *const CLAMPS[] = {"none", "revert", "extrema", NULL};
+
+/* tide.grid.advect_work() -> tide.AdvectWork: scratch memory of the
+ * MacCormack/BFECC advections, passed as `work` and reused between calls */
+static int l_advect_work(lua_State *L) {
+  for (int i = 1; i <= lua_gettop(L); i++)
+    if (!lua_isnil(L, i))
+      tide_lua_error(L, "tide.grid.advect_work: takes no arguments, got a %s", luaL_typename(L, i));
+  tide_advect_work *w = tide_alloc(sizeof *w);
+  if (!w) tide_lua_check(L, TIDE_ENOMEM, "tide.grid.advect_work");
+  w->buf = NULL;
+  w->bytes = 0;
+  tide_lua_pushobj(L, AW_T, w);
+  return 1;
+}
+
+static int aw_free(lua_State *L) {
+  tide_advect_work *w = tide_lua_takeobj(L, 1, AW_T);
+  if (w) {
+    tide_advect_work_release(w);
+    tide_free(w, sizeof *w);
+  }
+  return 0;
+}
+
+static int aw_bytes(lua_State *L) {
+  tide_advect_work *w = tide_lua_checkobj(L, 1, AW_T);
+  lua_pushinteger(L, (lua_Integer)w->bytes);
+  return 1;
+}
+
+static int aw_tostring(lua_State *L) {
+  tide_advect_work *w = tide_lua_testobj(L, 1, AW_T);
+  if (!w)
+    lua_pushstring(L, AW_T " (freed)");
+  else
+    lua_pushfstring(L, AW_T " holding %I bytes", (lua_Integer)w->bytes);
+  return 1;
+}
+
+static const luaL_Reg aw_methods[] = {{"bytes", aw_bytes}, {"free", aw_free}, {NULL, NULL}};
+static const luaL_Reg aw_meta[] = {
+    {"__gc", aw_free}, {"__close", aw_free}, {"__tostring", aw_tostring}, {NULL, NULL}};
+
+/* the scheme options shared by the advections (lua_grid_opts.h) */
+tide_advect_opts tide_lua_advect_opts(tide_opts *o) {
+  tide_advect_opts a = tide_advect_opts_default();
+  a.rk = (int)tide_opt_int(o, "rk", 2, 2, 3);
+  a.cubic = tide_opt_choice(o, "interp", "linear", INTERP);
+  a.scheme = tide_opt_choice(o, "scheme", "sl", SCHEMES);
+  int t = LUA_TNIL;
+  if (o->idx) {
+    t = lua_getfield(o->L, o->idx, "clamp");
+    lua_pop(o->L, 1);
+  }
+  if (t == LUA_TBOOLEAN)
+    a.clamp = tide_opt_bool(o, "clamp", 1) ? TIDE_ADVECT_CLAMP_REVERT : TIDE_ADVECT_CLAMP_NONE;
+  else if (t != LUA_TNIL && t != LUA_TSTRING)
+    tide_lua_error(o->L, "%s: option 'clamp' must be a boolean or one of none, revert, extrema, got %s",
+                   o->fname, lua_typename(o->L, t));
+  else
+    a.clamp = tide_opt_choice(o, "clamp", "revert", CLAMPS);
+  return a;
+}
+
+static const char *const adv_keys[] = {"grid",  "velocity", "field", "dt",   "rk",  "interp",
+                                       "scheme", "clamp",   "valid", "work", "out", NULL};
 /* tide.grid.advect_scalar{ grid = g, velocity = Mac, field = Array, dt = s
  *   [, rk = 2 | 3, interp = "linear" | "cubic", scheme = "sl" |
- *   "maccormack" | "bfecc", clamp = true, out = Array ] } -> out */
+ *   "maccormack" | "bfecc", clamp = "revert" | "extrema" | "none" (true =
+ *   "revert", false = "none"), valid = u8 cells, work = AdvectWork,
+ *   out = Array ] } -> out */
 static int l_advect_scalar(lua_State *L) {
   const char *fn = "tide.grid.advect_scalar";
   tide_opts o = tide_lua_opts(L, 1, fn, adv_keys);
@@ -877,14 +951,65 @@ static int l_advect_scalar(lua_State *L) {
   tide_array *f = tide_opt_reqarray(&o, "field");
   tide_lua_check(L, tide_grid_check_cells(g, f, TIDE_F64, "field"), fn);
   double dt = tide_opt_reqnum(&o, "dt", -HUGE_VAL, HUGE_VAL);
-  tide_advect_opts a = tide_advect_opts_default();
-  a.rk = (int)tide_opt_int(&o, "rk", 2, 2, 3);
-  a.cubic = tide_opt_choice(&o, "interp", "linear", INTERP);
-  a.scheme = tide_opt_choice(&o, "scheme", "sl", SCHEMES);
-  a.clamp = tide_opt_bool(&o, "clamp", 1);
+  tide_advect_opts a = tide_lua_advect_opts(&o);
+  tide_array *valid = tide_opt_array(&o, "valid");
+  if (valid) tide_lua_check(L, tide_grid_check_cells(g, valid, TIDE_U8, "valid"), fn);
+  tide_advect_work *w = tide_opt_obj(&o, "work", AW_T);
   tide_array *out = cell_out(L, g, tide_opt_array(&o, "out"), fn, "out");
   if (out->buf == f->buf) tide_lua_error(L, "%s: out must not share memory with field", fn);
-  tide_lua_check(L, tide_levelset_advect(g, vel, TIDE_F64P(f), dt, &a, TIDE_F64P(out)), fn);
+  tide_lua_check(L,
+                 tide_levelset_advect_cells(g, vel, TIDE_F64P(f), dt, &a,
+                                            valid ? TIDE_U8P(valid) : NULL, w, TIDE_F64P(out)),
+                 fn);
+  return 1;
+}
+
+/* Advect the MAC field q by vel over dt with the options in o (rk, interp,
+ * scheme, clamp, valid, work, out); pushes and returns the result (out or a
+ * new tide.Mac).  Used by tide.grid.advect_mac and Mac:advect. */
+static void advect_mac_opts(lua_State *L, tide_opts *o, tide_mac *vel, tide_mac *q, double dt) {
+  const char *fn = o->fname;
+  tide_lua_check(L, tide_mac_check(q, NULL, TIDE_F64, "field"), fn);
+  tide_lua_check(L, tide_mac_check(vel, &q->grid, TIDE_F64, "velocity"), fn);
+  tide_advect_opts a = tide_lua_advect_opts(o);
+  tide_mac *valid = tide_opt_obj(o, "valid", TIDE_MAC_T);
+  if (valid) tide_lua_check(L, tide_mac_check(valid, &q->grid, TIDE_U8, "valid"), fn);
+  tide_advect_work *w = tide_opt_obj(o, "work", AW_T);
+  tide_mac *out = tide_opt_obj(o, "out", TIDE_MAC_T);
+  if (out) {
+    tide_lua_check(L, tide_mac_check(out, &q->grid, TIDE_F64, "out"), fn);
+    lua_getfield(L, o->idx, "out");
+  } else {
+    tide_lua_check(L, tide_mac_new(&q->grid, TIDE_F64, &out), fn);
+    tide_lua_pushobj(L, TIDE_MAC_T, out);
+    tide_lua_gcaccount(L);
+  }
+  tide_lua_check(L, tide_levelset_advect_mac(vel, q, dt, &a, valid, w, out), fn);
+}
+
+static const char *const advm_keys[] = {"velocity", "field", "dt",   "rk",  "interp", "scheme",
+                                        "clamp",    "valid", "work", "out", NULL};
+/* tide.grid.advect_mac{ velocity = Mac, field = Mac, dt = s [, rk, interp,
+ *   scheme, clamp, valid = u8 Mac, work, out = Mac] } -> out: the options of
+ *   advect_scalar, applied to every face lattice of field */
+static int l_advect_mac(lua_State *L) {
+  const char *fn = "tide.grid.advect_mac";
+  tide_opts o = tide_lua_opts(L, 1, fn, advm_keys);
+  tide_mac *vel = tide_opt_reqobj(&o, "velocity", TIDE_MAC_T);
+  tide_mac *q = tide_opt_reqobj(&o, "field", TIDE_MAC_T);
+  double dt = tide_opt_reqnum(&o, "dt", -HUGE_VAL, HUGE_VAL);
+  advect_mac_opts(L, &o, vel, q, dt);
+  return 1;
+}
+
+static const char *const advmm_keys[] = {"rk",   "interp", "scheme", "clamp",
+                                         "valid", "work",  "out",    NULL};
+/* Mac:advect(vel, dt, {options}) (lua_grid.c): the table form, options as
+ * tide.grid.advect_mac without velocity/field/dt */
+int tide_lua_mac_advect_opts(lua_State *L, tide_mac *q, tide_mac *vel, double dt, int idx,
+                             const char *fn) {
+  tide_opts o = tide_lua_opts(L, idx, fn, advmm_keys);
+  advect_mac_opts(L, &o, vel, q, dt);
   return 1;
 }
 
@@ -901,10 +1026,13 @@ static const luaL_Reg funcs[] = {{"particle_sdf", l_particle_sdf},
                                  {"volume_tracker", l_volume_tracker},
                                  {"sample_cubic", l_sample_cubic},
                                  {"advect_scalar", l_advect_scalar},
+                                 {"advect_mac", l_advect_mac},
+                                 {"advect_work", l_advect_work},
                                  {NULL, NULL}};
 
 void tide_lua_grid_levelset_open(lua_State *L) {
   tide_lua_newtype(L, VT_T, vt_methods, vt_meta);
+  tide_lua_newtype(L, AW_T, aw_methods, aw_meta);
   luaL_setfuncs(L, funcs, 0);
   tide_lua_shape_open(L);
   lua_setfield(L, -2, "shape");

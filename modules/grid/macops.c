@@ -60,10 +60,15 @@ int tide_mac_divergence(const tide_mac *m, tide_array *out) {
 }
 
 /* Is face (axis a, index c) closed, and which sides are solid?  A face of
- * open fraction 0 between two open cells is closed on both sides. */
-static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac, int a,
-                            const int c[3], int *lo_solid, int *hi_solid) {
+ * open fraction 0 between two open cells is closed on both sides.  Domain
+ * faces of the open sides (TIDE_SIDE_BIT mask) are not closed. */
+static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double *frac,
+                            unsigned open, int a, const int c[3], int *lo_solid, int *hi_solid) {
   int lo = c[a] == 0, hi = c[a] == g->n[a];
+  if ((lo && (open & TIDE_SIDE_BIT(a, 0))) || (hi && (open & TIDE_SIDE_BIT(a, 1)))) {
+    *lo_solid = *hi_solid = 0;
+    return 0;
+  }
   if (lab && !lo && !hi) {
     int64_t h = tide_grid_idx(g, c[0], c[1], c[2]);
     int64_t l = h - (a == 0 ? (int64_t)g->n[1] * g->n[2] : a == 1 ? g->n[2] : 1);
@@ -77,16 +82,23 @@ static inline int wall_face(const tide_grid *g, const uint8_t *lab, const double
 }
 
 int tide_mac_enforce_walls(tide_mac *m, const tide_array *labels, int separating) {
-  return tide_mac_enforce_walls_cut(m, labels, NULL, separating);
+  return tide_mac_enforce_walls_open(m, labels, NULL, separating, 0);
 }
 
 int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
                                int separating) {
+  return tide_mac_enforce_walls_open(m, labels, fractions, separating, 0);
+}
+
+int tide_mac_enforce_walls_open(tide_mac *m, const tide_array *labels, const tide_mac *fractions,
+                                int separating, unsigned open) {
   int st;
   if ((st = tide_mac_check(m, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &m->grid;
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
   if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
+  if (open >> (2 * g->dim))
+    return tide_fail(TIDE_EINVAL, "open sides beyond the %dD domain", g->dim);
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
   for (int a = 0; a < g->dim; a++) {
     int fd[3];
@@ -99,20 +111,36 @@ int tide_mac_enforce_walls_cut(tide_mac *m, const tide_array *labels, const tide
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           int c[3] = {i, j, k}, lo, hi;
-          if (!wall_face(g, lab, fr, a, c, &lo, &hi)) continue;
+          if (!wall_face(g, lab, fr, open, a, c, &lo, &hi)) continue;
           int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
           double val = 0;
           if (separating && lo != hi) {
             /* the neighbour face on the open side, if it is not a wall itself */
             int nb[3] = {i, j, k}, l2, h2;
             nb[a] += lo ? 1 : -1;
-            if (!wall_face(g, lab, fr, a, nb, &l2, &h2)) {
+            if (!wall_face(g, lab, fr, open, a, nb, &l2, &h2)) {
               double un = u[f + (lo ? sa : -sa)];
               if ((lo && un > 0) || (hi && un < 0)) val = un;
             }
           }
           u[f] = val;
         }
+    /* open sides: the boundary face copies the next face inward (already
+     * final: the walls are done), or 0 when that one is a wall */
+    for (int hi = 0; hi < 2; hi++) {
+      if (!(open & TIDE_SIDE_BIT(a, hi)) || g->n[a] < 2) continue;
+      int e = hi ? g->n[a] : 0, in = hi ? g->n[a] - 1 : 1;
+      int b1 = a == 0 ? 1 : 0, b2 = a == 2 ? 1 : 2; /* the two other axes */
+      for (int s = 0; s < fd[b1]; s++)
+        for (int t = 0; t < fd[b2]; t++) {
+          int c[3], l2, h2;
+          c[a] = in, c[b1] = s, c[b2] = t;
+          int64_t fin = tide_grid_fidx(g, a, c[0], c[1], c[2]);
+          double val = wall_face(g, lab, fr, open, a, c, &l2, &h2) ? 0 : u[fin];
+          c[a] = e;
+          u[tide_grid_fidx(g, a, c[0], c[1], c[2])] = val;
+        }
+    }
   }
   return TIDE_OK;
 }
@@ -123,50 +151,90 @@ int tide_mac_extrapolate(tide_mac *m, tide_mac *valid, int layers, int clear) {
   const tide_grid *g = &m->grid;
   if ((st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
   if (layers < 0) return tide_fail(TIDE_EINVAL, "layers must be >= 0, got %d", layers);
+  int64_t rmax = 0;
   for (int a = 0; a < g->dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
-    int64_t n = tide_array_size(m->u[a]);
+    if ((int64_t)fd[0] * fd[1] > rmax) rmax = (int64_t)fd[0] * fd[1];
+  }
+  /* per row of faces (i, j): 1 when it holds a valid face, 2 when it got
+   * its first one in the current sweep; rows with no active row beside
+   * them (or themselves) cannot change and are skipped */
+  uint8_t *row = tide_alloc((size_t)rmax);
+  if (!row) return TIDE_ENOMEM;
+  for (int a = 0; a < g->dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    int64_t n = tide_array_size(m->u[a]), nr = (int64_t)fd[0] * fd[1];
     uint8_t *mask = TIDE_U8P(valid->u[a]);
-    uint8_t *next = tide_alloc((size_t)n);
-    if (!next) return TIDE_ENOMEM;
     double *u = TIDE_F64P(m->u[a]);
     int64_t s0 = (int64_t)fd[1] * fd[2], s1 = fd[2];
+    int n1 = fd[1], n2 = fd[2], dim3 = g->dim == 3;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    for (int64_t r = 0; r < nr; r++) {
+      uint8_t any = 0;
+      for (int64_t f = r * n2; f < (r + 1) * n2; f++) {
+        mask[f] = mask[f] != 0;
+        any |= mask[f];
+      }
+      row[r] = any;
+    }
     for (int layer = 0; layer < layers; layer++) {
       int changed = 0;
+      /* a face turning valid is marked 2: neighbours read only the 1s of
+       * the previous sweeps, so the result is order independent.  Planes i
+       * of one parity at a time: a plane's rows are written by one thread
+       * and read (from the planes beside it) by none. */
+      for (int parity = 0; parity < 2; parity++) {
 #pragma omp parallel for schedule(static) reduction(| : changed) if (n > TIDE_PAR_MIN)
-      for (int i = 0; i < fd[0]; i++)
-        for (int j = 0; j < fd[1]; j++)
-          for (int k = 0; k < fd[2]; k++) {
-            int64_t f = i * s0 + j * s1 + k;
-            next[f] = mask[f];
-            if (mask[f]) continue;
-            double sum = 0;
-            int cnt = 0;
-            /* the 2*dim neighbours of the same axis, one index away */
-            if (i > 0 && mask[f - s0]) sum += u[f - s0], cnt++;
-            if (i + 1 < fd[0] && mask[f + s0]) sum += u[f + s0], cnt++;
-            if (j > 0 && mask[f - s1]) sum += u[f - s1], cnt++;
-            if (j + 1 < fd[1] && mask[f + s1]) sum += u[f + s1], cnt++;
-            if (g->dim == 3) {
-              if (k > 0 && mask[f - 1]) sum += u[f - 1], cnt++;
-              if (k + 1 < fd[2] && mask[f + 1]) sum += u[f + 1], cnt++;
+        for (int i = parity; i < fd[0]; i += 2)
+          for (int j = 0; j < n1; j++) {
+            int64_t r = (int64_t)i * n1 + j;
+            if (!(row[r] == 1 || (i > 0 && row[r - n1] == 1) || (i + 1 < fd[0] && row[r + n1] == 1) ||
+                  (j > 0 && row[r - 1] == 1) || (j + 1 < n1 && row[r + 1] == 1)))
+              continue;
+            int grew = 0;
+            for (int k = 0; k < n2; k++) {
+              int64_t f = i * s0 + j * s1 + k;
+              if (mask[f]) continue;
+              double sum = 0;
+              int cnt = 0;
+              /* the 2*dim neighbours of the same axis, one index away */
+              if (i > 0 && mask[f - s0] == 1) sum += u[f - s0], cnt++;
+              if (i + 1 < fd[0] && mask[f + s0] == 1) sum += u[f + s0], cnt++;
+              if (j > 0 && mask[f - s1] == 1) sum += u[f - s1], cnt++;
+              if (j + 1 < n1 && mask[f + s1] == 1) sum += u[f + s1], cnt++;
+              if (dim3) {
+                if (k > 0 && mask[f - 1] == 1) sum += u[f - 1], cnt++;
+                if (k + 1 < n2 && mask[f + 1] == 1) sum += u[f + 1], cnt++;
+              }
+              if (cnt) {
+                u[f] = sum / cnt;
+                mask[f] = 2;
+                grew = 1;
+              }
             }
-            if (cnt) {
-              u[f] = sum / cnt; /* only read through valid masks: order independent */
-              next[f] = 1;
+            if (grew) {
               changed = 1;
+              if (!row[r]) row[r] = 2;
             }
           }
-      memcpy(mask, next, (size_t)n);
+      }
       if (!changed) break;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+      for (int64_t r = 0; r < nr; r++) {
+        if (!row[r]) continue;
+        row[r] = 1;
+        for (int64_t f = r * n2; f < (r + 1) * n2; f++)
+          if (mask[f] == 2) mask[f] = 1;
+      }
     }
     if (clear) {
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
       for (int64_t f = 0; f < n; f++)
         if (!mask[f]) u[f] = 0;
     }
-    tide_free(next, (size_t)n);
   }
+  tide_free(row, (size_t)rmax);
   return TIDE_OK;
 }

@@ -178,14 +178,20 @@ int tide_shape_sdf_points(const tide_shape *s, int64_t np, int stride, const dou
 /* Union of spheres (Zarifi 2017, Sec. 4.5): phi(x) = min_p |x - x_p| - r
  * over the cell centres of g.  x is np x g->dim particle positions [m].
  * Only particles within `reach` of a cell centre are visited; cells with
- * none get phi = reach - r (outside).  reach <= 0 means 3 dx + r.  Cell
- * values are gathered from a counting sort of the particles by cell (the
- * positions copied in that order), visiting buckets in shells of growing
- * distance and skipping those whose box cannot hold a closer particle; a
- * dilated occupancy mask skips the cells with no particle within reach.
- * No write races; the result is exact (up to the reach cut-off) and
- * independent of the thread count.  Measured: 64^3 cells, 506k particles,
- * 35 ms CPU (union), 170 ms (Zhu--Bridson, R = 1.5 dx), one thread. */
+ * none get phi = reach - r (outside).  reach <= 0 means 3 dx + r.  The
+ * particles are bucketed by cell: when they come in cell order (as
+ * tide.liquid keeps them) the buckets are ranges of x, otherwise a counting
+ * sort copies the positions in that order.  Each cell visits the buckets
+ * around it in increasing order of the lower bound of their distance
+ * (reach up to 8 cells; farther reaches by shells of growing Chebyshev
+ * distance) and stops at the first one that cannot hold a closer particle
+ * (or one inside the kernel); buckets nearer than the nearest occupied one
+ * (a Chebyshev distance map from repeated dilation of the occupancy) are
+ * skipped, and cells with no particle within reach get reach - r without a
+ * search.  No write races; the result is exact (up to the reach cut-off)
+ * and independent of the thread count.  Measured: 64^3 cells, 503k
+ * particles in cell order, 17 ms CPU (union, reach 3 dx), 89 ms
+ * (Zhu--Bridson, R = 1.5 dx), one thread. */
 int tide_sdf_particles_union(const tide_grid *g, int64_t np, const double *x, double r,
                              double reach, double *phi);
 

@@ -96,6 +96,43 @@ int tide_mac_poisson_theta(const tide_grid *g, const uint8_t *labels, const doub
   if (bad >= 0)
     return tide_fail(TIDE_ENONFINITE, "mac_poisson_theta: phi is not finite at cell %lld",
                      (long long)bad);
+  if (g->dim == 3) {
+    /* rows of faces along k, no index arithmetic per face */
+    const int64_t cs[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
+    const int nk = g->n[2];
+    for (int a = 0; a < 3; a++) {
+      int d[3];
+      tide_grid_face_dims(g, a, d);
+      double *th = theta[a];
+#pragma omp parallel for schedule(static) collapse(2) if ((int64_t)d[0] * d[1] * d[2] > 65536)
+      for (int i = 0; i < d[0]; i++)
+        for (int j = 0; j < d[1]; j++) {
+          double *tr = th + ((int64_t)i * d[1] + j) * d[2];
+          const int q = a == 0 ? i : j;
+          if (a < 2 && (q == 0 || q == g->n[a])) {
+            for (int k = 0; k < d[2]; k++)
+              tr[k] = 1;
+            continue;
+          }
+          /* face k of the row lies between cells lo + k and hi + k */
+          const int64_t hi = i * cs[0] + j * cs[1], lo = hi - cs[a];
+          const int k0 = a == 2 ? 1 : 0;
+          if (a == 2) tr[0] = tr[nk] = 1;
+          for (int k = k0; k < nk; k++) {
+            const uint8_t llo = labels[lo + k], lhi = labels[hi + k];
+            double t = 1;
+            if (llo != lhi) {
+              int64_t cl = -1, ca = -1;
+              if (llo == TIDE_CELL_LIQUID && lhi == TIDE_CELL_AIR) cl = lo + k, ca = hi + k;
+              if (lhi == TIDE_CELL_LIQUID && llo == TIDE_CELL_AIR) cl = hi + k, ca = lo + k;
+              if (cl >= 0 && phi[cl] <= 0 && phi[ca] > 0) t = phi[cl] / (phi[cl] - phi[ca]);
+            }
+            tr[k] = t;
+          }
+        }
+    }
+    return TIDE_OK;
+  }
   for (int a = 0; a < g->dim; a++) {
     int d[3];
     tide_grid_face_dims(g, a, d);

@@ -27,6 +27,10 @@
 #define MG_MAXLEV 16
 /* levels with fewer active cells run their loops on one thread */
 #define MG_PAR_MIN 16384
+/* thickness (cells along the outermost axis) of the slabs of the boundary
+ * band: the band Gauss-Seidel sweeps run slab by slab, even slabs in
+ * parallel, then odd slabs */
+#define MG_SLAB 4
 
 /* a growable zeroed buffer */
 typedef struct mg_buf {
@@ -45,6 +49,11 @@ typedef struct mg_run {
   int32_t len, par;
 } mg_run;
 
+/* a box of cells: padded coordinates, bounds inclusive; empty if lo > hi */
+typedef struct mg_box {
+  int lo[3], hi[3];
+} mg_box;
+
 typedef struct mg_level {
   int n[3];       /* interior extents (internal axes; n[0] == 1 in 2D) */
   int N[3];       /* padded extents */
@@ -56,6 +65,9 @@ typedef struct mg_level {
   uint8_t *nd;    /* label mode: number of non-solid neighbours of a liquid cell, else 0 */
   double *diag;   /* coef mode: A_cc (0 at non-liquid cells) */
   double *cf[3];  /* coef mode: cf[a][c] = -A_{c, c+e_a} >= 0 (0 unless both liquid) */
+  double *w[3];   /* coarse levels in coef mode: open fraction of the face between c and
+                     c + e_a (mean of the fine faces it covers) */
+  mg_box box;     /* the liquid cells' bounding box: set-up work stays inside it */
   mg_pencil *pen; /* active pencils */
   int npen;
   double *part;    /* per-pencil partial sums (deterministic reductions) */
@@ -64,8 +76,11 @@ typedef struct mg_level {
   mg_run *band;    /* boundary band: runs of consecutive cells along k, memory order */
   int64_t nrun;
   int64_t nband;     /* band cells */
+  int64_t *slab;     /* nslab + 1 offsets into band: runs of slab s (outermost padded
+                        coordinate o with (o - 1) / MG_SLAB == s) */
+  int nslab;
   double *x, *b, *t; /* level vectors (level 0: t only; x, b are the PCG's z, r) */
-  mg_buf buf[14];    /* storage of the above */
+  mg_buf buf[16];    /* storage of the above */
 } mg_level;
 
 typedef struct mg_block {

@@ -67,8 +67,10 @@ static void buf_release(tide_mac_solver *S, mg_buf *b) {
 }
 
 /* slots of mg_level.buf */
-enum { B_LABEL, B_ND, B_PEN, B_PART, B_X, B_B, B_T, B_BAND, B_DIAG, B_CF0 };
-#define MG_NBUF (B_CF0 + 3)
+enum {
+  B_LABEL, B_ND, B_PEN, B_PART, B_X, B_B, B_T, B_BAND, B_DIAG, B_CF0,
+  B_SLAB = B_CF0 + 3, B_W0, MG_NBUF = B_W0 + 3
+};
 
 /* ------------------------------------------------------------ kernels */
 
@@ -94,22 +96,55 @@ MG_INLINE void k_jacobi(const mg_level *L, const double *b, const double *xi, do
                xo[c] = xi[c] + omega * mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, xi, c, d3, coef)););
 }
 
+/* xo = xi + omega D^-1 (b - A xi), returns r.xo (the last post-smoothing
+ * sweep of level 0 fused with the r.z of the PCG) */
+MG_INLINE void k_jacobi_dot(const mg_level *L, const double *b, const double *xi, double *xo,
+                            double omega, double *out, int d3, int coef) {
+  double s;
+  MG_REDUCE_CELLS(
+      L, s, b[c] * xo[c],
+      xo[c] = xi[c] + omega * mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, xi, c, d3, coef)););
+  *out = s;
+}
+
+/* x += alpha p, r -= alpha q, z = omega D^-1 r (the first pre-smoothing sweep of the next
+ * V-cycle), returns r.r */
+MG_INLINE void k_update_jacobi0(const mg_level *L, double alpha, const double *p, const double *q,
+                                double *x, double *r, double *z, double omega, double *out, int d3,
+                                int coef) {
+  (void)d3;
+  double s;
+  MG_REDUCE_CELLS(L, s, r[c] * r[c], x[c] += alpha * p[c]; r[c] -= alpha * q[c];
+                  z[c] = omega * mg_dinv(L, c, coef) * r[c];);
+  *out = s;
+}
+
 /* r = b - A x */
 MG_INLINE void k_residual(const mg_level *L, const double *b, const double *x, double *r, int d3,
                           int coef) {
   MG_FOR_CELLS(L, r[c] = b[c] - mg_Ax(L, x, c, d3, coef););
 }
 
-/* Gauss-Seidel on the band cells of one colour (independent of each other):
- * every other cell of each run */
-MG_INLINE void k_bgs(const mg_level *L, const double *b, double *x, int colour, int d3, int coef) {
+/* Gauss-Seidel on the band cells of the slabs of one parity (slabs of equal
+ * parity are not neighbours, so they are independent): per slab, `sweeps`
+ * sweeps, each over the cells of colour `first` then of the other colour
+ * (the cells of one colour are independent of each other).  The slab
+ * partition does not depend on the thread count, nor does the result. */
+MG_INLINE void k_bgs(const mg_level *L, const double *b, double *x, int parity, int sweeps,
+                     int first, int d3, int coef) {
   const mg_run *run = L->band;
-#pragma omp parallel for schedule(static) if (L->nband > MG_PAR_MIN / 2)
-  for (int64_t q = 0; q < L->nrun; q++) {
-    const int64_t c1 = run[q].c0 + run[q].len;
-    for (int64_t c = run[q].c0 + (run[q].par != colour); c < c1; c += 2)
-      x[c] += mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, x, c, d3, coef));
-  }
+  const int64_t *slab = L->slab;
+#pragma omp parallel for schedule(dynamic, 1) if (L->nband > MG_PAR_MIN / 2)
+  for (int s = parity; s < L->nslab; s += 2)
+    for (int sw = 0; sw < sweeps; sw++)
+      for (int cc = 0; cc < 2; cc++) {
+        const int colour = cc ? !first : first;
+        for (int64_t q = slab[s]; q < slab[s + 1]; q++) {
+          const int64_t c1 = run[q].c0 + run[q].len;
+          for (int64_t c = run[q].c0 + (run[q].par != colour); c < c1; c += 2)
+            x[c] += mg_dinv(L, c, coef) * (b[c] - mg_Ax(L, x, c, d3, coef));
+        }
+      }
 }
 
 /* q = A p, returns p.q */
@@ -142,9 +177,14 @@ static double cg_update(const mg_level *L, double alpha, const double *p, const 
   return s;
 }
 
-/* p = z + beta p */
-static void cg_direction(const mg_level *L, const double *z, double beta, double *p) {
-  MG_FOR_CELLS(L, p[c] = z[c] + beta * p[c];);
+/* p = z + beta p and q = A p, as q = A z + beta q (q = A p of the previous
+ * direction): one pass; returns p.q */
+MG_INLINE void k_direction_apply(const mg_level *L, const double *z, double beta, double *p,
+                                 double *q, double *out, int d3, int coef) {
+  double s;
+  MG_REDUCE_CELLS(L, s, p[c] * q[c], p[c] = z[c] + beta * p[c];
+                  q[c] = mg_Ax(L, z, c, d3, coef) + beta * q[c];);
+  *out = s;
 }
 
 /* ------------------------------------------------ transfer operators */
@@ -308,18 +348,22 @@ MG_INLINE void jacobi(const mg_level *L, int d3, const double *b, const double *
                       double w) {
   MG_DISPATCH(d3, L->coef, k_jacobi, L, b, xi, xo, w);
 }
-MG_INLINE void bgs(const mg_level *L, int d3, const double *b, double *x, int colour) {
-  MG_DISPATCH(d3, L->coef, k_bgs, L, b, x, colour);
+MG_INLINE void bgs(const mg_level *L, int d3, const double *b, double *x, int parity, int sweeps,
+                   int first) {
+  MG_DISPATCH(d3, L->coef, k_bgs, L, b, x, parity, sweeps, first);
 }
 MG_INLINE void residual(const mg_level *L, int d3, const double *b, const double *x, double *r) {
   MG_DISPATCH(d3, L->coef, k_residual, L, b, x, r);
 }
 
 /* z = V r: one V-cycle from z = 0.  Pre-smoothing: nu Jacobi sweeps, then
- * beta red-black Gauss-Seidel sweeps (red, black) in the boundary band;
- * post-smoothing is its adjoint: beta sweeps (black, red), then nu Jacobi
- * sweeps, so V is symmetric. */
-static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
+ * beta red-black Gauss-Seidel sweeps (red, black) in the boundary band, on
+ * the even slabs, then on the odd ones; post-smoothing is its adjoint: odd
+ * slabs then even slabs, beta sweeps (black, red) each, then nu Jacobi
+ * sweeps, so V is symmetric.  z0_ready: the first Jacobi sweep of level 0
+ * (z = omega D^-1 r) is already in z0 (fused into the PCG update).  rz:
+ * if not NULL, receives r.z (fused into the last sweep of level 0). */
+static void vcycle(tide_mac_solver *S, const double *r0, double *z0, int z0_ready, double *rz) {
   const int nl = S->nlev, d3 = S->d3, nu = S->o.smooth, nb = S->o.boundary_sweeps;
   const double w = S->o.omega;
   double *cur[MG_MAXLEV];
@@ -327,14 +371,14 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
     mg_level *L = &S->lev[l];
     const double *b = l == 0 ? r0 : L->b;
     double *x = l == 0 ? z0 : L->x, *c = x, *o = L->t, *tmp;
-    jacobi0(L, d3, b, c, w);
+    if (!(l == 0 && z0_ready)) jacobi0(L, d3, b, c, w);
     for (int s = 1; s < nu; s++) {
       jacobi(L, d3, b, c, o, w);
       tmp = c, c = o, o = tmp;
     }
-    for (int s = 0; s < nb; s++) {
-      bgs(L, d3, b, c, 0);
-      bgs(L, d3, b, c, 1);
+    if (nb) {
+      bgs(L, d3, b, c, 0, nb, 0);
+      bgs(L, d3, b, c, 1, nb, 0);
     }
     residual(L, d3, b, c, o);
     restrict_to(L, &S->lev[l + 1], d3, o, S->lev[l + 1].b);
@@ -343,6 +387,7 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
   {
     mg_level *B = &S->lev[nl - 1];
     bottom_solve(S, nl == 1 ? r0 : B->b, nl == 1 ? z0 : B->x);
+    if (nl == 1 && rz) *rz = dot_cells(B, r0, z0);
   }
   for (int l = nl - 2; l >= 0; l--) {
     mg_level *L = &S->lev[l];
@@ -356,12 +401,15 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0) {
     } else {
       prolong_add(L, &S->lev[l + 1], d3, S->lev[l + 1].x, c, c);
     }
-    for (int s = 0; s < nb; s++) {
-      bgs(L, d3, b, c, 1);
-      bgs(L, d3, b, c, 0);
+    if (nb) {
+      bgs(L, d3, b, c, 1, nb, 1);
+      bgs(L, d3, b, c, 0, nb, 1);
     }
     for (int s = 0; s < nu; s++) {
-      jacobi(L, d3, b, c, o, w);
+      if (l == 0 && rz && s == nu - 1)
+        MG_DISPATCH(d3, L->coef, k_jacobi_dot, L, b, c, o, w, rz);
+      else
+        jacobi(L, d3, b, c, o, w);
       tmp = c, c = o, o = tmp;
     }
   }
@@ -410,8 +458,63 @@ static int level_alloc(tide_mac_solver *S, mg_level *L, int first) {
   return TIDE_OK;
 }
 
+/* Liquid bounding box of a level: padded coordinates, inclusive; empty when
+ * lo[0] > hi[0].  Set-up work outside it is skipped. */
+static void box_empty(mg_box *b) {
+  for (int a = 0; a < 3; a++)
+    b->lo[a] = INT32_MAX, b->hi[a] = INT32_MIN;
+}
+
+static inline int box_is_empty(const mg_box *b) {
+  return b->lo[0] > b->hi[0] || b->lo[1] > b->hi[1] || b->lo[2] > b->hi[2];
+}
+
+/* b grown by m cells per side, clipped to [lo, hi] of the level's axis
+ * (interior: 1 .. n; with pads: 0 .. N - 1) */
+static mg_box box_grow(const mg_box *b, int m, const mg_level *L, int d3, int pads) {
+  mg_box r;
+  for (int a = 0; a < 3; a++) {
+    const int lo = (!d3 && a == 0) ? 0 : pads ? 0 : 1;
+    const int hi = (!d3 && a == 0) ? 0 : pads ? L->N[a] - 1 : L->n[a];
+    r.lo[a] = b->lo[a] - m < lo ? lo : b->lo[a] - m;
+    r.hi[a] = b->hi[a] + m > hi ? hi : b->hi[a] + m;
+  }
+  return r;
+}
+
+/* zero the stencil data (nd, diag, cf) of a level over box b */
+static void stencil_clear(mg_level *L, const mg_box *b) {
+  if (box_is_empty(b)) return;
+  const int nj = b->hi[1] - b->lo[1] + 1, nk = b->hi[2] - b->lo[2] + 1;
+  const int64_t rows = (int64_t)(b->hi[0] - b->lo[0] + 1) * nj;
+  uint8_t *nd = L->nd;
+  double *dg = L->buf[B_DIAG].p, *cf[3];
+  for (int a = 0; a < 3; a++)
+    cf[a] = L->buf[B_CF0 + a].p;
+#pragma omp parallel for schedule(static) if (rows * nk > MG_PAR_MIN)
+  for (int64_t r = 0; r < rows; r++) {
+    const int64_t c0 = (b->lo[0] + r / nj) * L->s0 + (b->lo[1] + r % nj) * L->s1 + b->lo[2];
+    memset(nd + c0, 0, (size_t)nk);
+    if (dg) memset(dg + c0, 0, (size_t)nk * sizeof(double));
+    for (int a = 0; a < 3; a++)
+      if (cf[a]) memset(cf[a] + c0, 0, (size_t)nk * sizeof(double));
+  }
+}
+
+/* diag and cf arrays of a level in coefficient mode */
+static int coef_alloc(tide_mac_solver *S, mg_level *L) {
+  int st = mg_buf_reserve(S, &L->buf[B_DIAG], (size_t)L->size * sizeof(double));
+  for (int a = 0; a < 3; a++)
+    st |= mg_buf_reserve(S, &L->buf[B_CF0 + a], (size_t)L->size * sizeof(double));
+  if (st) return TIDE_ENOMEM;
+  L->diag = L->buf[B_DIAG].p;
+  for (int a = 0; a < 3; a++)
+    L->cf[a] = L->buf[B_CF0 + a].p;
+  return TIDE_OK;
+}
+
 /* Level 0 labels and stencil from the problem; Dirichlet cells (liquid cells
- * with an open face to air) marked in dir. */
+ * with an open face to air) marked in dir (at liquid cells). */
 static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *dir) {
   mg_level *L = &S->lev[0];
   const int d3 = S->d3;
@@ -422,42 +525,65 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   for (int a = 0; a < g->dim; a++)
     if (P->weight[a] || P->theta[a]) coef = 1;
   L->coef = coef;
+  /* the previous stencil lives in the previous liquid box */
+  stencil_clear(L, &L->box);
   if (coef) {
-    int st = mg_buf_reserve(S, &L->buf[B_DIAG], (size_t)L->size * sizeof(double));
-    for (int a = 0; a < 3; a++)
-      st |= mg_buf_reserve(S, &L->buf[B_CF0 + a], (size_t)L->size * sizeof(double));
-    if (st) return TIDE_ENOMEM;
-    L->diag = L->buf[B_DIAG].p;
-    for (int a = 0; a < 3; a++)
-      L->cf[a] = L->buf[B_CF0 + a].p;
+    if (coef_alloc(S, L)) return TIDE_ENOMEM;
   } else {
     L->diag = NULL;
     L->cf[0] = L->cf[1] = L->cf[2] = NULL;
   }
   uint8_t *lab = L->label;
-  /* labels: pads SOLID */
-  memset(lab, TIDE_CELL_SOLID, (size_t)L->size);
+  /* labels (pads stay SOLID) and the liquid box, in user coordinates */
   const int ni = g->n[0], nj = g->n[1], nk = g->n[2];
-#pragma omp parallel for schedule(static) collapse(2) if (L->size > MG_PAR_MIN)
+  int lo0 = INT32_MAX, lo1 = INT32_MAX, lo2 = INT32_MAX, hi0 = INT32_MIN, hi1 = INT32_MIN,
+      hi2 = INT32_MIN;
+#pragma omp parallel for schedule(static) collapse(2) reduction(min : lo0, lo1, lo2)              \
+    reduction(max : hi0, hi1, hi2) if (L->size > MG_PAR_MIN)
   for (int i = 0; i < ni; i++)
-    for (int j = 0; j < nj; j++)
-      for (int k = 0; k < nk; k++)
-        lab[pad_of_user(S, i, j, k)] = P->labels[tide_grid_idx(g, i, j, k)];
-  const int64_t s[3] = {L->s0, L->s1, 1};
-  memset(dir, 0, (size_t)L->size);
-  memset(L->nd, 0, (size_t)L->size);
-  if (coef) {
-    memset(L->diag, 0, (size_t)L->size * sizeof(double));
-    for (int a = 0; a < 3; a++)
-      memset(L->cf[a], 0, (size_t)L->size * sizeof(double));
+    for (int j = 0; j < nj; j++) {
+      const uint8_t *src = P->labels + tide_grid_idx(g, i, j, 0);
+      uint8_t *dst = lab + pad_of_user(S, i, j, 0);
+      int k0 = -1, k1 = -1;
+      if (d3) {
+        for (int k = 0; k < nk; k++) {
+          dst[k] = src[k];
+          if (src[k] == TIDE_CELL_LIQUID) {
+            if (k0 < 0) k0 = k;
+            k1 = k;
+          }
+        }
+      } else {
+        dst[0] = src[0];
+        if (src[0] == TIDE_CELL_LIQUID) k0 = k1 = 0;
+      }
+      if (k0 >= 0) {
+        lo0 = i < lo0 ? i : lo0, hi0 = i > hi0 ? i : hi0;
+        lo1 = j < lo1 ? j : lo1, hi1 = j > hi1 ? j : hi1;
+        lo2 = k0 < lo2 ? k0 : lo2, hi2 = k1 > hi2 ? k1 : hi2;
+      }
+    }
+  if (lo0 > hi0) {
+    box_empty(&L->box);
+  } else if (d3) {
+    L->box = (mg_box){{lo0 + 1, lo1 + 1, lo2 + 1}, {hi0 + 1, hi1 + 1, hi2 + 1}};
+  } else {
+    L->box = (mg_box){{0, lo0 + 1, lo1 + 1}, {0, hi0 + 1, hi1 + 1}};
   }
+  if (box_is_empty(&L->box)) return TIDE_OK;
+  const mg_box B = L->box;
+  const int64_t s[3] = {L->s0, L->s1, 1};
 #pragma omp parallel for schedule(static) collapse(2) if (L->size > MG_PAR_MIN)
-  for (int i = 0; i < ni; i++)
-    for (int j = 0; j < nj; j++)
-      for (int k = 0; k < nk; k++) {
-        const int64_t c = pad_of_user(S, i, j, k);
+  for (int I = B.lo[0]; I <= B.hi[0]; I++)
+    for (int J = B.lo[1]; J <= B.hi[1]; J++)
+      for (int K = B.lo[2]; K <= B.hi[2]; K++) {
+        const int64_t c = I * L->s0 + J * L->s1 + K;
         if (lab[c] != TIDE_CELL_LIQUID) continue;
-        int u[3] = {i, j, k}, nd = 0, isdir = 0;
+        int u[3], nd = 0, isdir = 0;
+        if (d3)
+          u[0] = I - 1, u[1] = J - 1, u[2] = K - 1;
+        else
+          u[0] = J - 1, u[1] = K - 1, u[2] = 0;
         double d = 0;
         for (int ua = 0; ua < g->dim; ua++) {
           const int a = d3 ? ua : ua + 1; /* internal axis */
@@ -487,55 +613,189 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   return TIDE_OK;
 }
 
-/* coarse labels from the fine ones: AIR if any child is AIR, else LIQUID if
- * any child is LIQUID, else SOLID; then nd */
-static void setup_coarse(const mg_level *F, mg_level *C, int d3) {
-  const int cz0 = d3 && F->n[0] > 1, cz1 = F->n[1] > 1, cz2 = F->n[2] > 1;
-  memset(C->label, TIDE_CELL_SOLID, (size_t)C->size);
-  memset(C->nd, 0, (size_t)C->size);
+/* open fraction of the face between level-0 cell c and c + e_a (internal
+ * axis a): the problem's weight, 0 next to a SOLID cell (pads included) */
+static inline double fine_open(const tide_mac_solver *S, const tide_mac_poisson *P, int64_t c,
+                               int a, int I, int J, int K) {
+  const mg_level *L = &S->lev[0];
+  const int64_t s = a == 0 ? L->s0 : a == 1 ? L->s1 : 1;
+  if (L->label[c] == TIDE_CELL_SOLID || L->label[c + s] == TIDE_CELL_SOLID) return 0;
+  const int ua = S->d3 ? a : a - 1;
+  if (!P->weight[ua]) return 1;
+  int u[3];
+  if (S->d3)
+    u[0] = I - 1, u[1] = J - 1, u[2] = K - 1;
+  else
+    u[0] = J - 1, u[1] = K - 1, u[2] = 0;
+  u[ua]++;
+  return P->weight[ua][tide_grid_fidx(&P->grid, ua, u[0], u[1], u[2])];
+}
+
+/* Coarse level C from F.  Labels: AIR if any child is AIR, else LIQUID if
+ * any child is LIQUID, else SOLID (over the whole level: far-away AIR cells
+ * decide which coarse cells are Dirichlet).  Label mode: nd at liquid cells.
+ * Coefficient mode (P has face weights): each coarse face gets an effective
+ * open fraction W, w[a][c] for the face between c and c + e_a, and the
+ * stencil is re-discretized with them: A_cc = scale sum_f W_f over the faces
+ * to LIQUID and AIR neighbours (Dirichlet at the air cell's centre),
+ * cf = scale W_f between liquid cells.  W is the mean over the 2^(dim-1)
+ * fine rows crossing the face (rows in parallel: with the fine fractions
+ * alone, the open area of the face) of the row's conductance from one coarse
+ * centre to the other: the fine face w2 in series with the two fine links
+ * through the coarse centres w1, w3 (each cut in half between the two coarse
+ * links sharing it), W_row = 1 / (1/(4 w1) + 1/(2 w2) + 1/(4 w3)), equal to
+ * w for uniform fractions; so a wall thinner than a cell that lies inside a
+ * coarse cell still throttles the coarse links next to it. */
+static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
+  const mg_level *F = &S->lev[l - 1];
+  mg_level *C = &S->lev[l];
+  const int d3 = S->d3;
+  const int cz[3] = {d3 && F->n[0] > 1, F->n[1] > 1, F->n[2] > 1};
+  stencil_clear(C, &C->box);
+  int coef = 0;
+  for (int a = 0; a < 3; a++)
+    coef |= P->weight[a] != NULL;
+  C->coef = coef;
+  if (coef) {
+    if (coef_alloc(S, C)) return TIDE_ENOMEM;
+    int st = 0;
+    for (int a = 0; a < 3; a++)
+      st |= mg_buf_reserve(S, &C->buf[B_W0 + a], (size_t)C->size * sizeof(double));
+    if (st) return TIDE_ENOMEM;
+    for (int a = 0; a < 3; a++)
+      C->w[a] = C->buf[B_W0 + a].p;
+  } else {
+    C->diag = NULL;
+    for (int a = 0; a < 3; a++)
+      C->cf[a] = NULL, C->w[a] = NULL;
+  }
   const int l0 = lo_of(d3, 0);
-#pragma omp parallel for schedule(static) collapse(2) if (C->size > MG_PAR_MIN)
+  int lo0 = INT32_MAX, lo1 = INT32_MAX, lo2 = INT32_MAX, hi0 = INT32_MIN, hi1 = INT32_MIN,
+      hi2 = INT32_MIN;
+#pragma omp parallel for schedule(static) collapse(2) reduction(min : lo0, lo1, lo2)              \
+    reduction(max : hi0, hi1, hi2) if (C->size > MG_PAR_MIN)
   for (int I = l0; I < l0 + C->n[0]; I++)
     for (int J = 1; J <= C->n[1]; J++)
       for (int K = 1; K <= C->n[2]; K++) {
         int air = 0, liq = 0;
-        for (int a = 0; a <= cz0; a++)
-          for (int b = 0; b <= cz1; b++)
-            for (int d = 0; d <= cz2; d++) {
-              int fi = cz0 ? 2 * I - 1 + a : I, fj = cz1 ? 2 * J - 1 + b : J,
-                  fk = cz2 ? 2 * K - 1 + d : K;
+        for (int a = 0; a <= cz[0]; a++)
+          for (int b = 0; b <= cz[1]; b++)
+            for (int d = 0; d <= cz[2]; d++) {
+              int fi = cz[0] ? 2 * I - 1 + a : I, fj = cz[1] ? 2 * J - 1 + b : J,
+                  fk = cz[2] ? 2 * K - 1 + d : K;
               uint8_t fl = F->label[fi * F->s0 + fj * F->s1 + fk];
               air |= fl == TIDE_CELL_AIR;
               liq |= fl == TIDE_CELL_LIQUID;
             }
-        C->label[I * C->s0 + J * C->s1 + K] = air   ? TIDE_CELL_AIR
-                                              : liq ? TIDE_CELL_LIQUID
-                                                    : TIDE_CELL_SOLID;
+        uint8_t v = air ? TIDE_CELL_AIR : liq ? TIDE_CELL_LIQUID : TIDE_CELL_SOLID;
+        C->label[I * C->s0 + J * C->s1 + K] = v;
+        if (v == TIDE_CELL_LIQUID) {
+          lo0 = I < lo0 ? I : lo0, hi0 = I > hi0 ? I : hi0;
+          lo1 = J < lo1 ? J : lo1, hi1 = J > hi1 ? J : hi1;
+          lo2 = K < lo2 ? K : lo2, hi2 = K > hi2 ? K : hi2;
+        }
       }
+  C->box = (mg_box){{lo0, lo1, lo2}, {hi0, hi1, hi2}};
+  if (coef) {
+    /* coarse face fractions over the whole level (the next level needs them
+     * wherever its faces are) */
+    double *cw[3] = {C->w[0], C->w[1], C->w[2]};
+#pragma omp parallel for schedule(static) collapse(2) if (C->size > MG_PAR_MIN)
+    for (int I = l0; I < l0 + C->n[0]; I++)
+      for (int J = 1; J <= C->n[1]; J++)
+        for (int K = 1; K <= C->n[2]; K++) {
+          const int64_t c = I * C->s0 + J * C->s1 + K;
+          const int X[3] = {I, J, K};
+          for (int a = d3 ? 0 : 1; a < 3; a++) {
+            /* fine cells on the low side of the face: index 2X (or X) along a, the children
+             * along the other axes */
+            int f0[3], m[3];
+            for (int e = 0; e < 3; e++) {
+              if (e == a) {
+                f0[e] = cz[e] ? 2 * X[e] : X[e];
+                m[e] = 1;
+              } else {
+                f0[e] = cz[e] ? 2 * X[e] - 1 : X[e];
+                m[e] = cz[e] ? 2 : 1;
+              }
+            }
+            double sum = 0;
+            const int64_t sa = a == 0 ? F->s0 : a == 1 ? F->s1 : 1;
+            for (int p = 0; p < m[0]; p++)
+              for (int q = 0; q < m[1]; q++)
+                for (int r = 0; r < m[2]; r++) {
+                  int fx[3] = {f0[0] + p, f0[1] + q, f0[2] + r};
+                  const int64_t fc = fx[0] * F->s0 + fx[1] * F->s1 + fx[2];
+                  double w2 = l == 1 ? fine_open(S, P, fc, a, fx[0], fx[1], fx[2]) : F->w[a][fc];
+                  if (cz[a] && w2 > 0) {
+                    /* in series with the fine links through the two coarse centres
+                     * (resistance shares 1/4, 1/2, 1/4); a link with a non-liquid cell
+                     * counts as open */
+                    double res = 0.5 / w2;
+                    for (int side = 0; side < 2; side++) {
+                      const int64_t lo = side ? fc + sa : fc - sa; /* low cell of the link */
+                      const int xl = fx[a] + (side ? 1 : -1);
+                      if (xl < 1 || xl + 1 >= F->N[a] || F->label[lo] != TIDE_CELL_LIQUID ||
+                          F->label[lo + sa] != TIDE_CELL_LIQUID) {
+                        res += 0.25;
+                        continue;
+                      }
+                      fx[a] = xl;
+                      double w1 = l == 1 ? fine_open(S, P, lo, a, fx[0], fx[1], fx[2]) : F->w[a][lo];
+                      fx[a] = f0[a];
+                      res += w1 > 0 ? 0.25 / w1 : 1e300;
+                    }
+                    w2 = 1.0 / res;
+                  }
+                  sum += w2;
+                }
+            cw[a][c] = sum / (double)(m[0] * m[1] * m[2]);
+          }
+        }
+  }
+  if (box_is_empty(&C->box)) return TIDE_OK;
+  const mg_box B = C->box;
   const int64_t s[3] = {C->s0, C->s1, 1};
 #pragma omp parallel for schedule(static) collapse(2) if (C->size > MG_PAR_MIN)
-  for (int I = l0; I < l0 + C->n[0]; I++)
-    for (int J = 1; J <= C->n[1]; J++)
-      for (int K = 1; K <= C->n[2]; K++) {
+  for (int I = B.lo[0]; I <= B.hi[0]; I++)
+    for (int J = B.lo[1]; J <= B.hi[1]; J++)
+      for (int K = B.lo[2]; K <= B.hi[2]; K++) {
         int64_t c = I * C->s0 + J * C->s1 + K;
         if (C->label[c] != TIDE_CELL_LIQUID) continue;
         int nd = 0;
-        for (int a = d3 ? 0 : 1; a < 3; a++)
-          nd += (C->label[c - s[a]] != TIDE_CELL_SOLID) + (C->label[c + s[a]] != TIDE_CELL_SOLID);
+        double d = 0;
+        for (int a = d3 ? 0 : 1; a < 3; a++) {
+          const uint8_t lm = C->label[c - s[a]], lp = C->label[c + s[a]];
+          nd += (lm != TIDE_CELL_SOLID) + (lp != TIDE_CELL_SOLID);
+          if (coef) {
+            const double wm = lm != TIDE_CELL_SOLID ? C->w[a][c - s[a]] : 0;
+            const double wp = lp != TIDE_CELL_SOLID ? C->w[a][c] : 0;
+            d += wm + wp;
+            C->cf[a][c] = lp == TIDE_CELL_LIQUID ? C->scale * wp : 0;
+          }
+        }
         C->nd[c] = (uint8_t)nd;
+        if (coef) C->diag[c] = C->scale * d;
       }
+  return TIDE_OK;
 }
 
-/* active pencils and liquid count */
-static void setup_pencils(mg_level *L, int d3) {
-  const int l0 = lo_of(d3, 0), n0 = L->n[0], n1 = L->n[1];
+/* active pencils (inside the liquid box) and liquid count */
+static void setup_pencils(mg_level *L) {
+  if (box_is_empty(&L->box)) {
+    L->npen = 0;
+    L->nactive = L->nliquid = 0;
+    return;
+  }
+  const mg_box B = L->box;
+  const int n1 = B.hi[1] - B.lo[1] + 1, np = (B.hi[0] - B.lo[0] + 1) * n1;
   int64_t nliq = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nliq) if (L->size > MG_PAR_MIN)
-  for (int p = 0; p < n0 * n1; p++) {
-    int i = l0 + p / n1, j = 1 + p % n1;
+#pragma omp parallel for schedule(static) reduction(+ : nliq) if (L->nactive > MG_PAR_MIN)
+  for (int p = 0; p < np; p++) {
+    int i = B.lo[0] + p / n1, j = B.lo[1] + p % n1;
     const uint8_t *row = L->label + i * L->s0 + j * L->s1;
     int k0 = 0, k1 = 0;
-    for (int k = 1; k <= L->n[2]; k++)
+    for (int k = B.lo[2]; k <= B.hi[2]; k++)
       if (row[k] == TIDE_CELL_LIQUID) {
         if (!k1) k0 = k;
         k1 = k + 1;
@@ -548,7 +808,7 @@ static void setup_pencils(mg_level *L, int d3) {
   }
   int m = 0;
   int64_t act = 0;
-  for (int p = 0; p < n0 * n1; p++)
+  for (int p = 0; p < np; p++)
     if (L->pen[p].k1 > L->pen[p].k0) {
       act += L->pen[p].k1 - L->pen[p].k0;
       L->pen[m++] = L->pen[p];
@@ -558,50 +818,69 @@ static void setup_pencils(mg_level *L, int d3) {
   L->nliquid = nliq;
 }
 
+/* a liquid cell with a partly closed face (fraction < 1) to a liquid
+ * neighbour: a cut cell, or next to a wall thinner than a cell */
+static inline int partly_open(const mg_level *L, int64_t c, int d3) {
+  const double lim = 0.999 * L->scale;
+  const int64_t s[3] = {L->s0, L->s1, 1};
+  for (int a = d3 ? 0 : 1; a < 3; a++) {
+    if (L->label[c + s[a]] == TIDE_CELL_LIQUID && L->cf[a][c] < lim) return 1;
+    if (L->label[c - s[a]] == TIDE_CELL_LIQUID && L->cf[a][c - s[a]] < lim) return 1;
+  }
+  return 0;
+}
+
 /* boundary band: liquid cells within `band` cells (L-infinity) of a
  * non-liquid cell (air, solid or the domain boundary: the coarse levels
- * represent both the free surface and obstacles only approximately), as runs
- * along the pencils in memory order */
+ * represent both the free surface and obstacles only approximately) or of a
+ * partly open face between liquid cells (cut cells, walls thinner than a
+ * cell: the interpolation of the coarse correction is poor across them), as
+ * runs along the pencils in memory order */
 static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, uint8_t *m1) {
   const int d3 = S->d3;
-  const int64_t size = L->size;
-#pragma omp parallel for schedule(static) if (size > MG_PAR_MIN)
-  for (int64_t c = 0; c < size; c++)
-    m0[c] = L->label[c] != TIDE_CELL_LIQUID;
+  /* non-liquid mask dilated by `band` cells, over the liquid box grown by
+   * `band` (pads included): the cells within `band` of a liquid cell */
+  const mg_box R = box_grow(&L->box, band, L, d3, 1);
+  const int64_t size = box_is_empty(&L->box) ? 0
+                                             : (int64_t)(R.hi[0] - R.lo[0] + 1) *
+                                                   (R.hi[1] - R.lo[1] + 1) * (R.hi[2] - R.lo[2] + 1);
+  const int i0 = R.lo[0], i1 = R.hi[0], j0 = R.lo[1], j1 = R.hi[1], k0 = R.lo[2], k1 = R.hi[2];
+  const int64_t s0 = L->s0, s1 = L->s1;
   /* separable dilation: axis 2 (m0 -> m1), axis 1 (m1 -> m0), axis 0 (m0 -> m1) */
-  const int N0 = L->N[0], N1 = L->N[1], N2 = L->N[2];
-#pragma omp parallel for schedule(static) if (size > MG_PAR_MIN)
-  for (int64_t r = 0; r < (int64_t)N0 * N1; r++) {
-    const uint8_t *a = m0 + r * N2;
-    uint8_t *o = m1 + r * N2;
-    for (int k = 0; k < N2; k++) {
-      uint8_t v = 0;
-      for (int d = -band; d <= band; d++)
-        if (k + d >= 0 && k + d < N2) v |= a[k + d];
-      o[k] = v;
-    }
-  }
 #pragma omp parallel for schedule(static) collapse(2) if (size > MG_PAR_MIN)
-  for (int i = 0; i < N0; i++)
-    for (int j = 0; j < N1; j++) {
-      uint8_t *o = m0 + i * L->s0 + j * L->s1;
-      for (int k = 0; k < N2; k++) {
+  for (int i = i0; i <= i1; i++)
+    for (int j = j0; j <= j1; j++) {
+      const int64_t r = i * s0 + j * s1;
+      for (int k = k0; k <= k1; k++)
+        m0[r + k] = L->label[r + k] != TIDE_CELL_LIQUID || (L->coef && partly_open(L, r + k, d3));
+      for (int k = k0; k <= k1; k++) {
         uint8_t v = 0;
         for (int d = -band; d <= band; d++)
-          if (j + d >= 0 && j + d < N1) v |= m1[i * L->s0 + (j + d) * L->s1 + k];
+          if (k + d >= k0 && k + d <= k1) v |= m0[r + k + d];
+        m1[r + k] = v;
+      }
+    }
+#pragma omp parallel for schedule(static) collapse(2) if (size > MG_PAR_MIN)
+  for (int i = i0; i <= i1; i++)
+    for (int j = j0; j <= j1; j++) {
+      uint8_t *o = m0 + i * s0 + j * s1;
+      for (int k = k0; k <= k1; k++) {
+        uint8_t v = 0;
+        for (int d = -band; d <= band; d++)
+          if (j + d >= j0 && j + d <= j1) v |= m1[i * s0 + (j + d) * s1 + k];
         o[k] = v;
       }
     }
   const uint8_t *m = m0;
   if (d3) {
 #pragma omp parallel for schedule(static) collapse(2) if (size > MG_PAR_MIN)
-    for (int i = 0; i < N0; i++)
-      for (int j = 0; j < N1; j++) {
-        uint8_t *o = m1 + i * L->s0 + j * L->s1;
-        for (int k = 0; k < N2; k++) {
+    for (int i = i0; i <= i1; i++)
+      for (int j = j0; j <= j1; j++) {
+        uint8_t *o = m1 + i * s0 + j * s1;
+        for (int k = k0; k <= k1; k++) {
           uint8_t v = 0;
           for (int d = -band; d <= band; d++)
-            if (i + d >= 0 && i + d < N0) v |= m0[(i + d) * L->s0 + j * L->s1 + k];
+            if (i + d >= i0 && i + d <= i1) v |= m0[(i + d) * s0 + j * s1 + k];
           o[k] = v;
         }
       }
@@ -637,6 +916,20 @@ static int setup_band(tide_mac_solver *S, mg_level *L, int band, uint8_t *m0, ui
       }
     }
   }
+  /* slabs along the outermost axis (axis 0 in 3D, axis 1 in 2D) */
+  const int no = d3 ? L->n[0] : L->n[1];
+  const int64_t so = d3 ? L->s0 : L->s1;
+  L->nslab = (no + MG_SLAB - 1) / MG_SLAB;
+  if (mg_buf_reserve(S, &L->buf[B_SLAB], (size_t)(L->nslab + 1) * sizeof(int64_t)))
+    return TIDE_ENOMEM;
+  L->slab = L->buf[B_SLAB].p;
+  int64_t q = 0;
+  for (int sl = 0; sl <= L->nslab; sl++) {
+    while (q < L->nrun && (L->band[q].c0 / so - 1) / MG_SLAB < sl)
+      q++;
+    L->slab[sl] = q;
+  }
+  L->slab[L->nslab] = L->nrun;
   return TIDE_OK;
 }
 
@@ -832,15 +1125,15 @@ static int analyse(tide_mac_solver *S, const tide_mac_poisson *P) {
   int32_t *par = S->scratch[2].p;
   int st = setup_fine(S, P, dir);
   if (st) return st;
-  setup_pencils(L0, S->d3);
+  setup_pencils(L0);
   st = setup_floating(S, dir, par);
   if (st) return st;
   for (int l = 1; l < S->nlev; l++) {
     mg_level *C = &S->lev[l];
     C->scale = S->lev[l - 1].scale * 0.25;
-    C->coef = 0;
-    setup_coarse(&S->lev[l - 1], C, S->d3);
-    setup_pencils(C, S->d3);
+    st = setup_coarse(S, P, l);
+    if (st) return st;
+    setup_pencils(C);
   }
   if (S->o.method == TIDE_MAC_MGPCG) {
     for (int l = 0; l < S->nlev - 1; l++) {
@@ -916,6 +1209,11 @@ int tide_mac_solver_new(const tide_mac_poisson *P, const tide_mac_solver_opts *o
   st = TIDE_OK;
   for (int l = 0; l < S->nlev && !st; l++)
     st = level_alloc(S, &S->lev[l], l == 0);
+  for (int l = 0; l < S->nlev && !st; l++) {
+    /* pads SOLID for good: the set-up writes interior cells only */
+    memset(S->lev[l].label, TIDE_CELL_SOLID, (size_t)S->lev[l].size);
+    box_empty(&S->lev[l].box);
+  }
   const size_t sz = (size_t)S->lev[0].size;
   for (int i = 0; i < 5 && !st; i++)
     st = mg_buf_reserve(S, &S->vbuf[i], sz * sizeof(double));
@@ -965,7 +1263,7 @@ void tide_mac_solver_free(tide_mac_solver *S) {
     buf_release(S, &S->botbuf[i]);
   for (int i = 0; i < 2; i++)
     buf_release(S, &S->fbuf[i]);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 6; i++)
     buf_release(S, &S->mbuf[i]);
   for (int i = 0; i < 3; i++)
     buf_release(S, &S->scratch[i]);
@@ -1024,12 +1322,18 @@ static void copy_out(const tide_mac_solver *S, const double *v, double *u) {
       }
 }
 
-static void precondition(tide_mac_solver *S, const double *r, double *z) {
-  if (S->o.method == TIDE_MAC_MGPCG)
-    vcycle(S, r, z);
-  else
+/* z = M^-1 r and r.z; z0_ready: see vcycle */
+static double precondition(tide_mac_solver *S, const double *r, double *z, int z0_ready) {
+  const mg_level *L = &S->lev[0];
+  double rz;
+  if (S->o.method == TIDE_MAC_MGPCG) {
+    vcycle(S, r, z, z0_ready, S->nfloat ? NULL : &rz);
+  } else {
     mg_mic0_apply(S, r, z);
+  }
   if (S->nfloat) project_floating(S, z);
+  if (S->nfloat || S->o.method != TIDE_MAC_MGPCG) rz = dot_cells(L, r, z);
+  return rz;
 }
 
 int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const tide_solve_opts *o,
@@ -1080,10 +1384,12 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
     if (S->o.method == TIDE_MAC_CG) {
       rz = rr;
     } else {
-      precondition(S, vr, vz);
-      rz = dot_cells(L, vr, vz);
+      rz = precondition(S, vr, vz, 0);
     }
     MG_FOR_CELLS(L, vp[c] = vz[c];);
+    double pq = 0;
+    /* MGPCG: the x, r update also makes the first smoothing sweep of the next V-cycle */
+    const int fuse = S->o.method == TIDE_MAC_MGPCG && S->nlev > 1;
     for (;;) {
       if (it >= maxit) {
         status = tide_fail(TIDE_ENOCONV,
@@ -1096,8 +1402,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
         status = tide_fail(TIDE_EINTR, "mac_solver_solve: interrupted after %d iterations", it);
         break;
       }
-      double pq;
-      MG_DISPATCH(d3, coef, k_apply_dot, L, vp, vq, &pq);
+      if (it == 0) MG_DISPATCH(d3, coef, k_apply_dot, L, vp, vq, &pq);
       if (!(pq > 0) || !(rz > 0)) {
         if (!isfinite(pq) || !isfinite(rz))
           status = tide_fail(TIDE_ENONFINITE,
@@ -1110,7 +1415,10 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
         break;
       }
       double alpha = rz / pq;
-      rr = cg_update(L, alpha, vp, vq, vx, vr);
+      if (fuse)
+        MG_DISPATCH(d3, coef, k_update_jacobi0, L, alpha, vp, vq, vx, vr, vz, S->o.omega, &rr);
+      else
+        rr = cg_update(L, alpha, vp, vq, vx, vr);
       it++;
       if (!isfinite(rr)) {
         status =
@@ -1122,12 +1430,11 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
       if (S->o.method == TIDE_MAC_CG) {
         rznew = rr;
       } else {
-        precondition(S, vr, vz);
-        rznew = dot_cells(L, vr, vz);
+        rznew = precondition(S, vr, vz, fuse);
       }
       double beta = rznew / rz;
       rz = rznew;
-      cg_direction(L, vz, beta, vp);
+      MG_DISPATCH(d3, coef, k_direction_apply, L, vz, beta, vp, vq, &pq);
     }
   }
   /* true residual of the returned x */
@@ -1178,17 +1485,21 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
   const double A0 = (double)L0->nactive;
   const double op0 = L0->coef ? 8.0 * (dim + 1) : 1.0;
   info->apply_bytes = A0 * (16 + op0);
-  double it = A0 * ((16 + op0) + 48 + 24); /* A p with p.q, x/r update with r.r, p = z + beta p */
+  /* p = z + beta p with q = A z + beta q and p.q; x/r update with r.r */
+  double it = A0 * ((40 + op0) + 48);
   if (S->o.method == TIDE_MAC_MIC0) {
     it += A0 * 16;                                 /* r.z */
     it += A0 * (48 + (L0->coef ? 16.0 * dim : 0)); /* forward and backward sweeps */
   } else if (S->o.method == TIDE_MAC_MGPCG) {
-    it += A0 * 16; /* r.z */
+    /* level 0's first Jacobi sweep rides on the x/r update (z written, D read); r.z on the
+     * last post-smoothing sweep */
+    it += S->nlev > 1 ? A0 * (8 + op0) : A0 * 16;
+    if (S->nfloat) it += A0 * 16;
     const int nu = S->o.smooth, nb = S->o.boundary_sweeps;
     for (int l = 0; l < S->nlev - 1; l++) {
       const mg_level *L = &S->lev[l], *C = &S->lev[l + 1];
       const double A = (double)L->nactive, op = L->coef ? 8.0 * (dim + 1) : 1.0;
-      double v = A * (16 + op);                     /* first Jacobi sweep */
+      double v = l == 0 ? 0 : A * (16 + op);        /* first Jacobi sweep */
       v += (2 * nu - 1) * A * (24 + op);            /* further Jacobi sweeps */
       v += A * (24 + op);                           /* residual */
       v += A * 8 + (double)C->nactive * 9;          /* restriction */

@@ -9,9 +9,18 @@
  *                   coarse cell is AIR if any child is AIR, else LIQUID if
  *                   any child is LIQUID, else SOLID), trilinear prolongation
  *                   P and restriction R = P^T / 2^dim, re-discretized coarse
- *                   operators, damped Jacobi smoothing (omega = 2/3) plus
- *                   extra red-black Gauss-Seidel sweeps in a band of cells
- *                   near the boundary, post-smoothing the adjoint of
+ *                   operators (with cut-cell face weights: the fraction of a
+ *                   coarse face is the mean over the 2^(dim-1) fine rows
+ *                   crossing it of the row's series conductance between the
+ *                   coarse centres -- the fine face and the fine links
+ *                   through the two centres; the open area of the face for
+ *                   links without walls; ghost-fluid theta acts on the
+ *                   finest level only), damped
+ *                   Jacobi smoothing (omega = 2/3) plus extra red-black
+ *                   Gauss-Seidel sweeps in a band of cells near the boundary
+ *                   and near partly open faces (run slab by slab: slabs of
+ *                   MG_SLAB cells, even then odd, two synchronisations per
+ *                   smoothing), post-smoothing the adjoint of
  *                   pre-smoothing, exact dense Cholesky bottom solve: the
  *                   V-cycle is a fixed symmetric positive definite operator,
  *                   so CG stays valid.  Iteration counts are nearly
@@ -26,8 +35,13 @@
  *
  * A solver is created for a grid and a problem; tide_mac_solver_update
  * re-analyses new labels / weights on the same grid (the next time step)
- * without allocating unless the boundary band outgrows its lists.  Solves
- * allocate nothing.  Liquid regions with no Dirichlet (air) face are detected;
+ * without allocating unless the boundary band outgrows its lists (or weights
+ * appear for the first time).  The analysis works inside each level's liquid
+ * bounding box (plus one pass over the labels), so a small liquid in a big
+ * box costs about what its cells cost.  Solves allocate nothing; per MGPCG
+ * iteration a level run in parallel costs 10 synchronisations (the PCG
+ * update carries the first smoothing sweep, the last sweep carries r.z, the
+ * new direction p and A p are one pass, q = A z + beta q).  Liquid regions with no Dirichlet (air) face are detected;
  * their pressure is defined up to a constant: the right-hand side is
  * projected onto the range (mean removed per region), and the returned
  * pressure has zero mean in each such region.
@@ -56,7 +70,8 @@ typedef struct tide_mac_solver_opts {
   int smooth;          /* damped Jacobi sweeps before and after the coarse correction (1) */
   int boundary_sweeps; /* red-black Gauss-Seidel sweeps in the boundary band per smoothing (4) */
   int band;            /* boundary band: liquid cells within this many cells (L-inf) of a
-                          non-liquid cell or the domain boundary (1) */
+                          non-liquid cell, the domain boundary or a partly open face
+                          between liquid cells (fraction < 0.999) (1) */
   double omega;        /* Jacobi damping (2/3) */
   int bottom_cells;    /* coarsen until a level has at most this many cells (256) */
 } tide_mac_solver_opts;

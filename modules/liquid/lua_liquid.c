@@ -4,6 +4,8 @@
  * projection.  Argument checks and marshalling only (numerics in
  * particles.c, transfer.c, project.c).  See docs/liquids.md.
  */
+#include "liquid/lua_liquid.h"
+#include "liquid/open.h"
 #include "liquid/particles.h"
 #include "liquid/project.h"
 #include "tide_lua.h"
@@ -14,8 +16,6 @@
 
 int luaopen_tide_array(lua_State *L);
 int luaopen_tide_grid(lua_State *L);
-void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
-void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
 
 static tide_particles *checkps(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_PARTICLES_T);
@@ -180,6 +180,14 @@ static int p_count(lua_State *L) {
   return 1;
 }
 
+/* ps:max_speed() -> max_p max_d |v_p,d| [m/s] */
+static int p_max_speed(lua_State *L) {
+  double s = 0;
+  tide_lua_check(L, tide_particles_max_speed(checkps(L, 1), &s), "Particles:max_speed");
+  lua_pushnumber(L, s);
+  return 1;
+}
+
 static int p_resize(lua_State *L) {
   tide_particles *ps = checkps(L, 1);
   int64_t n = tide_lua_checkrange(L, 2, "Particles:resize", "n", 0, (lua_Integer)1 << 36);
@@ -331,7 +339,7 @@ static int p_index(lua_State *L) {
 static const luaL_Reg ps_methods[] = {{"seed", p_seed},       {"advect", p_advect},   {"count", p_count},
                                       {"resize", p_resize},   {"reserve", p_reserve}, {"level_set", p_level_set},
                                       {"density", p_density}, {"reseed", p_reseed}, {"sort", p_sort},
-                                      {"free", p_free},       {NULL, NULL}};
+                                      {"max_speed", p_max_speed}, {"free", p_free},       {NULL, NULL}};
 
 static const luaL_Reg ps_meta[] = {{"__gc", p_free},   {"__close", p_free}, {"__tostring", p_tostring},
                                    {"__len", p_len},   {"__index", p_index}, {NULL, NULL}};
@@ -371,10 +379,10 @@ static int l_g2p(lua_State *L) {
   return 1;
 }
 
-static const char *const label_keys[] = {"solid", "solid_phi", "out", "counts", NULL};
+static const char *const label_keys[] = {"solid", "solid_phi", "out", "counts", "open", NULL};
 
 /* tide.liquid.label(ps, g [, {solid = u8 cells, solid_phi = f64 cells (cut cells), out = u8 cells,
- *   counts = i32 cells}]) -> labels */
+ *   counts = i32 cells, open = sides (their outermost cell layer is air)}]) -> labels */
 static int l_label(lua_State *L) {
   const char *fn = "tide.liquid.label";
   tide_particles *ps = checkps(L, 1);
@@ -384,6 +392,7 @@ static int l_label(lua_State *L) {
   tide_array *out = tide_opt_array(&o, "out");
   tide_array *counts = tide_opt_array(&o, "counts");
   tide_array *sphi = tide_opt_array(&o, "solid_phi");
+  unsigned open = tide_opt_sides(&o, "open", g->dim);
   if (out) {
     lua_getfield(L, 3, "out");
   } else {
@@ -395,20 +404,22 @@ static int l_label(lua_State *L) {
     tide_lua_check(L, tide_liquid_label_cut(ps, g, solid, sphi, out, counts), fn);
   else
     tide_lua_check(L, tide_liquid_label(ps, g, solid, out, counts), fn);
+  if (open) tide_lua_check(L, tide_liquid_open_cells(g, open, out), fn);
   return 1;
 }
 
 
 static const char *const project_keys[] = {"dt", "rho", "tol", "maxit", "theta_min", "phi", "fractions",
                                            "valid", "pressure", "target", "method", "projector",
-                                           "solid_velocity", NULL};
+                                           "solid_velocity", "fixed", NULL};
 static const char *const METHODS[] = {"pcg", "mgpcg", "mic0", NULL};
 #define TIDE_PROJECTOR_T "tide.Projector"
 
 /* tide.liquid.project(mac, labels, { dt = , rho = 1000, tol = 1e-8, maxit = 0, theta_min = 0.01,
  *   method = "pcg"|"mgpcg"|"mic0", projector = tide.Projector, phi = level set cells,
  *   fractions = open face fractions (f64 Mac), valid = u8 Mac out, pressure = f64 cells out,
- *   target = divergence target f64 cells [1/s], solid_velocity = f64 Mac [m/s] })
+ *   target = divergence target f64 cells [1/s], solid_velocity = f64 Mac [m/s],
+ *   fixed = u8 Mac of prescribed-velocity faces })
  * -> { iterations, residual, unknowns, div_before, div_after } */
 static int l_project(lua_State *L) {
   const char *fn = "tide.liquid.project";
@@ -427,23 +438,28 @@ static int l_project(lua_State *L) {
   po.fractions = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
   po.target = tide_opt_array(&o, "target");
   po.solid_velocity = tide_opt_obj(&o, "solid_velocity", TIDE_MAC_T);
+  po.fixed = tide_opt_obj(&o, "fixed", TIDE_MAC_T);
   tide_projector *work = tide_opt_obj(&o, "projector", TIDE_PROJECTOR_T);
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_project_stats ps;
   tide_lua_check(L, tide_liquid_project(u, labels, &po, work, valid, pressure, &ps), fn);
-  lua_createtable(L, 0, 5);
-  lua_pushinteger(L, ps.iterations);
-  lua_setfield(L, -2, "iterations");
-  lua_pushnumber(L, ps.residual);
-  lua_setfield(L, -2, "residual");
-  lua_pushinteger(L, ps.unknowns);
-  lua_setfield(L, -2, "unknowns");
-  lua_pushnumber(L, ps.div_before);
-  lua_setfield(L, -2, "div_before");
-  lua_pushnumber(L, ps.div_after);
-  lua_setfield(L, -2, "div_after");
+  tide_lua_push_project_stats(L, &ps);
   return 1;
+}
+
+void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st) {
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, st->iterations);
+  lua_setfield(L, -2, "iterations");
+  lua_pushnumber(L, st->residual);
+  lua_setfield(L, -2, "residual");
+  lua_pushinteger(L, (lua_Integer)st->unknowns);
+  lua_setfield(L, -2, "unknowns");
+  lua_pushnumber(L, st->div_before);
+  lua_setfield(L, -2, "div_before");
+  lua_pushnumber(L, st->div_after);
+  lua_setfield(L, -2, "div_after");
 }
 
 
@@ -524,6 +540,7 @@ int luaopen_tide_liquid(lua_State *L) {
   tide_lua_liquid_ckpt_open(L);
   luaL_newlib(L, funcs);
   tide_lua_liquid_physics_open(L);
+  tide_lua_liquid_open_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);
   lua_setfield(L, -2, "AIR");
   lua_pushinteger(L, TIDE_CELL_LIQUID);

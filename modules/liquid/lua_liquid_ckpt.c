@@ -5,6 +5,7 @@
  * The sort-by-cell workspace is rebuilt on the next transfer.
  */
 #include "grid/lua_grid_ckpt.h"
+#include "liquid/lua_liquid.h"
 #include "liquid/particles.h"
 
 static int ps_checkpoint(lua_State *L) {

@@ -5,6 +5,9 @@
  * in viscosity.c, surface_tension.c, periodic.c).  Registered into the
  * tide.liquid table by lua_liquid.c.  See docs/liquids-physics.md.
  */
+#include "grid/lua_grid_opts.h"
+#include "liquid/lua_liquid.h"
+#include "liquid/open.h"
 #include "liquid/periodic.h"
 #include "liquid/surface_tension.h"
 #include "liquid/viscosity.h"
@@ -16,7 +19,6 @@
 #define TIDE_PERIODIC_T "tide.Periodic"
 #define TIDE_VSOLVER_T "tide.ViscositySolver"
 
-void tide_lua_liquid_physics_open(lua_State *L);
 
 static tide_mac *checkmac(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, TIDE_MAC_T); }
 
@@ -177,13 +179,43 @@ static int l_curvature(lua_State *L) {
   return 1;
 }
 
-static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min",
+static const char *const fcurv_keys[] = {"periodic", "out", NULL};
+
+/* tide.liquid.curvature_faces(grid, phi [, {periodic, out = f64 Mac}]) -> kappa (f64 Mac, 1/m):
+ * height-function curvature at the interface crossing of each face whose cells
+ * have phi of opposite signs, 0 on the other faces */
+static int l_curvature_faces(lua_State *L) {
+  const char *fn = "tide.liquid.curvature_faces";
+  tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
+  tide_array *phi = tide_lua_checkarray(L, 2);
+  tide_lua_check(L, tide_grid_check_cells(g, phi, TIDE_F64, "phi"), fn);
+  if (tide_array_nonfinite(phi)) tide_lua_error(L, "%s: phi holds non-finite values", fn);
+  tide_opts o = tide_lua_optopts(L, 3, fn, fcurv_keys);
+  int per[3];
+  opt_periodic(&o, g->dim, per);
+  tide_mac *out = tide_opt_obj(&o, "out", TIDE_MAC_T);
+  if (out) {
+    tide_lua_check(L, tide_mac_check(out, g, TIDE_F64, "out"), fn);
+    lua_getfield(L, 3, "out");
+  } else {
+    tide_lua_check(L, tide_mac_new(g, TIDE_F64, &out), fn);
+    tide_lua_pushobj(L, TIDE_MAC_T, out);
+    tide_lua_gcaccount(L);
+  }
+  double *kf[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < g->dim; a++) kf[a] = TIDE_F64P(out->u[a]);
+  tide_lua_check(L, tide_liquid_curvature_faces(g, TIDE_F64P(phi), per, kf), fn);
+  return 1;
+}
+
+static const char *const CURVS[] = {"heights", "cells", NULL};
+static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min", "curvature",
                                       "band", "side", "periodic", "pjump", "tol", "maxit", "solver", NULL};
 static const char *const SIDES[] = {"both", "liquid", NULL};
 static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
 
 /* tide.liquid.surface_tension(u, phi, {sigma =, rho =, dt = [, method = "ghost" | "liu", labels,
- *   kappa, theta_min = 0.01, pjump (ghost), band = 3 dx, side = "both" | "liquid" (liu), periodic,
+ *   kappa, theta_min = 0.01, pjump, curvature = "heights" | "cells" (ghost), band = 3 dx, side = "both" | "liquid" (liu), periodic,
  *   tol, maxit]})
  *   -> u [, stats (liu)] */
 static int l_surface_tension(lua_State *L) {
@@ -210,13 +242,14 @@ static int l_surface_tension(lua_State *L) {
     t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
     memcpy(t.periodic, per, sizeof per);
     t.theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-12, 1);
+    t.cell_curvature = tide_opt_choice(&o, "curvature", "heights", CURVS);
     const tide_array *pj = opt_cells(&o, "pjump", g, TIDE_F64);
     tide_lua_check(L, tide_liquid_surface_tension_jump(u, phi, &t, (tide_array *)pj), fn);
     lua_settop(L, 1);
     return 1;
   }
-  if (tide_opt_has(&o, "theta_min") || tide_opt_has(&o, "pjump"))
-    tide_lua_error(L, "%s: 'theta_min' and 'pjump' belong to method 'ghost'", fn);
+  if (tide_opt_has(&o, "theta_min") || tide_opt_has(&o, "pjump") || tide_opt_has(&o, "curvature"))
+    tide_lua_error(L, "%s: 'theta_min', 'pjump' and 'curvature' belong to method 'ghost'", fn);
   tide_tension_liu_opts t = tide_tension_liu_opts_default();
   t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
   memcpy(t.periodic, per, sizeof per);
@@ -232,10 +265,11 @@ static int l_surface_tension(lua_State *L) {
   return 2;
 }
 
-static const char *const lphi_keys[] = {"solid", "out", NULL};
+static const char *const lphi_keys[] = {"solid", "out", "open", NULL};
 
-/* tide.liquid.label_phi(grid, phi [, {solid = u8 cells, out = u8 cells}]) -> labels:
- * liquid where phi < 0, solid where solid is, air elsewhere */
+/* tide.liquid.label_phi(grid, phi [, {solid = u8 cells, out = u8 cells, open = sides}]) -> labels:
+ * liquid where phi < 0, solid where solid is, air elsewhere and in the
+ * outermost cell layer of the open sides */
 static int l_label_phi(lua_State *L) {
   const char *fn = "tide.liquid.label_phi";
   tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
@@ -243,7 +277,9 @@ static int l_label_phi(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 3, fn, lphi_keys);
   const tide_array *solid = opt_cells(&o, "solid", g, TIDE_U8);
   tide_array *out = push_out_cells(&o, g, TIDE_U8, NULL);
+  unsigned open = tide_opt_sides(&o, "open", g->dim);
   tide_lua_check(L, tide_liquid_label_phi(g, phi, solid, out), fn);
+  if (open) tide_lua_check(L, tide_liquid_open_cells(g, open, out), fn);
   return 1;
 }
 
@@ -375,15 +411,18 @@ static int per_advect_particles(lua_State *L) {
   return 1;
 }
 
-static const char *const advm_keys[] = {"out", NULL};
+static const char *const advm_keys[] = {"rk", "interp", "scheme", "clamp", "out", NULL};
 
-/* P:advect(vel, q, dt [, {out = Mac}]) -> out: q advected by vel (semi-Lagrangian, RK2) */
+/* P:advect(vel, q, dt [, {rk = 2, interp = "linear", scheme = "sl", clamp =
+ * "revert", out = Mac}]) -> out: q advected by vel on the torus, the options
+ * of tide.grid.advect_mac */
 static int per_advect(lua_State *L) {
   const char *fn = "Periodic:advect";
   tide_periodic *P = checkper(L, 1);
   tide_mac *vel = checkmac(L, 2), *q = checkmac(L, 3);
   double dt = tide_lua_checkfinite(L, 4, fn, "dt");
   tide_opts o = tide_lua_optopts(L, 5, fn, advm_keys);
+  tide_advect_opts ao = tide_lua_advect_opts(&o);
   tide_mac *out = tide_opt_obj(&o, "out", TIDE_MAC_T);
   if (out) {
     if (out == q || out == vel) tide_lua_error(L, "%s: out must differ from the velocity and the field", fn);
@@ -393,14 +432,14 @@ static int per_advect(lua_State *L) {
     tide_lua_pushobj(L, TIDE_MAC_T, out);
     tide_lua_gcaccount(L);
   }
-  tide_lua_check(L, tide_periodic_advect_mac(P, vel, q, dt, out), fn);
+  tide_lua_check(L, tide_periodic_advect_mac(P, vel, q, dt, &ao, out), fn);
   return 1;
 }
 
-static const char *const advc_keys[] = {"scheme", "rk", "cubic", "clamp", "out", NULL};
-static const char *const ADV_SCHEMES[] = {"sl", "maccormack", "bfecc", NULL};
+static const char *const advc_keys[] = {"rk", "interp", "scheme", "clamp", "out", NULL};
 
-/* P:advect_cells(vel, f, dt [, {scheme = "sl", rk = 2, cubic = false, clamp = true, out}]) -> out */
+/* P:advect_cells(vel, f, dt [, {rk, interp, scheme, clamp, out}]) -> out:
+ * the options of tide.grid.advect_scalar, on the torus */
 static int per_advect_cells(lua_State *L) {
   const char *fn = "Periodic:advect_cells";
   tide_periodic *P = checkper(L, 1);
@@ -409,11 +448,7 @@ static int per_advect_cells(lua_State *L) {
   tide_lua_check(L, tide_grid_check_cells(&P->grid, f, TIDE_F64, "field"), fn);
   double dt = tide_lua_checkfinite(L, 4, fn, "dt");
   tide_opts o = tide_lua_optopts(L, 5, fn, advc_keys);
-  tide_advect_opts ao = tide_advect_opts_default();
-  ao.scheme = tide_opt_choice(&o, "scheme", "sl", ADV_SCHEMES);
-  ao.rk = (int)tide_opt_int(&o, "rk", 2, 2, 3);
-  ao.cubic = tide_opt_bool(&o, "cubic", 0);
-  ao.clamp = tide_opt_bool(&o, "clamp", 1);
+  tide_advect_opts ao = tide_lua_advect_opts(&o);
   tide_array *out = push_out_cells(&o, &P->grid, TIDE_F64, f);
   tide_lua_check(L, tide_periodic_advect_cells(P, vel, TIDE_F64P(f), dt, &ao, TIDE_F64P(out)), fn);
   return 1;
@@ -437,17 +472,7 @@ static int per_project(lua_State *L) {
   tide_project_stats st;
   tide_lua_check(L, tide_periodic_project(P, u, lab, dt, rho, tol, maxit, p, &st), fn);
   lua_settop(L, 2);
-  lua_createtable(L, 0, 5);
-  lua_pushinteger(L, st.iterations);
-  lua_setfield(L, -2, "iterations");
-  lua_pushnumber(L, st.residual);
-  lua_setfield(L, -2, "residual");
-  lua_pushinteger(L, (lua_Integer)st.unknowns);
-  lua_setfield(L, -2, "unknowns");
-  lua_pushnumber(L, st.div_before);
-  lua_setfield(L, -2, "div_before");
-  lua_pushnumber(L, st.div_after);
-  lua_setfield(L, -2, "div_after");
+  tide_lua_push_project_stats(L, &st);
   return 2;
 }
 
@@ -565,6 +590,7 @@ static const luaL_Reg vs_meta[] = {{"__gc", vs_free},
 static const luaL_Reg funcs[] = {{"diffuse", l_diffuse},
                                  {"viscosity", l_viscosity},
                                  {"curvature", l_curvature},
+                                 {"curvature_faces", l_curvature_faces},
                                  {"surface_tension", l_surface_tension},
                                  {"capillary_dt", l_capillary_dt},
                                  {"label_phi", l_label_phi},

@@ -1,8 +1,10 @@
 /* particles.c -- particle sets: storage, seeding, advection, sorting by cell
  * (see particles.h). */
 #include "liquid/particles.h"
+#include "liquid/mac_view.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +60,16 @@ static void free_ws(tide_particles *ps) {
   tide_free(ps->cell_of, (size_t)ps->ws_cap * sizeof(int64_t));
   ps->cell_start = ps->order = ps->cell_of = NULL;
   ps->ws_cells = ps->ws_cap = 0;
+  ps->bin_valid = 0;
+}
+
+void *tide_particles_scratch(tide_particles *ps, size_t bytes) {
+  if (bytes <= ps->scratch_bytes) return ps->scratch;
+  tide_free(ps->scratch, ps->scratch_bytes);
+  ps->scratch_bytes = 0;
+  ps->scratch = tide_alloc(bytes);
+  if (ps->scratch) ps->scratch_bytes = bytes;
+  return ps->scratch;
 }
 
 void tide_particles_free(tide_particles *ps) {
@@ -72,13 +84,14 @@ void tide_particles_free(tide_particles *ps) {
   tide_array_release(ps->vs2);
   tide_array_release(ps->cs2);
   free_ws(ps);
+  tide_free(ps->scratch, ps->scratch_bytes);
   free(ps);
 }
 
 int64_t tide_particles_bytes(const tide_particles *ps) {
   int64_t per = 2 * ps->dim + (ps->apic ? ps->dim * ps->dim : 0);
   int64_t spare_rows = ps->xs2 ? ps->xs2->shape[0] : 0;
-  return (ps->cap + spare_rows) * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8;
+  return (ps->cap + spare_rows) * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8 + (int64_t)ps->scratch_bytes;
 }
 
 int tide_particles_reserve(tide_particles *ps, int64_t cap) {
@@ -115,6 +128,22 @@ int tide_particles_resize(tide_particles *ps, int64_t n) {
   }
   ps->n = n;
   return remake_views(ps);
+}
+
+int tide_particles_max_speed(const tide_particles *ps, double *out) {
+  const double *v = TIDE_F64P(ps->v);
+  int64_t m = ps->n * ps->dim;
+  double best = 0;
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : bad) if (m > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < m; i++) {
+    double s = fabs(v[i]);
+    if (!(s <= 1e300)) bad = 1;
+    else if (s > best) best = s;
+  }
+  if (bad) return tide_fail(TIDE_ENONFINITE, "particle velocities hold non-finite values");
+  *out = best;
+  return TIDE_OK;
 }
 
 /* ------------------------------------------------------------ seeding */
@@ -302,23 +331,25 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
     hi[d] = g->origin[d] + g->n[d] * g->dx - eps;
   }
   int64_t n = ps->n;
+  tide_mac_view V;
+  tide_mac_view_init(vel, &V);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double *x = px + p * dim;
     double x0[3] = {0, 0, 0}, k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, k3[3] = {0, 0, 0}, y[3] = {0, 0, 0};
     for (int d = 0; d < dim; d++) x0[d] = x[d];
-    tide_mac_velocity(vel, x0, k1);
+    tide_mac_view_velocity(&V, x0, k1);
     if (order == 1) {
       for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k1[d];
     } else if (order == 2) {
       for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
-      tide_mac_velocity(vel, y, k2);
+      tide_mac_view_velocity(&V, y, k2);
       for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k2[d];
     } else { /* Ralston's third-order method */
       for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
-      tide_mac_velocity(vel, y, k2);
+      tide_mac_view_velocity(&V, y, k2);
       for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.75 * dt * k2[d];
-      tide_mac_velocity(vel, y, k3);
+      tide_mac_view_velocity(&V, y, k3);
       for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * (2 * k1[d] + 3 * k2[d] + 4 * k3[d]) / 9;
     }
     for (int d = 0; d < dim; d++) {
@@ -340,6 +371,22 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
 }
 
 /* ------------------------------------------------------------ binning */
+
+/* cell of x: s = (x - origin) / dx per axis, clamped into the grid (NaN
+ * to 0), computed with 1/dx as tide_grid_locate_axes does, so the cell
+ * agrees with the particle's interpolation stencil */
+static inline int64_t cell_index(const tide_grid *g, double inv, const double *x) {
+  int64_t c = 0;
+  for (int d = 0; d < 3; d++) {
+    int i = 0;
+    if (d < g->dim) {
+      double s = (x[d] - g->origin[d]) * inv, top = (double)g->n[d] - 1;
+      i = s > 0 ? (int)(s < top ? s : top) : 0;
+    }
+    c = c * g->n[d] + i;
+  }
+  return c;
+}
 
 int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
@@ -363,19 +410,86 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   const double *px = TIDE_F64P(ps->x);
   int64_t *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
   int dim = ps->dim;
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  /* the cells of the particles: the same as last time? */
+  int changed = 0;
+  double inv = 1.0 / g->dx;
+#pragma omp parallel for schedule(static) reduction(| : changed) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
-    int c[3];
-    tide_grid_locate(g, px + p * dim, c);
-    cell_of[p] = tide_grid_idx(g, c[0], c[1], c[2]);
+    int64_t c = cell_index(g, inv, px + p * dim);
+    if (c != cell_of[p]) cell_of[p] = c, changed = 1;
   }
-  memset(start, 0, (size_t)(nc + 1) * sizeof(int64_t));
-  for (int64_t p = 0; p < n; p++) start[cell_of[p] + 1]++;
-  for (int64_t c = 0; c < nc; c++) start[c + 1] += start[c];
-  for (int64_t p = 0; p < n; p++) order[start[cell_of[p]]++] = p;
-  /* start[c] now holds the end of cell c: shift back */
-  for (int64_t c = nc; c > 0; c--) start[c] = start[c - 1];
-  start[0] = 0;
+  if (!changed && ps->bin_valid && ps->bin_n == n) return TIDE_OK;
+  ps->bin_valid = 0;
+  /* is the storage already in cell order (as reseeding and sorting leave it)? */
+  int unsorted = 0;
+#pragma omp parallel for schedule(static) reduction(| : unsorted) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 1; p < n; p++) unsorted |= cell_of[p] < cell_of[p - 1];
+  ps->sorted = !unsorted;
+  if (!unsorted) {
+    /* cell c starts at the first particle of a cell >= c: every start entry
+     * is written once, by the particle where the cell index passes it */
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    for (int64_t p = 0; p < n; p++) {
+      int64_t c0 = p > 0 ? cell_of[p - 1] : -1;
+      for (int64_t c = c0 + 1; c <= cell_of[p]; c++) start[c] = p;
+      order[p] = p;
+    }
+    for (int64_t c = n > 0 ? cell_of[n - 1] + 1 : 0; c <= nc; c++) start[c] = n;
+  } else {
+    /* stable counting sort in T chunks of particles; chunk t counts over
+     * its own cell range [lo_t, hi_t] (narrow for nearly sorted sets), cell
+     * c's particles go chunk by chunk, each in index order */
+    enum { TMAX = 16 };
+    int T = n > TIDE_PAR_MIN ? omp_get_max_threads() : 1;
+    if (T > TMAX) T = TMAX;
+    int64_t lo[TMAX], hi[TMAX], base[TMAX + 1];
+#pragma omp parallel for schedule(static, 1) if (T > 1)
+    for (int t = 0; t < T; t++) {
+      int64_t a = lo[t] = nc, b = hi[t] = -1;
+      for (int64_t p = t * n / T; p < (t + 1) * n / T; p++) {
+        if (cell_of[p] < a) a = cell_of[p];
+        if (cell_of[p] > b) b = cell_of[p];
+      }
+      lo[t] = a, hi[t] = b;
+    }
+    base[0] = 0;
+    for (int t = 0; t < T; t++) base[t + 1] = base[t] + (hi[t] >= lo[t] ? hi[t] - lo[t] + 1 : 0);
+    int64_t *cnt = tide_particles_scratch(ps, (size_t)(base[T] > 0 ? base[T] : 1) * sizeof(int64_t));
+    if (!cnt) return TIDE_ENOMEM;
+#pragma omp parallel for schedule(static, 1) if (T > 1)
+    for (int t = 0; t < T; t++) {
+      int64_t *ct = cnt + base[t] - lo[t];
+      for (int64_t c = lo[t]; c <= hi[t]; c++) ct[c] = 0;
+      for (int64_t p = t * n / T; p < (t + 1) * n / T; p++) ct[cell_of[p]]++;
+    }
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < nc; c++) {
+      int64_t m = 0;
+      for (int t = 0; t < T; t++)
+        if (c >= lo[t] && c <= hi[t]) m += cnt[base[t] + c - lo[t]];
+      start[c + 1] = m;
+    }
+    start[0] = 0;
+    for (int64_t c = 0; c < nc; c++) start[c + 1] += start[c];
+    /* the counts become each chunk's first slot in the cell */
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < nc; c++) {
+      int64_t run = start[c];
+      for (int t = 0; t < T; t++)
+        if (c >= lo[t] && c <= hi[t]) {
+          int64_t m = cnt[base[t] + c - lo[t]];
+          cnt[base[t] + c - lo[t]] = run;
+          run += m;
+        }
+    }
+#pragma omp parallel for schedule(static, 1) if (T > 1)
+    for (int t = 0; t < T; t++) {
+      int64_t *ct = cnt + base[t] - lo[t];
+      for (int64_t p = t * n / T; p < (t + 1) * n / T; p++) order[ct[cell_of[p]]++] = p;
+    }
+  }
+  ps->bin_valid = 1;
+  ps->bin_n = n;
   return TIDE_OK;
 }
 
@@ -470,7 +584,7 @@ int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_ar
   const int64_t *start = ps->cell_start;
   int dim = g->dim;
   int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
-  int64_t *keep = tide_alloc((size_t)nc * sizeof(int64_t) * 3);
+  int64_t *keep = tide_particles_scratch(ps, (size_t)nc * sizeof(int64_t) * 3);
   if (!keep) return TIDE_ENOMEM;
   int64_t *add = keep + nc, *out = add + nc;
   int64_t nrem = 0, nadd = 0;
@@ -495,7 +609,6 @@ int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_ar
   }
   newpart np = {vel, stream, lo};
   st = rebuild(ps, g, keep, add, out, &np);
-  tide_free(keep, (size_t)nc * sizeof(int64_t) * 3);
   if (st) return st;
   if (added) *added = nadd;
   if (removed) *removed = nrem;
@@ -506,7 +619,7 @@ int tide_particles_sort(tide_particles *ps, const tide_grid *g) {
   int st;
   if ((st = tide_particles_bin(ps, g))) return st;
   int64_t nc = tide_grid_ncells(g);
-  int64_t *keep = tide_alloc((size_t)nc * sizeof(int64_t) * 3);
+  int64_t *keep = tide_particles_scratch(ps, (size_t)nc * sizeof(int64_t) * 3);
   if (!keep) return TIDE_ENOMEM;
   int64_t *add = keep + nc, *out = add + nc;
   for (int64_t c = 0; c < nc; c++) {
@@ -515,6 +628,5 @@ int tide_particles_sort(tide_particles *ps, const tide_grid *g) {
   }
   newpart np = {NULL, 0, 0};
   st = rebuild(ps, g, keep, add, out, &np);
-  tide_free(keep, (size_t)nc * sizeof(int64_t) * 3);
   return st;
 }

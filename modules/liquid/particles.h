@@ -41,6 +41,11 @@ typedef struct tide_particles {
   int64_t *order;               /* cap: particle indices sorted by cell */
   int64_t *cell_of;             /* cap: cell index of each particle */
   int64_t ws_cap;
+  int sorted;                   /* the last tide_particles_bin found the storage in cell order */
+  int bin_valid;                /* order / cell_start hold the binning of cell_of[0 .. bin_n) */
+  int64_t bin_n;
+  void *scratch;                /* scratch_bytes: workspace of the operators, reused between calls */
+  size_t scratch_bytes;
 } tide_particles;
 
 /* New empty set of dimension dim (2, 3) with room for cap particles; apic
@@ -53,6 +58,15 @@ int tide_particles_reserve(tide_particles *ps, int64_t cap);
 int tide_particles_resize(tide_particles *ps, int64_t n);
 /* Bytes held (storage and workspaces). */
 int64_t tide_particles_bytes(const tide_particles *ps);
+/* The reused scratch memory ps->scratch with room for at least `bytes`
+ * (contents undefined; one operator at a time uses it).  NULL when out of
+ * memory (message recorded). */
+void *tide_particles_scratch(tide_particles *ps, size_t bytes);
+
+/* Largest velocity component magnitude max_p max_d |v_p,d| [m/s] (0 for
+ * an empty set), one parallel pass; TIDE_ENONFINITE when a velocity is not
+ * finite. */
+int tide_particles_max_speed(const tide_particles *ps, double *out);
 
 /* Seed particles over the cells of g: every cell is split into r^dim
  * sub-cells with r = round(per_cell^(1/dim)) when per_cell is a perfect
@@ -106,7 +120,12 @@ int tide_particles_sort(tide_particles *ps, const tide_grid *g);
 
 /* Sort the particles by cell of g (counting sort, stable, reusing the
  * workspace): after it ps->order[cell_start[c] .. cell_start[c+1]) are the
- * particles of cell c in increasing index order. */
+ * particles of cell c in increasing index order.  The cells of the
+ * particles are computed in parallel; when they are those of the last call
+ * the binning is kept, when the storage is in cell order (as reseeding and
+ * sorting leave it) the cell starts come from one parallel pass (ps->sorted
+ * = 1), otherwise a parallel stable counting sort (chunks of particles
+ * counting over their own cell ranges) runs. */
 int tide_particles_bin(tide_particles *ps, const tide_grid *g);
 
 /* ----------------------------------------------------------- transfers

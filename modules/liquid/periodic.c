@@ -102,6 +102,7 @@ void tide_periodic_free(tide_periodic *P) {
   free_matrix(P);
   tide_particles_free(P->img);
   tide_mac_free(P->tmp);
+  tide_advect_work_release(&P->work);
   tide_free(P->plab, (size_t)nc);
   tide_free(P->row, (size_t)nc * sizeof(int32_t));
   tide_free(P, sizeof *P);
@@ -119,6 +120,7 @@ int64_t tide_periodic_bytes(const tide_periodic *P) {
   int64_t b = sizeof *P + mac_bytes(P->tmp) + mac_bytes(P->pa) + mac_bytes(P->pb) + mac_bytes(P->pc) + mac_bytes(P->pw);
   if (P->pcell) b += 2 * tide_array_size(P->pcell) * (int64_t)sizeof(double);
   if (P->img) b += tide_particles_bytes(P->img);
+  b += (int64_t)P->work.bytes;
   if (P->plab) b += nc;
   if (P->row) b += nc * (int64_t)sizeof(int32_t);
   if (P->A) b += (int64_t)P->A->nzmax * (int64_t)(sizeof(int) + sizeof(double));
@@ -327,13 +329,24 @@ static int check_vel(const tide_periodic *P, const tide_mac *m, const char *what
   return tide_mac_check(m, &P->grid, TIDE_F64, what);
 }
 
+/* ghost layers for the scheme o (NULL: defaults): one backtrace for SL,
+ * two for MacCormack, three for BFECC, each of the interpolation's reach */
+static int advect_pad_opts(const tide_periodic *P, const tide_mac *vel, double dt,
+                           const tide_advect_opts *o, int *G) {
+  int napply = o->scheme == TIDE_ADVECT_SL ? 1 : o->scheme == TIDE_ADVECT_MACCORMACK ? 2 : 3;
+  return advect_pad(P, vel, dt, napply, o->cubic ? 3 : 2, G);
+}
+
 int tide_periodic_advect_mac(tide_periodic *P, const tide_mac *vel, const tide_mac *q, double dt,
-                             tide_mac *out) {
+                             const tide_advect_opts *o, tide_mac *out) {
   int st, G;
   if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be finite");
   if ((st = check_vel(P, vel, "velocity")) || (st = check_vel(P, q, "field")) || (st = check_vel(P, out, "out")))
     return st;
-  if ((st = advect_pad(P, vel, dt, 1, 2, &G)) || (st = ensure_padded(P, G))) return st;
+  if (out == vel || out == q) return tide_fail(TIDE_EINVAL, "out must differ from the velocity and the field");
+  tide_advect_opts def = tide_advect_opts_default();
+  if (!o) o = &def;
+  if ((st = advect_pad_opts(P, vel, dt, o, &G)) || (st = ensure_padded(P, G))) return st;
   G = P->pad;
   if ((st = tide_periodic_fill_mac(vel, P->per, G, P->pa))) return st;
   tide_mac *pq = P->pa;
@@ -341,7 +354,7 @@ int tide_periodic_advect_mac(tide_periodic *P, const tide_mac *vel, const tide_m
     if ((st = tide_periodic_fill_mac(q, P->per, G, P->pb))) return st;
     pq = P->pb;
   }
-  if ((st = tide_mac_advect(P->pa, pq, dt, P->pc))) return st;
+  if ((st = tide_levelset_advect_mac(P->pa, pq, dt, o, NULL, &P->work, P->pc))) return st;
   return tide_periodic_extract_mac(P->pc, P->per, G, out);
 }
 
@@ -353,12 +366,12 @@ int tide_periodic_advect_cells(tide_periodic *P, const tide_mac *vel, const doub
   if (f == out) return tide_fail(TIDE_EINVAL, "out must not alias the field");
   tide_advect_opts def = tide_advect_opts_default();
   if (!o) o = &def;
-  int napply = o->scheme == TIDE_ADVECT_SL ? 1 : o->scheme == TIDE_ADVECT_MACCORMACK ? 2 : 3;
-  if ((st = advect_pad(P, vel, dt, napply, o->cubic ? 3 : 2, &G)) || (st = ensure_padded(P, G))) return st;
+  if ((st = advect_pad_opts(P, vel, dt, o, &G)) || (st = ensure_padded(P, G))) return st;
   G = P->pad;
   if ((st = tide_periodic_fill_mac(vel, P->per, G, P->pa))) return st;
   if ((st = tide_periodic_fill_cells(&P->grid, f, P->per, G, TIDE_F64P(P->pcell)))) return st;
-  if ((st = tide_levelset_advect(&P->pgrid, P->pa, TIDE_F64P(P->pcell), dt, o, TIDE_F64P(P->pcell2))))
+  if ((st = tide_levelset_advect_cells(&P->pgrid, P->pa, TIDE_F64P(P->pcell), dt, o, NULL, &P->work,
+                                        TIDE_F64P(P->pcell2))))
     return st;
   return tide_periodic_extract_cells(&P->grid, TIDE_F64P(P->pcell2), P->per, G, out);
 }

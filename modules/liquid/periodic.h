@@ -67,6 +67,7 @@ typedef struct tide_periodic {
   tide_array *pcell, *pcell2; /* padded cell arrays */
   tide_particles *img;        /* particles and their images */
   tide_mac *tmp;              /* f64 field over the grid (u8 weights) */
+  tide_advect_work work;      /* scratch of the corrected advection schemes */
   /* projection cache */
   uint8_t *plab;  /* labels the matrix was built for (ncells) */
   int has_matrix;
@@ -106,10 +107,14 @@ int tide_periodic_extract_cells(const tide_grid *g, const double *src, const int
 
 /* ----------------------------------------------------------- operators */
 
-/* Semi-Lagrangian self/cross advection of a MAC field as tide_mac_advect
- * (RK2 midpoint backtrace through vel, multilinear), on the torus. */
+/* Self/cross advection of a MAC field on the torus with the options of
+ * tide_levelset_advect_mac (SL / MacCormack / BFECC, RK2/RK3 backtrace,
+ * multilinear or monotone cubic, limiter); o = NULL: the defaults (SL, RK2
+ * midpoint, multilinear = tide_mac_advect).  The ghost layers cover every
+ * backtrace of the chosen scheme, so the result is that of the scheme on
+ * the infinite periodic field.  out must differ from vel and q. */
 int tide_periodic_advect_mac(tide_periodic *P, const tide_mac *vel, const tide_mac *q, double dt,
-                             tide_mac *out);
+                             const tide_advect_opts *o, tide_mac *out);
 /* A cell field f (ncells doubles) advected by vel over dt with the options
  * of tide_levelset_advect (SL / MacCormack / BFECC, RK2/RK3, linear or
  * monotone cubic), on the torus.  out must not alias f. */

@@ -23,6 +23,7 @@ struct tide_projector {
   int64_t nunk_cap;
   tide_mac_solver *mac;   /* matrix-free solver, created on first use */
   uint8_t *lab2;          /* labels with closed liquid cells made solid (on demand) */
+  double *wfix[3];        /* face weights with the fixed faces closed (on demand) */
   int mac_method;
 };
 
@@ -57,7 +58,10 @@ void tide_projector_free(tide_projector *w) {
   tide_free(w->b, (size_t)nc * sizeof(double));
   tide_free(w->x, (size_t)nc * sizeof(double));
   tide_free(w->rowof, (size_t)nc * sizeof(int));
-  for (int a = 0; a < 3; a++) tide_free(w->theta[a], (size_t)w->nface[a] * sizeof(double));
+  for (int a = 0; a < 3; a++) {
+    tide_free(w->theta[a], (size_t)w->nface[a] * sizeof(double));
+    tide_free(w->wfix[a], (size_t)w->nface[a] * sizeof(double));
+  }
   tide_free(w->bb, (size_t)w->nunk_cap * sizeof(double));
   tide_free(w->xx, (size_t)w->nunk_cap * sizeof(double));
   tide_mac_solver_free(w->mac);
@@ -67,7 +71,7 @@ void tide_projector_free(tide_projector *w) {
 
 int64_t tide_projector_bytes(const tide_projector *w) {
   int64_t nc = tide_grid_ncells(&w->grid), n = 2 * nc * 8 + nc * 4 + 2 * w->nunk_cap * 8;
-  for (int a = 0; a < 3; a++) n += w->nface[a] * 8;
+  for (int a = 0; a < 3; a++) n += w->nface[a] * (w->wfix[a] ? 16 : 8);
   if (w->mac) {
     tide_mac_solver_info info;
     if (tide_mac_solver_info_get(w->mac, &info) == TIDE_OK) n += info.bytes;
@@ -75,12 +79,14 @@ int64_t tide_projector_bytes(const tide_projector *w) {
   return n;
 }
 
-/* A_f of face (a, i, j, k): 0 on the domain boundary and next to solid
- * cells, the given fraction (or 1) otherwise */
-static inline double face_open(const tide_grid *g, const uint8_t *lab, const double *frac, int a, int i,
-                               int j, int k) {
+/* A_f of face (a, i, j, k): 0 on the domain boundary, next to solid cells
+ * and on fixed faces (fix: u8 face mask or NULL), the given fraction (or 1)
+ * otherwise */
+static inline double face_open(const tide_grid *g, const uint8_t *lab, const double *frac, const uint8_t *fix,
+                               int a, int i, int j, int k) {
   int f[3] = {i, j, k};
   if (f[a] == 0 || f[a] == g->n[a]) return 0;
+  if (fix && fix[tide_grid_fidx(g, a, i, j, k)]) return 0;
   int64_t hi = tide_grid_idx(g, i, j, k);
   f[a] -= 1;
   int64_t lo = tide_grid_idx(g, f[0], f[1], f[2]);
@@ -90,19 +96,21 @@ static inline double face_open(const tide_grid *g, const uint8_t *lab, const dou
 
 /* sum_f s_f (A_f u_f + (1 - A_f) us_f) of cell (i, j, k) [m/s]: dx times the
  * divergence, with us the normal velocity of the solid part of each face
- * (NULL: static solids) */
+ * (NULL: static solids); a fixed face carries u_f */
 static inline double cell_flux(const tide_grid *g, const uint8_t *lab, const double *const *frac,
-                               const double *const *us, const tide_mac *u, int i, int j, int k,
-                               int *air_open) {
+                               const uint8_t *const *fix, const double *const *us, const tide_mac *u,
+                               int i, int j, int k, int *air_open) {
   double s = 0;
   for (int a = 0; a < g->dim; a++) {
     const double *ua = TIDE_F64P(u->u[a]);
     int f[3] = {i, j, k};
     for (int side = 0; side < 2; side++) {
       f[a] = (a == 0 ? i : a == 1 ? j : k) + side;
-      double af = face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+      double af = face_open(g, lab, frac[a], fix[a], a, f[0], f[1], f[2]);
       int64_t fi = tide_grid_fidx(g, a, f[0], f[1], f[2]);
-      double flux = (af > 0 ? af * ua[fi] : 0) + (us[a] ? (1 - af) * us[a][fi] : 0);
+      double flux = fix[a] && fix[a][fi] && f[a] > 0 && f[a] < g->n[a]
+                        ? ua[fi]
+                        : (af > 0 ? af * ua[fi] : 0) + (us[a] ? (1 - af) * us[a][fi] : 0);
       s += side ? flux : -flux;
       if (air_open && af > 0) {
         int nb[3] = {i, j, k};
@@ -196,6 +204,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       if (tide_array_nonfinite(o->solid_velocity->u[a]))
         return tide_fail(TIDE_ENONFINITE, "solid_velocity holds non-finite values");
   }
+  if (o->fixed && (st = tide_mac_check(o->fixed, g, TIDE_U8, "fixed"))) return st;
   if (valid && (st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
   if (pressure && (st = tide_grid_check_cells(g, pressure, TIDE_F64, "pressure"))) return st;
   if (o->target) {
@@ -211,12 +220,14 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
 
   const uint8_t *lab = TIDE_U8P(labels);
   const double *frac[3] = {NULL, NULL, NULL}, *us[3] = {NULL, NULL, NULL};
+  const uint8_t *fix[3] = {NULL, NULL, NULL};
   for (int a = 0; a < g->dim; a++) {
     frac[a] = o->fractions ? TIDE_F64P(o->fractions->u[a]) : NULL;
     us[a] = o->solid_velocity ? TIDE_F64P(o->solid_velocity->u[a]) : NULL;
+    fix[a] = o->fixed ? TIDE_U8P(o->fixed->u[a]) : NULL;
   }
   int64_t nc0 = tide_grid_ncells(g);
-  if (o->fractions) {
+  if (o->fractions || o->fixed) {
     /* a liquid cell all of whose faces are closed has no equation: treat it
      * as solid (on a private copy of the labels) */
     int64_t closed = 0;
@@ -227,9 +238,9 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       double open = 0;
       for (int a = 0; a < g->dim; a++) {
         int f[3] = {i, j, k};
-        open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+        open += face_open(g, lab, frac[a], fix[a], a, f[0], f[1], f[2]);
         f[a] += 1;
-        open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+        open += face_open(g, lab, frac[a], fix[a], a, f[0], f[1], f[2]);
       }
       closed += open <= 0;
     }
@@ -245,9 +256,9 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
         double open = 0;
         for (int a = 0; a < g->dim; a++) {
           int f[3] = {i, j, k};
-          open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+          open += face_open(g, lab, frac[a], fix[a], a, f[0], f[1], f[2]);
           f[a] += 1;
-          open += face_open(g, lab, frac[a], a, f[0], f[1], f[2]);
+          open += face_open(g, lab, frac[a], fix[a], a, f[0], f[1], f[2]);
         }
         if (open <= 0) w->lab2[q] = TIDE_CELL_SOLID;
       }
@@ -257,6 +268,20 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
   tide_mac_poisson P = tide_mac_poisson_make(g, lab);
   P.theta_min = o->theta_min;
   for (int a = 0; a < g->dim; a++) P.weight[a] = frac[a];
+  if (o->fixed) /* fixed faces are closed for the pressure */
+    for (int a = 0; a < g->dim; a++) {
+      if (!w->wfix[a] && !(w->wfix[a] = tide_alloc((size_t)w->nface[a] * sizeof(double)))) {
+        st = TIDE_ENOMEM;
+        goto done;
+      }
+      double *wf = w->wfix[a];
+      const double *fa = frac[a];
+      const uint8_t *xa = fix[a];
+      int64_t nf = w->nface[a];
+#pragma omp parallel for schedule(static) if (nf > TIDE_PAR_MIN)
+      for (int64_t f = 0; f < nf; f++) wf[f] = xa[f] ? 0 : fa ? fa[f] : 1;
+      P.weight[a] = wf;
+    }
   if (o->phi) {
     if ((st = tide_mac_poisson_theta(g, lab, TIDE_F64P(o->phi), w->theta))) goto done;
     for (int a = 0; a < g->dim; a++) P.theta[a] = w->theta[a];
@@ -279,7 +304,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
         if (lab[q] != TIDE_CELL_LIQUID) continue;
         n++;
         int air_open = 0;
-        double r = cell_flux(g, lab, frac, us, u, i, j, k, &air_open) - (target ? g->dx * target[q] : 0);
+        double r = cell_flux(g, lab, frac, fix, us, u, i, j, k, &air_open) - (target ? g->dx * target[q] : 0);
         air |= air_open;
         b[q] = -scale * r;
         if (fabs(r) > dmax) dmax = fabs(r);
@@ -305,6 +330,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
     tide_grid_face_dims(g, a, fd);
     double *ua = TIDE_F64P(u->u[a]);
     uint8_t *va = valid ? TIDE_U8P(valid->u[a]) : NULL;
+    const uint8_t *xa = fix[a];
     const double *th = P.theta[a];
     int64_t sa = a == 0 ? (int64_t)nj * nk : a == 1 ? nk : 1;
 #pragma omp parallel for schedule(static) if ((int64_t)fd[0] * fd[1] * fd[2] > TIDE_PAR_MIN)
@@ -312,7 +338,12 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
-          double af = face_open(g, lab, frac[a], a, i, j, k);
+          int interior = (a == 0 ? i : a == 1 ? j : k) % g->n[a] != 0;
+          if (xa && xa[f] && interior) { /* prescribed velocity: kept */
+            if (va) va[f] = 1;
+            continue;
+          }
+          double af = face_open(g, lab, frac[a], xa, a, i, j, k);
           uint8_t ok = 0;
           if (af <= 0) {
             ua[f] = us[a] ? us[a][f] : 0; /* closed face: the solid's normal velocity */
@@ -343,7 +374,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
         int liquid = lab[q] == TIDE_CELL_LIQUID;
         if (pp) pp[q] = liquid ? p[q] : 0;
         if (!liquid) continue;
-        double d = fabs(cell_flux(g, lab, frac, us, u, i, j, k, NULL) - (target ? g->dx * target[q] : 0));
+        double d = fabs(cell_flux(g, lab, frac, fix, us, u, i, j, k, NULL) - (target ? g->dx * target[q] : 0));
         if (d > dmax) dmax = d;
       }
   stats->div_after = dmax / g->dx;

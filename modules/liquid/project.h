@@ -42,8 +42,16 @@
  * is pushed by the solid.  On return faces with a liquid neighbour and
  * A_f > 0 hold the projected velocity; closed faces (A_f = 0) hold u_s
  * (0 without it); the others are untouched.
- * valid (u8 MAC, may be NULL) marks the projected faces; pressure (f64 cells,
- * may be NULL) receives p [Pa] (0 outside the liquid). */
+ * Prescribed velocities (inflow, emitters; a velocity Dirichlet condition):
+ * faces marked 1 in the u8 MAC mask `fixed` keep their velocity u*_f.  They
+ * are closed for the pressure (A_f = 0) and carry the flux u*_f, like the
+ * closed faces of a moving solid whose velocity is u*_f; a liquid cell all of
+ * whose faces are closed or fixed has no equation (solid for the solve).
+ * valid (u8 MAC, may be NULL) marks the projected and the fixed faces;
+ * pressure (f64 cells, may be NULL) receives p [Pa] (0 outside the liquid).
+ * Open boundaries need no option here: the labels make the outermost cell
+ * layer of an open side AIR (tide_liquid_open_cells, liquid/open.h), so
+ * p = 0 there (Dirichlet) and liquid flows out of the domain. */
 enum { TIDE_PROJECT_PCG = 0, TIDE_PROJECT_MGPCG = 1, TIDE_PROJECT_MIC0 = 2 };
 
 typedef struct tide_project_opts {
@@ -57,6 +65,7 @@ typedef struct tide_project_opts {
   const tide_array *target;   /* divergence target on cells [1/s] or NULL */
   const tide_mac *solid_velocity; /* normal velocity of the solid part of each face
                                      [m/s] (moving solids) or NULL (static) */
+  const tide_mac *fixed;      /* u8 MAC mask of prescribed-velocity faces or NULL */
 } tide_project_opts;
 
 /* Workspace of repeated projections on one grid: face theta arrays, the

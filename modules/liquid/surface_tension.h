@@ -19,6 +19,11 @@
  *           ghost-fluid pressure jump sigma kappa).
  *   [GFCK02] Gibou, Fedkiw, Cheng & Kang, JCP 176, 2002 (ghost fluid with
  *           theta = phi_l / (phi_l - phi_a)).
+ *   [CFK05] Cummins, Francois & Kothe, "Estimating curvature from volume
+ *           fractions", Computers & Structures 83, 2005 (height functions).
+ *   [Pop09] Popinet, "An accurate adaptive solver for surface-tension-
+ *           driven interfacial flows", JCP 228, 2009 (height functions,
+ *           consistent curvature for a balanced ghost/CSF force).
  *   [Bri15] Bridson, Fluid Simulation for Computer Graphics, 2nd ed., 2015,
  *           Sec. 5.4 and ch. 8 (surface tension through the free-surface
  *           pressure; time step limit).
@@ -38,6 +43,32 @@
  * wall phi is extended linearly.  kappa: ncells doubles. */
 int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3], double *kappa);
 
+/* Curvature at the interface crossings of the grid lines by height
+ * functions of the level set [CFK05, Pop09].  For each face whose two cells
+ * have phi of opposite signs, the crossing is the root of the cubic through
+ * phi at the four cells along the face normal (lo - 1 .. lo + 2); the
+ * heights along axis d are the crossings of the axis-d grid lines, and
+ *   kappa_d = -o div(grad h / sqrt(1 + |grad h|^2))
+ * by central differences over the 3 (2D) / 3 x 3 (3D) neighbouring lines
+ * (the crossing of each line nearest to the centre one, same orientation
+ * o = sign n_d, within 3.5 cells).  At a face of axis a, kappa is the mean
+ * of the kappa_d of the axes with |n_d| > 1/2 weighted by |n_d| - 1/2
+ * (n = grad phi / |grad phi| by central differences interpolated to the
+ * crossing): kappa_a on the face's own line, kappa_d (d != a) interpolated
+ * between the axis-d lines through the two cells beside the face.  Where no
+ * height function exists (a feature thinner than the stencil) the cell
+ * curvatures interpolated to the crossing.  Clamped to +-1/dx.
+ * Why: the curvature depends only on the interface position, not on phi
+ * away from it.  The cell curvature of tide_liquid_curvature reads phi one
+ * cell on each side, and an advected phi has a kink in |grad phi| at the
+ * surface (the liquid is strained, the extrapolated air velocity is
+ * constant along the normals); the axis-wise central differences cancel
+ * that kink for an axis-aligned surface but not for a diagonal one
+ * (docs/liquids-physics.md, the drop test).
+ * kf[a]: f64 face arrays of axis a (tide_grid_face_dims); 0 on the faces
+ * without a crossing.  Periodic axes wrap (face n duplicates face 0). */
+int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3], double *kf[3]);
+
 /* Ghost-fluid surface tension [KFL00, GFCK02]: the free-surface pressure
  * condition p = 0 at the interface becomes p = sigma kappa_G (air at
  * pressure 0).  In the ghost-fluid projection (tide_liquid_project with a
@@ -54,8 +85,11 @@ int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3
  * pressure in the liquid are exactly those of the projection with the
  * jump.  The projection must use the same theta (phi, theta_min) and
  * labels.
- *   kappa_G = kappa_l + theta (kappa_a - kappa_l)  (linear in the cell
- *             curvatures; kappa NULL: computed by tide_liquid_curvature)
+ *   kappa_G = the height-function curvature at the crossing
+ *             (tide_liquid_curvature_faces; default), or with
+ *             cell_curvature = 1 or a given kappa: kappa_l + theta (kappa_a
+ *             - kappa_l), linear in the cell curvatures (kappa NULL:
+ *             computed by tide_liquid_curvature)
  *   u_f -= +-dt sigma kappa_G / (rho dx theta)
  * on open faces (not on the domain walls, not next to SOLID cells) between
  * a LIQUID and an AIR cell (labels NULL: liquid where phi < 0).
@@ -71,6 +105,9 @@ typedef struct tide_tension_opts {
   const tide_array *labels;  /* u8 cells or NULL */
   const tide_array *kappa;   /* f64 cells or NULL */
   int periodic[3];           /* for the curvature stencil only */
+  int cell_curvature;        /* 0: kappa_G by height functions at the crossing
+                              * (tide_liquid_curvature_faces); 1: from the cell
+                              * curvatures, kappa_l + theta (kappa_a - kappa_l) */
 } tide_tension_opts;
 
 tide_tension_opts tide_tension_opts_default(void);

@@ -1,6 +1,7 @@
 /* transfer.c -- PIC / FLIP / APIC particle-grid transfers on MAC grids and
  * cell labels from particles (see particles.h). */
 #include "liquid/particles.h"
+#include "liquid/mac_view.h"
 #include "grid/levelset.h"
 
 #include <math.h>
@@ -14,45 +15,175 @@ static int check_pair(const tide_particles *ps, const tide_mac *u, const char *w
   return TIDE_OK;
 }
 
-/* Scatter the particles of cell c into the accumulators of every axis. */
-static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, int64_t c, int apic,
+/* Scatter the particles of cell (i, j, k) into the accumulators of every
+ * axis.  The particles of one cell touch, on the faces of axis a, at most
+ * the 2 x 3 x 3 block starting at face (i, j-1, k-1) (the 2 along a): they
+ * are summed into a local block first, in particle order, and the block is
+ * added to the face arrays once (faces no particle reaches are left alone). */
+static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, int i, int j, int k, int apic,
                                 const tide_lattice *lat, double *const *num, double *const *den) {
+  int64_t c = tide_grid_idx(g, i, j, k);
+  int64_t q0 = ps->cell_start[c], q1 = ps->cell_start[c + 1];
+  if (q0 == q1) return;
   int dim = g->dim;
   const double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   const double *pc = apic ? TIDE_F64P(ps->c) : NULL;
-  for (int64_t q = ps->cell_start[c]; q < ps->cell_start[c + 1]; q++) {
+  const int ci[3] = {i, j, k};
+  int base[3][3];
+  for (int a = 0; a < dim; a++)
+    for (int d = 0; d < 3; d++) base[a][d] = d == a || d >= dim ? ci[d] : ci[d] - 1;
+  double bn[3][27], bw[3][27];
+  memset(bn, 0, sizeof bn);
+  memset(bw, 0, sizeof bw);
+  int n2max = dim == 3 ? 2 : 1;
+  for (int64_t q = q0; q < q1; q++) {
     int64_t p = ps->order[q];
     const double *x = px + p * dim;
     tide_axis_loc loc[3];
     tide_grid_locate_axes(g, x, loc);
     for (int a = 0; a < dim; a++) {
-      const tide_lattice *L = &lat[a];
-      int b[3];
+      int o[3];
       double t[3];
       for (int d = 0; d < 3; d++) {
-        b[d] = d == a ? loc[d].bf : loc[d].bc;
+        o[d] = (d == a ? loc[d].bf : loc[d].bc) - base[a][d];
         t[d] = d == a ? loc[d].tf : loc[d].tc;
       }
       double va = pv[p * dim + a];
       const double *ca = pc ? pc + (p * dim + a) * dim : NULL;
-      int n1 = L->n[1], n2 = L->n[2];
+      double *BN = bn[a], *BW = bw[a];
       for (int c0 = 0; c0 < 2; c0++) {
         double w0 = c0 ? t[0] : 1 - t[0];
         for (int c1 = 0; c1 < 2; c1++) {
           double w1 = w0 * (c1 ? t[1] : 1 - t[1]);
-          for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
+          for (int c2 = 0; c2 < n2max; c2++) {
             double w = dim == 3 ? w1 * (c2 ? t[2] : 1 - t[2]) : w1;
             if (w == 0) continue;
-            int fi = b[0] + c0, fj = b[1] + c1, fk = b[2] + c2;
-            int64_t f = ((int64_t)fi * n1 + fj) * n2 + fk;
+            int e = ((o[0] + c0) * 3 + o[1] + c1) * 3 + o[2] + c2;
             double val = va;
             if (ca) {
+              const tide_lattice *L = &lat[a];
+              int fi = base[a][0] + o[0] + c0, fj = base[a][1] + o[1] + c1, fk = base[a][2] + o[2] + c2;
               double xf[3] = {L->lo[0] + fi * g->dx, L->lo[1] + fj * g->dx, L->lo[2] + fk * g->dx};
               for (int d = 0; d < dim; d++) val += ca[d] * (xf[d] - x[d]);
             }
-            num[a][f] += w * val;
-            den[a][f] += w;
+            BN[e] += w * val;
+            BW[e] += w;
           }
+        }
+      }
+    }
+  }
+  for (int a = 0; a < dim; a++) {
+    const tide_lattice *L = &lat[a];
+    for (int e0 = 0; e0 < 3; e0++) {
+      int fi = base[a][0] + e0;
+      if (fi < 0 || fi >= L->n[0]) continue;
+      for (int e1 = 0; e1 < 3; e1++) {
+        int fj = base[a][1] + e1;
+        if (fj < 0 || fj >= L->n[1]) continue;
+        for (int e2 = 0; e2 < 3; e2++) {
+          int e = (e0 * 3 + e1) * 3 + e2, fk = base[a][2] + e2;
+          if (bw[a][e] == 0 || fk < 0 || fk >= L->n[2]) continue;
+          int64_t f = ((int64_t)fi * L->n[1] + fj) * L->n[2] + fk;
+          num[a][f] += bn[a][e];
+          den[a][f] += bw[a][e];
+        }
+      }
+    }
+  }
+}
+
+/* weights of the samples at offsets 0, 1, 2 of a block starting one sample
+ * below the base b0 - o: the pair (1 - t, t) at offset o and o + 1 (lane 3
+ * is padding) */
+static inline void weights3(int o, double t, double w[4]) {
+  w[0] = o ? 0 : 1 - t;
+  w[1] = o ? 1 - t : t;
+  w[2] = o ? t : 0;
+  w[3] = 0;
+}
+
+/* scatter_cell for 3D PIC / FLIP: the same sums, organised for speed.  The
+ * particles of the cell are taken in chunks; each one's weights along every
+ * axis are written as 4-lane rows over the block offsets (zeros outside its
+ * stencil, lane 3 padding), and each row of the block (axis a, offsets ex,
+ * ey) is summed over the chunk in registers.  A particle of cell (i, j, k)
+ * sits on face i of the lattice along its own axis (tide_particles_bin and
+ * tide_grid_locate_axes both use s = (x - origin) * (1/dx)), so that axis spans 2
+ * block offsets and the others 3. */
+#define P2G_CHUNK 32
+static inline void scatter_cell3(const tide_particles *ps, const tide_grid *g, int i, int j, int k,
+                                 const tide_lattice *lat, double *const *num, double *const *den) {
+  int64_t c = tide_grid_idx(g, i, j, k);
+  int64_t q0 = ps->cell_start[c], q1 = ps->cell_start[c + 1];
+  if (q0 == q1) return;
+  const double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
+  const int ci[3] = {i, j, k};
+  /* block sums: the first chunk sets the rows, the flush reads only those */
+  double bn[3][3][3][4], bw[3][3][3][4];
+  double wf[P2G_CHUNK][3][4], wc[P2G_CHUNK][3][4], vp[P2G_CHUNK][3];
+  for (int64_t qa = q0; qa < q1; qa += P2G_CHUNK) {
+    int m = q1 - qa < P2G_CHUNK ? (int)(q1 - qa) : P2G_CHUNK;
+    for (int r = 0; r < m; r++) {
+      int64_t p = ps->order[qa + r];
+      tide_axis_loc loc[3];
+      tide_grid_locate_axes(g, px + p * 3, loc);
+      for (int d = 0; d < 3; d++) {
+        weights3(loc[d].bf - ci[d], loc[d].tf, wf[r][d]);
+        weights3(loc[d].bc - ci[d] + 1, loc[d].tc, wc[r][d]);
+        vp[r][d] = pv[p * 3 + d];
+      }
+    }
+    for (int a = 0; a < 3; a++) {
+      int nx = a == 0 ? 2 : 3, ny = a == 1 ? 2 : 3;
+      for (int ex = 0; ex < nx; ex++)
+        for (int ey = 0; ey < ny; ey++) {
+          double sn[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
+          for (int r = 0; r < m; r++) {
+            const double *X = a == 0 ? wf[r][0] : wc[r][0], *Y = a == 1 ? wf[r][1] : wc[r][1];
+            const double *Z = a == 2 ? wf[r][2] : wc[r][2];
+            double xy = X[ex] * Y[ey], v = vp[r][a];
+            for (int ez = 0; ez < 4; ez++) {
+              double w = xy * Z[ez];
+              sn[ez] += w * v;
+              sw[ez] += w;
+            }
+          }
+          for (int ez = 0; ez < 4; ez++) {
+            bn[a][ex][ey][ez] = qa == q0 ? sn[ez] : bn[a][ex][ey][ez] + sn[ez];
+            bw[a][ex][ey][ez] = qa == q0 ? sw[ez] : bw[a][ex][ey][ez] + sw[ez];
+          }
+        }
+    }
+  }
+  int inner = i > 0 && j > 0 && k > 0 && i + 1 < g->n[0] && j + 1 < g->n[1] && k + 1 < g->n[2];
+  for (int a = 0; a < 3; a++) {
+    const tide_lattice *L = &lat[a];
+    int b0[3], ne[3];
+    for (int d = 0; d < 3; d++) {
+      b0[d] = d == a ? ci[d] : ci[d] - 1;
+      ne[d] = d == a ? 2 : 3;
+    }
+    for (int ex = 0; ex < ne[0]; ex++) {
+      int fi = b0[0] + ex;
+      if (!inner && (fi < 0 || fi >= L->n[0])) continue;
+      for (int ey = 0; ey < ne[1]; ey++) {
+        int fj = b0[1] + ey;
+        if (!inner && (fj < 0 || fj >= L->n[1])) continue;
+        int64_t f = ((int64_t)fi * L->n[1] + fj) * L->n[2] + b0[2];
+        double *nu = num[a] + f, *de = den[a] + f;
+        const double *sn = bn[a][ex][ey], *sw = bw[a][ex][ey];
+        if (inner) {
+          for (int ez = 0; ez < 3; ez++) {
+            nu[ez] += sn[ez];
+            de[ez] += sw[ez];
+          }
+        } else {
+          for (int ez = 0; ez < ne[2]; ez++)
+            if (b0[2] + ez >= 0 && b0[2] + ez < L->n[2]) {
+              nu[ez] += sn[ez];
+              de[ez] += sw[ez];
+            }
         }
       }
     }
@@ -73,19 +204,18 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   if ((st = tide_particles_bin(ps, g))) return st;
   int dim = g->dim;
   double *num[3] = {NULL, NULL, NULL}, *den[3] = {NULL, NULL, NULL};
-  int64_t nf[3] = {0, 0, 0};
+  int64_t nf[3] = {0, 0, 0}, ntot = 0;
   tide_lattice lat[3];
-  for (int a = 0; a < dim; a++) {
-    nf[a] = tide_array_size(u->u[a]);
+  for (int a = 0; a < dim; a++) ntot += nf[a] = tide_array_size(u->u[a]);
+  double *acc = wf64 ? NULL : tide_particles_scratch(ps, (size_t)ntot * sizeof(double));
+  if (!wf64 && !acc) return TIDE_ENOMEM;
+  int64_t off = 0;
+  for (int a = 0; a < dim; off += nf[a], a++) {
     num[a] = TIDE_F64P(u->u[a]);
-    den[a] = wf64 ? TIDE_F64P(weights->u[a]) : tide_alloc((size_t)nf[a] * sizeof(double));
-    if (!den[a]) {
-      for (int b = 0; b < a; b++)
-        if (!wf64) tide_free(den[b], (size_t)nf[b] * sizeof(double));
-      return TIDE_ENOMEM;
-    }
-    memset(num[a], 0, (size_t)nf[a] * sizeof(double));
-    memset(den[a], 0, (size_t)nf[a] * sizeof(double));
+    den[a] = wf64 ? TIDE_F64P(weights->u[a]) : acc + off;
+    double *nu = num[a], *de = den[a];
+#pragma omp parallel for schedule(static) if (nf[a] > TIDE_PAR_MIN)
+    for (int64_t f = 0; f < nf[a]; f++) nu[f] = de[f] = 0;
     tide_lattice_faces(g, a, num[a], &lat[a]);
   }
   /* A particle of cell slab i writes faces whose first index is in
@@ -96,7 +226,11 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
 #pragma omp parallel for schedule(dynamic, 1) if (ps->n > TIDE_PAR_MIN)
     for (int i = colour; i < ni; i += 3)
       for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++) scatter_cell(ps, g, tide_grid_idx(g, i, j, k), apic, lat, num, den);
+        for (int k = 0; k < nk; k++)
+          if (dim == 3 && !apic)
+            scatter_cell3(ps, g, i, j, k, lat, num, den);
+          else
+            scatter_cell(ps, g, i, j, k, apic, lat, num, den);
   }
   for (int a = 0; a < dim; a++) {
     double *uu = num[a], *ww = den[a];
@@ -108,7 +242,6 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
       uu[f] = w > 0 ? uu[f] / w : 0;
       if (mask) mask[f] = w > 0;
     }
-    if (!wf64) tide_free(den[a], (size_t)n * sizeof(double));
   }
   return TIDE_OK;
 }
@@ -169,6 +302,8 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
   int64_t n = ps->n;
+  tide_mac_view V;
+  tide_mac_view_init(u, &V);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
@@ -179,9 +314,9 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
       if (scheme == TIDE_TRANSFER_APIC) {
         v[a] = interp_grad(g, a, un[a], loc, pc + (p * dim + a) * dim);
       } else {
-        double unew = tide_mac_interp_loc(g, a, un[a], loc);
+        double unew = tide_mac_view_interp(&V, un[a], a, loc);
         if (scheme == TIDE_TRANSFER_FLIP) {
-          double uold = tide_mac_interp_loc(g, a, uo[a], loc);
+          double uold = tide_mac_view_interp(&V, uo[a], a, loc);
           v[a] = flip * (v[a] + unew - uold) + (1 - flip) * unew;
         } else {
           v[a] = unew;

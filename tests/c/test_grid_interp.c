@@ -1,7 +1,9 @@
-/* test_grid_interp.c -- interpolation, advection, divergence, walls and
- * extrapolation on MAC grids (modules/grid), 2D and 3D. */
+/* test_grid_interp.c -- interpolation, advection (plain and with the
+ * MacCormack/BFECC/RK3/cubic options), divergence, walls and extrapolation
+ * on MAC grids (modules/grid), 2D and 3D. */
 #include "check.h"
 #include "grid/grid.h"
+#include "grid/levelset.h"
 
 #include <math.h>
 
@@ -154,9 +156,97 @@ static void test_dim(int dim) {
   tide_array_release(f);
 }
 
+/* tide_levelset_advect_mac: every scheme / backtrace / interpolation moves an
+ * affine MAC field exactly in a uniform flow (away from the inflow sides);
+ * the defaults are tide_mac_advect bit for bit; the workspace is reused;
+ * bad options are rejected. */
+static void test_mac_schemes(int dim) {
+  tide_grid g;
+  int n[3] = {18, 16, dim == 3 ? 15 : 1};
+  double org[3] = {0.1, -0.2, 0};
+  tide_grid_init(&g, dim, n, 0.1, org);
+  tide_mac *vel, *q, *out, *ref, *valid;
+  tide_mac_new(&g, TIDE_F64, &vel);
+  tide_mac_new(&g, TIDE_F64, &q);
+  tide_mac_new(&g, TIDE_F64, &out);
+  tide_mac_new(&g, TIDE_F64, &ref);
+  tide_mac_new(&g, TIDE_U8, &valid);
+  const double U[3] = {0.3, -0.2, 0.15};
+  for (int a = 0; a < dim; a++) tide_array_fill(vel->u[a], U[a]);
+  fill_faces(q);
+  const double dt = 0.25;
+  tide_advect_work w = {NULL, 0};
+  for (int scheme = TIDE_ADVECT_SL; scheme <= TIDE_ADVECT_BFECC; scheme++)
+    for (int rk = 2; rk <= 3; rk++)
+      for (int cubic = 0; cubic <= 1; cubic++) {
+        tide_advect_opts o = {rk, cubic, scheme, TIDE_ADVECT_CLAMP_EXTREMA};
+        CHECK(tide_levelset_advect_mac(vel, q, dt, &o, NULL, &w, out) == TIDE_OK, "advect_mac");
+        double worst = 0;
+        for (int a = 0; a < dim; a++) {
+          int fd[3];
+          tide_grid_face_dims(&g, a, fd);
+          const double *u = TIDE_F64P(out->u[a]);
+          /* away from the ends, where the clamped stencils (up to 3
+           * traces of 2 samples for cubic BFECC) are not affine */
+          for (int i = 6; i < fd[0] - 6; i++)
+            for (int j = 6; j < fd[1] - 6; j++)
+              for (int k = dim == 3 ? 6 : 0; k < (dim == 3 ? fd[2] - 6 : 1); k++) {
+                double x[3] = {g.origin[0] + (i + 0.5 * (a != 0)) * g.dx, g.origin[1] + (j + 0.5 * (a != 1)) * g.dx,
+                               dim == 3 ? g.origin[2] + (k + 0.5 * (a != 2)) * g.dx : 0};
+                for (int d = 0; d < dim; d++) x[d] -= U[d] * dt;
+                double e = fabs(u[((int64_t)i * fd[1] + j) * fd[2] + k] - affine(x, a));
+                worst = e > worst ? e : worst;
+              }
+        }
+        CHECK(worst < 1e-12, "%dD scheme %d rk %d cubic %d: affine field exact, error %g", dim, scheme, rk,
+              cubic, worst);
+      }
+  size_t bytes = w.bytes;
+  int64_t nmax = tide_array_size(q->u[0]);
+  for (int a = 1; a < dim; a++) nmax = tide_array_size(q->u[a]) > nmax ? tide_array_size(q->u[a]) : nmax;
+  CHECK(bytes == (size_t)nmax * 4 * sizeof(double), "workspace: four doubles per face of the largest axis");
+  /* defaults == tide_mac_advect, bit for bit (a non-uniform velocity) */
+  fill_faces(vel);
+  CHECK(tide_levelset_advect_mac(vel, q, dt, NULL, NULL, &w, out) == TIDE_OK, "defaults");
+  CHECK(tide_mac_advect(vel, q, dt, ref) == TIDE_OK, "tide_mac_advect");
+  int same = 1;
+  for (int a = 0; a < dim; a++)
+    for (int64_t f = 0; f < tide_array_size(q->u[a]); f++)
+      same &= TIDE_F64P(out->u[a])[f] == TIDE_F64P(ref->u[a])[f];
+  CHECK(same, "%dD: the defaults are tide_mac_advect", dim);
+  CHECK(w.bytes == bytes, "workspace kept");
+  /* valid nowhere: the MacCormack result is the SL one */
+  tide_advect_opts mc = {2, 0, TIDE_ADVECT_MACCORMACK, TIDE_ADVECT_CLAMP_NONE};
+  CHECK(tide_levelset_advect_mac(vel, q, dt, &mc, valid, &w, out) == TIDE_OK, "valid");
+  same = 1;
+  for (int a = 0; a < dim; a++)
+    for (int64_t f = 0; f < tide_array_size(q->u[a]); f++)
+      same &= TIDE_F64P(out->u[a])[f] == TIDE_F64P(ref->u[a])[f];
+  CHECK(same, "%dD: no valid face -> SL everywhere", dim);
+  /* errors */
+  tide_advect_opts bad = mc;
+  bad.rk = 4;
+  CHECK(tide_levelset_advect_mac(vel, q, dt, &bad, NULL, &w, out) != TIDE_OK, "rk 4 rejected");
+  bad = mc;
+  bad.clamp = 7;
+  CHECK(tide_levelset_advect_mac(vel, q, dt, &bad, NULL, &w, out) != TIDE_OK, "limiter 7 rejected");
+  CHECK(tide_levelset_advect_mac(vel, q, dt, &mc, ref, &w, out) != TIDE_OK, "f64 valid rejected");
+  CHECK(tide_levelset_advect_mac(vel, q, NAN, &mc, NULL, &w, out) != TIDE_OK, "NaN dt rejected");
+  CHECK(tide_levelset_advect_mac(vel, q, dt, &mc, NULL, &w, q) != TIDE_OK, "out = field rejected");
+  tide_advect_work_release(&w);
+  CHECK(w.buf == NULL && w.bytes == 0, "workspace released");
+  tide_mac_free(vel);
+  tide_mac_free(q);
+  tide_mac_free(out);
+  tide_mac_free(ref);
+  tide_mac_free(valid);
+}
+
 int main(void) {
   test_dim(2);
   test_dim(3);
+  test_mac_schemes(2);
+  test_mac_schemes(3);
   tide_grid g;
   int bad[3] = {0, 4, 4};
   double org[3] = {0, 0, 0};

@@ -142,7 +142,7 @@ int main(void) {
     tide_mac_fill(u, 0);
     double ax[3] = {1, 0, 0};
     tide_mac_add_accel(u, ax, 1);
-    CHECK(tide_periodic_advect_mac(P, u, q, 3 * dx, out) == TIDE_OK, "%s", tide_errmsg());
+    CHECK(tide_periodic_advect_mac(P, u, q, 3 * dx, NULL, out) == TIDE_OK, "%s", tide_errmsg());
     shift_x(q, 3, s);
     e = macdiff(out, s);
     CHECK(e < 1e-12, "MAC advection shift %g", e);

@@ -44,6 +44,31 @@ int main(void) {
     }
     CHECK(kerr < 0.01, "%dD curvature relative error %g", dim, kerr);
 
+    /* 1b. height-function curvature at the crossings (dim - 1) / R */
+    {
+      double *kf[3] = {NULL, NULL, NULL};
+      int64_t nfa[3] = {0, 0, 0};
+      for (int a = 0; a < dim; a++) {
+        int fd[3];
+        tide_grid_face_dims(&g, a, fd);
+        nfa[a] = (int64_t)fd[0] * fd[1] * fd[2];
+        kf[a] = tide_alloc((size_t)nfa[a] * sizeof(double));
+      }
+      CHECK(tide_liquid_curvature_faces(&g, TIDE_F64P(phi), per, kf) == TIDE_OK, "%s", tide_errmsg());
+      double herr = 0;
+      int nx = 0;
+      for (int a = 0; a < dim; a++)
+        for (int64_t f = 0; f < nfa[a]; f++)
+          if (kf[a][f] != 0) {
+            herr = fmax(herr, fabs(kf[a][f] * R / (dim - 1) - 1));
+            nx++;
+          }
+      CHECK(nx > 50 && herr < (dim == 2 ? 0.003 : 0.015), "%dD height-function curvature error %g (%d faces)", dim,
+            herr, nx);
+      printf("%dD: height-function curvature error %.2e on %d crossings\n", dim, herr, nx);
+      for (int a = 0; a < dim; a++) tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
+    }
+
     /* 2. jump + ghost-fluid projection: p = (dim - 1) sigma / R inside, no flow */
     CHECK(tide_liquid_label_phi(&g, phi, NULL, lab) == TIDE_OK, "%s", tide_errmsg());
     tide_mac *u;

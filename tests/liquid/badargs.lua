@@ -9,7 +9,7 @@ return {
     ["tide.Mac"] = { max_speed = "any", clone = "any", free = "any", divergence = { ["nil"] = "new output" },
       enforce_walls = { ["nil"] = "domain walls only" }, fill = { negative = "fill with -3" },
       add_gravity = { negative = "dt = -3 integrates backwards" } },
-    ["tide.Particles"] = { count = "any", free = "any" },
+    ["tide.Particles"] = { count = "any", free = "any", max_speed = "any" },
     ["tide.Periodic"] = { free = "any" },
     ["tide.ViscositySolver"] = { free = "any" },
   },

@@ -161,4 +161,15 @@ T.raises(function() ps.advect(g, u, 0.1) end, "tide.Particles expected", "wrong 
 local freed = g:mac(); freed:free()
 T.raises(function() freed:max_speed() end, "freed", "use after free")
 
+-- ps:max_speed: the largest velocity component magnitude, one pass
+do
+  local q = tide.liquid.seed { grid = g, box = { min = { 0, 0 }, max = { 0.2, 0.2 } } }
+  T.check(q:max_speed() == 0, "max_speed of particles at rest")
+  q.v:set(3, 2, -2.5)
+  q.v:set(5, 1, 1.5)
+  T.check(q:max_speed() == 2.5, "max_speed = max |v_p,d|")
+  q.v:set(1, 1, 0 / 0)
+  T.raises(function() q:max_speed() end, "non-finite", "max_speed rejects NaN velocities")
+end
+
 os.exit(T.report())

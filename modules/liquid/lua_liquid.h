@@ -1,0 +1,20 @@
+/*
+ * lua_liquid.h -- the parts of the tide.liquid binding shared by its files
+ * (lua_liquid.c registers the others through their *_open functions).
+ * Binding only (Lua).
+ */
+#ifndef TIDE_LUA_LIQUID_H
+#define TIDE_LUA_LIQUID_H
+
+#include "liquid/project.h"
+#include "tide_lua.h"
+
+void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
+void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
+void tide_lua_liquid_open_open(lua_State *L);    /* lua_liquid_open.c: open boundaries, emitters */
+
+/* Push the statistics of a projection as the table { iterations, residual,
+ * unknowns, div_before, div_after } (tide.liquid.project, Periodic:project). */
+void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st);
+
+#endif
