@@ -11,6 +11,7 @@
 
 typedef struct solid_work {
   int64_t N;        /* nv * d */
+  int d;            /* dimension */
   int64_t nel;      /* element-block triplets ne * n^2 */
   int64_t nnz;      /* nel + N (element blocks, then the diagonal) */
   int *I, *J;       /* triplet indices (fixed) */
@@ -25,6 +26,7 @@ typedef struct solid_work {
   uint8_t *cflag;   /* (nv) contact state of Newmark: 0 free, 1 contact, 2 pinned */
   double *cN, *cvB; /* (N) contact normals and body velocities */
   int *cbody;       /* (nv) collider index of each contact */
+  double *cQ;       /* (nv d d) active contact directions of Newton (orthonormal rows) */
   size_t bytes;
 } solid_work;
 
@@ -49,6 +51,7 @@ static void work_free(void *p) {
   tide_free(w->cN, nb);
   tide_free(w->cvB, nb);
   tide_free(w->cbody, nv * sizeof(int));
+  tide_free(w->cQ, nb * (size_t)w->d);
   tide_free(w, sizeof *w);
 }
 
@@ -63,6 +66,7 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
   }
   int d = m->dim, n = m->nper * d;
   w->N = m->nv * d;
+  w->d = d;
   w->nel = m->ne * n * n;
   w->nnz = w->nel + w->N;
   if (w->nnz > INT32_MAX) {
@@ -81,14 +85,15 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
   w->cN = tide_calloc(nb);
   w->cvB = tide_calloc(nb);
   w->cbody = tide_calloc(nvb * sizeof(int));
-  int ok = w->I && w->J && w->V && w->KV && w->cflag && w->cN && w->cvB && w->cbody;
+  w->cQ = tide_calloc(nb * (size_t)d);
+  int ok = w->I && w->J && w->V && w->KV && w->cflag && w->cN && w->cvB && w->cbody && w->cQ;
   for (int i = 0; i < NVEC; i++) ok = ok && (w->vec[i] = tide_calloc(nb));
   if (!ok) {
     work_free(w);
     *st = TIDE_ENOMEM;
     return NULL;
   }
-  w->bytes = sizeof *w + 2 * ib + vb + kb + (NVEC + 2) * nb + nvb * (1 + sizeof(int));
+  w->bytes = sizeof *w + 2 * ib + vb + kb + (NVEC + 2 + (size_t)d) * nb + nvb * (1 + sizeof(int));
   f->work = w;
   f->work_free = work_free;
   f->work_bytes = w->bytes;
@@ -330,6 +335,200 @@ int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, in
   return ip_system(m, ip, x, flags, NULL, H);
 }
 
+/* Contacts inside the Newton minimization.  Post-step projection alone
+ * (the free minimizer pushed back out of the colliders) lets the solve move
+ * contact nodes freely into the body: elements pressed against a collider are
+ * flattened by the projection every step, and from a flat puddle a layer of
+ * them stays tangled.  Instead the step minimizes the incremental potential
+ * subject to phi(x_i) >= 0 for every free node, by projected Newton
+ * (Bertsekas 1982) with the contact normals as the bound directions:
+ * iterates are projected onto the colliders; a node touching a collider
+ * (phi <= eps) whose gradient pushes into it (g_i . N_i > 0) is active, and
+ * the Newton step solves (P H_e P + M) p = -P g with P_i = I - N_i N_i^T at
+ * active nodes (P H P keeps the pattern of H and is PSD; M commutes with P,
+ * so p stays tangential at active nodes); the line search runs along the
+ * projected arc.  The multiplier g_i . N_i of an active node is its contact
+ * impulse times dt, which drives Irving's friction Gamma afterwards. */
+
+/* project the free nodes of x out of the colliders (the deepest first, a
+ * few passes for surfaces whose distance is not exact or that overlap);
+ * returns the number of nodes moved */
+static int64_t contacts_project(const tide_tetmesh *m, const tide_step_opts *o, double *x) {
+  const tide_fem *f = m->fem;
+  int d = m->dim;
+  int64_t cnt = 0;
+#pragma omp parallel for schedule(static) reduction(+ : cnt) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (fixed_node(f, i)) continue;
+    int moved = 0;
+    for (int rep = 0; rep < 4; rep++) {
+      double xi[3] = {0, 0, 0}, phi, N[3], vB[3];
+      for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+      if (tide_colliders_query(o->colliders, o->ncolliders, xi, &phi, N, vB) < 0 || phi >= 0) break;
+      for (int k = 0; k < d; k++) x[i * d + k] -= phi * N[k];
+      moved = 1;
+    }
+    cnt += moved;
+  }
+  return cnt;
+}
+
+/* the active set at x with gradient g: for every free node, the normals of
+ * the colliders within eps of it whose gradient points into them
+ * (g_i . N > 0), orthonormalized into w->cQ (d x d per node, row k the k-th
+ * direction), their count in w->cflag[i] */
+static int64_t contacts_active(const tide_tetmesh *m, const tide_step_opts *o, const double *x,
+                               const double *g, double eps, solid_work *w) {
+  const tide_fem *f = m->fem;
+  int d = m->dim;
+  int64_t cnt = 0;
+#pragma omp parallel for schedule(static) reduction(+ : cnt) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    w->cflag[i] = 0;
+    if (fixed_node(f, i)) continue;
+    double xi[3] = {0, 0, 0}, *Q = w->cQ + i * d * d;
+    const double *gi = g + i * d;
+    int na = 0;
+    for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+    for (int c = 0; c < o->ncolliders && na < d; c++) {
+      const tide_collider *cc = o->colliders[c];
+      double N[3] = {0, 0, 0}, gn = 0;
+      if (tide_collider_phi(cc, xi, N) - cc->thickness > eps) continue;
+      for (int k = 0; k < d; k++) gn += gi[k] * N[k];
+      if (!(gn > 0)) continue;
+      for (int a = 0; a < na; a++) { /* Gram-Schmidt against the earlier ones */
+        double t = 0;
+        for (int k = 0; k < d; k++) t += Q[a * d + k] * N[k];
+        for (int k = 0; k < d; k++) N[k] -= t * Q[a * d + k];
+      }
+      double l = 0;
+      for (int k = 0; k < d; k++) l += N[k] * N[k];
+      l = sqrt(l);
+      if (l < 1e-6) continue; /* already constrained */
+      for (int k = 0; k < d; k++) Q[na * d + k] = N[k] / l;
+      na++;
+    }
+    w->cflag[i] = (uint8_t)na;
+    cnt += na > 0;
+  }
+  return cnt;
+}
+
+/* y_i <- P_i y_i at active nodes, P_i = I - sum_a q_a q_a^T */
+static void contacts_tangential(const tide_tetmesh *m, const solid_work *w, double *y) {
+  int d = m->dim;
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int a = 0; a < w->cflag[i]; a++) {
+      const double *q = w->cQ + (i * d + a) * d;
+      double t = 0;
+      for (int k = 0; k < d; k++) t += y[i * d + k] * q[k];
+      for (int k = 0; k < d; k++) y[i * d + k] -= t * q[k];
+    }
+}
+
+/* element blocks of the triplet values V: B_ab <- P_a B_ab P_b */
+static void contacts_constrain_blocks(const tide_tetmesh *m, const solid_work *w, double *V) {
+  int d = m->dim, nper = m->nper, n = nper * d;
+#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < m->ne; e++) {
+    const int32_t *el = TIDE_I32P(m->elem) + e * nper;
+    double *H = V + e * n * n;
+    for (int b = 0; b < nper; b++)
+      for (int a = 0; a < w->cflag[el[b]]; a++) {
+        const double *q = w->cQ + ((int64_t)el[b] * d + a) * d;
+        /* rows of node b: H <- (I - q q^T) H; then its columns */
+        for (int c = 0; c < n; c++) {
+          double t = 0;
+          for (int k = 0; k < d; k++) t += q[k] * H[(b * d + k) * n + c];
+          for (int k = 0; k < d; k++) H[(b * d + k) * n + c] -= t * q[k];
+        }
+        for (int r = 0; r < n; r++) {
+          double t = 0;
+          for (int k = 0; k < d; k++) t += H[r * n + b * d + k] * q[k];
+          for (int k = 0; k < d; k++) H[r * n + b * d + k] -= t * q[k];
+        }
+      }
+  }
+}
+
+/* after the minimization (v = (x - xn)/dt): every free node on or in a
+ * collider is put on its surface, and the collider pressing hardest on it
+ * (largest multiplier g_i . N, the contact impulse times dt) or the deepest
+ * gives Irving's Gamma, the friction driven by the impulse g_i . N / (m_i dt)
+ * plus any position correction / dt, with the node's tangential position
+ * following the corrected velocity; contact = simple is Zarifi's inelastic,
+ * frictionless wall condition */
+static int64_t contacts_finish(tide_tetmesh *m, const tide_step_opts *o, const double *g,
+                               double eps, double *x, double *v) {
+  const tide_fem *f = m->fem;
+  const double *mass = TIDE_F64P(f->mass);
+  int d = m->dim, simple = o->contact == TIDE_CONTACT_SIMPLE;
+  double dt = o->dt;
+  int64_t cnt = 0;
+#pragma omp parallel for schedule(static) reduction(+ : cnt) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (fixed_node(f, i)) continue;
+    double xi[3] = {0, 0, 0}, push = 0, best = 0, N[3] = {0, 0, 0};
+    int b = -1;
+    for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+    for (int c = 0; c < o->ncolliders; c++) {
+      const tide_collider *cc = o->colliders[c];
+      double Nc[3] = {0, 0, 0}, gn = 0;
+      double phi = tide_collider_phi(cc, xi, Nc) - cc->thickness;
+      if (phi > eps) continue;
+      for (int k = 0; k < d; k++) gn += g[i * d + k] * Nc[k];
+      double key = (gn > 0 ? gn / mass[i] : 0) - (phi < 0 ? phi * dt : 0);
+      if (b < 0 || key > best) {
+        b = c, best = key, push = phi < 0 ? -phi : 0;
+        memcpy(N, Nc, sizeof N);
+      }
+    }
+    if (b < 0 || !(best > 0)) continue;
+    cnt++;
+    for (int k = 0; k < d; k++) x[i * d + k] += push * N[k];
+    double *vi = v + i * d, vB[3] = {0, 0, 0};
+    tide_collider_velocity(o->colliders[b], x + i * d, vB);
+    if (simple) {
+      double vn = 0, vbn = 0;
+      for (int k = 0; k < d; k++) vn += vi[k] * N[k], vbn += vB[k] * N[k];
+      for (int k = 0; k < d; k++) vi[k] += (vbn - vn) * N[k];
+    } else {
+      double gn = 0;
+      for (int k = 0; k < d; k++) gn += g[i * d + k] * N[k];
+      double dvn = push / dt + (gn > 0 ? gn / (mass[i] * dt) : 0), v0[3] = {0, 0, 0}, dn = 0;
+      memcpy(v0, vi, sizeof(double) * (size_t)d);
+      tide_friction_gamma(d, vi, vB, N, o->colliders[b]->mu, dvn, vi);
+      /* the position follows the friction-corrected tangential velocity
+       * (Irving 3.2: the colliding node moves on with Gamma(v)), so that a
+       * sticking node does not creep */
+      for (int k = 0; k < d; k++) dn += (vi[k] - v0[k]) * N[k];
+      for (int k = 0; k < d; k++) x[i * d + k] += dt * (vi[k] - v0[k] - dn * N[k]);
+      double xc[3] = {0, 0, 0}, phi2, N2[3], vB2[3];
+      for (int k = 0; k < d; k++) xc[k] = x[i * d + k];
+      if (tide_colliders_query(o->colliders, o->ncolliders, xc, &phi2, N2, vB2) >= 0 && phi2 < 0)
+        for (int k = 0; k < d; k++) x[i * d + k] -= phi2 * N2[k];
+    }
+  }
+  return cnt;
+}
+
+/* the line-search point xt = x + alpha p (projected onto the colliders), its
+ * incremental potential E and the linear model's decrease g . (xt - x) */
+static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const tide_ip *ip,
+                        const double *x, const double *p, const double *g, double alpha,
+                        double gp, double *xt, double *E, double *dec) {
+  int64_t N = m->nv * m->dim;
+  for (int64_t q = 0; q < N; q++) xt[q] = x[q] + alpha * p[q];
+  *dec = alpha * gp;
+  if (o->ncolliders && contacts_project(m, o, xt)) {
+    double gd = 0;
+    for (int64_t q = 0; q < N; q++) gd += g[q] * (xt[q] - x[q]);
+    *dec = fmin(gd, 0);
+  }
+  return tide_fem_ip_value(m, ip, xt, E);
+}
+
 int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
   memset(st, 0, sizeof *st);
   double t0 = tide_wtime();
@@ -338,7 +537,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
-  int d = m->dim;
+  int d = m->dim, nc = o->ncolliders;
   int64_t N = w->N;
   double dt = o->dt, *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
   double *xn = w->vec[0], *xhat = w->vec[1], *g = w->vec[2], *p = w->vec[3], *xt = w->vec[4];
@@ -350,16 +549,23 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   double tol = o->tol > 0 ? o->tol : 1e-6;
   int maxit = o->maxit > 0 ? o->maxit : 50;
   int flags = TIDE_FEM_PINNED | (o->project ? TIDE_FEM_PROJECT : 0);
+  double ceps = tol * dt; /* a node this close to a collider touches it */
+  if (nc) contacts_project(m, o, x);
   double E0;
   if ((s = tide_fem_ip_value(m, &ip, x, &E0))) return s;
+  tide_tripletbuf tb;
+  kv_to_tb(w, w->V, &tb);
   for (int it = 0; it < maxit; it++) {
     double ta = tide_wtime();
-    const tide_csr *H;
-    if ((s = ip_system(m, &ip, x, flags, g, &H))) return s;
+    if ((s = tide_fem_ip_gradient_hessian(m, &ip, x, flags, g, &tb))) return s;
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) g[q] = 0;
+    int64_t nact = nc ? contacts_active(m, o, x, g, ceps, w) : 0;
+    if (nact) contacts_constrain_blocks(m, w, w->V);
+    if ((s = system_matrix(w))) return s;
     st->assemble_seconds += tide_wtime() - ta;
     for (int64_t q = 0; q < N; q++) ng[q] = -g[q];
+    if (nact) contacts_tangential(m, w, ng);
     if ((s = direct_solve(w, o->solver, o->reuse, ng, p, st))) {
       if (s == TIDE_ENOTSPD || s == TIDE_ESINGULAR)
         return tide_fail(s, "Newton step: the Hessian is not positive definite (use project = "
@@ -368,6 +574,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     }
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) p[q] = 0;
+    if (nact) contacts_tangential(m, w, p);
     st->iterations = it + 1;
     double pinf = 0, gp = 0;
     for (int64_t q = 0; q < N; q++) pinf = fmax(pinf, fabs(p[q]));
@@ -375,18 +582,38 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     st->residual = pinf / dt;
     if (pinf / dt < tol) {
       for (int64_t q = 0; q < N; q++) x[q] += p[q];
+      if (nc) contacts_project(m, o, x);
       st->converged = 1;
       break;
     }
     if (!(gp < 0)) break; /* no descent left: at the minimum to rounding */
-    /* backtracking (Armijo) line search on the incremental potential */
+    /* backtracking (Armijo) line search on the incremental potential, along
+     * the arc projected onto the colliders */
     double alpha = 1, E1 = E0;
     int halvings = 0;
     for (; halvings < 30; halvings++) {
-      for (int64_t q = 0; q < N; q++) xt[q] = x[q] + alpha * p[q];
-      if ((s = tide_fem_ip_value(m, &ip, xt, &E1))) return s;
-      if (isfinite(E1) && E1 <= E0 + 1e-4 * alpha * gp) break;
+      double dec;
+      if ((s = newton_trial(m, o, &ip, x, p, g, alpha, gp, xt, &E1, &dec))) return s;
+      if (isfinite(E1) && E1 <= E0 + 1e-4 * dec) break;
       alpha *= 0.5;
+    }
+    /* a full step that lowered the potential as much as its linear model
+     * predicts (twice the quadratic model's decrease) met much less
+     * curvature than the projected Hessian holds: where element Hessians
+     * were clamped to PSD (compressed, flat, inverted elements) but the
+     * inertia still makes the whole system convex.  Extend it (doubling)
+     * while the potential keeps falling, so that those modes do not crawl
+     * at a linear rate. */
+    if (halvings == 0 && E0 - E1 > -0.75 * gp) {
+      double *xe = w->vec[6];
+      for (int k = 0; k < 6; k++) {
+        double E2, dec;
+        if ((s = newton_trial(m, o, &ip, x, p, g, 2 * alpha, gp, xe, &E2, &dec))) return s;
+        if (!(isfinite(E2) && E2 < E1 && E2 <= E0 + 1e-4 * dec)) break;
+        alpha *= 2;
+        E1 = E2;
+        memcpy(xt, xe, (size_t)N * sizeof(double));
+      }
     }
     st->line_search += halvings;
     if (halvings == 30) break; /* no decrease possible: converged to rounding */
@@ -397,7 +624,12 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   if (!st->converged && st->residual < 1e3 * tol) st->converged = 1; /* stalled at rounding */
 #pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
   for (int64_t q = 0; q < N; q++) v[q] = (x[q] - xn[q]) / dt;
-  s = finish_step(m, o, st, 1);
+  if (nc) {
+    /* the contact impulses: the gradient at the final positions */
+    if ((s = tide_fem_ip_gradient(m, &ip, x, g))) return s;
+    st->contacts = contacts_finish(m, o, g, ceps, x, v);
+  }
+  s = finish_step(m, o, st, 0);
   st->total_seconds = tide_wtime() - t0;
   return s;
 }

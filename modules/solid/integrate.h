@@ -15,7 +15,12 @@
  *                            incremental potential (fem.h) by Newton's
  *                            method: PSD-projected Hessians, CHOLMOD with the
  *                            symbolic analysis reused, backtracking line
- *                            search, convergence on |dx|_inf / dt.
+ *                            search (extended while a full step meets far
+ *                            less curvature than the projected Hessian),
+ *                            convergence on |dx|_inf / dt; contacts are
+ *                            constraints of the minimization (projected
+ *                            Newton with the active contact normals, then
+ *                            friction from the contact impulses).
  *
  * Common to all: gravity and the external force array of the fem, pinned
  * nodes moved to their targets (v = (target - x)/dt), optional collision
@@ -41,8 +46,9 @@ extern "C" {
 enum { TIDE_SOLID_AUTO = 0, TIDE_SOLID_CHOLMOD = 1, TIDE_SOLID_LDLT = 2, TIDE_SOLID_PCG = 3 };
 #define TIDE_SOLID_SUPERNODAL_MIN 1000
 
-/* Contact processing after the position update of the linear and Newton
- * integrators. */
+/* Contact processing of the linear integrator (after its position update)
+ * and of the Newton integrator (after the constrained minimization: the
+ * velocity condition at the contacts). */
 enum {
   TIDE_CONTACT_FRICTION = 0, /* project + Irving's Gamma with friction (thesis 2.9) */
   TIDE_CONTACT_SIMPLE = 1    /* Zarifi's wall projection (inelastic, no friction) */

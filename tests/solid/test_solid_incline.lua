@@ -1,6 +1,8 @@
 -- Irving's incline tests (thesis Figs. 3.2-3.3): a particle and a single
 -- tetrahedron on a plane with tan(theta) = 0.5, Newmark integration with
--- collisions and friction (thesis 3.1-3.2).
+-- collisions and friction (thesis 3.1-3.2), and the same with the Newton
+-- integrator (contacts as constraints of the minimization, friction from the
+-- contact impulses).
 --   accelerating (mu = 0.3):   s(t) = 1/2 g (sin - mu cos) t^2     within 1%
 --   decelerating (mu = 0.6):   comes to rest at t = u0 / (g (mu cos - sin)) within 2%
 --   static (mu = 0.6, at rest): does not slide
@@ -35,14 +37,16 @@ local function along(m, i)
   return -(x:get(i, 1) * up[1] + x:get(i, 2) * up[2]), -(v:get(i, 1) * up[1] + v:get(i, 2) * up[2])
 end
 
+local method
 local function run(what, E, beta, mu, u0, steps, dt)
+  what = method .. ", " .. what
   local m = tet(E, beta, u0)
   local ground = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = nrm }, mu = mu }
   local s0 = along(m, 1)
   local acc = g * (sn - mu * cs)
   local worst, stop = 0, nil
   for n = 1, steps do
-    m:step_newmark { dt = dt, colliders = ground }
+    m[method](m, { dt = dt, colliders = { ground } })
     local t = n * dt
     local s, sp = along(m, 1)
     if u0 > 0 and not stop and sp <= 1e-12 then stop = t end
@@ -56,32 +60,35 @@ local function run(what, E, beta, mu, u0, steps, dt)
 end
 
 local dt = 1e-3
--- a particle (node 1 of a tetrahedron without stiffness)
-local _, err = run("particle accelerating", 0, 0, 0.3, 0, 1000, dt)
-print(string.format("particle mu=0.3: max rel. error of x(t) %.2e", err))
-T.check(err <= 0.01, string.format("particle, mu = 0.3: x(t) within 1%% of 1/2 g (sin - mu cos) t^2 (%.2e)", err))
-local _, _, stop = run("particle decelerating", 0, 0, 0.6, 1.0, 1300, dt)
-local tstop = 1.0 / (g * (0.6 * cs - sn))
-print(string.format("particle mu=0.6 u0=1: stops at %.4f s, analytic %.4f s", stop or -1, tstop))
-T.check(stop and math.abs(stop / tstop - 1) <= 0.02,
-  string.format("particle, mu = 0.6, u0 = 1: stops at %s s vs %.4f s", tostring(stop), tstop))
-local _, _, _, ds = run("particle static", 0, 0, 0.6, 0, 500, dt)
-T.near(ds, 0, 1e-12, "particle, mu = 0.6 from rest: does not slide")
+for _, mth in ipairs { "step_newmark", "step_newton" } do
+  method = mth
+  -- a particle (node 1 of a tetrahedron without stiffness)
+  local _, err = run("particle accelerating", 0, 0, 0.3, 0, 1000, dt)
+  print(string.format(method .. ": particle mu=0.3: max rel. error of x(t) %.2e", err))
+  T.check(err <= 0.01, string.format(method .. ": particle, mu = 0.3: x(t) within 1%% of 1/2 g (sin - mu cos) t^2 (%.2e)", err))
+  local _, _, stop = run("particle decelerating", 0, 0, 0.6, 1.0, 1300, dt)
+  local tstop = 1.0 / (g * (0.6 * cs - sn))
+  print(string.format(method .. ": particle mu=0.6 u0=1: stops at %.4f s, analytic %.4f s", stop or -1, tstop))
+  T.check(stop and math.abs(stop / tstop - 1) <= 0.02,
+    string.format(method .. ": particle, mu = 0.6, u0 = 1: stops at %s s vs %.4f s", tostring(stop), tstop))
+  local _, _, _, ds = run("particle static", 0, 0, 0.6, 0, 500, dt)
+  T.near(ds, 0, 1e-12, method .. ": particle, mu = 0.6 from rest: does not slide")
 
--- a tetrahedron with elasticity and damping (thesis Fig. 3.3)
-local E, beta = 1e5, 5
-local _, err2 = run("tet accelerating", E, beta, 0.3, 0, 1000, dt)
-print(string.format("tetrahedron mu=0.3: max rel. error of x(t) %.2e", err2))
-T.check(err2 <= 0.01, string.format("tetrahedron, mu = 0.3: within 1%% of the analytic motion (%.2e)", err2))
-local _, _, stop2 = run("tet decelerating", E, beta, 0.6, 1.0, 1300, dt)
-print(string.format("tetrahedron mu=0.6 u0=1: stops at %.4f s", stop2 or -1))
-T.check(stop2 and math.abs(stop2 / tstop - 1) <= 0.02,
-  string.format("tetrahedron, mu = 0.6, u0 = 1: stops at %s s vs %.4f s", tostring(stop2), tstop))
-local mt, _, _, ds2 = run("tet static", E, beta, 0.6, 0, 500, dt)
-local _, sp = along(mt, 1)
-print(string.format("mu=0.6 from rest: particle moved %.1e m, tetrahedron %.1e m (elastic settling)", ds, ds2))
--- only the elastic settling of the element under its weight (~rho g a / E ~ 1e-3 of its size)
-T.check(math.abs(ds2) < 1e-3 and math.abs(sp) < 1e-9,
-  string.format("tetrahedron, mu = 0.6 from rest: does not slide (moved %.2e m, speed %.2e)", ds2, sp))
+  -- a tetrahedron with elasticity and damping (thesis Fig. 3.3)
+  local E, beta = 1e5, 5
+  local _, err2 = run("tet accelerating", E, beta, 0.3, 0, 1000, dt)
+  print(string.format(method .. ": tetrahedron mu=0.3: max rel. error of x(t) %.2e", err2))
+  T.check(err2 <= 0.01, string.format(method .. ": tetrahedron, mu = 0.3: within 1%% of the analytic motion (%.2e)", err2))
+  local _, _, stop2 = run("tet decelerating", E, beta, 0.6, 1.0, 1300, dt)
+  print(string.format(method .. ": tetrahedron mu=0.6 u0=1: stops at %.4f s", stop2 or -1))
+  T.check(stop2 and math.abs(stop2 / tstop - 1) <= 0.02,
+    string.format(method .. ": tetrahedron, mu = 0.6, u0 = 1: stops at %s s vs %.4f s", tostring(stop2), tstop))
+  local mt, _, _, ds2 = run("tet static", E, beta, 0.6, 0, 500, dt)
+  local _, sp = along(mt, 1)
+  print(string.format(method .. ": mu=0.6 from rest: particle moved %.1e m, tetrahedron %.1e m (elastic settling)", ds, ds2))
+  -- only the elastic settling of the element under its weight (~rho g a / E ~ 1e-3 of its size)
+  T.check(math.abs(ds2) < 1e-3 and math.abs(sp) < 1e-9,
+    string.format(method .. ": tetrahedron, mu = 0.6 from rest: does not slide (moved %.2e m, speed %.2e)", ds2, sp))
+end
 
 os.exit(T.report())

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Every scene under scenes/ runs at a tiny size: exit 0, run.json "finished",
+# frames written.  Keeps the paper/demo scenes from rotting; their
+# paper-resolution runs are not tests.  A new scene must be added to the list
+# below (the test fails on a scene it does not know).
+set -u
+src=${TIDE_SOURCE_DIR:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+check() { if [ "$1" = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "check failed: $2" >&2; fi; }
+declare -A args=(
+  [dam_break]="--res 16 --frames 2 --image 96"
+  [dam_break_3d]="--res 8 --frames 2 --image 96"
+  [drop]="--res 16 --frames 2 --image 96"
+  [drop_oscillation]="--res 12 --frames 2 --periods 1 --image 96"
+  [obstacle]="--res 16 --frames 2 --image 96"
+  [open_channel]="--res 12 --frames 2 --image 96"
+  [solid_plastic_sphere]="--h 0.1 --frames 2"
+  [solid_stairs]="--h 0.08 --frames 2"
+  [solid_swinging_beam]="--cells 4 --frames 2"
+  [solid_torus_collapse]="--h 0.1 --frames 3"
+)
+# 3D variants of the scenes that take --dim
+declare -A args3=(
+  [drop]="--dim 3 --res 10 --frames 1 --image 96"
+  [obstacle]="--dim 3 --res 10 --frames 1 --image 96"
+  [open_channel]="--dim 3 --res 8 --frames 1 --image 96"
+)
+one() { # $1 name, $2 tag, $3 args
+  local out="$tmp/$1$2"
+  # shellcheck disable=SC2086
+  if ! $TIDE --threads 2 --quiet --no-progress "$src/scenes/$1.lua" $3 --out "$out" >"$out.log" 2>&1; then
+    check 1 "scene $1$2 failed: $(tail -3 "$out.log")"; return
+  fi
+  check 0 ""
+  grep -q '"status": *"finished"' "$out/run.json" 2>/dev/null; check $? "scene $1$2: run.json not finished"
+  n=$(ls "$out"/*.png 2>/dev/null | wc -l)
+  [ "$n" -ge 1 ]; check $? "scene $1$2: no PNG frames written"
+}
+for f in "$src"/scenes/*.lua; do
+  name=$(basename "$f" .lua)
+  if [ -z "${args[$name]+x}" ]; then check 1 "scene $name is not in tests/runtime/test_scenes.sh"; continue; fi
+  one "$name" "" "${args[$name]}"
+  if [ -n "${args3[$name]+x}" ]; then one "$name" "_3d" "${args3[$name]}"; fi
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
