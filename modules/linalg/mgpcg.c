@@ -79,7 +79,7 @@ MG_INLINE void k_apply(const mg_level *L, const double *x, double *y, int d3, in
 }
 
 void mg_apply(const mg_level *L, int d3, const double *x, double *y) {
-  MG_DISPATCH(d3, L->coef, k_apply, L, x, y);
+  MG_DISPATCH3(d3, L->kind, k_apply, L, x, y);
 }
 
 /* x = omega D^-1 b (one Jacobi sweep from x = 0) */
@@ -342,18 +342,18 @@ static void bottom_solve(const tide_mac_solver *S, const double *b, double *x) {
 /* ------------------------------------------------------------ V-cycle */
 
 MG_INLINE void jacobi0(const mg_level *L, int d3, const double *b, double *x, double w) {
-  MG_DISPATCH(d3, L->coef, k_jacobi0, L, b, x, w);
+  MG_DISPATCH3(d3, L->kind, k_jacobi0, L, b, x, w);
 }
 MG_INLINE void jacobi(const mg_level *L, int d3, const double *b, const double *xi, double *xo,
                       double w) {
-  MG_DISPATCH(d3, L->coef, k_jacobi, L, b, xi, xo, w);
+  MG_DISPATCH3(d3, L->kind, k_jacobi, L, b, xi, xo, w);
 }
 MG_INLINE void bgs(const mg_level *L, int d3, const double *b, double *x, int parity, int sweeps,
                    int first) {
-  MG_DISPATCH(d3, L->coef, k_bgs, L, b, x, parity, sweeps, first);
+  MG_DISPATCH3(d3, L->kind, k_bgs, L, b, x, parity, sweeps, first);
 }
 MG_INLINE void residual(const mg_level *L, int d3, const double *b, const double *x, double *r) {
-  MG_DISPATCH(d3, L->coef, k_residual, L, b, x, r);
+  MG_DISPATCH3(d3, L->kind, k_residual, L, b, x, r);
 }
 
 /* z = V r: one V-cycle from z = 0.  Pre-smoothing: nu Jacobi sweeps, then
@@ -407,7 +407,7 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0, int z0_read
     }
     for (int s = 0; s < nu; s++) {
       if (l == 0 && rz && s == nu - 1)
-        MG_DISPATCH(d3, L->coef, k_jacobi_dot, L, b, c, o, w, rz);
+        MG_DISPATCH3(d3, L->kind, k_jacobi_dot, L, b, c, o, w, rz);
       else
         jacobi(L, d3, b, c, o, w);
       tmp = c, c = o, o = tmp;
@@ -521,10 +521,13 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   const tide_grid *g = &P->grid;
   const double h2 = 1.0 / (g->dx * g->dx);
   L->scale = h2;
-  int coef = 0;
-  for (int a = 0; a < g->dim; a++)
+  int coef = 0, weights = 0;
+  for (int a = 0; a < g->dim; a++) {
     if (P->weight[a] || P->theta[a]) coef = 1;
+    if (P->weight[a]) weights = 1;
+  }
   L->coef = coef;
+  L->kind = coef ? (weights ? 1 : 2) : 0;
   /* the previous stencil lives in the previous liquid box */
   stencil_clear(L, &L->box);
   if (coef) {
@@ -656,6 +659,7 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
   for (int a = 0; a < 3; a++)
     coef |= P->weight[a] != NULL;
   C->coef = coef;
+  C->kind = coef;
   if (coef) {
     if (coef_alloc(S, C)) return TIDE_ENOMEM;
     int st = 0;
@@ -1360,7 +1364,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
     return tide_fail(TIDE_EINVAL, "mac_solver_solve: tol must be finite and >= 0, got %g", oo.tol);
   if (!S->ready) return tide_fail(TIDE_EINVAL, "mac_solver_solve: the solver's last update failed");
   mg_level *L = &S->lev[0];
-  const int d3 = S->d3, coef = L->coef;
+  const int d3 = S->d3, kind = L->kind;
   const int64_t n = L->nliquid;
   int maxit = oo.maxit;
   if (maxit <= 0) maxit = 2 * n > 1000 ? (2 * n < INT32_MAX ? (int)(2 * n) : INT32_MAX) : 1000;
@@ -1388,7 +1392,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
     return TIDE_OK;
   }
   double rr;
-  MG_DISPATCH(d3, coef, k_residual_dot, L, vb, vx, vr, &rr);
+  MG_DISPATCH3(d3, kind, k_residual_dot, L, vb, vx, vr, &rr);
   const double stop = oo.tol * bnorm;
   int status = TIDE_OK, it = 0;
   if (sqrt(rr) > stop) {
@@ -1414,7 +1418,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
         status = tide_fail(TIDE_EINTR, "mac_solver_solve: interrupted after %d iterations", it);
         break;
       }
-      if (it == 0) MG_DISPATCH(d3, coef, k_apply_dot, L, vp, vq, &pq);
+      if (it == 0) MG_DISPATCH3(d3, kind, k_apply_dot, L, vp, vq, &pq);
       if (!(pq > 0) || !(rz > 0)) {
         if (!isfinite(pq) || !isfinite(rz))
           status = tide_fail(TIDE_ENONFINITE,
@@ -1428,7 +1432,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
       }
       double alpha = rz / pq;
       if (fuse)
-        MG_DISPATCH(d3, coef, k_update_jacobi0, L, alpha, vp, vq, vx, vr, vz, S->o.omega, &rr);
+        MG_DISPATCH3(d3, kind, k_update_jacobi0, L, alpha, vp, vq, vx, vr, vz, S->o.omega, &rr);
       else
         rr = cg_update(L, alpha, vp, vq, vx, vr);
       it++;
@@ -1446,12 +1450,12 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
       }
       double beta = rznew / rz;
       rz = rznew;
-      MG_DISPATCH(d3, coef, k_direction_apply, L, vz, beta, vp, vq, &pq);
+      MG_DISPATCH3(d3, kind, k_direction_apply, L, vz, beta, vp, vq, &pq);
     }
   }
   /* true residual of the returned x */
   if (S->nfloat) project_floating(S, vx);
-  MG_DISPATCH(d3, coef, k_residual_dot, L, vb, vx, vr, &rr);
+  MG_DISPATCH3(d3, kind, k_residual_dot, L, vb, vx, vr, &rr);
   copy_out(S, vx, x);
   st->iterations = it;
   st->residual = sqrt(rr) / bnorm;
@@ -1495,7 +1499,7 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
    * coefficient arrays */
   const mg_level *L0 = &S->lev[0];
   const double A0 = (double)L0->nactive;
-  const double op0 = L0->coef ? 8.0 * (dim + 1) : 1.0;
+  const double op0 = L0->kind == 1 ? 8.0 * (dim + 1) : L0->kind == 2 ? 8.0 : 1.0;
   info->apply_bytes = A0 * (16 + op0);
   /* p = z + beta p with q = A z + beta q and p.q; x/r update with r.r */
   double it = A0 * ((40 + op0) + 48);
@@ -1510,7 +1514,8 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
     const int nu = S->o.smooth, nb = S->o.boundary_sweeps;
     for (int l = 0; l < S->nlev - 1; l++) {
       const mg_level *L = &S->lev[l], *C = &S->lev[l + 1];
-      const double A = (double)L->nactive, op = L->coef ? 8.0 * (dim + 1) : 1.0;
+      const double A = (double)L->nactive,
+                   op = L->kind == 1 ? 8.0 * (dim + 1) : L->kind == 2 ? 8.0 : 1.0;
       double v = l == 0 ? 0 : A * (16 + op);        /* first Jacobi sweep */
       v += (2 * nu - 1) * A * (24 + op);            /* further Jacobi sweeps */
       v += A * (24 + op);                           /* residual */
