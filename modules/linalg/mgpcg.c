@@ -1309,17 +1309,29 @@ static int64_t copy_in(const tide_mac_solver *S, const double *u, double *v) {
   return bad;
 }
 
+/* user array u = v at liquid cells, 0 elsewhere: rows outside the liquid box are
+ * zero-filled, the others copied with their labels */
 static void copy_out(const tide_mac_solver *S, const double *v, double *u) {
   const tide_grid *g = &S->grid;
   const mg_level *L = &S->lev[0];
-  const int ni = g->n[0], nj = g->n[1], nk = g->n[2];
+  const mg_box *B = &L->box;
+  const int ni = g->n[0], nj = g->n[1], nk = g->n[2], d3 = S->d3;
 #pragma omp parallel for schedule(static) collapse(2) if (L->size > MG_PAR_MIN)
   for (int i = 0; i < ni; i++)
-    for (int j = 0; j < nj; j++)
-      for (int k = 0; k < nk; k++) {
-        int64_t c = pad_of_user(S, i, j, k);
-        u[tide_grid_idx(g, i, j, k)] = L->label[c] == TIDE_CELL_LIQUID ? v[c] : 0.0;
+    for (int j = 0; j < nj; j++) {
+      double *ur = u + tide_grid_idx(g, i, j, 0);
+      const int64_t c0 = pad_of_user(S, i, j, 0);
+      /* padded coordinates of this row: (i + 1, j + 1, .) in 3D, (0, i + 1, j + 1) in 2D */
+      const int in = d3 ? (i + 1 >= B->lo[0] && i + 1 <= B->hi[0] && j + 1 >= B->lo[1] &&
+                           j + 1 <= B->hi[1])
+                        : (i + 1 >= B->lo[1] && i + 1 <= B->hi[1]);
+      if (!in) {
+        memset(ur, 0, (size_t)nk * sizeof(double));
+        continue;
       }
+      for (int k = 0; k < nk; k++)
+        ur[k] = L->label[c0 + k] == TIDE_CELL_LIQUID ? v[c0 + k] : 0.0;
+    }
 }
 
 /* z = M^-1 r and r.z; z0_ready: see vcycle */
