@@ -152,6 +152,15 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
 int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
                     tide_transfer scheme, double flip);
 
+/* tide_liquid_g2p followed by tide_particles_advect_solid(ps, u, dt, order,
+ * labels, solid_phi, margin) through the same field u, in one pass over
+ * the particles: the first stage u(x_p) of the advection is the velocity
+ * the transfer interpolated (same values as the two calls, bit for bit,
+ * with one interpolation and one read of the positions fewer). */
+int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac *u_old, tide_transfer scheme,
+                           double flip, double dt, int order, const tide_array *labels,
+                           const tide_array *solid_phi, double margin);
+
 /* Particle density on cell centres [particles per cell]:
  *   rho_c = sum_p w_cp,  w_cp the multilinear (tent) kernel of cell centre c,
  * the P2G weight of a cell-centred field; it averages to the particles per

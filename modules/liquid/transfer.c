@@ -246,43 +246,26 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   return TIDE_OK;
 }
 
-/* Interpolated value of face array f of axis a at the location loc and the
- * gradient of the interpolant sum_f u_f grad w_f (dim entries into grad). */
-static inline double interp_grad(const tide_grid *g, int a, const double *f, const tide_axis_loc loc[3],
-                                 double *grad) {
-  int b[3], n[3] = {g->n[0], g->n[1], g->n[2]};
-  double t[3];
-  n[a] += 1;
-  for (int d = 0; d < 3; d++) {
-    b[d] = d == a ? loc[d].bf : loc[d].bc;
-    t[d] = d == a ? loc[d].tf : loc[d].tc;
-  }
-  int dim = g->dim, n1 = n[1], n2 = n[2];
-  double val = 0, gr[3] = {0, 0, 0};
-  for (int c0 = 0; c0 < 2; c0++) {
-    double w0 = c0 ? t[0] : 1 - t[0], d0 = c0 ? 1 : -1;
-    if (b[0] + c0 >= n[0]) continue;
-    for (int c1 = 0; c1 < 2; c1++) {
-      double w1 = c1 ? t[1] : 1 - t[1], d1 = c1 ? 1 : -1;
-      if (b[1] + c1 >= n[1]) continue;
-      for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
-        double w2 = dim == 3 ? (c2 ? t[2] : 1 - t[2]) : 1, d2 = c2 ? 1 : -1;
-        if (b[2] + c2 >= n[2]) continue;
-        double uf = f[((int64_t)(b[0] + c0) * n1 + b[1] + c1) * n2 + b[2] + c2];
-        val += w0 * w1 * w2 * uf;
-        gr[0] += d0 * w1 * w2 * uf;
-        gr[1] += w0 * d1 * w2 * uf;
-        gr[2] += w0 * w1 * d2 * uf;
-      }
-    }
-  }
-  double inv = 1.0 / g->dx;
-  for (int d = 0; d < dim; d++) grad[d] = gr[d] * inv;
-  return val;
-}
-
 int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
                     tide_transfer scheme, double flip) {
+  tide_g2p_ctx G;
+  int st = tide_g2p_prepare(ps, u, u_old, scheme, flip, &G);
+  if (st) return st;
+  int dim = ps->dim;
+  double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
+  double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
+  int64_t n = ps->n;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < n; p++) {
+    tide_axis_loc loc[3];
+    tide_grid_locate_axes(&u->grid, px + p * dim, loc);
+    tide_g2p_one(&G, loc, pv + p * dim, pc ? pc + p * dim * dim : NULL, NULL);
+  }
+  return TIDE_OK;
+}
+
+int tide_g2p_prepare(const tide_particles *ps, const tide_mac *u, const tide_mac *u_old, tide_transfer scheme,
+                     double flip, tide_g2p_ctx *G) {
   int st;
   if ((st = check_pair(ps, u, "mac"))) return st;
   const tide_grid *g = &u->grid;
@@ -293,37 +276,10 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   if (!(flip >= 0 && flip <= 1)) return tide_fail(TIDE_EINVAL, "flip ratio must be in [0, 1]");
   if (scheme == TIDE_TRANSFER_APIC && !ps->apic)
     return tide_fail(TIDE_EINVAL, "APIC transfer needs particles with affine matrices (apic = true)");
-  int dim = g->dim;
-  const double *un[3] = {NULL, NULL, NULL}, *uo[3] = {NULL, NULL, NULL};
-  for (int a = 0; a < dim; a++) {
-    un[a] = TIDE_F64P(u->u[a]);
-    if (scheme == TIDE_TRANSFER_FLIP) uo[a] = TIDE_F64P(u_old->u[a]);
-  }
-  double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
-  double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
-  int64_t n = ps->n;
-  tide_mac_view V;
-  tide_mac_view_init(u, &V);
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
-  for (int64_t p = 0; p < n; p++) {
-    const double *x = px + p * dim;
-    double *v = pv + p * dim;
-    tide_axis_loc loc[3];
-    tide_grid_locate_axes(g, x, loc);
-    for (int a = 0; a < dim; a++) {
-      if (scheme == TIDE_TRANSFER_APIC) {
-        v[a] = interp_grad(g, a, un[a], loc, pc + (p * dim + a) * dim);
-      } else {
-        double unew = tide_mac_view_interp(&V, un[a], a, loc);
-        if (scheme == TIDE_TRANSFER_FLIP) {
-          double uold = tide_mac_view_interp(&V, uo[a], a, loc);
-          v[a] = flip * (v[a] + unew - uold) + (1 - flip) * unew;
-        } else {
-          v[a] = unew;
-        }
-      }
-    }
-  }
+  tide_mac_view_init(u, &G->V);
+  for (int a = 0; a < 3; a++) G->uo[a] = scheme == TIDE_TRANSFER_FLIP && a < g->dim ? TIDE_F64P(u_old->u[a]) : NULL;
+  G->scheme = scheme;
+  G->flip = flip;
   return TIDE_OK;
 }
 
