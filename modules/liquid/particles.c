@@ -591,11 +591,17 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   double *dx_ = TIDE_F64P(ps->xs2), *dv = TIDE_F64P(ps->vs2), *dc = ps->apic ? TIDE_F64P(ps->cs2) : NULL;
   const int64_t *start = ps->cell_start, *order = ps->order;
   int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
-#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  /* the binning of the new storage comes out with it: cell_of of every
+   * slot (a new particle whose position rounds into another cell spoils it) */
+  int64_t *cell_of = total <= ps->ws_cap ? ps->cell_of : NULL;
+  double inv = 1.0 / g->dx;
+  int strays = 0;
+#pragma omp parallel for schedule(static) reduction(| : strays) if (nc > TIDE_PAR_MIN)
   for (int64_t c = 0; c < nc; c++) {
     int64_t w = out[c];
     for (int64_t q = start[c]; q < start[c] + keep[c]; q++, w++) {
       int64_t p = order[q];
+      if (cell_of) cell_of[w] = c;
       for (int d = 0; d < dim; d++) {
         dx_[w * dim + d] = sx[p * dim + d];
         dv[w * dim + d] = sv[p * dim + d];
@@ -610,6 +616,10 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
       uint64_t ctr = ((uint64_t)c * (uint64_t)(np->lo + 1) + (uint64_t)k) * 3u;
       for (int d = 0; d < dim; d++) x[d] = g->origin[d] + (idx[d] + tide_rand01(np->stream, ctr + d)) * g->dx;
       tide_mac_velocity(np->vel, x, v);
+      if (cell_of) {
+        cell_of[w] = cell_index(g, inv, x);
+        strays |= cell_of[w] != c;
+      }
       for (int d = 0; d < dim; d++) {
         dx_[w * dim + d] = x[d];
         dv[w * dim + d] = v[d];
@@ -618,7 +628,20 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
         for (int64_t e = 0; e < dd; e++) dc[w * dd + e] = 0;
     }
   }
-  return swap_storage(ps, total);
+  ps->bin_valid = 0;
+  if ((st = swap_storage(ps, total))) return st;
+  if (cell_of && !strays) {
+    int64_t *cs = ps->cell_start, *ord = ps->order;
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < nc; c++) cs[c] = out[c];
+    cs[nc] = total;
+#pragma omp parallel for schedule(static) if (total > TIDE_PAR_MIN)
+    for (int64_t p = 0; p < total; p++) ord[p] = p;
+    ps->sorted = 1;
+    ps->bin_valid = 1;
+    ps->bin_n = total;
+  }
+  return TIDE_OK;
 }
 
 int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_array *labels, int lo,
