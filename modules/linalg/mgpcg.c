@@ -482,22 +482,38 @@ static mg_box box_grow(const mg_box *b, int m, const mg_level *L, int d3, int pa
   return r;
 }
 
-/* zero the stencil data (nd, diag, cf) of a level over box b */
-static void stencil_clear(mg_level *L, const mg_box *b) {
-  if (box_is_empty(b)) return;
-  const int nj = b->hi[1] - b->lo[1] + 1, nk = b->hi[2] - b->lo[2] + 1;
-  const int64_t rows = (int64_t)(b->hi[0] - b->lo[0] + 1) * nj;
+/* zero the stencil data (nd, diag, cf) of a level over the cells of box o
+ * outside box n (the stencil loops write every cell of their box, zeros off
+ * the liquid, so the data is 0 outside the current box) */
+static void stencil_clear(mg_level *L, const mg_box *o, const mg_box *n) {
+  if (box_is_empty(o)) return;
+  const int nj = o->hi[1] - o->lo[1] + 1;
+  const int64_t rows = (int64_t)(o->hi[0] - o->lo[0] + 1) * nj;
+  const int ne = box_is_empty(n);
   uint8_t *nd = L->nd;
   double *dg = L->buf[B_DIAG].p, *cf[3];
   for (int a = 0; a < 3; a++)
     cf[a] = L->buf[B_CF0 + a].p;
-#pragma omp parallel for schedule(static) if (rows * nk > MG_PAR_MIN)
+#pragma omp parallel for schedule(static) if (rows * (o->hi[2] - o->lo[2] + 1) > MG_PAR_MIN)
   for (int64_t r = 0; r < rows; r++) {
-    const int64_t c0 = (b->lo[0] + r / nj) * L->s0 + (b->lo[1] + r % nj) * L->s1 + b->lo[2];
-    memset(nd + c0, 0, (size_t)nk);
-    if (dg) memset(dg + c0, 0, (size_t)nk * sizeof(double));
-    for (int a = 0; a < 3; a++)
-      if (cf[a]) memset(cf[a] + c0, 0, (size_t)nk * sizeof(double));
+    const int i = o->lo[0] + (int)(r / nj), j = o->lo[1] + (int)(r % nj);
+    const int64_t base = i * L->s0 + j * L->s1;
+    /* k ranges to clear: [a0, a1] and [b0, b1] */
+    int a0 = o->lo[2], a1 = o->hi[2], b0 = 1, b1 = 0;
+    if (!ne && i >= n->lo[0] && i <= n->hi[0] && j >= n->lo[1] && j <= n->hi[1]) {
+      a1 = a1 < n->lo[2] - 1 ? a1 : n->lo[2] - 1;
+      b0 = o->lo[2] > n->hi[2] + 1 ? o->lo[2] : n->hi[2] + 1, b1 = o->hi[2];
+    }
+    for (int part = 0; part < 2; part++) {
+      const int k0 = part ? b0 : a0, k1 = part ? b1 : a1;
+      if (k1 < k0) continue;
+      const int64_t c0 = base + k0;
+      const size_t len = (size_t)(k1 - k0 + 1);
+      memset(nd + c0, 0, len);
+      if (dg) memset(dg + c0, 0, len * sizeof(double));
+      for (int a = 0; a < 3; a++)
+        if (cf[a]) memset(cf[a] + c0, 0, len * sizeof(double));
+    }
   }
 }
 
@@ -528,8 +544,7 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   }
   L->coef = coef;
   L->kind = coef ? (weights ? 1 : 2) : 0;
-  /* the previous stencil lives in the previous liquid box */
-  stencil_clear(L, &L->box);
+  const mg_box old = L->box; /* the previous stencil lives in the previous liquid box */
   if (coef) {
     if (coef_alloc(S, L)) return TIDE_ENOMEM;
   } else {
@@ -573,6 +588,7 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   } else {
     L->box = (mg_box){{0, lo0 + 1, lo1 + 1}, {0, hi0 + 1, hi1 + 1}};
   }
+  stencil_clear(L, &old, &L->box);
   if (box_is_empty(&L->box)) return TIDE_OK;
   const mg_box B = L->box;
   const int64_t s[3] = {L->s0, L->s1, 1};
@@ -581,7 +597,11 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
     for (int J = B.lo[1]; J <= B.hi[1]; J++)
       for (int K = B.lo[2]; K <= B.hi[2]; K++) {
         const int64_t c = I * L->s0 + J * L->s1 + K;
-        if (lab[c] != TIDE_CELL_LIQUID) continue;
+        if (lab[c] != TIDE_CELL_LIQUID) {
+          L->nd[c] = 0;
+          if (coef) L->diag[c] = L->cf[0][c] = L->cf[1][c] = L->cf[2][c] = 0;
+          continue;
+        }
         int u[3], nd = 0, isdir = 0;
         if (d3)
           u[0] = I - 1, u[1] = J - 1, u[2] = K - 1;
@@ -654,7 +674,7 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
   mg_level *C = &S->lev[l];
   const int d3 = S->d3;
   const int cz[3] = {d3 && F->n[0] > 1, F->n[1] > 1, F->n[2] > 1};
-  stencil_clear(C, &C->box);
+  const mg_box old = C->box;
   int coef = 0;
   for (int a = 0; a < 3; a++)
     coef |= P->weight[a] != NULL;
@@ -757,6 +777,7 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
           }
         }
   }
+  stencil_clear(C, &old, &C->box);
   if (box_is_empty(&C->box)) return TIDE_OK;
   const mg_box B = C->box;
   const int64_t s[3] = {C->s0, C->s1, 1};
@@ -765,7 +786,11 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
     for (int J = B.lo[1]; J <= B.hi[1]; J++)
       for (int K = B.lo[2]; K <= B.hi[2]; K++) {
         int64_t c = I * C->s0 + J * C->s1 + K;
-        if (C->label[c] != TIDE_CELL_LIQUID) continue;
+        if (C->label[c] != TIDE_CELL_LIQUID) {
+          C->nd[c] = 0;
+          if (coef) C->diag[c] = C->cf[0][c] = C->cf[1][c] = C->cf[2][c] = 0;
+          continue;
+        }
         int nd = 0;
         double d = 0;
         for (int a = d3 ? 0 : 1; a < 3; a++) {
