@@ -241,10 +241,11 @@ function flip.step(S, dt)
   -- 5. extend the divergence-free velocity into the air; walls stay closed
   time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
   u:enforce_walls(S.solid, true, S.fractions, S.open)
-  -- 6. grid velocities back to the particles (PIC / FLIP blend / APIC)
-  time("g2p", liquid.g2p, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip })
-  -- 7. move the particles through the divergence-free grid velocity
-  time("advect", ps.advect, ps, u, dt, { order = S.order, labels = S.solid, solid_phi = S.solid_phi })
+  -- 6. grid velocities back to the particles (PIC / FLIP blend / APIC), and
+  -- 7. the particles moved through the divergence-free grid velocity: one
+  -- pass (advect = dt; the same as liquid.g2p then ps:advect(u, dt, ...))
+  time("g2p+advect", liquid.g2p, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip,
+    advect = dt, order = S.order, labels = S.solid, solid_phi = S.solid_phi })
   -- 7b. particles that left through an open side or entered a sink are gone
   flip.drain(S)
   -- 8. spread particles out of over-full cells (positions only)

@@ -362,9 +362,11 @@ static int l_p2g(lua_State *L) {
   return 1;
 }
 
-static const char *const g2p_keys[] = {"scheme", "old", "flip", NULL};
+static const char *const g2p_keys[] = {"scheme", "old", "flip", "advect", "order", "labels", "solid_phi", "margin", NULL};
 
-/* tide.liquid.g2p(mac, ps [, {scheme = "flip", old = mac_before, flip = 0.97}]) -> ps */
+/* tide.liquid.g2p(u, ps [, {scheme = "flip", old = u_old, flip = 0.97, advect = dt, order = 2,
+ *   labels, solid_phi, margin}]) -> ps; with advect = dt the particles then move as
+ *   ps:advect(u, dt, {order, labels, solid_phi, margin}) in the same pass */
 static int l_g2p(lua_State *L) {
   const char *fn = "tide.liquid.g2p";
   tide_mac *u = tide_lua_checkobj(L, 1, TIDE_MAC_T);
@@ -374,7 +376,20 @@ static int l_g2p(lua_State *L) {
   tide_mac *old = tide_opt_obj(&o, "old", TIDE_MAC_T);
   double flip = tide_opt_num(&o, "flip", 0.97, 0, 1);
   if (scheme == TIDE_TRANSFER_FLIP && !old) tide_lua_error(L, "%s: scheme 'flip' needs option 'old' (the grid velocity before the update)", fn);
-  tide_lua_check(L, tide_liquid_g2p(ps, u, old, (tide_transfer)scheme, flip), fn);
+  int advect = tide_opt_has(&o, "advect");
+  if (!advect)
+    for (int k = 4; g2p_keys[k]; k++)
+      if (tide_opt_has(&o, g2p_keys[k])) tide_lua_error(L, "%s: option '%s' needs option 'advect' (dt)", fn, g2p_keys[k]);
+  if (advect) {
+    double dt = tide_opt_num(&o, "advect", 0, -1e300, 1e300);
+    int order = (int)tide_opt_int(&o, "order", 2, 1, 3);
+    tide_array *labels = tide_opt_array(&o, "labels");
+    tide_array *sphi = tide_opt_array(&o, "solid_phi");
+    double margin = tide_opt_num(&o, "margin", 1e-3, 0, 0.49);
+    tide_lua_check(L, tide_liquid_g2p_advect(ps, u, old, (tide_transfer)scheme, flip, dt, order, labels, sphi, margin), fn);
+  } else {
+    tide_lua_check(L, tide_liquid_g2p(ps, u, old, (tide_transfer)scheme, flip), fn);
+  }
   lua_settop(L, 2);
   return 1;
 }

@@ -9,7 +9,7 @@
 #ifndef TIDE_LIQUID_MAC_VIEW_H
 #define TIDE_LIQUID_MAC_VIEW_H
 
-#include "grid/grid.h"
+#include "liquid/particles.h"
 
 #define MV_INLINE static inline __attribute__((always_inline))
 
@@ -57,6 +57,78 @@ MV_INLINE void tide_mac_view_velocity(const tide_mac_view *v, const double *x, d
   tide_axis_loc loc[3];
   tide_grid_locate_axes(v->g, x, loc);
   for (int a = 0; a < v->g->dim; a++) vel[a] = tide_mac_view_interp(v, v->f[a], a, loc);
+}
+
+/* Interpolated value of face array f of axis a at the location loc and the
+ * gradient of the interpolant sum_f u_f grad w_f (dim entries into grad). */
+MV_INLINE double tide_mac_view_interp_grad(const tide_grid *g, int a, const double *f, const tide_axis_loc loc[3],
+                                          double *grad) {
+  int b[3], n[3] = {g->n[0], g->n[1], g->n[2]};
+  double t[3];
+  n[a] += 1;
+  for (int d = 0; d < 3; d++) {
+    b[d] = d == a ? loc[d].bf : loc[d].bc;
+    t[d] = d == a ? loc[d].tf : loc[d].tc;
+  }
+  int dim = g->dim, n1 = n[1], n2 = n[2];
+  double val = 0, gr[3] = {0, 0, 0};
+  for (int c0 = 0; c0 < 2; c0++) {
+    double w0 = c0 ? t[0] : 1 - t[0], d0 = c0 ? 1 : -1;
+    if (b[0] + c0 >= n[0]) continue;
+    for (int c1 = 0; c1 < 2; c1++) {
+      double w1 = c1 ? t[1] : 1 - t[1], d1 = c1 ? 1 : -1;
+      if (b[1] + c1 >= n[1]) continue;
+      for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
+        double w2 = dim == 3 ? (c2 ? t[2] : 1 - t[2]) : 1, d2 = c2 ? 1 : -1;
+        if (b[2] + c2 >= n[2]) continue;
+        double uf = f[((int64_t)(b[0] + c0) * n1 + b[1] + c1) * n2 + b[2] + c2];
+        val += w0 * w1 * w2 * uf;
+        gr[0] += d0 * w1 * w2 * uf;
+        gr[1] += w0 * d1 * w2 * uf;
+        gr[2] += w0 * w1 * d2 * uf;
+      }
+    }
+  }
+  double inv = 1.0 / g->dx;
+  for (int d = 0; d < dim; d++) grad[d] = gr[d] * inv;
+  return val;
+}
+
+/* G2P of one particle: the operator's fields and scheme, resolved once */
+typedef struct {
+  tide_mac_view V;    /* the new grid velocity u */
+  const double *uo[3]; /* u_old's face arrays (FLIP) */
+  tide_transfer scheme;
+  double flip;
+} tide_g2p_ctx;
+
+/* Check the arguments of tide_liquid_g2p and fill G (transfer.c). */
+int tide_g2p_prepare(const tide_particles *ps, const tide_mac *u, const tide_mac *u_old, tide_transfer scheme,
+                     double flip, tide_g2p_ctx *G);
+
+/* The G2P update of the particle at loc (see tide_liquid_g2p): velocity v
+ * (dim) and, for APIC, its matrix c (dim x dim).  unew (may be NULL)
+ * receives u(x), the interpolated new grid velocity, as tide_mac_velocity
+ * gives it. */
+MV_INLINE void tide_g2p_one(const tide_g2p_ctx *G, const tide_axis_loc loc[3], double *v, double *c,
+                            double *unew) {
+  int dim = G->V.g->dim;
+  for (int a = 0; a < dim; a++) {
+    const double *un = G->V.f[a];
+    if (G->scheme == TIDE_TRANSFER_APIC) {
+      v[a] = tide_mac_view_interp_grad(G->V.g, a, un, loc, c + a * dim);
+      if (unew) unew[a] = tide_mac_view_interp(&G->V, un, a, loc);
+    } else {
+      double u1 = tide_mac_view_interp(&G->V, un, a, loc);
+      if (G->scheme == TIDE_TRANSFER_FLIP) {
+        double u0 = tide_mac_view_interp(&G->V, G->uo[a], a, loc);
+        v[a] = G->flip * (v[a] + u1 - u0) + (1 - G->flip) * u1;
+      } else {
+        v[a] = u1;
+      }
+      if (unew) unew[a] = u1;
+    }
+  }
 }
 
 #endif

@@ -306,8 +306,19 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
   return tide_particles_advect_solid(ps, vel, dt, order, labels, NULL, margin);
 }
 
-int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double dt, int order,
-                                const tide_array *labels, const tide_array *solid_phi, double margin) {
+/* particle advection through one velocity field, resolved once */
+typedef struct {
+  const tide_grid *g;
+  tide_mac_view V;
+  double dt, eps, lo[3], hi[3];
+  int order;
+  const uint8_t *lab;
+  int has_sphi;
+  tide_lattice sphi;
+} advect_ctx;
+
+static int advect_prepare(const tide_particles *ps, const tide_mac *vel, double dt, int order,
+                          const tide_array *labels, const tide_array *solid_phi, double margin, advect_ctx *A) {
   int st;
   if ((st = tide_mac_check(vel, NULL, TIDE_F64, "velocity"))) return st;
   const tide_grid *g = &vel->grid;
@@ -320,52 +331,94 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
     if ((st = tide_grid_check_cells(g, solid_phi, TIDE_F64, "solid_phi"))) return st;
     if (tide_array_nonfinite(solid_phi)) return tide_fail(TIDE_ENONFINITE, "solid_phi holds non-finite values");
   }
-  const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
-  tide_lattice sphi;
-  if (solid_phi) tide_lattice_cells(g, TIDE_F64P(solid_phi), &sphi);
+  A->g = g;
+  tide_mac_view_init(vel, &A->V);
+  A->dt = dt;
+  A->order = order;
+  A->lab = labels ? TIDE_U8P(labels) : NULL;
+  A->has_sphi = solid_phi != NULL;
+  if (solid_phi) tide_lattice_cells(g, TIDE_F64P(solid_phi), &A->sphi);
+  A->eps = margin * g->dx;
+  for (int d = 0; d < 3; d++) {
+    A->lo[d] = g->origin[d] + A->eps;
+    A->hi[d] = g->origin[d] + g->n[d] * g->dx - A->eps;
+  }
+  return TIDE_OK;
+}
+
+/* move the particle at x, where the velocity is k1 = u(x) */
+static inline __attribute__((always_inline)) void advect_one(const advect_ctx *A, double *x, const double *k1) {
+  const tide_grid *g = A->g;
+  int dim = g->dim;
+  double dt = A->dt;
+  double x0[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, k3[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+  for (int d = 0; d < dim; d++) x0[d] = x[d];
+  if (A->order == 1) {
+    for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k1[d];
+  } else if (A->order == 2) {
+    for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
+    tide_mac_view_velocity(&A->V, y, k2);
+    for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k2[d];
+  } else { /* Ralston's third-order method */
+    for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
+    tide_mac_view_velocity(&A->V, y, k2);
+    for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.75 * dt * k2[d];
+    tide_mac_view_velocity(&A->V, y, k3);
+    for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * (2 * k1[d] + 3 * k2[d] + 4 * k3[d]) / 9;
+  }
+  for (int d = 0; d < dim; d++) {
+    if (!(y[d] >= A->lo[d])) y[d] = A->lo[d]; /* NaN goes to the wall */
+    if (y[d] > A->hi[d]) y[d] = A->hi[d];
+  }
+  if (A->has_sphi) {
+    push_out_phi(&A->sphi, y, A->eps, 0.25 * g->dx);
+    for (int d = 0; d < dim; d++) {
+      if (!(y[d] >= A->lo[d])) y[d] = A->lo[d];
+      if (y[d] > A->hi[d]) y[d] = A->hi[d];
+    }
+  }
+  if (A->lab && is_solid(g, A->lab, y) && !push_out(g, A->lab, y, A->eps > 0 ? A->eps : 1e-6 * g->dx))
+    for (int d = 0; d < dim; d++) y[d] = x0[d];
+  for (int d = 0; d < dim; d++) x[d] = y[d];
+}
+
+int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double dt, int order,
+                                const tide_array *labels, const tide_array *solid_phi, double margin) {
+  advect_ctx A;
+  int st = advect_prepare(ps, vel, dt, order, labels, solid_phi, margin, &A);
+  if (st) return st;
+  ps->bin_valid = 0; /* the particles move: P2G bins them again instead of trusting the last binning */
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
-  double lo[3], hi[3], eps = margin * g->dx;
-  for (int d = 0; d < 3; d++) {
-    lo[d] = g->origin[d] + eps;
-    hi[d] = g->origin[d] + g->n[d] * g->dx - eps;
-  }
   int64_t n = ps->n;
-  tide_mac_view V;
-  tide_mac_view_init(vel, &V);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
-    double *x = px + p * dim;
-    double x0[3] = {0, 0, 0}, k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, k3[3] = {0, 0, 0}, y[3] = {0, 0, 0};
-    for (int d = 0; d < dim; d++) x0[d] = x[d];
-    tide_mac_view_velocity(&V, x0, k1);
-    if (order == 1) {
-      for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k1[d];
-    } else if (order == 2) {
-      for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
-      tide_mac_view_velocity(&V, y, k2);
-      for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * k2[d];
-    } else { /* Ralston's third-order method */
-      for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.5 * dt * k1[d];
-      tide_mac_view_velocity(&V, y, k2);
-      for (int d = 0; d < dim; d++) y[d] = x0[d] + 0.75 * dt * k2[d];
-      tide_mac_view_velocity(&V, y, k3);
-      for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * (2 * k1[d] + 3 * k2[d] + 4 * k3[d]) / 9;
-    }
-    for (int d = 0; d < dim; d++) {
-      if (!(y[d] >= lo[d])) y[d] = lo[d]; /* NaN goes to the wall */
-      if (y[d] > hi[d]) y[d] = hi[d];
-    }
-    if (solid_phi) {
-      push_out_phi(&sphi, y, eps, 0.25 * g->dx);
-      for (int d = 0; d < dim; d++) {
-        if (!(y[d] >= lo[d])) y[d] = lo[d];
-        if (y[d] > hi[d]) y[d] = hi[d];
-      }
-    }
-    if (lab && is_solid(g, lab, y) && !push_out(g, lab, y, eps > 0 ? eps : 1e-6 * g->dx))
-      for (int d = 0; d < dim; d++) y[d] = x0[d];
-    for (int d = 0; d < dim; d++) x[d] = y[d];
+    double k1[3] = {0, 0, 0};
+    tide_mac_view_velocity(&A.V, px + p * dim, k1);
+    advect_one(&A, px + p * dim, k1);
+  }
+  return TIDE_OK;
+}
+
+int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac *u_old, tide_transfer scheme,
+                           double flip, double dt, int order, const tide_array *labels,
+                           const tide_array *solid_phi, double margin) {
+  tide_g2p_ctx G;
+  advect_ctx A;
+  int st = tide_g2p_prepare(ps, u, u_old, scheme, flip, &G);
+  if (st || (st = advect_prepare(ps, u, dt, order, labels, solid_phi, margin, &A))) return st;
+  ps->bin_valid = 0;
+  int dim = ps->dim;
+  double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
+  double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
+  int64_t n = ps->n;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < n; p++) {
+    double k1[3] = {0, 0, 0};
+    tide_axis_loc loc[3];
+    tide_grid_locate_axes(&u->grid, px + p * dim, loc);
+    tide_g2p_one(&G, loc, pv + p * dim, pc ? pc + p * dim * dim : NULL, k1);
+    advect_one(&A, px + p * dim, k1);
   }
   return TIDE_OK;
 }
@@ -540,11 +593,26 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   double *dx_ = TIDE_F64P(ps->xs2), *dv = TIDE_F64P(ps->vs2), *dc = ps->apic ? TIDE_F64P(ps->cs2) : NULL;
   const int64_t *start = ps->cell_start, *order = ps->order;
   int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
-#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  /* the binning of the new storage comes out with it: cell_of of every
+   * slot (a new particle whose position rounds into another cell spoils it) */
+  int64_t *cell_of = ps->cell_of, *order2 = NULL, cap2 = ps->xs2->shape[0];
+  if (total > ps->ws_cap) { /* a larger workspace, installed after the copy (order is read in it) */
+    cell_of = tide_alloc((size_t)cap2 * sizeof(int64_t));
+    order2 = tide_alloc((size_t)cap2 * sizeof(int64_t));
+    if (!cell_of || !order2) {
+      tide_free(cell_of, cell_of ? (size_t)cap2 * sizeof(int64_t) : 0);
+      tide_free(order2, order2 ? (size_t)cap2 * sizeof(int64_t) : 0);
+      cell_of = order2 = NULL;
+    }
+  }
+  double inv = 1.0 / g->dx;
+  int strays = 0;
+#pragma omp parallel for schedule(static) reduction(| : strays) if (nc > TIDE_PAR_MIN)
   for (int64_t c = 0; c < nc; c++) {
     int64_t w = out[c];
     for (int64_t q = start[c]; q < start[c] + keep[c]; q++, w++) {
       int64_t p = order[q];
+      if (cell_of) cell_of[w] = c;
       for (int d = 0; d < dim; d++) {
         dx_[w * dim + d] = sx[p * dim + d];
         dv[w * dim + d] = sv[p * dim + d];
@@ -559,6 +627,10 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
       uint64_t ctr = ((uint64_t)c * (uint64_t)(np->lo + 1) + (uint64_t)k) * 3u;
       for (int d = 0; d < dim; d++) x[d] = g->origin[d] + (idx[d] + tide_rand01(np->stream, ctr + d)) * g->dx;
       tide_mac_velocity(np->vel, x, v);
+      if (cell_of) {
+        cell_of[w] = cell_index(g, inv, x);
+        strays |= cell_of[w] != c;
+      }
       for (int d = 0; d < dim; d++) {
         dx_[w * dim + d] = x[d];
         dv[w * dim + d] = v[d];
@@ -567,7 +639,27 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
         for (int64_t e = 0; e < dd; e++) dc[w * dd + e] = 0;
     }
   }
-  return swap_storage(ps, total);
+  ps->bin_valid = 0;
+  if (order2) {
+    tide_free(ps->order, (size_t)ps->ws_cap * sizeof(int64_t));
+    tide_free(ps->cell_of, (size_t)ps->ws_cap * sizeof(int64_t));
+    ps->order = order2;
+    ps->cell_of = cell_of;
+    ps->ws_cap = cap2;
+  }
+  if ((st = swap_storage(ps, total))) return st;
+  if (cell_of && !strays) {
+    int64_t *cs = ps->cell_start, *ord = ps->order;
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < nc; c++) cs[c] = out[c];
+    cs[nc] = total;
+#pragma omp parallel for schedule(static) if (total > TIDE_PAR_MIN)
+    for (int64_t p = 0; p < total; p++) ord[p] = p;
+    ps->sorted = 1;
+    ps->bin_valid = 1;
+    ps->bin_n = total;
+  }
+  return TIDE_OK;
 }
 
 int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_array *labels, int lo,

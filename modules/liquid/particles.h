@@ -138,6 +138,11 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g);
  * sorted by cell and slabs of cells (along x) are processed in three
  * colours, so no two threads write the same face, and each face sums its
  * contributions in a fixed order (bit-identical for any thread count).
+ * The binning left by the last operator (reseeding, sorting, labelling) is
+ * reused without the comparison pass of tide_particles_bin when it is still
+ * marked valid (advection unmarks it): the scatter checks every particle
+ * against its cell anyway, and a particle found elsewhere makes P2G bin the
+ * set afresh and scatter again.
  * weights (u8 or f64 MAC field, may be NULL) receives sum_p w_fp (f64) or
  * 1 where it is > 0 (u8: a "valid" mask for extrapolation). */
 typedef enum { TIDE_TRANSFER_PIC = 0, TIDE_TRANSFER_FLIP = 1, TIDE_TRANSFER_APIC = 2 } tide_transfer;
@@ -151,6 +156,15 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
  * needed for FLIP only.  flip in [0, 1]. */
 int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
                     tide_transfer scheme, double flip);
+
+/* tide_liquid_g2p followed by tide_particles_advect_solid(ps, u, dt, order,
+ * labels, solid_phi, margin) through the same field u, in one pass over
+ * the particles: the first stage u(x_p) of the advection is the velocity
+ * the transfer interpolated (same values as the two calls, bit for bit,
+ * with one interpolation and one read of the positions fewer). */
+int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac *u_old, tide_transfer scheme,
+                           double flip, double dt, int order, const tide_array *labels,
+                           const tide_array *solid_phi, double margin);
 
 /* Particle density on cell centres [particles per cell]:
  *   rho_c = sum_p w_cp,  w_cp the multilinear (tent) kernel of cell centre c,

@@ -20,11 +20,11 @@ static int check_pair(const tide_particles *ps, const tide_mac *u, const char *w
  * the 2 x 3 x 3 block starting at face (i, j-1, k-1) (the 2 along a): they
  * are summed into a local block first, in particle order, and the block is
  * added to the face arrays once (faces no particle reaches are left alone). */
-static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, int i, int j, int k, int apic,
-                                const tide_lattice *lat, double *const *num, double *const *den) {
+static inline int scatter_cell(const tide_particles *ps, const tide_grid *g, int i, int j, int k, int apic,
+                               const tide_lattice *lat, double *const *num, double *const *den) {
   int64_t c = tide_grid_idx(g, i, j, k);
   int64_t q0 = ps->cell_start[c], q1 = ps->cell_start[c + 1];
-  if (q0 == q1) return;
+  if (q0 == q1) return 0;
   int dim = g->dim;
   const double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   const double *pc = apic ? TIDE_F64P(ps->c) : NULL;
@@ -41,6 +41,7 @@ static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, in
     const double *x = px + p * dim;
     tide_axis_loc loc[3];
     tide_grid_locate_axes(g, x, loc);
+    if (loc[0].bf != ci[0] || loc[1].bf != ci[1] || loc[2].bf != ci[2]) return 1; /* not binned here */
     for (int a = 0; a < dim; a++) {
       int o[3];
       double t[3];
@@ -91,6 +92,7 @@ static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, in
       }
     }
   }
+  return 0;
 }
 
 /* weights of the samples at offsets 0, 1, 2 of a block starting one sample
@@ -112,11 +114,11 @@ static inline void weights3(int o, double t, double w[4]) {
  * tide_grid_locate_axes both use s = (x - origin) * (1/dx)), so that axis spans 2
  * block offsets and the others 3. */
 #define P2G_CHUNK 32
-static inline void scatter_cell3(const tide_particles *ps, const tide_grid *g, int i, int j, int k,
-                                 const tide_lattice *lat, double *const *num, double *const *den) {
+static inline int scatter_cell3(const tide_particles *ps, const tide_grid *g, int i, int j, int k,
+                                const tide_lattice *lat, double *const *num, double *const *den) {
   int64_t c = tide_grid_idx(g, i, j, k);
   int64_t q0 = ps->cell_start[c], q1 = ps->cell_start[c + 1];
-  if (q0 == q1) return;
+  if (q0 == q1) return 0;
   const double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   const int ci[3] = {i, j, k};
   /* block sums: the first chunk sets the rows, the flush reads only those */
@@ -128,6 +130,7 @@ static inline void scatter_cell3(const tide_particles *ps, const tide_grid *g, i
       int64_t p = ps->order[qa + r];
       tide_axis_loc loc[3];
       tide_grid_locate_axes(g, px + p * 3, loc);
+      if (loc[0].bf != ci[0] || loc[1].bf != ci[1] || loc[2].bf != ci[2]) return 1; /* not binned here */
       for (int d = 0; d < 3; d++) {
         weights3(loc[d].bf - ci[d], loc[d].tf, wf[r][d]);
         weights3(loc[d].bc - ci[d] + 1, loc[d].tc, wc[r][d]);
@@ -188,6 +191,7 @@ static inline void scatter_cell3(const tide_particles *ps, const tide_grid *g, i
       }
     }
   }
+  return 0;
 }
 
 int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights) {
@@ -201,7 +205,12 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
     wf64 = weights->u[0]->dtype == TIDE_F64;
     if ((st = tide_mac_check(weights, g, wf64 ? TIDE_F64 : TIDE_U8, "weights"))) return st;
   }
-  if ((st = tide_particles_bin(ps, g))) return st;
+  /* the binning of the last operator is trusted here and checked for free:
+   * the scatter locates every particle and reports one outside its cell
+   * (then the set is binned again and scattered again) */
+  int64_t nc = tide_grid_ncells(g);
+  int trusted = ps->bin_valid && ps->bin_n == ps->n && ps->ws_cells == nc;
+  if (!trusted && (st = tide_particles_bin(ps, g))) return st;
   int dim = g->dim;
   double *num[3] = {NULL, NULL, NULL}, *den[3] = {NULL, NULL, NULL};
   int64_t nf[3] = {0, 0, 0}, ntot = 0;
@@ -213,24 +222,31 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   for (int a = 0; a < dim; off += nf[a], a++) {
     num[a] = TIDE_F64P(u->u[a]);
     den[a] = wf64 ? TIDE_F64P(weights->u[a]) : acc + off;
-    double *nu = num[a], *de = den[a];
-#pragma omp parallel for schedule(static) if (nf[a] > TIDE_PAR_MIN)
-    for (int64_t f = 0; f < nf[a]; f++) nu[f] = de[f] = 0;
     tide_lattice_faces(g, a, num[a], &lat[a]);
   }
   /* A particle of cell slab i writes faces whose first index is in
    * [i-1, i+1]; slabs of one colour (i mod 3) are three apart, so their
    * writes never overlap.  The colours run in sequence. */
   int ni = g->n[0], nj = g->n[1], nk = g->n[2];
-  for (int colour = 0; colour < 3; colour++) {
-#pragma omp parallel for schedule(dynamic, 1) if (ps->n > TIDE_PAR_MIN)
-    for (int i = colour; i < ni; i += 3)
-      for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++)
-          if (dim == 3 && !apic)
-            scatter_cell3(ps, g, i, j, k, lat, num, den);
-          else
-            scatter_cell(ps, g, i, j, k, apic, lat, num, den);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int a = 0; a < dim; a++) {
+      double *nu = num[a], *de = den[a];
+#pragma omp parallel for schedule(static) if (nf[a] > TIDE_PAR_MIN)
+      for (int64_t f = 0; f < nf[a]; f++) nu[f] = de[f] = 0;
+    }
+    int stray = 0;
+    for (int colour = 0; colour < 3; colour++) {
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : stray) if (ps->n > TIDE_PAR_MIN)
+      for (int i = colour; i < ni; i += 3)
+        for (int j = 0; j < nj; j++)
+          for (int k = 0; k < nk; k++)
+            stray |= dim == 3 && !apic ? scatter_cell3(ps, g, i, j, k, lat, num, den)
+                                       : scatter_cell(ps, g, i, j, k, apic, lat, num, den);
+    }
+    if (!stray) break;
+    ps->bin_valid = 0;
+    if (pass == 1 || (st = tide_particles_bin(ps, g)))
+      return st ? st : tide_fail(TIDE_EINVAL, "P2G: particles outside their cells after binning");
   }
   for (int a = 0; a < dim; a++) {
     double *uu = num[a], *ww = den[a];
@@ -246,43 +262,26 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   return TIDE_OK;
 }
 
-/* Interpolated value of face array f of axis a at the location loc and the
- * gradient of the interpolant sum_f u_f grad w_f (dim entries into grad). */
-static inline double interp_grad(const tide_grid *g, int a, const double *f, const tide_axis_loc loc[3],
-                                 double *grad) {
-  int b[3], n[3] = {g->n[0], g->n[1], g->n[2]};
-  double t[3];
-  n[a] += 1;
-  for (int d = 0; d < 3; d++) {
-    b[d] = d == a ? loc[d].bf : loc[d].bc;
-    t[d] = d == a ? loc[d].tf : loc[d].tc;
-  }
-  int dim = g->dim, n1 = n[1], n2 = n[2];
-  double val = 0, gr[3] = {0, 0, 0};
-  for (int c0 = 0; c0 < 2; c0++) {
-    double w0 = c0 ? t[0] : 1 - t[0], d0 = c0 ? 1 : -1;
-    if (b[0] + c0 >= n[0]) continue;
-    for (int c1 = 0; c1 < 2; c1++) {
-      double w1 = c1 ? t[1] : 1 - t[1], d1 = c1 ? 1 : -1;
-      if (b[1] + c1 >= n[1]) continue;
-      for (int c2 = 0; c2 < (dim == 3 ? 2 : 1); c2++) {
-        double w2 = dim == 3 ? (c2 ? t[2] : 1 - t[2]) : 1, d2 = c2 ? 1 : -1;
-        if (b[2] + c2 >= n[2]) continue;
-        double uf = f[((int64_t)(b[0] + c0) * n1 + b[1] + c1) * n2 + b[2] + c2];
-        val += w0 * w1 * w2 * uf;
-        gr[0] += d0 * w1 * w2 * uf;
-        gr[1] += w0 * d1 * w2 * uf;
-        gr[2] += w0 * w1 * d2 * uf;
-      }
-    }
-  }
-  double inv = 1.0 / g->dx;
-  for (int d = 0; d < dim; d++) grad[d] = gr[d] * inv;
-  return val;
-}
-
 int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old,
                     tide_transfer scheme, double flip) {
+  tide_g2p_ctx G;
+  int st = tide_g2p_prepare(ps, u, u_old, scheme, flip, &G);
+  if (st) return st;
+  int dim = ps->dim;
+  double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
+  double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
+  int64_t n = ps->n;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < n; p++) {
+    tide_axis_loc loc[3];
+    tide_grid_locate_axes(&u->grid, px + p * dim, loc);
+    tide_g2p_one(&G, loc, pv + p * dim, pc ? pc + p * dim * dim : NULL, NULL);
+  }
+  return TIDE_OK;
+}
+
+int tide_g2p_prepare(const tide_particles *ps, const tide_mac *u, const tide_mac *u_old, tide_transfer scheme,
+                     double flip, tide_g2p_ctx *G) {
   int st;
   if ((st = check_pair(ps, u, "mac"))) return st;
   const tide_grid *g = &u->grid;
@@ -293,37 +292,10 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   if (!(flip >= 0 && flip <= 1)) return tide_fail(TIDE_EINVAL, "flip ratio must be in [0, 1]");
   if (scheme == TIDE_TRANSFER_APIC && !ps->apic)
     return tide_fail(TIDE_EINVAL, "APIC transfer needs particles with affine matrices (apic = true)");
-  int dim = g->dim;
-  const double *un[3] = {NULL, NULL, NULL}, *uo[3] = {NULL, NULL, NULL};
-  for (int a = 0; a < dim; a++) {
-    un[a] = TIDE_F64P(u->u[a]);
-    if (scheme == TIDE_TRANSFER_FLIP) uo[a] = TIDE_F64P(u_old->u[a]);
-  }
-  double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
-  double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
-  int64_t n = ps->n;
-  tide_mac_view V;
-  tide_mac_view_init(u, &V);
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
-  for (int64_t p = 0; p < n; p++) {
-    const double *x = px + p * dim;
-    double *v = pv + p * dim;
-    tide_axis_loc loc[3];
-    tide_grid_locate_axes(g, x, loc);
-    for (int a = 0; a < dim; a++) {
-      if (scheme == TIDE_TRANSFER_APIC) {
-        v[a] = interp_grad(g, a, un[a], loc, pc + (p * dim + a) * dim);
-      } else {
-        double unew = tide_mac_view_interp(&V, un[a], a, loc);
-        if (scheme == TIDE_TRANSFER_FLIP) {
-          double uold = tide_mac_view_interp(&V, uo[a], a, loc);
-          v[a] = flip * (v[a] + unew - uold) + (1 - flip) * unew;
-        } else {
-          v[a] = unew;
-        }
-      }
-    }
-  }
+  tide_mac_view_init(u, &G->V);
+  for (int a = 0; a < 3; a++) G->uo[a] = scheme == TIDE_TRANSFER_FLIP && a < g->dim ? TIDE_F64P(u_old->u[a]) : NULL;
+  G->scheme = scheme;
+  G->flip = flip;
   return TIDE_OK;
 }
 
