@@ -387,6 +387,7 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
   advect_ctx A;
   int st = advect_prepare(ps, vel, dt, order, labels, solid_phi, margin, &A);
   if (st) return st;
+  ps->bin_valid = 0; /* the particles move: P2G bins them again instead of trusting the last binning */
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
   int64_t n = ps->n;
@@ -406,6 +407,7 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
   advect_ctx A;
   int st = tide_g2p_prepare(ps, u, u_old, scheme, flip, &G);
   if (st || (st = advect_prepare(ps, u, dt, order, labels, solid_phi, margin, &A))) return st;
+  ps->bin_valid = 0;
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
@@ -593,7 +595,16 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
   /* the binning of the new storage comes out with it: cell_of of every
    * slot (a new particle whose position rounds into another cell spoils it) */
-  int64_t *cell_of = total <= ps->ws_cap ? ps->cell_of : NULL;
+  int64_t *cell_of = ps->cell_of, *order2 = NULL, cap2 = ps->xs2->shape[0];
+  if (total > ps->ws_cap) { /* a larger workspace, installed after the copy (order is read in it) */
+    cell_of = tide_alloc((size_t)cap2 * sizeof(int64_t));
+    order2 = tide_alloc((size_t)cap2 * sizeof(int64_t));
+    if (!cell_of || !order2) {
+      tide_free(cell_of, cell_of ? (size_t)cap2 * sizeof(int64_t) : 0);
+      tide_free(order2, order2 ? (size_t)cap2 * sizeof(int64_t) : 0);
+      cell_of = order2 = NULL;
+    }
+  }
   double inv = 1.0 / g->dx;
   int strays = 0;
 #pragma omp parallel for schedule(static) reduction(| : strays) if (nc > TIDE_PAR_MIN)
@@ -629,6 +640,13 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
     }
   }
   ps->bin_valid = 0;
+  if (order2) {
+    tide_free(ps->order, (size_t)ps->ws_cap * sizeof(int64_t));
+    tide_free(ps->cell_of, (size_t)ps->ws_cap * sizeof(int64_t));
+    ps->order = order2;
+    ps->cell_of = cell_of;
+    ps->ws_cap = cap2;
+  }
   if ((st = swap_storage(ps, total))) return st;
   if (cell_of && !strays) {
     int64_t *cs = ps->cell_start, *ord = ps->order;

@@ -138,6 +138,11 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g);
  * sorted by cell and slabs of cells (along x) are processed in three
  * colours, so no two threads write the same face, and each face sums its
  * contributions in a fixed order (bit-identical for any thread count).
+ * The binning left by the last operator (reseeding, sorting, labelling) is
+ * reused without the comparison pass of tide_particles_bin when it is still
+ * marked valid (advection unmarks it): the scatter checks every particle
+ * against its cell anyway, and a particle found elsewhere makes P2G bin the
+ * set afresh and scatter again.
  * weights (u8 or f64 MAC field, may be NULL) receives sum_p w_fp (f64) or
  * 1 where it is > 0 (u8: a "valid" mask for extrapolation). */
 typedef enum { TIDE_TRANSFER_PIC = 0, TIDE_TRANSFER_FLIP = 1, TIDE_TRANSFER_APIC = 2 } tide_transfer;
