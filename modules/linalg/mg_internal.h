@@ -17,7 +17,9 @@
  * The cells a kernel visits are the "active pencils": per (i, j) row along
  * axis 2, the range [k0, k1) spanning its liquid cells.  Loops run over the
  * active pencils only, so the memory traffic scales with the liquid region,
- * not the box.
+ * not the box.  The set-up works inside each level's liquid bounding box
+ * (mg_level.box): the stencil data (nd, diag, cf) is 0 outside it, and
+ * every cell inside it is written by each analysis.
  */
 #ifndef TIDE_MG_INTERNAL_H
 #define TIDE_MG_INTERNAL_H
@@ -68,8 +70,8 @@ typedef struct mg_level {
   uint8_t *nd;    /* label mode: number of non-solid neighbours of a liquid cell, else 0 */
   double *diag;   /* coef mode: A_cc (0 at non-liquid cells) */
   double *cf[3];  /* coef mode: cf[a][c] = -A_{c, c+e_a} >= 0 (0 unless both liquid) */
-  double *w[3];   /* coarse levels in coef mode: open fraction of the face between c and
-                     c + e_a (mean of the fine faces it covers) */
+  double *w[3];   /* coarse levels in coef mode: effective open fraction of the face
+                     between c and c + e_a (setup_coarse in mgpcg.c) */
   mg_box box;     /* the liquid cells' bounding box: set-up work stays inside it */
   mg_pencil *pen; /* active pencils */
   int npen;
