@@ -109,7 +109,11 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
  * with the velocity of vel there and C = 0.  The result is stored sorted by
  * cell (each cell's kept particles in their old order, then its new ones),
  * which keeps the particle-grid operators' memory access sequential; the
- * order is deterministic for any thread count.  *added, *removed (may be
+ * order is deterministic for any thread count.  The binning left by the
+ * last operator (labelling) is reused when still marked valid and checked
+ * particle by particle while the set is copied (a particle outside its cell
+ * makes reseeding bin the set and start over); the new storage comes out
+ * binned for the next operator.  *added, *removed (may be
  * NULL) receive the counts. */
 int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_array *labels, int lo,
                           int hi, uint64_t stream, int64_t *added, int64_t *removed);
