@@ -607,7 +607,7 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   }
   double inv = 1.0 / g->dx;
   int strays = 0;
-#pragma omp parallel for schedule(static) reduction(| : strays) if (nc > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 512) reduction(| : strays) if (nc > TIDE_PAR_MIN)
   for (int64_t c = 0; c < nc; c++) {
     int64_t w = out[c];
     if (verify) /* the binning is trusted: is every particle of the cell (kept or not) in it? */
