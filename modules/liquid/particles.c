@@ -548,13 +548,16 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
 
 /* ------------------------------------------------------------ reseeding */
 
-/* spare storage of at least cap rows */
-static int spare(tide_particles *ps, int64_t cap) {
-  if (ps->xs2 && ps->xs2->shape[0] >= cap) return TIDE_OK;
+/* spare storage of at least n rows; a new one gets 1/8 more than n (and at
+ * least the current capacity), so that a slowly growing set does not get
+ * fresh storage (page faults) at every reseeding */
+static int spare(tide_particles *ps, int64_t n) {
+  if (ps->xs2 && ps->xs2->shape[0] >= n) return TIDE_OK;
   tide_array_release(ps->xs2);
   tide_array_release(ps->vs2);
   tide_array_release(ps->cs2);
   ps->xs2 = ps->vs2 = ps->cs2 = NULL;
+  int64_t cap = n + n / 8 > ps->cap ? n + n / 8 : ps->cap;
   return alloc_storage(ps->dim, ps->apic, cap, &ps->xs2, &ps->vs2, &ps->cs2);
 }
 
@@ -585,7 +588,7 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
     out[c] = total;
     total += keep[c] + add[c];
   }
-  int st = spare(ps, total > ps->cap ? total : ps->cap);
+  int st = spare(ps, total);
   if (st) return st;
   int dim = ps->dim;
   int64_t dd = (int64_t)dim * dim;
