@@ -17,7 +17,9 @@
  * The cells a kernel visits are the "active pencils": per (i, j) row along
  * axis 2, the range [k0, k1) spanning its liquid cells.  Loops run over the
  * active pencils only, so the memory traffic scales with the liquid region,
- * not the box.
+ * not the box.  The set-up works inside each level's liquid bounding box
+ * (mg_level.box): the stencil data (nd, diag, cf) is 0 outside it, and
+ * every cell inside it is written by each analysis.
  */
 #ifndef TIDE_MG_INTERNAL_H
 #define TIDE_MG_INTERNAL_H
@@ -60,13 +62,16 @@ typedef struct mg_level {
   int64_t s0, s1; /* strides of axes 0 and 1 (axis 2 has stride 1) */
   int64_t size;   /* N0 N1 N2 */
   double scale;   /* 1 / h^2 of this level */
-  int coef;       /* 1: stencil from diag/cf (fine level with weights), 0: from nd */
+  int coef;       /* 1: stencil from diag/cf (fine level with weights or theta, coarse
+                     levels with weights), 0: from nd */
+  int kind;       /* the kernels' stencil: 0 from nd, 1 from diag/cf, 2 from diag with all
+                     off-diagonals -scale (theta but no weights: the dam break's case) */
   uint8_t *label; /* padded labels (pads SOLID) */
   uint8_t *nd;    /* label mode: number of non-solid neighbours of a liquid cell, else 0 */
   double *diag;   /* coef mode: A_cc (0 at non-liquid cells) */
   double *cf[3];  /* coef mode: cf[a][c] = -A_{c, c+e_a} >= 0 (0 unless both liquid) */
-  double *w[3];   /* coarse levels in coef mode: open fraction of the face between c and
-                     c + e_a (mean of the fine faces it covers) */
+  double *w[3];   /* coarse levels in coef mode: effective open fraction of the face
+                     between c and c + e_a (setup_coarse in mgpcg.c) */
   mg_box box;     /* the liquid cells' bounding box: set-up work stays inside it */
   mg_pencil *pen; /* active pencils */
   int npen;
@@ -137,9 +142,13 @@ MG_INLINE double mg_nsum(const double *x, int64_t c, int64_t s0, int64_t s1, int
   return s;
 }
 
-/* (A x)_c on level L (0 at non-liquid cells) */
+/* (A x)_c on level L (0 at non-liquid cells); coef: the level's kind */
 MG_INLINE double mg_Ax(const mg_level *L, const double *x, int64_t c, int d3, int coef) {
   const int64_t s0 = L->s0, s1 = L->s1;
+  if (coef == 2) { /* x is 0 at non-liquid cells: the plain neighbour sum */
+    const double d = L->diag[c], v = d * x[c] - L->scale * mg_nsum(x, c, s0, s1, d3);
+    return d > 0 ? v : 0.0;
+  }
   if (coef) {
     const double *c1 = L->cf[1], *c2 = L->cf[2];
     double s =
@@ -157,6 +166,19 @@ MG_INLINE double mg_dinv(const mg_level *L, int64_t c, int coef) {
   double d = coef ? L->diag[c] : L->scale * (double)L->nd[c];
   return d > 0 ? 1.0 / d : 0.0;
 }
+
+/* MG_DISPATCH on a level kind (0, 1 or 2, see mg_level.kind) */
+#define MG_DISPATCH3(d3, kind, fn, ...)                                                            \
+  do {                                                                                             \
+    if ((kind) == 2) {                                                                             \
+      if (d3)                                                                                      \
+        fn(__VA_ARGS__, 1, 2);                                                                     \
+      else                                                                                         \
+        fn(__VA_ARGS__, 0, 2);                                                                     \
+    } else {                                                                                       \
+      MG_DISPATCH(d3, kind, fn, __VA_ARGS__);                                                      \
+    }                                                                                              \
+  } while (0)
 
 /* Run the statements given last (using c) over the active cells of level L, in parallel over
  * pencils. */

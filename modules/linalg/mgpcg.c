@@ -79,7 +79,7 @@ MG_INLINE void k_apply(const mg_level *L, const double *x, double *y, int d3, in
 }
 
 void mg_apply(const mg_level *L, int d3, const double *x, double *y) {
-  MG_DISPATCH(d3, L->coef, k_apply, L, x, y);
+  MG_DISPATCH3(d3, L->kind, k_apply, L, x, y);
 }
 
 /* x = omega D^-1 b (one Jacobi sweep from x = 0) */
@@ -342,18 +342,18 @@ static void bottom_solve(const tide_mac_solver *S, const double *b, double *x) {
 /* ------------------------------------------------------------ V-cycle */
 
 MG_INLINE void jacobi0(const mg_level *L, int d3, const double *b, double *x, double w) {
-  MG_DISPATCH(d3, L->coef, k_jacobi0, L, b, x, w);
+  MG_DISPATCH3(d3, L->kind, k_jacobi0, L, b, x, w);
 }
 MG_INLINE void jacobi(const mg_level *L, int d3, const double *b, const double *xi, double *xo,
                       double w) {
-  MG_DISPATCH(d3, L->coef, k_jacobi, L, b, xi, xo, w);
+  MG_DISPATCH3(d3, L->kind, k_jacobi, L, b, xi, xo, w);
 }
 MG_INLINE void bgs(const mg_level *L, int d3, const double *b, double *x, int parity, int sweeps,
                    int first) {
-  MG_DISPATCH(d3, L->coef, k_bgs, L, b, x, parity, sweeps, first);
+  MG_DISPATCH3(d3, L->kind, k_bgs, L, b, x, parity, sweeps, first);
 }
 MG_INLINE void residual(const mg_level *L, int d3, const double *b, const double *x, double *r) {
-  MG_DISPATCH(d3, L->coef, k_residual, L, b, x, r);
+  MG_DISPATCH3(d3, L->kind, k_residual, L, b, x, r);
 }
 
 /* z = V r: one V-cycle from z = 0.  Pre-smoothing: nu Jacobi sweeps, then
@@ -407,7 +407,7 @@ static void vcycle(tide_mac_solver *S, const double *r0, double *z0, int z0_read
     }
     for (int s = 0; s < nu; s++) {
       if (l == 0 && rz && s == nu - 1)
-        MG_DISPATCH(d3, L->coef, k_jacobi_dot, L, b, c, o, w, rz);
+        MG_DISPATCH3(d3, L->kind, k_jacobi_dot, L, b, c, o, w, rz);
       else
         jacobi(L, d3, b, c, o, w);
       tmp = c, c = o, o = tmp;
@@ -482,22 +482,38 @@ static mg_box box_grow(const mg_box *b, int m, const mg_level *L, int d3, int pa
   return r;
 }
 
-/* zero the stencil data (nd, diag, cf) of a level over box b */
-static void stencil_clear(mg_level *L, const mg_box *b) {
-  if (box_is_empty(b)) return;
-  const int nj = b->hi[1] - b->lo[1] + 1, nk = b->hi[2] - b->lo[2] + 1;
-  const int64_t rows = (int64_t)(b->hi[0] - b->lo[0] + 1) * nj;
+/* zero the stencil data (nd, diag, cf) of a level over the cells of box o
+ * outside box n (the stencil loops write every cell of their box, zeros off
+ * the liquid, so the data is 0 outside the current box) */
+static void stencil_clear(mg_level *L, const mg_box *o, const mg_box *n) {
+  if (box_is_empty(o)) return;
+  const int nj = o->hi[1] - o->lo[1] + 1;
+  const int64_t rows = (int64_t)(o->hi[0] - o->lo[0] + 1) * nj;
+  const int ne = box_is_empty(n);
   uint8_t *nd = L->nd;
   double *dg = L->buf[B_DIAG].p, *cf[3];
   for (int a = 0; a < 3; a++)
     cf[a] = L->buf[B_CF0 + a].p;
-#pragma omp parallel for schedule(static) if (rows * nk > MG_PAR_MIN)
+#pragma omp parallel for schedule(static) if (rows * (o->hi[2] - o->lo[2] + 1) > MG_PAR_MIN)
   for (int64_t r = 0; r < rows; r++) {
-    const int64_t c0 = (b->lo[0] + r / nj) * L->s0 + (b->lo[1] + r % nj) * L->s1 + b->lo[2];
-    memset(nd + c0, 0, (size_t)nk);
-    if (dg) memset(dg + c0, 0, (size_t)nk * sizeof(double));
-    for (int a = 0; a < 3; a++)
-      if (cf[a]) memset(cf[a] + c0, 0, (size_t)nk * sizeof(double));
+    const int i = o->lo[0] + (int)(r / nj), j = o->lo[1] + (int)(r % nj);
+    const int64_t base = i * L->s0 + j * L->s1;
+    /* k ranges to clear: [a0, a1] and [b0, b1] */
+    int a0 = o->lo[2], a1 = o->hi[2], b0 = 1, b1 = 0;
+    if (!ne && i >= n->lo[0] && i <= n->hi[0] && j >= n->lo[1] && j <= n->hi[1]) {
+      a1 = a1 < n->lo[2] - 1 ? a1 : n->lo[2] - 1;
+      b0 = o->lo[2] > n->hi[2] + 1 ? o->lo[2] : n->hi[2] + 1, b1 = o->hi[2];
+    }
+    for (int part = 0; part < 2; part++) {
+      const int k0 = part ? b0 : a0, k1 = part ? b1 : a1;
+      if (k1 < k0) continue;
+      const int64_t c0 = base + k0;
+      const size_t len = (size_t)(k1 - k0 + 1);
+      memset(nd + c0, 0, len);
+      if (dg) memset(dg + c0, 0, len * sizeof(double));
+      for (int a = 0; a < 3; a++)
+        if (cf[a]) memset(cf[a] + c0, 0, len * sizeof(double));
+    }
   }
 }
 
@@ -521,12 +537,14 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   const tide_grid *g = &P->grid;
   const double h2 = 1.0 / (g->dx * g->dx);
   L->scale = h2;
-  int coef = 0;
-  for (int a = 0; a < g->dim; a++)
+  int coef = 0, weights = 0;
+  for (int a = 0; a < g->dim; a++) {
     if (P->weight[a] || P->theta[a]) coef = 1;
+    if (P->weight[a]) weights = 1;
+  }
   L->coef = coef;
-  /* the previous stencil lives in the previous liquid box */
-  stencil_clear(L, &L->box);
+  L->kind = coef ? (weights ? 1 : 2) : 0;
+  const mg_box old = L->box; /* the previous stencil lives in the previous liquid box */
   if (coef) {
     if (coef_alloc(S, L)) return TIDE_ENOMEM;
   } else {
@@ -570,6 +588,7 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
   } else {
     L->box = (mg_box){{0, lo0 + 1, lo1 + 1}, {0, hi0 + 1, hi1 + 1}};
   }
+  stencil_clear(L, &old, &L->box);
   if (box_is_empty(&L->box)) return TIDE_OK;
   const mg_box B = L->box;
   const int64_t s[3] = {L->s0, L->s1, 1};
@@ -578,7 +597,11 @@ static int setup_fine(tide_mac_solver *S, const tide_mac_poisson *P, uint8_t *di
     for (int J = B.lo[1]; J <= B.hi[1]; J++)
       for (int K = B.lo[2]; K <= B.hi[2]; K++) {
         const int64_t c = I * L->s0 + J * L->s1 + K;
-        if (lab[c] != TIDE_CELL_LIQUID) continue;
+        if (lab[c] != TIDE_CELL_LIQUID) {
+          L->nd[c] = 0;
+          if (coef) L->diag[c] = L->cf[0][c] = L->cf[1][c] = L->cf[2][c] = 0;
+          continue;
+        }
         int u[3], nd = 0, isdir = 0;
         if (d3)
           u[0] = I - 1, u[1] = J - 1, u[2] = K - 1;
@@ -651,11 +674,12 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
   mg_level *C = &S->lev[l];
   const int d3 = S->d3;
   const int cz[3] = {d3 && F->n[0] > 1, F->n[1] > 1, F->n[2] > 1};
-  stencil_clear(C, &C->box);
+  const mg_box old = C->box;
   int coef = 0;
   for (int a = 0; a < 3; a++)
     coef |= P->weight[a] != NULL;
   C->coef = coef;
+  C->kind = coef;
   if (coef) {
     if (coef_alloc(S, C)) return TIDE_ENOMEM;
     int st = 0;
@@ -753,6 +777,7 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
           }
         }
   }
+  stencil_clear(C, &old, &C->box);
   if (box_is_empty(&C->box)) return TIDE_OK;
   const mg_box B = C->box;
   const int64_t s[3] = {C->s0, C->s1, 1};
@@ -761,7 +786,11 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
     for (int J = B.lo[1]; J <= B.hi[1]; J++)
       for (int K = B.lo[2]; K <= B.hi[2]; K++) {
         int64_t c = I * C->s0 + J * C->s1 + K;
-        if (C->label[c] != TIDE_CELL_LIQUID) continue;
+        if (C->label[c] != TIDE_CELL_LIQUID) {
+          C->nd[c] = 0;
+          if (coef) C->diag[c] = C->cf[0][c] = C->cf[1][c] = C->cf[2][c] = 0;
+          continue;
+        }
         int nd = 0;
         double d = 0;
         for (int a = d3 ? 0 : 1; a < 3; a++) {
@@ -1309,17 +1338,29 @@ static int64_t copy_in(const tide_mac_solver *S, const double *u, double *v) {
   return bad;
 }
 
+/* user array u = v at liquid cells, 0 elsewhere: rows outside the liquid box are
+ * zero-filled, the others copied with their labels */
 static void copy_out(const tide_mac_solver *S, const double *v, double *u) {
   const tide_grid *g = &S->grid;
   const mg_level *L = &S->lev[0];
-  const int ni = g->n[0], nj = g->n[1], nk = g->n[2];
+  const mg_box *B = &L->box;
+  const int ni = g->n[0], nj = g->n[1], nk = g->n[2], d3 = S->d3;
 #pragma omp parallel for schedule(static) collapse(2) if (L->size > MG_PAR_MIN)
   for (int i = 0; i < ni; i++)
-    for (int j = 0; j < nj; j++)
-      for (int k = 0; k < nk; k++) {
-        int64_t c = pad_of_user(S, i, j, k);
-        u[tide_grid_idx(g, i, j, k)] = L->label[c] == TIDE_CELL_LIQUID ? v[c] : 0.0;
+    for (int j = 0; j < nj; j++) {
+      double *ur = u + tide_grid_idx(g, i, j, 0);
+      const int64_t c0 = pad_of_user(S, i, j, 0);
+      /* padded coordinates of this row: (i + 1, j + 1, .) in 3D, (0, i + 1, j + 1) in 2D */
+      const int in = d3 ? (i + 1 >= B->lo[0] && i + 1 <= B->hi[0] && j + 1 >= B->lo[1] &&
+                           j + 1 <= B->hi[1])
+                        : (i + 1 >= B->lo[1] && i + 1 <= B->hi[1]);
+      if (!in) {
+        memset(ur, 0, (size_t)nk * sizeof(double));
+        continue;
       }
+      for (int k = 0; k < nk; k++)
+        ur[k] = L->label[c0 + k] == TIDE_CELL_LIQUID ? v[c0 + k] : 0.0;
+    }
 }
 
 /* z = M^-1 r and r.z; z0_ready: see vcycle */
@@ -1348,7 +1389,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
     return tide_fail(TIDE_EINVAL, "mac_solver_solve: tol must be finite and >= 0, got %g", oo.tol);
   if (!S->ready) return tide_fail(TIDE_EINVAL, "mac_solver_solve: the solver's last update failed");
   mg_level *L = &S->lev[0];
-  const int d3 = S->d3, coef = L->coef;
+  const int d3 = S->d3, kind = L->kind;
   const int64_t n = L->nliquid;
   int maxit = oo.maxit;
   if (maxit <= 0) maxit = 2 * n > 1000 ? (2 * n < INT32_MAX ? (int)(2 * n) : INT32_MAX) : 1000;
@@ -1376,7 +1417,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
     return TIDE_OK;
   }
   double rr;
-  MG_DISPATCH(d3, coef, k_residual_dot, L, vb, vx, vr, &rr);
+  MG_DISPATCH3(d3, kind, k_residual_dot, L, vb, vx, vr, &rr);
   const double stop = oo.tol * bnorm;
   int status = TIDE_OK, it = 0;
   if (sqrt(rr) > stop) {
@@ -1402,7 +1443,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
         status = tide_fail(TIDE_EINTR, "mac_solver_solve: interrupted after %d iterations", it);
         break;
       }
-      if (it == 0) MG_DISPATCH(d3, coef, k_apply_dot, L, vp, vq, &pq);
+      if (it == 0) MG_DISPATCH3(d3, kind, k_apply_dot, L, vp, vq, &pq);
       if (!(pq > 0) || !(rz > 0)) {
         if (!isfinite(pq) || !isfinite(rz))
           status = tide_fail(TIDE_ENONFINITE,
@@ -1416,7 +1457,7 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
       }
       double alpha = rz / pq;
       if (fuse)
-        MG_DISPATCH(d3, coef, k_update_jacobi0, L, alpha, vp, vq, vx, vr, vz, S->o.omega, &rr);
+        MG_DISPATCH3(d3, kind, k_update_jacobi0, L, alpha, vp, vq, vx, vr, vz, S->o.omega, &rr);
       else
         rr = cg_update(L, alpha, vp, vq, vx, vr);
       it++;
@@ -1434,12 +1475,12 @@ int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const 
       }
       double beta = rznew / rz;
       rz = rznew;
-      MG_DISPATCH(d3, coef, k_direction_apply, L, vz, beta, vp, vq, &pq);
+      MG_DISPATCH3(d3, kind, k_direction_apply, L, vz, beta, vp, vq, &pq);
     }
   }
   /* true residual of the returned x */
   if (S->nfloat) project_floating(S, vx);
-  MG_DISPATCH(d3, coef, k_residual_dot, L, vb, vx, vr, &rr);
+  MG_DISPATCH3(d3, kind, k_residual_dot, L, vb, vx, vr, &rr);
   copy_out(S, vx, x);
   st->iterations = it;
   st->residual = sqrt(rr) / bnorm;
@@ -1483,7 +1524,7 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
    * coefficient arrays */
   const mg_level *L0 = &S->lev[0];
   const double A0 = (double)L0->nactive;
-  const double op0 = L0->coef ? 8.0 * (dim + 1) : 1.0;
+  const double op0 = L0->kind == 1 ? 8.0 * (dim + 1) : L0->kind == 2 ? 8.0 : 1.0;
   info->apply_bytes = A0 * (16 + op0);
   /* p = z + beta p with q = A z + beta q and p.q; x/r update with r.r */
   double it = A0 * ((40 + op0) + 48);
@@ -1498,7 +1539,8 @@ int tide_mac_solver_info_get(const tide_mac_solver *S, tide_mac_solver_info *inf
     const int nu = S->o.smooth, nb = S->o.boundary_sweeps;
     for (int l = 0; l < S->nlev - 1; l++) {
       const mg_level *L = &S->lev[l], *C = &S->lev[l + 1];
-      const double A = (double)L->nactive, op = L->coef ? 8.0 * (dim + 1) : 1.0;
+      const double A = (double)L->nactive,
+                   op = L->kind == 1 ? 8.0 * (dim + 1) : L->kind == 2 ? 8.0 : 1.0;
       double v = l == 0 ? 0 : A * (16 + op);        /* first Jacobi sweep */
       v += (2 * nu - 1) * A * (24 + op);            /* further Jacobi sweeps */
       v += A * (24 + op);                           /* residual */

@@ -387,6 +387,7 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
   advect_ctx A;
   int st = advect_prepare(ps, vel, dt, order, labels, solid_phi, margin, &A);
   if (st) return st;
+  ps->bin_valid = 0; /* the particles move: P2G bins them again instead of trusting the last binning */
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
   int64_t n = ps->n;
@@ -406,6 +407,7 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
   advect_ctx A;
   int st = tide_g2p_prepare(ps, u, u_old, scheme, flip, &G);
   if (st || (st = advect_prepare(ps, u, dt, order, labels, solid_phi, margin, &A))) return st;
+  ps->bin_valid = 0;
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
@@ -577,7 +579,7 @@ typedef struct {
 } newpart;
 
 static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, const int64_t *add,
-                   int64_t *out, const newpart *np) {
+                   int64_t *out, const newpart *np, int verify, int *stale) {
   int64_t nc = tide_grid_ncells(g), total = 0;
   for (int64_t c = 0; c < nc; c++) {
     out[c] = total;
@@ -591,11 +593,28 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   double *dx_ = TIDE_F64P(ps->xs2), *dv = TIDE_F64P(ps->vs2), *dc = ps->apic ? TIDE_F64P(ps->cs2) : NULL;
   const int64_t *start = ps->cell_start, *order = ps->order;
   int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
-#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  /* the binning of the new storage comes out with it: cell_of of every
+   * slot (a new particle whose position rounds into another cell spoils it) */
+  int64_t *cell_of = ps->cell_of, *order2 = NULL, cap2 = ps->xs2->shape[0];
+  if (total > ps->ws_cap) { /* a larger workspace, installed after the copy (order is read in it) */
+    cell_of = tide_alloc((size_t)cap2 * sizeof(int64_t));
+    order2 = tide_alloc((size_t)cap2 * sizeof(int64_t));
+    if (!cell_of || !order2) {
+      tide_free(cell_of, cell_of ? (size_t)cap2 * sizeof(int64_t) : 0);
+      tide_free(order2, order2 ? (size_t)cap2 * sizeof(int64_t) : 0);
+      cell_of = order2 = NULL;
+    }
+  }
+  double inv = 1.0 / g->dx;
+  int strays = 0;
+#pragma omp parallel for schedule(dynamic, 512) reduction(| : strays) if (nc > TIDE_PAR_MIN)
   for (int64_t c = 0; c < nc; c++) {
     int64_t w = out[c];
+    if (verify) /* the binning is trusted: is every particle of the cell (kept or not) in it? */
+      for (int64_t q = start[c]; q < start[c + 1]; q++) strays |= 2 * (cell_index(g, inv, sx + order[q] * dim) != c);
     for (int64_t q = start[c]; q < start[c] + keep[c]; q++, w++) {
       int64_t p = order[q];
+      if (cell_of) cell_of[w] = c;
       for (int d = 0; d < dim; d++) {
         dx_[w * dim + d] = sx[p * dim + d];
         dv[w * dim + d] = sv[p * dim + d];
@@ -610,6 +629,10 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
       uint64_t ctr = ((uint64_t)c * (uint64_t)(np->lo + 1) + (uint64_t)k) * 3u;
       for (int d = 0; d < dim; d++) x[d] = g->origin[d] + (idx[d] + tide_rand01(np->stream, ctr + d)) * g->dx;
       tide_mac_velocity(np->vel, x, v);
+      if (cell_of) {
+        cell_of[w] = cell_index(g, inv, x);
+        strays |= cell_of[w] != c;
+      }
       for (int d = 0; d < dim; d++) {
         dx_[w * dim + d] = x[d];
         dv[w * dim + d] = v[d];
@@ -618,7 +641,36 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
         for (int64_t e = 0; e < dd; e++) dc[w * dd + e] = 0;
     }
   }
-  return swap_storage(ps, total);
+  *stale = (strays & 2) != 0;
+  if (*stale) {
+    if (order2) {
+      tide_free(cell_of, (size_t)cap2 * sizeof(int64_t));
+      tide_free(order2, (size_t)cap2 * sizeof(int64_t));
+    }
+    ps->bin_valid = 0;
+    return TIDE_OK;
+  }
+  ps->bin_valid = 0;
+  if (order2) {
+    tide_free(ps->order, (size_t)ps->ws_cap * sizeof(int64_t));
+    tide_free(ps->cell_of, (size_t)ps->ws_cap * sizeof(int64_t));
+    ps->order = order2;
+    ps->cell_of = cell_of;
+    ps->ws_cap = cap2;
+  }
+  if ((st = swap_storage(ps, total))) return st;
+  if (cell_of && !(strays & 1)) {
+    int64_t *cs = ps->cell_start, *ord = ps->order;
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < nc; c++) cs[c] = out[c];
+    cs[nc] = total;
+#pragma omp parallel for schedule(static) if (total > TIDE_PAR_MIN)
+    for (int64_t p = 0; p < total; p++) ord[p] = p;
+    ps->sorted = 1;
+    ps->bin_valid = 1;
+    ps->bin_n = total;
+  }
+  return TIDE_OK;
 }
 
 int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_array *labels, int lo,
@@ -629,41 +681,50 @@ int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_ar
   if (g->dim != ps->dim) return tide_fail(TIDE_EINVAL, "grid is %dD but the particles are %dD", g->dim, ps->dim);
   if ((st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
   if (lo < 0 || hi < 1 || lo > hi || hi > 1 << 20) return tide_fail(TIDE_EINVAL, "need 0 <= lo <= hi, got %d, %d", lo, hi);
-  if ((st = tide_particles_bin(ps, g))) return st;
   int64_t nc = tide_grid_ncells(g);
   const uint8_t *lab = TIDE_U8P(labels);
-  const int64_t *start = ps->cell_start;
   int dim = g->dim;
   int64_t stride[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};
-  int64_t *keep = tide_particles_scratch(ps, (size_t)nc * sizeof(int64_t) * 3);
-  if (!keep) return TIDE_ENOMEM;
-  int64_t *add = keep + nc, *out = add + nc;
-  int64_t nrem = 0, nadd = 0;
+  /* the binning of the last operator (labelling) is trusted and checked
+   * while the set is rebuilt; a particle outside its cell means: bin, redo */
+  int trusted = ps->bin_valid && ps->bin_n == ps->n && ps->ws_cells == nc;
+  for (;;) {
+    if (!trusted && (st = tide_particles_bin(ps, g))) return st;
+    const int64_t *start = ps->cell_start;
+    int64_t *keep = tide_particles_scratch(ps, (size_t)nc * sizeof(int64_t) * 3);
+    if (!keep) return TIDE_ENOMEM;
+    int64_t *add = keep + nc, *out = add + nc;
+    int64_t nrem = 0, nadd = 0;
 #pragma omp parallel for schedule(static) reduction(+ : nrem, nadd) if (nc > TIDE_PAR_MIN)
-  for (int64_t c = 0; c < nc; c++) {
-    int64_t m = start[c + 1] - start[c];
-    keep[c] = m;
-    add[c] = 0;
-    if (lab[c] != TIDE_CELL_LIQUID) continue;
-    if (m > hi) {
-      keep[c] = hi;
-      nrem += m - hi;
-    } else if (m < lo) {
-      int64_t idx[3] = {c / stride[0], (c / stride[1]) % g->n[1], c % g->n[2]};
-      int surface = 0;
-      for (int a = 0; a < dim && !surface; a++) {
-        if (idx[a] > 0 && lab[c - stride[a]] == TIDE_CELL_AIR) surface = 1;
-        if (idx[a] + 1 < g->n[a] && lab[c + stride[a]] == TIDE_CELL_AIR) surface = 1;
+    for (int64_t c = 0; c < nc; c++) {
+      int64_t m = start[c + 1] - start[c];
+      keep[c] = m;
+      add[c] = 0;
+      if (lab[c] != TIDE_CELL_LIQUID) continue;
+      if (m > hi) {
+        keep[c] = hi;
+        nrem += m - hi;
+      } else if (m < lo) {
+        int64_t idx[3] = {c / stride[0], (c / stride[1]) % g->n[1], c % g->n[2]};
+        int surface = 0;
+        for (int a = 0; a < dim && !surface; a++) {
+          if (idx[a] > 0 && lab[c - stride[a]] == TIDE_CELL_AIR) surface = 1;
+          if (idx[a] + 1 < g->n[a] && lab[c + stride[a]] == TIDE_CELL_AIR) surface = 1;
+        }
+        if (!surface) add[c] = lo - m, nadd += lo - m;
       }
-      if (!surface) add[c] = lo - m, nadd += lo - m;
     }
+    newpart np = {vel, stream, lo};
+    int stale = 0;
+    if ((st = rebuild(ps, g, keep, add, out, &np, trusted, &stale))) return st;
+    if (stale) {
+      trusted = 0;
+      continue;
+    }
+    if (added) *added = nadd;
+    if (removed) *removed = nrem;
+    return TIDE_OK;
   }
-  newpart np = {vel, stream, lo};
-  st = rebuild(ps, g, keep, add, out, &np);
-  if (st) return st;
-  if (added) *added = nadd;
-  if (removed) *removed = nrem;
-  return TIDE_OK;
 }
 
 int tide_particles_sort(tide_particles *ps, const tide_grid *g) {
@@ -678,6 +739,7 @@ int tide_particles_sort(tide_particles *ps, const tide_grid *g) {
     add[c] = 0;
   }
   newpart np = {NULL, 0, 0};
-  st = rebuild(ps, g, keep, add, out, &np);
+  int stale = 0;
+  st = rebuild(ps, g, keep, add, out, &np, 0, &stale);
   return st;
 }

@@ -109,7 +109,11 @@ int tide_particles_advect(tide_particles *ps, const tide_mac *vel, double dt, in
  * with the velocity of vel there and C = 0.  The result is stored sorted by
  * cell (each cell's kept particles in their old order, then its new ones),
  * which keeps the particle-grid operators' memory access sequential; the
- * order is deterministic for any thread count.  *added, *removed (may be
+ * order is deterministic for any thread count.  The binning left by the
+ * last operator (labelling) is reused when still marked valid and checked
+ * particle by particle while the set is copied (a particle outside its cell
+ * makes reseeding bin the set and start over); the new storage comes out
+ * binned for the next operator.  *added, *removed (may be
  * NULL) receive the counts. */
 int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_array *labels, int lo,
                           int hi, uint64_t stream, int64_t *added, int64_t *removed);
@@ -138,6 +142,11 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g);
  * sorted by cell and slabs of cells (along x) are processed in three
  * colours, so no two threads write the same face, and each face sums its
  * contributions in a fixed order (bit-identical for any thread count).
+ * The binning left by the last operator (reseeding, sorting, labelling) is
+ * reused without the comparison pass of tide_particles_bin when it is still
+ * marked valid (advection unmarks it): the scatter checks every particle
+ * against its cell anyway, and a particle found elsewhere makes P2G bin the
+ * set afresh and scatter again.
  * weights (u8 or f64 MAC field, may be NULL) receives sum_p w_fp (f64) or
  * 1 where it is > 0 (u8: a "valid" mask for extrapolation). */
 typedef enum { TIDE_TRANSFER_PIC = 0, TIDE_TRANSFER_FLIP = 1, TIDE_TRANSFER_APIC = 2 } tide_transfer;

@@ -20,11 +20,11 @@ static int check_pair(const tide_particles *ps, const tide_mac *u, const char *w
  * the 2 x 3 x 3 block starting at face (i, j-1, k-1) (the 2 along a): they
  * are summed into a local block first, in particle order, and the block is
  * added to the face arrays once (faces no particle reaches are left alone). */
-static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, int i, int j, int k, int apic,
-                                const tide_lattice *lat, double *const *num, double *const *den) {
+static inline int scatter_cell(const tide_particles *ps, const tide_grid *g, int i, int j, int k, int apic,
+                               const tide_lattice *lat, double *const *num, double *const *den) {
   int64_t c = tide_grid_idx(g, i, j, k);
   int64_t q0 = ps->cell_start[c], q1 = ps->cell_start[c + 1];
-  if (q0 == q1) return;
+  if (q0 == q1) return 0;
   int dim = g->dim;
   const double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   const double *pc = apic ? TIDE_F64P(ps->c) : NULL;
@@ -41,6 +41,7 @@ static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, in
     const double *x = px + p * dim;
     tide_axis_loc loc[3];
     tide_grid_locate_axes(g, x, loc);
+    if (loc[0].bf != ci[0] || loc[1].bf != ci[1] || loc[2].bf != ci[2]) return 1; /* not binned here */
     for (int a = 0; a < dim; a++) {
       int o[3];
       double t[3];
@@ -91,6 +92,7 @@ static inline void scatter_cell(const tide_particles *ps, const tide_grid *g, in
       }
     }
   }
+  return 0;
 }
 
 /* weights of the samples at offsets 0, 1, 2 of a block starting one sample
@@ -112,11 +114,11 @@ static inline void weights3(int o, double t, double w[4]) {
  * tide_grid_locate_axes both use s = (x - origin) * (1/dx)), so that axis spans 2
  * block offsets and the others 3. */
 #define P2G_CHUNK 32
-static inline void scatter_cell3(const tide_particles *ps, const tide_grid *g, int i, int j, int k,
-                                 const tide_lattice *lat, double *const *num, double *const *den) {
+static inline int scatter_cell3(const tide_particles *ps, const tide_grid *g, int i, int j, int k,
+                                const tide_lattice *lat, double *const *num, double *const *den) {
   int64_t c = tide_grid_idx(g, i, j, k);
   int64_t q0 = ps->cell_start[c], q1 = ps->cell_start[c + 1];
-  if (q0 == q1) return;
+  if (q0 == q1) return 0;
   const double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   const int ci[3] = {i, j, k};
   /* block sums: the first chunk sets the rows, the flush reads only those */
@@ -128,6 +130,7 @@ static inline void scatter_cell3(const tide_particles *ps, const tide_grid *g, i
       int64_t p = ps->order[qa + r];
       tide_axis_loc loc[3];
       tide_grid_locate_axes(g, px + p * 3, loc);
+      if (loc[0].bf != ci[0] || loc[1].bf != ci[1] || loc[2].bf != ci[2]) return 1; /* not binned here */
       for (int d = 0; d < 3; d++) {
         weights3(loc[d].bf - ci[d], loc[d].tf, wf[r][d]);
         weights3(loc[d].bc - ci[d] + 1, loc[d].tc, wc[r][d]);
@@ -188,6 +191,7 @@ static inline void scatter_cell3(const tide_particles *ps, const tide_grid *g, i
       }
     }
   }
+  return 0;
 }
 
 int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights) {
@@ -201,7 +205,12 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
     wf64 = weights->u[0]->dtype == TIDE_F64;
     if ((st = tide_mac_check(weights, g, wf64 ? TIDE_F64 : TIDE_U8, "weights"))) return st;
   }
-  if ((st = tide_particles_bin(ps, g))) return st;
+  /* the binning of the last operator is trusted here and checked for free:
+   * the scatter locates every particle and reports one outside its cell
+   * (then the set is binned again and scattered again) */
+  int64_t nc = tide_grid_ncells(g);
+  int trusted = ps->bin_valid && ps->bin_n == ps->n && ps->ws_cells == nc;
+  if (!trusted && (st = tide_particles_bin(ps, g))) return st;
   int dim = g->dim;
   double *num[3] = {NULL, NULL, NULL}, *den[3] = {NULL, NULL, NULL};
   int64_t nf[3] = {0, 0, 0}, ntot = 0;
@@ -213,24 +222,31 @@ int tide_liquid_p2g(tide_particles *ps, tide_mac *u, int apic, tide_mac *weights
   for (int a = 0; a < dim; off += nf[a], a++) {
     num[a] = TIDE_F64P(u->u[a]);
     den[a] = wf64 ? TIDE_F64P(weights->u[a]) : acc + off;
-    double *nu = num[a], *de = den[a];
-#pragma omp parallel for schedule(static) if (nf[a] > TIDE_PAR_MIN)
-    for (int64_t f = 0; f < nf[a]; f++) nu[f] = de[f] = 0;
     tide_lattice_faces(g, a, num[a], &lat[a]);
   }
   /* A particle of cell slab i writes faces whose first index is in
    * [i-1, i+1]; slabs of one colour (i mod 3) are three apart, so their
    * writes never overlap.  The colours run in sequence. */
   int ni = g->n[0], nj = g->n[1], nk = g->n[2];
-  for (int colour = 0; colour < 3; colour++) {
-#pragma omp parallel for schedule(dynamic, 1) if (ps->n > TIDE_PAR_MIN)
-    for (int i = colour; i < ni; i += 3)
-      for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++)
-          if (dim == 3 && !apic)
-            scatter_cell3(ps, g, i, j, k, lat, num, den);
-          else
-            scatter_cell(ps, g, i, j, k, apic, lat, num, den);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int a = 0; a < dim; a++) {
+      double *nu = num[a], *de = den[a];
+#pragma omp parallel for schedule(static) if (nf[a] > TIDE_PAR_MIN)
+      for (int64_t f = 0; f < nf[a]; f++) nu[f] = de[f] = 0;
+    }
+    int stray = 0;
+    for (int colour = 0; colour < 3; colour++) {
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : stray) if (ps->n > TIDE_PAR_MIN)
+      for (int i = colour; i < ni; i += 3)
+        for (int j = 0; j < nj; j++)
+          for (int k = 0; k < nk; k++)
+            stray |= dim == 3 && !apic ? scatter_cell3(ps, g, i, j, k, lat, num, den)
+                                       : scatter_cell(ps, g, i, j, k, apic, lat, num, den);
+    }
+    if (!stray) break;
+    ps->bin_valid = 0;
+    if (pass == 1 || (st = tide_particles_bin(ps, g)))
+      return st ? st : tide_fail(TIDE_EINVAL, "P2G: particles outside their cells after binning");
   }
   for (int a = 0; a < dim; a++) {
     double *uu = num[a], *ww = den[a];
