@@ -33,7 +33,7 @@ local defaults = {
   sigma = 0,               -- surface tension [N/m]
   nu = 0,                  -- kinematic viscosity [m^2/s]
   tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
-  curvature = "heights",   -- ghost: "heights" (height functions at the crossings) or "cells"
+  curvature = "heights",   -- "heights" (height functions at the crossings; Liu: extended into the band) or "cells"
   side = "liquid",         -- Liu's band: "liquid" (one-sided) or "both" (as in the paper)
   cfl = 1,                 -- advective CFL number of max_dt
   capillary = 0.5,         -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma))
@@ -145,7 +145,7 @@ function drop.step(S, dt)
         labels = S.labels, curvature = S.curvature })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels, method = "liu", side = S.side, solver = S.solver })
+        labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver })
     end
   end
   -- 7. projection with the ghost-fluid free surface (same phi and theta as step 6)
