@@ -391,7 +391,7 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
   int64_t n = ps->n;
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 4096) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double k1[3] = {0, 0, 0};
     tide_mac_view_velocity(&A.V, px + p * dim, k1);
@@ -412,7 +412,7 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
   int64_t n = ps->n;
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 4096) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double k1[3] = {0, 0, 0};
     tide_axis_loc loc[3];
@@ -466,7 +466,7 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   /* the cells of the particles: the same as last time? */
   int changed = 0;
   double inv = 1.0 / g->dx;
-#pragma omp parallel for schedule(static) reduction(| : changed) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 8192) reduction(| : changed) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     int64_t c = cell_index(g, inv, px + p * dim);
     if (c != cell_of[p]) cell_of[p] = c, changed = 1;
