@@ -75,6 +75,44 @@ for _, n in ipairs { 32, 64 } do
   end
 end
 
+-- 3D: a sphere of 9.6 cells radius given as its distance; height-function
+-- curvature against 2/r (measured: input 0.53%, order 2 + cubic 0.56%,
+-- order 1 + linear 22%)
+do
+  local n = 32
+  local g = G.new { size = { n, n, n }, dx = 1 / n }
+  local phi = g:cells()
+  for i = 1, n do
+    for j = 1, n do
+      for k = 1, n do
+        local x, y, z = (i - .5) / n - cx, (j - .5) / n - cy, (k - .5) / n - .53
+        phi:set(i, j, k, math.sqrt(x * x + y * y + z * z) - R)
+      end
+    end
+  end
+  local function heights(p)
+    local kf, e = Lq.curvature_faces(g, p), 0
+    for _, comp in ipairs { kf.u, kf.v, kf.w } do
+      local s = comp.shape
+      for i = 1, s[1] do
+        for j = 1, s[2] do
+          for k = 1, s[3] do
+            local v = comp:get(i, j, k)
+            if v ~= 0 then e = math.max(e, math.abs(v * R / 2 - 1)) end
+          end
+        end
+      end
+    end
+    return e
+  end
+  local raw = heights(phi)
+  local e1 = heights(G.redistance(g, phi:clone(), { order = 1, init = "linear" }))
+  local e2 = heights(G.redistance(g, phi:clone()))
+  print(string.format("3D sphere, n = 32: height curvature error input %.2e, order 1 + linear %.2e, order 2 + cubic %.2e",
+    raw, e1, e2))
+  T.check(e2 < 1.35 * raw and e2 < 0.1 * e1, "3D: curvature of the redistanced sphere: " .. e2)
+end
+
 -- options: defaults equal order = 2, init = "cubic"; band; errors
 local g, phi = circle(32, "distorted")
 local a = G.redistance(g, phi:clone())
