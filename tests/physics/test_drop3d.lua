@@ -1,12 +1,13 @@
 -- 3D inviscid drop oscillation (the n = 2 Rayleigh-Lamb mode) with the
--- tide.drop recipe: level set (MacCormack, volume correction), ghost-fluid
+-- tide.drop recipe: level set (MacCormack, redistanced every step by the
+-- second-order fast marching, volume correction), ghost-fluid
 -- surface tension with the height-function curvature (3D quadric fit), ghost-
 -- fluid projection, air density 0.  Linear theory (Rayleigh 1879; Lamb
 -- Sec. 275): omega^2 = n (n - 1) (n + 2) sigma / (rho R^3) = 8 sigma / (rho R^3)
 -- for n = 2.  Asserts (docs/liquids-physics.md):
 --   * r = R (1 + eps P2(cos t)) about the z axis, 16 cells per diameter, box
 --     1.5 diameters, eps = 0.05: the frequency from the zero crossings 1 and 3
---     of the P2 moment within 4% of theory (measured -2.5%; 20 cells: -1.8%);
+--     of the P2 moment within 4% of theory (measured -1.6%);
 --   * volume drift < 0.1%; the oscillation keeps its amplitude (no growth);
 --   * drop.sphere / drop.quadrupole: the P2 moment of the initial shape is
 --     4 pi R^5 eps / 5 to first order in eps; argument checks.
