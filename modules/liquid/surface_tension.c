@@ -651,10 +651,11 @@ static int surf_alloc(const tide_grid *g, surf_ws *W) {
   return TIDE_OK;
 }
 
-/* W->kf, W->kg: the crossing curvatures (mean, Gaussian); kc: the level-set
- * curvature of the cells (see tide_liquid_curvature_heights) */
-static int heights_cells(const tide_grid *g, const double *phi, const int per[3], double band, surf_ws *W,
-                         double *kc) {
+/* surface_values and kc: the level-set curvature of the cells (see
+ * tide_liquid_curvature_heights) */
+/* W->kf, W->kg: the crossing curvatures (mean, Gaussian); W->ks, W->gs:
+ * the strip values (strip_cells) */
+static int surface_values(const tide_grid *g, const double *phi, const int per[3], surf_ws *W) {
   int st;
   crossings X;
   if ((st = crossings_build(g, phi, per, &X))) return st;
@@ -667,6 +668,13 @@ static int heights_cells(const tide_grid *g, const double *phi, const int per[3]
   }
   strip_cells(g, per, &X, W->kf, W->kg, W->ks, W->gs);
   crossings_free(&X, g->dim);
+  return TIDE_OK;
+}
+
+static int heights_cells(const tide_grid *g, const double *phi, const int per[3], double band, surf_ws *W,
+                         double *kc) {
+  int st;
+  if ((st = surface_values(g, phi, per, W))) return st;
   double kmax = 1.0 / g->dx;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < g->n[0]; i++)
@@ -752,16 +760,32 @@ static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array
   return TIDE_OK;
 }
 
+/* Below this theta the jump's curvature blends from the crossing's towards
+ * the liquid cell's (see jump_over_theta). */
+#define THETA_BLEND 0.25
+
 /* sigma kappa_G / theta on the face f of axis ax between liquid cell l and
  * air cell a, theta from the projection's ghost-fluid fractions (clamped as
- * there); kappa_G from the interface fit kf when the face has a crossing,
- * else the cell curvatures interpolated with theta */
-static inline double jump_over_theta(const double *kap, double *const kf[3], const double *phi, int ax,
-                                     int64_t f, int64_t l, int64_t a, double th, double sigma, double tmin,
-                                     double *pg) {
+ * there).  kappa_G: with the surface values W (heights) on a face with a
+ * crossing kf, blended below theta = THETA_BLEND towards ks_l, the mean of
+ * the crossing values of cell l (strip_cells):
+ *   kappa_G = ks_l + min(1, theta / THETA_BLEND) (kf - ks_l).
+ * Why: the projection pins p_l to p_G across a face of small theta, and the
+ * faces of one liquid cell whose crossings all lie near its centre must agree
+ * on p_G, or the difference drives a flow ~ sigma (kf_1 - kf_2) / theta
+ * (theta_min = 0.01: 100x) that grew without bound in the 3D drop (the
+ * height-function estimates of the crossings of one cell differ by ~0.4%);
+ * blending from theta = 1 cost the 2D drop 1% of its frequency, from 0.1 it
+ * still let the 3D drop gain 8% amplitude per period.  Otherwise the cell
+ * curvatures interpolated with theta. */
+static inline double jump_over_theta(const double *kap, const surf_ws *W, const double *phi, int ax, int64_t f,
+                                     int64_t l, int64_t a, double th, double sigma, double tmin, double *pg) {
   if (!(th >= tmin)) th = tmin;
   double kg = kap[l] + th * (kap[a] - kap[l]);
-  if (kf[0] && (phi[l] < 0) != (phi[a] < 0)) kg = kf[ax][f];
+  if (W->ks && (phi[l] < 0) != (phi[a] < 0)) {
+    double kl = isnan(W->ks[l]) ? W->kf[ax][f] : W->ks[l];
+    kg = kl + fmin(1, th / THETA_BLEND) * (W->kf[ax][f] - kl);
+  }
   *pg = sigma * kg;
   return *pg / th;
 }
@@ -782,10 +806,12 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   int64_t nc = tide_grid_ncells(g);
   int dim = g->dim;
   const double *kap;
-  double *own = NULL, *theta[3] = {NULL, NULL, NULL}, *kf[3] = {NULL, NULL, NULL};
+  double *own = NULL, *theta[3] = {NULL, NULL, NULL};
   const double *ph = TIDE_F64P(phi);
   int64_t nfa[3] = {0, 0, 0};
   uint8_t *ownlab = NULL;
+  surf_ws W;
+  memset(&W, 0, sizeof W);
   if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) goto done;
   /* labels (from phi when not given) and the ghost-fluid fractions of the
    * projection (mac_poisson.h), so the jump sits where the projection puts
@@ -806,13 +832,14 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
     int fd[3];
     tide_grid_face_dims(g, a, fd);
     nfa[a] = (int64_t)fd[0] * fd[1] * fd[2];
-    if (!(theta[a] = tide_alloc((size_t)nfa[a] * sizeof(double))) ||
-        (!o->kappa && !o->cell_curvature && !(kf[a] = tide_alloc((size_t)nfa[a] * sizeof(double))))) {
+    if (!(theta[a] = tide_alloc((size_t)nfa[a] * sizeof(double)))) {
       st = TIDE_ENOMEM;
       goto done;
     }
   }
-  if (kf[0] && (st = tide_liquid_curvature_faces(g, ph, o->periodic, kf))) goto done;
+  if (!o->kappa && !o->cell_curvature &&
+      ((st = surf_alloc(g, &W)) || (st = surface_values(g, ph, o->periodic, &W))))
+    goto done;
   const int *per = o->periodic;
   if (o->cell_surface) { /* p = 0 at the air cell centres: theta = 1 */
     for (int a = 0; a < dim; a++)
@@ -860,9 +887,9 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
           int64_t lo = tide_grid_idx(g, I[0], I[1], I[2]);
           double pg;
           if (lab[lo] == TIDE_CELL_LIQUID && lab[hi] == TIDE_CELL_AIR)
-            ua[fw] -= scale * jump_over_theta(kap, kf, ph, a, f, lo, hi, th[f], sigma, tmin, &pg);
+            ua[fw] -= scale * jump_over_theta(kap, &W, ph, a, f, lo, hi, th[f], sigma, tmin, &pg);
           else if (lab[lo] == TIDE_CELL_AIR && lab[hi] == TIDE_CELL_LIQUID)
-            ua[fw] += scale * jump_over_theta(kap, kf, ph, a, f, hi, lo, th[f], sigma, tmin, &pg);
+            ua[fw] += scale * jump_over_theta(kap, &W, ph, a, f, hi, lo, th[f], sigma, tmin, &pg);
         }
     if (per[a]) copy_wrap_faces(g, a, ua, 1); /* face n duplicates face 0 */
   }
@@ -891,7 +918,7 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
                 if (lab[qn] != TIDE_CELL_AIR) continue;
                 double pg;
                 int64_t fq = tide_grid_fidx(g, a, F[0], F[1], F[2]);
-                jump_over_theta(kap, kf, ph, a, fq, q, qn, theta[a][fq], sigma, tmin, &pg);
+                jump_over_theta(kap, &W, ph, a, fq, q, qn, theta[a][fq], sigma, tmin, &pg);
                 s += pg;
                 cnt++;
               }
@@ -903,10 +930,8 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
 done:
   tide_free(own, (size_t)nc * sizeof(double));
   tide_free(ownlab, (size_t)nc);
-  for (int a = 0; a < 3; a++) {
-    tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
-    tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
-  }
+  for (int a = 0; a < 3; a++) tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
+  surf_free(&W);
   return st;
 }
 

@@ -109,13 +109,20 @@ int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const i
  * jump.  The projection must use the same theta (phi, theta_min) and
  * labels.
  *   kappa_G = the height-function curvature at the crossing
- *             (tide_liquid_curvature_faces; default), or with
+ *             (tide_liquid_curvature_faces; default), below theta = 1/4
+ *             blended linearly in theta towards the mean of the crossing
+ *             values of the liquid cell's faces (all its faces agree as
+ *             theta -> 0, where the projection amplifies a difference by
+ *             1/theta), or with
  *             cell_curvature = 1 or a given kappa: kappa_l + theta (kappa_a
  *             - kappa_l), linear in the cell curvatures (kappa NULL:
  *             computed by tide_liquid_curvature)
  *   u_f -= +-dt sigma kappa_G / (rho dx theta)
  * on open faces (not on the domain walls, not next to SOLID cells) between
- * a LIQUID and an AIR cell (labels NULL: liquid where phi < 0).
+ * a LIQUID and an AIR cell (labels NULL: liquid where phi < 0), including
+ * the wrap faces of periodic axes (face 0 written, face n_a a copy; theta
+ * there by the same formula).  cell_surface = 1: for a projection with
+ * p = 0 at the air cell centres, theta = 1 on every face.
  * pjump (f64 cells, may be NULL) receives the mean of sigma kappa_G [Pa]
  * over the liquid-air faces of each liquid cell (for plots), 0 elsewhere.  Explicit in time:
  * stable for dt <= sqrt(rho dx^3 / (2 pi sigma)) [Bri15] (times 1/sqrt(2)

@@ -132,6 +132,70 @@ static void periodic_checks(void) {
   }
 }
 
+/* A liquid cell whose centre lies on the surface (theta at its clamp on all
+ * its liquid-air faces): the jump gives its faces nearly the same
+ * curvature (the blend towards the cell's mean), although the height
+ * functions of their crossings differ; else the projection would turn the
+ * difference, times 1/theta_min, into flow. */
+static void small_theta_check(void) {
+  int n = 24, nn[3] = {n, n, n}, per[3] = {0, 0, 0};
+  double dx = 1.0 / n, o[3] = {0, 0, 0}, R = 0.3;
+  tide_grid g;
+  tide_grid_init(&g, 3, nn, dx, o);
+  /* cell (17, 15, 14): centre at distance R - 0.003 dx from c, nearly diagonal in x, y */
+  int C[3] = {17, 15, 14};
+  double xc[3], dir[3] = {0.7, 0.66, 0.27}, dl = 0, c[3];
+  tide_grid_center(&g, C[0], C[1], C[2], xc);
+  for (int d = 0; d < 3; d++) dl += dir[d] * dir[d];
+  for (int d = 0; d < 3; d++) c[d] = xc[d] - (R - 3e-3 * dx) * dir[d] / sqrt(dl);
+  tide_array *phi = tide_grid_cell_array(&g, TIDE_F64);
+  ball(&g, c, R, phi);
+  /* wrinkles of 0.03 dx on the other cells, so that the height functions of
+   * the cell's crossings differ as on an advected surface */
+  int64_t q0 = tide_grid_idx(&g, C[0], C[1], C[2]);
+  for (int64_t q = 0; q < tide_grid_ncells(&g); q++)
+    if (q != q0) TIDE_F64P(phi)[q] += 0.03 * dx * (2 * tide_rand01(7, (uint64_t)q) - 1);
+  tide_mac *u;
+  tide_mac_new(&g, TIDE_F64, &u);
+  tide_tension_opts t = tide_tension_opts_default();
+  t.sigma = 0.07, t.rho = 1000, t.dt = 1e-3;
+  CHECK(tide_liquid_surface_tension_jump(u, phi, &t, NULL) == TIDE_OK, "%s", tide_errmsg());
+  double *kf[3];
+  int64_t nfa[3];
+  for (int a = 0; a < 3; a++) {
+    int fd[3];
+    tide_grid_face_dims(&g, a, fd);
+    nfa[a] = (int64_t)fd[0] * fd[1] * fd[2];
+    kf[a] = tide_alloc((size_t)nfa[a] * sizeof(double));
+  }
+  CHECK(tide_liquid_curvature_faces(&g, TIDE_F64P(phi), per, kf) == TIDE_OK, "%s", tide_errmsg());
+  /* the cell's faces towards air: |u| theta / (dt sigma / (rho dx)) is kappa_G */
+  double kmin = INFINITY, kmax = -INFINITY, hmin = INFINITY, hmax = -INFINITY;
+  int nair = 0;
+  for (int a = 0; a < 3; a++)
+    for (int sd = 0; sd <= 1; sd++) {
+      int N[3] = {C[0], C[1], C[2]}, F[3] = {C[0], C[1], C[2]};
+      N[a] += sd ? 1 : -1;
+      F[a] += sd;
+      double pa = TIDE_F64P(phi)[tide_grid_idx(&g, N[0], N[1], N[2])], pl = TIDE_F64P(phi)[q0];
+      if (!(pa >= 0)) continue;
+      int64_t f = tide_grid_fidx(&g, a, F[0], F[1], F[2]);
+      double th = fmax(0.01, pl / (pl - pa));
+      double k = fabs(TIDE_F64P(u->u[a])[f]) * th / (t.dt * t.sigma / (t.rho * dx));
+      kmin = fmin(kmin, k), kmax = fmax(kmax, k);
+      hmin = fmin(hmin, kf[a][f]), hmax = fmax(hmax, kf[a][f]);
+      nair++;
+    }
+  CHECK(nair >= 2, "the cell has %d air faces", nair);
+  CHECK(hmax - hmin > 0.002 * hmax && kmax - kmin < 0.1 * (hmax - hmin) && fabs(kmin * R / 2 - 1) < 0.05,
+        "small theta: jump curvatures %g..%g, crossings %g..%g", kmin, kmax, hmin, hmax);
+  printf("cell on the surface (%d air faces): jump curvatures %.6f..%.6f, their crossings' %.6f..%.6f (2/R = %.4f)\n",
+         nair, kmin, kmax, hmin, hmax, 2 / R);
+  for (int a = 0; a < 3; a++) tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
+  tide_mac_free(u);
+  tide_array_release(phi);
+}
+
 int main(void) {
   const double sigma = 0.07, rho = 1000;
   for (int dim = 2; dim <= 3; dim++) {
@@ -261,6 +325,7 @@ int main(void) {
     tide_array_release(p);
   }
   periodic_checks();
+  small_theta_check();
   /* capillary time step */
   CHECK_NEAR(tide_liquid_capillary_dt(1e-3, 0.07, 1000), sqrt(1000 * 1e-9 / (2 * M_PI * 0.07)), 1e-15);
   return check_report();
