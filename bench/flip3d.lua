@@ -5,7 +5,8 @@
 -- column spanning 0.4 x 0.6 x 1.0 of the box in x, y (up), z; 8 particles per
 -- liquid cell (2x2x2 stratified, jittered), FLIP blend 0.97, RK2 particle advection,
 -- CFL 1 steps; every step the surface level set is rebuilt from the particles
--- (tide.grid.particle_sdf, exact within 2 dx of the particles: the ghost-fluid
+-- (Particles:level_set = tide.grid.particle_sdf on the set's own cell order,
+-- exact within 2 dx of the particles: the ghost-fluid
 -- theta only reads liquid cells and their air neighbours) and enters the ghost-fluid free surface of the pressure
 -- projection, solved by MGPCG (method = "mgpcg") to 1e-6 relative residual;
 -- particles per liquid cell are kept within [8, 16] by Particles:reseed (bulk cells
@@ -71,8 +72,8 @@ local function step(S, dt)
   flip.transfer_to_grid(S)
   S.u_old:copy(u)
   time("label", liquid.label, ps, g, { out = S.labels, counts = S.counts })
-  time("level set", tide.grid.particle_sdf, { grid = g, points = ps.x, radius = P.radius * g.dx,
-    method = P.surface, reach = P.radius * g.dx + 2 * g.dx, out = S.phi })
+  time("level set", ps.level_set, ps, g, { method = P.surface, radius = P.radius * g.dx,
+    reach = P.radius * g.dx + 2 * g.dx, out = S.phi })
   u:add_gravity(dt, S.gravity)
   S.last = { dt = dt, rho = S.rho, tol = S.tol, method = "mgpcg", projector = S.projector,
     phi = S.phi, valid = S.valid, pressure = S.pressure }

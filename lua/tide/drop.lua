@@ -33,7 +33,7 @@ local defaults = {
   sigma = 0,               -- surface tension [N/m]
   nu = 0,                  -- kinematic viscosity [m^2/s]
   tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
-  curvature = "heights",   -- ghost: "heights" (height functions at the crossings) or "cells"
+  curvature = "heights",   -- "heights" (height functions at the crossings; Liu: extended into the band) or "cells"
   side = "liquid",         -- Liu's band: "liquid" (one-sided) or "both" (as in the paper)
   cfl = 1,                 -- advective CFL number of max_dt
   capillary = 0.5,         -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma))
@@ -145,7 +145,7 @@ function drop.step(S, dt)
         labels = S.labels, curvature = S.curvature })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels, method = "liu", side = S.side, solver = S.solver })
+        labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver })
     end
   end
   -- 7. projection with the ghost-fluid free surface (same phi and theta as step 6)
@@ -184,19 +184,88 @@ function drop.disk(opts)
   return phi
 end
 
+--- Level set of a perturbed ball (3D): phi = |x - c| - R (1 + eps P_mode(cos t)),
+-- t the angle between x - c and the unit axis (default z), P_n the Legendre
+-- polynomial (the axisymmetric Rayleigh-Lamb mode n).  Smooth, close to a
+-- signed distance for small eps.
+function drop.sphere(opts)
+  if type(opts) ~= "table" then error("tide.drop.sphere: table of named arguments expected", 2) end
+  local known = { grid = true, center = true, radius = true, eps = true, mode = true, axis = true }
+  for k in pairs(opts) do
+    if not known[k] then error(string.format("tide.drop.sphere: unknown option '%s'", tostring(k)), 2) end
+  end
+  local g, c, R = opts.grid, opts.center, opts.radius
+  if not g or type(c) ~= "table" or type(R) ~= "number" or not (R > 0) then
+    error("tide.drop.sphere: grid, center = {x, y, z} and radius > 0 are required", 2)
+  end
+  if g.dim ~= 3 then error("tide.drop.sphere: a 3D grid is required", 2) end
+  local eps, m = opts.eps or 0, opts.mode or 2
+  if type(eps) ~= "number" or eps ~= eps or math.abs(eps) >= 1 then error("tide.drop.sphere: eps must be in (-1, 1)", 2) end
+  if math.type(m) ~= "integer" or m < 0 then error("tide.drop.sphere: mode must be an integer >= 0", 2) end
+  local a = opts.axis or { 0, 0, 1 }
+  local al = type(a) == "table" and math.sqrt((a[1] or 0) ^ 2 + (a[2] or 0) ^ 2 + (a[3] or 0) ^ 2) or 0
+  if not (al > 0 and al < math.huge) then error("tide.drop.sphere: axis must be a nonzero {x, y, z}", 2) end
+  local ax, ay, az = a[1] / al, a[2] / al, a[3] / al
+  local dx, o, n = g.dx, g.origin, g.size
+  local phi = g:cells()
+  for i = 1, n[1] do
+    local x = o[1] + (i - 0.5) * dx - c[1]
+    for j = 1, n[2] do
+      local y = o[2] + (j - 0.5) * dx - c[2]
+      for k = 1, n[3] do
+        local z = o[3] + (k - 0.5) * dx - c[3]
+        local r = math.sqrt(x * x + y * y + z * z)
+        local mu = r > 0 and (x * ax + y * ay + z * az) / r or 0
+        -- P_m(mu) by the three-term recurrence
+        local p0, p1 = 1, mu
+        if m == 0 then p1 = 1 end
+        for l = 1, m - 1 do p0, p1 = p1, ((2 * l + 1) * mu * p1 - l * p0) / (l + 1) end
+        phi:set(i, j, k, r - R * (1 + eps * p1))
+      end
+    end
+  end
+  return phi
+end
+
 --- Liquid volume [m^dim] (smoothed Heaviside, as the volume correction).
 function drop.volume(S) return grid.volume(S.grid, S.phi) end
 
---- Second moments of the liquid about the point c (default: its centroid
--- is not computed; give the centre): returns Ixx - Iyy and 2 Ixy [m^(dim+2)]
--- with the cell liquid fractions clamp(1/2 - phi/dx, 0, 1).  For a 2D drop
--- r = R (1 + a cos 2(theta - theta0)) these are pi R^4 a / 2 (cos, sin 2 theta0).
-function drop.quadrupole(S, c)
+--- Second moments of the liquid about the point c (the centre, given) with
+-- the cell liquid fractions clamp(1/2 - phi/dx, 0, 1).  2D: returns Ixx - Iyy
+-- and 2 Ixy [m^4]; for a drop r = R (1 + a cos 2(theta - theta0)) these are
+-- pi R^4 a / 2 (cos, sin 2 theta0).  3D: returns the P2 moment along the unit
+-- axis (default z), int r^2 P2(cos t) dV = int (3 (x.axis)^2 - |x|^2) / 2 dV
+-- [m^5]; for a ball r = R (1 + a P2(cos t)) it is 4 pi R^5 a / 5.
+function drop.quadrupole(S, c, axis)
   local g, phi = S.grid, S.phi
-  if type(c) ~= "table" or type(c[1]) ~= "number" or type(c[2]) ~= "number" then
-    error("tide.drop.quadrupole: centre {x, y} expected", 2)
+  if type(c) ~= "table" or type(c[1]) ~= "number" or type(c[2]) ~= "number" or (g.dim == 3 and type(c[3]) ~= "number") then
+    error("tide.drop.quadrupole: centre {x, y[, z]} expected", 2)
   end
   local dx = g.dx
+  if g.dim == 3 then
+    local a = axis or { 0, 0, 1 }
+    local al = type(a) == "table" and math.sqrt((a[1] or 0) ^ 2 + (a[2] or 0) ^ 2 + (a[3] or 0) ^ 2) or 0
+    if not (al > 0 and al < math.huge) then error("tide.drop.quadrupole: axis must be a nonzero {x, y, z}", 2) end
+    local ax, ay, az = a[1] / al, a[2] / al, a[3] / al
+    local n, o, q = g.size, g.origin, 0
+    for i = 1, n[1] do
+      local x = o[1] + (i - 0.5) * dx - c[1]
+      for j = 1, n[2] do
+        local y = o[2] + (j - 0.5) * dx - c[2]
+        for k = 1, n[3] do
+          local f = 0.5 - phi:get(i, j, k) / dx
+          if f > 0 then
+            if f > 1 then f = 1 end
+            local z = o[3] + (k - 0.5) * dx - c[3]
+            local p = x * ax + y * ay + z * az
+            q = q + f * (1.5 * p * p - 0.5 * (x * x + y * y + z * z))
+          end
+        end
+      end
+    end
+    return q * dx * dx * dx
+  end
+  if axis ~= nil then error("tide.drop.quadrupole: axis is for 3D grids", 2) end
   local n1, n2 = phi.shape[1], phi.shape[2]
   local o = g.origin
   local q1, q2 = 0, 0

@@ -200,7 +200,10 @@ static int check_opts(const tide_advect_opts *o, const char *fn) {
 
 /* at least 4 n doubles in w */
 static int work_reserve(tide_advect_work *w, int64_t n) {
-  size_t bytes = (size_t)n * 4 * sizeof(double);
+  return tide_advect_work_reserve(w, (size_t)n * 4 * sizeof(double));
+}
+
+int tide_advect_work_reserve(tide_advect_work *w, size_t bytes) {
   if (w->bytes >= bytes) return TIDE_OK;
   tide_advect_work_release(w);
   w->buf = tide_alloc(bytes);

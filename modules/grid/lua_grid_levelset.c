@@ -493,16 +493,23 @@ static tide_array *checkcells(lua_State *L, int idx, const tide_grid *g, const c
   return a;
 }
 
-static const char *const band_keys[] = {"band", NULL};
-/* tide.grid.redistance(g, phi [, { band = m }]): phi becomes the signed
- * distance to its zero level (fast marching, in place); returns phi */
+static const char *const redist_keys[] = {"band", "order", "init", "work", NULL};
+static const char *const REDIST_INITS[] = {"linear", "cubic", NULL};
+/* tide.grid.redistance(g, phi [, { band = m, order = 1 | 2,
+ *   init = "linear" | "cubic", work = tide.grid.advect_work() }]): phi
+ * becomes the signed distance to its zero level (fast marching, in place);
+ * returns phi */
 static int l_redistance(lua_State *L) {
   const char *fn = "tide.grid.redistance";
   tide_grid *g = checkgrid(L, 1);
   tide_array *phi = checkcells(L, 2, g, fn, "phi");
-  tide_opts o = tide_lua_optopts(L, 3, fn, band_keys);
-  double band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
-  tide_lua_check(L, tide_levelset_redistance(g, TIDE_F64P(phi), band), fn);
+  tide_opts o = tide_lua_optopts(L, 3, fn, redist_keys);
+  tide_redistance_opts ro = tide_redistance_opts_default();
+  ro.band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
+  ro.order = (int)tide_opt_int(&o, "order", ro.order, 1, 2);
+  ro.init = tide_opt_choice(&o, "init", REDIST_INITS[ro.init], REDIST_INITS);
+  tide_advect_work *w = tide_opt_obj(&o, "work", "tide.AdvectWork");
+  tide_lua_check(L, tide_levelset_redistance_ex(g, TIDE_F64P(phi), &ro, w), fn);
   lua_settop(L, 2);
   return 1;
 }

@@ -206,4 +206,14 @@ int tide_sdf_particles_union(const tide_grid *g, int64_t np, const double *x, do
 int tide_sdf_particles_zhu_bridson(const tide_grid *g, int64_t np, const double *x, double r,
                                    double R, double reach, double *phi);
 
+/* Either level set (R > 0: Zhu--Bridson with kernel R, R = 0: union of
+ * spheres) from particles the caller keeps in cell order: start (ncells + 1
+ * offsets, may be NULL) are their cell starts, as tide.liquid's binning
+ * gives them.  They are trusted and checked on the way (each particle is in
+ * its own cell's gather): a particle outside its cell, or a non-finite one,
+ * makes the function bucket the particles itself and start over, so the
+ * result is always that of the two functions above. */
+int tide_sdf_particles_binned(const tide_grid *g, int64_t np, const double *x, const int64_t *start,
+                              double r, double R, double reach, double *phi);
+
 #endif

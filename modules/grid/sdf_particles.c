@@ -17,7 +17,8 @@
 
 typedef struct {
   int64_t ncell, np;
-  int64_t *start;   /* ncell + 1 offsets into xs */
+  int64_t *start;   /* ncell + 1 offsets into xs (the caller's when given) */
+  int given;        /* start and xs belong to the caller */
   const double *xs; /* positions in cell order, np x dim: the input itself when it is in cell order */
   double *own;      /* otherwise this sorted copy */
 } buckets;
@@ -25,6 +26,7 @@ typedef struct {
 static size_t xs_bytes(int64_t np, int dim) { return (size_t)(np > 0 ? np : 1) * dim * sizeof(double); }
 
 static void buckets_free(buckets *b, int dim) {
+  if (b->given) return;
   tide_free(b->start, (size_t)(b->ncell + 1) * sizeof(int64_t));
   if (b->own) tide_free(b->own, xs_bytes(b->np, dim));
 }
@@ -69,6 +71,7 @@ static int buckets_build(const tide_grid *g, int64_t np, const double *x, bucket
   b->ncell = tide_grid_ncells(g);
   b->np = np;
   b->own = NULL;
+  b->given = 0;
   b->start = tide_alloc((size_t)(b->ncell + 1) * sizeof(int64_t));
   if (!b->start) return TIDE_ENOMEM;
   int64_t *start = b->start, nc = b->ncell;
@@ -304,8 +307,11 @@ static void dilate1(const tide_grid *g, uint8_t *m, uint8_t *t1, uint8_t *t2) {
   }
 }
 
+/* The level set; start (may be NULL) gives the caller's bucketing of x in
+ * cell order, trusted and checked: a particle outside its bucket or not
+ * finite sets *stale (phi is then undefined). */
 static int particles_sdf(const char *fn, const tide_grid *g, int64_t np, const double *x, double r,
-                         double R, double reach, double *phi) {
+                         double R, double reach, double *phi, const int64_t *start, int *stale) {
   int st = tide_sdf_check_grid(g, TIDE_AT_CELLS, fn);
   if (st) return st;
   if (np < 0 || (np > 0 && !x) || !phi) return tide_fail(TIDE_EINVAL, "%s: missing particles or output", fn);
@@ -321,10 +327,19 @@ static int particles_sdf(const char *fn, const tide_grid *g, int64_t np, const d
   if (wmax < wker) wmax = wker;
   if (wmax > 64) return tide_fail(TIDE_EINVAL, "%s: reach %g is more than 64 cells", fn, reach);
   buckets b;
-  int64_t bad = 0;
-  if ((st = buckets_build(g, np, x, &b, &bad))) return st;
-  if (bad)
-    return tide_fail(TIDE_ENONFINITE, "%s: %lld non-finite particle coordinates", fn, (long long)bad);
+  if (start) {
+    int64_t nc = tide_grid_ncells(g);
+    if (start[0] != 0 || start[nc] != np) {
+      *stale = 1;
+      return TIDE_OK;
+    }
+    b = (buckets){nc, np, (int64_t *)start, 1, x, NULL};
+  } else {
+    int64_t bad = 0;
+    if ((st = buckets_build(g, np, x, &b, &bad))) return st;
+    if (bad)
+      return tide_fail(TIDE_ENONFINITE, "%s: %lld non-finite particle coordinates", fn, (long long)bad);
+  }
   offset_t *off = NULL;
   int noff = 0;
   if (wmax <= SORTED_REACH && (st = offsets_build(g->dim, wmax, &off, &noff))) {
@@ -353,17 +368,26 @@ static int particles_sdf(const char *fn, const tide_grid *g, int64_t np, const d
     for (int64_t c = 0; c < N; c++)
       if (m[c] && level[c] == 255) level[c] = (uint8_t)w;
   }
-  int n0 = g->n[0], n1 = g->n[1], n2 = g->n[2];
-#pragma omp parallel for collapse(2) schedule(dynamic, 4)
+  int n0 = g->n[0], n1 = g->n[1], n2 = g->n[2], strays = 0, dim = g->dim;
+  double inv = 1.0 / g->dx;
+#pragma omp parallel for collapse(2) schedule(dynamic, 4) reduction(| : strays)
   for (int i = 0; i < n0; i++)
     for (int j = 0; j < n1; j++)
       for (int k = 0; k < n2; k++) {
         int64_t c = tide_grid_idx(g, i, j, k);
+        if (b.given) /* the caller's buckets: every particle checked in its own cell */
+          for (int64_t q = b.start[c]; q < b.start[c + 1]; q++) {
+            const double *xq = x + q * dim;
+            int fin = 1;
+            for (int a = 0; a < dim; a++) fin &= isfinite(xq[a]) != 0;
+            strays |= !fin || cell_of(g, inv, xq) != c;
+          }
         phi[c] = level[c] == 255 ? reach - r
                  : off           ? gather_sorted(g, &b, off, noff, i, j, k, level[c], r, R, reach)
                                  : gather_shells(g, &b, i, j, k, r, R, reach, wmax, wker);
       }
   tide_free(level, (size_t)N * 4);
+  if (strays) *stale = 1;
   tide_free(off, off ? (size_t)noff * sizeof(offset_t) : 0);
   buckets_free(&b, g->dim);
   return TIDE_OK;
@@ -371,13 +395,22 @@ static int particles_sdf(const char *fn, const tide_grid *g, int64_t np, const d
 
 int tide_sdf_particles_union(const tide_grid *g, int64_t np, const double *x, double r,
                              double reach, double *phi) {
-  if (g && !(reach > 0)) reach = 3 * g->dx + r;
-  return particles_sdf("particle sdf (union)", g, np, x, r, 0, reach, phi);
+  return tide_sdf_particles_binned(g, np, x, NULL, r, 0, reach, phi);
 }
 
 int tide_sdf_particles_zhu_bridson(const tide_grid *g, int64_t np, const double *x, double r,
                                    double R, double reach, double *phi) {
   if (!(R > 0)) R = 2 * r;
-  if (g && !(reach > 0)) reach = 3 * g->dx + R;
-  return particles_sdf("particle sdf (zhu-bridson)", g, np, x, r, R, reach, phi);
+  return tide_sdf_particles_binned(g, np, x, NULL, r, R, reach, phi);
+}
+
+int tide_sdf_particles_binned(const tide_grid *g, int64_t np, const double *x, const int64_t *start,
+                              double r, double R, double reach, double *phi) {
+  const char *fn = R > 0 ? "particle sdf (zhu-bridson)" : "particle sdf (union)";
+  if (g && !(reach > 0)) reach = 3 * g->dx + (R > 0 ? R : r);
+  if (!isfinite(R) || R < 0) return tide_fail(TIDE_EINVAL, "%s: kernel radius must be >= 0 and finite", fn);
+  int stale = 0;
+  int st = particles_sdf(fn, g, np, x, r, R, reach, phi, start, &stale);
+  if (st || !stale || !start) return st;
+  return particles_sdf(fn, g, np, x, r, R, reach, phi, NULL, &stale);
 }

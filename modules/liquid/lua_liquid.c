@@ -232,10 +232,10 @@ static int p_level_set(lua_State *L) {
     tide_lua_pusharray(L, out);
   }
   const double *x = TIDE_F64P(ps->x);
-  if (method == 0)
-    tide_lua_check(L, tide_sdf_particles_zhu_bridson(g, ps->n, x, r, R, reach, TIDE_F64P(out)), fn);
-  else
-    tide_lua_check(L, tide_sdf_particles_union(g, ps->n, x, r, reach, TIDE_F64P(out)), fn);
+  /* the set's own binning when it is in cell order (checked by the gather) */
+  const int64_t *start = ps->bin_valid && ps->sorted && ps->bin_n == ps->n && ps->ws_cells == tide_grid_ncells(g)
+                             ? ps->cell_start : NULL;
+  tide_lua_check(L, tide_sdf_particles_binned(g, ps->n, x, start, r, method == 0 ? R : 0, reach, TIDE_F64P(out)), fn);
   return 1;
 }
 

@@ -162,9 +162,12 @@ static int l_viscosity(lua_State *L) {
 
 /* --------------------------------------------------------- surface tension */
 
-static const char *const curv_keys[] = {"periodic", "out", NULL};
+static const char *const curv_keys[] = {"periodic", "out", "method", "band", NULL};
+static const char *const KMETHODS[] = {"cells", "heights", NULL};
 
-/* tide.liquid.curvature(grid, phi [, {periodic, out = f64 cells}]) -> kappa (f64 cells, 1/m) */
+/* tide.liquid.curvature(grid, phi [, {periodic, out = f64 cells, method = "cells" | "heights",
+ *   band = 3 dx (heights)}]) -> kappa (f64 cells, 1/m): "cells" by central differences,
+ *   "heights" the surface's height-function curvature extended along the normals to |phi| < band */
 static int l_curvature(lua_State *L) {
   const char *fn = "tide.liquid.curvature";
   tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
@@ -174,8 +177,14 @@ static int l_curvature(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 3, fn, curv_keys);
   int per[3];
   opt_periodic(&o, g->dim, per);
+  int method = tide_opt_choice(&o, "method", "cells", KMETHODS);
+  if (method == 0 && tide_opt_has(&o, "band")) tide_lua_error(L, "%s: 'band' belongs to method 'heights'", fn);
+  double band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
   tide_array *out = push_out_cells(&o, g, TIDE_F64, phi);
-  tide_lua_check(L, tide_liquid_curvature(g, TIDE_F64P(phi), per, TIDE_F64P(out)), fn);
+  if (method == 1)
+    tide_lua_check(L, tide_liquid_curvature_heights(g, TIDE_F64P(phi), per, band, TIDE_F64P(out)), fn);
+  else
+    tide_lua_check(L, tide_liquid_curvature(g, TIDE_F64P(phi), per, TIDE_F64P(out)), fn);
   return 1;
 }
 
@@ -210,13 +219,15 @@ static int l_curvature_faces(lua_State *L) {
 
 static const char *const CURVS[] = {"heights", "cells", NULL};
 static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min", "curvature",
-                                      "band", "side", "periodic", "pjump", "tol", "maxit", "solver", NULL};
+                                      "band", "side", "projection", "periodic", "pjump", "tol", "maxit", "solver",
+                                      NULL};
 static const char *const SIDES[] = {"both", "liquid", NULL};
+static const char *const PROJS[] = {"ghost", "labels", NULL};
 static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
 
 /* tide.liquid.surface_tension(u, phi, {sigma =, rho =, dt = [, method = "ghost" | "liu", labels,
- *   kappa, theta_min = 0.01, pjump, curvature = "heights" | "cells" (ghost), band = 3 dx, side = "both" | "liquid" (liu), periodic,
- *   tol, maxit]})
+ *   kappa, curvature = "heights" | "cells", projection = "ghost" | "labels", theta_min = 0.01 (ghost
+ *   projection), periodic, pjump (ghost), band = 3 dx, side = "both" | "liquid", tol, maxit, solver (liu)]})
  *   -> u [, stats (liu)] */
 static int l_surface_tension(lua_State *L) {
   const char *fn = "tide.liquid.surface_tension";
@@ -234,6 +245,11 @@ static int l_surface_tension(lua_State *L) {
   const tide_array *kappa = opt_cells(&o, "kappa", g, TIDE_F64);
   int per[3];
   opt_periodic(&o, g->dim, per);
+  int curv = tide_opt_choice(&o, "curvature", "heights", CURVS);
+  int cell_surface = tide_opt_choice(&o, "projection", "ghost", PROJS);
+  if (cell_surface && tide_opt_has(&o, "theta_min"))
+    tide_lua_error(L, "%s: 'theta_min' belongs to projection 'ghost'", fn);
+  double theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-12, 1);
   if (method == 0) {
     if (tide_opt_has(&o, "band") || tide_opt_has(&o, "side") || tide_opt_has(&o, "tol") || tide_opt_has(&o, "maxit") ||
         tide_opt_has(&o, "solver"))
@@ -241,20 +257,23 @@ static int l_surface_tension(lua_State *L) {
     tide_tension_opts t = tide_tension_opts_default();
     t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
     memcpy(t.periodic, per, sizeof per);
-    t.theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-12, 1);
-    t.cell_curvature = tide_opt_choice(&o, "curvature", "heights", CURVS);
+    t.theta_min = theta_min;
+    t.cell_curvature = curv;
+    t.cell_surface = cell_surface;
     const tide_array *pj = opt_cells(&o, "pjump", g, TIDE_F64);
     tide_lua_check(L, tide_liquid_surface_tension_jump(u, phi, &t, (tide_array *)pj), fn);
     lua_settop(L, 1);
     return 1;
   }
-  if (tide_opt_has(&o, "theta_min") || tide_opt_has(&o, "pjump") || tide_opt_has(&o, "curvature"))
-    tide_lua_error(L, "%s: 'theta_min', 'pjump' and 'curvature' belong to method 'ghost'", fn);
+  if (tide_opt_has(&o, "pjump")) tide_lua_error(L, "%s: 'pjump' belongs to method 'ghost'", fn);
   tide_tension_liu_opts t = tide_tension_liu_opts_default();
   t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
   memcpy(t.periodic, per, sizeof per);
   t.band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
   t.one_sided = tide_opt_choice(&o, "side", "both", SIDES);
+  t.cell_curvature = curv;
+  t.cell_surface = cell_surface;
+  t.theta_min = theta_min;
   t.tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.999);
   t.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
   t.solver = opt_solver(&o);

@@ -391,7 +391,7 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
   int64_t n = ps->n;
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 4096) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double k1[3] = {0, 0, 0};
     tide_mac_view_velocity(&A.V, px + p * dim, k1);
@@ -412,7 +412,7 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
   int64_t n = ps->n;
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 4096) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double k1[3] = {0, 0, 0};
     tide_axis_loc loc[3];
@@ -466,7 +466,7 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   /* the cells of the particles: the same as last time? */
   int changed = 0;
   double inv = 1.0 / g->dx;
-#pragma omp parallel for schedule(static) reduction(| : changed) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 8192) reduction(| : changed) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     int64_t c = cell_index(g, inv, px + p * dim);
     if (c != cell_of[p]) cell_of[p] = c, changed = 1;
@@ -548,13 +548,16 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
 
 /* ------------------------------------------------------------ reseeding */
 
-/* spare storage of at least cap rows */
-static int spare(tide_particles *ps, int64_t cap) {
-  if (ps->xs2 && ps->xs2->shape[0] >= cap) return TIDE_OK;
+/* spare storage of at least n rows; a new one gets 1/8 more than n (and at
+ * least the current capacity), so that a slowly growing set does not get
+ * fresh storage (page faults) at every reseeding */
+static int spare(tide_particles *ps, int64_t n) {
+  if (ps->xs2 && ps->xs2->shape[0] >= n) return TIDE_OK;
   tide_array_release(ps->xs2);
   tide_array_release(ps->vs2);
   tide_array_release(ps->cs2);
   ps->xs2 = ps->vs2 = ps->cs2 = NULL;
+  int64_t cap = n + n / 8 > ps->cap ? n + n / 8 : ps->cap;
   return alloc_storage(ps->dim, ps->apic, cap, &ps->xs2, &ps->vs2, &ps->cs2);
 }
 
@@ -585,7 +588,7 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
     out[c] = total;
     total += keep[c] + add[c];
   }
-  int st = spare(ps, total > ps->cap ? total : ps->cap);
+  int st = spare(ps, total);
   if (st) return st;
   int dim = ps->dim;
   int64_t dd = (int64_t)dim * dim;
@@ -607,7 +610,7 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   }
   double inv = 1.0 / g->dx;
   int strays = 0;
-#pragma omp parallel for schedule(static) reduction(| : strays) if (nc > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 512) reduction(| : strays) if (nc > TIDE_PAR_MIN)
   for (int64_t c = 0; c < nc; c++) {
     int64_t w = out[c];
     if (verify) /* the binning is trusted: is every particle of the cell (kept or not) in it? */

@@ -129,6 +129,27 @@ static double kappa_cell(const tide_grid *g, const double *phi, const int per[3]
   return isfinite(k) ? k : 0;
 }
 
+/* Gaussian curvature of the level set at cell c (3D; 0 in 2D) [1/m^2]:
+ * K = grad phi^T adj(Hess phi) grad phi / |grad phi|^4 (Goldman 2005) */
+static double gauss_cell(const tide_grid *g, const double *phi, const int per[3], const int c[3]) {
+  if (g->dim < 3) return 0;
+  double d1[3], h[3][3];
+  derivs(g, phi, per, c, d1, h);
+  double g2 = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2];
+  if (!(g2 > 1e-24)) return 0;
+  double adj[3][3] = {{h[1][1] * h[2][2] - h[1][2] * h[2][1], h[0][2] * h[2][1] - h[0][1] * h[2][2],
+                       h[0][1] * h[1][2] - h[0][2] * h[1][1]},
+                      {h[1][2] * h[2][0] - h[1][0] * h[2][2], h[0][0] * h[2][2] - h[0][2] * h[2][0],
+                       h[0][2] * h[1][0] - h[0][0] * h[1][2]},
+                      {h[1][0] * h[2][1] - h[1][1] * h[2][0], h[0][1] * h[2][0] - h[0][0] * h[2][1],
+                       h[0][0] * h[1][1] - h[0][1] * h[1][0]}};
+  double num = 0;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) num += d1[a] * adj[a][b] * d1[b];
+  double K = num / (g2 * g2);
+  return isfinite(K) ? K : 0;
+}
+
 int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3], double *kappa) {
   int st;
   if ((st = check_per(g, per))) return st;
@@ -282,7 +303,7 @@ static int chol6(double A[6][6], double b[6], double x[6]) {
  * weight 0.02: they fix the twist term, the five-point cross fixes the rest
  * (equal weights bias the curvature by the quartic part of the surface,
  * 1.2-2% on that sphere). */
-static int quadric_kappa(double H[3][3], double *kap) {
+static int quadric_kappa(double H[3][3], double *kap, double *gau) {
   double hu = 0.5 * (H[2][1] - H[0][1]), hv = 0.5 * (H[1][2] - H[1][0]);
   double nz = 1 / sqrt(1 + hu * hu + hv * hv), n[3] = {-hu * nz, -hv * nz, nz};
   /* tangents: t1 along (1, 0, hu) normalized, t2 = n x t1 */
@@ -304,17 +325,20 @@ static int quadric_kappa(double H[3][3], double *kap) {
     }
   if (!chol6(A, b, c)) return 0;
   double zx = c[1], zy = c[2], zxx = 2 * c[3], zxy = c[4], zyy = 2 * c[5];
-  *kap = ((1 + zy * zy) * zxx - 2 * zx * zy * zxy + (1 + zx * zx) * zyy) / pow(1 + zx * zx + zy * zy, 1.5);
-  return isfinite(*kap);
+  double w = 1 + zx * zx + zy * zy;
+  *kap = ((1 + zy * zy) * zxx - 2 * zx * zy * zxy + (1 + zx * zx) * zyy) / pow(w, 1.5);
+  *gau = (zxx * zyy - zxy * zxy) / (w * w);
+  return isfinite(*kap) && isfinite(*gau);
 }
 
 /* Height-function curvature [CFK05, Pop09] at the crossing at position h0
  * on the axis-d grid line through cell C: the heights are the crossings of
  * the neighbouring parallel lines (3 in 2D, 3 x 3 in 3D) nearest to h0 with
  * the same orientation o; kappa = -o div(grad h / sqrt(1 + |grad h|^2))
- * by central differences [1/m]; 0 if a neighbour line has no crossing. */
+ * by central differences [1/m] (3D: the quadric fit), and the Gaussian
+ * curvature *gau [1/m^2] (0 in 2D); 0 if a neighbour line has no crossing. */
 static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi, int d,
-                    const int C[3], double h0, int o, double *kap) {
+                    const int C[3], double h0, int o, double *kap, double *gau) {
   int dim = g->dim, t[2] = {(d + 1) % 3, (d + 2) % 3};
   if (dim == 2) t[0] = 1 - d, t[1] = 2;
   double H[3][3];
@@ -335,14 +359,15 @@ static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, co
       }
       if (!line_crossing(g, per, X, d, N, h0, o, phi, &H[u + 1][v + 1])) return 0;
     }
-  double k;
+  double k, kg = 0;
   if (dim == 2) {
     double hu = 0.5 * (H[2][1] - H[0][1]), huu = H[2][1] - 2 * h0 + H[0][1];
     k = huu / pow(1 + hu * hu, 1.5);
-  } else if (!quadric_kappa(H, &k)) {
+  } else if (!quadric_kappa(H, &k, &kg)) {
     return 0;
   }
   *kap = -o * k / g->dx;
+  *gau = kg / (g->dx * g->dx);
   return 1;
 }
 
@@ -350,46 +375,50 @@ static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, co
  * estimates of the axes d with |n_d| > 1/2 (always at least one), weighted
  * by |n_d| - 1/2, each from the lines of axis d next to the crossing (its
  * own line for d = a; for d != a the two axis-d lines through the cells
- * beside the face, interpolated with s) */
+ * beside the face, interpolated with s); the Gaussian curvature likewise */
 static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi, int a,
-                      const int F[3], double *kap) {
+                      const int F[3], double *kap, double *gau) {
   int dim = g->dim;
   int64_t f = tide_grid_fidx(g, a, F[0], F[1], F[2]);
   double s = X->s[a][f];
   const double *nn = X->nrm[a] + f * dim;
   int lo[3] = {F[0], F[1], F[2]};
   lo[a] -= 1;
-  double sw = 0, sk = 0;
+  double sw = 0, sk = 0, sg = 0;
   for (int d = 0; d < dim; d++) {
     double w = fabs(nn[d]) - 0.5;
     if (!(w > 0)) continue;
     int o = nn[d] > 0 ? 1 : -1;
-    double k;
+    double k, kg;
     if (d == a) {
-      if (!hf_kappa(g, per, X, phi, d, lo, lo[a] + s, o, &k)) continue;
+      if (!hf_kappa(g, per, X, phi, d, lo, lo[a] + s, o, &k, &kg)) continue;
     } else {
       int C0[3] = {lo[0], lo[1], lo[2]}, C1[3] = {lo[0], lo[1], lo[2]};
       C1[a] += 1;
       if (C1[a] == g->n[a]) C1[a] = 0; /* periodic wrap face */
-      double h0, h1, k0, k1;
+      double h0, h1, k0, k1, g0, g1;
       if (!line_crossing(g, per, X, d, C0, lo[d], o, phi, &h0) || !line_crossing(g, per, X, d, C1, lo[d], o, phi, &h1) ||
-          !hf_kappa(g, per, X, phi, d, C0, h0, o, &k0) || !hf_kappa(g, per, X, phi, d, C1, h1, o, &k1))
+          !hf_kappa(g, per, X, phi, d, C0, h0, o, &k0, &g0) || !hf_kappa(g, per, X, phi, d, C1, h1, o, &k1, &g1))
         continue;
       k = k0 + s * (k1 - k0);
+      kg = g0 + s * (g1 - g0);
     }
     sw += w;
     sk += w * k;
+    sg += w * kg;
   }
   if (!(sw > 0)) return 0;
   *kap = sk / sw;
+  *gau = sg / sw;
   return 1;
 }
 
 /* curvature on the crossing faces of axis a into kf (0 on the others),
- * clamped to +-1/dx; where no height function exists (features under 3
- * cells), the cell curvatures interpolated linearly to the crossing */
+ * clamped to +-1/dx, and the Gaussian curvature into kg (may be NULL),
+ * clamped to 1/dx^2; where no height function exists (features under 3
+ * cells), the cell values interpolated linearly to the crossing */
 static void faces_axis(const tide_grid *g, const double *phi, const int per[3], const crossings *X, int a,
-                       double *kf) {
+                       double *kf, double *kg) {
   int fd[3];
   tide_grid_face_dims(g, a, fd);
   double kmax = 1.0 / g->dx;
@@ -401,18 +430,41 @@ static void faces_axis(const tide_grid *g, const double *phi, const int per[3], 
         double s = X->s[a][f];
         if (isnan(s)) {
           kf[f] = 0;
+          if (kg) kg[f] = 0;
           continue;
         }
         int F[3] = {i, j, k};
-        double kap;
-        if (!face_kappa(g, per, X, phi, a, F, &kap)) {
+        double kap, gau = 0;
+        if (!face_kappa(g, per, X, phi, a, F, &kap, &gau)) {
           int lo[3] = {i, j, k}, hi[3] = {i, j, k};
           lo[a] -= 1;
           if (hi[a] == g->n[a]) hi[a] = 0;
           double kl = kappa_cell(g, phi, per, lo), kh = kappa_cell(g, phi, per, hi);
           kap = kl + s * (kh - kl);
+          if (kg) {
+            double gl = gauss_cell(g, phi, per, lo), gh = gauss_cell(g, phi, per, hi);
+            gau = gl + s * (gh - gl);
+          }
         }
         kf[f] = fmin(kmax, fmax(-kmax, kap));
+        if (kg) kg[f] = fmin(kmax * kmax, fmax(-kmax * kmax, gau));
+      }
+}
+
+/* the two copies of the wrap face of a periodic axis a: face 0 gets face n
+ * (to_n = 0) or face n gets face 0 (to_n = 1) */
+static void copy_wrap_faces(const tide_grid *g, int a, double *kf, int to_n) {
+  int fd[3];
+  tide_grid_face_dims(g, a, fd);
+  fd[a] = 1;
+  for (int i = 0; i < fd[0]; i++)
+    for (int j = 0; j < fd[1]; j++)
+      for (int k = 0; k < fd[2]; k++) {
+        int F[3] = {i, j, k};
+        F[a] = g->n[a];
+        int64_t f0 = tide_grid_fidx(g, a, i, j, k), fn = tide_grid_fidx(g, a, F[0], F[1], F[2]);
+        if (to_n) kf[fn] = kf[f0];
+        else kf[f0] = kf[fn];
       }
 }
 
@@ -422,22 +474,234 @@ int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int
   crossings X;
   if ((st = crossings_build(g, phi, per, &X))) return st;
   for (int a = 0; a < g->dim; a++) {
-    faces_axis(g, phi, per, &X, a, kf[a]);
-    if (per[a]) { /* face 0 duplicates face n (the wrap face) */
-      int fd[3];
-      tide_grid_face_dims(g, a, fd);
-      fd[a] = 1;
-      for (int i = 0; i < fd[0]; i++)
-        for (int j = 0; j < fd[1]; j++)
-          for (int k = 0; k < fd[2]; k++) {
-            int F[3] = {i, j, k};
-            F[a] = g->n[a];
-            kf[a][tide_grid_fidx(g, a, i, j, k)] = kf[a][tide_grid_fidx(g, a, F[0], F[1], F[2])];
-          }
-    }
+    faces_axis(g, phi, per, &X, a, kf[a], NULL);
+    if (per[a]) copy_wrap_faces(g, a, kf[a], 0);
   }
   crossings_free(&X, g->dim);
   return TIDE_OK;
+}
+
+/* ------------------- level-set curvature from the surface's height functions */
+
+/* the face of axis a on side sd (0 low, 1 high) of cell c (the wrap face n
+ * for face 0 of a periodic axis); -1 on a wall */
+static int64_t side_face(const tide_grid *g, const int per[3], const int c[3], int a, int sd) {
+  int F[3] = {c[0], c[1], c[2]};
+  F[a] += sd;
+  if (F[a] == 0) {
+    if (!per[a]) return -1;
+    F[a] = g->n[a];
+  }
+  if (F[a] == g->n[a] && !per[a]) return -1;
+  return tide_grid_fidx(g, a, F[0], F[1], F[2]);
+}
+
+/* the strip: each cell beside at least one crossing gets the mean of the
+ * crossing curvatures of its faces (kf; Gaussian kg) weighted by |n_a| +
+ * 1e-3 (the crossing along the normal lies nearest to the cell's closest
+ * surface point); NaN elsewhere */
+static void strip_cells(const tide_grid *g, const int per[3], const crossings *X, double *const kf[3],
+                        double *const kg[3], double *ks, double *gs) {
+  int dim = g->dim;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int k = 0; k < g->n[2]; k++) {
+        int c[3] = {i, j, k};
+        double sw = 0, sk = 0, sg = 0;
+        for (int a = 0; a < dim; a++)
+          for (int sd = 0; sd <= 1; sd++) {
+            int64_t f = side_face(g, per, c, a, sd);
+            if (f < 0 || isnan(X->s[a][f])) continue;
+            double w = fabs(X->nrm[a][f * dim + a]) + 1e-3;
+            sw += w;
+            sk += w * kf[a][f];
+            sg += w * kg[a][f];
+          }
+        int64_t q = tide_grid_idx(g, i, j, k);
+        ks[q] = sw > 0 ? sk / sw : NAN;
+        gs[q] = sw > 0 ? sg / sw : NAN;
+      }
+}
+
+/* index of cell J, wrapped on periodic axes; -1 outside a wall */
+static int64_t cell_wrap(const tide_grid *g, const int per[3], int J[3]) {
+  for (int d = 0; d < g->dim; d++)
+    if (J[d] < 0 || J[d] >= g->n[d]) {
+      if (!per[d]) return -1;
+      J[d] = tide_periodic_index(J[d], g->n[d], 1);
+    }
+  return tide_grid_idx(g, J[0], J[1], J[2]);
+}
+
+/* the strip values at the closest surface point of cell c,
+ * p = x_c - phi grad phi / |grad phi|^2 (one Newton step onto phi = 0, at
+ * most 4 cells), interpolated multilinearly from the strip cells around p
+ * (weights renormalized over the strip cells; the mean of the strip cells
+ * of the 3^dim block around the cell nearest to p if none); 0 if none */
+static int closest_value(const tide_grid *g, const double *phi, const int per[3], const double *ks,
+                         const double *gs, const int c[3], double *kap, double *gau) {
+  int dim = g->dim;
+  double gr[3], g2 = 0, p[3] = {c[0], c[1], c[2]};
+  grad_cell(g, phi, per, c, gr); /* phi differences over two cells */
+  for (int d = 0; d < dim; d++) {
+    gr[d] *= 0.5 / g->dx; /* per cell, as phi / dx */
+    g2 += gr[d] * gr[d];
+  }
+  double ph = phi[tide_grid_idx(g, c[0], c[1], c[2])] / g->dx;
+  if (g2 > 1e-12)
+    for (int d = 0; d < dim; d++) p[d] -= fmax(-4.0, fmin(4.0, ph * gr[d] / g2));
+  int b[3] = {0, 0, 0};
+  double t[3] = {0, 0, 0};
+  for (int d = 0; d < dim; d++) {
+    b[d] = (int)floor(p[d]);
+    t[d] = p[d] - b[d];
+  }
+  double sw = 0, sk = 0, sg = 0;
+  for (int m = 0; m < (1 << dim); m++) {
+    int J[3] = {b[0], b[1], b[2]};
+    double w = 1;
+    for (int d = 0; d < dim; d++) {
+      int hi = (m >> d) & 1;
+      J[d] += hi;
+      w *= hi ? t[d] : 1 - t[d];
+    }
+    int64_t q = cell_wrap(g, per, J);
+    if (q < 0 || isnan(ks[q])) continue;
+    sw += w;
+    sk += w * ks[q];
+    sg += w * gs[q];
+  }
+  if (sw > 1e-6) {
+    *kap = sk / sw;
+    *gau = sg / sw;
+    return 1;
+  }
+  int r1 = dim == 3 ? 1 : 0, cnt = 0;
+  sk = sg = 0;
+  for (int u = -1; u <= 1; u++)
+    for (int v = -1; v <= 1; v++)
+      for (int w = -r1; w <= r1; w++) {
+        int J[3] = {(int)floor(p[0] + 0.5) + u, (int)floor(p[1] + 0.5) + v, dim == 3 ? (int)floor(p[2] + 0.5) + w : 0};
+        int64_t q = cell_wrap(g, per, J);
+        if (q < 0 || isnan(ks[q])) continue;
+        sk += ks[q];
+        sg += gs[q];
+        cnt++;
+      }
+  if (!cnt) return 0;
+  *kap = sk / cnt;
+  *gau = sg / cnt;
+  return 1;
+}
+
+/* signed distance of cell c from the surface, phi / |grad phi| [m] (phi
+ * where the gradient vanishes) */
+static double cell_distance(const tide_grid *g, const double *phi, const int per[3], const int c[3]) {
+  double gr[3], g2 = 0;
+  grad_cell(g, phi, per, c, gr);
+  for (int d = 0; d < g->dim; d++) g2 += gr[d] * gr[d];
+  double ph = phi[tide_grid_idx(g, c[0], c[1], c[2])], gl = sqrt(g2) / (2 * g->dx);
+  return gl > 1e-6 ? ph / gl : ph;
+}
+
+/* curvature of the parallel surface at signed distance d from a surface
+ * point of mean curvature k and Gaussian curvature K (the level set of its
+ * signed distance through the point): sum_i k_i / (1 + d k_i), k_1,2 =
+ * k/2 +- sqrt(max(k^2/4 - K, 0)) (2D: K = 0, one term k / (1 + d k)); each
+ * denominator at least |k_i| dx, the sum clamped to +-1/dx */
+static double parallel_kappa(double k, double K, double d, double dx) {
+  double r = sqrt(fmax(0.25 * k * k - K, 0)), ki[2] = {0.5 * k + r, 0.5 * k - r}, sum = 0;
+  for (int q = 0; q < 2; q++) sum += ki[q] / fmax(1 + d * ki[q], fabs(ki[q]) * dx);
+  return fmin(1 / dx, fmax(-1 / dx, sum));
+}
+
+/* workspace of the surface curvature: crossing values on the faces, strip
+ * values on the cells */
+typedef struct surf_ws {
+  double *kf[3], *kg[3], *ks, *gs;
+  int64_t nf[3], nc;
+} surf_ws;
+
+static void surf_free(surf_ws *W) {
+  for (int a = 0; a < 3; a++) {
+    tide_free(W->kf[a], (size_t)W->nf[a] * sizeof(double));
+    tide_free(W->kg[a], (size_t)W->nf[a] * sizeof(double));
+  }
+  tide_free(W->ks, (size_t)W->nc * sizeof(double));
+  tide_free(W->gs, (size_t)W->nc * sizeof(double));
+  memset(W, 0, sizeof *W);
+}
+
+static int surf_alloc(const tide_grid *g, surf_ws *W) {
+  memset(W, 0, sizeof *W);
+  W->nc = tide_grid_ncells(g);
+  int ok = (W->ks = tide_alloc((size_t)W->nc * sizeof(double))) && (W->gs = tide_alloc((size_t)W->nc * sizeof(double)));
+  for (int a = 0; a < g->dim && ok; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    W->nf[a] = (int64_t)fd[0] * fd[1] * fd[2];
+    ok = (W->kf[a] = tide_alloc((size_t)W->nf[a] * sizeof(double))) &&
+         (W->kg[a] = tide_alloc((size_t)W->nf[a] * sizeof(double)));
+  }
+  if (!ok) {
+    surf_free(W);
+    return TIDE_ENOMEM;
+  }
+  return TIDE_OK;
+}
+
+/* surface_values and kc: the level-set curvature of the cells (see
+ * tide_liquid_curvature_heights) */
+/* W->kf, W->kg: the crossing curvatures (mean, Gaussian); W->ks, W->gs:
+ * the strip values (strip_cells) */
+static int surface_values(const tide_grid *g, const double *phi, const int per[3], surf_ws *W) {
+  int st;
+  crossings X;
+  if ((st = crossings_build(g, phi, per, &X))) return st;
+  for (int a = 0; a < g->dim; a++) {
+    faces_axis(g, phi, per, &X, a, W->kf[a], W->kg[a]);
+    if (per[a]) {
+      copy_wrap_faces(g, a, W->kf[a], 0);
+      copy_wrap_faces(g, a, W->kg[a], 0);
+    }
+  }
+  strip_cells(g, per, &X, W->kf, W->kg, W->ks, W->gs);
+  crossings_free(&X, g->dim);
+  return TIDE_OK;
+}
+
+static int heights_cells(const tide_grid *g, const double *phi, const int per[3], double band, surf_ws *W,
+                         double *kc) {
+  int st;
+  if ((st = surface_values(g, phi, per, W))) return st;
+  double kmax = 1.0 / g->dx;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int k = 0; k < g->n[2]; k++) {
+        int c[3] = {i, j, k};
+        int64_t q = tide_grid_idx(g, i, j, k);
+        double ks = W->ks[q], gs = W->gs[q];
+        if (!isnan(ks) || (fabs(phi[q]) < band && closest_value(g, phi, per, W->ks, W->gs, c, &ks, &gs)))
+          kc[q] = parallel_kappa(ks, gs, cell_distance(g, phi, per, c), g->dx);
+        else
+          kc[q] = fmin(kmax, fmax(-kmax, kappa_cell(g, phi, per, c)));
+      }
+  return TIDE_OK;
+}
+
+int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3], double band,
+                                  double *kc) {
+  int st;
+  if ((st = check_per(g, per))) return st;
+  if (isnan(band)) return tide_fail(TIDE_EINVAL, "band is NaN");
+  if (!(band > 0)) band = 3 * g->dx;
+  surf_ws W;
+  if ((st = surf_alloc(g, &W))) return st;
+  st = heights_cells(g, phi, per, band, &W, kc);
+  surf_free(&W);
+  return st;
 }
 
 double tide_liquid_capillary_dt(double dx, double sigma, double rho) {
@@ -496,16 +760,32 @@ static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array
   return TIDE_OK;
 }
 
+/* Below this theta the jump's curvature blends from the crossing's towards
+ * the liquid cell's (see jump_over_theta). */
+#define THETA_BLEND 0.25
+
 /* sigma kappa_G / theta on the face f of axis ax between liquid cell l and
  * air cell a, theta from the projection's ghost-fluid fractions (clamped as
- * there); kappa_G from the interface fit kf when the face has a crossing,
- * else the cell curvatures interpolated with theta */
-static inline double jump_over_theta(const double *kap, double *const kf[3], const double *phi, int ax,
-                                     int64_t f, int64_t l, int64_t a, double th, double sigma, double tmin,
-                                     double *pg) {
+ * there).  kappa_G: with the surface values W (heights) on a face with a
+ * crossing kf, blended below theta = THETA_BLEND towards ks_l, the mean of
+ * the crossing values of cell l (strip_cells):
+ *   kappa_G = ks_l + min(1, theta / THETA_BLEND) (kf - ks_l).
+ * Why: the projection pins p_l to p_G across a face of small theta, and the
+ * faces of one liquid cell whose crossings all lie near its centre must agree
+ * on p_G, or the difference drives a flow ~ sigma (kf_1 - kf_2) / theta
+ * (theta_min = 0.01: 100x) that grew without bound in the 3D drop (the
+ * height-function estimates of the crossings of one cell differ by ~0.4%);
+ * blending from theta = 1 cost the 2D drop 1% of its frequency, from 0.1 it
+ * still let the 3D drop gain 8% amplitude per period.  Otherwise the cell
+ * curvatures interpolated with theta. */
+static inline double jump_over_theta(const double *kap, const surf_ws *W, const double *phi, int ax, int64_t f,
+                                     int64_t l, int64_t a, double th, double sigma, double tmin, double *pg) {
   if (!(th >= tmin)) th = tmin;
   double kg = kap[l] + th * (kap[a] - kap[l]);
-  if (kf[0] && (phi[l] < 0) != (phi[a] < 0)) kg = kf[ax][f];
+  if (W->ks && (phi[l] < 0) != (phi[a] < 0)) {
+    double kl = isnan(W->ks[l]) ? W->kf[ax][f] : W->ks[l];
+    kg = kl + fmin(1, th / THETA_BLEND) * (W->kf[ax][f] - kl);
+  }
   *pg = sigma * kg;
   return *pg / th;
 }
@@ -526,10 +806,12 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   int64_t nc = tide_grid_ncells(g);
   int dim = g->dim;
   const double *kap;
-  double *own = NULL, *theta[3] = {NULL, NULL, NULL}, *kf[3] = {NULL, NULL, NULL};
+  double *own = NULL, *theta[3] = {NULL, NULL, NULL};
   const double *ph = TIDE_F64P(phi);
   int64_t nfa[3] = {0, 0, 0};
   uint8_t *ownlab = NULL;
+  surf_ws W;
+  memset(&W, 0, sizeof W);
   if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) goto done;
   /* labels (from phi when not given) and the ghost-fluid fractions of the
    * projection (mac_poisson.h), so the jump sits where the projection puts
@@ -550,14 +832,38 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
     int fd[3];
     tide_grid_face_dims(g, a, fd);
     nfa[a] = (int64_t)fd[0] * fd[1] * fd[2];
-    if (!(theta[a] = tide_alloc((size_t)nfa[a] * sizeof(double))) ||
-        (!o->kappa && !o->cell_curvature && !(kf[a] = tide_alloc((size_t)nfa[a] * sizeof(double))))) {
+    if (!(theta[a] = tide_alloc((size_t)nfa[a] * sizeof(double)))) {
       st = TIDE_ENOMEM;
       goto done;
     }
   }
-  if (kf[0] && (st = tide_liquid_curvature_faces(g, ph, o->periodic, kf))) goto done;
-  if ((st = tide_mac_poisson_theta(g, lab, TIDE_F64P(phi), theta))) goto done;
+  if (!o->kappa && !o->cell_curvature &&
+      ((st = surf_alloc(g, &W)) || (st = surface_values(g, ph, o->periodic, &W))))
+    goto done;
+  const int *per = o->periodic;
+  if (o->cell_surface) { /* p = 0 at the air cell centres: theta = 1 */
+    for (int a = 0; a < dim; a++)
+      for (int64_t f = 0; f < nfa[a]; f++) theta[a][f] = 1;
+  } else {
+    if ((st = tide_mac_poisson_theta(g, lab, TIDE_F64P(phi), theta))) goto done;
+    /* the wrap faces of periodic axes (face n, between cells n - 1 and 0),
+     * with the projection's formula */
+    for (int a = 0; a < dim; a++) {
+      if (!per[a]) continue;
+      int fd[3];
+      tide_grid_face_dims(g, a, fd);
+      fd[a] = 1;
+      for (int i = 0; i < fd[0]; i++)
+        for (int j = 0; j < fd[1]; j++)
+          for (int k = 0; k < fd[2]; k++) {
+            int F[3] = {i, j, k}, L[3] = {i, j, k};
+            F[a] = g->n[a], L[a] = g->n[a] - 1;
+            double pl = ph[tide_grid_idx(g, L[0], L[1], L[2])], pa = ph[tide_grid_idx(g, i, j, k)];
+            if (lab[tide_grid_idx(g, i, j, k)] == TIDE_CELL_LIQUID) pl = pa, pa = ph[tide_grid_idx(g, L[0], L[1], L[2])];
+            theta[a][tide_grid_fidx(g, a, F[0], F[1], F[2])] = (pl < 0) != (pa < 0) ? pl / (pl - pa) : 1;
+          }
+    }
+  }
   double scale = o->dt / (o->rho * g->dx), tmin = o->theta_min, sigma = o->sigma;
   for (int a = 0; a < dim; a++) {
     double *ua = TIDE_F64P(u->u[a]);
@@ -569,17 +875,23 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           int I[3] = {i, j, k};
-          if (I[a] == 0 || I[a] == g->n[a]) continue; /* domain wall */
-          int64_t hi = tide_grid_idx(g, i, j, k);
-          I[a] -= 1;
+          if (I[a] == 0) continue; /* wall, or written from the wrap face n */
+          if (I[a] == g->n[a] && !per[a]) continue; /* wall */
+          int64_t f = tide_grid_fidx(g, a, i, j, k), fw = f;
+          if (I[a] == g->n[a]) { /* periodic: face 0 holds the value, cell 0 is the high side */
+            I[a] = 0;
+            fw = tide_grid_fidx(g, a, I[0], I[1], I[2]);
+          }
+          int64_t hi = tide_grid_idx(g, I[0], I[1], I[2]);
+          I[a] = tide_periodic_index(I[a] - 1, g->n[a], 1);
           int64_t lo = tide_grid_idx(g, I[0], I[1], I[2]);
-          int64_t f = tide_grid_fidx(g, a, i, j, k);
           double pg;
           if (lab[lo] == TIDE_CELL_LIQUID && lab[hi] == TIDE_CELL_AIR)
-            ua[f] -= scale * jump_over_theta(kap, kf, ph, a, f, lo, hi, th[f], sigma, tmin, &pg);
+            ua[fw] -= scale * jump_over_theta(kap, &W, ph, a, f, lo, hi, th[f], sigma, tmin, &pg);
           else if (lab[lo] == TIDE_CELL_AIR && lab[hi] == TIDE_CELL_LIQUID)
-            ua[f] += scale * jump_over_theta(kap, kf, ph, a, f, hi, lo, th[f], sigma, tmin, &pg);
+            ua[fw] += scale * jump_over_theta(kap, &W, ph, a, f, hi, lo, th[f], sigma, tmin, &pg);
         }
+    if (per[a]) copy_wrap_faces(g, a, ua, 1); /* face n duplicates face 0 */
   }
   if (pjump) {
     double *pj = TIDE_F64P(pjump);
@@ -597,12 +909,16 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
                 int nb[3] = {c[0], c[1], c[2]}, F[3] = {c[0], c[1], c[2]};
                 nb[a] += sd ? 1 : -1;
                 F[a] += sd; /* the face between c and nb */
-                if (nb[a] < 0 || nb[a] >= g->n[a]) continue;
+                if (nb[a] < 0 || nb[a] >= g->n[a]) {
+                  if (!per[a]) continue;
+                  nb[a] = tide_periodic_index(nb[a], g->n[a], 1);
+                  F[a] = g->n[a]; /* the wrap face */
+                }
                 int64_t qn = tide_grid_idx(g, nb[0], nb[1], nb[2]);
                 if (lab[qn] != TIDE_CELL_AIR) continue;
                 double pg;
                 int64_t fq = tide_grid_fidx(g, a, F[0], F[1], F[2]);
-                jump_over_theta(kap, kf, ph, a, fq, q, qn, theta[a][fq], sigma, tmin, &pg);
+                jump_over_theta(kap, &W, ph, a, fq, q, qn, theta[a][fq], sigma, tmin, &pg);
                 s += pg;
                 cnt++;
               }
@@ -614,10 +930,8 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
 done:
   tide_free(own, (size_t)nc * sizeof(double));
   tide_free(ownlab, (size_t)nc);
-  for (int a = 0; a < 3; a++) {
-    tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
-    tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
-  }
+  for (int a = 0; a < 3; a++) tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
+  surf_free(&W);
   return st;
 }
 
@@ -650,6 +964,7 @@ tide_tension_liu_opts tide_tension_liu_opts_default(void) {
   memset(&o, 0, sizeof o);
   o.rho = 1000;
   o.tol = 1e-8;
+  o.theta_min = 0.01;
   return o;
 }
 
@@ -666,20 +981,38 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
   if (!isfinite(o->band)) return tide_fail(TIDE_EINVAL, "band must be finite");
   if (!(o->tol > 0 && o->tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
   if (o->maxit < 0) return tide_fail(TIDE_EINVAL, "maxit must be >= 0");
+  if (!(o->theta_min > 0 && o->theta_min <= 1)) return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
   if ((st = check_per(g, o->periodic))) return st;
   if (o->labels && (st = tide_grid_check_cells(g, o->labels, TIDE_U8, "labels"))) return st;
   for (int a = 0; a < g->dim; a++)
     if (tide_array_nonfinite(u->u[a])) return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values");
   if (o->sigma == 0) return TIDE_OK;
-  const double *kap;
-  double *own;
-  if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) return st;
   const int *per = o->periodic;
   const double *ph = TIDE_F64P(phi);
   const uint8_t *lab = o->labels ? TIDE_U8P(o->labels) : NULL;
   double eps = o->band > 0 ? o->band : 3 * g->dx;
-  double s_rho = o->sigma / o->rho, dt = o->dt;
-  double c = dt * dt * s_rho / (g->dx * g->dx);
+  /* curvature: given, of the cells, or (default) of the level sets of the
+   * surface's signed distance from its height functions: on the cells of
+   * the band (tide_liquid_curvature_heights) and on the crossing faces */
+  const double *kap;
+  double *own = NULL;
+  surf_ws W;
+  memset(&W, 0, sizeof W);
+  int64_t nc = tide_grid_ncells(g);
+  int heights = !o->kappa && !o->cell_curvature;
+  if (!heights) {
+    if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) return st;
+  } else {
+    if (!(own = tide_alloc((size_t)nc * sizeof(double)))) return TIDE_ENOMEM;
+    if ((st = surf_alloc(g, &W)) || (st = heights_cells(g, ph, per, eps + 2 * g->dx, &W, own))) {
+      surf_free(&W);
+      tide_free(own, (size_t)nc * sizeof(double));
+      return st;
+    }
+    kap = own;
+  }
+  double s_rho = o->sigma / o->rho, dt = o->dt, tmin = o->theta_min;
+  double c = dt * dt * s_rho / (g->dx * g->dx), h0 = heaviside(0, eps, o->one_sided);
   tide_solve_opts so = tide_solve_opts_default();
   so.tol = o->tol;
   if (o->maxit > 0) so.maxit = o->maxit;
@@ -712,10 +1045,33 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
             if (lab && (lab[ql] == TIDE_CELL_SOLID || lab[qh] == TIDE_CELL_SOLID)) continue;
             /* balanced force: -sigma/rho kappa grad H(phi) by the face
              * difference of the smoothed Heaviside, the same difference as
-             * the pressure gradient, so a uniform kappa is a pure gradient */
+             * the projection's pressure gradient, so a uniform kappa is a
+             * pure gradient: between two cells (dx), and on a liquid-air
+             * face of the ghost-fluid projection from the liquid cell to the
+             * surface (H(0) at theta dx, p = 0 there) */
             double hl = heaviside(ph[ql], eps, o->one_sided), hh = heaviside(ph[qh], eps, o->one_sided);
-            double kf = 0.5 * (kap[ql] + kap[qh]);
-            double force = -dt * s_rho * kf * (hh - hl) / g->dx;
+            double hdx = g->dx;
+            if (!o->cell_surface) {
+              int liq_l = lab ? lab[ql] == TIDE_CELL_LIQUID : ph[ql] < 0;
+              int liq_h = lab ? lab[qh] == TIDE_CELL_LIQUID : ph[qh] < 0;
+              int air_l = lab ? lab[ql] == TIDE_CELL_AIR : !(ph[ql] < 0);
+              int air_h = lab ? lab[qh] == TIDE_CELL_AIR : !(ph[qh] < 0);
+              if ((liq_l && air_h) || (air_l && liq_h)) {
+                double pl = liq_l ? ph[ql] : ph[qh], pa = liq_l ? ph[qh] : ph[ql];
+                double th = (pl < 0) != (pa < 0) ? pl / (pl - pa) : 1;
+                if (!(th >= tmin)) th = tmin;
+                if (liq_l) hh = h0;
+                else hl = h0;
+                hdx *= th;
+              }
+            }
+            double kface = 0.5 * (kap[ql] + kap[qh]);
+            if (heights && (ph[ql] < 0) != (ph[qh] < 0)) {
+              int hi[3] = {i, j, k};
+              double df = 0.5 * (cell_distance(g, ph, per, lo) + cell_distance(g, ph, per, hi));
+              kface = parallel_kappa(W.kf[a][f], W.kg[a][f], df, g->dx);
+            }
+            double force = -dt * s_rho * kface * (hh - hl) / hdx;
             double delta = delta_fn(0.5 * (ph[ql] + ph[qh]), eps, o->one_sided);
             if (delta * eps > 1e-8) {
               cls[f] = TIDE_FACE_UNKNOWN;
@@ -732,6 +1088,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
     tide_free(D, (size_t)nf * sizeof(double));
     tide_free(r, (size_t)nf * sizeof(double));
   }
-  tide_free(own, (size_t)tide_grid_ncells(g) * sizeof(double));
+  tide_free(own, (size_t)nc * sizeof(double));
+  surf_free(&W);
   return st;
 }

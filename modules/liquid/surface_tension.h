@@ -69,6 +69,29 @@ int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3
  * without a crossing.  Periodic axes wrap (face n duplicates face 0). */
 int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3], double *kf[3]);
 
+/* The curvature of the level set through each cell as if phi were the
+ * signed distance of its zero level set, from the surface's height
+ * functions [Pop09] extended along the normals (closest point): each cell
+ * beside a crossing (tide_liquid_curvature_faces) takes the mean of its
+ * faces' crossing curvatures, mean kappa and Gaussian K (3D, from the same
+ * quadric), weighted by |n_a| + 1e-3; each other cell with |phi| < band the
+ * values at its closest surface point p = x - phi grad phi / |grad phi|^2
+ * (one Newton step onto phi = 0) interpolated multilinearly from the cells
+ * beside crossings around p (weights renormalized; the mean of those in the
+ * 3^dim block around p if none).  A cell at signed distance d = phi /
+ * |grad phi| then gets the curvature of the parallel surface,
+ *   kappa(d) = sum_i k_i / (1 + d k_i),  k_1,2 = kappa/2 +- sqrt(kappa^2/4 - K)
+ * (2D: kappa / (1 + d kappa); each denominator at least |k_i| dx), clamped to
+ * +-1/dx; for an exact distance it equals tide_liquid_curvature.  The
+ * remaining cells (|phi| >= band, or no surface near) get
+ * tide_liquid_curvature.  Why: the result depends only on the zero level
+ * set, not on the kinks an advected phi has at the surface
+ * (tide_liquid_curvature_faces); it is the kappa(phi) Liu's band needs
+ * (tide_liquid_surface_tension_liu).  band [m] (<= 0: 3 dx); kc: ncells
+ * doubles [1/m]. */
+int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3], double band,
+                                  double *kc);
+
 /* Ghost-fluid surface tension [KFL00, GFCK02]: the free-surface pressure
  * condition p = 0 at the interface becomes p = sigma kappa_G (air at
  * pressure 0).  In the ghost-fluid projection (tide_liquid_project with a
@@ -86,13 +109,20 @@ int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int
  * jump.  The projection must use the same theta (phi, theta_min) and
  * labels.
  *   kappa_G = the height-function curvature at the crossing
- *             (tide_liquid_curvature_faces; default), or with
+ *             (tide_liquid_curvature_faces; default), below theta = 1/4
+ *             blended linearly in theta towards the mean of the crossing
+ *             values of the liquid cell's faces (all its faces agree as
+ *             theta -> 0, where the projection amplifies a difference by
+ *             1/theta), or with
  *             cell_curvature = 1 or a given kappa: kappa_l + theta (kappa_a
  *             - kappa_l), linear in the cell curvatures (kappa NULL:
  *             computed by tide_liquid_curvature)
  *   u_f -= +-dt sigma kappa_G / (rho dx theta)
  * on open faces (not on the domain walls, not next to SOLID cells) between
- * a LIQUID and an AIR cell (labels NULL: liquid where phi < 0).
+ * a LIQUID and an AIR cell (labels NULL: liquid where phi < 0), including
+ * the wrap faces of periodic axes (face 0 written, face n_a a copy; theta
+ * there by the same formula).  cell_surface = 1: for a projection with
+ * p = 0 at the air cell centres, theta = 1 on every face.
  * pjump (f64 cells, may be NULL) receives the mean of sigma kappa_G [Pa]
  * over the liquid-air faces of each liquid cell (for plots), 0 elsewhere.  Explicit in time:
  * stable for dt <= sqrt(rho dx^3 / (2 pi sigma)) [Bri15] (times 1/sqrt(2)
@@ -108,6 +138,9 @@ typedef struct tide_tension_opts {
   int cell_curvature;        /* 0: kappa_G by height functions at the crossing
                               * (tide_liquid_curvature_faces); 1: from the cell
                               * curvatures, kappa_l + theta (kappa_a - kappa_l) */
+  int cell_surface;          /* 1: for a projection with p = 0 at the air cell
+                              * centres (labels only, e.g. tide_periodic_project):
+                              * theta = 1 on every face */
 } tide_tension_opts;
 
 tide_tension_opts tide_tension_opts_default(void);
@@ -118,23 +151,48 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
  *   (I - dt^2 sigma/rho delta(phi) lap) u+ = u - dt sigma/rho delta(phi) kappa n
  * per velocity component on the faces with |phi_f| < band (phi_f: mean of
  * the two cells beside the face), with the smoothed delta
- *   delta(phi) = (1 + cos(pi phi / band)) / (2 band)   (0 outside)
- * and n = grad phi / |grad phi| at the face (the a-component by the face
- * difference, the others as the mean of the cells' central differences),
- * kappa the mean of the two cells' curvatures.  Gravity (dt g in Eq. 8) is
- * added separately, before.  Liu et al. use band = 3 dx.  Each row is
- * divided by delta_f, which makes the system SPD:
- *   u_f / delta_f + c sum_nb (u_f - u_nb) = u_f/delta_f - dt sigma/rho kappa_f n_f,
+ *   delta(phi) = (1 + cos(pi phi / band)) / (2 band)   (0 outside).
+ * Gravity (dt g in Eq. 8) is added separately, before.  Liu et al. use
+ * band = 3 dx.
+ * Force, balanced [Francois et al., JCP 213, 2006]: delta(phi) n =
+ * grad H(phi) with the smoothed Heaviside H whose derivative is delta,
+ * taken as the same face difference as the projection's pressure gradient,
+ *   f_f = -dt sigma/rho kappa_f (H_hi - H_lo) / dx,
+ * so a uniform kappa is an exact discrete gradient the projection removes
+ * (a drop at rest stays at rest).  For the ghost-fluid projection
+ * (cell_surface = 0; tide_liquid_project with phi: p = 0 at the surface,
+ * theta = phi_l / (phi_l - phi_a) clamped below by theta_min) the
+ * liquid-air faces take the difference from the liquid cell to the surface,
+ * (H(0) - H(phi_l)) / (theta dx) (air on the high side); for a projection
+ * with p = 0 at the air cell centres (cell_surface = 1, e.g.
+ * tide_periodic_project) the plain difference.
+ * Curvature kappa_f: by default the curvature of the level set of the
+ * surface's signed distance through the face, the kappa(phi) of Eq. 8 for a
+ * signed-distance phi, from the height functions of the surface: on a
+ * crossing face sum_i k_i / (1 + d k_i) of the crossing's principal
+ * curvatures (tide_liquid_curvature_faces and the Gaussian curvature) at
+ * d = the mean of phi / |grad phi| of the two cells, elsewhere the mean of
+ * the two cells' tide_liquid_curvature_heights.  Why not kappa at the
+ * surface, extended: the force sits up to `band` inside the liquid, where a
+ * pressure jump moves the surface less, by (1 - d/R)^n in 2D (n the mode),
+ * -10% on the frequency of a 2D drop at 16 cells radius; the level sets'
+ * curvature (1 + 2d/R for the n = 2 part) compensates that for n = 2.  Why
+ * not the cell curvature of phi: the kink of an advected phi at the surface
+ * (tide_liquid_curvature_faces) made the drop frequency depend on the
+ * orientation (+0.6% / +3.8%).  With cell_curvature = 1 or a given kappa:
+ * the mean of the two cells' curvatures.
+ * Each row is divided by delta_f, which makes the system SPD:
+ *   u_f / delta_f + c sum_nb (u_f - u_nb) = (u_f + f_f) / delta_f,
  *   c = dt^2 sigma / (rho dx^2),
- * with the faces outside the band (delta = 0: u+ = u there) and the wall /
- * solid faces as known values and zero normal derivative across the
+ * with the faces outside the band (delta = 0: u+ = u + f_f there) and the
+ * wall / solid faces as known values and zero normal derivative across the
  * domain boundary; MIC(0)-PCG per axis.  The implicit part damps capillary
  * waves at the grid scale, relaxing the explicit time-step limit.
  * With a free surface (no air velocity solved) the air half of the band is
  * discarded by the projection and extrapolation, which halves the net
  * force; one_sided != 0 puts the whole delta on the liquid side,
  * delta_1(phi) = 2 delta(phi) for phi < 0 and 0 outside (same integral
- * across the interface). */
+ * across the interface; H(0) = 1). */
 typedef struct tide_tension_liu_opts {
   double sigma, rho, dt;
   double band;               /* epsilon [m] (<= 0: 3 dx) */
@@ -142,6 +200,14 @@ typedef struct tide_tension_liu_opts {
   const tide_array *kappa;   /* f64 cells or NULL (computed) */
   int periodic[3];
   int one_sided;             /* 1: the band on the liquid side only */
+  int cell_curvature;        /* 0: the level-set curvature from the surface's
+                              * height functions (see above); 1: the cell
+                              * curvatures (tide_liquid_curvature) */
+  int cell_surface;          /* 1: balanced against a projection with p = 0 at
+                              * the air cell centres (labels only, periodic.h);
+                              * 0: against the ghost-fluid projection
+                              * (tide_liquid_project with phi) */
+  double theta_min;          /* (0, 1], 0.01 as the projection */
   double tol;                /* 1e-8 */
   int maxit;
   tide_viscosity_solver *solver; /* workspace (viscosity.h) or NULL */

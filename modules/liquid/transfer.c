@@ -271,7 +271,7 @@ int tide_liquid_g2p(tide_particles *ps, const tide_mac *u, const tide_mac *u_old
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
   int64_t n = ps->n;
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 4096) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     tide_axis_loc loc[3];
     tide_grid_locate_axes(&u->grid, px + p * dim, loc);

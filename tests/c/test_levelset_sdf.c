@@ -416,6 +416,21 @@ static void test_particles(void) {
   tide_sdf_particles_union(&g, np, x, r, reach, phi1);
   tide_sdf_particles_union(&g, np, xs, r, reach, phi2);
   CHECK(memcmp(phi1, phi2, nc * sizeof(double)) == 0, "union from cell-ordered particles is bit-identical");
+  /* the caller's cell starts: trusted, checked; a stale one is found */
+  int64_t *cs = calloc(nc + 1, sizeof(int64_t));
+  for (int64_t p = 0; p < np; p++) cs[tide_grid_idx(&g, (int)(xs[2 * p] / g.dx), (int)(xs[2 * p + 1] / g.dx), 0) + 1]++;
+  for (int64_t c = 0; c < nc; c++) cs[c + 1] += cs[c];
+  CHECK(tide_sdf_particles_binned(&g, np, xs, cs, r, 0, reach, phi2) == TIDE_OK &&
+            memcmp(phi1, phi2, nc * sizeof(double)) == 0, "union from the caller's cell starts");
+  double keep = xs[2 * 40];
+  xs[2 * 40] += 5 * g.dx; /* particle 40 leaves its cell: the starts are stale */
+  tide_sdf_particles_union(&g, np, xs, r, reach, phi1);
+  CHECK(tide_sdf_particles_binned(&g, np, xs, cs, r, 0, reach, phi2) == TIDE_OK &&
+            memcmp(phi1, phi2, nc * sizeof(double)) == 0, "stale cell starts found, result as from scratch");
+  xs[2 * 40] = NAN;
+  CHECK(tide_sdf_particles_binned(&g, np, xs, cs, r, 0, reach, phi2) == TIDE_ENONFINITE, "non-finite particle rejected");
+  xs[2 * 40] = keep;
+  free(cs);
   /* a reach of 12 cells: searched by shells instead of the sorted table */
   double far = 12 * g.dx;
   CHECK(tide_sdf_particles_union(&g, np, xs, r, far, phi2) == TIDE_OK, "far reach");

@@ -71,6 +71,13 @@ do
   local out = g:cells()
   T.check(tide.liquid.curvature(g, phi, { out = out }) == out, "curvature into out")
   raises(function() tide.liquid.curvature(g, phi, { out = phi }) end, "share", "out aliasing phi")
+  -- the level-set curvature from the surface's height functions: 1/r for the distance of a disk
+  local kh = tide.liquid.curvature(g, phi, { method = "heights" })
+  T.check(math.abs(kh:get(i, 13) - 1 / r) < 0.01 / R, "heights curvature of a disk " .. kh:get(i, 13) .. " vs " .. 1 / r)
+  T.check(tide.liquid.curvature(g, phi, { method = "heights", band = 2 * dx, out = out }) == out, "heights into out")
+  raises(function() tide.liquid.curvature(g, phi, { band = dx }) end, "heights", "band with the cell curvature")
+  raises(function() tide.liquid.curvature(g, phi, { method = "fit" }) end, "method", "unknown curvature method")
+  raises(function() tide.liquid.curvature(g, phi, { method = "heights", band = 0 / 0 }) end, "band", "NaN band")
 
   local u = g:mac()
   local pj = g:cells()
@@ -111,6 +118,15 @@ do
   raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, method = "liu", pjump = pj }) end,
     "ghost", "pjump with liu")
   raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1 }) end, "dt", "missing dt")
+  raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, projection = "voxels" }) end,
+    "projection", "unknown projection")
+  raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, projection = "labels", theta_min = 0.1 }) end,
+    "theta_min", "theta_min with the labels projection")
+  -- projection = "labels" (theta = 1): the impulse of a face is that of theta = 1
+  local ul = g:mac()
+  tide.liquid.surface_tension(ul, phi, { sigma = 0.07, rho = 1000, dt = 1e-3, method = "liu", side = "liquid",
+    projection = "labels", curvature = "cells" })
+  T.check(ul:max_speed() > 0, "liu with projection labels")
   local cdt = tide.liquid.capillary_dt(dx, 0.07, 1000)
   T.check(math.abs(cdt - math.sqrt(1000 * dx ^ 3 / (2 * math.pi * 0.07))) < 1e-15, "capillary dt")
   T.check(tide.liquid.capillary_dt(dx, 0, 1000) == math.huge, "no surface tension: no limit")

@@ -24,6 +24,7 @@ declare -A args=(
 # 3D variants of the scenes that take --dim
 declare -A args3=(
   [drop]="--dim 3 --res 10 --frames 1 --image 96"
+  [drop_oscillation]="--dim 3 --res 10 --frames 1 --periods 1 --image 96"
   [obstacle]="--dim 3 --res 10 --frames 1 --image 96"
   [open_channel]="--dim 3 --res 8 --frames 1 --image 96"
 )
