@@ -28,7 +28,9 @@ typedef struct pview {
   int64_t s0;            /* cell stride of axis 0: n1 n2 */
   const uint8_t *lab;
   double *u[3];
-  const double *frac[3], *us[3], *th[3];
+  const double *frac[3], *us[3];
+  double *th[3];         /* ghost-fluid theta (NULL: 1) */
+  const double *phi;     /* level set of the ghost fluid or NULL */
   const uint8_t *fix[3];
   uint8_t *va[3];
   const double *target;
@@ -37,7 +39,8 @@ typedef struct pview {
 
 struct tide_projector {
   tide_grid grid;
-  double *theta[3];       /* face arrays: 1 outside the rows of tbox */
+  double *theta[3];       /* face arrays: set on the liquid/air faces of each call (the
+                             only faces where theta is read), finite everywhere */
   int64_t nface[3];
   double *b, *x;          /* ncells */
   int *rowof;             /* ncells */
@@ -54,8 +57,6 @@ struct tide_projector {
   int *lrow;              /* the rows holding liquid, ascending */
   uint8_t *srow;          /* n2 SOLID labels: the neighbours of a row on the domain boundary */
   double *zrow;           /* n2 zeros: no target, no axis 0 in 2D */
-  int tbox[4];            /* cell rows i0..i1, j0..j1 (inclusive) whose faces' theta may
-                             differ from 1 (i0 > i1: none) */
 };
 
 static void view_make(const tide_grid *g, pview *v) {
@@ -98,7 +99,6 @@ int tide_projector_new(const tide_grid *g, tide_projector **out) {
     ok = w->theta[a] != NULL;
     for (int64_t f = 0; ok && f < w->nface[a]; f++) w->theta[a][f] = 1;
   }
-  w->tbox[0] = 0, w->tbox[1] = -1, w->tbox[2] = 0, w->tbox[3] = -1;
   w->mac_method = -1;
   if (!ok) {
     tide_projector_free(w);
@@ -147,10 +147,10 @@ int64_t tide_projector_bytes(const tide_projector *w) {
 /* ------------------------------------------------------------ row scan */
 
 /* Per row of the view: liquid/solid flags and the span of liquid cells; the
- * rows holding liquid (w->lrow, their number in *nl), their bounding box
- * box = {i0, i1, j0, j1} and the cells of their spans (*span).  Returns the
+ * rows holding liquid (w->lrow, their number in *nl) and the cells of their
+ * spans (*span).  Returns the
  * number of labels outside {AIR, LIQUID, SOLID}. */
-static int64_t scan_rows(tide_projector *w, const pview *v, int *nl, int box[4], int64_t *span) {
+static int64_t scan_rows(tide_projector *w, const pview *v, int *nl, int64_t *span) {
   const int64_t nr = w->nrows;
   const int n2 = v->n2;
   const uint8_t *lab = v->lab;
@@ -177,91 +177,13 @@ static int64_t scan_rows(tide_projector *w, const pview *v, int *nl, int box[4],
   }
   int m = 0;
   int64_t s = 0;
-  box[0] = v->n0, box[1] = -1, box[2] = v->n1, box[3] = -1;
   for (int64_t r = 0; r < nr; r++) {
     if (!(rflag[r] & 1)) continue;
-    int i = (int)(r / v->n1), j = (int)(r % v->n1);
     w->lrow[m++] = (int)r;
     s += rk1[r] - rk0[r];
-    if (i < box[0]) box[0] = i;
-    if (i > box[1]) box[1] = i;
-    if (j < box[2]) box[2] = j;
-    if (j > box[3]) box[3] = j;
   }
   *nl = m;
   *span = s;
-  return bad;
-}
-
-/* --------------------------------------------------------- ghost fluid */
-
-/* face rows (i, j) of axis a whose faces touch the cell rows of box */
-static inline void face_box(const int box[4], int a, int fb[4]) {
-  fb[0] = box[0], fb[1] = box[1] + (a == 0 && box[1] >= box[0]);
-  fb[2] = box[2], fb[3] = box[3] + (a == 1 && box[3] >= box[2]);
-}
-
-static inline int in_box(const int fb[4], int i, int j) {
-  return i >= fb[0] && i <= fb[1] && j >= fb[2] && j <= fb[3];
-}
-
-/* theta of tide_mac_poisson_theta on the faces of the rows of the liquid box
- * (w->theta is 1 elsewhere: rows of the previous box outside this one are
- * reset); returns the number of non-finite phi met at liquid/air faces */
-static int64_t fill_theta(tide_projector *w, const pview *v, const double *phi, const int box[4]) {
-  const int n0 = v->n0, n1 = v->n1, n2 = v->n2;
-  const uint8_t *lab = v->lab;
-  int64_t bad = 0;
-  int64_t work = ((int64_t)(box[1] - box[0] + 2) * (box[3] - box[2] + 2) +
-                  (int64_t)(w->tbox[1] - w->tbox[0] + 2) * (w->tbox[3] - w->tbox[2] + 2)) * n2;
-#pragma omp parallel if (work > TIDE_PAR_MIN) reduction(+ : bad)
-  for (int a = v->d3 ? 0 : 1; a < 3; a++) {
-    double *th = w->theta[grid_axis(v, a)];
-    const int d1 = n1 + (a == 1), d2 = n2 + (a == 2);
-    int nb[4], ob[4];
-    face_box(box, a, nb);
-    face_box(w->tbox, a, ob);
-    /* rows of the old box outside the new one: back to 1 */
-    if (ob[1] >= ob[0] && ob[3] >= ob[2]) {
-#pragma omp for schedule(static) collapse(2) nowait
-      for (int i = ob[0]; i <= ob[1]; i++)
-        for (int j = ob[2]; j <= ob[3]; j++) {
-          if (in_box(nb, i, j)) continue;
-          double *tr = th + ((int64_t)i * d1 + j) * d2;
-          for (int k = 0; k < d2; k++) tr[k] = 1;
-        }
-    }
-    if (nb[1] < nb[0] || nb[3] < nb[2]) continue;
-#pragma omp for schedule(static) collapse(2) nowait
-    for (int i = nb[0]; i <= nb[1]; i++)
-      for (int j = nb[2]; j <= nb[3]; j++) {
-        double *tr = th + ((int64_t)i * d1 + j) * d2;
-        if ((a == 0 && (i == 0 || i == n0)) || (a == 1 && (j == 0 || j == n1))) { /* domain boundary */
-          for (int k = 0; k < d2; k++) tr[k] = 1;
-          continue;
-        }
-        /* face k lies between the cells lo + k and hi + k */
-        const int64_t hi = ((int64_t)i * n1 + j) * n2, lo = hi - (a == 0 ? v->s0 : a == 1 ? n2 : 1);
-        const int k0 = a == 2 ? 1 : 0, k1 = a == 2 ? n2 : d2;
-        if (a == 2) tr[0] = tr[n2] = 1;
-        for (int k = k0; k < k1; k++) {
-          const int64_t ql = lo + k, qh = hi + k;
-          const uint8_t llo = lab[ql], lhi = lab[qh];
-          double t = 1;
-          if (llo != lhi) {
-            int64_t cl = -1, ca = -1;
-            if (llo == TIDE_CELL_LIQUID && lhi == TIDE_CELL_AIR) cl = ql, ca = qh;
-            if (lhi == TIDE_CELL_LIQUID && llo == TIDE_CELL_AIR) cl = qh, ca = ql;
-            if (cl >= 0) {
-              if (!isfinite(phi[cl]) || !isfinite(phi[ca])) bad++;
-              if (phi[cl] <= 0 && phi[ca] > 0) t = phi[cl] / (phi[cl] - phi[ca]);
-            }
-          }
-          tr[k] = t;
-        }
-      }
-  }
-  memcpy(w->tbox, box, sizeof w->tbox);
   return bad;
 }
 
@@ -313,17 +235,40 @@ PJ_INLINE double cell_div(const pview *v, const int64_t fl[3], int64_t c, int i,
   return s;
 }
 
+/* Ghost-fluid theta of tide_mac_poisson_theta on the faces between liquid
+ * cell c = (i, j, k) and its air neighbours: phi_l / (phi_l - phi_a) when phi
+ * changes sign across the face, else 1.  Returns the number of non-finite
+ * phi read. */
+static int surface_theta(const pview *v, const int64_t fl[3], int64_t c, int i, int j, int k) {
+  const uint8_t *lab = v->lab;
+  const double *phi = v->phi;
+  const int n2 = v->n2;
+  const int64_t f[6] = {fl[0] + k, fl[0] + v->s0 + k, fl[1] + k, fl[1] + n2 + k, fl[2] + k, fl[2] + k + 1};
+  const int in[6] = {i > 0, i < v->n0 - 1, j > 0, j < v->n1 - 1, k > 0, k < n2 - 1};
+  const int64_t nb[6] = {c - v->s0, c + v->s0, c - n2, c + n2, c - 1, c + 1};
+  int bad = 0;
+  for (int s = v->d3 ? 0 : 2; s < 6; s++) {
+    if (!in[s] || lab[nb[s]] != TIDE_CELL_AIR) continue;
+    const double pl = phi[c], pa = phi[nb[s]];
+    const int fin = isfinite(pl) && isfinite(pa); /* theta stays finite: the solvers do not check it */
+    bad += !fin;
+    v->th[s / 2][f[s]] = fin && pl <= 0 && pa > 0 ? pl / (pl - pa) : 1;
+  }
+  return bad;
+}
+
 /* Cells k0 <= k < k1 of row r: the right-hand side -scale (dx div u* - dx d)
  * into b (rhs = 1; written on every cell of the span, only its liquid cells
  * are read by the solvers) and the largest |dx div u - dx d| over the liquid
  * cells in *dmax; *n += liquid cells, *air |= a liquid cell is open to an air
- * cell, *bad |= a non-finite divergence.  plain (no fractions, fixed faces or
+ * cell, *bad |= a non-finite divergence (rhs: also the ghost-fluid theta of
+ * the surface cells, *badphi += non-finite phi).  plain (no fractions, fixed faces or
  * solid velocities): the face flux is u_f unless the face lies on the domain
  * boundary or next to a solid cell, computed without branches over the cells
  * that are not at the ends of the row (their neighbours along k exist); the
  * sums are the ones of cell_div, term by term. */
 PJ_INLINE void row_cells(const pview *v, const tide_projector *w, int64_t r, double scale, double *b, double *dmax,
-                         int64_t *n, int *air, int *bad, const int rhs, const int plain) {
+                         int64_t *n, int *air, int *bad, int64_t *badphi, const int rhs, const int plain) {
   const int n0 = v->n0, n1 = v->n1, n2 = v->n2;
   const int i = (int)(r / n1), j = (int)(r % n1), k0 = w->rk0[r], k1 = w->rk1[r];
   int64_t fl[3];
@@ -333,7 +278,7 @@ PJ_INLINE void row_cells(const pview *v, const tide_projector *w, int64_t r, dou
   const double *target = v->target;
   double dm = *dmax;
   int64_t nn = 0;
-  int ai = 0, bd = 0;
+  int ai = 0, bd = 0, bp = 0;
   int ka = k0, kb = k1; /* the branch-free part */
   if (plain) {
     ka = k0 > 1 ? k0 : 1;
@@ -363,8 +308,10 @@ PJ_INLINE void row_cells(const pview *v, const tide_projector *w, int64_t r, dou
         if (rhs) {
           bc[q] = -scale * rr;
           nn += liq;
-          ai |= liq & ((Lxm[q] == TIDE_CELL_AIR) | (Lxp[q] == TIDE_CELL_AIR) | (Lym[q] == TIDE_CELL_AIR) |
-                       (Lyp[q] == TIDE_CELL_AIR) | (L[q - 1] == TIDE_CELL_AIR) | (L[q + 1] == TIDE_CELL_AIR));
+          const int sa = liq & ((Lxm[q] == TIDE_CELL_AIR) | (Lxp[q] == TIDE_CELL_AIR) | (Lym[q] == TIDE_CELL_AIR) |
+                                (Lyp[q] == TIDE_CELL_AIR) | (L[q - 1] == TIDE_CELL_AIR) | (L[q + 1] == TIDE_CELL_AIR));
+          ai |= sa;
+          if (sa && v->phi) bp += surface_theta(v, fl, c0 + q, i, j, q);
           bd |= liq & (rr - rr != 0); /* NaN or inf */
         }
         const double ar = liq ? fabs(rr) : 0;
@@ -380,6 +327,7 @@ PJ_INLINE void row_cells(const pview *v, const tide_projector *w, int64_t r, dou
       b[c] = -scale * rr;
       nn++;
       bd |= !isfinite(rr);
+      if (v->phi) bp += surface_theta(v, fl, c, i, j, k);
     }
     if (fabs(rr) > dm) dm = fabs(rr);
   }
@@ -388,6 +336,7 @@ PJ_INLINE void row_cells(const pview *v, const tide_projector *w, int64_t r, dou
     *n += nn;
     *air |= ai;
     *bad |= bd;
+    *badphi += bp;
   }
 }
 
@@ -450,7 +399,10 @@ PJ_INLINE void faces_update(const pview *v, int a, int64_t f0, int64_t lo, int64
     uint8_t ok = 0;
     if (af <= 0) {
       ua[k] = !plain && usa ? usa[k] : 0; /* closed face: the solid's normal velocity */
-    } else if (llo == TIDE_CELL_LIQUID || lhi == TIDE_CELL_LIQUID) {
+    } else if (llo == TIDE_CELL_LIQUID && lhi == TIDE_CELL_LIQUID) {
+      ua[k] -= gscale * (p[qh] - p[ql]);
+      ok = 1;
+    } else if (llo == TIDE_CELL_LIQUID || lhi == TIDE_CELL_LIQUID) { /* the other side is air */
       double t = th ? th[k] : 1;
       if (!(t >= tmin)) t = tmin;
       const double plo = llo == TIDE_CELL_LIQUID ? p[ql] : p[qh] * (1 - 1 / t);
@@ -609,9 +561,12 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
   if (o->fractions) {
     if ((st = tide_mac_check(o->fractions, g, TIDE_F64, "fractions"))) return st;
     for (int a = 0; a < g->dim; a++) {
-      double lo, hi;
-      tide_array_minmax(o->fractions->u[a], &lo, &hi);
-      if (!(lo >= 0 && hi <= 1)) return tide_fail(TIDE_EINVAL, "face fractions must lie in [0, 1]");
+      const double *fa = TIDE_F64P(o->fractions->u[a]);
+      const int64_t nf = tide_array_size(o->fractions->u[a]);
+      int64_t out = 0; /* NaN included */
+#pragma omp parallel for schedule(static) reduction(+ : out) if (nf > 4 * TIDE_PAR_MIN)
+      for (int64_t f = 0; f < nf; f++) out += !(fa[f] >= 0 && fa[f] <= 1);
+      if (out) return tide_fail(TIDE_EINVAL, "face fractions must lie in [0, 1]");
     }
   }
   if (o->solid_velocity) {
@@ -642,9 +597,9 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
     v.va[a] = valid ? TIDE_U8P(valid->u[ga]) : NULL;
   }
   const int plain = !o->fractions && !o->fixed && !o->solid_velocity;
-  int nl = 0, box[4];
+  int nl = 0;
   int64_t span = 0, nc = tide_grid_ncells(g);
-  if (scan_rows(w, &v, &nl, box, &span)) {
+  if (scan_rows(w, &v, &nl, &span)) {
     st = tide_fail(TIDE_EINVAL, "labels must be AIR (0), LIQUID (1) or SOLID (2)");
     goto done;
   }
@@ -660,11 +615,14 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       memcpy(lab2, v.lab, (size_t)nc);
       close_cells(&v, w, nl, span, lab2);
       v.lab = lab2;
-      scan_rows(w, &v, &nl, box, &span);
+      scan_rows(w, &v, &nl, &span);
     }
   }
   tide_mac_poisson P = tide_mac_poisson_make(g, v.lab);
   P.theta_min = o->theta_min;
+  /* labels checked by scan_rows, fractions in [0, 1] above, theta computed
+   * from finite phi (1 initially): the solvers need not scan them again */
+  P.checked = 1;
   for (int a = 0; a < g->dim; a++) P.weight[a] = o->fractions ? TIDE_F64P(o->fractions->u[a]) : NULL;
   if (o->fixed) /* fixed faces are closed for the pressure */
     for (int a = 0; a < g->dim; a++) {
@@ -681,28 +639,30 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       P.weight[a] = wf;
     }
   if (o->phi) {
-    if (fill_theta(w, &v, TIDE_F64P(o->phi), box)) {
-      st = tide_fail(TIDE_ENONFINITE, "phi holds non-finite values at the liquid surface");
-      goto done;
-    }
+    v.phi = TIDE_F64P(o->phi);
     for (int a = 0; a < g->dim; a++) P.theta[a] = w->theta[a];
     for (int a = v.d3 ? 0 : 1; a < 3; a++) v.th[a] = w->theta[grid_axis(&v, a)];
   }
   const double scale = o->rho / (o->dt * g->dx);
   double *b = w->b;
 
-  /* right-hand side -rho/dt (div_A u* - d) and the largest divergence */
+  /* right-hand side -rho/dt (div_A u* - d), the largest divergence and the
+   * ghost-fluid theta */
   int air = 0;
   double dmax = 0;
-  int64_t n = 0;
+  int64_t n = 0, badphi = 0;
   int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : air, bad) reduction(max : dmax) reduction(+ : n) \
+#pragma omp parallel for schedule(static) reduction(| : air, bad) reduction(max : dmax) reduction(+ : n, badphi) \
     if (span > TIDE_PAR_MIN)
   for (int m = 0; m < nl; m++) {
     if (plain)
-      row_cells(&v, w, w->lrow[m], scale, b, &dmax, &n, &air, &bad, 1, 1);
+      row_cells(&v, w, w->lrow[m], scale, b, &dmax, &n, &air, &bad, &badphi, 1, 1);
     else
-      row_cells(&v, w, w->lrow[m], scale, b, &dmax, &n, &air, &bad, 1, 0);
+      row_cells(&v, w, w->lrow[m], scale, b, &dmax, &n, &air, &bad, &badphi, 1, 0);
+  }
+  if (badphi) {
+    st = tide_fail(TIDE_ENONFINITE, "phi holds non-finite values at the liquid surface");
+    goto done;
   }
   if (bad) {
     st = nonfinite_input(&v, w, nl);
@@ -750,9 +710,9 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
 #pragma omp parallel for schedule(static) reduction(max : dmax) if (span > TIDE_PAR_MIN)
   for (int m = 0; m < nl; m++)
     if (plain)
-      row_cells(&v, w, w->lrow[m], 0, NULL, &dmax, NULL, NULL, NULL, 0, 1);
+      row_cells(&v, w, w->lrow[m], 0, NULL, &dmax, NULL, NULL, NULL, NULL, 0, 1);
     else
-      row_cells(&v, w, w->lrow[m], 0, NULL, &dmax, NULL, NULL, NULL, 0, 0);
+      row_cells(&v, w, w->lrow[m], 0, NULL, &dmax, NULL, NULL, NULL, NULL, 0, 0);
   stats->div_after = dmax / g->dx;
   if (pressure && !direct) memcpy(TIDE_F64P(pressure), x, (size_t)nc * sizeof(double));
   st = TIDE_OK;
