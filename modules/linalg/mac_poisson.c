@@ -39,6 +39,7 @@ int tide_mac_poisson_check(const tide_mac_poisson *P) {
   if (!P->labels) return tide_fail(TIDE_EINVAL, "mac_poisson: no labels given");
   if (P->theta_min < 0 || P->theta_min > 1 || !isfinite(P->theta_min))
     return tide_fail(TIDE_EINVAL, "mac_poisson: theta_min must be in [0, 1], got %g", P->theta_min);
+  if (P->checked) return TIDE_OK; /* the caller checked the arrays */
   int64_t nc = tide_grid_ncells(g), bad = -1;
 #pragma omp parallel for schedule(static) reduction(max : bad) if (nc > 65536)
   for (int64_t c = 0; c < nc; c++)

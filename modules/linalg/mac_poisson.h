@@ -56,13 +56,18 @@ typedef struct tide_mac_poisson {
   const double *weight[3]; /* per axis, face arrays or NULL (open = 1) */
   const double *theta[3];  /* per axis, face arrays or NULL (theta = 1) */
   double theta_min;        /* clamp of theta from below (0: TIDE_MAC_THETA_MIN) */
+  int checked;             /* nonzero: the caller guarantees labels in {AIR, LIQUID,
+                              SOLID}, weights finite and >= 0 and theta finite
+                              (tide_mac_poisson_check skips its scans of every
+                              cell and face; 0 from tide_mac_poisson_make) */
 } tide_mac_poisson;
 
 /* A problem over grid g with the given labels, unit weights and theta = 1. */
 tide_mac_poisson tide_mac_poisson_make(const tide_grid *g, const uint8_t *labels);
 
 /* Check extents, labels in {AIR, LIQUID, SOLID}, weights finite and >= 0,
- * theta finite, dx > 0. */
+ * theta finite, dx > 0 (the label, weight and theta scans only when
+ * P->checked is 0). */
 int tide_mac_poisson_check(const tide_mac_poisson *P);
 
 /* The contribution of face (a, i, j, k) -- the low face of cell (i, j, k)

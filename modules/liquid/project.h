@@ -48,7 +48,17 @@
  * closed faces of a moving solid whose velocity is u*_f; a liquid cell all of
  * whose faces are closed or fixed has no equation (solid for the solve).
  * valid (u8 MAC, may be NULL) marks the projected and the fixed faces;
- * pressure (f64 cells, may be NULL) receives p [Pa] (0 outside the liquid).
+ * pressure (f64 cells, may be NULL) receives p [Pa] (0 outside the liquid;
+ * the solver writes it directly, so after a failed solve it may hold a
+ * partial result while u is unchanged).
+ * Inputs are checked where the projection reads them: the velocities and the
+ * target on the faces and cells of liquid cells, phi at liquid cells with an
+ * air neighbour and their air neighbours (TIDE_ENONFINITE otherwise); values
+ * elsewhere are not read (a NaN between two air cells stays as it is).
+ * Cost: the loops of the projection visit only the rows (along the last
+ * axis) that hold liquid, and for the velocity update also the rows next to
+ * solid cells; the other face rows only get their boundary, zero-fraction
+ * and fixed faces set and valid cleared.
  * Open boundaries need no option here: the labels make the outermost cell
  * layer of an open side AIR (tide_liquid_open_cells, liquid/open.h), so
  * p = 0 there (Dirichlet) and liquid flows out of the domain. */
