@@ -2,8 +2,8 @@
  * semi-implicit narrow-band surface tension of Liu et al. Eq. 8 (see
  * surface_tension.h). */
 #include "liquid/surface_tension.h"
-#include "liquid/periodic.h"
 #include "linalg/mac_poisson.h"
+#include "liquid/periodic.h"
 
 #include <math.h>
 #include <string.h>
@@ -35,13 +35,14 @@ static inline double phi_at(const tide_grid *g, const double *phi, const int per
 }
 
 /* first derivatives and the Hessian of phi at cell c by central differences */
-static void derivs(const tide_grid *g, const double *phi, const int per[3], const int c[3], double d1[3],
-                   double d2[3][3]) {
+static void derivs(const tide_grid *g, const double *phi, const int per[3], const int c[3],
+                   double d1[3], double d2[3][3]) {
   int dim = g->dim;
   double h = g->dx, p0 = phi[tide_grid_idx(g, c[0], c[1], c[2])];
   for (int a = 0; a < 3; a++) {
     d1[a] = 0;
-    for (int b = 0; b < 3; b++) d2[a][b] = 0;
+    for (int b = 0; b < 3; b++)
+      d2[a][b] = 0;
   }
   for (int a = 0; a < dim; a++) {
     int op[3] = {0, 0, 0}, om[3] = {0, 0, 0};
@@ -56,8 +57,8 @@ static void derivs(const tide_grid *g, const double *phi, const int per[3], cons
       o2[a] = 1, o2[b] = -1;
       o3[a] = -1, o3[b] = 1;
       o4[a] = -1, o4[b] = -1;
-      double m = (phi_at(g, phi, per, c, o1) - phi_at(g, phi, per, c, o2) - phi_at(g, phi, per, c, o3) +
-                  phi_at(g, phi, per, c, o4)) /
+      double m = (phi_at(g, phi, per, c, o1) - phi_at(g, phi, per, c, o2) -
+                  phi_at(g, phi, per, c, o3) + phi_at(g, phi, per, c, o4)) /
                  (4 * h * h);
       d2[a][b] = d2[b][a] = m;
     }
@@ -67,15 +68,16 @@ static void derivs(const tide_grid *g, const double *phi, const int per[3], cons
 static int check_per(const tide_grid *g, const int per[3]) {
   for (int d = 0; d < 3; d++)
     if (per[d] && (d >= g->dim || g->n[d] < 2))
-      return tide_fail(TIDE_EINVAL, "periodic axis %d needs at least 2 cells of a %dD grid", d + 1, g->dim);
+      return tide_fail(TIDE_EINVAL, "periodic axis %d needs at least 2 cells of a %dD grid", d + 1,
+                       g->dim);
   return TIDE_OK;
 }
 
 /* ------------------------------------- curvature at the interface crossings */
 
 /* phi at cell c + k e_a (k in -1..2) */
-static inline double phi_axis(const tide_grid *g, const double *phi, const int per[3], const int c[3], int a,
-                              int k) {
+static inline double phi_axis(const tide_grid *g, const double *phi, const int per[3],
+                              const int c[3], int a, int k) {
   int off[3] = {0, 0, 0};
   off[a] = k;
   return phi_at(g, phi, per, c, off);
@@ -85,17 +87,21 @@ static inline double phi_axis(const tide_grid *g, const double *phi, const int p
  * which have phi of opposite signs: the root of the cubic through the four
  * cells lo - 1 .. lo + 2 along a (fourth-order in the position), by
  * Newton's method safeguarded by bisection on [0, 1]. */
-static double crossing(const tide_grid *g, const double *phi, const int per[3], const int lo[3], int a) {
+static double crossing(const tide_grid *g, const double *phi, const int per[3], const int lo[3],
+                       int a) {
   double f0 = phi_axis(g, phi, per, lo, a, -1), f1 = phi_axis(g, phi, per, lo, a, 0);
   double f2 = phi_axis(g, phi, per, lo, a, 1), f3 = phi_axis(g, phi, per, lo, a, 2);
   /* p(x) = f1 + x (c1 + x (c2 + x c3)) through x = -1, 0, 1, 2 */
-  double c1 = -f0 / 3 - f1 / 2 + f2 - f3 / 6, c2 = (f0 + f2) / 2 - f1, c3 = (f3 - f0) / 6 + (f1 - f2) / 2;
+  double c1 = -f0 / 3 - f1 / 2 + f2 - f3 / 6, c2 = (f0 + f2) / 2 - f1,
+         c3 = (f3 - f0) / 6 + (f1 - f2) / 2;
   double a0 = 0, a1 = 1, x = f1 / (f1 - f2);
   int up = f2 > f1; /* p increasing across the bracket */
   for (int it = 0; it < 40; it++) {
     double v = f1 + x * (c1 + x * (c2 + x * c3)), dv = c1 + x * (2 * c2 + 3 * x * c3);
-    if ((v < 0) == up) a0 = x;
-    else a1 = x;
+    if ((v < 0) == up)
+      a0 = x;
+    else
+      a1 = x;
     double xn = dv != 0 ? x - v / dv : 0.5 * (a0 + a1);
     if (!(xn > a0 && xn < a1)) xn = 0.5 * (a0 + a1);
     if (fabs(xn - x) < 1e-13) return xn;
@@ -105,9 +111,12 @@ static double crossing(const tide_grid *g, const double *phi, const int per[3], 
 }
 
 /* gradient of phi at cell c by central differences */
-static void grad_cell(const tide_grid *g, const double *phi, const int per[3], const int c[3], double gr[3]) {
-  for (int a = 0; a < 3; a++) gr[a] = 0;
-  for (int a = 0; a < g->dim; a++) gr[a] = phi_axis(g, phi, per, c, a, 1) - phi_axis(g, phi, per, c, a, -1);
+static void grad_cell(const tide_grid *g, const double *phi, const int per[3], const int c[3],
+                      double gr[3]) {
+  for (int a = 0; a < 3; a++)
+    gr[a] = 0;
+  for (int a = 0; a < g->dim; a++)
+    gr[a] = phi_axis(g, phi, per, c, a, 1) - phi_axis(g, phi, per, c, a, -1);
 }
 
 /* cell-centre curvature (tide_liquid_curvature's formula, unclamped) */
@@ -123,7 +132,8 @@ static double kappa_cell(const tide_grid *g, const double *phi, const int per[3]
     for (int b = 0; b < dim; b++)
       if (b != a) s += d1[b] * d1[b];
     num += d2[a][a] * s;
-    for (int b = a + 1; b < dim; b++) num -= 2 * d1[a] * d1[b] * d2[a][b];
+    for (int b = a + 1; b < dim; b++)
+      num -= 2 * d1[a] * d1[b] * d2[a][b];
   }
   double k = num / (g2 * sqrt(g2));
   return isfinite(k) ? k : 0;
@@ -145,7 +155,8 @@ static double gauss_cell(const tide_grid *g, const double *phi, const int per[3]
                        h[0][0] * h[1][1] - h[0][1] * h[1][0]}};
   double num = 0;
   for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++) num += d1[a] * adj[a][b] * d1[b];
+    for (int b = 0; b < 3; b++)
+      num += d1[a] * adj[a][b] * d1[b];
   double K = num / (g2 * g2);
   return isfinite(K) ? K : 0;
 }
@@ -201,12 +212,14 @@ static int crossings_build(const tide_grid *g, const double *phi, const int per[
           int64_t f = tide_grid_fidx(g, a, i, j, k);
           int F[3] = {i, j, k};
           sa[f] = NAN;
-          for (int d = 0; d < dim; d++) na[f * dim + d] = 0;
+          for (int d = 0; d < dim; d++)
+            na[f * dim + d] = 0;
           if (F[a] == 0 || (F[a] == g->n[a] && !per[a])) continue;
           int lo[3] = {i, j, k}, hi[3] = {i, j, k};
           lo[a] -= 1;
           if (hi[a] == g->n[a]) hi[a] = 0;
-          double pl = phi[tide_grid_idx(g, lo[0], lo[1], lo[2])], ph = phi[tide_grid_idx(g, hi[0], hi[1], hi[2])];
+          double pl = phi[tide_grid_idx(g, lo[0], lo[1], lo[2])],
+                 ph = phi[tide_grid_idx(g, hi[0], hi[1], hi[2])];
           if ((pl < 0) == (ph < 0)) continue;
           double x = crossing(g, phi, per, lo, a), gl[3], gh[3], nn[3], len = 0;
           grad_cell(g, phi, per, lo, gl);
@@ -216,12 +229,14 @@ static int crossings_build(const tide_grid *g, const double *phi, const int per[
             len += nn[d] * nn[d];
           }
           if (!(len > 0)) { /* flat phi: the axis direction */
-            for (int d = 0; d < dim; d++) nn[d] = d == a ? (ph > pl ? 1 : -1) : 0;
+            for (int d = 0; d < dim; d++)
+              nn[d] = d == a ? (ph > pl ? 1 : -1) : 0;
             len = 1;
           }
           len = sqrt(len);
           sa[f] = x;
-          for (int d = 0; d < dim; d++) na[f * dim + d] = nn[d] / len;
+          for (int d = 0; d < dim; d++)
+            na[f * dim + d] = nn[d] / len;
         }
   }
   return TIDE_OK;
@@ -231,8 +246,8 @@ static int crossings_build(const tide_grid *g, const double *phi, const int per[
  * centre of cell 0) on the grid line of axis d through cell C (C[d]
  * ignored), with orientation o (+1: phi increasing along d), within 3.5
  * cells; its position (cells) in *hc and face index in F; 0 if none */
-static int line_crossing(const tide_grid *g, const int per[3], const crossings *X, int d, const int C[3],
-                         double h, int o, const double *phi, double *hc) {
+static int line_crossing(const tide_grid *g, const int per[3], const crossings *X, int d,
+                         const int C[3], double h, int o, const double *phi, double *hc) {
   int n = g->n[d], c0 = (int)floor(h), best = 0;
   double bd = 3.5;
   for (int F = c0 - 3; F <= c0 + 4; F++) {
@@ -250,7 +265,9 @@ static int line_crossing(const tide_grid *g, const int per[3], const crossings *
     int lo[3] = {C[0], C[1], C[2]}, hi[3] = {C[0], C[1], C[2]};
     lo[d] = Fw - 1;
     hi[d] = Fw == n ? 0 : Fw;
-    int oq = phi[tide_grid_idx(g, hi[0], hi[1], hi[2])] > phi[tide_grid_idx(g, lo[0], lo[1], lo[2])] ? 1 : -1;
+    int oq = phi[tide_grid_idx(g, hi[0], hi[1], hi[2])] > phi[tide_grid_idx(g, lo[0], lo[1], lo[2])]
+                 ? 1
+                 : -1;
     if (oq != o) continue;
     double pos = F - 1 + sq, dist = fabs(pos - h);
     if (dist < bd) {
@@ -266,27 +283,32 @@ static int line_crossing(const tide_grid *g, const int per[3], const crossings *
  * below 1e-10 of the largest diagonal entry. */
 static int chol6(double A[6][6], double b[6], double x[6]) {
   double dmax = 0;
-  for (int i = 0; i < 6; i++) dmax = fmax(dmax, A[i][i]);
+  for (int i = 0; i < 6; i++)
+    dmax = fmax(dmax, A[i][i]);
   if (!(dmax > 0)) return 0;
   for (int j = 0; j < 6; j++) {
     double d = A[j][j];
-    for (int q = 0; q < j; q++) d -= A[j][q] * A[j][q];
+    for (int q = 0; q < j; q++)
+      d -= A[j][q] * A[j][q];
     if (!(d > 1e-10 * dmax)) return 0;
     A[j][j] = sqrt(d);
     for (int i = j + 1; i < 6; i++) {
       double v = A[i][j];
-      for (int q = 0; q < j; q++) v -= A[i][q] * A[j][q];
+      for (int q = 0; q < j; q++)
+        v -= A[i][q] * A[j][q];
       A[i][j] = v / A[j][j];
     }
   }
   for (int i = 0; i < 6; i++) {
     double v = b[i];
-    for (int q = 0; q < i; q++) v -= A[i][q] * x[q];
+    for (int q = 0; q < i; q++)
+      v -= A[i][q] * x[q];
     x[i] = v / A[i][i];
   }
   for (int i = 5; i >= 0; i--) {
     double v = x[i];
-    for (int q = i + 1; q < 6; q++) v -= A[q][i] * x[q];
+    for (int q = i + 1; q < 6; q++)
+      v -= A[q][i] * x[q];
     x[i] = v / A[i][i];
   }
   return 1;
@@ -308,19 +330,22 @@ static int quadric_kappa(double H[3][3], double *kap, double *gau) {
   double nz = 1 / sqrt(1 + hu * hu + hv * hv), n[3] = {-hu * nz, -hv * nz, nz};
   /* tangents: t1 along (1, 0, hu) normalized, t2 = n x t1 */
   double l1 = sqrt(1 + hu * hu), t1[3] = {1 / l1, 0, hu / l1};
-  double t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2], n[0] * t1[1] - n[1] * t1[0]};
+  double t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
+                  n[0] * t1[1] - n[1] * t1[0]};
   double A[6][6], b[6], c[6];
   memset(A, 0, sizeof A);
   memset(b, 0, sizeof b);
   for (int u = -1; u <= 1; u++)
     for (int v = -1; v <= 1; v++) {
       double P[3] = {u, v, H[u + 1][v + 1] - H[1][1]};
-      double x = P[0] * t1[0] + P[1] * t1[1] + P[2] * t1[2], y = P[0] * t2[0] + P[1] * t2[1] + P[2] * t2[2];
+      double x = P[0] * t1[0] + P[1] * t1[1] + P[2] * t1[2],
+             y = P[0] * t2[0] + P[1] * t2[1] + P[2] * t2[2];
       double z = P[0] * n[0] + P[1] * n[1] + P[2] * n[2];
       double f[6] = {1, x, y, x * x, x * y, y * y}, w = u && v ? 0.02 : 1;
       for (int r = 0; r < 6; r++) {
         b[r] += w * f[r] * z;
-        for (int q = 0; q < 6; q++) A[r][q] += w * f[r] * f[q];
+        for (int q = 0; q < 6; q++)
+          A[r][q] += w * f[r] * f[q];
       }
     }
   if (!chol6(A, b, c)) return 0;
@@ -337,8 +362,8 @@ static int quadric_kappa(double H[3][3], double *kap, double *gau) {
  * the same orientation o; kappa = -o div(grad h / sqrt(1 + |grad h|^2))
  * by central differences [1/m] (3D: the quadric fit), and the Gaussian
  * curvature *gau [1/m^2] (0 in 2D); 0 if a neighbour line has no crossing. */
-static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi, int d,
-                    const int C[3], double h0, int o, double *kap, double *gau) {
+static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi,
+                    int d, const int C[3], double h0, int o, double *kap, double *gau) {
   int dim = g->dim, t[2] = {(d + 1) % 3, (d + 2) % 3};
   if (dim == 2) t[0] = 1 - d, t[1] = 2;
   double H[3][3];
@@ -376,8 +401,8 @@ static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, co
  * by |n_d| - 1/2, each from the lines of axis d next to the crossing (its
  * own line for d = a; for d != a the two axis-d lines through the cells
  * beside the face, interpolated with s); the Gaussian curvature likewise */
-static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi, int a,
-                      const int F[3], double *kap, double *gau) {
+static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi,
+                      int a, const int F[3], double *kap, double *gau) {
   int dim = g->dim;
   int64_t f = tide_grid_fidx(g, a, F[0], F[1], F[2]);
   double s = X->s[a][f];
@@ -397,8 +422,10 @@ static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, 
       C1[a] += 1;
       if (C1[a] == g->n[a]) C1[a] = 0; /* periodic wrap face */
       double h0, h1, k0, k1, g0, g1;
-      if (!line_crossing(g, per, X, d, C0, lo[d], o, phi, &h0) || !line_crossing(g, per, X, d, C1, lo[d], o, phi, &h1) ||
-          !hf_kappa(g, per, X, phi, d, C0, h0, o, &k0, &g0) || !hf_kappa(g, per, X, phi, d, C1, h1, o, &k1, &g1))
+      if (!line_crossing(g, per, X, d, C0, lo[d], o, phi, &h0) ||
+          !line_crossing(g, per, X, d, C1, lo[d], o, phi, &h1) ||
+          !hf_kappa(g, per, X, phi, d, C0, h0, o, &k0, &g0) ||
+          !hf_kappa(g, per, X, phi, d, C1, h1, o, &k1, &g1))
         continue;
       k = k0 + s * (k1 - k0);
       kg = g0 + s * (g1 - g0);
@@ -417,8 +444,8 @@ static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, 
  * clamped to +-1/dx, and the Gaussian curvature into kg (may be NULL),
  * clamped to 1/dx^2; where no height function exists (features under 3
  * cells), the cell values interpolated linearly to the crossing */
-static void faces_axis(const tide_grid *g, const double *phi, const int per[3], const crossings *X, int a,
-                       double *kf, double *kg) {
+static void faces_axis(const tide_grid *g, const double *phi, const int per[3], const crossings *X,
+                       int a, double *kf, double *kg) {
   int fd[3];
   tide_grid_face_dims(g, a, fd);
   double kmax = 1.0 / g->dx;
@@ -463,12 +490,15 @@ static void copy_wrap_faces(const tide_grid *g, int a, double *kf, int to_n) {
         int F[3] = {i, j, k};
         F[a] = g->n[a];
         int64_t f0 = tide_grid_fidx(g, a, i, j, k), fn = tide_grid_fidx(g, a, F[0], F[1], F[2]);
-        if (to_n) kf[fn] = kf[f0];
-        else kf[f0] = kf[fn];
+        if (to_n)
+          kf[fn] = kf[f0];
+        else
+          kf[f0] = kf[fn];
       }
 }
 
-int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3], double *kf[3]) {
+int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3],
+                                double *kf[3]) {
   int st;
   if ((st = check_per(g, per))) return st;
   crossings X;
@@ -500,8 +530,8 @@ static int64_t side_face(const tide_grid *g, const int per[3], const int c[3], i
  * crossing curvatures of its faces (kf; Gaussian kg) weighted by |n_a| +
  * 1e-3 (the crossing along the normal lies nearest to the cell's closest
  * surface point); NaN elsewhere */
-static void strip_cells(const tide_grid *g, const int per[3], const crossings *X, double *const kf[3],
-                        double *const kg[3], double *ks, double *gs) {
+static void strip_cells(const tide_grid *g, const int per[3], const crossings *X,
+                        double *const kf[3], double *const kg[3], double *ks, double *gs) {
   int dim = g->dim;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < g->n[0]; i++)
@@ -550,7 +580,8 @@ static int closest_value(const tide_grid *g, const double *phi, const int per[3]
   }
   double ph = phi[tide_grid_idx(g, c[0], c[1], c[2])] / g->dx;
   if (g2 > 1e-12)
-    for (int d = 0; d < dim; d++) p[d] -= fmax(-4.0, fmin(4.0, ph * gr[d] / g2));
+    for (int d = 0; d < dim; d++)
+      p[d] -= fmax(-4.0, fmin(4.0, ph * gr[d] / g2));
   int b[3] = {0, 0, 0};
   double t[3] = {0, 0, 0};
   for (int d = 0; d < dim; d++) {
@@ -582,7 +613,8 @@ static int closest_value(const tide_grid *g, const double *phi, const int per[3]
   for (int u = -1; u <= 1; u++)
     for (int v = -1; v <= 1; v++)
       for (int w = -r1; w <= r1; w++) {
-        int J[3] = {(int)floor(p[0] + 0.5) + u, (int)floor(p[1] + 0.5) + v, dim == 3 ? (int)floor(p[2] + 0.5) + w : 0};
+        int J[3] = {(int)floor(p[0] + 0.5) + u, (int)floor(p[1] + 0.5) + v,
+                    dim == 3 ? (int)floor(p[2] + 0.5) + w : 0};
         int64_t q = cell_wrap(g, per, J);
         if (q < 0 || isnan(ks[q])) continue;
         sk += ks[q];
@@ -597,10 +629,12 @@ static int closest_value(const tide_grid *g, const double *phi, const int per[3]
 
 /* signed distance of cell c from the surface, phi / |grad phi| [m] (phi
  * where the gradient vanishes) */
-static double cell_distance(const tide_grid *g, const double *phi, const int per[3], const int c[3]) {
+static double cell_distance(const tide_grid *g, const double *phi, const int per[3],
+                            const int c[3]) {
   double gr[3], g2 = 0;
   grad_cell(g, phi, per, c, gr);
-  for (int d = 0; d < g->dim; d++) g2 += gr[d] * gr[d];
+  for (int d = 0; d < g->dim; d++)
+    g2 += gr[d] * gr[d];
   double ph = phi[tide_grid_idx(g, c[0], c[1], c[2])], gl = sqrt(g2) / (2 * g->dx);
   return gl > 1e-6 ? ph / gl : ph;
 }
@@ -612,7 +646,8 @@ static double cell_distance(const tide_grid *g, const double *phi, const int per
  * denominator at least |k_i| dx, the sum clamped to +-1/dx */
 static double parallel_kappa(double k, double K, double d, double dx) {
   double r = sqrt(fmax(0.25 * k * k - K, 0)), ki[2] = {0.5 * k + r, 0.5 * k - r}, sum = 0;
-  for (int q = 0; q < 2; q++) sum += ki[q] / fmax(1 + d * ki[q], fabs(ki[q]) * dx);
+  for (int q = 0; q < 2; q++)
+    sum += ki[q] / fmax(1 + d * ki[q], fabs(ki[q]) * dx);
   return fmin(1 / dx, fmax(-1 / dx, sum));
 }
 
@@ -636,7 +671,8 @@ static void surf_free(surf_ws *W) {
 static int surf_alloc(const tide_grid *g, surf_ws *W) {
   memset(W, 0, sizeof *W);
   W->nc = tide_grid_ncells(g);
-  int ok = (W->ks = tide_alloc((size_t)W->nc * sizeof(double))) && (W->gs = tide_alloc((size_t)W->nc * sizeof(double)));
+  int ok = (W->ks = tide_alloc((size_t)W->nc * sizeof(double))) &&
+           (W->gs = tide_alloc((size_t)W->nc * sizeof(double)));
   for (int a = 0; a < g->dim && ok; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
@@ -671,8 +707,8 @@ static int surface_values(const tide_grid *g, const double *phi, const int per[3
   return TIDE_OK;
 }
 
-static int heights_cells(const tide_grid *g, const double *phi, const int per[3], double band, surf_ws *W,
-                         double *kc) {
+static int heights_cells(const tide_grid *g, const double *phi, const int per[3], double band,
+                         surf_ws *W, double *kc) {
   int st;
   if ((st = surface_values(g, phi, per, W))) return st;
   double kmax = 1.0 / g->dx;
@@ -683,7 +719,8 @@ static int heights_cells(const tide_grid *g, const double *phi, const int per[3]
         int c[3] = {i, j, k};
         int64_t q = tide_grid_idx(g, i, j, k);
         double ks = W->ks[q], gs = W->gs[q];
-        if (!isnan(ks) || (fabs(phi[q]) < band && closest_value(g, phi, per, W->ks, W->gs, c, &ks, &gs)))
+        if (!isnan(ks) ||
+            (fabs(phi[q]) < band && closest_value(g, phi, per, W->ks, W->gs, c, &ks, &gs)))
           kc[q] = parallel_kappa(ks, gs, cell_distance(g, phi, per, c), g->dx);
         else
           kc[q] = fmin(kmax, fmax(-kmax, kappa_cell(g, phi, per, c)));
@@ -691,8 +728,8 @@ static int heights_cells(const tide_grid *g, const double *phi, const int per[3]
   return TIDE_OK;
 }
 
-int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3], double band,
-                                  double *kc) {
+int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3],
+                                  double band, double *kc) {
   int st;
   if ((st = check_per(g, per))) return st;
   if (isnan(band)) return tide_fail(TIDE_EINVAL, "band is NaN");
@@ -737,18 +774,21 @@ int tide_liquid_label_phi(const tide_grid *g, const tide_array *phi, const tide_
   int64_t nc = tide_grid_ncells(g);
 #pragma omp parallel for schedule(static) if (nc > 8192)
   for (int64_t q = 0; q < nc; q++)
-    o[q] = (s && s[q] == TIDE_CELL_SOLID) ? TIDE_CELL_SOLID : p[q] < 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
+    o[q] = (s && s[q] == TIDE_CELL_SOLID) ? TIDE_CELL_SOLID
+           : p[q] < 0                     ? TIDE_CELL_LIQUID
+                                          : TIDE_CELL_AIR;
   return TIDE_OK;
 }
 
 /* kappa from the options or computed into a new buffer (*own) */
-static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array *kappa, const int per[3],
-                     const double **out, double **own) {
+static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array *kappa,
+                     const int per[3], const double **out, double **own) {
   int st;
   *own = NULL;
   if (kappa) {
     if ((st = tide_grid_check_cells(g, kappa, TIDE_F64, "kappa"))) return st;
-    if (tide_array_nonfinite(kappa)) return tide_fail(TIDE_ENONFINITE, "kappa holds non-finite values");
+    if (tide_array_nonfinite(kappa))
+      return tide_fail(TIDE_ENONFINITE, "kappa holds non-finite values");
     *out = TIDE_F64P(kappa);
     return TIDE_OK;
   }
@@ -778,8 +818,9 @@ static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array
  * blending from theta = 1 cost the 2D drop 1% of its frequency, from 0.1 it
  * still let the 3D drop gain 8% amplitude per period.  Otherwise the cell
  * curvatures interpolated with theta. */
-static inline double jump_over_theta(const double *kap, const surf_ws *W, const double *phi, int ax, int64_t f,
-                                     int64_t l, int64_t a, double th, double sigma, double tmin, double *pg) {
+static inline double jump_over_theta(const double *kap, const surf_ws *W, const double *phi, int ax,
+                                     int64_t f, int64_t l, int64_t a, double th, double sigma,
+                                     double tmin, double *pg) {
   if (!(th >= tmin)) th = tmin;
   double kg = kap[l] + th * (kap[a] - kap[l]);
   if (W->ks && (phi[l] < 0) != (phi[a] < 0)) {
@@ -796,10 +837,14 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   if ((st = tide_mac_check(u, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &u->grid;
   if ((st = check_phi(g, phi))) return st;
-  if (!(o->sigma >= 0) || !isfinite(o->sigma)) return tide_fail(TIDE_EINVAL, "sigma must be finite and >= 0");
-  if (!(o->rho > 0) || !isfinite(o->rho)) return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
-  if (!(o->dt > 0) || !isfinite(o->dt)) return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
-  if (!(o->theta_min > 0 && o->theta_min <= 1)) return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
+  if (!(o->sigma >= 0) || !isfinite(o->sigma))
+    return tide_fail(TIDE_EINVAL, "sigma must be finite and >= 0");
+  if (!(o->rho > 0) || !isfinite(o->rho))
+    return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
+  if (!(o->dt > 0) || !isfinite(o->dt))
+    return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
+  if (!(o->theta_min > 0 && o->theta_min <= 1))
+    return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
   if ((st = check_per(g, o->periodic))) return st;
   if (o->labels && (st = tide_grid_check_cells(g, o->labels, TIDE_U8, "labels"))) return st;
   if (pjump && (st = tide_grid_check_cells(g, pjump, TIDE_F64, "pjump"))) return st;
@@ -825,7 +870,8 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
       goto done;
     }
     const double *p0 = TIDE_F64P(phi);
-    for (int64_t q = 0; q < nc; q++) ownlab[q] = p0[q] < 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
+    for (int64_t q = 0; q < nc; q++)
+      ownlab[q] = p0[q] < 0 ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
     lab = ownlab;
   }
   for (int a = 0; a < dim; a++) {
@@ -843,7 +889,8 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   const int *per = o->periodic;
   if (o->cell_surface) { /* p = 0 at the air cell centres: theta = 1 */
     for (int a = 0; a < dim; a++)
-      for (int64_t f = 0; f < nfa[a]; f++) theta[a][f] = 1;
+      for (int64_t f = 0; f < nfa[a]; f++)
+        theta[a][f] = 1;
   } else {
     if ((st = tide_mac_poisson_theta(g, lab, TIDE_F64P(phi), theta))) goto done;
     /* the wrap faces of periodic axes (face n, between cells n - 1 and 0),
@@ -859,8 +906,10 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
             int F[3] = {i, j, k}, L[3] = {i, j, k};
             F[a] = g->n[a], L[a] = g->n[a] - 1;
             double pl = ph[tide_grid_idx(g, L[0], L[1], L[2])], pa = ph[tide_grid_idx(g, i, j, k)];
-            if (lab[tide_grid_idx(g, i, j, k)] == TIDE_CELL_LIQUID) pl = pa, pa = ph[tide_grid_idx(g, L[0], L[1], L[2])];
-            theta[a][tide_grid_fidx(g, a, F[0], F[1], F[2])] = (pl < 0) != (pa < 0) ? pl / (pl - pa) : 1;
+            if (lab[tide_grid_idx(g, i, j, k)] == TIDE_CELL_LIQUID)
+              pl = pa, pa = ph[tide_grid_idx(g, L[0], L[1], L[2])];
+            theta[a][tide_grid_fidx(g, a, F[0], F[1], F[2])] =
+                (pl < 0) != (pa < 0) ? pl / (pl - pa) : 1;
           }
     }
   }
@@ -875,7 +924,7 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           int I[3] = {i, j, k};
-          if (I[a] == 0) continue; /* wall, or written from the wrap face n */
+          if (I[a] == 0) continue;                  /* wall, or written from the wrap face n */
           if (I[a] == g->n[a] && !per[a]) continue; /* wall */
           int64_t f = tide_grid_fidx(g, a, i, j, k), fw = f;
           if (I[a] == g->n[a]) { /* periodic: face 0 holds the value, cell 0 is the high side */
@@ -930,7 +979,8 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
 done:
   tide_free(own, (size_t)nc * sizeof(double));
   tide_free(ownlab, (size_t)nc);
-  for (int a = 0; a < 3; a++) tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
+  for (int a = 0; a < 3; a++)
+    tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
   surf_free(&W);
   return st;
 }
@@ -968,24 +1018,29 @@ tide_tension_liu_opts tide_tension_liu_opts_default(void) {
   return o;
 }
 
-int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const tide_tension_liu_opts *o,
-                                    tide_viscosity_stats *stats) {
+int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
+                                    const tide_tension_liu_opts *o, tide_viscosity_stats *stats) {
   int st;
   memset(stats, 0, sizeof *stats);
   if ((st = tide_mac_check(u, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &u->grid;
   if ((st = check_phi(g, phi))) return st;
-  if (!(o->sigma >= 0) || !isfinite(o->sigma)) return tide_fail(TIDE_EINVAL, "sigma must be finite and >= 0");
-  if (!(o->rho > 0) || !isfinite(o->rho)) return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
-  if (!(o->dt > 0) || !isfinite(o->dt)) return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
+  if (!(o->sigma >= 0) || !isfinite(o->sigma))
+    return tide_fail(TIDE_EINVAL, "sigma must be finite and >= 0");
+  if (!(o->rho > 0) || !isfinite(o->rho))
+    return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
+  if (!(o->dt > 0) || !isfinite(o->dt))
+    return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
   if (!isfinite(o->band)) return tide_fail(TIDE_EINVAL, "band must be finite");
   if (!(o->tol > 0 && o->tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
   if (o->maxit < 0) return tide_fail(TIDE_EINVAL, "maxit must be >= 0");
-  if (!(o->theta_min > 0 && o->theta_min <= 1)) return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
+  if (!(o->theta_min > 0 && o->theta_min <= 1))
+    return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
   if ((st = check_per(g, o->periodic))) return st;
   if (o->labels && (st = tide_grid_check_cells(g, o->labels, TIDE_U8, "labels"))) return st;
   for (int a = 0; a < g->dim; a++)
-    if (tide_array_nonfinite(u->u[a])) return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values");
+    if (tide_array_nonfinite(u->u[a]))
+      return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values");
   if (o->sigma == 0) return TIDE_OK;
   const int *per = o->periodic;
   const double *ph = TIDE_F64P(phi);
@@ -1023,7 +1078,8 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
     tide_grid_face_dims(g, a, fd);
     int64_t nf = (int64_t)fd[0] * fd[1] * fd[2];
     uint8_t *cls = tide_alloc((size_t)nf);
-    double *D = tide_alloc((size_t)nf * sizeof(double)), *r = tide_alloc((size_t)nf * sizeof(double));
+    double *D = tide_alloc((size_t)nf * sizeof(double)),
+           *r = tide_alloc((size_t)nf * sizeof(double));
     if (!cls || !D || !r) {
       st = TIDE_ENOMEM;
     } else {
@@ -1037,7 +1093,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
             cls[f] = TIDE_FACE_DIRICHLET;
             D[f] = 1;
             r[f] = 0;
-            if (per[a] && I[a] == g->n[a]) continue; /* duplicate of face 0 */
+            if (per[a] && I[a] == g->n[a]) continue;                 /* duplicate of face 0 */
             if (!per[a] && (I[a] == 0 || I[a] == g->n[a])) continue; /* wall */
             int lo[3] = {i, j, k};
             lo[a] = tide_periodic_index(I[a] - 1, g->n[a], per[a]);
@@ -1049,7 +1105,8 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
              * pure gradient: between two cells (dx), and on a liquid-air
              * face of the ghost-fluid projection from the liquid cell to the
              * surface (H(0) at theta dx, p = 0 there) */
-            double hl = heaviside(ph[ql], eps, o->one_sided), hh = heaviside(ph[qh], eps, o->one_sided);
+            double hl = heaviside(ph[ql], eps, o->one_sided),
+                   hh = heaviside(ph[qh], eps, o->one_sided);
             double hdx = g->dx;
             if (!o->cell_surface) {
               int liq_l = lab ? lab[ql] == TIDE_CELL_LIQUID : ph[ql] < 0;
@@ -1060,8 +1117,10 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
                 double pl = liq_l ? ph[ql] : ph[qh], pa = liq_l ? ph[qh] : ph[ql];
                 double th = (pl < 0) != (pa < 0) ? pl / (pl - pa) : 1;
                 if (!(th >= tmin)) th = tmin;
-                if (liq_l) hh = h0;
-                else hl = h0;
+                if (liq_l)
+                  hh = h0;
+                else
+                  hl = h0;
                 hdx *= th;
               }
             }
@@ -1082,7 +1141,8 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const ti
             }
           }
       st = tide_face_helmholtz(g, per, a, TIDE_F64P(u->u[a]), cls, D, c, r, TIDE_WALL_FREESLIP, &so,
-                               TIDE_PRECOND_MIC0, tide_viscosity_solver_slot(o->solver, 3 + a), stats);
+                               TIDE_PRECOND_MIC0, tide_viscosity_solver_slot(o->solver, 3 + a),
+                               stats);
     }
     tide_free(cls, (size_t)nf);
     tide_free(D, (size_t)nf * sizeof(double));

@@ -67,7 +67,8 @@ int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3
  * (docs/liquids-physics.md, the drop test).
  * kf[a]: f64 face arrays of axis a (tide_grid_face_dims); 0 on the faces
  * without a crossing.  Periodic axes wrap (face n duplicates face 0). */
-int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3], double *kf[3]);
+int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3],
+                                double *kf[3]);
 
 /* The curvature of the level set through each cell as if phi were the
  * signed distance of its zero level set, from the surface's height
@@ -89,8 +90,8 @@ int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int
  * (tide_liquid_curvature_faces); it is the kappa(phi) Liu's band needs
  * (tide_liquid_surface_tension_liu).  band [m] (<= 0: 3 dx); kc: ncells
  * doubles [1/m]. */
-int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3], double band,
-                                  double *kc);
+int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3],
+                                  double band, double *kc);
 
 /* Ghost-fluid surface tension [KFL00, GFCK02]: the free-surface pressure
  * condition p = 0 at the interface becomes p = sigma kappa_G (air at
@@ -128,19 +129,19 @@ int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const i
  * stable for dt <= sqrt(rho dx^3 / (2 pi sigma)) [Bri15] (times 1/sqrt(2)
  * in 3D is safe). */
 typedef struct tide_tension_opts {
-  double sigma;              /* [N/m] >= 0 */
-  double rho;                /* [kg/m^3] > 0 */
-  double dt;                 /* [s] > 0 */
-  double theta_min;          /* (0, 1], 0.01 as the projection */
-  const tide_array *labels;  /* u8 cells or NULL */
-  const tide_array *kappa;   /* f64 cells or NULL */
-  int periodic[3];           /* for the curvature stencil only */
-  int cell_curvature;        /* 0: kappa_G by height functions at the crossing
-                              * (tide_liquid_curvature_faces); 1: from the cell
-                              * curvatures, kappa_l + theta (kappa_a - kappa_l) */
-  int cell_surface;          /* 1: for a projection with p = 0 at the air cell
-                              * centres (labels only, e.g. tide_periodic_project):
-                              * theta = 1 on every face */
+  double sigma;             /* [N/m] >= 0 */
+  double rho;               /* [kg/m^3] > 0 */
+  double dt;                /* [s] > 0 */
+  double theta_min;         /* (0, 1], 0.01 as the projection */
+  const tide_array *labels; /* u8 cells or NULL */
+  const tide_array *kappa;  /* f64 cells or NULL */
+  int periodic[3];          /* for the curvature stencil only */
+  int cell_curvature;       /* 0: kappa_G by height functions at the crossing
+                             * (tide_liquid_curvature_faces); 1: from the cell
+                             * curvatures, kappa_l + theta (kappa_a - kappa_l) */
+  int cell_surface;         /* 1: for a projection with p = 0 at the air cell
+                             * centres (labels only, e.g. tide_periodic_project):
+                             * theta = 1 on every face */
 } tide_tension_opts;
 
 tide_tension_opts tide_tension_opts_default(void);
@@ -195,27 +196,27 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
  * across the interface; H(0) = 1). */
 typedef struct tide_tension_liu_opts {
   double sigma, rho, dt;
-  double band;               /* epsilon [m] (<= 0: 3 dx) */
-  const tide_array *labels;  /* u8 cells or NULL: SOLID faces keep their value */
-  const tide_array *kappa;   /* f64 cells or NULL (computed) */
+  double band;              /* epsilon [m] (<= 0: 3 dx) */
+  const tide_array *labels; /* u8 cells or NULL: SOLID faces keep their value */
+  const tide_array *kappa;  /* f64 cells or NULL (computed) */
   int periodic[3];
-  int one_sided;             /* 1: the band on the liquid side only */
-  int cell_curvature;        /* 0: the level-set curvature from the surface's
-                              * height functions (see above); 1: the cell
-                              * curvatures (tide_liquid_curvature) */
-  int cell_surface;          /* 1: balanced against a projection with p = 0 at
-                              * the air cell centres (labels only, periodic.h);
-                              * 0: against the ghost-fluid projection
-                              * (tide_liquid_project with phi) */
-  double theta_min;          /* (0, 1], 0.01 as the projection */
-  double tol;                /* 1e-8 */
+  int one_sided;      /* 1: the band on the liquid side only */
+  int cell_curvature; /* 0: the level-set curvature from the surface's
+                       * height functions (see above); 1: the cell
+                       * curvatures (tide_liquid_curvature) */
+  int cell_surface;   /* 1: balanced against a projection with p = 0 at
+                       * the air cell centres (labels only, periodic.h);
+                       * 0: against the ghost-fluid projection
+                       * (tide_liquid_project with phi) */
+  double theta_min;   /* (0, 1], 0.01 as the projection */
+  double tol;         /* 1e-8 */
   int maxit;
   tide_viscosity_solver *solver; /* workspace (viscosity.h) or NULL */
 } tide_tension_liu_opts;
 
 tide_tension_liu_opts tide_tension_liu_opts_default(void);
-int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi, const tide_tension_liu_opts *o,
-                                    tide_viscosity_stats *stats);
+int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
+                                    const tide_tension_liu_opts *o, tide_viscosity_stats *stats);
 
 /* Cell labels from a liquid level set: TIDE_CELL_LIQUID where phi < 0,
  * TIDE_CELL_AIR elsewhere, and TIDE_CELL_SOLID where the u8 cell array

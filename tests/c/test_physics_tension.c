@@ -19,7 +19,8 @@ static void ball(const tide_grid *g, const double c[3], double R, tide_array *ph
         double x[3];
         tide_grid_center(g, i, j, k, x);
         double r2 = 0;
-        for (int d = 0; d < g->dim; d++) r2 += (x[d] - c[d]) * (x[d] - c[d]);
+        for (int d = 0; d < g->dim; d++)
+          r2 += (x[d] - c[d]) * (x[d] - c[d]);
         TIDE_F64P(phi)[tide_grid_idx(g, i, j, k)] = sqrt(r2) - R;
       }
 }
@@ -71,13 +72,16 @@ static void periodic_checks(void) {
         tide_tension_opts t = tide_tension_opts_default();
         t.sigma = sigma, t.rho = rho, t.dt = 1e-3, t.labels = lab[m];
         memcpy(t.periodic, per, sizeof per);
-        CHECK(tide_liquid_surface_tension_jump(u[m], phi[m], &t, NULL) == TIDE_OK, "%s", tide_errmsg());
+        CHECK(tide_liquid_surface_tension_jump(u[m], phi[m], &t, NULL) == TIDE_OK, "%s",
+              tide_errmsg());
       } else {
         tide_tension_liu_opts l = tide_tension_liu_opts_default();
-        l.sigma = sigma, l.rho = rho, l.dt = 1e-3, l.labels = lab[m], l.one_sided = 1, l.tol = 1e-13;
+        l.sigma = sigma, l.rho = rho, l.dt = 1e-3, l.labels = lab[m], l.one_sided = 1,
+        l.tol = 1e-13;
         memcpy(l.periodic, per, sizeof per);
         tide_viscosity_stats st;
-        CHECK(tide_liquid_surface_tension_liu(u[m], phi[m], &l, &st) == TIDE_OK, "%s", tide_errmsg());
+        CHECK(tide_liquid_surface_tension_liu(u[m], phi[m], &l, &st) == TIDE_OK, "%s",
+              tide_errmsg());
       }
     }
     for (int a = 0; a < 2; a++) {
@@ -97,13 +101,16 @@ static void periodic_checks(void) {
       for (int j = 0; j < n; j++) {
         int F0[2] = {j, j}, Fn[2] = {j, j};
         F0[a] = 0, Fn[a] = n;
-        CHECK(u1[tide_grid_fidx(&g, a, F0[0], F0[1], 0)] == u1[tide_grid_fidx(&g, a, Fn[0], Fn[1], 0)],
+        CHECK(u1[tide_grid_fidx(&g, a, F0[0], F0[1], 0)] ==
+                  u1[tide_grid_fidx(&g, a, Fn[0], Fn[1], 0)],
               "%s: wrap face %d of axis %d", method ? "liu" : "ghost", j, a);
       }
     }
-    CHECK(umax > 0 && dmax < (method ? 1e-9 : 1e-12) * umax, "%s, periodic: across the corner vs centred %g (of %g)",
-          method ? "liu" : "ghost", dmax, umax);
-    printf("periodic %s: impulse of the drop across the corner vs centred, max difference %.2e of %.2e\n",
+    CHECK(umax > 0 && dmax < (method ? 1e-9 : 1e-12) * umax,
+          "%s, periodic: across the corner vs centred %g (of %g)", method ? "liu" : "ghost", dmax,
+          umax);
+    printf("periodic %s: impulse of the drop across the corner vs centred, max difference %.2e of "
+           "%.2e\n",
            method ? "liu" : "ghost", dmax, umax);
   }
   /* projection "labels": p = 0 at the air centres, theta = 1, with the periodic projection */
@@ -117,11 +124,14 @@ static void periodic_checks(void) {
     CHECK(tide_liquid_surface_tension_jump(u[1], phi[1], &t, NULL) == TIDE_OK, "%s", tide_errmsg());
     tide_array *p = tide_grid_cell_array(&g, TIDE_F64);
     tide_project_stats ps;
-    CHECK(tide_periodic_project(P, u[1], lab[1], t.dt, rho, 1e-12, 0, p, &ps) == TIDE_OK, "%s", tide_errmsg());
+    CHECK(tide_periodic_project(P, u[1], lab[1], t.dt, rho, 1e-12, 0, p, &ps) == TIDE_OK, "%s",
+          tide_errmsg());
     double pc = TIDE_F64P(p)[tide_grid_idx(&g, 0, 0, 0)], want = sigma / R, um;
     tide_mac_max_speed(u[1], &um);
     CHECK(fabs(pc / want - 1) < 0.01, "periodic projection: pressure %g vs sigma/R = %g", pc, want);
-    printf("periodic projection with the jump (projection \"labels\"): centre pressure %.4f vs sigma/R %.4f\n", pc, want);
+    printf("periodic projection with the jump (projection \"labels\"): centre pressure %.4f vs "
+           "sigma/R %.4f\n",
+           pc, want);
     tide_array_release(p);
     tide_periodic_free(P);
   }
@@ -146,8 +156,10 @@ static void small_theta_check(void) {
   int C[3] = {17, 15, 14};
   double xc[3], dir[3] = {0.7, 0.66, 0.27}, dl = 0, c[3];
   tide_grid_center(&g, C[0], C[1], C[2], xc);
-  for (int d = 0; d < 3; d++) dl += dir[d] * dir[d];
-  for (int d = 0; d < 3; d++) c[d] = xc[d] - (R - 3e-3 * dx) * dir[d] / sqrt(dl);
+  for (int d = 0; d < 3; d++)
+    dl += dir[d] * dir[d];
+  for (int d = 0; d < 3; d++)
+    c[d] = xc[d] - (R - 3e-3 * dx) * dir[d] / sqrt(dl);
   tide_array *phi = tide_grid_cell_array(&g, TIDE_F64);
   ball(&g, c, R, phi);
   /* wrinkles of 0.03 dx on the other cells, so that the height functions of
@@ -187,11 +199,14 @@ static void small_theta_check(void) {
       nair++;
     }
   CHECK(nair >= 2, "the cell has %d air faces", nair);
-  CHECK(hmax - hmin > 0.002 * hmax && kmax - kmin < 0.1 * (hmax - hmin) && fabs(kmin * R / 2 - 1) < 0.05,
+  CHECK(hmax - hmin > 0.002 * hmax && kmax - kmin < 0.1 * (hmax - hmin) &&
+            fabs(kmin * R / 2 - 1) < 0.05,
         "small theta: jump curvatures %g..%g, crossings %g..%g", kmin, kmax, hmin, hmax);
-  printf("cell on the surface (%d air faces): jump curvatures %.6f..%.6f, their crossings' %.6f..%.6f (2/R = %.4f)\n",
+  printf("cell on the surface (%d air faces): jump curvatures %.6f..%.6f, their crossings' "
+         "%.6f..%.6f (2/R = %.4f)\n",
          nair, kmin, kmax, hmin, hmax, 2 / R);
-  for (int a = 0; a < 3; a++) tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
+  for (int a = 0; a < 3; a++)
+    tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
   tide_mac_free(u);
   tide_array_release(phi);
 }
@@ -211,7 +226,8 @@ int main(void) {
     int per[3] = {0, 0, 0};
 
     /* 1. curvature (dim - 1) / r within 1% near the surface */
-    CHECK(tide_liquid_curvature(&g, TIDE_F64P(phi), per, TIDE_F64P(kap)) == TIDE_OK, "%s", tide_errmsg());
+    CHECK(tide_liquid_curvature(&g, TIDE_F64P(phi), per, TIDE_F64P(kap)) == TIDE_OK, "%s",
+          tide_errmsg());
     double kerr = 0;
     for (int64_t q = 0; q < tide_grid_ncells(&g); q++) {
       double r = TIDE_F64P(phi)[q] + R;
@@ -229,7 +245,8 @@ int main(void) {
         nfa[a] = (int64_t)fd[0] * fd[1] * fd[2];
         kf[a] = tide_alloc((size_t)nfa[a] * sizeof(double));
       }
-      CHECK(tide_liquid_curvature_faces(&g, TIDE_F64P(phi), per, kf) == TIDE_OK, "%s", tide_errmsg());
+      CHECK(tide_liquid_curvature_faces(&g, TIDE_F64P(phi), per, kf) == TIDE_OK, "%s",
+            tide_errmsg());
       double herr = 0;
       int nx = 0;
       for (int a = 0; a < dim; a++)
@@ -238,17 +255,18 @@ int main(void) {
             herr = fmax(herr, fabs(kf[a][f] * R / (dim - 1) - 1));
             nx++;
           }
-      CHECK(nx > 50 && herr < (dim == 2 ? 0.003 : 0.015), "%dD height-function curvature error %g (%d faces)", dim,
-            herr, nx);
+      CHECK(nx > 50 && herr < (dim == 2 ? 0.003 : 0.015),
+            "%dD height-function curvature error %g (%d faces)", dim, herr, nx);
       printf("%dD: height-function curvature error %.2e on %d crossings\n", dim, herr, nx);
-      for (int a = 0; a < dim; a++) tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
+      for (int a = 0; a < dim; a++)
+        tide_free(kf[a], (size_t)nfa[a] * sizeof(double));
     }
 
     /* 1c. level-set curvature from the height functions: (dim - 1) / (R + phi)
      *     (the level sets of the distance) within the band, 3 cells */
     {
-      CHECK(tide_liquid_curvature_heights(&g, TIDE_F64P(phi), per, 0, TIDE_F64P(kap)) == TIDE_OK, "%s",
-            tide_errmsg());
+      CHECK(tide_liquid_curvature_heights(&g, TIDE_F64P(phi), per, 0, TIDE_F64P(kap)) == TIDE_OK,
+            "%s", tide_errmsg());
       double lerr = 0;
       int nb = 0;
       for (int64_t q = 0; q < tide_grid_ncells(&g); q++) {
@@ -258,8 +276,8 @@ int main(void) {
           nb++;
         }
       }
-      CHECK(nb > 100 && lerr < (dim == 2 ? 0.003 : 0.03), "%dD level-set curvature from heights: error %g (%d cells)",
-            dim, lerr, nb);
+      CHECK(nb > 100 && lerr < (dim == 2 ? 0.003 : 0.03),
+            "%dD level-set curvature from heights: error %g (%d cells)", dim, lerr, nb);
       printf("%dD: level-set curvature from heights, error %.2e on %d band cells\n", dim, lerr, nb);
     }
 
@@ -283,8 +301,9 @@ int main(void) {
     /* the impulse itself is sigma/(rho R) dt / dx-sized; what is left is a tiny fraction */
     double scale = t.dt * pex / (rho * dx);
     CHECK(umax < 0.01 * scale, "%dD parasitic velocity %g (impulse scale %g)", dim, umax, scale);
-    printf("%dD: curvature error %.2e, Laplace pressure error %.2e, parasitic %.2e of the impulse\n", dim, kerr, perr,
-           umax / scale);
+    printf(
+        "%dD: curvature error %.2e, Laplace pressure error %.2e, parasitic %.2e of the impulse\n",
+        dim, kerr, perr, umax / scale);
 
     /* 3. Liu's band in balanced-force form keeps a drop at rest: the force of a
      *    uniform curvature is a discrete gradient of the ghost-fluid projection
@@ -309,14 +328,17 @@ int main(void) {
         for (int64_t f = 0; f < tide_array_size(u->u[a]); f++)
           if (TIDE_U8P(valid->u[a])[f]) umax = fmax(umax, fabs(TIDE_F64P(u->u[a])[f]));
       tide_mac_free(valid);
-      CHECK(before > 0 && umax < 1e-5 * before, "%dD liu side %d: %g -> %g", dim, side, before, umax);
+      CHECK(before > 0 && umax < 1e-5 * before, "%dD liu side %d: %g -> %g", dim, side, before,
+            umax);
       /* the pressure holds the part of the jump the band puts in the liquid:
        * all of it (liquid side) or half (both sides, the air half is lost) */
       double pc = TIDE_F64P(p)[tide_grid_idx(&g, n / 2, n / 2, dim == 3 ? n / 2 : 0)];
       double want = (side ? 1.0 : 0.5) * pex;
-      CHECK(fabs(pc / want - 1) < 1e-4, "%dD liu side %d: centre pressure %g vs %g", dim, side, pc, want);
-      printf("%dD Liu (side %d): force impulse %.3e, after projection %.3e, centre pressure %.4f (%.4f)\n", dim, side,
-             before, umax, pc, want);
+      CHECK(fabs(pc / want - 1) < 1e-4, "%dD liu side %d: centre pressure %g vs %g", dim, side, pc,
+            want);
+      printf("%dD Liu (side %d): force impulse %.3e, after projection %.3e, centre pressure %.4f "
+             "(%.4f)\n",
+             dim, side, before, umax, pc, want);
     }
     tide_mac_free(u);
     tide_array_release(phi);
@@ -327,6 +349,7 @@ int main(void) {
   periodic_checks();
   small_theta_check();
   /* capillary time step */
-  CHECK_NEAR(tide_liquid_capillary_dt(1e-3, 0.07, 1000), sqrt(1000 * 1e-9 / (2 * M_PI * 0.07)), 1e-15);
+  CHECK_NEAR(tide_liquid_capillary_dt(1e-3, 0.07, 1000), sqrt(1000 * 1e-9 / (2 * M_PI * 0.07)),
+             1e-15);
   return check_report();
 }
