@@ -222,15 +222,7 @@ static int p_level_set(lua_State *L) {
   double r = tide_opt_num(&o, "radius", g->dx, 1e-300, 1e300);
   double R = tide_opt_num(&o, "kernel", 2 * r, 1e-300, 1e300);
   double reach = tide_opt_num(&o, "reach", 0, 0, 1e300);
-  tide_array *out = tide_opt_array(&o, "out");
-  if (out) {
-    tide_lua_check(L, tide_grid_check_cells(g, out, TIDE_F64, "out"), fn);
-    lua_getfield(L, 3, "out");
-  } else {
-    out = tide_grid_cell_array(g, TIDE_F64);
-    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
-    tide_lua_pusharray(L, out);
-  }
+  tide_array *out = tide_lua_liquid_out_cells(&o, g, TIDE_F64, "out", NULL);
   const double *x = TIDE_F64P(ps->x);
   /* the set's own binning when it is in cell order (checked by the gather) */
   const int64_t *start = ps->bin_valid && ps->sorted && ps->bin_n == ps->n && ps->ws_cells == tide_grid_ncells(g)
@@ -404,17 +396,10 @@ static int l_label(lua_State *L) {
   tide_grid *g = tide_lua_checkobj(L, 2, TIDE_GRID_T);
   tide_opts o = tide_lua_optopts(L, 3, fn, label_keys);
   tide_array *solid = tide_opt_array(&o, "solid");
-  tide_array *out = tide_opt_array(&o, "out");
   tide_array *counts = tide_opt_array(&o, "counts");
   tide_array *sphi = tide_opt_array(&o, "solid_phi");
   unsigned open = tide_opt_sides(&o, "open", g->dim);
-  if (out) {
-    lua_getfield(L, 3, "out");
-  } else {
-    out = tide_grid_cell_array(g, TIDE_U8);
-    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
-    tide_lua_pusharray(L, out);
-  }
+  tide_array *out = tide_lua_liquid_out_cells(&o, g, TIDE_U8, "labels", NULL);
   if (sphi)
     tide_lua_check(L, tide_liquid_label_cut(ps, g, solid, sphi, out, counts), fn);
   else
@@ -461,6 +446,22 @@ static int l_project(lua_State *L) {
   tide_lua_check(L, tide_liquid_project(u, labels, &po, work, valid, pressure, &ps), fn);
   tide_lua_push_project_stats(L, &ps);
   return 1;
+}
+
+tide_array *tide_lua_liquid_out_cells(tide_opts *o, const tide_grid *g, tide_dtype t, const char *what,
+                                      const tide_array *avoid) {
+  lua_State *L = o->L;
+  tide_array *out = tide_opt_array(o, "out");
+  if (out) {
+    tide_lua_check(L, tide_grid_check_cells(g, out, t, what), o->fname);
+    if (avoid && out->buf == avoid->buf) tide_lua_error(L, "%s: out must not share memory with the input", o->fname);
+    lua_getfield(L, o->idx, "out");
+    return out;
+  }
+  out = tide_grid_cell_array(g, t);
+  if (!out) tide_lua_check(L, TIDE_ENOMEM, o->fname);
+  tide_lua_pusharray(L, out);
+  return out;
 }
 
 void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st) {

@@ -6,6 +6,7 @@
 #ifndef TIDE_LUA_LIQUID_H
 #define TIDE_LUA_LIQUID_H
 
+#include "grid/grid.h"
 #include "liquid/project.h"
 #include "tide_lua.h"
 
@@ -16,5 +17,12 @@ void tide_lua_liquid_open_open(lua_State *L);    /* lua_liquid_open.c: open boun
 /* Push the statistics of a projection as the table { iterations, residual,
  * unknowns, div_before, div_after } (tide.liquid.project, Periodic:project). */
 void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st);
+
+/* The optional "out" cell array of the options o: checked against grid g
+ * and dtype t (errors name it `what`; and not sharing memory with avoid,
+ * may be NULL) and pushed, or a new zeroed cell array pushed when absent;
+ * returns it. */
+tide_array *tide_lua_liquid_out_cells(tide_opts *o, const tide_grid *g, tide_dtype t, const char *what,
+                                      const tide_array *avoid);
 
 #endif

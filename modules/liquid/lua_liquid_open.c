@@ -70,14 +70,7 @@ static int l_region(lua_State *L) {
   tide_shape *s = tide_lua_checkobj(L, 2, TIDE_SHAPE_T);
   tide_opts o = tide_lua_optopts(L, 3, fn, region_keys);
   tide_array *solid = tide_opt_array(&o, "solid");
-  tide_array *out = tide_opt_array(&o, "out");
-  if (out) {
-    lua_getfield(L, 3, "out");
-  } else {
-    out = tide_grid_cell_array(g, TIDE_U8);
-    if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
-    tide_lua_pusharray(L, out);
-  }
+  tide_array *out = tide_lua_liquid_out_cells(&o, g, TIDE_U8, "out", NULL);
   tide_lua_check(L, tide_liquid_region(g, s, solid, out), fn);
   return 1;
 }

@@ -66,21 +66,6 @@ static const tide_array *opt_cells(tide_opts *o, const char *key, const tide_gri
 
 /* the option 'out' (cells of dtype t, pushed) or a new cell array (pushed);
  * `avoid` (may be NULL) must not share its memory */
-static tide_array *push_out_cells(tide_opts *o, const tide_grid *g, tide_dtype t, const tide_array *avoid) {
-  lua_State *L = o->L;
-  tide_array *out = tide_opt_array(o, "out");
-  if (out) {
-    tide_lua_check(L, tide_grid_check_cells(g, out, t, "out"), o->fname);
-    if (avoid && out->buf == avoid->buf) tide_lua_error(L, "%s: out must not share memory with the input", o->fname);
-    lua_getfield(L, o->idx, "out");
-    return out;
-  }
-  out = tide_grid_cell_array(g, t);
-  if (!out) tide_lua_check(L, TIDE_ENOMEM, o->fname);
-  tide_lua_pusharray(L, out);
-  return out;
-}
-
 /* --------------------------------------------------------------- viscosity */
 
 static tide_viscosity_solver *opt_solver(tide_opts *o) {
@@ -180,7 +165,7 @@ static int l_curvature(lua_State *L) {
   int method = tide_opt_choice(&o, "method", "cells", KMETHODS);
   if (method == 0 && tide_opt_has(&o, "band")) tide_lua_error(L, "%s: 'band' belongs to method 'heights'", fn);
   double band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
-  tide_array *out = push_out_cells(&o, g, TIDE_F64, phi);
+  tide_array *out = tide_lua_liquid_out_cells(&o, g, TIDE_F64, "out", phi);
   if (method == 1)
     tide_lua_check(L, tide_liquid_curvature_heights(g, TIDE_F64P(phi), per, band, TIDE_F64P(out)), fn);
   else
@@ -295,7 +280,7 @@ static int l_label_phi(lua_State *L) {
   tide_array *phi = tide_lua_checkarray(L, 2);
   tide_opts o = tide_lua_optopts(L, 3, fn, lphi_keys);
   const tide_array *solid = opt_cells(&o, "solid", g, TIDE_U8);
-  tide_array *out = push_out_cells(&o, g, TIDE_U8, NULL);
+  tide_array *out = tide_lua_liquid_out_cells(&o, g, TIDE_U8, "out", NULL);
   unsigned open = tide_opt_sides(&o, "open", g->dim);
   tide_lua_check(L, tide_liquid_label_phi(g, phi, solid, out), fn);
   if (open) tide_lua_check(L, tide_liquid_open_cells(g, open, out), fn);
@@ -468,7 +453,7 @@ static int per_advect_cells(lua_State *L) {
   double dt = tide_lua_checkfinite(L, 4, fn, "dt");
   tide_opts o = tide_lua_optopts(L, 5, fn, advc_keys);
   tide_advect_opts ao = tide_lua_advect_opts(&o);
-  tide_array *out = push_out_cells(&o, &P->grid, TIDE_F64, f);
+  tide_array *out = tide_lua_liquid_out_cells(&o, &P->grid, TIDE_F64, "out", f);
   tide_lua_check(L, tide_periodic_advect_cells(P, vel, TIDE_F64P(f), dt, &ao, TIDE_F64P(out)), fn);
   return 1;
 }

@@ -831,18 +831,21 @@ static inline double jump_over_theta(const double *kap, const surf_ws *W, const 
   return *pg / th;
 }
 
+/* the physical parameters shared by both surface-tension methods */
+static int check_sigma_rho_dt(double sigma, double rho, double dt) {
+  if (!(sigma >= 0) || !isfinite(sigma)) return tide_fail(TIDE_EINVAL, "sigma must be finite and >= 0");
+  if (!(rho > 0) || !isfinite(rho)) return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
+  if (!(dt > 0) || !isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
+  return TIDE_OK;
+}
+
 int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const tide_tension_opts *o,
                                      tide_array *pjump) {
   int st;
   if ((st = tide_mac_check(u, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &u->grid;
   if ((st = check_phi(g, phi))) return st;
-  if (!(o->sigma >= 0) || !isfinite(o->sigma))
-    return tide_fail(TIDE_EINVAL, "sigma must be finite and >= 0");
-  if (!(o->rho > 0) || !isfinite(o->rho))
-    return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
-  if (!(o->dt > 0) || !isfinite(o->dt))
-    return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
+  if ((st = check_sigma_rho_dt(o->sigma, o->rho, o->dt))) return st;
   if (!(o->theta_min > 0 && o->theta_min <= 1))
     return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
   if ((st = check_per(g, o->periodic))) return st;
@@ -1025,12 +1028,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
   if ((st = tide_mac_check(u, NULL, TIDE_F64, "mac"))) return st;
   const tide_grid *g = &u->grid;
   if ((st = check_phi(g, phi))) return st;
-  if (!(o->sigma >= 0) || !isfinite(o->sigma))
-    return tide_fail(TIDE_EINVAL, "sigma must be finite and >= 0");
-  if (!(o->rho > 0) || !isfinite(o->rho))
-    return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
-  if (!(o->dt > 0) || !isfinite(o->dt))
-    return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
+  if ((st = check_sigma_rho_dt(o->sigma, o->rho, o->dt))) return st;
   if (!isfinite(o->band)) return tide_fail(TIDE_EINVAL, "band must be finite");
   if (!(o->tol > 0 && o->tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
   if (o->maxit < 0) return tide_fail(TIDE_EINVAL, "maxit must be >= 0");
