@@ -97,7 +97,7 @@ void tide_svd_signed(int d, const double *F, double *U, double *s, double *V) {
   if (tide_det(d, V) < 0)
     for (int i = 0; i < d; i++) V[i * d + d - 1] = -V[i * d + d - 1];
   /* columns b_k = F v_k */
-  double b[3][3];
+  double b[3][3] = {{0}};
   for (int k = 0; k < d; k++)
     for (int i = 0; i < d; i++) {
       double t = 0;

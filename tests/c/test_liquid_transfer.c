@@ -248,7 +248,7 @@ static void test_bin(void) {
     memcpy(tide_array_ptr(cp->x), x, (size_t)ps->n * 24);
     memcpy(tide_array_ptr(cp->v), tide_array_ptr(ps->v), (size_t)ps->n * 24);
     cp->bin_valid = 0;
-    int64_t a1, r1, a2, r2;
+    int64_t a1 = -1, r1 = -1, a2 = -2, r2 = -2;
     CHECK(ps->bin_valid && tide_particles_reseed(ps, u1, lab, 2, 4, 9, &a1, &r1) == TIDE_OK &&
               tide_particles_reseed(cp, u1, lab, 2, 4, 9, &a2, &r2) == TIDE_OK,
           "reseed with a stale binning");
