@@ -21,12 +21,12 @@ typedef struct cpoly {
 typedef struct fctx {
   const tide_grid *g;
   int d;
-  double nout[3];  /* outward unit normal of the face */
+  double nout[3]; /* outward unit normal of the face */
   int32_t face;
-  tide_zclip *c;   /* NULL: count only */
-  int64_t at;      /* next piece to write */
-  int64_t count;   /* pieces inside the grid */
-  double outside;  /* area outside the grid */
+  tide_zclip *c;  /* NULL: count only */
+  int64_t at;     /* next piece to write */
+  int64_t count;  /* pieces inside the grid */
+  double outside; /* area outside the grid */
 } fctx;
 
 static void push(cpoly *P, const cvert *v) {
@@ -209,7 +209,8 @@ static double clip_face(fctx *F, const tide_tetmesh *m, const double *x, int64_t
   memset(&P, 0, sizeof P);
   P.n = d;
   for (int a = 0; a < d; a++) {
-    for (int k = 0; k < d; k++) P.v[a].p[k] = x[(int64_t)bn[a] * d + k];
+    for (int k = 0; k < d; k++)
+      P.v[a].p[k] = x[(int64_t)bn[a] * d + k];
     P.v[a].b[a] = 1;
   }
   double A;
@@ -230,7 +231,8 @@ static double clip_face(fctx *F, const tide_tetmesh *m, const double *x, int64_t
                     e1[0] * e2[1] - e1[1] * e2[0]};
     double l = sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
     if (!(l > 0)) return 0;
-    for (int k = 0; k < 3; k++) F->nout[k] = cr[k] / l;
+    for (int k = 0; k < 3; k++)
+      F->nout[k] = cr[k] / l;
     A = 0.5 * l;
   }
   F->face = (int32_t)f;
@@ -335,14 +337,16 @@ int tide_zarifi_clip(const tide_grid *g, const tide_tetmesh *m, const double *x,
 int tide_zarifi_nc(const tide_grid *g, const tide_zclip *c, const tide_tetmesh *m, tide_csr **N,
                    tide_csr **C) {
   int d = c->dim;
-  if (d != m->dim) return tide_fail(TIDE_EINVAL, "clip: pieces of a %dD solid, mesh is %dD", d, m->dim);
+  if (d != m->dim)
+    return tide_fail(TIDE_EINVAL, "clip: pieces of a %dD solid, mesh is %dD", d, m->dim);
   int64_t n = c->n, nc = tide_grid_ncells(g);
   if (n * d > INT32_MAX || m->nv * d > INT32_MAX || nc > INT32_MAX)
     return tide_fail(TIDE_EINVAL, "clip: N and C too large for 32-bit indices");
   const int32_t *bound = TIDE_I32P(m->bound);
   int s = TIDE_OK;
   int64_t nt = n * d * (int64_t)d;
-  int *I = tide_alloc((size_t)(nt + 1) * sizeof(int)), *J = tide_alloc((size_t)(nt + 1) * sizeof(int));
+  int *I = tide_alloc((size_t)(nt + 1) * sizeof(int)),
+      *J = tide_alloc((size_t)(nt + 1) * sizeof(int));
   double *V = tide_alloc((size_t)(nt + 1) * sizeof(double));
   if (!I || !J || !V) {
     s = tide_fail(TIDE_ENOMEM, "clip: out of memory for N and C");
@@ -390,11 +394,13 @@ int tide_zarifi_j_triplets(const tide_zclip *c, const tide_tetmesh *m, const int
     int r = rowof ? rowof[c->cell[q]] : (int)c->cell[q];
     if (r < 0) continue;
     double an[3];
-    for (int k = 0; k < d; k++) an[k] = scale * c->area[q] * c->normal[q * d + k];
+    for (int k = 0; k < d; k++)
+      an[k] = scale * c->area[q] * c->normal[q * d + k];
     for (int a = 0; a < d; a++) {
       int node = bound[(int64_t)c->face[q] * d + a];
       double b = c->bary[q * d + a];
-      for (int k = 0; k < d; k++) tide_triplets_add(T, r, col0 + node * d + k, an[k] * b);
+      for (int k = 0; k < d; k++)
+        tide_triplets_add(T, r, col0 + node * d + k, an[k] * b);
     }
   }
   return TIDE_OK;

@@ -4,7 +4,7 @@
  * ch. 5).  Plain C; the Lua binding is lua_couple_zarifi.c.
  *
  * Files: clip.c (geometry, section 5.1.1 and Fig. 5.1), zarifi_ops.c (the
- * liquid's area-weighted divergence E and face gradient G of Eq. 4.38-4.39),
+ * liquid's face gradient G; the divergence E is tide_liquid_divergence),
  * zarifi.c (the coupled system in three formulations, Eq. 5.17, 5.25-5.36,
  * 5.37-5.45).
  *
@@ -59,16 +59,16 @@ extern "C" {
  * order, deterministic for any thread count. */
 typedef struct tide_zclip {
   int dim;
-  int64_t n;       /* pieces */
-  int64_t *cell;   /* n */
-  int32_t *face;   /* n */
-  double *area;    /* n */
-  double *normal;  /* n * dim */
-  double *bary;    /* n * dim */
-  double *centroid;/* n * dim */
-  int64_t cap;     /* allocated pieces */
-  double outside;  /* area of the boundary outside the grid (dropped) */
-  double total;    /* area of the whole boundary (inside + outside) */
+  int64_t n;        /* pieces */
+  int64_t *cell;    /* n */
+  int32_t *face;    /* n */
+  double *area;     /* n */
+  double *normal;   /* n * dim */
+  double *bary;     /* n * dim */
+  double *centroid; /* n * dim */
+  int64_t cap;      /* allocated pieces */
+  double outside;   /* area of the boundary outside the grid (dropped) */
+  double total;     /* area of the whole boundary (inside + outside) */
 } tide_zclip;
 
 /* Clip the boundary of m at positions x (nv*dim, NULL: m->x) against g.
@@ -87,25 +87,26 @@ int tide_zarifi_nc(const tide_grid *g, const tide_zclip *c, const tide_tetmesh *
 /* Triplets of J = N^T C into T: row rowof[cell] (pieces in cells with
  * rowof < 0 are skipped), column col0 + node*dim + k, value
  * scale * a_q n_q[k] bary_q[node].  rowof NULL: rows are cell indices. */
-int tide_zarifi_j_triplets(const tide_zclip *c, const tide_tetmesh *m, const int *rowof,
-                           int col0, double scale, tide_triplets *T);
+int tide_zarifi_j_triplets(const tide_zclip *c, const tide_tetmesh *m, const int *rowof, int col0,
+                           double scale, tide_triplets *T);
 
-/* ------------------------------------------------- liquid operators E, G
+/* ------------------------------------------------- liquid face gradient G
  * Faces are numbered axis by axis (all x faces in tide_grid_fidx order,
  * then y, then z): nfaces = sum_a prod(face dims of axis a).  For the
  * liquid cells numbered by rowof (tide_mac_poisson_number) and face open
- * fractions w (fractions, NULL = 1), the faces that carry flux are those
- * inside the domain between a liquid cell and a liquid or air cell (faces
- * touching a solid cell or the domain boundary are walls):
- *   E (nl x nfaces)   E[c, f] = -s w_f dx^(d-1)   (s = +1 high face of c, -1 low)
- *   G (nfaces x nl)   (G p)_f = (p_hi - p_lo) / (theta dx), p = 0 in air at the
- *                     ghost-fluid fraction theta (>= theta_min; theta = 1 between
- *                     liquid cells); rows only for faces with w_f > 0
- * so that (dt/rho) E G = (dt/rho) dx^d A_poisson (mac_poisson.h) = B.
- * theta: face arrays from tide_mac_poisson_theta or NULL (theta = 1). */
-int tide_zarifi_ops(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
-                    const double *const fractions[3], const double *const theta[3],
-                    double theta_min, tide_csr **E, tide_csr **G);
+ * fractions w (fractions, NULL = 1), a face carries flux when it lies inside
+ * the domain between a liquid cell and a liquid or air cell (faces touching
+ * a solid cell or the domain boundary are walls) and w > 0:
+ *   G (nfaces x nl)   (G p)_f = (p_hi - p_lo) / (theta dx) [1/m], p = 0 in air
+ *                     at the ghost-fluid fraction theta (>= theta_min; 1
+ *                     between liquid cells); no row for other faces
+ * theta: face arrays from tide_mac_poisson_theta or NULL (theta = 1).
+ * With the divergence of tide_liquid_divergence (liquid/project.h),
+ * div_A(G p) = -A_poisson p (mac_poisson.h), so E = -dx^d div_A gives
+ * (dt/rho) E G = (dt/rho) dx^d A_poisson = B. */
+int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
+                         const double *const fractions[3], const double *const theta[3],
+                         double theta_min, tide_csr **G);
 int64_t tide_zarifi_nfaces(const tide_grid *g);
 /* Gather the faces of a MAC field into one vector (nfaces) and back. */
 int tide_zarifi_gather(const tide_mac *u, double *out);
@@ -118,11 +119,11 @@ enum {
   TIDE_ZARIFI_FACTORED = 2    /* Eq. 5.43/5.45: (p, z = R v), K = R^T R */
 };
 enum {
-  TIDE_ZARIFI_PCG = 0,     /* IC(0)-PCG (spd, factored) */
-  TIDE_ZARIFI_CHOLMOD = 1, /* supernodal Cholesky (spd, factored) */
-  TIDE_ZARIFI_MINRES = 2,  /* Jacobi(|diag|)-MINRES (indefinite) */
-  TIDE_ZARIFI_BICGSTAB = 3,/* ILU(0)-BiCGSTAB (indefinite) */
-  TIDE_ZARIFI_LDLT = 4     /* LDL^T of the quasi-definite matrix (indefinite) */
+  TIDE_ZARIFI_PCG = 0,      /* IC(0)-PCG (spd, factored) */
+  TIDE_ZARIFI_CHOLMOD = 1,  /* supernodal Cholesky (spd, factored) */
+  TIDE_ZARIFI_MINRES = 2,   /* Jacobi(|diag|)-MINRES (indefinite) */
+  TIDE_ZARIFI_BICGSTAB = 3, /* ILU(0)-BiCGSTAB (indefinite) */
+  TIDE_ZARIFI_LDLT = 4      /* LDL^T of the quasi-definite matrix (indefinite) */
 };
 
 typedef struct tide_zarifi_opts {
@@ -140,15 +141,15 @@ typedef struct tide_zarifi_opts {
 tide_zarifi_opts tide_zarifi_opts_default(void);
 
 typedef struct tide_zarifi_stats {
-  int64_t unknowns;      /* rows of the solved system */
-  int64_t liquid;        /* liquid cells */
-  int64_t solid_dofs;    /* free solid DOFs (pinned/kinematic removed) */
-  int64_t nonzeros;      /* nonzeros of the full (both triangles) system matrix */
-  int64_t pieces;        /* clipped boundary pieces (all solids) */
-  int iterations;        /* Krylov iterations (0 for direct) */
-  double residual;       /* ||A x - b|| / ||b|| of the solved system */
+  int64_t unknowns;   /* rows of the solved system */
+  int64_t liquid;     /* liquid cells */
+  int64_t solid_dofs; /* free solid DOFs (pinned/kinematic removed) */
+  int64_t nonzeros;   /* nonzeros of the full (both triangles) system matrix */
+  int64_t pieces;     /* clipped boundary pieces (all solids) */
+  int iterations;     /* Krylov iterations (0 for direct) */
+  double residual;    /* ||A x - b|| / ||b|| of the solved system */
   int converged;
-  double alpha;          /* scaling used (SPD) */
+  double alpha; /* scaling used (SPD) */
   double geometry_seconds, assembly_seconds, solve_seconds;
 } tide_zarifi_stats;
 

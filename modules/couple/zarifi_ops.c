@@ -1,7 +1,7 @@
-/* zarifi_ops.c -- the liquid operators of the coupled projection: the
- * area-weighted divergence E and the ghost-fluid face gradient G (Zarifi
- * Eq. 4.33-4.44), as sparse matrices over the liquid cells and all faces
- * (see zarifi.h). */
+/* zarifi_ops.c -- the ghost-fluid face gradient G of the coupled
+ * projection's velocity update (Zarifi Eq. 4.31, 4.35-4.37, 4.44) as a sparse
+ * matrix from the liquid cells to all faces (see zarifi.h).  The divergence
+ * E is tide_liquid_divergence (liquid/project.h). */
 #include "couple/zarifi.h"
 #include "linalg/mac_poisson.h"
 
@@ -34,7 +34,8 @@ int tide_zarifi_gather(const tide_mac *u, double *out) {
     int64_t n = tide_array_size(u->u[a]);
     const double *s = TIDE_F64P(u->u[a]);
 #pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t f = 0; f < n; f++) out[off[a] + f] = s[f];
+    for (int64_t f = 0; f < n; f++)
+      out[off[a] + f] = s[f];
   }
   return TIDE_OK;
 }
@@ -47,52 +48,27 @@ int tide_zarifi_scatter(const double *in, tide_mac *u) {
     int64_t n = tide_array_size(u->u[a]);
     double *s = TIDE_F64P(u->u[a]);
 #pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t f = 0; f < n; f++) s[f] = in[off[a] + f];
+    for (int64_t f = 0; f < n; f++)
+      s[f] = in[off[a] + f];
   }
   return TIDE_OK;
 }
 
-int tide_zarifi_ops(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
-                    const double *const fractions[3], const double *const theta[3],
-                    double theta_min, tide_csr **E, tide_csr **G) {
+int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
+                         const double *const fractions[3], const double *const theta[3],
+                         double theta_min, tide_csr **G) {
   int d = g->dim;
   int64_t nf = tide_zarifi_nfaces(g), nc = tide_grid_ncells(g);
   if (nf > INT32_MAX || nc > INT32_MAX)
-    return tide_fail(TIDE_EINVAL, "zarifi operators: grid too large for 32-bit indices");
+    return tide_fail(TIDE_EINVAL, "zarifi gradient: grid too large for 32-bit indices");
   if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
-  double dx = g->dx, area = d == 3 ? dx * dx : dx;
+  double dx = g->dx;
   int64_t off[3];
   face_offsets(g, off);
-  int s;
-  tide_triplets *TE = NULL, *TG = NULL;
-  if ((s = tide_triplets_new(nl, (int)nf, &TE))) return s;
-  if ((s = tide_triplets_new((int)nf, nl, &TG))) {
-    tide_triplets_free(TE);
-    return s;
-  }
-  int n2 = d == 3 ? g->n[2] : 1;
-  /* E: rows in liquid-cell order, the 2d faces of each cell */
-  for (int i = 0; i < g->n[0]; i++)
-    for (int j = 0; j < g->n[1]; j++)
-      for (int k = 0; k < n2; k++) {
-        int64_t c = tide_grid_idx(g, i, j, k);
-        int r = rowof[c];
-        if (r < 0) continue;
-        int ijk[3] = {i, j, k};
-        for (int a = 0; a < d; a++)
-          for (int side = 0; side < 2; side++) { /* 0: low face, 1: high face */
-            int nb[3] = {i, j, k};
-            nb[a] += side ? 1 : -1;
-            if (nb[a] < 0 || nb[a] >= g->n[a]) continue;
-            if (labels[tide_grid_idx(g, nb[0], nb[1], nb[2])] == TIDE_CELL_SOLID) continue;
-            int fi[3] = {ijk[0], ijk[1], ijk[2]};
-            fi[a] += side;
-            int64_t f = tide_grid_fidx(g, a, fi[0], fi[1], fi[2]);
-            double w = fractions && fractions[a] ? fractions[a][f] : 1.0;
-            tide_triplets_add(TE, r, (int)(off[a] + f), (side ? -1.0 : 1.0) * w * area);
-          }
-      }
-  /* G: one row per open face with a liquid side */
+  tide_triplets *TG = NULL;
+  int s = tide_triplets_new((int)nf, nl, &TG);
+  if (s) return s;
+  /* one row per open face with a liquid side, in face order */
   for (int a = 0; a < d; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
@@ -124,15 +100,7 @@ int tide_zarifi_ops(const tide_grid *g, const uint8_t *labels, const int *rowof,
           }
         }
   }
-  s = tide_csr_from_tripletlist(TE, TIDE_CSR_GENERAL, E);
-  if (!s) {
-    s = tide_csr_from_tripletlist(TG, TIDE_CSR_GENERAL, G);
-    if (s) {
-      tide_csr_free(*E);
-      *E = NULL;
-    }
-  }
-  tide_triplets_free(TE);
+  s = tide_csr_from_tripletlist(TG, TIDE_CSR_GENERAL, G);
   tide_triplets_free(TG);
   return s;
 }

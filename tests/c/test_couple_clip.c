@@ -37,7 +37,8 @@ static double *piece_sums(const tide_grid *g, const tide_zclip *c) {
   int d = g->dim;
   double *S = calloc((size_t)tide_grid_ncells(g) * (size_t)d, sizeof(double));
   for (int64_t q = 0; q < c->n; q++)
-    for (int k = 0; k < d; k++) S[c->cell[q] * d + k] += c->area[q] * c->normal[q * d + k];
+    for (int k = 0; k < d; k++)
+      S[c->cell[q] * d + k] += c->area[q] * c->normal[q * d + k];
   return S;
 }
 
@@ -93,10 +94,12 @@ static void test_box(int d, const double *lo, const double *hi, const char *what
   memset(&c, 0, sizeof c);
   CHECK(tide_zarifi_clip(&g, m, NULL, &c) == TIDE_OK, "%s: clip", what);
   double *S = piece_sums(&g, &c), *E = box_sums(&g, lo, hi), err = 0;
-  for (int64_t q = 0; q < tide_grid_ncells(&g) * d; q++) err = fmax(err, fabs(S[q] - E[q]));
+  for (int64_t q = 0; q < tide_grid_ncells(&g) * d; q++)
+    err = fmax(err, fabs(S[q] - E[q]));
   CHECK(err <= 1e-15, "%s: per-cell area-weighted normals exact (max error %g)", what, err);
   double A = 0;
-  for (int64_t q = 0; q < c.n; q++) A += c.area[q];
+  for (int64_t q = 0; q < c.n; q++)
+    A += c.area[q];
   CHECK(fabs(A - c.total) <= 1e-14 && c.outside == 0, "%s: pieces partition the boundary", what);
   printf("%s: %lld pieces, max per-cell error %.2e\n", what, (long long)c.n, err);
   free(S);
@@ -131,7 +134,8 @@ static void test_swept(int d) {
     double *v = malloc((size_t)(m->nv * d) * sizeof(double));
     double *f = malloc((size_t)tide_grid_ncells(&g) * sizeof(double));
     for (int64_t i = 0; i < m->nv; i++)
-      for (int k = 0; k < d; k++) v[i * d + k] = V[k];
+      for (int k = 0; k < d; k++)
+        v[i * d + k] = V[k];
     tide_csr_mul(J, v, f);
     int n2 = d == 3 ? g.n[2] : 1;
     for (int i = 0; i < g.n[0]; i++)
@@ -176,7 +180,8 @@ static void rotation(int d, double *R) {
     s += q[k] * q[k];
   }
   s = sqrt(s);
-  for (int k = 0; k < 4; k++) q[k] /= s;
+  for (int k = 0; k < 4; k++)
+    q[k] /= s;
   double w = q[0], x = q[1], y = q[2], z = q[3];
   double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
                  2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
@@ -186,7 +191,8 @@ static void rotation(int d, double *R) {
 
 static double csr_maxabs(const tide_csr *A) {
   double m = 0;
-  for (int64_t p = 0; p < tide_csr_nnz(A); p++) m = fmax(m, fabs(A->val[p]));
+  for (int64_t p = 0; p < tide_csr_nnz(A); p++)
+    m = fmax(m, fabs(A->val[p]));
   return m;
 }
 
@@ -208,7 +214,8 @@ static void test_random(int d, int trials) {
   memset(&c, 0, sizeof c);
   double *p = malloc((size_t)tide_grid_ncells(&g) * sizeof(double));
   double *f = malloc((size_t)nvd * sizeof(double));
-  for (int64_t q = 0; q < tide_grid_ncells(&g); q++) p[q] = 1;
+  for (int64_t q = 0; q < tide_grid_ncells(&g); q++)
+    p[q] = 1;
   for (int t = 0; t < trials; t++) {
     double R[9], sc[3], tr[3];
     rotation(d, R);
@@ -267,9 +274,11 @@ static void test_random(int d, int trials) {
     tide_csr_mul(CTN, p, f);
     double F[3] = {0, 0, 0};
     for (int64_t i = 0; i < m->nv; i++)
-      for (int k = 0; k < d; k++) F[k] += f[i * d + k];
+      for (int k = 0; k < d; k++)
+        F[k] += f[i * d + k];
     double fe = 0;
-    for (int k = 0; k < d; k++) fe = fmax(fe, fabs(F[k]));
+    for (int k = 0; k < d; k++)
+      fe = fmax(fe, fabs(F[k]));
     fe /= fmax(c.total, 1e-300);
     worst_force = fmax(worst_force, fe);
     if (fe > 1e-13) bad_force++;
@@ -286,8 +295,9 @@ static void test_random(int d, int trials) {
   CHECK(bad_part == 0, "%dD: pieces partition the boundary (worst %g)", d, worst_part);
   CHECK(bad_sym == 0, "%dD: C^T N = (N^T C)^T (worst %g)", d, worst_sym);
   CHECK(bad_force == 0, "%dD: sum of constant-pressure forces = 0 (worst %g)", d, worst_force);
-  printf("%dD random placements: %d, %lld pieces, partition %.1e, C^T N asym %.1e, sum force %.1e\n",
-         d, trials, (long long)pieces, worst_part, worst_sym, worst_force);
+  printf(
+      "%dD random placements: %d, %lld pieces, partition %.1e, C^T N asym %.1e, sum force %.1e\n",
+      d, trials, (long long)pieces, worst_part, worst_sym, worst_force);
   tide_zclip_free(&c);
   free(p);
   free(f);
@@ -318,8 +328,8 @@ static tide_tetmesh *sphere_mesh(int d, const double *ctr, double r, int level) 
     nf = nv;
   } else {
     const double t = (1 + sqrt(5.0)) / 2;
-    double V0[12][3] = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
-                        {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+    double V0[12][3] = {{-1, t, 0},  {1, t, 0},  {-1, -t, 0}, {1, -t, 0}, {0, -1, t},  {0, 1, t},
+                        {0, -1, -t}, {0, 1, -t}, {t, 0, -1},  {t, 0, 1},  {-t, 0, -1}, {-t, 0, 1}};
     int T0[20][3] = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
                      {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
                      {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
@@ -338,7 +348,8 @@ static tide_tetmesh *sphere_mesh(int d, const double *ctr, double r, int level) 
         for (int e = 0; e < 3; e++) {
           int a = T[f][e], b = T[f][(e + 1) % 3];
           double m[3];
-          for (int k = 0; k < 3; k++) m[k] = 0.5 * (V[a][k] + V[b][k]);
+          for (int k = 0; k < 3; k++)
+            m[k] = 0.5 * (V[a][k] + V[b][k]);
           int64_t q = 12;
           for (; q < nv; q++)
             if (V[q][0] == m[0] && V[q][1] == m[1] && V[q][2] == m[2]) break;
@@ -346,7 +357,9 @@ static tide_tetmesh *sphere_mesh(int d, const double *ctr, double r, int level) 
           mid[e] = (int)q;
         }
         int a = T[f][0], b = T[f][1], c = T[f][2];
-        int S[4][3] = {{a, mid[0], mid[2]}, {b, mid[1], mid[0]}, {c, mid[2], mid[1]},
+        int S[4][3] = {{a, mid[0], mid[2]},
+                       {b, mid[1], mid[0]},
+                       {c, mid[2], mid[1]},
                        {mid[0], mid[1], mid[2]}};
         memcpy(T2[nf2], S, sizeof S);
         nf2 += 4;
@@ -358,12 +371,15 @@ static tide_tetmesh *sphere_mesh(int d, const double *ctr, double r, int level) 
     F = malloc((size_t)nf * 4 * sizeof(int32_t));
     for (int64_t i = 0; i < nv; i++) {
       double l = sqrt(V[i][0] * V[i][0] + V[i][1] * V[i][1] + V[i][2] * V[i][2]);
-      for (int k = 0; k < 3; k++) P[3 * i + k] = ctr[k] + r * V[i][k] / l;
+      for (int k = 0; k < 3; k++)
+        P[3 * i + k] = ctr[k] + r * V[i][k] / l;
     }
-    for (int k = 0; k < 3; k++) P[3 * nv + k] = ctr[k];
+    for (int k = 0; k < 3; k++)
+      P[3 * nv + k] = ctr[k];
     for (int64_t f = 0; f < nf; f++) {
       F[4 * f] = (int32_t)nv;
-      for (int k = 0; k < 3; k++) F[4 * f + 1 + k] = T[f][k];
+      for (int k = 0; k < 3; k++)
+        F[4 * f + 1 + k] = T[f][k];
     }
     free(V);
     free(T);
@@ -400,7 +416,8 @@ static void test_sphere(int d) {
     memset(&c, 0, sizeof c);
     tide_zarifi_clip(&g, m, NULL, &c);
     double A = 0;
-    for (int64_t q = 0; q < c.n; q++) A += c.area[q];
+    for (int64_t q = 0; q < c.n; q++)
+      A += c.area[q];
     area_err[lvl] = fabs(A - exact) / exact;
     double *S = piece_sums(&g, &c);
     for (int depth = 0; depth < 2; depth++) {
@@ -432,10 +449,11 @@ static void test_sphere(int d) {
       (depth ? mean_exact : mean_node)[lvl] = sum / fa / (double)(cut ? cut : 1);
       tide_mac_free(w);
     }
-    printf("%dD sphere dx=1/%d: %lld pieces, area error %.3e; closure residual / face area, max (mean "
-           "over cut cells): node-SDF fractions %.3e (%.3e), exact fractions %.3e (%.3e)\n",
-           d, nc, (long long)c.n, area_err[lvl], close_node[lvl], mean_node[lvl], close_exact[lvl],
-           mean_exact[lvl]);
+    printf(
+        "%dD sphere dx=1/%d: %lld pieces, area error %.3e; closure residual / face area, max (mean "
+        "over cut cells): node-SDF fractions %.3e (%.3e), exact fractions %.3e (%.3e)\n",
+        d, nc, (long long)c.n, area_err[lvl], close_node[lvl], mean_node[lvl], close_exact[lvl],
+        mean_exact[lvl]);
     free(S);
     tide_zclip_free(&c);
     tide_tetmesh_free(m);
