@@ -201,6 +201,16 @@ static void slabs(fctx *F, const cpoly *P, int ax, int *idx) {
   slabs(F, &cur, ax + 1, idx);
 }
 
+static fctx fctx_make(const tide_grid *g, int d, tide_zclip *c, int64_t at) {
+  fctx F;
+  memset(&F, 0, sizeof F);
+  F.g = g;
+  F.d = d;
+  F.c = c;
+  F.at = at;
+  return F;
+}
+
 /* Clip face f; returns its area (0 for a degenerate face). */
 static double clip_face(fctx *F, const tide_tetmesh *m, const double *x, int64_t f) {
   int d = m->dim;
@@ -293,10 +303,7 @@ int tide_zarifi_clip(const tide_grid *g, const tide_tetmesh *m, const double *x,
   /* pass 1: count the pieces of each face */
 #pragma omp parallel for schedule(dynamic, 64) if (nb > 256)
   for (int64_t f = 0; f < nb; f++) {
-    fctx F;
-    memset(&F, 0, sizeof F);
-    F.g = g;
-    F.d = d;
+    fctx F = fctx_make(g, d, NULL, 0);
     double A = clip_face(&F, m, x, f);
     cnt[f] = F.count;
     outa[2 * f] = F.outside;
@@ -317,12 +324,7 @@ int tide_zarifi_clip(const tide_grid *g, const tide_tetmesh *m, const double *x,
     /* pass 2: write them at their offsets (face order for any thread count) */
 #pragma omp parallel for schedule(dynamic, 64) if (nb > 256)
     for (int64_t f = 0; f < nb; f++) {
-      fctx F;
-      memset(&F, 0, sizeof F);
-      F.g = g;
-      F.d = d;
-      F.c = c;
-      F.at = cnt[f];
+      fctx F = fctx_make(g, d, c, cnt[f]);
       clip_face(&F, m, x, f);
     }
     c->n = n;

@@ -26,33 +26,28 @@ static void face_offsets(const tide_grid *g, int64_t off[3]) {
   }
 }
 
-int tide_zarifi_gather(const tide_mac *u, double *out) {
+/* copy between the face arrays of u and one vector (dir 0: gather) */
+static int face_copy(tide_mac *u, double *vec, int dir) {
   int64_t off[3];
   face_offsets(&u->grid, off);
   for (int a = 0; a < u->grid.dim; a++) {
-    if (u->u[a]->dtype != TIDE_F64) return tide_fail(TIDE_EINVAL, "gather: MAC field must be f64");
+    if (u->u[a]->dtype != TIDE_F64) return tide_fail(TIDE_EINVAL, "MAC field must be f64");
     int64_t n = tide_array_size(u->u[a]);
-    const double *s = TIDE_F64P(u->u[a]);
+    double *s = TIDE_F64P(u->u[a]), *v = vec + off[a];
 #pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t f = 0; f < n; f++)
-      out[off[a] + f] = s[f];
+    for (int64_t f = 0; f < n; f++) {
+      if (dir)
+        s[f] = v[f];
+      else
+        v[f] = s[f];
+    }
   }
   return TIDE_OK;
 }
 
-int tide_zarifi_scatter(const double *in, tide_mac *u) {
-  int64_t off[3];
-  face_offsets(&u->grid, off);
-  for (int a = 0; a < u->grid.dim; a++) {
-    if (u->u[a]->dtype != TIDE_F64) return tide_fail(TIDE_EINVAL, "scatter: MAC field must be f64");
-    int64_t n = tide_array_size(u->u[a]);
-    double *s = TIDE_F64P(u->u[a]);
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t f = 0; f < n; f++)
-      s[f] = in[off[a] + f];
-  }
-  return TIDE_OK;
-}
+int tide_zarifi_gather(const tide_mac *u, double *out) { return face_copy((tide_mac *)u, out, 0); }
+
+int tide_zarifi_scatter(const double *in, tide_mac *u) { return face_copy(u, (double *)in, 1); }
 
 int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
                          const double *const fractions[3], const double *const theta[3],
