@@ -193,20 +193,33 @@ function zarifi.project(S, dt)
   local L = S.liquid
   local scheme = S.scheme
   if scheme == "weak" then
-    -- the solid first, pushed by the last step's pressure (Cᵀ N p, Eq. 5.11-5.13)
+    local g = S.grid
+    local nc = S.pressure:size()
+    local p = S.pressure:reshape(nc)
+    S.flux = S.flux or g:cells()
+    local flux = S.flux:reshape(nc)
+    flux:fill(0)
     for i, m in ipairs(S.solids) do
-      local f = couple.pressure_forces { grid = S.grid, solid = m, pressure = S.pressure }
+      local nd = m.nv * m.dim
+      -- the boundary clipped against the cells: J = Nᵀ C (Eq. 5.7-5.13)
+      local J = time("clip", couple.clip, { grid = g, solid = m }).J
+      -- the solid first, pushed by the last step's pressure: forces Cᵀ N p = Jᵀ p (5.13)
       m.force:copy(S.forces[i])
-      m.force:axpy(1, f)
+      m.force:reshape(nd):axpy(1, J:transpose():mul(p))
       time("solid", solid_solve, S, m, dt)
       m.force:copy(S.forces[i])
+      -- its boundary flux through each cell, Nᵀ C v (5.7)
+      flux:axpy(1, J:mul(m.v:reshape(nd)))
     end
     -- then the liquid with the solid as a moving boundary: div_A u = -(Nᵀ C v)/dx^d (5.10)
-    local target = couple.solid_flux { grid = S.grid, solids = S.solids, labels = S.labels }
-    target:scale(-1 / S.grid.dx ^ S.grid.dim)
+    S.target = S.target or g:cells()
+    S.target:copy(S.flux):scale(-1 / g.dx ^ g.dim)
     return time("project", liquid.project, S.u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
-      fractions = S.fractions, phi = L.phi, target = target, valid = L.valid, pressure = S.pressure,
+      fractions = S.fractions, phi = L.phi, target = S.target, valid = L.valid, pressure = S.pressure,
       projector = L.projector })
+  end
+  if not couple.project then
+    error("tide.zarifi: scheme '" .. scheme .. "' needs tide.couple.project, which this build lacks (use scheme = \"weak\")", 3)
   end
   local elastic = true
   if scheme == "damping" then
