@@ -58,21 +58,7 @@ end
 -- 3D pool with a sphere, face weights as a tide.Mac, reusable solver object
 do
   local n = 24
-  local g = tide.grid.new { size = { n, n, n }, dx = 1 / n }
-  local lab = A.zeros({ n, n, n }, "u8")
-  local rhs3 = A.zeros({ n, n, n })
-  for i = 1, n do
-    for j = 1, n do
-      for k = 1, n do
-        local x, y, z = (i - .5) / n - .5, (j - .5) / n - .3, (k - .5) / n - .5
-        local wall = i == 1 or i == n or j == 1 or k == 1 or k == n
-        local l = (j - .5) / n < .6 and 1 or 0
-        if wall or x * x + y * y + z * z < .04 then l = 2 end
-        lab:set(i, j, k, l)
-        if l == 1 then rhs3:set(i, j, k, math.sin(i + 2 * j + 3 * k)) end
-      end
-    end
-  end
+  local g, lab, rhs3 = require("tide.cases.poisson_pool").new(3, n) -- shared with figures/poisson_iterations.lua
   local w = g:mac()
   w:fill(0.7)
   local solver = la.poisson_solver { grid = g, labels = lab, weights = w }

@@ -7,9 +7,7 @@ local flip = require "tide.flip"
 local T = require "tide.testing"
 
 local function setup(scheme)
-  local g = tide.grid.new { size = { 96, 64 }, dx = 1 / 64 }
-  local ps = tide.liquid.seed { grid = g, box = { min = { 0, 0 }, max = { 0.5, 0.75 } }, apic = scheme == "apic" }
-  return g, ps, flip.new { grid = g, particles = ps, scheme = scheme }
+  return require("tide.cases.dam_break").setup(scheme, 64) -- shared with figures/pic_flip_apic.lua
 end
 
 -- liquid volume: particles over their mean interior density (S.mean_density,
