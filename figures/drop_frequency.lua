@@ -41,7 +41,8 @@ for _, s in ipairs(sets) do
     last[s.dim] = { r = r, cpd = c }
     fig:compare { quantity = string.format("%dD, %d cells per diameter: omega", s.dim, c), unit = "rad/s",
       paper = r.exact, source = s.dim == 2 and "6 sigma / (rho R^3)" or "8 sigma / (rho R^3)",
-      tide = r.omega or "no 3 crossings", note = string.format("volume drift %.3f%%", 100 * r.drift) }
+      tide = r.omega or "no 3 crossings", note = r.omega and string.format("volume drift %.3f%%", 100 * r.drift) or
+        string.format("the oscillation broke down before its third zero crossing (moment plot; volume drift %.2f%%)", 100 * r.drift) }
   end
   series[#series + 1] = { x = x, y = y, marker = s.dim == 2 and "o" or "s", label = s.dim .. "D, ghost fluid" }
 end
