@@ -18,23 +18,32 @@ static const char *const bc_names[] = {"sticky", "slip", "separate", NULL};
 static void read_walls(lua_State *L, tide_opts *o, tide_mpm *m, const char *fn) {
   lua_getfield(L, o->idx, "walls");
   if (lua_isnil(L, -1)) {
-    for (int s = 0; s < 2 * m->dim; s++) m->wall_bc[s] = TIDE_MPM_SEPARATE;
+    for (int s = 0; s < 2 * m->dim; s++)
+      m->wall_bc[s] = TIDE_MPM_SEPARATE;
   } else if (lua_type(L, -1) == LUA_TSTRING) {
     int bc = luaL_checkoption(L, -1, NULL, bc_names);
-    for (int s = 0; s < 2 * m->dim; s++) m->wall_bc[s] = bc;
+    for (int s = 0; s < 2 * m->dim; s++)
+      m->wall_bc[s] = bc;
   } else if (lua_istable(L, -1)) {
-    for (int s = 0; s < 6; s++) m->wall_bc[s] = -1;
+    for (int s = 0; s < 6; s++)
+      m->wall_bc[s] = -1;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-      if (lua_type(L, -2) != LUA_TSTRING) tide_lua_error(L, "%s: walls: keys are sides \"x-\", \"x+\", ...", fn);
+      if (lua_type(L, -2) != LUA_TSTRING)
+        tide_lua_error(L, "%s: walls: keys are sides \"x-\", \"x+\", ...", fn);
       const char *k = lua_tostring(L, -2);
       int s = 0;
-      while (side_names[s] && strcmp(side_names[s], k)) s++;
-      if (!side_names[s] || s >= 2 * m->dim) tide_lua_error(L, "%s: walls: unknown side '%s'", fn, k);
-      if (lua_type(L, -1) != LUA_TSTRING) tide_lua_error(L, "%s: walls[\"%s\"]: expected \"sticky\", \"slip\" or \"separate\"", fn, k);
+      while (side_names[s] && strcmp(side_names[s], k))
+        s++;
+      if (!side_names[s] || s >= 2 * m->dim)
+        tide_lua_error(L, "%s: walls: unknown side '%s'", fn, k);
+      if (lua_type(L, -1) != LUA_TSTRING)
+        tide_lua_error(L, "%s: walls[\"%s\"]: expected \"sticky\", \"slip\" or \"separate\"", fn,
+                       k);
       const char *v = lua_tostring(L, -1);
       int bc = 0;
-      while (bc_names[bc] && strcmp(bc_names[bc], v)) bc++;
+      while (bc_names[bc] && strcmp(bc_names[bc], v))
+        bc++;
       if (!bc_names[bc]) tide_lua_error(L, "%s: walls[\"%s\"]: unknown condition '%s'", fn, k, v);
       m->wall_bc[s] = bc;
       lua_pop(L, 1);
@@ -45,8 +54,10 @@ static void read_walls(lua_State *L, tide_opts *o, tide_mpm *m, const char *fn) 
   lua_pop(L, 1);
 }
 
-static const char *const new_keys[] = {"grid", "order", "gravity", "walls", "friction", "wall_nodes", NULL};
-/* tide.mpm.new{grid = g, order = 2, gravity = {0, -9.81}, walls = "separate", friction = 0, wall_nodes = 3} */
+static const char *const new_keys[] = {"grid",     "order",      "gravity", "walls",
+                                       "friction", "wall_nodes", NULL};
+/* tide.mpm.new{grid = g, order = 2, gravity = {0, -9.81}, walls = "separate", friction = 0,
+ * wall_nodes = 3} */
 static int l_new(lua_State *L) {
   const char *fn = "tide.mpm.new";
   tide_opts o = tide_lua_opts(L, 1, fn, new_keys);
@@ -59,7 +70,8 @@ static int l_new(lua_State *L) {
   int wn = (int)tide_opt_int(&o, "wall_nodes", 3, 1, 8);
   tide_mpm *m;
   tide_lua_check(L, tide_mpm_new(g, order, &m), fn);
-  for (int a = 0; a < 3; a++) m->gravity[a] = a < g->dim ? grav[a] : 0;
+  for (int a = 0; a < 3; a++)
+    m->gravity[a] = a < g->dim ? grav[a] : 0;
   m->wall_friction = mu;
   m->wall_nodes = wn;
   tide_lua_pushobj(L, MPM_T, m);
@@ -68,8 +80,9 @@ static int l_new(lua_State *L) {
   return 1;
 }
 
-static const char *const mat_keys[] = {"model", "E", "nu", "mu", "lambda", "kappa", "density", "plastic",
-                                       "gamma", "theta_c", "theta_s", "hardening", "friction_angle", NULL};
+static const char *const mat_keys[] = {
+    "model",   "E",     "nu",      "mu",      "lambda",    "kappa",          "density",
+    "plastic", "gamma", "theta_c", "theta_s", "hardening", "friction_angle", NULL};
 static const char *const plastic_names[] = {"none", "fluid", "snow", "sand", NULL};
 
 /* the model named `name`: every name of tide_model_name, and "corotational" */
@@ -102,7 +115,8 @@ static int m_material(lua_State *L) {
     int has_e = tide_opt_has(&o, "E") || tide_opt_has(&o, "nu");
     int has_l = tide_opt_has(&o, "mu") || tide_opt_has(&o, "lambda");
     if (has_e && has_l) tide_lua_error(L, "%s: give either E and nu or mu and lambda", fn);
-    if (tide_opt_has(&o, "kappa")) tide_lua_error(L, "%s: kappa is for fluids (plastic = \"fluid\")", fn);
+    if (tide_opt_has(&o, "kappa"))
+      tide_lua_error(L, "%s: kappa is for fluids (plastic = \"fluid\")", fn);
     if (has_l) {
       mu = tide_opt_reqnum(&o, "mu", 0, HUGE_VAL);
       lambda = tide_opt_reqnum(&o, "lambda", -mu, HUGE_VAL);
@@ -125,7 +139,8 @@ static int m_material(lua_State *L) {
   return 1;
 }
 
-static const char *const seed_keys[] = {"shape", "material", "per_cell", "jitter", "velocity", "velocity_gradient", "stream", NULL};
+static const char *const seed_keys[] = {"shape",    "material",          "per_cell", "jitter",
+                                        "velocity", "velocity_gradient", "stream",   NULL};
 /* M:seed{shape = tide.shape..., material = 1, per_cell = 4, jitter = 1, velocity = {..},
  *   velocity_gradient = {{..}, {..}}, stream = 0} -> particles added */
 static int m_seed(lua_State *L) {
@@ -143,13 +158,16 @@ static int m_seed(lua_State *L) {
   int hg = 0;
   lua_getfield(L, o.idx, "velocity_gradient");
   if (!lua_isnil(L, -1)) {
-    if (!lua_istable(L, -1)) tide_lua_error(L, "%s: velocity_gradient: expected a %dx%d table of rows", fn, m->dim, m->dim);
+    if (!lua_istable(L, -1))
+      tide_lua_error(L, "%s: velocity_gradient: expected a %dx%d table of rows", fn, m->dim,
+                     m->dim);
     for (int a = 0; a < m->dim; a++) {
       lua_rawgeti(L, -1, a + 1);
       for (int b = 0; b < m->dim; b++) {
         lua_rawgeti(L, -1, b + 1);
         if (!lua_isnumber(L, -1) || !isfinite(lua_tonumber(L, -1)))
-          tide_lua_error(L, "%s: velocity_gradient[%d][%d]: expected a finite number", fn, a + 1, b + 1);
+          tide_lua_error(L, "%s: velocity_gradient[%d][%d]: expected a finite number", fn, a + 1,
+                         b + 1);
         gv[a * m->dim + b] = lua_tonumber(L, -1);
         lua_pop(L, 1);
       }
@@ -159,18 +177,25 @@ static int m_seed(lua_State *L) {
   }
   lua_pop(L, 1);
   int64_t added = 0;
-  tide_lua_check(L, tide_mpm_seed(m, s, per, jit, stream, mat, hv ? vel : NULL, hg ? gv : NULL, &added), fn);
+  tide_lua_check(
+      L, tide_mpm_seed(m, s, per, jit, stream, mat, hv ? vel : NULL, hg ? gv : NULL, &added), fn);
   if (added == 0)
-    tide_lua_error(L, "%s: the shape holds no particle inside the grid's interior (it must lie more than one cell from the domain faces)", fn);
+    tide_lua_error(L,
+                   "%s: the shape holds no particle inside the grid's interior (it must lie more "
+                   "than one cell from the domain faces)",
+                   fn);
   tide_lua_gcaccount(L);
   lua_pushinteger(L, added);
   return 1;
 }
 
-static const char *const coll_keys[] = {"shape", "velocity", "omega", "centre", "bc", "friction", NULL};
-static void read_collider(lua_State *L, tide_opts *o, tide_mpm *m, tide_mpm_collider *c, int fresh, const char *fn) {
+static const char *const coll_keys[] = {"shape", "velocity", "omega", "centre",
+                                        "bc",    "friction", NULL};
+static void read_collider(lua_State *L, tide_opts *o, tide_mpm *m, tide_mpm_collider *c, int fresh,
+                          const char *fn) {
   if (fresh || tide_opt_has(o, "shape")) {
-    tide_shape *s = fresh ? tide_opt_reqobj(o, "shape", TIDE_SHAPE_T) : tide_opt_obj(o, "shape", TIDE_SHAPE_T);
+    tide_shape *s =
+        fresh ? tide_opt_reqobj(o, "shape", TIDE_SHAPE_T) : tide_opt_obj(o, "shape", TIDE_SHAPE_T);
     tide_shape_retain(s);
     if (c->shape) tide_shape_release(c->shape);
     c->shape = s;
@@ -183,7 +208,8 @@ static void read_collider(lua_State *L, tide_opts *o, tide_mpm *m, tide_mpm_coll
   }
   tide_opt_vec(o, "centre", m->dim, m->dim, c->centre);
   if (fresh || tide_opt_has(o, "bc")) c->bc = tide_opt_choice(o, "bc", "separate", bc_names);
-  if (fresh || tide_opt_has(o, "friction")) c->friction = tide_opt_num(o, "friction", fresh ? 0 : c->friction, 0, HUGE_VAL);
+  if (fresh || tide_opt_has(o, "friction"))
+    c->friction = tide_opt_num(o, "friction", fresh ? 0 : c->friction, 0, HUGE_VAL);
   (void)fn;
 }
 
@@ -192,7 +218,8 @@ static int m_collider(lua_State *L) {
   const char *fn = "MPM:collider";
   tide_mpm *m = checkmpm(L, 1);
   tide_opts o = tide_lua_opts(L, 2, fn, coll_keys);
-  if (m->ncoll >= TIDE_MPM_MAXCOLL) tide_lua_error(L, "%s: at most %d colliders", fn, TIDE_MPM_MAXCOLL);
+  if (m->ncoll >= TIDE_MPM_MAXCOLL)
+    tide_lua_error(L, "%s: at most %d colliders", fn, TIDE_MPM_MAXCOLL);
   tide_mpm_collider *c = &m->coll[m->ncoll];
   memset(c, 0, sizeof *c);
   read_collider(L, &o, m, c, 1, fn);
@@ -279,8 +306,10 @@ static int m_diagnostics(lua_State *L) {
   lua_setfield(L, -2, "elastic");
   push_vec(L, p, m->dim);
   lua_setfield(L, -2, "momentum");
-  if (m->dim == 2) lua_pushnumber(L, l[2]);
-  else push_vec(L, l, 3);
+  if (m->dim == 2)
+    lua_pushnumber(L, l[2]);
+  else
+    push_vec(L, l, 3);
   lua_setfield(L, -2, "angular");
   lua_pushnumber(L, mass);
   lua_setfield(L, -2, "mass");
@@ -306,10 +335,13 @@ static int m_free(lua_State *L) {
 static int mm_tostring(lua_State *L) {
   tide_mpm *m = checkmpm(L, 1);
   char cells[64];
-  if (m->dim == 3) snprintf(cells, sizeof cells, "%d x %d x %d", m->g.n[0], m->g.n[1], m->g.n[2]);
-  else snprintf(cells, sizeof cells, "%d x %d", m->g.n[0], m->g.n[1]);
-  lua_pushfstring(L, "tide.MPM(%dD, %s cells, dx %f, %s B-splines, %I particles, %d materials)", m->dim, cells,
-                  m->g.dx, m->order == 2 ? "quadratic" : "cubic", (lua_Integer)m->ps->n, m->nmat);
+  if (m->dim == 3)
+    snprintf(cells, sizeof cells, "%d x %d x %d", m->g.n[0], m->g.n[1], m->g.n[2]);
+  else
+    snprintf(cells, sizeof cells, "%d x %d", m->g.n[0], m->g.n[1]);
+  lua_pushfstring(L, "tide.MPM(%dD, %s cells, dx %f, %s B-splines, %I particles, %d materials)",
+                  m->dim, cells, m->g.dx, m->order == 2 ? "quadratic" : "cubic",
+                  (lua_Integer)m->ps->n, m->nmat);
   return 1;
 }
 
@@ -334,21 +366,36 @@ static void push_rows(lua_State *L, tide_mpm *m, tide_array *a, int matrix) {
 static int mm_index(lua_State *L) {
   tide_mpm *m = checkmpm(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "dim")) lua_pushinteger(L, m->dim);
-  else if (!strcmp(k, "n")) lua_pushinteger(L, m->ps->n);
-  else if (!strcmp(k, "order")) lua_pushinteger(L, m->order);
-  else if (!strcmp(k, "dx")) lua_pushnumber(L, m->g.dx);
-  else if (!strcmp(k, "x")) tide_lua_pusharray(L, tide_array_retain(m->ps->x));
-  else if (!strcmp(k, "v")) tide_lua_pusharray(L, tide_array_retain(m->ps->v));
-  else if (!strcmp(k, "C")) tide_lua_pusharray(L, tide_array_retain(m->ps->c));
-  else if (!strcmp(k, "F")) push_rows(L, m, m->F, 1);
-  else if (!strcmp(k, "volume")) push_rows(L, m, m->vol0, 0);
-  else if (!strcmp(k, "mass")) push_rows(L, m, m->mass, 0);
-  else if (!strcmp(k, "Jp")) push_rows(L, m, m->Jp, 0);
-  else if (!strcmp(k, "material_id")) push_rows(L, m, m->mat, 0);
-  else if (!strcmp(k, "node_mass")) tide_lua_pusharray(L, tide_array_retain(m->nm));
-  else if (!strcmp(k, "node_velocity")) tide_lua_pusharray(L, tide_array_retain(m->nv));
-  else if (!strcmp(k, "gravity")) push_vec(L, m->gravity, m->dim);
+  if (!strcmp(k, "dim"))
+    lua_pushinteger(L, m->dim);
+  else if (!strcmp(k, "n"))
+    lua_pushinteger(L, m->ps->n);
+  else if (!strcmp(k, "order"))
+    lua_pushinteger(L, m->order);
+  else if (!strcmp(k, "dx"))
+    lua_pushnumber(L, m->g.dx);
+  else if (!strcmp(k, "x"))
+    tide_lua_pusharray(L, tide_array_retain(m->ps->x));
+  else if (!strcmp(k, "v"))
+    tide_lua_pusharray(L, tide_array_retain(m->ps->v));
+  else if (!strcmp(k, "C"))
+    tide_lua_pusharray(L, tide_array_retain(m->ps->c));
+  else if (!strcmp(k, "F"))
+    push_rows(L, m, m->F, 1);
+  else if (!strcmp(k, "volume"))
+    push_rows(L, m, m->vol0, 0);
+  else if (!strcmp(k, "mass"))
+    push_rows(L, m, m->mass, 0);
+  else if (!strcmp(k, "Jp"))
+    push_rows(L, m, m->Jp, 0);
+  else if (!strcmp(k, "material_id"))
+    push_rows(L, m, m->mat, 0);
+  else if (!strcmp(k, "node_mass"))
+    tide_lua_pusharray(L, tide_array_retain(m->nm));
+  else if (!strcmp(k, "node_velocity"))
+    tide_lua_pusharray(L, tide_array_retain(m->nv));
+  else if (!strcmp(k, "gravity"))
+    push_vec(L, m->gravity, m->dim);
   else {
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "methods");
@@ -360,18 +407,21 @@ static int mm_index(lua_State *L) {
 static int mm_newindex(lua_State *L) {
   checkmpm(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  return tide_lua_error(L, "tide.MPM: field '%s' cannot be assigned (write into its array, e.g. M.v:set(...), or use the methods)", k);
+  return tide_lua_error(L,
+                        "tide.MPM: field '%s' cannot be assigned (write into its array, e.g. "
+                        "M.v:set(...), or use the methods)",
+                        k);
 }
 
-static const luaL_Reg methods[] = {{"material", m_material},   {"seed", m_seed},
-                                   {"collider", m_collider},   {"set_collider", m_set_collider},
-                                   {"step", m_step},           {"p2g", m_p2g},
-                                   {"grid_update", m_grid_update}, {"g2p", m_g2p},
-                                   {"sort", m_sort},           {"max_speed", m_max_speed}, {"max_dt", m_max_dt},
-                                   {"diagnostics", m_diagnostics}, {"grid_sums", m_grid_sums},
-                                   {"free", m_free},           {NULL, NULL}};
-static const luaL_Reg meta[] = {{"__gc", m_free},          {"__close", m_free},        {"__tostring", mm_tostring},
-                                {"__index", mm_index},     {"__newindex", mm_newindex}, {NULL, NULL}};
+static const luaL_Reg methods[] = {
+    {"material", m_material},         {"seed", m_seed},     {"collider", m_collider},
+    {"set_collider", m_set_collider}, {"step", m_step},     {"p2g", m_p2g},
+    {"grid_update", m_grid_update},   {"g2p", m_g2p},       {"sort", m_sort},
+    {"max_speed", m_max_speed},       {"max_dt", m_max_dt}, {"diagnostics", m_diagnostics},
+    {"grid_sums", m_grid_sums},       {"free", m_free},     {NULL, NULL}};
+static const luaL_Reg meta[] = {
+    {"__gc", m_free},      {"__close", m_free},         {"__tostring", mm_tostring},
+    {"__index", mm_index}, {"__newindex", mm_newindex}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 
 int luaopen_tide_mpm(lua_State *L) {

@@ -81,53 +81,53 @@ typedef enum {
 } tide_mpm_plastic;
 
 typedef struct tide_mpm_material {
-  tide_material elastic; /* energy model (material.h) */
-  int plastic;           /* tide_mpm_plastic */
-  double rho;            /* density [kg/m^3] of new particles */
+  tide_material elastic;       /* energy model (material.h) */
+  int plastic;                 /* tide_mpm_plastic */
+  double rho;                  /* density [kg/m^3] of new particles */
   double theta_c, theta_s, xi; /* snow: critical compression / stretch, hardening */
   double friction_angle;       /* sand: friction angle phi_f [rad] */
 } tide_mpm_material;
 
 /* Grid boundary condition of a wall or collider. */
 typedef enum {
-  TIDE_MPM_STICKY = 0,  /* v = v_wall */
-  TIDE_MPM_SLIP,        /* normal relative velocity removed, tangential kept */
-  TIDE_MPM_SEPARATE     /* only an approaching normal velocity removed, with
-                           Coulomb friction mu on the tangential part */
+  TIDE_MPM_STICKY = 0, /* v = v_wall */
+  TIDE_MPM_SLIP,       /* normal relative velocity removed, tangential kept */
+  TIDE_MPM_SEPARATE    /* only an approaching normal velocity removed, with
+                          Coulomb friction mu on the tangential part */
 } tide_mpm_bc;
 
 typedef struct tide_mpm_collider {
-  tide_shape *shape;      /* retained; phi < 0 inside the obstacle */
-  double vel[3];          /* velocity of the obstacle [m/s] (rigid translation) */
-  double omega[3];        /* angular velocity [rad/s] about centre (z only in 2D) */
-  double centre[3];       /* centre of rotation [m] */
-  int bc;                 /* tide_mpm_bc */
-  double friction;        /* Coulomb coefficient (SEPARATE) */
+  tide_shape *shape; /* retained; phi < 0 inside the obstacle */
+  double vel[3];     /* velocity of the obstacle [m/s] (rigid translation) */
+  double omega[3];   /* angular velocity [rad/s] about centre (z only in 2D) */
+  double centre[3];  /* centre of rotation [m] */
+  int bc;            /* tide_mpm_bc */
+  double friction;   /* Coulomb coefficient (SEPARATE) */
 } tide_mpm_collider;
 
 typedef struct tide_mpm {
   int dim;
-  int order;              /* 2: quadratic, 3: cubic B-splines */
-  tide_grid g;            /* cells; nodes at the corners */
-  int64_t nn;             /* nodes */
-  tide_particles *ps;     /* x, v, C (APIC affine matrix, rows = grad of a component) */
+  int order;          /* 2: quadratic, 3: cubic B-splines */
+  tide_grid g;        /* cells; nodes at the corners */
+  int64_t nn;         /* nodes */
+  tide_particles *ps; /* x, v, C (APIC affine matrix, rows = grad of a component) */
   /* per-particle attributes, aligned with ps (capacity ps->cap) */
-  tide_array *F;          /* (n, d, d) deformation gradient (elastic part) */
-  tide_array *vol0;       /* (n) initial volume V_p^0 [m^3 or m^2] */
-  tide_array *mass;       /* (n) mass [kg] */
-  tide_array *Jp;         /* (n) plastic volume ratio (snow) / volume correction (sand) */
-  tide_array *mat;        /* (n) i32 material index */
-  int64_t cap;            /* rows allocated in the attribute arrays */
+  tide_array *F;    /* (n, d, d) deformation gradient (elastic part) */
+  tide_array *vol0; /* (n) initial volume V_p^0 [m^3 or m^2] */
+  tide_array *mass; /* (n) mass [kg] */
+  tide_array *Jp;   /* (n) plastic volume ratio (snow) / volume correction (sand) */
+  tide_array *mat;  /* (n) i32 material index */
+  int64_t cap;      /* rows allocated in the attribute arrays */
   int nmat;
   tide_mpm_material mats[TIDE_MPM_MAXMAT];
   /* node fields */
-  tide_array *nm;         /* (nodes) mass */
-  tide_array *nv;         /* (nodes, d) velocity (momentum during P2G) */
+  tide_array *nm; /* (nodes) mass */
+  tide_array *nv; /* (nodes, d) velocity (momentum during P2G) */
   /* boundaries: per side (x-, x+, y-, y+, z-, z+) a condition and a
    * thickness in nodes, and colliders */
-  int wall_bc[6];         /* tide_mpm_bc, or -1: no wall */
+  int wall_bc[6]; /* tide_mpm_bc, or -1: no wall */
   double wall_friction;
-  int wall_nodes;         /* nodes from each side that count as wall (>= order) */
+  int wall_nodes; /* nodes from each side that count as wall (>= order) */
   int ncoll;
   tide_mpm_collider coll[TIDE_MPM_MAXCOLL];
   double gravity[3];
@@ -150,8 +150,8 @@ int tide_mpm_add_material(tide_mpm *m, const tide_mpm_material *mat, int *index)
  * the new particles.  V_p^0 = dx^d / per_cell, m_p = rho V_p^0, F = I, J_p = 1.
  * Particles closer than wall_nodes - 1/2 cells to the domain boundary are
  * not seeded (they would lie in the wall band).  *added receives the count. */
-int tide_mpm_seed(tide_mpm *m, const tide_shape *shape, int per_cell, double jitter, uint64_t stream,
-                  int mat, const double *vel, const double *gradv, int64_t *added);
+int tide_mpm_seed(tide_mpm *m, const tide_shape *shape, int per_cell, double jitter,
+                  uint64_t stream, int mat, const double *vel, const double *gradv, int64_t *added);
 
 /* Make room for `cap` particles in every attribute (keeps the contents). */
 int tide_mpm_reserve(tide_mpm *m, int64_t cap);

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tide_mpm *make(int dim, int order, int n, double mu, double lambda, const double *vel, const double *A,
-                      double lo, double hi) {
+static tide_mpm *make(int dim, int order, int n, double mu, double lambda, const double *vel,
+                      const double *A, double lo, double hi) {
   tide_grid g = {dim, {n, n, dim == 3 ? n : 1}, 1.0 / n, {0, 0, 0}};
   tide_mpm *m = NULL;
   if (tide_mpm_new(&g, order, &m)) return NULL;
@@ -37,7 +37,8 @@ static tide_mpm *make(int dim, int order, int n, double mu, double lambda, const
  * v_p, C_p = A and F <- (I + dt A) F to round-off, for every particle */
 static void affine(int dim, int order) {
   double b[3] = {0.3, -0.2, 0.1}, A[9];
-  for (int i = 0; i < dim * dim; i++) A[i] = 0.7 * sin(1.3 * i + 0.4);
+  for (int i = 0; i < dim * dim; i++)
+    A[i] = 0.7 * sin(1.3 * i + 0.4);
   tide_mpm *m = make(dim, order, 16, 0, 0, b, A, 0.3, 0.7);
   CHECK(m != NULL, "set-up %dD order %d: %s", dim, order, tide_errmsg());
   if (!m) return;
@@ -47,41 +48,50 @@ static void affine(int dim, int order) {
   /* pre-distort F so the product is tested, not just I + dt A */
   double *F = TIDE_F64P(m->F);
   for (int64_t p = 0; p < n; p++)
-    for (int i = 0; i < d * d; i++) F[p * d * d + i] = (i % (d + 1) == 0) + 0.1 * cos(p + i);
-  double *F0 = malloc(sizeof(double) * (size_t)(n * d * d)), *x0 = malloc(sizeof(double) * (size_t)(n * d));
+    for (int i = 0; i < d * d; i++)
+      F[p * d * d + i] = (i % (d + 1) == 0) + 0.1 * cos(p + i);
+  double *F0 = malloc(sizeof(double) * (size_t)(n * d * d)),
+         *x0 = malloc(sizeof(double) * (size_t)(n * d));
   memcpy(F0, F, sizeof(double) * (size_t)(n * d * d));
   memcpy(x0, TIDE_F64P(m->ps->x), sizeof(double) * (size_t)(n * d));
   double pm0, pp0[3], gm, gp[3];
   tide_mpm_diagnostics(m, NULL, NULL, pp0, NULL, &pm0);
   CHECK(tide_mpm_p2g(m, dt) == TIDE_OK, "p2g: %s", tide_errmsg());
   tide_mpm_grid_sums(m, &gm, gp);
-  CHECK(fabs(gm - pm0) <= 1e-13 * pm0, "%dD order %d: node mass %.17g vs particle mass %.17g", dim, order, gm, pm0);
+  CHECK(fabs(gm - pm0) <= 1e-13 * pm0, "%dD order %d: node mass %.17g vs particle mass %.17g", dim,
+        order, gm, pm0);
   for (int a = 0; a < d; a++)
-    CHECK(fabs(gp[a] - pp0[a]) <= 1e-12 * pm0, "%dD order %d: node momentum %d %.17g vs %.17g", dim, order, a, gp[a], pp0[a]);
+    CHECK(fabs(gp[a] - pp0[a]) <= 1e-12 * pm0, "%dD order %d: node momentum %d %.17g vs %.17g", dim,
+          order, a, gp[a], pp0[a]);
   CHECK(tide_mpm_g2p(m, dt) == TIDE_OK, "g2p: %s", tide_errmsg());
   /* the centroid of the seeded particles */
   double c[3] = {0, 0, 0};
   for (int64_t p = 0; p < n; p++)
-    for (int a = 0; a < d; a++) c[a] += x0[p * d + a];
-  for (int a = 0; a < d; a++) c[a] /= (double)n;
+    for (int a = 0; a < d; a++)
+      c[a] += x0[p * d + a];
+  for (int a = 0; a < d; a++)
+    c[a] /= (double)n;
   const double *x = TIDE_F64P(m->ps->x), *v = TIDE_F64P(m->ps->v), *C = TIDE_F64P(m->ps->c);
   double ev = 0, ec = 0, ef = 0, ex = 0;
   for (int64_t p = 0; p < n; p++) {
     for (int a = 0; a < d; a++) {
       double want = b[a];
-      for (int k = 0; k < d; k++) want += A[a * d + k] * (x0[p * d + k] - c[k]);
+      for (int k = 0; k < d; k++)
+        want += A[a * d + k] * (x0[p * d + k] - c[k]);
       ev = fmax(ev, fabs(v[p * d + a] - want));
       ex = fmax(ex, fabs(x[p * d + a] - (x0[p * d + a] + dt * v[p * d + a])));
       for (int k = 0; k < d; k++) {
         ec = fmax(ec, fabs(C[(p * d + a) * d + k] - A[a * d + k]));
         double f = F0[(p * d + a) * d + k];
-        for (int q = 0; q < d; q++) f += dt * A[a * d + q] * F0[(p * d + q) * d + k];
+        for (int q = 0; q < d; q++)
+          f += dt * A[a * d + q] * F0[(p * d + q) * d + k];
         ef = fmax(ef, fabs(F[(p * d + a) * d + k] - f));
       }
     }
   }
   CHECK(ev < 1e-13 && ec < 1e-12 && ef < 1e-14 && ex < 1e-15,
-        "%dD order %d: affine transport errors v %.3g C %.3g F %.3g x %.3g", dim, order, ev, ec, ef, ex);
+        "%dD order %d: affine transport errors v %.3g C %.3g F %.3g x %.3g", dim, order, ev, ec, ef,
+        ex);
   free(F0);
   free(x0);
   tide_mpm_free(m);
@@ -127,17 +137,25 @@ static void free_flight(int dim, int order) {
     }
     pscale = sqrt(pscale), lscale = sqrt(lscale);
     double ep = 0, el = 0;
-    for (int a = 0; a < d; a++) ep = fmax(ep, fabs(P[a] - P0[a]));
-    for (int a = 0; a < 3; a++) el = fmax(el, fabs(L[a] - L0[a]));
-    CHECK(ep <= 1e-12 * pscale, "%dD order %d: linear momentum drift %.3g of %.3g", dim, order, ep, pscale);
-    CHECK(el <= 1e-11 * lscale, "%dD order %d: angular momentum drift %.3g of %.3g", dim, order, el, lscale);
+    for (int a = 0; a < d; a++)
+      ep = fmax(ep, fabs(P[a] - P0[a]));
+    for (int a = 0; a < 3; a++)
+      el = fmax(el, fabs(L[a] - L0[a]));
+    CHECK(ep <= 1e-12 * pscale, "%dD order %d: linear momentum drift %.3g of %.3g", dim, order, ep,
+          pscale);
+    CHECK(el <= 1e-11 * lscale, "%dD order %d: angular momentum drift %.3g of %.3g", dim, order, el,
+          lscale);
     /* symplectic Euler: the energy oscillates at O(dt) about a slowly
      * decaying mean (APIC's dissipation); it never rises above E0 by more
      * than 1e-4 relative (measured: 2e-5 at dt = 5e-4) */
-    CHECK(Emax <= E0 * (1 + 1e-4), "%dD order %d: energy grew to %.12g from %.12g", dim, order, Emax, E0);
-    CHECK(E <= E0 * (1 + 1e-4) && E > 0.9 * E0, "%dD order %d: energy %.9g of %.9g", dim, order, E, E0);
-    if (t == 0) printf("%dD order %d: %lld particles, energy %.6f of %.6f after %d steps, drifts P %.2g L %.2g\n", dim,
-                       order, (long long)m->ps->n, E, E0, steps, ep, el);
+    CHECK(Emax <= E0 * (1 + 1e-4), "%dD order %d: energy grew to %.12g from %.12g", dim, order,
+          Emax, E0);
+    CHECK(E <= E0 * (1 + 1e-4) && E > 0.9 * E0, "%dD order %d: energy %.9g of %.9g", dim, order, E,
+          E0);
+    if (t == 0)
+      printf("%dD order %d: %lld particles, energy %.6f of %.6f after %d steps, drifts P %.2g L "
+             "%.2g\n",
+             dim, order, (long long)m->ps->n, E, E0, steps, ep, el);
     out[t][0] = E;
     n = m->ps->n;
     xs[t] = malloc(sizeof(double) * (size_t)(n * d));
@@ -165,7 +183,8 @@ static void fluid_J(void) {
   int idx;
   CHECK(tide_mpm_add_material(m, &mt, &idx) == TIDE_OK, "fluid material: %s", tide_errmsg());
   mt.elastic.mu = 1;
-  CHECK(tide_mpm_add_material(m, &mt, &idx) == TIDE_EINVAL, "a fluid with shear modulus is refused");
+  CHECK(tide_mpm_add_material(m, &mt, &idx) == TIDE_EINVAL,
+        "a fluid with shear modulus is refused");
   tide_shape *box;
   double lo[3] = {0.3, 0.3, 0}, hi[3] = {0.7, 0.7, 0}, A[4] = {0.4, 0.9, -0.3, 0.2};
   tide_shape_box(2, lo, hi, &box);
@@ -178,7 +197,8 @@ static void fluid_J(void) {
   double e = 0;
   for (int64_t p = 0; p < m->ps->n; p++) {
     double J = tide_det(2, F + 4 * p);
-    e = fmax(e, fabs(J - J0) + fabs(F[4 * p + 1]) + fabs(F[4 * p + 2]) + fabs(F[4 * p] - F[4 * p + 3]));
+    e = fmax(e, fabs(J - J0) + fabs(F[4 * p + 1]) + fabs(F[4 * p + 2]) +
+                    fabs(F[4 * p] - F[4 * p + 3]));
   }
   CHECK(e < 1e-13, "fluid F = J^(1/2) I with J = det(I + dt A): error %.3g", e);
   tide_mpm_free(m);
