@@ -283,7 +283,19 @@ int tide_factor_refactor(tide_factor *F, const tide_csr *A) {
   return numeric(F);
 }
 
+static int factor_solve(tide_factor *F, const double *b, double *x, int transpose);
+
 int tide_factor_solve(tide_factor *F, const double *b, double *x) {
+  return factor_solve(F, b, x, 0);
+}
+
+int tide_factor_solve_transpose(tide_factor *F, const double *b, double *x) {
+  return factor_solve(F, b, x, 1);
+}
+
+/* x = A^{-1} b, or A^{-T} b with transpose (the same for the symmetric
+ * kinds; UMFPACK factored A^T, so A^{-T} b is its UMFPACK_A system). */
+static int factor_solve(tide_factor *F, const double *b, double *x, int transpose) {
   const char *fname = tide_factor_name(F->kind);
   int n = F->n;
   for (int i = 0; i < n; i++)
@@ -292,7 +304,7 @@ int tide_factor_solve(tide_factor *F, const double *b, double *x) {
   if (F->kind == TIDE_FACTOR_LU) {
     if (!F->num) return tide_fail(TIDE_EINVAL, "lu solve: no valid factorization");
     memcpy(F->xb, b, (size_t)n * sizeof(double));
-    int s = umfpack_di_wsolve(UMFPACK_At, F->A->rowptr, F->A->col, F->A->val, x, F->xb, F->num,
+    int s = umfpack_di_wsolve(transpose ? UMFPACK_A : UMFPACK_At, F->A->rowptr, F->A->col, F->A->val, x, F->xb, F->num,
                               F->control, F->info, F->wi, F->w);
     if (s == UMFPACK_WARNING_singular_matrix)
       return tide_fail(TIDE_ESINGULAR, "lu solve: the matrix is singular");

@@ -673,6 +673,43 @@ static int l_cholesky(lua_State *L) {
 static int l_ldlt(lua_State *L) { return new_factor(L, TIDE_FACTOR_LDLT, "tide.linalg.ldlt"); }
 static int l_lu(lua_State *L) { return new_factor(L, TIDE_FACTOR_LU, "tide.linalg.lu"); }
 
+/* tide.linalg.condest{ A =, factor = F | method = "lu" } -> cond, info
+ * 1-norm condition number estimate (Hager/Higham, tide_condest1). */
+static int l_condest(lua_State *L) {
+  const char *fn = "tide.linalg.condest";
+  static const char *const keys[] = {"A", "factor", "method", NULL};
+  static const char *const kinds[] = {"cholesky", "ldlt", "lu", NULL};
+  tide_opts o = tide_lua_opts(L, 1, fn, keys);
+  tide_csr *A = tide_opt_reqobj(&o, "A", TIDE_MATRIX_T);
+  if (A->nrows != A->ncols)
+    tide_lua_error(L, "%s: A must be square, got %d x %d", fn, A->nrows, A->ncols);
+  if (A->nrows == 0) tide_lua_error(L, "%s: A is empty", fn);
+  tide_factor *F = tide_opt_obj(&o, "factor", TIDE_FACTOR_T);
+  double t0 = tide_wtime();
+  if (F) {
+    if (tide_opt_has(&o, "method"))
+      tide_lua_error(L, "%s: give either factor or method, not both", fn);
+  } else {
+    int kind = tide_opt_choice(&o, "method", "lu", kinds);
+    tide_lua_check(L, tide_factor_new(A, kind, &F), fn);
+    tide_lua_pushobj(L, TIDE_FACTOR_T, F); /* freed by the GC, also on error */
+  }
+  double cond, na, ni;
+  int solves = 0;
+  tide_lua_check(L, tide_condest1(A, F, &cond, &na, &ni, &solves), fn);
+  lua_pushnumber(L, cond);
+  lua_createtable(L, 0, 4);
+  lua_pushnumber(L, na);
+  lua_setfield(L, -2, "norm");
+  lua_pushnumber(L, ni);
+  lua_setfield(L, -2, "inv_norm");
+  lua_pushinteger(L, solves);
+  lua_setfield(L, -2, "solves");
+  lua_pushnumber(L, tide_wtime() - t0);
+  lua_setfield(L, -2, "seconds");
+  return 2;
+}
+
 /* F:solve(b [, x]) -> x */
 static int f_solve(lua_State *L) {
   const char *fn = "Factor:solve";
@@ -775,7 +812,7 @@ static const luaL_Reg factor_meta[] = {{"__gc", f_free},
 
 static const luaL_Reg funcs[] = {
     {"matrix", l_matrix}, {"solve", l_solve}, {"solver", l_solver}, {"cholesky", l_cholesky},
-    {"ldlt", l_ldlt},     {"lu", l_lu},       {NULL, NULL}};
+    {"ldlt", l_ldlt},     {"lu", l_lu},       {"condest", l_condest}, {NULL, NULL}};
 
 /* lua_linalg_mg.c */
 void tide_lua_linalg_mg_open(lua_State *L);

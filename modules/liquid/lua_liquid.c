@@ -448,6 +448,22 @@ static int l_project(lua_State *L) {
   return 1;
 }
 
+static const char *const div_keys[] = {"u", "labels", "fractions", "solid_velocity", "out", NULL};
+
+/* tide.liquid.divergence{ u = Mac, labels = u8 cells [, fractions = f64 Mac]
+ *   [, solid_velocity = f64 Mac] [, out = f64 cells] } -> area-weighted divergence [1/s] */
+static int l_divergence(lua_State *L) {
+  const char *fn = "tide.liquid.divergence";
+  tide_opts o = tide_lua_opts(L, 1, fn, div_keys);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T);
+  tide_array *labels = tide_opt_reqarray(&o, "labels");
+  tide_mac *fr = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
+  tide_mac *us = tide_opt_obj(&o, "solid_velocity", TIDE_MAC_T);
+  tide_array *out = tide_lua_liquid_out_cells(&o, &u->grid, TIDE_F64, "out", NULL);
+  tide_lua_check(L, tide_liquid_divergence(u, labels, fr, us, out), fn);
+  return 1;
+}
+
 tide_array *tide_lua_liquid_out_cells(tide_opts *o, const tide_grid *g, tide_dtype t, const char *what,
                                       const tide_array *avoid) {
   lua_State *L = o->L;
@@ -543,7 +559,7 @@ static const luaL_Reg pj_methods[] = {{"bytes", pj_bytes}, {"free", pj_free}, {N
 static const luaL_Reg pj_meta[] = {{"__gc", pj_free}, {"__close", pj_free}, {"__tostring", pj_tostring}, {NULL, NULL}};
 
 static const luaL_Reg funcs[] = {{"particles", l_particles}, {"seed", l_seed}, {"p2g", l_p2g},
-                                 {"g2p", l_g2p},             {"label", l_label}, {"project", l_project}, {"projector", l_projector},
+                                 {"g2p", l_g2p},             {"label", l_label}, {"project", l_project}, {"projector", l_projector}, {"divergence", l_divergence},
                                  {"density_target", l_density_target},
                                  {NULL, NULL}};
 

@@ -798,3 +798,48 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
   }
   return TIDE_OK;
 }
+
+int tide_liquid_divergence(const tide_mac *u, const tide_array *labels, const tide_mac *fractions,
+                           const tide_mac *solid_velocity, tide_array *out) {
+  int st;
+  if ((st = tide_mac_check(u, NULL, TIDE_F64, "mac"))) return st;
+  const tide_grid *g = &u->grid;
+  if ((st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if ((st = tide_grid_check_cells(g, out, TIDE_F64, "out"))) return st;
+  if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
+  if (solid_velocity && (st = tide_mac_check(solid_velocity, g, TIDE_F64, "solid_velocity"))) return st;
+  for (int a = 0; a < g->dim; a++)
+    if (out->buf == u->u[a]->buf || (fractions && out->buf == fractions->u[a]->buf) ||
+        (solid_velocity && out->buf == solid_velocity->u[a]->buf))
+      return tide_fail(TIDE_EINVAL, "out must not share memory with the inputs");
+  if (out->buf == labels->buf) return tide_fail(TIDE_EINVAL, "out must not share memory with the inputs");
+  pview v;
+  view_make(g, &v);
+  v.lab = TIDE_U8P(labels);
+  for (int a = v.d3 ? 0 : 1; a < 3; a++) {
+    const int ga = grid_axis(&v, a);
+    v.u[a] = TIDE_F64P(u->u[ga]); /* read only */
+    v.frac[a] = fractions ? TIDE_F64P(fractions->u[ga]) : NULL;
+    v.us[a] = solid_velocity ? TIDE_F64P(solid_velocity->u[ga]) : NULL;
+  }
+  double *o = TIDE_F64P(out);
+  const int64_t nr = (int64_t)v.n0 * v.n1, nc = tide_grid_ncells(g);
+  int64_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) if (nc > TIDE_PAR_MIN)
+  for (int64_t r = 0; r < nr; r++) {
+    const int i = (int)(r / v.n1), j = (int)(r % v.n1);
+    int64_t fl[3];
+    row_faces(&v, i, j, fl);
+    for (int k = 0; k < v.n2; k++) {
+      const int64_t c = r * v.n2 + k;
+      const uint8_t l = v.lab[c];
+      bad += l > TIDE_CELL_SOLID;
+      int air = 0;
+      o[c] = l == TIDE_CELL_LIQUID ? cell_div(&v, fl, c, i, j, k, &air, 0) / v.dx : 0;
+      bad += !isfinite(o[c]) << 20;
+    }
+  }
+  if (bad >= (1 << 20)) return tide_fail(TIDE_ENONFINITE, "non-finite velocity, fraction or solid velocity on a face of a liquid cell");
+  if (bad) return tide_fail(TIDE_EINVAL, "labels must be AIR (0), LIQUID (1) or SOLID (2)");
+  return TIDE_OK;
+}

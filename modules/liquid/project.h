@@ -127,4 +127,18 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
                         tide_projector *work, tide_mac *valid, tide_array *pressure,
                         tide_project_stats *stats);
 
+/* The area-weighted divergence of the cut-cell projection (Zarifi Eq. 4.32-4.33,
+ * 4.38-4.39), the operator E of B p = E u* up to its scaling, with the solid flux of
+ * moving solids:
+ *   div_A u (c) = 1/dx sum_f +-(A_f u_f + (1 - A_f) u_s,f)                    [1/s]
+ * over the faces f of every LIQUID cell c (+ on the high face, - on the low face),
+ * A_f the open fraction (fractions, NULL = 1), 0 on the domain boundary and next to
+ * SOLID cells, u_s the solid's normal velocity on the face (solid_velocity, NULL = 0):
+ * exactly the divergence tide_liquid_project drives to zero (the same face kernel).
+ * out: f64 cells, 0 at non-liquid cells.  In the thesis's units (fluxes in m^3/s, 3D;
+ * m^2/s in 2D) E u* = -dx^dim div_A u*, and B = (dt/rho) dx^(dim-2) A_poisson with
+ * A_poisson of linalg/mac_poisson.h, so (dt/rho) A_poisson p = -div_A u*. */
+int tide_liquid_divergence(const tide_mac *u, const tide_array *labels, const tide_mac *fractions,
+                           const tide_mac *solid_velocity, tide_array *out);
+
 #endif

@@ -484,7 +484,7 @@ static void push_view(lua_State *L, tide_array *a) {
 }
 
 /* fields: dim nv ne nb surface x v rest mass pinned target force rest_volume
- * gravity; otherwise methods */
+ * gravity density rayleigh_mass rayleigh_stiffness; otherwise methods */
 static int mm_index(lua_State *L) {
   tide_tetmesh *m = tide_lua_checkmesh(L, 1);
   const char *k = luaL_checkstring(L, 2);
@@ -502,6 +502,13 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "pinned")) push_view(L, f ? f->pinned : NULL);
   else if (!strcmp(k, "target")) push_view(L, f ? f->target : NULL);
   else if (!strcmp(k, "force")) push_view(L, f ? f->force : NULL);
+  else if (!strcmp(k, "rayleigh_mass") || !strcmp(k, "rayleigh_stiffness") ||
+           !strcmp(k, "density")) {
+    if (f)
+      lua_pushnumber(L, k[0] == 'd' ? f->rho : k[9] == 'm' ? f->tau_m : f->tau_k);
+    else
+      lua_pushnil(L);
+  }
   else if (!strcmp(k, "gravity")) {
     if (!f) {
       lua_pushnil(L);

@@ -174,4 +174,37 @@ local S5 = L.solver { A = K5 }
 K5:free()
 T.raises(function() S5:solve { b = b } end, "freed", "solver with a freed matrix")
 
+-- condition number estimate (Hager/Higham): exact for a diagonal matrix and for the 1D
+-- Dirichlet Laplacian tridiag(-1, 2, -1) of size m: kappa_1 = 4 ||A^-1||_1 with the inverse
+-- known in closed form (the discrete Green's function)
+local D = L.matrix { n = 4, i = { 1, 2, 3, 4 }, j = { 1, 2, 3, 4 }, v = { 1, -8, 0.5, 2 } }
+local cd, ci = L.condest { A = D }
+T.near(cd, 16, 1e-12, "condest of a diagonal matrix")
+T.check(ci.norm == 8 and math.abs(ci.inv_norm - 2) < 1e-14 and ci.solves >= 1, "condest info")
+do
+  local mm = 51
+  local I, J, V = {}, {}, {}
+  for r = 1, mm do
+    I[#I + 1], J[#J + 1], V[#V + 1] = r, r, 2
+    if r > 1 then I[#I + 1], J[#J + 1], V[#V + 1] = r, r - 1, -1 end
+    if r < mm then I[#I + 1], J[#J + 1], V[#V + 1] = r, r + 1, -1 end
+  end
+  local T1 = L.matrix { n = mm, i = I, j = J, v = V }
+  local best = 0 -- exact ||A^-1||_1: column j sums i(m+1-j)/(m+1) (i <= j) and j(m+1-i)/(m+1)
+  for j = 1, mm do
+    local s = 0
+    for i = 1, mm do s = s + (i <= j and i * (mm + 1 - j) or j * (mm + 1 - i)) / (mm + 1) end
+    best = math.max(best, s)
+  end
+  for _, how in ipairs { { method = "cholesky" }, { method = "ldlt" }, { method = "lu" }, { factor = L.cholesky(T1) } } do
+    how.A = T1
+    local c = L.condest(how)
+    T.near(c / (4 * best), 1, 1e-12, "condest of the 1D Laplacian " .. (how.method or "factor"))
+  end
+end
+T.raises(function() L.condest { A = D, method = "qr" } end, "method", "condest: unknown method")
+T.raises(function() L.condest { A = D, factor = L.lu(K), } end, "matrix is 4 x 4, the factorization", "condest: mismatched factor")
+T.raises(function() L.condest { A = D, factor = L.lu(D), method = "lu" } end, "either factor or method", "condest: both")
+T.raises(function() L.condest { A = L.matrix { n = 2, m = 3, i = { 1 }, j = { 1 }, v = { 1 } } } end, "square", "condest: not square")
+
 os.exit(T.report())
