@@ -29,13 +29,11 @@ typedef struct solid_work {
   double *cN, *cvB; /* (N) contact normals and body velocities */
   int *cbody;       /* (nv) collider index of each contact */
   double *cQ;       /* (nv d d) active contact directions of Newton (orthonormal rows) */
-  /* lagged friction of Newton (kept across steps): normal force and collider
-   * (1-based, 0 none) at the end of the last solve, and the lag in use */
-  double *fr_lam; /* (nv) [N] */
-  int *fr_body;   /* (nv) */
-  double *fr_ml;  /* (nv) mu lambda of the lagged contact, 0: none [N] */
-  double *fr_N;   /* (nv d) lagged normals */
-  double *fr_dB;  /* (nv d) collider displacement over the step [m] */
+  /* lagged friction of Newton in use (the normal forces and colliders of
+   * the last solve are the fem's contact_force / contact_collider) */
+  double *fr_ml; /* (nv) mu lambda of the lagged contact, 0: none [N] */
+  double *fr_N;  /* (nv d) lagged normals */
+  double *fr_dB; /* (nv d) collider displacement over the step [m] */
   size_t bytes;
 } solid_work;
 
@@ -62,8 +60,6 @@ static void work_free(void *p) {
   tide_free(w->cvB, nb);
   tide_free(w->cbody, nv * sizeof(int));
   tide_free(w->cQ, nb * (size_t)w->d);
-  tide_free(w->fr_lam, nv * sizeof(double));
-  tide_free(w->fr_body, nv * sizeof(int));
   tide_free(w->fr_ml, nv * sizeof(double));
   tide_free(w->fr_N, nb);
   tide_free(w->fr_dB, nb);
@@ -102,13 +98,11 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
   w->cvB = tide_calloc(nb);
   w->cbody = tide_calloc(nvb * sizeof(int));
   w->cQ = tide_calloc(nb * (size_t)d);
-  w->fr_lam = tide_calloc(nvb * sizeof(double));
-  w->fr_body = tide_calloc(nvb * sizeof(int));
   w->fr_ml = tide_calloc(nvb * sizeof(double));
   w->fr_N = tide_calloc(nb);
   w->fr_dB = tide_calloc(nb);
   int ok = w->I && w->J && w->V && w->KV && w->cflag && w->cN && w->cvB && w->cbody && w->cQ &&
-           w->fr_lam && w->fr_body && w->fr_ml && w->fr_N && w->fr_dB;
+           w->fr_ml && w->fr_N && w->fr_dB;
   for (int i = 0; i < NVEC; i++)
     ok = ok && (w->vec[i] = tide_calloc(nb));
   if (!ok) {
@@ -117,7 +111,7 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
     return NULL;
   }
   w->bytes = sizeof *w + 2 * ib + vb + kb + (NVEC + 4 + (size_t)d) * nb +
-             nvb * (1 + 2 * sizeof(int) + 2 * sizeof(double));
+             nvb * (1 + sizeof(int) + sizeof(double));
   /* the friction blocks' indices (full d x d per node; the upper storage
    * skips j < i), after the element blocks and the diagonal */
   for (int64_t i = 0; i < m->nv; i++)
@@ -618,19 +612,21 @@ static int64_t contacts_finish(tide_tetmesh *m, const tide_step_opts *o, const d
  * mu lambda), the step is solved again from its result with the new ones,
  * up to friction_iterations solves. */
 
-/* lag the stored normal forces w->fr_lam / colliders w->fr_body (1-based,
- * 0: none) onto the free nodes: normals at xref, displacements of the
+/* lag the stored normal forces / colliders (fem contact_force,
+ * contact_collider: 1-based, 0 none) onto the free nodes: normals at xref, displacements of the
  * collider over the step at xn; returns the number of frictional contacts */
 static int64_t friction_lag(const tide_tetmesh *m, const tide_step_opts *o, solid_work *w,
                             const double *xref, const double *xn) {
   const tide_fem *f = m->fem;
+  const double *lam = TIDE_F64P(f->contact_force);
+  const int32_t *body = TIDE_I32P(f->contact_collider);
   int d = m->dim;
   int64_t cnt = 0;
 #pragma omp parallel for schedule(static) reduction(+ : cnt) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
-    int b = w->fr_body[i] - 1;
+    int b = body[i] - 1;
     w->fr_ml[i] = 0;
-    if (b < 0 || b >= o->ncolliders || fixed_node(f, i) || !(w->fr_lam[i] > 0)) continue;
+    if (b < 0 || b >= o->ncolliders || fixed_node(f, i) || !(lam[i] > 0)) continue;
     const tide_collider *c = o->colliders[b];
     if (!(c->mu > 0)) continue;
     double xr[3] = {0, 0, 0}, x0[3] = {0, 0, 0}, N[3] = {0, 0, 0}, vB[3] = {0, 0, 0};
@@ -642,7 +638,7 @@ static int64_t friction_lag(const tide_tetmesh *m, const tide_step_opts *o, soli
       w->fr_N[i * d + k] = N[k];
       w->fr_dB[i * d + k] = vB[k] * o->dt;
     }
-    w->fr_ml[i] = c->mu * w->fr_lam[i];
+    w->fr_ml[i] = c->mu * lam[i];
     cnt++;
   }
   return cnt;
@@ -703,6 +699,8 @@ static void friction_derivatives(const tide_tetmesh *m, const solid_work *w, con
 static double friction_update(const tide_tetmesh *m, const tide_step_opts *o, solid_work *w,
                               const double *x, const double *g, double eps) {
   const tide_fem *f = m->fem;
+  double *lamv = TIDE_F64P(f->contact_force);
+  int32_t *body = TIDE_I32P(f->contact_collider);
   int d = m->dim;
   double dt2 = o->dt * o->dt, change = 0, scale = 0;
   for (int64_t i = 0; i < m->nv; i++) {
@@ -723,8 +721,8 @@ static double friction_update(const tide_tetmesh *m, const tide_step_opts *o, so
     double lam = b >= 0 ? best / dt2 : 0, ml = mu * lam;
     change = fmax(change, fabs(ml - w->fr_ml[i]));
     scale = fmax(scale, ml);
-    w->fr_lam[i] = lam;
-    w->fr_body[i] = b + 1;
+    lamv[i] = lam;
+    body[i] = b + 1;
   }
   return scale > 0 ? change / scale : change > 0 ? 1 : 0;
 }
