@@ -39,6 +39,8 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
   tide_ckpt_setvec(L, "fiber", t->fiber, 3);
   tide_ckpt_setnum(L, "damping_alpha", t->damp_alpha);
   tide_ckpt_setnum(L, "damping_beta", t->damp_beta);
+  lua_pushboolean(L, t->plane_stress);
+  lua_setfield(L, -2, "plane_stress");
   tide_ckpt_setnum(L, "density", f->rho);
   tide_ckpt_setvec(L, "gravity", f->gravity, 3);
   tide_ckpt_setnum(L, "rayleigh_mass", f->tau_m);
@@ -92,7 +94,7 @@ static const char *const mat_keys[] = {
     "spline_klo",   "spline_khi", "fiber_k",     "fiber",         "damping_alpha",      "damping_beta",
     "density",      "gravity",  "rayleigh_mass", "rayleigh_stiffness", "mass",          "pinned",
     "target",       "force",    "rotations",     "fibers",        "plasticity",
-    "contact_force", "contact_collider", NULL};
+    "contact_force", "contact_collider", "plane_stress", NULL};
 
 /* the material table at idx onto the new mesh m (anchored on the stack) */
 static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
@@ -122,6 +124,10 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   tide_ckpt_vec(L, idx, fn, "fiber", 3, t.fiber);
   t.damp_alpha = tide_ckpt_num(L, idx, fn, "damping_alpha", 0, H);
   t.damp_beta = tide_ckpt_num(L, idx, fn, "damping_beta", 0, H);
+  lua_getfield(L, idx, "plane_stress"); /* absent in checkpoints of older versions */
+  int has_ps = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  t.plane_stress = has_ps ? tide_ckpt_bool(L, idx, fn, "plane_stress") : 0;
   double rho = tide_ckpt_num(L, idx, fn, "density", 0, H);
   double g[3];
   tide_ckpt_vec(L, idx, fn, "gravity", 3, g);
