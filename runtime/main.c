@@ -27,22 +27,23 @@ static const char *progname = "tide";
 static lua_State *globalL = NULL;
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: %s [options] [script [args]]\n"
-          "Available options are:\n"
-          "  -e stat        execute string 'stat'\n"
-          "  -l mod         require library 'mod' into global 'mod'\n"
-          "  -i             enter interactive mode after executing 'script'\n"
-          "  -v, --version  show version information (Tide, Lua, SuiteSparse, libpng, BLAS, threads)\n"
-          "  --threads N    use N OpenMP threads (default: all cores)\n"
-          "  --seed N       seed of all random numbers (default 1)\n"
-          "  --quiet        no per-frame output\n"
-          "  --progress     progress bar on stderr even when it is not a terminal\n"
-          "  --no-progress  never draw a progress bar\n"
-          "  -h, --help     show this help\n"
-          "  --             stop handling options\n"
-          "  -              stop handling options and execute stdin\n",
-          progname);
+  fprintf(
+      f,
+      "usage: %s [options] [script [args]]\n"
+      "Available options are:\n"
+      "  -e stat        execute string 'stat'\n"
+      "  -l mod         require library 'mod' into global 'mod'\n"
+      "  -i             enter interactive mode after executing 'script'\n"
+      "  -v, --version  show version information (Tide, Lua, SuiteSparse, libpng, BLAS, threads)\n"
+      "  --threads N    use N OpenMP threads (default: all cores)\n"
+      "  --seed N       seed of all random numbers (default 1)\n"
+      "  --quiet        no per-frame output\n"
+      "  --progress     progress bar on stderr even when it is not a terminal\n"
+      "  --no-progress  never draw a progress bar\n"
+      "  -h, --help     show this help\n"
+      "  --             stop handling options\n"
+      "  -              stop handling options and execute stdin\n",
+      progname);
 }
 
 /* ------------------------------------------------------ signals (lua.c) */
@@ -120,7 +121,8 @@ static int pushargs(lua_State *L) {
   int n = (int)luaL_len(L, -1);
   luaL_checkstack(L, n + 3, "too many arguments to script");
   int i;
-  for (i = 1; i <= n; i++) lua_rawgeti(L, -i, i);
+  for (i = 1; i <= n; i++)
+    lua_rawgeti(L, -i, i);
   lua_remove(L, -i);
   return n;
 }
@@ -293,14 +295,17 @@ static void completion_collect(const char *text) {
     lua_getfield(L, -1, tok);
     lua_remove(L, -2);
   }
-  if (lua_type(L, -1) == LUA_TTABLE) completion_collect_table(L, lua_gettop(L), head, *cut, cut + 1);
+  if (lua_type(L, -1) == LUA_TTABLE)
+    completion_collect_table(L, lua_gettop(L), head, *cut, cut + 1);
   if (lua_getmetatable(L, -1)) {
     int mt = lua_gettop(L);
     lua_getfield(L, mt, "methods");
-    if (lua_type(L, -1) == LUA_TTABLE) completion_collect_table(L, lua_gettop(L), head, *cut, cut + 1);
+    if (lua_type(L, -1) == LUA_TTABLE)
+      completion_collect_table(L, lua_gettop(L), head, *cut, cut + 1);
     lua_pop(L, 1);
     lua_getfield(L, mt, "__index");
-    if (lua_type(L, -1) == LUA_TTABLE) completion_collect_table(L, lua_gettop(L), head, *cut, cut + 1);
+    if (lua_type(L, -1) == LUA_TTABLE)
+      completion_collect_table(L, lua_gettop(L), head, *cut, cut + 1);
   }
   lua_settop(L, top);
 }
@@ -308,7 +313,8 @@ static void completion_collect(const char *text) {
 static char *completion_generator(const char *text, int state) {
   static int next;
   if (state == 0) {
-    for (int i = 0; i < completion_count; i++) free(completion_list[i]);
+    for (int i = 0; i < completion_count; i++)
+      free(completion_list[i]);
     free(completion_list);
     completion_list = NULL;
     completion_count = 0;
@@ -330,8 +336,25 @@ static char **completion(const char *text, int start, int end) {
   return rl_completion_matches(text, completion_generator);
 }
 
+/* The banner promises tide.help() and tide.<Tab>: the REPL has `tide` as a
+ * global (unless the user's -e/-l/script already set one). */
+static void preload_tide_global(lua_State *L) {
+  if (lua_getglobal(L, "tide") == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "tide");
+    if (docall(L, 1, 1) == LUA_OK)
+      lua_setglobal(L, "tide");
+    else
+      report(L, LUA_ERRRUN);
+    return;
+  }
+  lua_pop(L, 1);
+}
+
 static void doREPL(lua_State *L) {
   const char *oldprogname = progname;
+  preload_tide_global(L);
   progname = NULL;
   globalL = L;
   const char *home = getenv("HOME");
@@ -369,8 +392,10 @@ static void print_version(lua_State *L) {
   lua_call(L, 1, 1);
   lua_getfield(L, -1, "versions");
   lua_call(L, 0, 1);
-  const char *keys[] = {"tide", "lua", "suitesparse", "libpng", "blas", "git", NULL};
-  const char *labels[] = {"Tide", "Lua", "SuiteSparse", "libpng", "BLAS", "git", NULL};
+  const char *keys[] = {"tide", "lua",      "suitesparse", "libpng", "blas",
+                        "git",  "compiler", "flags",       "cpu",    NULL};
+  const char *labels[] = {"Tide", "Lua",      "SuiteSparse", "libpng", "BLAS",
+                          "git",  "compiler", "flags",       "CPU",    NULL};
   for (int i = 0; keys[i]; i++) {
     lua_getfield(L, -1, keys[i]);
     printf("%-12s %s\n", labels[i], lua_tostring(L, -1));
@@ -400,13 +425,20 @@ static int collectargs(char **argv, options *o) {
       break;
     }
     if (!strcmp(a, "-")) break;
-    if (!strcmp(a, "-i")) o->interactive = 1;
-    else if (!strcmp(a, "-v") || !strcmp(a, "--version")) o->version = 1;
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return -1;
-    else if (!strcmp(a, "--quiet")) o->quiet = 1;
-    else if (!strcmp(a, "--progress")) o->progress = 1;
-    else if (!strcmp(a, "--no-progress")) o->progress = 0;
-    else if (!strcmp(a, "-e") || !strcmp(a, "-l") || !strcmp(a, "--threads") || !strcmp(a, "--seed")) {
+    if (!strcmp(a, "-i"))
+      o->interactive = 1;
+    else if (!strcmp(a, "-v") || !strcmp(a, "--version"))
+      o->version = 1;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+      return -1;
+    else if (!strcmp(a, "--quiet"))
+      o->quiet = 1;
+    else if (!strcmp(a, "--progress"))
+      o->progress = 1;
+    else if (!strcmp(a, "--no-progress"))
+      o->progress = 0;
+    else if (!strcmp(a, "-e") || !strcmp(a, "-l") || !strcmp(a, "--threads") ||
+             !strcmp(a, "--seed")) {
       if (!strcmp(a, "-e")) o->had_e = 1;
       if (argv[i + 1] == NULL) {
         fprintf(stderr, "%s: '%s' needs an argument\n", progname, a);
@@ -415,7 +447,8 @@ static int collectargs(char **argv, options *o) {
       if (!strcmp(a, "--threads") || !strcmp(a, "--seed")) {
         char *end;
         long long v = strtoll(argv[i + 1], &end, 10);
-        if (*end || end == argv[i + 1] || v < 0 || (!strcmp(a, "--threads") && (v < 1 || v > 4096))) {
+        if (*end || end == argv[i + 1] || v < 0 ||
+            (!strcmp(a, "--threads") && (v < 1 || v > 4096))) {
           fprintf(stderr, "%s: '%s' needs a %s integer, got '%s'\n", progname, a,
                   !strcmp(a, "--threads") ? "positive" : "non-negative", argv[i + 1]);
           return 0;
@@ -436,8 +469,10 @@ static int runargs(lua_State *L, char **argv, int n) {
   for (int i = 1; i < n; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--")) break;
-    if (!strcmp(a, "--threads")) tide_threads_set(atoi(argv[++i]));
-    else if (!strcmp(a, "--seed")) tide_seed_set((uint64_t)strtoull(argv[++i], NULL, 10));
+    if (!strcmp(a, "--threads"))
+      tide_threads_set(atoi(argv[++i]));
+    else if (!strcmp(a, "--seed"))
+      tide_seed_set((uint64_t)strtoull(argv[++i], NULL, 10));
     else if (!strcmp(a, "-e")) {
       if (dostring(L, argv[++i], "=(command line)") != LUA_OK) return 0;
     } else if (!strcmp(a, "-l")) {

@@ -31,11 +31,26 @@ local defaults = {
   level_set = false,  -- "zhu_bridson" or "union": rebuild a particle level set every step (S.phi)
                       -- and use it for the ghost-fluid free surface of the projection
   radius = nil,       -- particle radius of that level set (default dx / 2^(1/dim) ~ particle spacing * 1.4)
+  sigma = 0,          -- surface tension [N/m] (flip.tension; surface_tension = {...} for its options)
+  capillary = 0.5,    -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma)) in max_dt
+}
+
+-- surface_tension = {...}: the options of the surface-tension operator (flip.tension)
+local tension_defaults = {
+  method = "ghost",       -- "ghost" (pressure jump at the surface) or "liu" (Liu Eq. 8, liquid-side band)
+  curvature = "heights",  -- "heights" (height functions of the surface) or "cells"
+  level_set = "tracked",  -- "tracked": a grid level set moved with the grid velocity (volume-corrected);
+                          -- "particles": the particle level set (S.level_set) redistanced every step
+  side = "liquid",        -- Liu's band: "liquid" or "both"
+  band = nil,             -- Liu's band half-width [m] (3 dx)
+  redistance = nil,       -- tracked: redistance every n steps (default 1 in 3D, 0 in 2D; 0: never)
+  volume = true,          -- tracked: restore the liquid volume every step (Liu Sec. 4.2.2)
+  contact_angle = nil,    -- static contact angle at the walls [degrees] (90)
 }
 
 local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true,
   fractions = true, solid_phi = true, reseed = true, radius = true, solid_velocity = true,
-  open = true, emitters = true, sinks = true }
+  open = true, emitters = true, sinks = true, surface_tension = true, phi = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.
@@ -83,6 +98,7 @@ function flip.new(opts)
     S.phi = g:cells()
     S.radius = S.radius or g.dx / 2 ^ (1 / g.dim)
   end
+  flip.tension_setup(S, opts)
   if S.separation > 0 then
     S.density = g:cells()       -- particle density [particles per cell]
     S.target = g:cells()        -- divergence target of the density correction [1/s]
@@ -93,6 +109,112 @@ function flip.new(opts)
   S.t, S.steps = 0, 0
   flip.transfer_to_grid(S)
   return S
+end
+
+local function choice(v, list, name)
+  for _, c in ipairs(list) do if v == c then return end end
+  error(string.format("tide.flip.new: surface_tension.%s must be one of %s, got %s", name, table.concat(list, ", "),
+    tostring(v)), 4)
+end
+
+--- Surface tension (flip.new options sigma, surface_tension = {...}, phi):
+-- the surface is a level set S.phi, either tracked on the grid (default:
+-- advected with the grid velocity by MacCormack with monotone cubic
+-- interpolation, its volume restored every step, initialised from `phi` or
+-- from the particles) or the particle level set rebuilt every step and
+-- redistanced; the liquid cells are then the cells with phi < 0 (solids
+-- kept), and the projection uses the ghost-fluid surface of that level set,
+-- so the pressure jump sigma kappa sits where the projection's surface is.
+function flip.tension_setup(S, opts)
+  local g = S.grid
+  local st = opts.surface_tension
+  if st ~= nil and type(st) ~= "table" then error("tide.flip.new: surface_tension must be a table of options", 3) end
+  if type(S.sigma) ~= "number" or not (S.sigma >= 0 and S.sigma < math.huge) then
+    error("tide.flip.new: sigma must be a finite number >= 0", 3)
+  end
+  if type(S.capillary) ~= "number" or not (S.capillary > 0 and S.capillary < math.huge) then
+    error("tide.flip.new: capillary must be a positive number", 3)
+  end
+  if S.sigma == 0 then
+    if st ~= nil or opts.phi ~= nil then error("tide.flip.new: surface_tension and phi need sigma > 0", 3) end
+    return
+  end
+  local T = {}
+  for k, v in pairs(tension_defaults) do T[k] = v end
+  for k, v in pairs(st or {}) do
+    if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "contact_angle" then
+      error(string.format("tide.flip.new: surface_tension: unknown option '%s'", tostring(k)), 3)
+    end
+    T[k] = v
+  end
+  choice(T.method, { "ghost", "liu" }, "method")
+  choice(T.curvature, { "heights", "cells" }, "curvature")
+  choice(T.level_set, { "tracked", "particles" }, "level_set")
+  choice(T.side, { "liquid", "both" }, "side")
+  T.redistance = T.redistance or (g.dim == 3 and 1 or 0)
+  if math.type(T.redistance) ~= "integer" and not (type(T.redistance) == "number" and T.redistance == math.floor(T.redistance)) or T.redistance < 0 then
+    error("tide.flip.new: surface_tension.redistance must be an integer >= 0", 3)
+  end
+  S.tension = T
+  if T.level_set == "particles" then
+    if opts.phi ~= nil then error("tide.flip.new: phi is the initial tracked level set (surface_tension.level_set = 'tracked')", 3) end
+    if not S.level_set then
+      S.level_set = "zhu_bridson"
+      S.phi = g:cells()
+      S.radius = S.radius or g.dx / 2 ^ (1 / g.dim)
+    end
+    return
+  end
+  if S.level_set then error("tide.flip.new: level_set (the particle level set) and a tracked surface_tension.level_set exclude each other", 3) end
+  if S.emitters or S.open then
+    error("tide.flip.new: the tracked surface does not know about emitters and open sides (use surface_tension.level_set = 'particles')", 3)
+  end
+  S.phi, S.phi2 = g:cells(), g:cells()
+  if opts.phi ~= nil then
+    local ok, err = pcall(S.phi.copy, S.phi, opts.phi)
+    if not ok then error("tide.flip.new: phi: " .. tostring(err), 3) end
+  else
+    -- the particles' own surface: Zhu-Bridson with the radius of half the
+    -- particle spacing puts the zero level set on the seeded boundary
+    local r = 0.5 * g.dx / S.per_cell ^ (1 / g.dim)
+    S.particles:level_set(g, { method = "zhu_bridson", radius = r, out = S.phi })
+    tide.grid.redistance(g, S.phi)
+  end
+  if T.volume then S.tracker = tide.grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
+  S.advect_phi = { grid = g, velocity = S.u, field = S.phi, dt = 0, scheme = "maccormack", interp = "cubic", out = S.phi2 }
+end
+
+--- The surface of the surface tension: the tracked level set moved by the
+-- grid velocity (S.u after the transfer) and its volume restored, or the
+-- particle level set (built by step 2) redistanced; labels from it.
+function flip.tension_surface(S, dt)
+  local T, g = S.tension, S.grid
+  if T.level_set == "tracked" then
+    local a = S.advect_phi
+    a.velocity, a.field, a.dt, a.out = S.u, S.phi, dt, S.phi2
+    time("advect phi", tide.grid.advect_scalar, a)
+    S.phi, S.phi2 = S.phi2, S.phi
+    if T.redistance > 0 and (S.steps + 1) % T.redistance == 0 then time("redistance", tide.grid.redistance, g, S.phi) end
+    if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
+  else
+    time("redistance", tide.grid.redistance, g, S.phi)
+  end
+  -- liquid where phi < 0; the solid cells of the particle labels stay solid
+  time("label", liquid.label_phi, g, S.phi, { solid = S.labels, out = S.labels })
+end
+
+--- Surface tension on the grid velocity (before the projection, which must
+-- use the same phi and labels): the ghost-fluid jump or Liu's band.
+function flip.tension(S, dt)
+  local T = S.tension
+  local o = { sigma = S.sigma, rho = S.rho, dt = dt, labels = S.labels, curvature = T.curvature }
+  if T.method == "liu" then
+    o.method, o.side, o.band = "liu", T.side, T.band
+    S.tension_solver = S.tension_solver or liquid.viscosity_solver()
+    o.solver = S.tension_solver
+  end
+  if T.contact_angle then o.contact_angle = T.contact_angle end
+  return time("surface tension", liquid.surface_tension, S.u, S.phi, o)
 end
 
 local SIDES = { ["x-"] = 1, ["x+"] = 1, ["y-"] = 2, ["y+"] = 2, ["z-"] = 3, ["z+"] = 3 }
@@ -211,7 +333,9 @@ function flip.max_dt(S)
     end
   end
   local speed = vmax + math.sqrt(5 * S.grid.dx * math.sqrt(gmag))
-  return S.cfl * S.grid.dx / math.max(speed, 1e-12)
+  local dt = S.cfl * S.grid.dx / math.max(speed, 1e-12)
+  if S.sigma > 0 then dt = math.min(dt, S.capillary * liquid.capillary_dt(S.grid.dx, S.sigma, S.rho)) end
+  return dt
 end
 
 --- Advance the state by dt.  Returns the projection statistics
@@ -231,9 +355,11 @@ function flip.step(S, dt)
       reach = 2 * S.radius + S.grid.dx, out = S.phi })
     if S.open then liquid.open_phi(S.grid, S.phi, S.open) end
   end
-  -- 3. body forces; emitter faces prescribed
+  if S.tension then flip.tension_surface(S, dt) end
+  -- 3. body forces; emitter faces prescribed; surface tension
   u:add_gravity(dt, S.gravity)
   flip.inflow(S)
+  if S.tension then flip.tension(S, dt) end
   -- 4. pressure projection: free surface (p = 0 in air) and solid walls
   local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
     maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, phi = S.phi,

@@ -58,7 +58,8 @@ end
 
 local function versions()
   local v = core.versions()
-  return { tide = v.tide, lua = v.lua, suitesparse = v.suitesparse, libpng = v.libpng, blas = v.blas }, v.git
+  return { tide = v.tide, lua = v.lua, suitesparse = v.suitesparse, libpng = v.libpng, blas = v.blas,
+    compiler = v.compiler, flags = v.flags, cpu = v.cpu }, v.git
 end
 
 local function mkdir(path)

@@ -1,8 +1,265 @@
-/* lua_couple_zarifi.c -- tide.couple functions of the zarifi coupling (see couple.h). */
-#include "couple/couple.h"
+/* lua_couple_zarifi.c -- tide.couple functions of the zarifi coupling (see
+ * couple.h, zarifi.h).  Argument checks and marshalling only.
+ *
+ *   tide.couple.clip{ grid = g, solid = m [, x = Array (nv, d)] } -> table
+ *     { n, cell = Array i32 (n, d) 1-based cell (i, j[, k]), face = Array i32 (n)
+ *       1-based boundary face, area = Array (n) [m^2, m in 2D], normal = Array
+ *       (n, d) unit INTO the solid, bary = Array (n, d), centroid = Array (n, d)
+ *       [m], outside = area dropped outside the grid, total = boundary area,
+ *       N = Matrix (n*d x ncells), C = Matrix (n*d x nv*d), J = N^T C Matrix
+ *       (ncells x nv*d) }   (Zarifi section 5.1.1, Eq. 5.7-5.13)
+ *
+ *   tide.couple.project{ u = Mac (u*, projected in place), labels = Array u8,
+ *       solids = { m1, ... } | m, dt =, rho = 1000, phi = Array | nil,
+ *       fractions = Mac | nil, formulation = "spd" | "indefinite" | "factored",
+ *       solver = "pcg" | "cholmod" (spd, factored) | "bicgstab" | "minres" |
+ *       "ldlt" (indefinite), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
+ *       maxit = auto, rotate = true, theta_min = 0.01, pressure = Array out,
+ *       valid = Mac u8 out, matrix = false, must_converge = true }
+ *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations,
+ *       residual, converged, alpha, geometry_seconds, assembly_seconds,
+ *       solve_seconds, formulation, solver [, matrix] }
+ *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
+ */
+#include "couple/zarifi.h"
+#include "solid/fem.h"
 #include "tide_lua.h"
 
-static const luaL_Reg funcs[] = {{NULL, NULL}};
+#include "linalg/mac_poisson.h"
+
+#include <math.h>
+#include <string.h>
+
+static void need_matrix_type(lua_State *L) {
+  lua_getglobal(L, "require"); /* tide.Matrix's metatable lives in tide.linalg */
+  lua_pushstring(L, "tide.linalg");
+  lua_call(L, 1, 0);
+}
+
+static void push_matrix(lua_State *L, tide_csr *A) {
+  tide_lua_pushobj(L, TIDE_MATRIX_T, A);
+  tide_lua_gcaccount(L);
+}
+
+/* a zeroed clip held by a userdata on the stack (freed by its __gc even when
+ * an error is raised) */
+static int clip_gc(lua_State *L) {
+  tide_zclip *c = lua_touserdata(L, 1);
+  tide_zclip_free(c);
+  return 0;
+}
+
+static tide_zclip *push_clip(lua_State *L) {
+  tide_zclip *c = lua_newuserdatauv(L, sizeof(tide_zclip), 0);
+  memset(c, 0, sizeof *c);
+  if (luaL_newmetatable(L, "tide.couple.clip_scratch")) {
+    lua_pushcfunction(L, clip_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return c;
+}
+
+/* positions x (nv, d) of mesh m from option key, or NULL */
+static const double *opt_positions(tide_opts *o, const tide_tetmesh *m) {
+  tide_array *x = tide_opt_array(o, "x");
+  if (!x) return NULL;
+  int64_t shape[2] = {m->nv, m->dim};
+  char what[64];
+  snprintf(what, sizeof what, "%s: x", o->fname);
+  if (tide_array_expect(x, what, TIDE_F64, 2, shape)) tide_lua_error(o->L, "%s", tide_errmsg());
+  if (tide_array_nonfinite(x)) tide_lua_error(o->L, "%s: x contains NaN/Inf", o->fname);
+  return TIDE_F64P(x);
+}
+
+static const char *const clip_keys[] = {"grid", "solid", "x", NULL};
+
+static int l_clip(lua_State *L) {
+  const char *fn = "tide.couple.clip";
+  tide_opts o = tide_lua_opts(L, 1, fn, clip_keys);
+  tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
+  tide_tetmesh *m = tide_opt_reqobj(&o, "solid", TIDE_TETMESH_T);
+  if (m->surface || m->dim != g->dim)
+    tide_lua_error(L, "%s: solid must be a %dD volume mesh like the grid, got a %dD %s", fn, g->dim,
+                   m->dim, m->surface ? "surface" : "mesh");
+  const double *x = opt_positions(&o, m);
+  need_matrix_type(L);
+  tide_zclip *c = push_clip(L);
+  int sc = lua_gettop(L);
+  tide_lua_check(L, tide_zarifi_clip(g, m, x, c), fn);
+  int d = c->dim;
+  int64_t n = c->n;
+  lua_createtable(L, 0, 12);
+  int t = lua_gettop(L);
+  lua_pushinteger(L, n);
+  lua_setfield(L, t, "n");
+  lua_pushnumber(L, c->outside);
+  lua_setfield(L, t, "outside");
+  lua_pushnumber(L, c->total);
+  lua_setfield(L, t, "total");
+  tide_array *cell = tide_array_new2(TIDE_I32, n, d), *face = tide_array_new1(TIDE_I32, n);
+  tide_array *area = tide_array_new1(TIDE_F64, n), *nrm = tide_array_new2(TIDE_F64, n, d);
+  tide_array *bar = tide_array_new2(TIDE_F64, n, d), *cen = tide_array_new2(TIDE_F64, n, d);
+  tide_array *arrs[6] = {cell, face, area, nrm, bar, cen};
+  const char *names[6] = {"cell", "face", "area", "normal", "bary", "centroid"};
+  for (int k = 0; k < 6; k++) {
+    if (!arrs[k]) {
+      for (int j = k; j < 6; j++)
+        if (arrs[j]) tide_array_release(arrs[j]);
+      tide_lua_check(L, TIDE_ENOMEM, fn);
+    }
+    tide_lua_pusharray(L, arrs[k]);
+    lua_setfield(L, t, names[k]);
+  }
+  int32_t *ci = TIDE_I32P(cell), *fi = TIDE_I32P(face);
+  int n1 = g->n[1], n2 = g->n[2];
+  for (int64_t q = 0; q < n; q++) {
+    int64_t cq = c->cell[q];
+    int ijk[3] = {(int)(cq / ((int64_t)n1 * n2)), (int)(cq / n2 % n1), (int)(cq % n2)};
+    for (int k = 0; k < d; k++)
+      ci[q * d + k] = ijk[k] + 1;
+    fi[q] = c->face[q] + 1;
+  }
+  memcpy(TIDE_F64P(area), c->area, (size_t)n * sizeof(double));
+  memcpy(TIDE_F64P(nrm), c->normal, (size_t)(n * d) * sizeof(double));
+  memcpy(TIDE_F64P(bar), c->bary, (size_t)(n * d) * sizeof(double));
+  memcpy(TIDE_F64P(cen), c->centroid, (size_t)(n * d) * sizeof(double));
+  tide_csr *N = NULL, *C = NULL, *J = NULL;
+  tide_lua_check(L, tide_zarifi_nc(g, c, m, &N, &C), fn);
+  push_matrix(L, N);
+  lua_setfield(L, t, "N");
+  push_matrix(L, C);
+  lua_setfield(L, t, "C");
+  tide_triplets *T = NULL;
+  tide_lua_check(L, tide_triplets_new((int)tide_grid_ncells(g), (int)(m->nv * d), &T), fn);
+  tide_zarifi_j_triplets(c, m, NULL, 0, 1.0, T);
+  int s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &J);
+  tide_triplets_free(T);
+  tide_lua_check(L, s, fn);
+  push_matrix(L, J);
+  lua_setfield(L, t, "J");
+  lua_remove(L, sc); /* the scratch clip (freed by the GC) */
+  return 1;
+}
+
+static const char *const FORMS[] = {"spd", "indefinite", "factored", NULL};
+static const char *const SOLVERS[] = {"pcg", "cholmod", "minres", "bicgstab", "ldlt", NULL};
+
+static const char *const project_keys[] = {
+    "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
+    "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", NULL};
+
+static void setnum(lua_State *L, int t, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, t, k);
+}
+
+static void setint(lua_State *L, int t, const char *k, int64_t v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, t, k);
+}
+
+static int l_project(lua_State *L) {
+  const char *fn = "tide.couple.project";
+  tide_opts o = tide_lua_opts(L, 1, fn, project_keys);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T);
+  const tide_grid *g = &u->grid;
+  tide_array *labels = tide_opt_reqarray(&o, "labels");
+  if (tide_grid_check_cells(g, labels, TIDE_U8, "labels"))
+    tide_lua_error(L, "%s: %s", fn, tide_errmsg());
+  tide_zarifi_opts zo = tide_zarifi_opts_default();
+  zo.dt = tide_opt_reqnum(&o, "dt", 0, HUGE_VAL);
+  if (!(zo.dt > 0)) tide_lua_error(L, "%s: dt must be positive", fn);
+  zo.rho = tide_opt_num(&o, "rho", 1000, 1e-300, HUGE_VAL);
+  zo.phi = tide_opt_array(&o, "phi");
+  zo.fractions = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
+  zo.formulation = tide_opt_choice(&o, "formulation", "spd", FORMS);
+  const char *defsolver = zo.formulation == TIDE_ZARIFI_INDEFINITE ? "bicgstab" : "pcg";
+  zo.solver = tide_opt_choice(&o, "solver", defsolver, SOLVERS);
+  zo.sigma = tide_opt_num(&o, "sigma", 0.9, 1e-12, 1 - 1e-12);
+  if (tide_opt_has(&o, "alpha")) {
+    lua_getfield(L, 1, "alpha");
+    int isauto = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "auto");
+    lua_pop(L, 1);
+    if (!isauto) {
+      zo.alpha = tide_opt_num(&o, "alpha", 0, 1e-300, HUGE_VAL);
+      if (!(zo.alpha > 0)) tide_lua_error(L, "%s: alpha must be \"auto\" or a positive number", fn);
+    }
+  }
+  zo.tol = tide_opt_num(&o, "tol", 1e-10, 1e-300, 0.5);
+  zo.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1000000000);
+  zo.rotate = tide_opt_bool(&o, "rotate", 1);
+  zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
+  tide_array *pressure = tide_opt_array(&o, "pressure");
+  tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
+  int want_matrix = tide_opt_bool(&o, "matrix", 0);
+  int must = tide_opt_bool(&o, "must_converge", 1);
+  /* the solids: a list of TetMesh or one */
+  lua_getfield(L, 1, "solids");
+  int sidx = lua_gettop(L);
+  int ns = 0;
+  tide_tetmesh **solids = NULL;
+  if (tide_lua_testobj(L, sidx, TIDE_TETMESH_T)) {
+    ns = 1;
+    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *), 0);
+    solids[0] = tide_lua_testobj(L, sidx, TIDE_TETMESH_T);
+  } else if (lua_istable(L, sidx)) {
+    ns = (int)luaL_len(L, sidx);
+    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *) * (size_t)(ns > 0 ? ns : 1), 0);
+    for (int k = 0; k < ns; k++) {
+      lua_geti(L, sidx, k + 1);
+      solids[k] = tide_lua_testobj(L, -1, TIDE_TETMESH_T);
+      if (!solids[k])
+        tide_lua_error(L, "%s: solids[%d] must be a tide.TetMesh, got %s", fn, k + 1,
+                       luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+  } else {
+    tide_lua_error(L, "%s: solids must be a tide.TetMesh or a list of them, got %s", fn,
+                   luaL_typename(L, sidx));
+  }
+  for (int k = 0; k < ns; k++)
+    if (!solids[k]->fem)
+      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  tide_csr *sys = NULL;
+  if (want_matrix) {
+    need_matrix_type(L);
+    zo.system = &sys;
+  }
+  tide_zarifi_stats st;
+  int s = tide_zarifi_project(u, labels, solids, ns, &zo, pressure, valid, &st);
+  if (s && !(s == TIDE_ENOCONV && !must)) {
+    tide_csr_free(sys);
+    tide_lua_check(L, s, fn);
+  }
+  lua_createtable(L, 0, 16);
+  int t = lua_gettop(L);
+  setint(L, t, "unknowns", st.unknowns);
+  setint(L, t, "liquid", st.liquid);
+  setint(L, t, "solid_dofs", st.solid_dofs);
+  setint(L, t, "nonzeros", st.nonzeros);
+  setint(L, t, "pieces", st.pieces);
+  setint(L, t, "iterations", st.iterations);
+  setnum(L, t, "residual", st.residual);
+  lua_pushboolean(L, s == TIDE_OK && st.converged);
+  lua_setfield(L, t, "converged");
+  setnum(L, t, "alpha", st.alpha);
+  setnum(L, t, "geometry_seconds", st.geometry_seconds);
+  setnum(L, t, "assembly_seconds", st.assembly_seconds);
+  setnum(L, t, "solve_seconds", st.solve_seconds);
+  lua_pushstring(L, FORMS[zo.formulation]);
+  lua_setfield(L, t, "formulation");
+  lua_pushstring(L, SOLVERS[zo.solver]);
+  lua_setfield(L, t, "solver");
+  if (sys) {
+    push_matrix(L, sys);
+    lua_setfield(L, t, "matrix");
+  }
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

@@ -502,6 +502,8 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "pinned")) push_view(L, f ? f->pinned : NULL);
   else if (!strcmp(k, "target")) push_view(L, f ? f->target : NULL);
   else if (!strcmp(k, "force")) push_view(L, f ? f->force : NULL);
+  else if (!strcmp(k, "contact_force")) push_view(L, f ? f->contact_force : NULL);
+  else if (!strcmp(k, "contact_collider")) push_view(L, f ? f->contact_collider : NULL);
   else if (!strcmp(k, "rayleigh_mass") || !strcmp(k, "rayleigh_stiffness") ||
            !strcmp(k, "density")) {
     if (f)

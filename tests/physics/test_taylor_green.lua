@@ -13,57 +13,14 @@
 local tide = require "tide"
 local T = require "tide.testing"
 
-local TWO_PI = 2 * math.pi
-local PER = { true, true }
+local tg = require "tide.cases.taylor_green" -- the set-up, shared with figures/taylor_green_decay.lua
 
 -- one run; returns KE(t_end)/KE(0) and the least-squares rate of -ln KE(t)
-local function init(n)
-  local dx = TWO_PI / n
-  local g = tide.grid.new { size = { n, n }, dx = dx }
-  local u = g:mac()
-  local ua, va = u.u, u.v
-  for i = 1, n + 1 do
-    for j = 1, n do ua:set(i, j, math.sin((i - 1) * dx) * math.cos((j - 0.5) * dx)) end
-  end
-  for i = 1, n do
-    for j = 1, n + 1 do va:set(i, j, -math.cos((i - 0.5) * dx) * math.sin((j - 1) * dx)) end
-  end
-  return g, u, dx
-end
-
 local function run(n, scheme, nu, opts)
   opts = opts or {}
-  local g, u, dx = init(n)
-  local P = tide.liquid.periodic { grid = g }
-  local VS = tide.liquid.viscosity_solver()
-  local ps = tide.liquid.seed { grid = g, box = { min = { 0, 0 }, max = { TWO_PI, TWO_PI } }, per_cell = 4,
-    apic = scheme == "apic", stream = 7 }
-  P:project(u, { dt = 1, rho = 1, tol = 1e-12 })
-  P:g2p(u, ps, { scheme = scheme })
-  local e0 = tide.liquid.kinetic_energy(u, { periodic = PER })
-  local t_end = opts.t_end or 2
-  local nsteps = math.ceil(t_end / ((opts.cfl or 0.25) * dx))
-  local dt = t_end / nsteps
-  local sx, sy, sxx, sxy, e = 0, 0, 0, 0, e0
-  for s = 1, nsteps do
-    P:p2g(ps, u, { scheme = scheme })
-    if nu > 0 then
-      if opts.variational then
-        tide.liquid.viscosity(u, { nu = nu, rho = 1, dt = dt, periodic = PER, tol = 1e-10, solver = VS })
-      else
-        tide.liquid.diffuse(u, { nu = nu, dt = dt, periodic = PER, tol = 1e-10, solver = VS })
-      end
-    end
-    local _, st = P:project(u, { dt = dt, rho = 1, tol = 1e-10 })
-    T.check(st.div_after < 1e-6, "divergence after projection " .. st.div_after)
-    P:g2p(u, ps, { scheme = scheme })
-    P:advect_particles(ps, u, dt)
-    e = tide.liquid.kinetic_energy(u, { periodic = PER })
-    local t, l = s * dt, math.log(e / e0)
-    sx, sy, sxx, sxy = sx + t, sy + l, sxx + t * t, sxy + t * l
-  end
-  local slope = (nsteps * sxy - sx * sy) / (nsteps * sxx - sx * sx)
-  return e / e0, -slope
+  local r = tg.run { n = n, scheme = scheme, nu = nu, variational = opts.variational, t_end = opts.t_end, cfl = opts.cfl }
+  T.check(r.div_max < 1e-6, "divergence after projection " .. r.div_max)
+  return r.ke, r.rate
 end
 
 -- viscous decay rate
@@ -95,22 +52,7 @@ T.check(ke_apic >= 0.95, "APIC keeps >= 95% of the kinetic energy")
 T.check(1 - ke_pic > 5 * (1 - ke_apic), "PIC loses much more energy than APIC")
 
 -- inviscid, grid only: u <- A(u; u, dt) on the torus, then the projection
-local function run_grid(n, adv)
-  local g, u, dx = init(n)
-  local P = tide.liquid.periodic { grid = g }
-  P:project(u, { dt = 1, rho = 1, tol = 1e-12 })
-  local e0 = tide.liquid.kinetic_energy(u, { periodic = PER })
-  local nsteps = math.ceil(2 / (0.25 * dx))
-  local dt = 2 / nsteps
-  local w = g:mac()
-  for _ = 1, nsteps do
-    adv.out = w
-    P:advect(u, u, dt, adv)
-    u, w = w, u
-    P:project(u, { dt = dt, rho = 1, tol = 1e-10 })
-  end
-  return tide.liquid.kinetic_energy(u, { periodic = PER }) / e0
-end
+local run_grid = tg.run_grid
 local ke = {}
 for _, s in ipairs { "sl", "maccormack", "bfecc" } do
   ke[s] = run_grid(64, { scheme = s })

@@ -6,7 +6,7 @@ pass=0; fail=0
 ok() { if eval "$1"; then pass=$((pass+1)); else fail=$((fail+1)); echo "check failed: $2" >&2; fi; }
 
 out=$($TIDE -v); ok '[ $? -eq 0 ]' "-v exits 0"
-ok 'grep -q "^Tide" <<<"$out" && grep -q "^Lua *Lua 5.4" <<<"$out" && grep -q "^SuiteSparse" <<<"$out" && grep -q "^libpng" <<<"$out" && grep -q "^BLAS" <<<"$out" && grep -q "^threads" <<<"$out"' "-v lists versions: $out"
+ok 'grep -q "^Tide" <<<"$out" && grep -q "^Lua *Lua 5.4" <<<"$out" && grep -q "^SuiteSparse" <<<"$out" && grep -q "^libpng" <<<"$out" && grep -q "^BLAS" <<<"$out" && grep -q "^threads" <<<"$out" && grep -q "^compiler *\(gcc\|clang\) [0-9]" <<<"$out" && grep -q "^flags *Release" <<<"$out" && grep -q "^CPU" <<<"$out"' "-v lists versions, compiler, flags, CPU: $out"
 ok '[ "$($TIDE --threads 1 -e "print(require(\"tide\").threads())")" = 1 ]' "--threads sets the thread count"
 ok '[ "$($TIDE --seed 42 -e "print(require(\"tide\").seed())")" = 42 ]' "--seed sets the seed"
 $TIDE --bogus >/dev/null 2>&1; ok '[ $? -eq 2 ]' "unknown option exits 2"

@@ -39,6 +39,8 @@ if f then f:close() end
 T.check(text:find('"status": "finished"', 1, true), "manifest completed")
 T.check(text:find('"seed": ', 1, true) and text:find('"threads": 2', 1, true), "manifest has seed and threads")
 T.check(text:find('"apic": true', 1, true), "manifest has params")
+T.check(text:find('"compiler": "', 1, true) and text:find('"flags": "', 1, true) and text:find('"cpu": "', 1, true),
+  "manifest has compiler, flags and CPU")
 
 -- a failing step marks the manifest failed and re-raises
 T.raises(function()

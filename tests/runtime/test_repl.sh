@@ -29,6 +29,14 @@ def check(c, msg):
     else:
         failed += 1; print("check failed:", msg, repr(buf[-300:]), file=sys.stderr)
 check(read_until("> "), "prompt")
+# the banner's hint works as typed: tide is a global, tide.li<Tab> completes
+send("type(tide)\r"); check(read_until("table"), "tide preloaded as a global")
+send("tide.li\t\t"); time.sleep(0.5)
+check(read_until("tide.linalg") or read_until("tide.liquid"), "tab lists tide.li... (no require)")
+send("\x15\r"); read_until("> ")
+send("tide.liq\t"); time.sleep(0.3); send("\r")
+check(read_until("table"), "tab completes tide.liq to tide.liquid")
+send("tide.help()\r"); check(read_until("tide.grid"), "tide.help() prints the overview")
 send("x = 41\r"); check(read_until("> "), "statement")
 send("x + 1\r"); check(read_until("42"), "expression printed without return")
 send("for i = 1, 2 do\r"); check(read_until(">> "), "continuation prompt on <eof>")
@@ -37,7 +45,6 @@ send("x\r"); check(read_until("44"), "multi-line statement ran")
 send("while true do end\r"); time.sleep(0.5); os.kill(pid, signal.SIGINT)
 check(read_until("interrupted"), "Ctrl-C stops a running loop")
 send("x\r"); check(read_until("44"), "state intact after Ctrl-C")
-send("tide = require 'tide'\r"); read_until("> ")
 # a long native solve (CG to an unreachable tolerance on 1024^2 cells) stops on Ctrl-C
 send("n = 1024; lab = tide.array.full({n, n}, 1, 'u8'); lab:select(2, n):fill(0); rhs = tide.array.full({n, n}, 1); p = tide.array.zeros({n, n})\r")
 read_until("> ")

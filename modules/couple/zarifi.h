@@ -1,0 +1,188 @@
+/*
+ * zarifi.h -- strong two-way coupling of a MAC-grid liquid with deformable
+ * corotational solids in one pressure projection (Zarifi, MMath thesis 2017,
+ * ch. 5).  Plain C; the Lua binding is lua_couple_zarifi.c.
+ *
+ * Files: clip.c (geometry, section 5.1.1 and Fig. 5.1), zarifi_ops.c (the
+ * liquid's face gradient G; the divergence E is tide_liquid_divergence),
+ * zarifi.c (the coupled system in three formulations, Eq. 5.17, 5.25-5.36,
+ * 5.37-5.45).
+ *
+ * Units: SI.  Positions [m], velocities [m/s], pressures [Pa], areas [m^2]
+ * (lengths [m] in 2D: a 2D problem is a slice of unit depth).
+ *
+ * Scaling of the coupled system (one scaling for all blocks, the thesis's):
+ *   B = (dt/rho) dx^d A_poisson    (A_poisson: linalg/mac_poisson.h, 1/m^2)
+ *     = (dt/rho) E G               [m^(d+1) s / kg]
+ *   E u* = -sum_f s_f A_f dx^(d-1) u*_f   (s_f = +1 on the high face of the
+ *          cell, -1 on the low face: minus the open outward flux) [m^d/s]
+ *   J = N^T C (liquid rows x solid DOFs) [m^(d-1)]: (J v)_c is the flux of
+ *          the solid's boundary velocity through its part of cell c, with the
+ *          normals into the solid (out of the liquid) [m^d/s]; J^T p are the
+ *          nodal pressure forces [N] (Eq. 5.7-5.13).
+ * so that B p + J v = E u* is cell-wise mass conservation (Eq. 5.15) and
+ * u = u* - dt/rho G p the velocity update (Eq. 5.4).
+ */
+#ifndef TIDE_ZARIFI_H
+#define TIDE_ZARIFI_H
+
+#include "couple/couple.h"
+#include "grid/grid.h"
+#include "linalg/linalg.h"
+#include "solid/mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ geometry
+ * Clipping of a solid's boundary (triangles in 3D, segments in 2D) against
+ * the grid cells (section 5.1.1, Fig. 5.1).  Each face is split by the grid
+ * planes x = origin + i dx (then y, then z) into convex pieces Q_i, each
+ * inside one cell.  Per piece:
+ *   cell      linear cell index (tide_grid_idx)
+ *   face      boundary face (row of m->bound) it came from
+ *   area      a_i [m^2] (length in 2D), > 0
+ *   normal    n_i, unit, INTO the solid (out of the liquid): minus the
+ *             face's outward normal
+ *   bary      barycentric coordinates of the piece's centroid in its face
+ *             (Eq. 5.8, 5.12): >= 0, summing to 1
+ *   centroid  c_i [m]
+ * Robustness: vertices on grid planes go to both sides of the split, a
+ * face lying in a grid plane goes to the cell on the side its outward
+ * normal points to (the liquid side), zero-area pieces are dropped, a
+ * piece's area is the sum of its fan triangles' areas clamped at 0 and its
+ * centroid their convex combination, so no piece is NaN, has a negative
+ * area or lies outside its face; degenerate faces (zero area) give no
+ * pieces.  The pieces of one face sum to its area up to round-off.  Pieces
+ * outside the grid are dropped and their area reported.  Output is in face
+ * order, deterministic for any thread count. */
+typedef struct tide_zclip {
+  int dim;
+  int64_t n;        /* pieces */
+  int64_t *cell;    /* n */
+  int32_t *face;    /* n */
+  double *area;     /* n */
+  double *normal;   /* n * dim */
+  double *bary;     /* n * dim */
+  double *centroid; /* n * dim */
+  int64_t cap;      /* allocated pieces */
+  double outside;   /* area of the boundary outside the grid (dropped) */
+  double total;     /* area of the whole boundary (inside + outside) */
+} tide_zclip;
+
+/* Clip the boundary of m at positions x (nv*dim, NULL: m->x) against g.
+ * *c is (re)filled; start from a zeroed struct, free with
+ * tide_zclip_free.  m must be a volume mesh with the grid's dimension. */
+int tide_zarifi_clip(const tide_grid *g, const tide_tetmesh *m, const double *x, tide_zclip *c);
+void tide_zclip_free(tide_zclip *c);
+
+/* The sparse N and C of Eq. 5.7-5.13 for one solid with nv nodes:
+ *   N  (n*dim x ncells): N[q*dim + k, cell_q] = a_q n_q[k]
+ *   C  (n*dim x nv*dim): C[q*dim + k, node*dim + k] = bary_q[node]
+ * (either output may be NULL). */
+int tide_zarifi_nc(const tide_grid *g, const tide_zclip *c, const tide_tetmesh *m, tide_csr **N,
+                   tide_csr **C);
+
+/* Triplets of J = N^T C into T: row rowof[cell] (pieces in cells with
+ * rowof < 0 are skipped), column col0 + node*dim + k, value
+ * scale * a_q n_q[k] bary_q[node].  rowof NULL: rows are cell indices. */
+int tide_zarifi_j_triplets(const tide_zclip *c, const tide_tetmesh *m, const int *rowof, int col0,
+                           double scale, tide_triplets *T);
+
+/* ------------------------------------------------- liquid face gradient G
+ * Faces are numbered axis by axis (all x faces in tide_grid_fidx order,
+ * then y, then z): nfaces = sum_a prod(face dims of axis a).  For the
+ * liquid cells numbered by rowof (tide_mac_poisson_number) and face open
+ * fractions w (fractions, NULL = 1), a face carries flux when it lies inside
+ * the domain between a liquid cell and a liquid or air cell (faces touching
+ * a solid cell or the domain boundary are walls) and w > 0:
+ *   G (nfaces x nl)   (G p)_f = (p_hi - p_lo) / (theta dx) [1/m], p = 0 in air
+ *                     at the ghost-fluid fraction theta (>= theta_min; 1
+ *                     between liquid cells); no row for other faces
+ * theta: face arrays from tide_mac_poisson_theta or NULL (theta = 1).
+ * With the divergence of tide_liquid_divergence (liquid/project.h),
+ * div_A(G p) = -A_poisson p (mac_poisson.h), so E = -dx^d div_A gives
+ * (dt/rho) E G = (dt/rho) dx^d A_poisson = B. */
+int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
+                         const double *const fractions[3], const double *const theta[3],
+                         double theta_min, tide_csr **G);
+int64_t tide_zarifi_nfaces(const tide_grid *g);
+/* Gather the faces of a MAC field into one vector (nfaces) and back. */
+int tide_zarifi_gather(const tide_mac *u, double *out);
+int tide_zarifi_scatter(const double *in, tide_mac *u);
+
+/* --------------------------------------------------- coupled projection */
+enum {
+  TIDE_ZARIFI_SPD = 0,        /* Eq. 5.25-5.36: [A11 aA12; aA21 a^2A22] (p, v/a) */
+  TIDE_ZARIFI_INDEFINITE = 1, /* Eq. 5.17: [B J; J^T -S] (p, v) */
+  TIDE_ZARIFI_FACTORED = 2    /* Eq. 5.43/5.45: (p, z = R v), K = R^T R */
+};
+enum {
+  TIDE_ZARIFI_PCG = 0,      /* IC(0)-PCG (spd, factored) */
+  TIDE_ZARIFI_CHOLMOD = 1,  /* supernodal Cholesky (spd, factored) */
+  TIDE_ZARIFI_MINRES = 2,   /* Jacobi(|diag|)-MINRES (indefinite) */
+  TIDE_ZARIFI_BICGSTAB = 3, /* ILU(0)-BiCGSTAB (indefinite) */
+  TIDE_ZARIFI_LDLT = 4      /* LDL^T of the quasi-definite matrix (indefinite) */
+};
+
+typedef struct tide_zarifi_opts {
+  double dt, rho;            /* [s], liquid density [kg/m^3] */
+  int formulation, solver;   /* TIDE_ZARIFI_* */
+  double sigma;              /* Z1 = sigma (1/dt + tau_M) M, in (0, 1) (default 0.9) */
+  double alpha;              /* block scaling (Eq. 5.36); <= 0: |c1| / |c2| (default) */
+  double tol;                /* Krylov relative residual (default 1e-10) */
+  int maxit;                 /* 0: solver default */
+  int rotate;                /* corotated K (default 1) */
+  const tide_array *phi;     /* liquid level set on cells (ghost fluid) or NULL */
+  const tide_mac *fractions; /* open face fractions (f64) or NULL */
+  double theta_min;          /* 0: TIDE_MAC_THETA_MIN */
+  tide_csr **system;         /* if not NULL: receives the assembled system matrix
+                                (general storage, both triangles; the caller frees
+                                it), e.g. for a condition estimate (Table 6.2) */
+} tide_zarifi_opts;
+tide_zarifi_opts tide_zarifi_opts_default(void);
+
+typedef struct tide_zarifi_stats {
+  int64_t unknowns;   /* rows of the solved system */
+  int64_t liquid;     /* liquid cells */
+  int64_t solid_dofs; /* free solid DOFs (pinned/kinematic removed) */
+  int64_t nonzeros;   /* nonzeros of the full (both triangles) system matrix */
+  int64_t pieces;     /* clipped boundary pieces (all solids) */
+  int iterations;     /* Krylov iterations (0 for direct) */
+  double residual;    /* ||A x - b|| / ||b|| of the solved system */
+  int converged;
+  double alpha; /* scaling used (SPD) */
+  double geometry_seconds, assembly_seconds, solve_seconds;
+} tide_zarifi_stats;
+
+/* One coupled pressure projection (Alg. 4 line 7).
+ *   u        MAC velocities u* on entry, projected on return on the faces
+ *            that carry flux (valid = 1 there, 0 elsewhere; others untouched)
+ *   labels   u8 cells: AIR / LIQUID / SOLID (solid cells: inside a solid or
+ *            a static wall)
+ *   solids   ns meshes with a material: x = x* (positions at the start of
+ *            the projection), v = v* (external accelerations added); on
+ *            return v = the coupled velocities; pinned (kinematic) nodes get
+ *            (target - x)/dt and are not unknowns.  Positions are not moved.
+ *   pressure f64 cells or NULL: p [Pa] in liquid cells, 0 elsewhere
+ *   valid    u8 MAC or NULL
+ * The solid's equation (5.1) uses M = m->fem->mass (lumped), D = tau_M M +
+ * tau_K K (Rayleigh, fem->tau_m, tau_k), K and b of the corotated linear
+ * model at x* (tide_solid_corot_matrices) and f = fem->force.  On a solver
+ * failure (no convergence, not SPD) u and the solids are unchanged. */
+int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
+                        const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
+                        tide_zarifi_stats *st);
+
+/* The factor R of the corotated stiffness, K = R^T R (Eq. 5.37-5.39), for
+ * the solid's current rotations (after tide_solid_corot_matrices): per
+ * element R_t = sqrt(V_t) L A_eps A_F A_D Rt^T (rows: the element's strain
+ * components in Voigt order xx, yy[, zz], xy[, xz, yz]; L the Cholesky
+ * factor of A_Psi, Eq. 5.38).  Triplets at row r0 + e*ns, column c0 + DOF. */
+int tide_zarifi_r_triplets(const tide_tetmesh *m, int r0, int c0, tide_triplets *T);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
