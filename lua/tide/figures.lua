@@ -264,6 +264,36 @@ function Figure:picture(file, caption)
   self.pictures[#self.pictures + 1] = { file = file, caption = caption or file }
 end
 
+--- A picture row: the PNGs `files` (written into the output directory, e.g.
+-- by png2d/png3d at fig:path(...)) side by side in <name>.png (white padding
+-- to the tallest), recorded as one picture.  The parts are removed unless
+-- keep = true.
+function Figure:row(name, files, caption, keep)
+  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then error("figure:row: name (letters, digits, _-) expected", 2) end
+  if type(files) ~= "table" or #files == 0 then error("figure:row: list of PNG files expected", 2) end
+  local fio, A = require "tide.fileio", require "tide.array"
+  local imgs, w, h = {}, 0, 0
+  for i, f in ipairs(files) do
+    local img, err = fio.png_read(self:path(f))
+    if not img then error("figure:row: " .. tostring(err), 2) end
+    imgs[i] = img
+    local shp = img.shape
+    h, w = math.max(h, shp[1]), w + shp[2]
+  end
+  local out = A.zeros({ h, w, 3 }, "u8")
+  out:fill(255)
+  local x = 1
+  for _, img in ipairs(imgs) do
+    local shp = img.shape
+    out:slice(1, 1, shp[1]):slice(2, x, x + shp[2] - 1):copy(img:slice(3, 1, 3))
+    x = x + shp[2]
+  end
+  fio.png_write(self:path(name .. ".png"), out)
+  if not keep then for _, f in ipairs(files) do os.remove(self:path(f)) end end
+  self.pictures[#self.pictures + 1] = { file = name .. ".png", caption = caption or name }
+  return self:path(name .. ".png")
+end
+
 --- A paper-vs-Tide row: quantity, unit, paper (the paper's or the analytic
 -- value), source (where the paper value comes from), tide, note (one line:
 -- why they differ).  The difference and relative difference are computed.

@@ -7,41 +7,14 @@
 --   voxelized (cells whose centre is outside the container are solid), the
 --   same test: the liquid is shoved out of the solid voxels (particles move
 --   more than 0.1 cell) and in 3D it does not come to rest within the bound.
-local tide = require "tide"
-local flip = require "tide.flip"
 local T = require "tide.testing"
+local container = require "tide.cases.container" -- the set-up, shared with figures/cutcell_container.lua
 
 local function run(dim, cut, exact)
-  local n = dim == 2 and { 32, 32 } or { 16, 16, 16 }
-  local g = tide.grid.new { size = n, dx = 1 / n[1] }
-  local c = dim == 2 and { 0.5, 0.5 } or { 0.5, 0.5, 0.5 }
-  local container = tide.shape.sphere { center = c, radius = 0.45 }
-  local solid = tide.shape.complement(container)
-  local H = 0.4
-  local lo = dim == 2 and { 0, 0 } or { 0, 0, 0 }
-  local hi = dim == 2 and { 1, H } or { 1, H, 1 }
-  local ps = tide.liquid.seed { grid = g, box = { min = lo, max = hi }, phi = container:sdf(g) }
-  local opts = { grid = g, particles = ps }
-  local solid_phi = solid:sdf(g)
-  if cut then
-    local fractions, solid_cells = g:face_fractions(solid, { exact = exact })
-    opts.fractions, opts.solid, opts.solid_phi = fractions, solid_cells, solid_phi
-  else
-    local lab = g:cells("u8")
-    local s, l = solid_phi:reshape(g.ncells), lab:reshape(g.ncells)
-    for q = 1, g.ncells do if s[q] < 0 then l[q] = tide.liquid.SOLID end end
-    opts.solid = lab
-  end
-  local S = flip.new(opts)
-  local x0 = ps.x:clone()
-  for _ = 1, 200 do flip.step(S, flip.max_dt(S)) end
-  local cH = math.sqrt(9.81 * (H - 0.05))
-  local vmax = math.max(ps.v:max(), -ps.v:min(), S.u:max_speed()) / cH
-  local d = ps.x:clone():axpy(-1, x0)
-  local disp = math.max(d:max(), -d:min()) / g.dx
+  local r = container.run { dim = dim, n = dim == 2 and 32 or 16, cut = cut, exact = exact, steps = 200 }
   print(string.format("%dD %-16s max|u|/sqrt(gH) = %.2e, largest displacement %.2e cells, %.1f s simulated", dim,
-    cut and (exact and "cut cells, exact" or "cut cells") or "voxelized", vmax, disp, S.t))
-  return vmax, disp
+    cut and (exact and "cut cells, exact" or "cut cells") or "voxelized", r.vmax, r.disp, r.S.t))
+  return r.vmax, r.disp
 end
 
 for _, dim in ipairs { 2, 3 } do

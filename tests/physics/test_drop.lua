@@ -14,42 +14,16 @@
 local tide = require "tide"
 local T = require "tide.testing"
 local drop = require "tide.drop"
+local D = require "tide.cases.drop_oscillation" -- the set-up, shared with figures/drop_frequency.lua
 
-local R, eps, sigma, rho = 0.01, 0.05, 0.07, 1000
-local omega = math.sqrt(6 * sigma / (rho * R ^ 3))
-local period = 2 * math.pi / omega
+local omega = D.omega(2)
 
 local function run(cells_per_diameter, tension, periods, angle)
-  local dx = 2 * R / cells_per_diameter
-  local n = 2 * math.ceil(1.5 * R / dx)
-  local L = n * dx
-  local g = tide.grid.new { size = { n, n }, dx = dx }
-  local c = { L / 2, L / 2 }
-  local phi = drop.disk { grid = g, center = c, radius = R, eps = eps, angle = angle }
-  local S = drop.new { grid = g, phi = phi, rho = rho, sigma = sigma, tension = tension }
-  local V0 = drop.volume(S)
-  local dt = drop.max_dt(S)
-  local steps = math.ceil(periods * period / dt)
-  dt = periods * period / steps
-  local ca, sa = math.cos(2 * angle), math.sin(2 * angle)
-  local function mode()
-    local q1, q2 = drop.quadrupole(S, c)
-    return ca * q1 + sa * q2
-  end
-  local q_prev, t_prev = mode(), 0
-  local zeros, drift = {}, 0
-  for s = 1, steps do
-    local st = drop.step(S, dt)
-    T.check(st.div_after < 1e-5, "projected")
-    local q, t = mode(), s * dt
-    if (q_prev > 0) ~= (q > 0) then zeros[#zeros + 1] = t_prev + (t - t_prev) * q_prev / (q_prev - q) end
-    q_prev, t_prev = q, t
-    drift = math.max(drift, math.abs(drop.volume(S) / V0 - 1))
-  end
+  local r = D.run { dim = 2, cpd = cells_per_diameter, tension = tension, periods = periods, angle = angle }
+  T.check(r.div_abs < 1e-5, "projected")
   -- a full period between zero crossings 1 and 3 (unbiased by an offset)
-  T.check(#zeros >= 3, tension .. ": at least three zero crossings")
-  local w = 2 * math.pi / (zeros[3] - zeros[1])
-  return w, drift, steps
+  T.check(#r.zeros >= 3, tension .. ": at least three zero crossings")
+  return r.omega or 0, r.drift, r.steps
 end
 
 local errs = {}

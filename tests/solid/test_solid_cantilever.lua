@@ -4,34 +4,20 @@
 -- Static solution by one step of Zarifi's corotational backward Euler with a
 -- large dt (the inertia and damping terms vanish).  nu = 0, so the 3D beam
 -- (one element across its width) and the beam theory agree up to shear
--- deformation (about 1% at L/h = 10).
-local tide = require "tide"
+-- deformation (about 1% at L/h = 10).  The set-up: lua/tide/cases/cantilever.lua
+-- (shared with figures/cantilever_convergence.lua).
 local T = require "tide.testing"
-local S = tide.solid
+local cantilever = require "tide.cases.cantilever"
 
-local L, h, E, rho, g = 1.0, 0.1, 1e8, 1000, 9.81
-local q = rho * g * h * h  -- weight per length [N/m]
-local I = h ^ 4 / 12
-local exact = q * L ^ 4 / (8 * E * I)
-T.check(exact < 0.02 * L, "linear regime")
-
+T.check(cantilever.exact < 0.02 * cantilever.L, "linear regime")
 local errs = {}
 for k, n in ipairs { 2, 4, 8 } do
-  local m = S.box { min = { 0, 0, 0 }, max = { L, h, h }, cells = { 10 * n, n, 1 } }
-  m:material { model = "linear", E = E, nu = 0, density = rho }
-  T.check(m:pin(function(x) return x < 1e-9 end) == 2 * (n + 1), "clamped end")
-  local st = m:step_linear { dt = 1e3 }
-  T.check(st.converged, "solve")
-  local x, r, s, c = m.x, m.rest, 0, 0
-  for i = 1, m.nv do
-    if r:get(i, 1) > L - 1e-9 then
-      s, c = s + r:get(i, 2) - x:get(i, 2), c + 1
-    end
-  end
-  local tip = s / c
-  errs[k] = math.abs(tip / exact - 1)
+  local r = cantilever.solve(n)
+  T.check(r.pinned == 2 * (n + 1), "clamped end")
+  T.check(r.converged, "solve")
+  errs[k] = r.error
   print(string.format("cells %3d x %2d x 1 (%5d tets): tip deflection %.5f m, Euler-Bernoulli %.5f m, error %.1f%%",
-    10 * n, n, m.ne, tip, exact, 100 * errs[k]))
+    10 * n, n, r.ne, r.tip, r.exact, 100 * errs[k]))
 end
 T.check(errs[2] < errs[1] and errs[3] < errs[2], "the error shrinks with refinement")
 T.check(errs[3] <= 0.05, string.format("finest mesh within 5%% (%.2f%%)", 100 * errs[3]))

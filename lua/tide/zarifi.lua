@@ -1,0 +1,439 @@
+--- tide.zarifi: liquids and deformable solids pushing each other, the coupled simulation step of
+-- Zarifi (MMath thesis 2017) written as a recipe.
+--
+--   local zarifi = require "tide.zarifi"
+--   local S = zarifi.new{ grid = g, particles = ps, solids = { beam }, scheme = "spd" }
+--   for i = 1, n do zarifi.step(S, zarifi.max_dt(S)) end
+--
+-- zarifi.step reads as Algorithm 4 (thesis §5.4), one native call per line with its equation:
+--   1 update solid positions (5.2)          x = x* + Δt v
+--   2 advect fluid particles (§4.5)         g2p + particle advection through the last grid velocity
+--   3 advect fluid velocities (§4.3)        FLIP/APIC particle-to-grid transfer, extrapolated
+--   4 add external accelerations            u += Δt g (liquid), v += Δt g (solid)
+--   5 distance fields and cut cells (§5.4)  solid SDF -> face fractions (Fig. 5.2); clipping is inside 7
+--   6 active pressure cells (§4.6)          labels from particles and the solid level set
+--   7 coupled pressure projection (ch. 5)   tide.couple.project: (5.17) / (5.25, 5.36) / (5.43-5.45)
+--   8 extrapolate fluid velocities (§4.6)   u extended from the projected faces, walls closed
+-- Schemes (S.scheme):
+--   "spd"        strong coupling, SPD transform (5.25) with block scaling (5.36), CG + IC(0) (default)
+--   "indefinite" strong coupling, symmetric indefinite (5.17), BiCGSTAB + ILU(0)
+--   "factored"   strong coupling, stress-like variables z = R v (5.37-5.45), CG + IC(0)
+--   "damping"    damping-only strong coupling (§6.3): the solid's implicit elastic step without
+--                pressure first, then a projection coupling only M/Δt + D to the pressure
+--   "weak"       weak (alternating) coupling (§6.3): the solid steps with the last pressure's
+--                forces Cᵀ N p, then the liquid projects with the solid as a moving boundary
+--                (its flux Nᵀ C v as a divergence target)
+-- A step that leaves a solid inverted, non-finite or faster than S.max_speed raises
+-- "tide.zarifi.step: the coupling became unstable ..." (the weak scheme's failure of §6.3).
+local tide = require "tide"
+local flip = require "tide.flip"
+local liquid, couple = tide.liquid, tide.couple
+local time = tide.time
+
+local zarifi = {}
+
+local SCHEMES = { spd = "spd", indefinite = "indefinite", factored = "factored", damping = "spd", weak = false }
+zarifi.schemes = { "spd", "indefinite", "factored", "damping", "weak" }
+
+local defaults = {
+  scheme = "spd",
+  rho = 1000,          -- liquid density [kg/m^3]
+  tol = 1e-10,         -- relative residual of the coupled solve (the thesis: 1e-10)
+  maxit = 0,           -- 0: solver default
+  solver = nil,        -- default per formulation (pcg; bicgstab for indefinite)
+  sigma = 0.9,         -- Z1 = sigma (1/dt + tau_M) M (5.31)
+  alpha = 0,           -- block scaling (5.36); 0: |c1| / |c2|
+  transfer = "flip",   -- "pic", "flip" or "apic" particle/grid transfer
+  flip = 0.97,
+  cfl = 1,
+  layers = nil,        -- extrapolation sweeps (default cfl + 2)
+  level_set = false,   -- "union" | "zhu_bridson": ghost-fluid free surface from a particle level set
+  radius = nil,
+  walls = true,        -- solids collide with the domain walls (Zarifi's explicit correction, §7.1)
+  max_speed = 1e3,     -- [m/s]: a step beyond it is reported as unstable
+  gravity = nil,       -- default {0, -9.81[, 0]}
+}
+local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true }
+for k in pairs(defaults) do keys[k] = true end
+
+local function check_opts(opts)
+  if type(opts) ~= "table" then error("tide.zarifi.new: table of named arguments expected", 3) end
+  for k in pairs(opts) do
+    if not keys[k] then
+      local list = {}
+      for name in pairs(keys) do list[#list + 1] = name end
+      table.sort(list)
+      error(string.format("tide.zarifi.new: unknown option '%s' (accepted: %s)", tostring(k), table.concat(list, ", ")), 3)
+    end
+  end
+  if SCHEMES[opts.scheme or "spd"] == nil then
+    error("tide.zarifi.new: scheme must be one of " .. table.concat(zarifi.schemes, ", ") .. ", got " .. tostring(opts.scheme), 3)
+  end
+end
+
+--- The 2*dim planes of the domain walls, as colliders pushing solids back inside.
+function zarifi.walls(g)
+  local lo, hi = g:bounds()
+  local out = {}
+  for a = 1, g.dim do
+    for s = 0, 1 do
+      local p, n = {}, {}
+      for b = 1, g.dim do p[b], n[b] = lo[b], 0 end
+      p[a] = s == 0 and lo[a] or hi[a]
+      n[a] = s == 0 and 1 or -1
+      out[#out + 1] = tide.solid.collider { shape = tide.shape.plane { point = p, normal = n } }
+    end
+  end
+  return out
+end
+
+--- Build the state.  opts: grid, particles (tide.Particles), solids (list of tide.TetMesh with a
+-- material, same dimension as the grid), obstacles (a tide.Shape of static solids: their faces
+-- close like the solids', with zero flux; optional), colliders (extra colliders of the solids),
+-- and the defaults above.
+function zarifi.new(opts)
+  check_opts(opts)
+  local g, ps, solids = opts.grid, opts.particles, opts.solids
+  if not g or not ps then error("tide.zarifi.new: 'grid' and 'particles' are required", 2) end
+  if type(solids) ~= "table" or #solids == 0 then error("tide.zarifi.new: 'solids' must be a list of tide.TetMesh", 2) end
+  for i, m in ipairs(solids) do
+    if m.dim ~= g.dim then error(string.format("tide.zarifi.new: solids[%d] is %dD, the grid %dD", i, m.dim, g.dim), 2) end
+    if not m.mass then error(string.format("tide.zarifi.new: solids[%d] has no material", i), 2) end
+  end
+  local S = {}
+  for k, v in pairs(defaults) do S[k] = v end
+  for k, v in pairs(opts) do S[k] = v end
+  S.grid, S.particles, S.solids = g, ps, solids
+  S.gravity = S.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
+  S.obstacles = opts.obstacles
+  S.fractions = g:mac()            -- open face fractions of the solids (Fig. 5.2)
+  S.solid_cells = g:cells("u8")    -- cells all of whose faces are closed (plus static walls)
+  S.solid_phi = g:cells()          -- the solids' signed distance on cells
+  S.pressure = g:cells()
+  S.colliders = {}
+  if S.walls then for _, c in ipairs(zarifi.walls(g)) do S.colliders[#S.colliders + 1] = c end end
+  for _, c in ipairs(opts.colliders or {}) do S.colliders[#S.colliders + 1] = c end
+  S.forces = {}                     -- the external nodal forces given by the scene, per solid
+  for i, m in ipairs(solids) do S.forces[i] = m.force:clone() end
+  zarifi.geometry(S)
+  -- the liquid half: the FLIP state (grid velocity, labels, transfers) of tide.flip
+  S.liquid = flip.new { grid = g, particles = ps, scheme = S.transfer, flip = S.flip, rho = S.rho, cfl = S.cfl,
+    layers = S.layers, gravity = S.gravity, separation = 0, level_set = S.level_set, radius = S.radius,
+    solid = S.solid_cells, fractions = S.fractions, solid_phi = S.solid_phi }
+  S.u, S.labels = S.liquid.u, S.liquid.labels
+  S.liquid.u_old:copy(S.u) -- line 2 of the first step sees no FLIP increment
+  S.t, S.steps = 0, 0
+  return S
+end
+
+--- Line 5: the solids' (and obstacles') signed distance and open face fractions (node SDF,
+-- Fig. 5.2, clamped as §4.6) and the cells closed by them.
+function zarifi.geometry(S)
+  local g = S.grid
+  local shape = S.obstacles
+  for _, m in ipairs(S.solids) do
+    local s = tide.shape.mesh { vertices = m.x, faces = m:boundary() }
+    shape = shape and shape + s or s
+  end
+  S.shape = shape
+  g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells })
+  shape:sdf(g, { out = S.solid_phi })
+end
+
+--- Largest stable step: the liquid's CFL step, and cfl cells per step for the fastest solid node.
+function zarifi.max_dt(S)
+  local dt = flip.max_dt(S.liquid)
+  local vmax = 0
+  for _, m in ipairs(S.solids) do vmax = math.max(vmax, math.max(-m.v:min(), m.v:max())) end
+  if vmax > 0 then dt = math.min(dt, S.cfl * S.grid.dx / vmax) end
+  return dt
+end
+
+-- v += dt g on every node of a solid (pinned nodes are overwritten by the projection)
+local function add_gravity(m, dt, gvec)
+  local v = m.v
+  for a = 1, m.dim do
+    if gvec[a] ~= 0 then
+      local col = v:select(2, a)
+      col:axpy(dt * gvec[a], tide.array.full(m.nv, 1))
+    end
+  end
+end
+
+-- the solids' implicit elastic step (5.1) with their current external forces, keeping x
+-- (the solid half of the weak and damping-only schemes)
+local function solid_solve(S, m, dt)
+  local x = m.x:clone()
+  local st = m:step_linear { dt = dt }
+  m.x:copy(x)
+  return st
+end
+
+-- instability: an inverted or non-finite solid, or a speed beyond S.max_speed
+local function check_stable(S)
+  for i, m in ipairs(S.solids) do
+    local bad = m.x:nonfinite() + m.v:nonfinite()
+    local vmax = bad == 0 and math.max(-m.v:min(), m.v:max()) or math.huge
+    local vol = bad == 0 and m:volumes():min() or -1
+    if bad > 0 or vol <= 0 or vmax > S.max_speed then
+      error(string.format("tide.zarifi.step: the coupling became unstable at t = %.4g s (step %d, scheme %s): solid %d %s",
+        S.t, S.steps, S.scheme, i, bad > 0 and "holds non-finite values" or vol <= 0 and
+        string.format("has an inverted element (volume %.3g)", vol) or string.format("moves at %.3g m/s", vmax)), 3)
+    end
+  end
+  local umax = S.u:max_speed()
+  if umax > S.max_speed then
+    error(string.format("tide.zarifi.step: the coupling became unstable at t = %.4g s (step %d, scheme %s): liquid at %.3g m/s",
+      S.t, S.steps, S.scheme, umax), 3)
+  end
+end
+
+--- Line 7: the pressure projection of the chosen scheme.  Returns its statistics.
+function zarifi.project(S, dt)
+  local L = S.liquid
+  local scheme = S.scheme
+  if scheme == "weak" then
+    local g = S.grid
+    local nc = S.pressure:size()
+    local p = S.pressure:reshape(nc)
+    S.flux = S.flux or g:cells()
+    local flux = S.flux:reshape(nc)
+    flux:fill(0)
+    for i, m in ipairs(S.solids) do
+      local nd = m.nv * m.dim
+      -- the boundary clipped against the cells: J = Nᵀ C (Eq. 5.7-5.13)
+      local J = time("clip", couple.clip, { grid = g, solid = m }).J
+      -- the solid first, pushed by the last step's pressure: forces Cᵀ N p = Jᵀ p (5.13)
+      m.force:copy(S.forces[i])
+      m.force:reshape(nd):axpy(1, J:transpose():mul(p))
+      time("solid", solid_solve, S, m, dt)
+      m.force:copy(S.forces[i])
+      -- its boundary flux through each cell, Nᵀ C v (5.7)
+      flux:axpy(1, J:mul(m.v:reshape(nd)))
+    end
+    -- then the liquid with the solid as a moving boundary: div_A u = -(Nᵀ C v)/dx^d (5.10)
+    S.target = S.target or g:cells()
+    S.target:copy(S.flux):scale(-1 / g.dx ^ g.dim)
+    return time("project", liquid.project, S.u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
+      fractions = S.fractions, phi = L.phi, target = S.target, valid = L.valid, pressure = S.pressure,
+      projector = L.projector })
+  end
+  if not couple.project then
+    error("tide.zarifi: scheme '" .. scheme .. "' needs tide.couple.project, which this build lacks (use scheme = \"weak\")", 3)
+  end
+  local elastic = true
+  if scheme == "damping" then
+    for _, m in ipairs(S.solids) do time("solid", solid_solve, S, m, dt) end
+    elastic = false
+  end
+  return time("couple", couple.project, {
+    u = S.u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
+    formulation = SCHEMES[scheme], solver = S.solver, sigma = S.sigma, alpha = S.alpha,
+    tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic,
+    pressure = S.pressure, valid = L.valid })
+end
+
+--- Advance liquid and solids by dt (Algorithm 4).  Returns the projection statistics.
+function zarifi.step(S, dt)
+  local L, g, ps, u = S.liquid, S.grid, S.particles, S.u
+  for _, m in ipairs(S.solids) do
+    m.x:axpy(dt, m.v)                                                       -- 1. x = x* + Δt v (5.2)
+    if #S.colliders > 0 then m:collide { dt = dt, colliders = S.colliders, contact = "simple" } end
+  end
+  time("g2p+advect", liquid.g2p, u, ps, { scheme = S.transfer, old = L.u_old, flip = S.flip, -- 2. particles (§4.5)
+    advect = dt, order = L.order, labels = S.solid_cells, solid_phi = S.solid_phi })
+  flip.transfer_to_grid(L)                                                  -- 3. velocities (§4.3)
+  L.u_old:copy(u)
+  u:add_gravity(dt, S.gravity)                                              -- 4. external accelerations
+  if S.scheme ~= "weak" and S.scheme ~= "damping" then
+    for _, m in ipairs(S.solids) do add_gravity(m, dt, m.gravity) end      --    (the solid solve adds its own)
+  end
+  time("geometry", zarifi.geometry, S)                                      -- 5. distance fields, cut cells (§5.4)
+  time("label", liquid.label, ps, g, { solid = S.solid_cells, solid_phi = S.solid_phi, out = S.labels }) -- 6. active cells (§4.6)
+  if S.level_set then
+    time("level set", ps.level_set, ps, g, { method = S.level_set, radius = L.radius, reach = 2 * L.radius + g.dx, out = L.phi })
+  end
+  local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
+  time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
+  u:enforce_walls(S.solid_cells, true, S.fractions)
+  S.t, S.steps = S.t + dt, S.steps + 1
+  check_stable(S)
+  return stats
+end
+
+--- The accuracy test of §6.4 (Eq. 6.1-6.10, Fig. 6.10, Tables 6.5-6.6): a 2D solid in hydrostatic
+-- equilibrium in a pool, one coupled projection, the ∞-norm errors of pressure, solid and
+-- liquid velocity (the exact answer: v = 0, u = 0, p = ρ_f g (y - a)).
+-- opts: dx (grid spacing of the unit square, 0.2 ... 0.0125), params = 1 (Table 6.5) or 2
+-- (Table 6.6), h (solid mesh spacing, default dx; the thesis does not give it), x0 (left edge of
+-- the deformed solid, default: centred), and the projection options (scheme, solver, tol, ...).
+-- The solid rectangle [0, L] x [0, τ0] is meshed in its rest shape and placed by
+-- φ(X, Y) = (x0 + αX, βY² + γY + y1) (6.1) with β (6.3), γ (6.4); its density is ρ_s (6.10); the
+-- tractions T_L, T_R, T_T, T_B (6.6-6.9) are integrated against the hat functions of the boundary
+-- nodes over the REST boundary (3-point Gauss, exact for these cubics) into m.force.
+zarifi.hydrostatic_params = {
+  { mu = 20, lambda = 10, L = 0.4, tau0 = 0.4, alpha = 0.9, y1 = 0.205, y2 = 0.595 },   -- Table 6.5
+  { mu = 100, lambda = 100, L = 0.4, tau0 = 0.4, alpha = 1.1, y1 = 0.18, y2 = 0.62 },   -- Table 6.6
+}
+function zarifi.hydrostatic(opts)
+  local P = zarifi.hydrostatic_params[opts.params or 1]
+  if not P then error("tide.zarifi.hydrostatic: params must be 1 (Table 6.5) or 2 (Table 6.6)", 2) end
+  local rho_f, gy, a, dt = 1, -1, 0.8, opts.dt or 0.01
+  local dx = opts.dx or 0.05
+  local n = math.floor(1 / dx + 0.5)
+  if math.abs(n * dx - 1) > 1e-12 then error("tide.zarifi.hydrostatic: 1/dx must be an integer", 2) end
+  local mu, lam, L, t0, al, y1, y2 = P.mu, P.lambda, P.L, P.tau0, P.alpha, P.y1, P.y2
+  local beta = -al * (y2 - y1) * rho_f * gy / (2 * t0 * (2 * mu + lam))      -- (6.3)
+  local gamma = (y2 - y1) / t0 - beta * t0                                   -- (6.4)
+  local rho_s = al * (y2 - y1) * rho_f / t0                                  -- (6.10)
+  local x0 = opts.x0 or (1 - al * L) / 2
+  local g = tide.grid.new { size = { n, n }, dx = dx }
+  local h = opts.h or dx
+  local nx, ny = math.max(1, math.floor(L / h + 0.5)), math.max(1, math.floor(t0 / h + 0.5))
+  local m = tide.solid.box { min = { 0, 0 }, max = { L, t0 }, cells = { nx, ny } }
+  m:material { model = "linear", mu = mu, lambda = lam, density = rho_s, gravity = { 0, gy } }
+  local X, x = m.rest, m.x
+  for i = 1, m.nv do
+    local Xi, Yi = X:get(i, 1), X:get(i, 2)
+    x:set(i, 1, x0 + al * Xi)
+    x:set(i, 2, beta * Yi * Yi + gamma * Yi + y1)                          -- (6.1)
+  end
+  -- tractions (6.6)-(6.9) on the rest boundary
+  local function yof(Y) return beta * Y * Y + gamma * Y + y1 end
+  local function TL(Y) return -(2 * mu + lam) * (al - 1) - lam * (2 * beta * Y + gamma - 1) - rho_f * gy * (yof(Y) - a) * (2 * beta * Y + gamma) end
+  local TT = (2 * mu + lam) * (2 * beta * t0 + gamma - 1) + lam * (al - 1) + al * rho_f * gy * (y2 - a)
+  local TB = -(2 * mu + lam) * (gamma - 1) - lam * (al - 1) - al * rho_f * gy * (y1 - a)
+  local f = m.force
+  f:fill(0)
+  local gp = { { -math.sqrt(3 / 5), 5 / 9 }, { 0, 8 / 9 }, { math.sqrt(3 / 5), 5 / 9 } }
+  local bnd = m:boundary()
+  local eps = 1e-9
+  for s = 1, bnd.shape[1] do
+    local i, j = bnd:get(s, 1), bnd:get(s, 2)
+    local Xi, Yi, Xj, Yj = X:get(i, 1), X:get(i, 2), X:get(j, 1), X:get(j, 2)
+    local len = math.sqrt((Xj - Xi) ^ 2 + (Yj - Yi) ^ 2)
+    for _, q in ipairs(gp) do
+      local t = (q[1] + 1) / 2                      -- parameter along the segment, node j weight
+      local Y = Yi + t * (Yj - Yi)
+      local w = q[2] / 2 * len
+      local fx, fy = 0, 0
+      if Xi < eps and Xj < eps then fx = TL(Y)                              -- left (6.6)
+      elseif Xi > L - eps and Xj > L - eps then fx = -TL(Y)                 -- right (6.7) = -T_L
+      elseif Yi > t0 - eps and Yj > t0 - eps then fy = TT                   -- top (6.8)
+      elseif Yi < eps and Yj < eps then fy = TB end                         -- bottom (6.9)
+      f:set(i, 1, f:get(i, 1) + w * (1 - t) * fx)
+      f:set(j, 1, f:get(j, 1) + w * t * fx)
+      f:set(i, 2, f:get(i, 2) + w * (1 - t) * fy)
+      f:set(j, 2, f:get(j, 2) + w * t * fy)
+    end
+  end
+  -- the liquid: the pool below y = a, cells closed by the solid are solid, u = 0
+  local shape = tide.shape.mesh { vertices = m.x, faces = bnd }
+  local fr, solid = g:face_fractions(shape)
+  local labels, phi, pexact = g:cells("u8"), g:cells(), g:cells()
+  for i = 1, n do
+    for j = 1, n do
+      local y = (j - 0.5) * dx
+      phi:set(i, j, y - a)
+      pexact:set(i, j, rho_f * gy * (y - a))                                  -- (6.5)
+      labels:set(i, j, solid:get(i, j) == liquid.SOLID and liquid.SOLID or y < a and liquid.LIQUID or liquid.AIR)
+    end
+  end
+  local H = { grid = g, solid = m, labels = labels, phi = phi, fractions = fr, pressure_exact = pexact,
+    params = P, beta = beta, gamma = gamma, rho_s = rho_s, rho_f = rho_f, dt = dt, x0 = x0, n = n, cells = { nx, ny } }
+  --- One step of Alg. 4 from the equilibrium (lines 4 and 7; positions and particles do not move
+  -- when v = u = 0): gravity, the projection, the errors { p, solid, liquid } (∞-norms).
+  function H.run(popts)
+    popts = popts or {}
+    local u, valid, p = g:mac(), g:mac("u8"), g:cells()
+    u.v:fill(dt * gy)
+    u:enforce_walls(labels, false, fr)
+    m.v:fill(0)
+    add_gravity(m, dt, { 0, gy })
+    local st = couple.project {
+      u = u, labels = labels, solids = { m }, dt = dt, rho = rho_f,
+      formulation = popts.formulation or "spd", solver = popts.solver, sigma = popts.sigma, alpha = popts.alpha,
+      tol = popts.tol or 1e-12, phi = phi, fractions = fr, pressure = p, valid = valid }
+    local ep, eu = 0, 0
+    for i = 1, n do
+      for j = 1, n do
+        if labels:get(i, j) == liquid.LIQUID then ep = math.max(ep, math.abs(p:get(i, j) - pexact:get(i, j))) end
+      end
+    end
+    for a = 1, 2 do
+      local comp, va = a == 1 and u.u or u.v, a == 1 and valid.u or valid.v
+      local flat, fv = comp:reshape(comp:size()), va:reshape(va:size())
+      for k = 1, comp:size() do if fv[k] ~= 0 then eu = math.max(eu, math.abs(flat[k])) end end
+    end
+    local ev = math.max(-m.v:min(), m.v:max())
+    return { p = ep, solid = ev, liquid = eu, stats = st, pressure = p, u = u }
+  end
+  return H
+end
+
+--- Output of one frame: a PNG of the liquid and the solids (2D: particles coloured by speed and
+-- the triangle meshes; 3D: the liquid surface from a particle level set and the solids' surfaces)
+-- and, with opts.vtk, VTK files for ParaView (solids .vtu, particles .vtp, with .pvd collections).
+-- opts: png = true, vtk = false, width = 640, camera (3D), title, speed_range = {0, 3}.
+function zarifi.frame(S, dir, i, t, opts)
+  opts = opts or {}
+  local g, ps, fio = S.grid, S.particles, tide.fileio
+  local title = string.format("%s  t = %.2f s", opts.title or "zarifi", t)
+  if opts.png ~= false then
+    local path = string.format("%s/frame_%04d.png", dir, i)
+    if g.dim == 2 then
+      local n = #ps
+      S.speed = (S.speed and S.speed:size() == n) and S.speed or tide.array.zeros(math.max(n, 1))
+      local v = ps.v
+      for p = 1, n do
+        local a, b = v:get(p, 1), v:get(p, 2)
+        S.speed[p] = math.sqrt(a * a + b * b)
+      end
+      local mesh_opts = {}
+      if #S.solids == 1 then
+        mesh_opts.mesh = S.solids[1]
+      else -- all solids as one triangle list (1-based)
+        local nv, ne, nb = 0, 0, 0
+        for _, m in ipairs(S.solids) do nv, ne, nb = nv + m.nv, ne + m.ne, nb + m.nb end
+        local V, T, B = tide.array.zeros { nv, 2 }, tide.array.zeros({ ne, 3 }, "i32"), tide.array.zeros({ nb, 2 }, "i32")
+        local ov, oe, ob = 0, 0, 0
+        for _, m in ipairs(S.solids) do
+          local x, el, bd = m.x, m:elements(), m:boundary()
+          for a = 1, m.nv do V:set(ov + a, 1, x:get(a, 1)); V:set(ov + a, 2, x:get(a, 2)) end
+          for e = 1, m.ne do for c = 1, 3 do T:set(oe + e, c, el:get(e, c) + ov) end end
+          for e = 1, m.nb do for c = 1, 2 do B:set(ob + e, c, bd:get(e, c) + ov) end end
+          ov, oe, ob = ov + m.nv, oe + m.ne, ob + m.nb
+        end
+        mesh_opts = { vertices = V, triangles = T, segments = B, index_base = 1 }
+      end
+      local o = { path = path, grid = g, width = opts.width or 640, particles = n > 0 and ps.x or nil,
+        particle_color = n > 0 and S.speed:slice(1, 1, n) or nil, particle_range = opts.speed_range or { 0, 3 },
+        particle_colormap = "viridis", title = title }
+      for k, v in pairs(mesh_opts) do o[k] = v end
+      fio.png2d(o)
+    else
+      S.phi_draw = S.phi_draw or g:cells()
+      ps:level_set(g, { radius = 0.75 * g.dx, out = S.phi_draw })
+      local lo, hi = g:bounds()
+      local c = { (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2, (lo[3] + hi[3]) / 2 }
+      local camera = opts.camera or { position = { c[1] + 1.2 * (hi[1] - lo[1]), c[2] + 1.0 * (hi[2] - lo[2]),
+        c[3] + 2.2 * (hi[3] - lo[3]) }, target = { c[1], c[2] - 0.2 * (hi[2] - lo[2]), c[3] }, fov = 40 }
+      local meshes = {}
+      for _, m in ipairs(S.solids) do meshes[#meshes + 1] = { mesh = m, color = { 0.85, 0.45, 0.25 } } end
+      fio.png3d { path = path, grid = g, phi = S.phi_draw, meshes = meshes, width = opts.width or 640,
+        camera = camera, title = title }
+    end
+  end
+  if opts.vtk then
+    for k, m in ipairs(S.solids) do
+      local f = string.format("%s/solid%d_%04d.vtu", dir, k, i)
+      fio.vtu { path = f, mesh = m }
+      fio.pvd(string.format("%s/solid%d.pvd", dir, k), t, f)
+    end
+    local f = string.format("%s/particles_%04d.vtp", dir, i)
+    fio.vtp { path = f, points = ps }
+    fio.pvd(dir .. "/particles.pvd", t, f)
+  end
+end
+
+return zarifi
