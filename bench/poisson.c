@@ -17,6 +17,7 @@
  *      its ratio to the bandwidth bound of one iteration.
  * The right-hand side is a fixed pseudo-random field on the liquid cells.
  */
+#include "bench_util.h"
 #include "linalg/mg_internal.h"
 #include "version.h"
 
@@ -27,28 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static double triad_gbs(int reps) {
-  const int64_t n = (int64_t)1 << 25; /* 256 MB per array */
-  double *a = tide_alloc((size_t)n * 8), *b = tide_alloc((size_t)n * 8),
-         *c = tide_alloc((size_t)n * 8);
-  if (!a || !b || !c) return 0;
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i++)
-    a[i] = 0, b[i] = 1, c[i] = 2;
-  double best = 1e30;
-  for (int rep = 0; rep < reps; rep++) {
-    double t = tide_wtime();
-    const double s = 3.0;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++)
-      a[i] = b[i] + s * c[i];
-    t = tide_wtime() - t;
-    if (t < best) best = t;
-  }
-  double check = a[n / 2];
-  tide_free(a, (size_t)n * 8), tide_free(b, (size_t)n * 8), tide_free(c, (size_t)n * 8);
-  return check == 7.0 ? 24.0 * n / best / 1e9 : 0;
-}
+/* 3 x 256 MB arrays */
+static double triad_gbs(int reps) { return bench_triad_gbs((int64_t)1 << 25, reps); }
 
 typedef struct scene {
   tide_grid g;

@@ -34,7 +34,7 @@ local njobs, done = 2 * #cases, 0
 for _, method in ipairs { "step_newmark", "step_newton" } do
   for _, c in ipairs(cases) do
     res[method .. c.key] = incline.run { method = method, E = c.E, beta = c.E > 0 and beta or 0, mu = c.mu,
-      u0 = c.u0, steps = steps, dt = P.dt }
+      u0 = c.u0, steps = steps, dt = P.dt, rest = method == "step_newton" and 1e-4 or nil }
     done = done + 1
     fig:progress(done, njobs, c.key)
   end
@@ -100,7 +100,8 @@ for _, method in ipairs { "step_newmark", "step_newton" } do
     local rd = res[method .. body .. "_dec"]
     fig:compare { quantity = string.format("%s, %s, mu 0.6, u0 1 m/s: stop time", tag,
       body == "tet" and "tetrahedron" or body), unit = "s", paper = ts, source = "analytic u0 / (g (mu cos - sin))",
-      tide = rd.stop or -1, note = string.format("first step with zero speed (dt = %g s)", P.dt) }
+      tide = rd.stop or -1, note = method == "step_newmark" and string.format("first step with zero speed (dt = %g s)", P.dt)
+        or string.format("first step slower than eps_v = 1e-4 m/s (smoothed static friction; dt = %g s)", P.dt) }
     local rs = res[method .. body .. "_stick"]
     fig:compare { quantity = string.format("%s, %s at rest, mu 0.6: displacement after %g s", tag,
       body == "tet" and "tetrahedron" or body, P.T), unit = "m", paper = 0, source = "static friction: sticks",

@@ -44,9 +44,12 @@ local defaults = {
   volume = true,           -- volume correction every step
   redistance = false,      -- redistance phi every n steps (0: never; default 1 in 3D, 0 in 2D)
   tol = 1e-8,              -- pressure solve
+  contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
+  extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost") or
+                           -- "constant" along the normals (default with "liu": linear made its drop 2% orientation-dependent)
 }
 
-local keys = { grid = true, phi = true, solid = true, gravity = true, open = true }
+local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true }
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_choice(v, list, name)
@@ -76,6 +79,9 @@ function drop.new(opts)
     if opts.volume then error("tide.drop.new: the volume correction would restore the liquid that leaves through the open sides", 2) end
     S.volume = false
   end
+  if type(S.contact_angle) ~= "number" or not (S.contact_angle > 0 and S.contact_angle < 180) then
+    error("tide.drop.new: contact_angle must be in (0, 180) degrees", 2)
+  end
   for _, k in ipairs { "rho", "sigma", "nu", "cfl", "capillary", "tol", "redistance" } do
     local v = S[k]
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
@@ -88,7 +94,12 @@ function drop.new(opts)
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
+  if not S.extend then S.extend = S.tension == "ghost" and "linear" or "constant" end
+  check_choice(S.extend, { "linear", "constant" }, "extend")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
+  -- solid_phi: the solids' signed distance on the cells (< 0 inside; curved
+  -- walls): the curvature reads phi continued into them by the contact angle
+  S.solid_phi = opts.solid_phi
   S.phi = g:cells()
   S.phi:copy(phi) -- checks the shape
   S.phi2 = g:cells()
@@ -145,17 +156,22 @@ function drop.step(S, dt)
   if S.sigma > 0 then
     if S.tension == "ghost" then
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels, curvature = S.curvature })
+        labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver })
+        labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver,
+        contact_angle = S.contact_angle, solid_phi = S.solid_phi })
     end
   end
   -- 7. projection with the ghost-fluid free surface (same phi and theta as step 6)
   local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
     valid = S.valid, pressure = S.pressure })
   -- 8. extend the velocity into the air along the normals; walls closed
-  time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+  if S.extend == "linear" then
+    time("extrapolate", liquid.extend, u, S.phi, S.valid)
+  else
+    time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+  end
   u:enforce_walls(S.solid, false, nil, S.open)
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats

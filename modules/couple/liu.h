@@ -71,4 +71,107 @@ void tide_liu_distance_at(const tide_grid *g, const double *phi, int interp, con
 int tide_liu_distances(const tide_grid *g, const double *phi, int interp, int64_t np,
                        const double *x, double *d);
 
+/* ------------------------------------------------- joint optimization (Eq. 22) */
+
+enum { TIDE_LIU_CHOLMOD = 0, TIDE_LIU_BICGSTAB = 1 };
+
+typedef struct tide_liu_params {
+  int interp;         /* TIDE_LIU_LINEAR / TIDE_LIU_QUADRATIC */
+  double dhat;        /* barrier threshold d^ [m] (Eq. 19); <= 0: dx / 2 */
+  double kappa;       /* barrier stiffness [kg] (Eq. 18; the objective is in kg m^2);
+                         <= 0: the mass of a liquid cell, rho dx^dim */
+  double rho;         /* liquid density [kg/m^3]: M_f = rho_cell V_cell (Eq. 10, 13) */
+  double air_density; /* rho_a / rho_l of Eq. 13, in (0, 1] */
+  double k;           /* Heaviside sharpness [1/m] (Eq. 11): that of the reference
+                         volumes (the tracker's) */
+  double band;        /* epsilon [m]: cells with |phi*| or |phi^n| < band are unknowns
+                         (Sec. 4.2: 3 x the largest displacement); <= 0: 3 dx */
+  double dt;          /* time step [s] (scales the convergence test) */
+  double tol;         /* converged when ||p||_inf / dt <= tol [m/s] (Sec. 4.3.4; the
+                         level-set entries weighted by rho_cell / rho_l: moving an
+                         air value moves no liquid) and every volume is within
+                         vol_tol; <= 0: 1e-2 dx / dt */
+  double vol_tol;     /* relative volume tolerance (1e-4) */
+  int max_iter;       /* Newton iterations (30) */
+  int line_search;    /* 1: backtracking on the l1 merit, filtered by the CCD bound
+                         t_b (Sec. 4.3.5) and by feasibility (d > 0 at every vertex);
+                         0: full Newton steps (Fig. 12, top) */
+  int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block) or
+                         TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) */
+} tide_liu_params;
+
+/* interp quadratic, dhat/kappa/band/tol from the grid, rho 1000, air 1e-3,
+ * k 0 (must be set), dt 0 (must be set), vol_tol 1e-4, 30 iterations, line
+ * search on, CHOLMOD. */
+tide_liu_params tide_liu_params_default(void);
+
+/* The solid vertices: positions are unknowns unless fixed. */
+typedef struct tide_liu_solid {
+  int64_t nv;
+  const double *x_star; /* nv x dim predicted positions x* (Eq. 5) [m] */
+  const double *mass;   /* nv lumped masses [kg] (> 0 for free vertices) */
+  const uint8_t *fixed; /* nv, 1: fixed (placed at x*); NULL: none */
+} tide_liu_solid;
+
+typedef struct tide_liu_stats {
+  int iterations;   /* Newton steps taken */
+  int converged;    /* 1 if the test passed within max_iter */
+  int64_t nphi, nx; /* unknowns: level-set cells, vertex coordinates */
+  int pairs;        /* vertices within d^ of the liquid at the end */
+  int dropped;      /* linear: vertices whose fixed stencil gave d <= 0 at the start
+                       (the pair is not seen: Sec. 4.3.3's extrapolation error) */
+  int penetrating;  /* vertices with d <= 0 at the end (own stencil) */
+  int halvings;     /* backtracking halvings, all iterations */
+  int ccd_limited;  /* iterations whose step the CCD bound shortened */
+  double min_d;     /* smallest vertex distance at the end [m] (own stencil) */
+  double step;      /* ||p||_inf / dt of the last direction [m/s] */
+  double alpha;     /* last step length */
+  double vol_err;   /* max_c |V_c - V0_c| / V0_c at the end */
+  double t_assemble, t_solve, t_ccd, t_search; /* seconds */
+  int krylov_iters;                            /* BiCGSTAB iterations, all solves */
+} tide_liu_stats;
+
+/* One constrained optimization of Algorithm 1 (line 6), Eq. 22:
+ *   min_{phi, x}  1/2 (phi - phi*)^T M_f (phi - phi*)              fluid inertia (Eq. 10)
+ *               + 1/2 (x - x*)^T M (x - x*)                        solid inertia (Eq. 6)
+ *               + kappa sum_v b(d(phi, x_v), d^)                   contact barrier (Eq. 18-19)
+ *   s.t. h_c(phi) = sum_{labels = c} H(phi) V_cell - V0_c = 0       one per component (Eq. 10-11)
+ * over the band cells of phi (Fig. 4) and the free vertex positions.
+ * M_f = diag(rho ((1 - rho_a) H + rho_a) V_cell) (Eq. 13), lagged per
+ * iteration.  Newton on the KKT system (Eq. 12) with the Hessian
+ * diag(M_f) + diag(M) + kappa b''(d) grad d grad d^T (Eq. 20: the
+ * b' grad^2 d term omitted, so the block is SPD by construction); the KKT
+ * system is solved through its Schur complement on the components (SPD
+ * block factored once per iteration, ncomp + 1 solves).  The stencil of a
+ * linear pair is fixed at x* (Sec. 4.3.3); a quadratic one follows x.
+ * The unknown cells are those with |phi*| or |phi^n| < band and the
+ * stencil cells of every vertex at x^n and x*.
+ * Starts from the input phi (phi^n on the unknowns; other cells take phi*) and x
+ * (x^n), which must be penetration-free (every vertex d > 0): the barrier
+ * keeps them so at every accepted step when line_search is on.
+ * labels/ncomp/target: the components of phi* and their reference volumes
+ * (tide_volume_tracker_update).  On return phi and x hold the result;
+ * TIDE_EINVAL for bad arguments or an infeasible start (with line search),
+ * TIDE_ENONFINITE on non-finite data.  Not converging is not an error
+ * (stats->converged = 0). */
+int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *labels, int ncomp,
+                   const double *target, const tide_liu_solid *S, const tide_liu_params *p,
+                   double *phi, double *x, tide_liu_stats *stats);
+
+/* ------------------------------------------- velocity correction (Eq. 23, Fig. 8) */
+
+/* The faces where the liquid meets a solid after the optimization: for
+ * every vertex with d < d^ (the pair group), the faces between the 2^dim
+ * cells of its dual cell that separate a liquid cell (phi < 0) from an air
+ * cell.  Each such face gets u_f = sum_v W_fv v_v,a with the weight of vertex v
+ * proportional to the overlap of a dx box at the vertex with a dx box at
+ * the face, prod_b max(0, 1 - |x_v,b - x_f,b| / dx) (the box of Fig. 8 is
+ * d^-sized in the paper; with d^ < dx it would hold no vertex), rows
+ * normalised; fixed_f = 1 (a prescribed face for tide_liquid_project).
+ * x, v: nv x dim positions [m] and velocities [m/s].  u (f64 MAC) and fixed
+ * (u8 MAC) over g are written on those faces only.  *nfaces: faces set. */
+int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat,
+                           int64_t nv, const double *x, const double *v, tide_mac *u,
+                           tide_mac *fixed, int64_t *nfaces);
+
 #endif

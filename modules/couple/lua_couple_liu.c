@@ -4,6 +4,10 @@
 #include "couple/liu.h"
 #include "tide_lua.h"
 
+#include <string.h>
+
+#define VT_T "tide.VolumeTracker" /* modules/grid/lua_grid_levelset.c */
+
 static const char *const interp_names[] = {"linear", "quadratic", NULL};
 
 /* x: an f64 array {n, dim} of vertex positions (contiguous). */
@@ -36,7 +40,148 @@ static int l_liu_distance(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"liu_distance", l_liu_distance}, {NULL, NULL}};
+static void set_num(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt [, fixed, tracker,
+ *   interp, dhat, kappa, rho, band, tol, vol_tol, max_iter, line_search, solver] }
+ *   -> stats.  The constrained optimization of Liu Eq. 22 (liu.h): phi (cells,
+ *   phi^n in, phi^{n+1} out) and x ({nv, dim}, x^n in, x^{n+1} out) in place.
+ *   tracker (tide.grid.volume_tracker): relabelled on phi_star, one volume
+ *   constraint per component with its reference volume; nil: no constraint. */
+static int l_liu_solve(lua_State *L) {
+  const char *fn = "tide.couple.liu_solve";
+  static const char *const keys[] = {"grid",    "phi",      "phi_star",    "x",      "x_star",
+                                     "mass",    "fixed",    "tracker",     "dt",     "interp",
+                                     "dhat",    "kappa",    "rho",         "band",   "tol",
+                                     "vol_tol", "max_iter", "line_search", "solver", NULL};
+  static const char *const solvers[] = {"cholmod", "bicgstab", NULL};
+  tide_opts o = tide_lua_opts(L, 1, fn, keys);
+  tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
+  tide_array *phi = tide_opt_reqarray(&o, "phi"), *ps = tide_opt_reqarray(&o, "phi_star");
+  tide_lua_check(L, tide_grid_check_cells(g, phi, TIDE_F64, "phi"), fn);
+  tide_lua_check(L, tide_grid_check_cells(g, ps, TIDE_F64, "phi_star"), fn);
+  tide_array *x = check_points(L, &o, "x", g, fn), *xs = check_points(L, &o, "x_star", g, fn);
+  int64_t nv = x->shape[0], shp[1] = {nv};
+  if (xs->shape[0] != nv) tide_lua_error(L, "%s: x_star must have as many rows as x", fn);
+  tide_array *mass = NULL, *fixed = tide_opt_array(&o, "fixed");
+  double mconst = 0;
+  lua_getfield(L, o.idx, "mass");
+  int mnum = lua_type(L, -1) == LUA_TNUMBER;
+  lua_pop(L, 1);
+  if (mnum) {
+    mconst = tide_opt_num(&o, "mass", 0, 0, HUGE_VAL);
+  } else {
+    mass = tide_opt_reqarray(&o, "mass");
+    tide_lua_check(L, tide_array_expect(mass, "mass", TIDE_F64, 1, shp), fn);
+  }
+  if (fixed) tide_lua_check(L, tide_array_expect(fixed, "fixed", TIDE_U8, 1, shp), fn);
+  tide_volume_tracker *t = tide_opt_obj(&o, "tracker", VT_T);
+  tide_liu_params p = tide_liu_params_default();
+  p.dt = tide_opt_reqnum(&o, "dt", 0, HUGE_VAL);
+  p.interp = 1 + tide_opt_choice(&o, "interp", "quadratic", interp_names);
+  p.dhat = tide_opt_num(&o, "dhat", 0, 0, HUGE_VAL);
+  p.kappa = tide_opt_num(&o, "kappa", 0, 0, HUGE_VAL);
+  p.rho = tide_opt_num(&o, "rho", 1000, 0, HUGE_VAL);
+  p.band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
+  p.tol = tide_opt_num(&o, "tol", 0, 0, HUGE_VAL);
+  p.vol_tol = tide_opt_num(&o, "vol_tol", 1e-4, 0, 1);
+  p.max_iter = (int)tide_opt_int(&o, "max_iter", 30, 1, 10000);
+  p.line_search = tide_opt_bool(&o, "line_search", 1);
+  p.solver = tide_opt_choice(&o, "solver", "cholmod", solvers);
+  if (!(p.vol_tol > 0)) tide_lua_error(L, "%s: vol_tol must be positive", fn);
+  int64_t N = tide_grid_ncells(g);
+  /* scratch: phi* copy is not needed (read only); mass buffer if a number */
+  double *mbuf = NULL;
+  if (mnum) {
+    mbuf = lua_newuserdatauv(L, (size_t)(nv > 0 ? nv : 1) * sizeof(double), 0);
+    for (int64_t v = 0; v < nv; v++)
+      mbuf[v] = mconst;
+  }
+  int32_t *labels;
+  int ncomp = 0;
+  double *target = NULL;
+  if (t) {
+    if (!tide_grid_same(&t->grid, g)) tide_lua_error(L, "%s: tracker is over another grid", fn);
+    tide_lua_check(L, tide_volume_tracker_update(t, TIDE_F64P(ps)), fn);
+    tide_volume_params vp;
+    tide_lua_check(L, tide_volume_tracker_resolved(t, &vp), fn);
+    p.k = vp.k, p.air_density = vp.air_density;
+    labels = t->labels, ncomp = t->ncomp, target = t->vol;
+  } else {
+    labels = lua_newuserdatauv(L, (size_t)N * sizeof(int32_t), 0);
+    for (int64_t c = 0; c < N; c++)
+      labels[c] = -1;
+    p.k = 1 / g->dx;
+  }
+  tide_liu_solid S = {nv, TIDE_F64P(xs), mnum ? mbuf : TIDE_F64P(mass),
+                      fixed ? TIDE_U8P(fixed) : NULL};
+  tide_liu_stats st;
+  tide_lua_check(L,
+                 tide_liu_solve(g, TIDE_F64P(ps), labels, ncomp, target, &S, &p, TIDE_F64P(phi),
+                                TIDE_F64P(x), &st),
+                 fn);
+  lua_createtable(L, 0, 24);
+  set_int(L, "iterations", st.iterations);
+  lua_pushboolean(L, st.converged);
+  lua_setfield(L, -2, "converged");
+  set_int(L, "nphi", st.nphi);
+  set_int(L, "nx", st.nx);
+  set_int(L, "pairs", st.pairs);
+  set_int(L, "dropped", st.dropped);
+  set_int(L, "penetrating", st.penetrating);
+  set_int(L, "halvings", st.halvings);
+  set_int(L, "ccd_limited", st.ccd_limited);
+  set_int(L, "components", ncomp);
+  set_int(L, "krylov_iterations", st.krylov_iters);
+  set_num(L, "min_d", st.min_d);
+  set_num(L, "step", st.step);
+  set_num(L, "alpha", st.alpha);
+  set_num(L, "vol_err", st.vol_err);
+  set_num(L, "t_assemble", st.t_assemble);
+  set_num(L, "t_solve", st.t_solve);
+  set_num(L, "t_ccd", st.t_ccd);
+  set_num(L, "t_search", st.t_search);
+  return 1;
+}
+
+/* tide.couple.liu_contact_faces{ grid, phi, x, v, u, fixed [, dhat, interp] } -> n:
+ *   the velocity correction with contact (Eq. 23, Fig. 8): the liquid-air
+ *   faces around the vertices within dhat of the liquid get the weighted
+ *   vertex velocity in u (f64 Mac) and 1 in fixed (u8 Mac), for
+ *   tide.liquid.project{fixed = ...}; returns the number of faces set. */
+static int l_liu_contact_faces(lua_State *L) {
+  const char *fn = "tide.couple.liu_contact_faces";
+  static const char *const keys[] = {"grid", "phi", "x", "v", "u", "fixed", "dhat", "interp", NULL};
+  tide_opts o = tide_lua_opts(L, 1, fn, keys);
+  tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
+  tide_array *phi = tide_opt_reqarray(&o, "phi");
+  tide_lua_check(L, tide_grid_check_cells(g, phi, TIDE_F64, "phi"), fn);
+  tide_array *x = check_points(L, &o, "x", g, fn), *v = check_points(L, &o, "v", g, fn);
+  if (v->shape[0] != x->shape[0]) tide_lua_error(L, "%s: v must have as many rows as x", fn);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T),
+           *fx = tide_opt_reqobj(&o, "fixed", TIDE_MAC_T);
+  double dhat = tide_opt_num(&o, "dhat", 0.5 * g->dx, 0, HUGE_VAL);
+  int interp = 1 + tide_opt_choice(&o, "interp", "quadratic", interp_names);
+  int64_t n;
+  tide_lua_check(L,
+                 tide_liu_contact_faces(g, TIDE_F64P(phi), interp, dhat, x->shape[0], TIDE_F64P(x),
+                                        TIDE_F64P(v), u, fx, &n),
+                 fn);
+  lua_pushinteger(L, n);
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {{"liu_distance", l_liu_distance},
+                                 {"liu_solve", l_liu_solve},
+                                 {"liu_contact_faces", l_liu_contact_faces},
+                                 {NULL, NULL}};
 
 void tide_lua_couple_liu_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

@@ -8,11 +8,26 @@
  *       [m], outside = area dropped outside the grid, total = boundary area,
  *       N = Matrix (n*d x ncells), C = Matrix (n*d x nv*d), J = N^T C Matrix
  *       (ncells x nv*d) }   (Zarifi section 5.1.1, Eq. 5.7-5.13)
+ *
+ *   tide.couple.project{ u = Mac (u*, projected in place), labels = Array u8,
+ *       solids = { m1, ... } | m, dt =, rho = 1000, phi = Array | nil,
+ *       fractions = Mac | nil, formulation = "spd" | "indefinite" | "factored",
+ *       solver = "pcg" | "cholmod" (spd, factored) | "bicgstab" | "minres" |
+ *       "ldlt" (indefinite), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
+ *       maxit = auto, rotate = true, theta_min = 0.01, pressure = Array out,
+ *       valid = Mac u8 out, matrix = false, must_converge = true }
+ *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations,
+ *       residual, converged, alpha, geometry_seconds, assembly_seconds,
+ *       solve_seconds, formulation, solver [, matrix] }
+ *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
  */
 #include "couple/zarifi.h"
 #include "solid/fem.h"
 #include "tide_lua.h"
 
+#include "linalg/mac_poisson.h"
+
+#include <math.h>
 #include <string.h>
 
 static void need_matrix_type(lua_State *L) {
@@ -127,7 +142,124 @@ static int l_clip(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"clip", l_clip}, {NULL, NULL}};
+static const char *const FORMS[] = {"spd", "indefinite", "factored", NULL};
+static const char *const SOLVERS[] = {"pcg", "cholmod", "minres", "bicgstab", "ldlt", NULL};
+
+static const char *const project_keys[] = {
+    "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
+    "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", NULL};
+
+static void setnum(lua_State *L, int t, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, t, k);
+}
+
+static void setint(lua_State *L, int t, const char *k, int64_t v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, t, k);
+}
+
+static int l_project(lua_State *L) {
+  const char *fn = "tide.couple.project";
+  tide_opts o = tide_lua_opts(L, 1, fn, project_keys);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T);
+  const tide_grid *g = &u->grid;
+  tide_array *labels = tide_opt_reqarray(&o, "labels");
+  if (tide_grid_check_cells(g, labels, TIDE_U8, "labels"))
+    tide_lua_error(L, "%s: %s", fn, tide_errmsg());
+  tide_zarifi_opts zo = tide_zarifi_opts_default();
+  zo.dt = tide_opt_reqnum(&o, "dt", 0, HUGE_VAL);
+  if (!(zo.dt > 0)) tide_lua_error(L, "%s: dt must be positive", fn);
+  zo.rho = tide_opt_num(&o, "rho", 1000, 1e-300, HUGE_VAL);
+  zo.phi = tide_opt_array(&o, "phi");
+  zo.fractions = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
+  zo.formulation = tide_opt_choice(&o, "formulation", "spd", FORMS);
+  const char *defsolver = zo.formulation == TIDE_ZARIFI_INDEFINITE ? "bicgstab" : "pcg";
+  zo.solver = tide_opt_choice(&o, "solver", defsolver, SOLVERS);
+  zo.sigma = tide_opt_num(&o, "sigma", 0.9, 1e-12, 1 - 1e-12);
+  if (tide_opt_has(&o, "alpha")) {
+    lua_getfield(L, 1, "alpha");
+    int isauto = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "auto");
+    lua_pop(L, 1);
+    if (!isauto) {
+      zo.alpha = tide_opt_num(&o, "alpha", 0, 1e-300, HUGE_VAL);
+      if (!(zo.alpha > 0)) tide_lua_error(L, "%s: alpha must be \"auto\" or a positive number", fn);
+    }
+  }
+  zo.tol = tide_opt_num(&o, "tol", 1e-10, 1e-300, 0.5);
+  zo.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1000000000);
+  zo.rotate = tide_opt_bool(&o, "rotate", 1);
+  zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
+  tide_array *pressure = tide_opt_array(&o, "pressure");
+  tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
+  int want_matrix = tide_opt_bool(&o, "matrix", 0);
+  int must = tide_opt_bool(&o, "must_converge", 1);
+  /* the solids: a list of TetMesh or one */
+  lua_getfield(L, 1, "solids");
+  int sidx = lua_gettop(L);
+  int ns = 0;
+  tide_tetmesh **solids = NULL;
+  if (tide_lua_testobj(L, sidx, TIDE_TETMESH_T)) {
+    ns = 1;
+    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *), 0);
+    solids[0] = tide_lua_testobj(L, sidx, TIDE_TETMESH_T);
+  } else if (lua_istable(L, sidx)) {
+    ns = (int)luaL_len(L, sidx);
+    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *) * (size_t)(ns > 0 ? ns : 1), 0);
+    for (int k = 0; k < ns; k++) {
+      lua_geti(L, sidx, k + 1);
+      solids[k] = tide_lua_testobj(L, -1, TIDE_TETMESH_T);
+      if (!solids[k])
+        tide_lua_error(L, "%s: solids[%d] must be a tide.TetMesh, got %s", fn, k + 1,
+                       luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+  } else {
+    tide_lua_error(L, "%s: solids must be a tide.TetMesh or a list of them, got %s", fn,
+                   luaL_typename(L, sidx));
+  }
+  for (int k = 0; k < ns; k++)
+    if (!solids[k]->fem)
+      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  tide_csr *sys = NULL;
+  if (want_matrix) {
+    need_matrix_type(L);
+    zo.system = &sys;
+  }
+  tide_zarifi_stats st;
+  int s = tide_zarifi_project(u, labels, solids, ns, &zo, pressure, valid, &st);
+  if (s && !(s == TIDE_ENOCONV && !must)) {
+    tide_csr_free(sys);
+    tide_lua_check(L, s, fn);
+  }
+  lua_createtable(L, 0, 16);
+  int t = lua_gettop(L);
+  setint(L, t, "unknowns", st.unknowns);
+  setint(L, t, "liquid", st.liquid);
+  setint(L, t, "solid_dofs", st.solid_dofs);
+  setint(L, t, "nonzeros", st.nonzeros);
+  setint(L, t, "pieces", st.pieces);
+  setint(L, t, "iterations", st.iterations);
+  setnum(L, t, "residual", st.residual);
+  lua_pushboolean(L, s == TIDE_OK && st.converged);
+  lua_setfield(L, t, "converged");
+  setnum(L, t, "alpha", st.alpha);
+  setnum(L, t, "geometry_seconds", st.geometry_seconds);
+  setnum(L, t, "assembly_seconds", st.assembly_seconds);
+  setnum(L, t, "solve_seconds", st.solve_seconds);
+  lua_pushstring(L, FORMS[zo.formulation]);
+  lua_setfield(L, t, "formulation");
+  lua_pushstring(L, SOLVERS[zo.solver]);
+  lua_setfield(L, t, "solver");
+  if (sys) {
+    push_matrix(L, sys);
+    lua_setfield(L, t, "matrix");
+  }
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

@@ -137,6 +137,9 @@ typedef struct tide_zarifi_opts {
   const tide_array *phi;     /* liquid level set on cells (ghost fluid) or NULL */
   const tide_mac *fractions; /* open face fractions (f64) or NULL */
   double theta_min;          /* 0: TIDE_MAC_THETA_MIN */
+  tide_csr **system;         /* if not NULL: receives the assembled system matrix
+                                (general storage, both triangles; the caller frees
+                                it), e.g. for a condition estimate (Table 6.2) */
 } tide_zarifi_opts;
 tide_zarifi_opts tide_zarifi_opts_default(void);
 

@@ -243,6 +243,13 @@ typedef struct tide_volume_tracker {
 int tide_volume_tracker_new(const tide_grid *g, const double *phi, const tide_volume_params *p,
                             tide_volume_tracker **out);
 int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume_stats *stats);
+/* The first half of correct() for a caller that restores the volumes itself
+ * (Liu's joint solve, modules/couple/liu.h): relabel phi, match the targets,
+ * and keep them (t->labels, t->ncomp, t->vol) as the references, without
+ * changing phi.  correct() = update() + tide_levelset_correct_volume(). */
+int tide_volume_tracker_update(tide_volume_tracker *t, const double *phi);
+/* The tracker's parameters with band and k resolved against its grid. */
+int tide_volume_tracker_resolved(const tide_volume_tracker *t, tide_volume_params *p);
 /* Total reference volume [m^dim]. */
 double tide_volume_tracker_total(const tide_volume_tracker *t);
 void tide_volume_tracker_free(tide_volume_tracker *t);

@@ -460,8 +460,8 @@ static int match_targets(const tide_volume_tracker *t, const int32_t *labels, in
   return TIDE_OK;
 }
 
-int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume_stats *stats) {
-  const char *fn = "volume tracker correct";
+int tide_volume_tracker_update(tide_volume_tracker *t, const double *phi) {
+  const char *fn = "volume tracker update";
   if (!t) return tide_fail(TIDE_EINVAL, "%s: no tracker", fn);
   const tide_grid *g = &t->grid;
   tide_volume_params p;
@@ -483,8 +483,7 @@ int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume
   }
   if ((st = tide_levelset_volumes(g, phi, labels, ncomp, p.k, cur))) goto fail;
   if ((st = match_targets(t, labels, ncomp, cur, target))) goto fail;
-  if ((st = tide_levelset_correct_volume(g, phi, labels, ncomp, target, &p, stats))) goto fail;
-  /* the targets become the references, the labels those of this step (the
+  /* the targets become the references, the labels those of this step (a
    * correction moves the interface by a fraction of a cell) */
   tide_free(t->labels, (size_t)N * sizeof(int32_t));
   tide_free(t->vol, (size_t)(t->ncomp > 0 ? t->ncomp : 1) * sizeof(double));
@@ -498,6 +497,18 @@ fail:
   tide_free(cur, vb);
   tide_free(target, vb);
   return st;
+}
+
+int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume_stats *stats) {
+  tide_volume_params p;
+  int st = tide_volume_tracker_update(t, phi);
+  if (st || (st = resolve_params(&t->grid, &t->params, &p, "volume tracker correct"))) return st;
+  return tide_levelset_correct_volume(&t->grid, phi, t->labels, t->ncomp, t->vol, &p, stats);
+}
+
+int tide_volume_tracker_resolved(const tide_volume_tracker *t, tide_volume_params *p) {
+  if (!t) return tide_fail(TIDE_EINVAL, "volume tracker: no tracker");
+  return resolve_params(&t->grid, &t->params, p, "volume tracker");
 }
 
 double tide_volume_tracker_total(const tide_volume_tracker *t) {

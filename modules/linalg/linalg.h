@@ -177,6 +177,13 @@ int tide_precond_refactor(tide_precond *P, const tide_csr *A);
 /* z = M^{-1} r (z and r must not alias). */
 int tide_precond_apply(const tide_precond *P, const double *r, double *z);
 void tide_precond_free(tide_precond *P);
+/* IC0 breaks down (a pivot <= 1e-12 A_kk, or a non-finite factor; MIC0:
+ * a non-finite factor) on some SPD matrices far from M-matrices; the
+ * factorization is then retried on A + shift diag(A) with
+ * shift = 1e-3, 2e-3, 4e-3, ... (Manteuffel 1980; Lin & More 1999, as in
+ * Eigen's IncompleteCholesky).  The shift of the last factorization (0 when
+ * none was needed). */
+double tide_precond_shift(const tide_precond *P);
 /* Level-parallel or serial triangular solves: mode < 0 automatic (the
  * default: the faster of the two, measured on the fly; both give
  * bit-identical results), 0 always serial, 1 always level-parallel (when

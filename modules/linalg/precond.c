@@ -76,7 +76,10 @@ struct tide_precond {
   double *lval;
   levels fwd, bwd;
   struct trisolve_tuner *tuner; /* mutable timing state of the (const) apply */
+  double shift;                 /* IC: diagonal shift of the last factorization */
 };
+
+double tide_precond_shift(const tide_precond *P) { return P ? P->shift : 0; }
 
 const char *tide_precond_name(int kind) {
   switch (kind) {
@@ -353,21 +356,29 @@ static int jacobi_numeric(tide_precond *P, const tide_csr *A) {
 }
 
 /* IC(0) / MIC(0), right-looking on the upper pattern w (diagonal first in
- * each row).  Row k of w holds column k of L = U^T. */
-static int ic_numeric(tide_precond *P, const tide_csr *A) {
-  int n = P->n;
+ * each row).  Row k of w holds column k of L = U^T.  The factorization of
+ * A + shift diag(A) (shift 0 first); returns 0 if it broke down (IC0: a
+ * pivot <= 1e-12 A_kk, whose row has already grown without bound on
+ * matrices far from M-matrices; both: a non-finite factor entry). */
+static int ic_factor(tide_precond *P, const tide_csr *A, double shift) {
+  int n = P->n, replaced = 0;
   const int *wptr = P->wptr, *wcol = P->wcol;
   double *w = P->wval;
   double tau = P->kind == TIDE_PRECOND_MIC0 ? TIDE_MIC_TAU : 0.0;
 #pragma omp parallel for schedule(static) if (TIDE_LA_PAR(P->wnz))
   for (int64_t q = 0; q < P->wnz; q++)
     w[q] = A->val[P->amap[q]];
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     P->adiag[i] = w[wptr[i]];
+    w[wptr[i]] *= 1 + shift;
+  }
   for (int k = 0; k < n; k++) {
     int dk = wptr[k];
     double d = w[dk], akk = P->adiag[k];
-    if (P->kind == TIDE_PRECOND_MIC0 ? d < TIDE_MIC_SIGMA * akk : d <= 1e-12 * akk) d = akk;
+    if (P->kind == TIDE_PRECOND_MIC0 ? d < TIDE_MIC_SIGMA * akk : d <= 1e-12 * akk) {
+      d = akk;
+      replaced += P->kind == TIDE_PRECOND_IC0;
+    }
     double ukk = sqrt(d), inv = 1.0 / ukk;
     w[dk] = ukk;
     P->dinv[k] = inv;
@@ -391,7 +402,26 @@ static int ic_numeric(tide_precond *P, const tide_csr *A) {
       }
     }
   }
+  int64_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) if (TIDE_LA_PAR(P->wnz))
+  for (int64_t q = 0; q < P->wnz; q++)
+    bad += !isfinite(w[q]);
+  return bad == 0 && replaced == 0;
+}
+
+static int ic_numeric(tide_precond *P, const tide_csr *A) {
+  /* breakdown: retry with a growing diagonal shift (Manteuffel 1980; the
+   * strategy of Lin & More 1999 as in Eigen's IncompleteCholesky) */
+  double shift = 0;
+  while (!ic_factor(P, A, shift)) {
+    shift = shift > 0 ? 2 * shift : 1e-3;
+    if (shift > 1e6)
+      return tide_fail(TIDE_ENOTSPD, "%s: breakdown even with a diagonal shift",
+                       tide_precond_name(P->kind));
+  }
+  P->shift = shift;
   /* the transpose L for the forward solve */
+  const double *w = P->wval;
 #pragma omp parallel for schedule(static) if (TIDE_LA_PAR(P->lnz))
   for (int64_t q = 0; q < P->lnz; q++)
     P->lval[q] = w[P->lsrc[q]];

@@ -8,6 +8,7 @@
 #include "grid/lua_grid_opts.h"
 #include "liquid/lua_liquid.h"
 #include "liquid/open.h"
+#include "liquid/extend.h"
 #include "liquid/periodic.h"
 #include "liquid/surface_tension.h"
 #include "liquid/viscosity.h"
@@ -147,7 +148,16 @@ static int l_viscosity(lua_State *L) {
 
 /* --------------------------------------------------------- surface tension */
 
-static const char *const curv_keys[] = {"periodic", "out", "method", "band", NULL};
+static const char *const curv_keys[] = {"periodic", "out", "method", "band", "contact_angle", NULL};
+
+/* contact_angle = degrees in (0, 180) (default 90) into radians */
+static double opt_contact_angle(tide_opts *o) {
+  if (!tide_opt_has(o, "contact_angle")) return 0;
+  double deg = tide_opt_num(o, "contact_angle", 90, 0, 180);
+  if (!(deg > 0 && deg < 180))
+    tide_lua_error(o->L, "%s: option 'contact_angle' must be in (0, 180) degrees", o->fname);
+  return deg * M_PI / 180;
+}
 static const char *const KMETHODS[] = {"cells", "heights", NULL};
 
 /* tide.liquid.curvature(grid, phi [, {periodic, out = f64 cells, method = "cells" | "heights",
@@ -165,15 +175,16 @@ static int l_curvature(lua_State *L) {
   int method = tide_opt_choice(&o, "method", "cells", KMETHODS);
   if (method == 0 && tide_opt_has(&o, "band")) tide_lua_error(L, "%s: 'band' belongs to method 'heights'", fn);
   double band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
+  tide_surface_walls w = {{per[0], per[1], per[2]}, opt_contact_angle(&o)};
   tide_array *out = tide_lua_liquid_out_cells(&o, g, TIDE_F64, "out", phi);
   if (method == 1)
-    tide_lua_check(L, tide_liquid_curvature_heights(g, TIDE_F64P(phi), per, band, TIDE_F64P(out)), fn);
+    tide_lua_check(L, tide_liquid_curvature_heights_walls(g, TIDE_F64P(phi), &w, band, TIDE_F64P(out)), fn);
   else
-    tide_lua_check(L, tide_liquid_curvature(g, TIDE_F64P(phi), per, TIDE_F64P(out)), fn);
+    tide_lua_check(L, tide_liquid_curvature_walls(g, TIDE_F64P(phi), &w, TIDE_F64P(out)), fn);
   return 1;
 }
 
-static const char *const fcurv_keys[] = {"periodic", "out", NULL};
+static const char *const fcurv_keys[] = {"periodic", "out", "contact_angle", NULL};
 
 /* tide.liquid.curvature_faces(grid, phi [, {periodic, out = f64 Mac}]) -> kappa (f64 Mac, 1/m):
  * height-function curvature at the interface crossing of each face whose cells
@@ -187,6 +198,7 @@ static int l_curvature_faces(lua_State *L) {
   tide_opts o = tide_lua_optopts(L, 3, fn, fcurv_keys);
   int per[3];
   opt_periodic(&o, g->dim, per);
+  tide_surface_walls w = {{per[0], per[1], per[2]}, opt_contact_angle(&o)};
   tide_mac *out = tide_opt_obj(&o, "out", TIDE_MAC_T);
   if (out) {
     tide_lua_check(L, tide_mac_check(out, g, TIDE_F64, "out"), fn);
@@ -198,14 +210,14 @@ static int l_curvature_faces(lua_State *L) {
   }
   double *kf[3] = {NULL, NULL, NULL};
   for (int a = 0; a < g->dim; a++) kf[a] = TIDE_F64P(out->u[a]);
-  tide_lua_check(L, tide_liquid_curvature_faces(g, TIDE_F64P(phi), per, kf), fn);
+  tide_lua_check(L, tide_liquid_curvature_faces_walls(g, TIDE_F64P(phi), &w, kf), fn);
   return 1;
 }
 
 static const char *const CURVS[] = {"heights", "cells", NULL};
 static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min", "curvature",
                                       "band", "side", "projection", "periodic", "pjump", "tol", "maxit", "solver",
-                                      NULL};
+                                      "contact_angle", "solid_phi", NULL};
 static const char *const SIDES[] = {"both", "liquid", NULL};
 static const char *const PROJS[] = {"ghost", "labels", NULL};
 static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
@@ -232,6 +244,8 @@ static int l_surface_tension(lua_State *L) {
   opt_periodic(&o, g->dim, per);
   int curv = tide_opt_choice(&o, "curvature", "heights", CURVS);
   int cell_surface = tide_opt_choice(&o, "projection", "ghost", PROJS);
+  double angle = opt_contact_angle(&o);
+  const tide_array *solid_phi = opt_cells(&o, "solid_phi", g, TIDE_F64);
   if (cell_surface && tide_opt_has(&o, "theta_min"))
     tide_lua_error(L, "%s: 'theta_min' belongs to projection 'ghost'", fn);
   double theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-12, 1);
@@ -245,6 +259,7 @@ static int l_surface_tension(lua_State *L) {
     t.theta_min = theta_min;
     t.cell_curvature = curv;
     t.cell_surface = cell_surface;
+    t.contact_angle = angle, t.solid_phi = solid_phi;
     const tide_array *pj = opt_cells(&o, "pjump", g, TIDE_F64);
     tide_lua_check(L, tide_liquid_surface_tension_jump(u, phi, &t, (tide_array *)pj), fn);
     lua_settop(L, 1);
@@ -258,6 +273,7 @@ static int l_surface_tension(lua_State *L) {
   t.one_sided = tide_opt_choice(&o, "side", "both", SIDES);
   t.cell_curvature = curv;
   t.cell_surface = cell_surface;
+  t.contact_angle = angle, t.solid_phi = solid_phi;
   t.theta_min = theta_min;
   t.tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.999);
   t.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
@@ -267,6 +283,47 @@ static int l_surface_tension(lua_State *L) {
   lua_settop(L, 1);
   push_vstats(L, &st);
   return 2;
+}
+
+static const char *const cext_keys[] = {"solid_phi", "contact_angle", "periodic", "band", "out", NULL};
+
+/* tide.liquid.contact_extend(grid, phi, {solid_phi = f64 cells [, contact_angle = 90 (degrees), periodic,
+ *   band = 4 dx, out = f64 cells]}) -> phi continued into the solid (solid_phi < 0) by the contact angle */
+static int l_contact_extend(lua_State *L) {
+  const char *fn = "tide.liquid.contact_extend";
+  tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
+  tide_array *phi = tide_lua_checkarray(L, 2);
+  tide_lua_check(L, tide_grid_check_cells(g, phi, TIDE_F64, "phi"), fn);
+  if (tide_array_nonfinite(phi)) tide_lua_error(L, "%s: phi holds non-finite values", fn);
+  tide_opts o = tide_lua_opts(L, 3, fn, cext_keys);
+  if (!tide_opt_has(&o, "solid_phi")) tide_lua_error(L, "%s: option 'solid_phi' is required", fn);
+  const tide_array *sp = opt_cells(&o, "solid_phi", g, TIDE_F64);
+  int per[3];
+  opt_periodic(&o, g->dim, per);
+  tide_surface_walls w = {{per[0], per[1], per[2]}, opt_contact_angle(&o)};
+  double band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
+  tide_array *out = tide_lua_liquid_out_cells(&o, g, TIDE_F64, "out", NULL);
+  if (out == phi) tide_lua_error(L, "%s: 'out' must not be phi", fn);
+  tide_lua_check(L, tide_liquid_contact_extend(g, TIDE_F64P(phi), TIDE_F64P(sp), &w, band, TIDE_F64P(out)), fn);
+  return 1;
+}
+
+static const char *const ext_keys[] = {"maxdist", NULL};
+
+/* tide.liquid.extend(u, phi, valid [, {maxdist = 0}]) -> u: linear extension of u from the valid
+ * faces into the air along the normals of phi (Aslam 2004); valid (u8 Mac) updated */
+static int l_extend(lua_State *L) {
+  const char *fn = "tide.liquid.extend";
+  tide_mac *u = checkmac(L, 1);
+  tide_array *phi = tide_lua_checkarray(L, 2);
+  tide_mac *valid = checkmac(L, 3);
+  tide_lua_check(L, tide_grid_check_cells(&u->grid, phi, TIDE_F64, "phi"), fn);
+  tide_lua_check(L, tide_mac_check(valid, &u->grid, TIDE_U8, "valid"), fn);
+  tide_opts o = tide_lua_optopts(L, 4, fn, ext_keys);
+  double maxdist = tide_opt_num(&o, "maxdist", 0, 0, HUGE_VAL);
+  tide_lua_check(L, tide_liquid_extend_linear(u, TIDE_F64P(phi), maxdist, valid), fn);
+  lua_settop(L, 1);
+  return 1;
 }
 
 static const char *const lphi_keys[] = {"solid", "out", "open", NULL};
@@ -595,6 +652,8 @@ static const luaL_Reg funcs[] = {{"diffuse", l_diffuse},
                                  {"viscosity", l_viscosity},
                                  {"curvature", l_curvature},
                                  {"curvature_faces", l_curvature_faces},
+                                 {"contact_extend", l_contact_extend},
+                                 {"extend", l_extend},
                                  {"surface_tension", l_surface_tension},
                                  {"capillary_dt", l_capillary_dt},
                                  {"label_phi", l_label_phi},

@@ -8,10 +8,26 @@
 #include <math.h>
 #include <string.h>
 
+/* The boundary of the level set: periodic axes, and the static contact
+ * angle theta at the domain walls as cot theta (0: 90 degrees). */
+typedef struct tbc {
+  int per[3];
+  double cot;
+} tbc;
+
 /* phi at cell I (each index at most one cell outside the grid): periodic
- * axes wrap, walls extend phi linearly (phi(-1) = 2 phi(0) - phi(1)) */
-static double phi_ext(const tide_grid *g, const double *phi, const int per[3], const int I[3]) {
-  int J[3] = {I[0], I[1], I[2]};
+ * axes wrap; beyond a wall the contact-angle extension (Sussman 2001;
+ * Afkhami & Bussmann 2008): the liquid's outward normal n meets the
+ * wall's inward normal e at the contact angle, n.e = cos theta, i.e.
+ * d phi / d e = |grad phi| cos theta = |grad_t phi| cot theta with the
+ * gradient along the wall, so the ghost cell (the mirror image of the edge
+ * cell, one dx away) gets
+ *   phi_ghost = phi_edge - dx |grad_t phi_edge| cot theta
+ * (90 degrees: the mirror image); grad_t by differences inside the domain
+ * (one-sided at an edge).  Corners: one term per wall crossed. */
+static double phi_ext(const tide_grid *g, const double *phi, const tbc *B, const int I[3]) {
+  const int *per = B->per;
+  int J[3] = {I[0], I[1], I[2]}, out[3] = {0, 0, 0}, any = 0;
   for (int d = 0; d < 3; d++) {
     if (J[d] >= 0 && J[d] < g->n[d]) continue;
     if (per[d]) {
@@ -19,23 +35,45 @@ static double phi_ext(const tide_grid *g, const double *phi, const int per[3], c
     } else if (g->n[d] < 2) {
       J[d] = 0;
     } else {
-      int A[3] = {J[0], J[1], J[2]}, B[3] = {J[0], J[1], J[2]};
-      A[d] = J[d] < 0 ? 0 : g->n[d] - 1;
-      B[d] = J[d] < 0 ? 1 : g->n[d] - 2;
-      return 2 * phi_ext(g, phi, per, A) - phi_ext(g, phi, per, B);
+      J[d] = J[d] < 0 ? 0 : g->n[d] - 1;
+      out[d] = any = 1;
     }
   }
-  return phi[tide_grid_idx(g, J[0], J[1], J[2])];
+  double v = phi[tide_grid_idx(g, J[0], J[1], J[2])];
+  if (!any || B->cot == 0) return v;
+  double gr[3] = {0, 0, 0};
+  for (int t = 0; t < g->dim; t++) {
+    int P[3] = {J[0], J[1], J[2]}, M[3] = {J[0], J[1], J[2]};
+    P[t] += 1;
+    M[t] -= 1;
+    if (per[t]) {
+      P[t] = tide_periodic_index(P[t], g->n[t], 1);
+      M[t] = tide_periodic_index(M[t], g->n[t], 1);
+    }
+    if (P[t] >= g->n[t]) P[t] = J[t];
+    if (M[t] < 0) M[t] = J[t];
+    if (P[t] == M[t]) continue;
+    gr[t] = (phi[tide_grid_idx(g, P[0], P[1], P[2])] - phi[tide_grid_idx(g, M[0], M[1], M[2])]) /
+            ((P[t] - M[t] + (P[t] < M[t] ? g->n[t] : 0)) * g->dx);
+  }
+  for (int d = 0; d < g->dim; d++) {
+    if (!out[d]) continue;
+    double gt2 = 0;
+    for (int t = 0; t < g->dim; t++)
+      if (t != d) gt2 += gr[t] * gr[t];
+    v -= g->dx * sqrt(gt2) * B->cot;
+  }
+  return v;
 }
 
-static inline double phi_at(const tide_grid *g, const double *phi, const int per[3], const int c[3],
+static inline double phi_at(const tide_grid *g, const double *phi, const tbc *B, const int c[3],
                             const int off[3]) {
   int I[3] = {c[0] + off[0], c[1] + off[1], c[2] + off[2]};
-  return phi_ext(g, phi, per, I);
+  return phi_ext(g, phi, B, I);
 }
 
 /* first derivatives and the Hessian of phi at cell c by central differences */
-static void derivs(const tide_grid *g, const double *phi, const int per[3], const int c[3],
+static void derivs(const tide_grid *g, const double *phi, const tbc *B, const int c[3],
                    double d1[3], double d2[3][3]) {
   int dim = g->dim;
   double h = g->dx, p0 = phi[tide_grid_idx(g, c[0], c[1], c[2])];
@@ -48,7 +86,7 @@ static void derivs(const tide_grid *g, const double *phi, const int per[3], cons
     int op[3] = {0, 0, 0}, om[3] = {0, 0, 0};
     op[a] = 1;
     om[a] = -1;
-    double pp = phi_at(g, phi, per, c, op), pm = phi_at(g, phi, per, c, om);
+    double pp = phi_at(g, phi, B, c, op), pm = phi_at(g, phi, B, c, om);
     d1[a] = (pp - pm) / (2 * h);
     d2[a][a] = (pp - 2 * p0 + pm) / (h * h);
     for (int b = a + 1; b < dim; b++) {
@@ -57,40 +95,50 @@ static void derivs(const tide_grid *g, const double *phi, const int per[3], cons
       o2[a] = 1, o2[b] = -1;
       o3[a] = -1, o3[b] = 1;
       o4[a] = -1, o4[b] = -1;
-      double m = (phi_at(g, phi, per, c, o1) - phi_at(g, phi, per, c, o2) -
-                  phi_at(g, phi, per, c, o3) + phi_at(g, phi, per, c, o4)) /
+      double m = (phi_at(g, phi, B, c, o1) - phi_at(g, phi, B, c, o2) -
+                  phi_at(g, phi, B, c, o3) + phi_at(g, phi, B, c, o4)) /
                  (4 * h * h);
       d2[a][b] = d2[b][a] = m;
     }
   }
 }
 
-static int check_per(const tide_grid *g, const int per[3]) {
-  for (int d = 0; d < 3; d++)
+/* the boundary of the level set from the periodic axes and the contact
+ * angle [rad] (0: 90 degrees), checked */
+static int make_tbc(const tide_grid *g, const int per[3], double angle, tbc *B) {
+  for (int d = 0; d < 3; d++) {
     if (per[d] && (d >= g->dim || g->n[d] < 2))
       return tide_fail(TIDE_EINVAL, "periodic axis %d needs at least 2 cells of a %dD grid", d + 1,
                        g->dim);
+    B->per[d] = per[d] != 0;
+  }
+  if (!(angle >= 0 && angle < M_PI))
+    return tide_fail(TIDE_EINVAL, "contact angle must be in (0, pi) radians (0 < degrees < 180)");
+  B->cot = angle == 0 ? 0 : cos(angle) / sin(angle);
+  if (fabs(B->cot) < 1e-15) B->cot = 0;
   return TIDE_OK;
 }
+
+static const int no_per[3] = {0, 0, 0};
 
 /* ------------------------------------- curvature at the interface crossings */
 
 /* phi at cell c + k e_a (k in -1..2) */
-static inline double phi_axis(const tide_grid *g, const double *phi, const int per[3],
+static inline double phi_axis(const tide_grid *g, const double *phi, const tbc *B,
                               const int c[3], int a, int k) {
   int off[3] = {0, 0, 0};
   off[a] = k;
-  return phi_at(g, phi, per, c, off);
+  return phi_at(g, phi, B, c, off);
 }
 
 /* Zero of the phi profile between cell lo (s = 0) and lo + e_a (s = 1),
  * which have phi of opposite signs: the root of the cubic through the four
  * cells lo - 1 .. lo + 2 along a (fourth-order in the position), by
  * Newton's method safeguarded by bisection on [0, 1]. */
-static double crossing(const tide_grid *g, const double *phi, const int per[3], const int lo[3],
+static double crossing(const tide_grid *g, const double *phi, const tbc *B, const int lo[3],
                        int a) {
-  double f0 = phi_axis(g, phi, per, lo, a, -1), f1 = phi_axis(g, phi, per, lo, a, 0);
-  double f2 = phi_axis(g, phi, per, lo, a, 1), f3 = phi_axis(g, phi, per, lo, a, 2);
+  double f0 = phi_axis(g, phi, B, lo, a, -1), f1 = phi_axis(g, phi, B, lo, a, 0);
+  double f2 = phi_axis(g, phi, B, lo, a, 1), f3 = phi_axis(g, phi, B, lo, a, 2);
   /* p(x) = f1 + x (c1 + x (c2 + x c3)) through x = -1, 0, 1, 2 */
   double c1 = -f0 / 3 - f1 / 2 + f2 - f3 / 6, c2 = (f0 + f2) / 2 - f1,
          c3 = (f3 - f0) / 6 + (f1 - f2) / 2;
@@ -111,19 +159,19 @@ static double crossing(const tide_grid *g, const double *phi, const int per[3], 
 }
 
 /* gradient of phi at cell c by central differences */
-static void grad_cell(const tide_grid *g, const double *phi, const int per[3], const int c[3],
+static void grad_cell(const tide_grid *g, const double *phi, const tbc *B, const int c[3],
                       double gr[3]) {
   for (int a = 0; a < 3; a++)
     gr[a] = 0;
   for (int a = 0; a < g->dim; a++)
-    gr[a] = phi_axis(g, phi, per, c, a, 1) - phi_axis(g, phi, per, c, a, -1);
+    gr[a] = phi_axis(g, phi, B, c, a, 1) - phi_axis(g, phi, B, c, a, -1);
 }
 
 /* cell-centre curvature (tide_liquid_curvature's formula, unclamped) */
-static double kappa_cell(const tide_grid *g, const double *phi, const int per[3], const int c[3]) {
+static double kappa_cell(const tide_grid *g, const double *phi, const tbc *B, const int c[3]) {
   int dim = g->dim;
   double d1[3], d2[3][3];
-  derivs(g, phi, per, c, d1, d2);
+  derivs(g, phi, B, c, d1, d2);
   double g2 = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2];
   if (!(g2 > 1e-24)) return 0;
   double num = 0;
@@ -141,10 +189,10 @@ static double kappa_cell(const tide_grid *g, const double *phi, const int per[3]
 
 /* Gaussian curvature of the level set at cell c (3D; 0 in 2D) [1/m^2]:
  * K = grad phi^T adj(Hess phi) grad phi / |grad phi|^4 (Goldman 2005) */
-static double gauss_cell(const tide_grid *g, const double *phi, const int per[3], const int c[3]) {
+static double gauss_cell(const tide_grid *g, const double *phi, const tbc *B, const int c[3]) {
   if (g->dim < 3) return 0;
   double d1[3], h[3][3];
-  derivs(g, phi, per, c, d1, h);
+  derivs(g, phi, B, c, d1, h);
   double g2 = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2];
   if (!(g2 > 1e-24)) return 0;
   double adj[3][3] = {{h[1][1] * h[2][2] - h[1][2] * h[2][1], h[0][2] * h[2][1] - h[0][1] * h[2][2],
@@ -162,17 +210,28 @@ static double gauss_cell(const tide_grid *g, const double *phi, const int per[3]
 }
 
 int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3], double *kappa) {
-  int st;
-  if ((st = check_per(g, per))) return st;
+  tide_surface_walls w = {{per[0], per[1], per[2]}, 0};
+  return tide_liquid_curvature_walls(g, phi, &w, kappa);
+}
+
+static int curv_cells(const tide_grid *g, const double *phi, const tbc *B, double *kappa) {
   double kmax = 1.0 / g->dx;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < g->n[0]; i++)
     for (int j = 0; j < g->n[1]; j++)
       for (int k = 0; k < g->n[2]; k++) {
         int c[3] = {i, j, k};
-        kappa[tide_grid_idx(g, i, j, k)] = fmin(kmax, fmax(-kmax, kappa_cell(g, phi, per, c)));
+        kappa[tide_grid_idx(g, i, j, k)] = fmin(kmax, fmax(-kmax, kappa_cell(g, phi, B, c)));
       }
   return TIDE_OK;
+}
+
+int tide_liquid_curvature_walls(const tide_grid *g, const double *phi, const tide_surface_walls *w,
+                                double *kappa) {
+  int st;
+  tbc Bv;
+  if ((st = make_tbc(g, w ? w->periodic : no_per, w ? w->contact_angle : 0, &Bv))) return st;
+  return curv_cells(g, phi, &Bv, kappa);
 }
 
 /* the crossings of the grid lines: per axis a and face F (the face between
@@ -191,7 +250,8 @@ static void crossings_free(crossings *X, int dim) {
   }
 }
 
-static int crossings_build(const tide_grid *g, const double *phi, const int per[3], crossings *X) {
+static int crossings_build(const tide_grid *g, const double *phi, const tbc *B, crossings *X) {
+  const int *per = B->per;
   int dim = g->dim;
   memset(X, 0, sizeof *X);
   for (int a = 0; a < dim; a++) {
@@ -221,9 +281,9 @@ static int crossings_build(const tide_grid *g, const double *phi, const int per[
           double pl = phi[tide_grid_idx(g, lo[0], lo[1], lo[2])],
                  ph = phi[tide_grid_idx(g, hi[0], hi[1], hi[2])];
           if ((pl < 0) == (ph < 0)) continue;
-          double x = crossing(g, phi, per, lo, a), gl[3], gh[3], nn[3], len = 0;
-          grad_cell(g, phi, per, lo, gl);
-          grad_cell(g, phi, per, hi, gh);
+          double x = crossing(g, phi, B, lo, a), gl[3], gh[3], nn[3], len = 0;
+          grad_cell(g, phi, B, lo, gl);
+          grad_cell(g, phi, B, hi, gh);
           for (int d = 0; d < dim; d++) {
             nn[d] = gl[d] + x * (gh[d] - gl[d]);
             len += nn[d] * nn[d];
@@ -246,8 +306,9 @@ static int crossings_build(const tide_grid *g, const double *phi, const int per[
  * centre of cell 0) on the grid line of axis d through cell C (C[d]
  * ignored), with orientation o (+1: phi increasing along d), within 3.5
  * cells; its position (cells) in *hc and face index in F; 0 if none */
-static int line_crossing(const tide_grid *g, const int per[3], const crossings *X, int d,
+static int line_crossing(const tide_grid *g, const tbc *B, const crossings *X, int d,
                          const int C[3], double h, int o, const double *phi, double *hc) {
+  const int *per = B->per;
   int n = g->n[d], c0 = (int)floor(h), best = 0;
   double bd = 3.5;
   for (int F = c0 - 3; F <= c0 + 4; F++) {
@@ -362,28 +423,66 @@ static int quadric_kappa(double H[3][3], double *kap, double *gau) {
  * the same orientation o; kappa = -o div(grad h / sqrt(1 + |grad h|^2))
  * by central differences [1/m] (3D: the quadric fit), and the Gaussian
  * curvature *gau [1/m^2] (0 in 2D); 0 if a neighbour line has no crossing. */
-static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi,
+static int hf_kappa(const tide_grid *g, const tbc *B, const crossings *X, const double *phi,
                     int d, const int C[3], double h0, int o, double *kap, double *gau) {
+  const int *per = B->per;
   int dim = g->dim, t[2] = {(d + 1) % 3, (d + 2) % 3};
   if (dim == 2) t[0] = 1 - d, t[1] = 2;
   double H[3][3];
-  int r1 = dim == 3 ? 1 : 0;
+  int r1 = dim == 3 ? 1 : 0, ghost[3][3];
+  memset(ghost, 0, sizeof ghost);
   for (int u = -1; u <= 1; u++)
     for (int v = -r1; v <= r1; v++) {
       if (u == 0 && v == 0) {
         H[1][1] = h0;
         continue;
       }
-      int N[3] = {C[0], C[1], C[2]}, du[2] = {u, v};
+      int N[3] = {C[0], C[1], C[2]}, du[2] = {u, v}, wall = 0;
       for (int q = 0; q < dim - 1; q++) {
         N[t[q]] += du[q];
         if (N[t[q]] < 0 || N[t[q]] >= g->n[t[q]]) {
-          if (!per[t[q]]) return 0;
+          if (!per[t[q]]) {
+            wall = 1;
+            continue;
+          }
           N[t[q]] = tide_periodic_index(N[t[q]], g->n[t[q]], 1);
         }
       }
-      if (!line_crossing(g, per, X, d, N, h0, o, phi, &H[u + 1][v + 1])) return 0;
+      ghost[u + 1][v + 1] = wall;
+      if (wall) continue; /* a line beyond a wall: below, from the contact angle */
+      if (!line_crossing(g, B, X, d, N, h0, o, phi, &H[u + 1][v + 1])) return 0;
     }
+  /* Lines beyond a wall (Afkhami & Bussmann 2008): the interface meets the
+   * wall at the contact angle, so the height's slope across the wall is
+   * dh/dt = -s o cot theta sqrt(1 + h_w^2) (s = +1 at a low wall, -1 at a
+   * high one; h_w the slope along the wall), and the ghost line one cell
+   * beyond the edge line (the wall halfway) has
+   *   h_ghost = h_edge + o cot theta sqrt(1 + h_w^2)
+   * for either wall (90 degrees: the mirror image). */
+  for (int pass = 0; pass < 2; pass++) /* edge lines first, then corners */
+    for (int u = -1; u <= 1; u++)
+      for (int v = -r1; v <= r1; v++) {
+        if (!ghost[u + 1][v + 1]) continue;
+        int N[3] = {C[0], C[1], C[2]}, du[2] = {u, v}, eu = u, ev = v, nout = 0;
+        for (int q = 0; q < dim - 1; q++) {
+          N[t[q]] += du[q];
+          if (N[t[q]] < 0 || N[t[q]] >= g->n[t[q]]) {
+            nout++;
+            if (q == 0) eu = 0; /* the edge line is the centre row's */
+            else ev = 0;
+          }
+        }
+        if (nout == 2 && pass == 0) continue;
+        if (nout == 1 && pass == 1) continue;
+        double he = H[eu + 1][ev + 1], hw = 0;
+        if (ghost[eu + 1][ev + 1]) return 0;
+        if (dim == 3) { /* slope along the wall at the edge line */
+          if (eu != u && !ghost[eu + 1][0] && !ghost[eu + 1][2]) hw = 0.5 * (H[eu + 1][2] - H[eu + 1][0]);
+          if (ev != v && !ghost[0][ev + 1] && !ghost[2][ev + 1]) hw = 0.5 * (H[2][ev + 1] - H[0][ev + 1]);
+        }
+        H[u + 1][v + 1] = he + nout * o * B->cot * sqrt(1 + hw * hw);
+        ghost[u + 1][v + 1] = 0;
+      }
   double k, kg = 0;
   if (dim == 2) {
     double hu = 0.5 * (H[2][1] - H[0][1]), huu = H[2][1] - 2 * h0 + H[0][1];
@@ -401,7 +500,7 @@ static int hf_kappa(const tide_grid *g, const int per[3], const crossings *X, co
  * by |n_d| - 1/2, each from the lines of axis d next to the crossing (its
  * own line for d = a; for d != a the two axis-d lines through the cells
  * beside the face, interpolated with s); the Gaussian curvature likewise */
-static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, const double *phi,
+static int face_kappa(const tide_grid *g, const tbc *B, const crossings *X, const double *phi,
                       int a, const int F[3], double *kap, double *gau) {
   int dim = g->dim;
   int64_t f = tide_grid_fidx(g, a, F[0], F[1], F[2]);
@@ -416,16 +515,16 @@ static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, 
     int o = nn[d] > 0 ? 1 : -1;
     double k, kg;
     if (d == a) {
-      if (!hf_kappa(g, per, X, phi, d, lo, lo[a] + s, o, &k, &kg)) continue;
+      if (!hf_kappa(g, B, X, phi, d, lo, lo[a] + s, o, &k, &kg)) continue;
     } else {
       int C0[3] = {lo[0], lo[1], lo[2]}, C1[3] = {lo[0], lo[1], lo[2]};
       C1[a] += 1;
       if (C1[a] == g->n[a]) C1[a] = 0; /* periodic wrap face */
       double h0, h1, k0, k1, g0, g1;
-      if (!line_crossing(g, per, X, d, C0, lo[d], o, phi, &h0) ||
-          !line_crossing(g, per, X, d, C1, lo[d], o, phi, &h1) ||
-          !hf_kappa(g, per, X, phi, d, C0, h0, o, &k0, &g0) ||
-          !hf_kappa(g, per, X, phi, d, C1, h1, o, &k1, &g1))
+      if (!line_crossing(g, B, X, d, C0, lo[d], o, phi, &h0) ||
+          !line_crossing(g, B, X, d, C1, lo[d], o, phi, &h1) ||
+          !hf_kappa(g, B, X, phi, d, C0, h0, o, &k0, &g0) ||
+          !hf_kappa(g, B, X, phi, d, C1, h1, o, &k1, &g1))
         continue;
       k = k0 + s * (k1 - k0);
       kg = g0 + s * (g1 - g0);
@@ -444,7 +543,7 @@ static int face_kappa(const tide_grid *g, const int per[3], const crossings *X, 
  * clamped to +-1/dx, and the Gaussian curvature into kg (may be NULL),
  * clamped to 1/dx^2; where no height function exists (features under 3
  * cells), the cell values interpolated linearly to the crossing */
-static void faces_axis(const tide_grid *g, const double *phi, const int per[3], const crossings *X,
+static void faces_axis(const tide_grid *g, const double *phi, const tbc *B, const crossings *X,
                        int a, double *kf, double *kg) {
   int fd[3];
   tide_grid_face_dims(g, a, fd);
@@ -462,14 +561,14 @@ static void faces_axis(const tide_grid *g, const double *phi, const int per[3], 
         }
         int F[3] = {i, j, k};
         double kap, gau = 0;
-        if (!face_kappa(g, per, X, phi, a, F, &kap, &gau)) {
+        if (!face_kappa(g, B, X, phi, a, F, &kap, &gau)) {
           int lo[3] = {i, j, k}, hi[3] = {i, j, k};
           lo[a] -= 1;
           if (hi[a] == g->n[a]) hi[a] = 0;
-          double kl = kappa_cell(g, phi, per, lo), kh = kappa_cell(g, phi, per, hi);
+          double kl = kappa_cell(g, phi, B, lo), kh = kappa_cell(g, phi, B, hi);
           kap = kl + s * (kh - kl);
           if (kg) {
-            double gl = gauss_cell(g, phi, per, lo), gh = gauss_cell(g, phi, per, hi);
+            double gl = gauss_cell(g, phi, B, lo), gh = gauss_cell(g, phi, B, hi);
             gau = gl + s * (gh - gl);
           }
         }
@@ -499,12 +598,20 @@ static void copy_wrap_faces(const tide_grid *g, int a, double *kf, int to_n) {
 
 int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3],
                                 double *kf[3]) {
+  tide_surface_walls w = {{per[0], per[1], per[2]}, 0};
+  return tide_liquid_curvature_faces_walls(g, phi, &w, kf);
+}
+
+int tide_liquid_curvature_faces_walls(const tide_grid *g, const double *phi,
+                                      const tide_surface_walls *w, double *kf[3]) {
   int st;
-  if ((st = check_per(g, per))) return st;
+  tbc Bv, *B = &Bv;
+  if ((st = make_tbc(g, w ? w->periodic : no_per, w ? w->contact_angle : 0, B))) return st;
+  const int *per = B->per;
   crossings X;
-  if ((st = crossings_build(g, phi, per, &X))) return st;
+  if ((st = crossings_build(g, phi, B, &X))) return st;
   for (int a = 0; a < g->dim; a++) {
-    faces_axis(g, phi, per, &X, a, kf[a], NULL);
+    faces_axis(g, phi, B, &X, a, kf[a], NULL);
     if (per[a]) copy_wrap_faces(g, a, kf[a], 0);
   }
   crossings_free(&X, g->dim);
@@ -515,7 +622,8 @@ int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int
 
 /* the face of axis a on side sd (0 low, 1 high) of cell c (the wrap face n
  * for face 0 of a periodic axis); -1 on a wall */
-static int64_t side_face(const tide_grid *g, const int per[3], const int c[3], int a, int sd) {
+static int64_t side_face(const tide_grid *g, const tbc *B, const int c[3], int a, int sd) {
+  const int *per = B->per;
   int F[3] = {c[0], c[1], c[2]};
   F[a] += sd;
   if (F[a] == 0) {
@@ -530,7 +638,7 @@ static int64_t side_face(const tide_grid *g, const int per[3], const int c[3], i
  * crossing curvatures of its faces (kf; Gaussian kg) weighted by |n_a| +
  * 1e-3 (the crossing along the normal lies nearest to the cell's closest
  * surface point); NaN elsewhere */
-static void strip_cells(const tide_grid *g, const int per[3], const crossings *X,
+static void strip_cells(const tide_grid *g, const tbc *B, const crossings *X,
                         double *const kf[3], double *const kg[3], double *ks, double *gs) {
   int dim = g->dim;
 #pragma omp parallel for schedule(static)
@@ -541,7 +649,7 @@ static void strip_cells(const tide_grid *g, const int per[3], const crossings *X
         double sw = 0, sk = 0, sg = 0;
         for (int a = 0; a < dim; a++)
           for (int sd = 0; sd <= 1; sd++) {
-            int64_t f = side_face(g, per, c, a, sd);
+            int64_t f = side_face(g, B, c, a, sd);
             if (f < 0 || isnan(X->s[a][f])) continue;
             double w = fabs(X->nrm[a][f * dim + a]) + 1e-3;
             sw += w;
@@ -555,7 +663,8 @@ static void strip_cells(const tide_grid *g, const int per[3], const crossings *X
 }
 
 /* index of cell J, wrapped on periodic axes; -1 outside a wall */
-static int64_t cell_wrap(const tide_grid *g, const int per[3], int J[3]) {
+static int64_t cell_wrap(const tide_grid *g, const tbc *B, int J[3]) {
+  const int *per = B->per;
   for (int d = 0; d < g->dim; d++)
     if (J[d] < 0 || J[d] >= g->n[d]) {
       if (!per[d]) return -1;
@@ -569,11 +678,11 @@ static int64_t cell_wrap(const tide_grid *g, const int per[3], int J[3]) {
  * most 4 cells), interpolated multilinearly from the strip cells around p
  * (weights renormalized over the strip cells; the mean of the strip cells
  * of the 3^dim block around the cell nearest to p if none); 0 if none */
-static int closest_value(const tide_grid *g, const double *phi, const int per[3], const double *ks,
+static int closest_value(const tide_grid *g, const double *phi, const tbc *B, const double *ks,
                          const double *gs, const int c[3], double *kap, double *gau) {
   int dim = g->dim;
   double gr[3], g2 = 0, p[3] = {c[0], c[1], c[2]};
-  grad_cell(g, phi, per, c, gr); /* phi differences over two cells */
+  grad_cell(g, phi, B, c, gr); /* phi differences over two cells */
   for (int d = 0; d < dim; d++) {
     gr[d] *= 0.5 / g->dx; /* per cell, as phi / dx */
     g2 += gr[d] * gr[d];
@@ -597,7 +706,7 @@ static int closest_value(const tide_grid *g, const double *phi, const int per[3]
       J[d] += hi;
       w *= hi ? t[d] : 1 - t[d];
     }
-    int64_t q = cell_wrap(g, per, J);
+    int64_t q = cell_wrap(g, B, J);
     if (q < 0 || isnan(ks[q])) continue;
     sw += w;
     sk += w * ks[q];
@@ -615,7 +724,7 @@ static int closest_value(const tide_grid *g, const double *phi, const int per[3]
       for (int w = -r1; w <= r1; w++) {
         int J[3] = {(int)floor(p[0] + 0.5) + u, (int)floor(p[1] + 0.5) + v,
                     dim == 3 ? (int)floor(p[2] + 0.5) + w : 0};
-        int64_t q = cell_wrap(g, per, J);
+        int64_t q = cell_wrap(g, B, J);
         if (q < 0 || isnan(ks[q])) continue;
         sk += ks[q];
         sg += gs[q];
@@ -629,10 +738,10 @@ static int closest_value(const tide_grid *g, const double *phi, const int per[3]
 
 /* signed distance of cell c from the surface, phi / |grad phi| [m] (phi
  * where the gradient vanishes) */
-static double cell_distance(const tide_grid *g, const double *phi, const int per[3],
+static double cell_distance(const tide_grid *g, const double *phi, const tbc *B,
                             const int c[3]) {
   double gr[3], g2 = 0;
-  grad_cell(g, phi, per, c, gr);
+  grad_cell(g, phi, B, c, gr);
   for (int d = 0; d < g->dim; d++)
     g2 += gr[d] * gr[d];
   double ph = phi[tide_grid_idx(g, c[0], c[1], c[2])], gl = sqrt(g2) / (2 * g->dx);
@@ -691,26 +800,27 @@ static int surf_alloc(const tide_grid *g, surf_ws *W) {
  * tide_liquid_curvature_heights) */
 /* W->kf, W->kg: the crossing curvatures (mean, Gaussian); W->ks, W->gs:
  * the strip values (strip_cells) */
-static int surface_values(const tide_grid *g, const double *phi, const int per[3], surf_ws *W) {
+static int surface_values(const tide_grid *g, const double *phi, const tbc *B, surf_ws *W) {
+  const int *per = B->per;
   int st;
   crossings X;
-  if ((st = crossings_build(g, phi, per, &X))) return st;
+  if ((st = crossings_build(g, phi, B, &X))) return st;
   for (int a = 0; a < g->dim; a++) {
-    faces_axis(g, phi, per, &X, a, W->kf[a], W->kg[a]);
+    faces_axis(g, phi, B, &X, a, W->kf[a], W->kg[a]);
     if (per[a]) {
       copy_wrap_faces(g, a, W->kf[a], 0);
       copy_wrap_faces(g, a, W->kg[a], 0);
     }
   }
-  strip_cells(g, per, &X, W->kf, W->kg, W->ks, W->gs);
+  strip_cells(g, B, &X, W->kf, W->kg, W->ks, W->gs);
   crossings_free(&X, g->dim);
   return TIDE_OK;
 }
 
-static int heights_cells(const tide_grid *g, const double *phi, const int per[3], double band,
+static int heights_cells(const tide_grid *g, const double *phi, const tbc *B, double band,
                          surf_ws *W, double *kc) {
   int st;
-  if ((st = surface_values(g, phi, per, W))) return st;
+  if ((st = surface_values(g, phi, B, W))) return st;
   double kmax = 1.0 / g->dx;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < g->n[0]; i++)
@@ -720,25 +830,151 @@ static int heights_cells(const tide_grid *g, const double *phi, const int per[3]
         int64_t q = tide_grid_idx(g, i, j, k);
         double ks = W->ks[q], gs = W->gs[q];
         if (!isnan(ks) ||
-            (fabs(phi[q]) < band && closest_value(g, phi, per, W->ks, W->gs, c, &ks, &gs)))
-          kc[q] = parallel_kappa(ks, gs, cell_distance(g, phi, per, c), g->dx);
+            (fabs(phi[q]) < band && closest_value(g, phi, B, W->ks, W->gs, c, &ks, &gs)))
+          kc[q] = parallel_kappa(ks, gs, cell_distance(g, phi, B, c), g->dx);
         else
-          kc[q] = fmin(kmax, fmax(-kmax, kappa_cell(g, phi, per, c)));
+          kc[q] = fmin(kmax, fmax(-kmax, kappa_cell(g, phi, B, c)));
       }
   return TIDE_OK;
 }
 
 int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3],
                                   double band, double *kc) {
+  tide_surface_walls w = {{per[0], per[1], per[2]}, 0};
+  return tide_liquid_curvature_heights_walls(g, phi, &w, band, kc);
+}
+
+int tide_liquid_curvature_heights_walls(const tide_grid *g, const double *phi,
+                                        const tide_surface_walls *w, double band, double *kc) {
   int st;
-  if ((st = check_per(g, per))) return st;
+  tbc Bv, *B = &Bv;
+  if ((st = make_tbc(g, w ? w->periodic : no_per, w ? w->contact_angle : 0, B))) return st;
   if (isnan(band)) return tide_fail(TIDE_EINVAL, "band is NaN");
   if (!(band > 0)) band = 3 * g->dx;
   surf_ws W;
   if ((st = surf_alloc(g, &W))) return st;
-  st = heights_cells(g, phi, per, band, &W, kc);
+  st = heights_cells(g, phi, B, band, &W, kc);
   surf_free(&W);
   return st;
+}
+
+/* ------------------------------------ contact angle at solids inside the grid */
+
+/* phi continued into the solid (solid_phi < 0) from its mirror point across
+ * the solid surface (tide_liquid_contact_extend) */
+static void extend_cells(const tide_grid *g, const double *phi, const double *sp, const tbc *B,
+                         double band, double *out) {
+  int dim = g->dim;
+  double dx = g->dx;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int k = 0; k < g->n[2]; k++) {
+        int c[3] = {i, j, k};
+        int64_t q = tide_grid_idx(g, i, j, k);
+        out[q] = phi[q];
+        double depth = -sp[q];
+        if (!(depth > 0 && depth < band)) continue;
+        /* the solid's normal (out of the solid) by differences inside the grid */
+        double ns[3] = {0, 0, 0}, nl = 0;
+        for (int a = 0; a < dim; a++) {
+          int P[3] = {i, j, k}, M[3] = {i, j, k};
+          P[a] = P[a] + 1 < g->n[a] ? P[a] + 1 : P[a];
+          M[a] = M[a] > 0 ? M[a] - 1 : M[a];
+          if (P[a] == M[a]) continue;
+          ns[a] = (sp[tide_grid_idx(g, P[0], P[1], P[2])] - sp[tide_grid_idx(g, M[0], M[1], M[2])]) /
+                  (P[a] - M[a]);
+          nl += ns[a] * ns[a];
+        }
+        if (!(nl > 0)) continue;
+        nl = sqrt(nl);
+        /* mirror point (cells) and phi, grad phi there from the fluid cells */
+        double p[3] = {c[0], c[1], c[2]};
+        for (int a = 0; a < dim; a++) {
+          ns[a] /= nl;
+          p[a] += 2 * depth / dx * ns[a];
+          p[a] = fmax(0, fmin(g->n[a] - 1, p[a]));
+        }
+        int b0[3] = {0, 0, 0};
+        double t[3] = {0, 0, 0};
+        for (int a = 0; a < dim; a++) {
+          b0[a] = (int)floor(p[a]);
+          if (b0[a] >= g->n[a] - 1) b0[a] = g->n[a] > 1 ? g->n[a] - 2 : 0;
+          t[a] = p[a] - b0[a];
+        }
+        double sw = 0, sv = 0, sg[3] = {0, 0, 0};
+        for (int m = 0; m < (1 << dim); m++) {
+          int J[3] = {b0[0], b0[1], b0[2]};
+          double w = 1;
+          for (int a = 0; a < dim; a++) {
+            int hi = (m >> a) & 1;
+            J[a] += hi;
+            if (J[a] >= g->n[a]) J[a] = g->n[a] - 1;
+            w *= hi ? t[a] : 1 - t[a];
+          }
+          int64_t qj = tide_grid_idx(g, J[0], J[1], J[2]);
+          if (!(sp[qj] >= 0) || !(w > 0)) continue;
+          double gj[3] = {0, 0, 0};
+          for (int a = 0; a < dim; a++) { /* differences over fluid cells only */
+            int P[3] = {J[0], J[1], J[2]}, M[3] = {J[0], J[1], J[2]};
+            P[a] += 1;
+            M[a] -= 1;
+            int64_t qp = P[a] < g->n[a] ? tide_grid_idx(g, P[0], P[1], P[2]) : -1;
+            int64_t qm = M[a] >= 0 ? tide_grid_idx(g, M[0], M[1], M[2]) : -1;
+            if (qp >= 0 && !(sp[qp] >= 0)) qp = -1;
+            if (qm >= 0 && !(sp[qm] >= 0)) qm = -1;
+            double fp = qp >= 0 ? phi[qp] : phi[qj], fm = qm >= 0 ? phi[qm] : phi[qj];
+            int span = (qp >= 0) + (qm >= 0);
+            gj[a] = span ? (fp - fm) / (span * dx) : 0;
+          }
+          sw += w;
+          sv += w * phi[qj];
+          for (int a = 0; a < dim; a++)
+            sg[a] += w * gj[a];
+        }
+        if (!(sw > 1e-3)) continue; /* no fluid around the mirror point */
+        double pm = sv / sw, gn = 0, g2 = 0;
+        for (int a = 0; a < dim; a++) {
+          sg[a] /= sw;
+          gn += sg[a] * ns[a];
+          g2 += sg[a] * sg[a];
+        }
+        double gt = sqrt(fmax(g2 - gn * gn, 0));
+        out[q] = pm - 2 * depth * gt * B->cot;
+      }
+}
+
+int tide_liquid_contact_extend(const tide_grid *g, const double *phi, const double *solid_phi,
+                               const tide_surface_walls *w, double band, double *out) {
+  int st;
+  tbc B;
+  if ((st = make_tbc(g, w ? w->periodic : no_per, w ? w->contact_angle : 0, &B))) return st;
+  if (!phi || !solid_phi || !out) return tide_fail(TIDE_EINVAL, "contact_extend: phi, solid_phi and out required");
+  if (isnan(band)) return tide_fail(TIDE_EINVAL, "band is NaN");
+  if (!(band > 0)) band = 4 * g->dx;
+  int64_t nc = tide_grid_ncells(g);
+  for (int64_t q = 0; q < nc; q++)
+    if (!isfinite(solid_phi[q])) return tide_fail(TIDE_ENONFINITE, "solid_phi is not finite at cell %lld", (long long)q);
+  extend_cells(g, phi, solid_phi, &B, band, out);
+  return TIDE_OK;
+}
+
+/* the level set the curvature reads: phi, or (solid_phi given) a copy
+ * continued into the solid by the contact angle (*own) */
+static int curvature_phi(const tide_grid *g, const tide_array *phi, const tide_array *solid_phi,
+                         const tbc *B, const double **pc, double **own) {
+  int st;
+  *own = NULL;
+  *pc = TIDE_F64P(phi);
+  if (!solid_phi) return TIDE_OK;
+  if ((st = tide_grid_check_cells(g, solid_phi, TIDE_F64, "solid_phi"))) return st;
+  if (tide_array_nonfinite(solid_phi))
+    return tide_fail(TIDE_ENONFINITE, "solid_phi holds non-finite values");
+  int64_t nc = tide_grid_ncells(g);
+  if (!(*own = tide_alloc((size_t)nc * sizeof(double)))) return TIDE_ENOMEM;
+  extend_cells(g, TIDE_F64P(phi), TIDE_F64P(solid_phi), B, 4 * g->dx, *own);
+  *pc = *own;
+  return TIDE_OK;
 }
 
 double tide_liquid_capillary_dt(double dx, double sigma, double rho) {
@@ -781,8 +1017,8 @@ int tide_liquid_label_phi(const tide_grid *g, const tide_array *phi, const tide_
 }
 
 /* kappa from the options or computed into a new buffer (*own) */
-static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array *kappa,
-                     const int per[3], const double **out, double **own) {
+static int get_kappa(const tide_grid *g, const double *phi, const tide_array *kappa,
+                     const tbc *B, const double **out, double **own) {
   int st;
   *own = NULL;
   if (kappa) {
@@ -795,7 +1031,7 @@ static int get_kappa(const tide_grid *g, const tide_array *phi, const tide_array
   int64_t nc = tide_grid_ncells(g);
   *own = tide_alloc((size_t)nc * sizeof(double));
   if (!*own) return TIDE_ENOMEM;
-  if ((st = tide_liquid_curvature(g, TIDE_F64P(phi), per, *own))) return st;
+  if ((st = curv_cells(g, phi, B, *own))) return st;
   *out = *own;
   return TIDE_OK;
 }
@@ -848,19 +1084,21 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   if ((st = check_sigma_rho_dt(o->sigma, o->rho, o->dt))) return st;
   if (!(o->theta_min > 0 && o->theta_min <= 1))
     return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
-  if ((st = check_per(g, o->periodic))) return st;
+  tbc Bv, *B = &Bv;
+  if ((st = make_tbc(g, o->periodic, o->contact_angle, B))) return st;
   if (o->labels && (st = tide_grid_check_cells(g, o->labels, TIDE_U8, "labels"))) return st;
   if (pjump && (st = tide_grid_check_cells(g, pjump, TIDE_F64, "pjump"))) return st;
   int64_t nc = tide_grid_ncells(g);
   int dim = g->dim;
-  const double *kap;
-  double *own = NULL, *theta[3] = {NULL, NULL, NULL};
+  const double *kap, *phc;
+  double *own = NULL, *ownphi = NULL, *theta[3] = {NULL, NULL, NULL};
   const double *ph = TIDE_F64P(phi);
   int64_t nfa[3] = {0, 0, 0};
   uint8_t *ownlab = NULL;
   surf_ws W;
   memset(&W, 0, sizeof W);
-  if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) goto done;
+  if ((st = curvature_phi(g, phi, o->solid_phi, B, &phc, &ownphi))) goto done;
+  if ((st = get_kappa(g, phc, o->kappa, B, &kap, &own))) goto done;
   /* labels (from phi when not given) and the ghost-fluid fractions of the
    * projection (mac_poisson.h), so the jump sits where the projection puts
    * the interface */
@@ -887,9 +1125,9 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
     }
   }
   if (!o->kappa && !o->cell_curvature &&
-      ((st = surf_alloc(g, &W)) || (st = surface_values(g, ph, o->periodic, &W))))
+      ((st = surf_alloc(g, &W)) || (st = surface_values(g, phc, B, &W))))
     goto done;
-  const int *per = o->periodic;
+  const int *per = B->per;
   if (o->cell_surface) { /* p = 0 at the air cell centres: theta = 1 */
     for (int a = 0; a < dim; a++)
       for (int64_t f = 0; f < nfa[a]; f++)
@@ -981,6 +1219,7 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   st = TIDE_OK;
 done:
   tide_free(own, (size_t)nc * sizeof(double));
+  tide_free(ownphi, (size_t)nc * sizeof(double));
   tide_free(ownlab, (size_t)nc);
   for (int a = 0; a < 3; a++)
     tide_free(theta[a], (size_t)nfa[a] * sizeof(double));
@@ -1034,14 +1273,15 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
   if (o->maxit < 0) return tide_fail(TIDE_EINVAL, "maxit must be >= 0");
   if (!(o->theta_min > 0 && o->theta_min <= 1))
     return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
-  if ((st = check_per(g, o->periodic))) return st;
+  tbc Bv, *B = &Bv;
+  if ((st = make_tbc(g, o->periodic, o->contact_angle, B))) return st;
   if (o->labels && (st = tide_grid_check_cells(g, o->labels, TIDE_U8, "labels"))) return st;
   for (int a = 0; a < g->dim; a++)
     if (tide_array_nonfinite(u->u[a]))
       return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values");
   if (o->sigma == 0) return TIDE_OK;
-  const int *per = o->periodic;
-  const double *ph = TIDE_F64P(phi);
+  const int *per = B->per;
+  const double *ph = TIDE_F64P(phi), *phc;
   const uint8_t *lab = o->labels ? TIDE_U8P(o->labels) : NULL;
   double eps = o->band > 0 ? o->band : 3 * g->dx;
   /* curvature: given, of the cells, or (default) of the level sets of the
@@ -1053,13 +1293,23 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
   memset(&W, 0, sizeof W);
   int64_t nc = tide_grid_ncells(g);
   int heights = !o->kappa && !o->cell_curvature;
+  double *ownphi = NULL;
+  if ((st = curvature_phi(g, phi, o->solid_phi, B, &phc, &ownphi))) return st;
   if (!heights) {
-    if ((st = get_kappa(g, phi, o->kappa, o->periodic, &kap, &own))) return st;
+    if ((st = get_kappa(g, phc, o->kappa, B, &kap, &own))) {
+      tide_free(own, (size_t)nc * sizeof(double));
+      tide_free(ownphi, (size_t)nc * sizeof(double));
+      return st;
+    }
   } else {
-    if (!(own = tide_alloc((size_t)nc * sizeof(double)))) return TIDE_ENOMEM;
-    if ((st = surf_alloc(g, &W)) || (st = heights_cells(g, ph, per, eps + 2 * g->dx, &W, own))) {
+    if (!(own = tide_alloc((size_t)nc * sizeof(double)))) {
+      tide_free(ownphi, (size_t)nc * sizeof(double));
+      return TIDE_ENOMEM;
+    }
+    if ((st = surf_alloc(g, &W)) || (st = heights_cells(g, phc, B, eps + 2 * g->dx, &W, own))) {
       surf_free(&W);
       tide_free(own, (size_t)nc * sizeof(double));
+      tide_free(ownphi, (size_t)nc * sizeof(double));
       return st;
     }
     kap = own;
@@ -1125,7 +1375,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
             double kface = 0.5 * (kap[ql] + kap[qh]);
             if (heights && (ph[ql] < 0) != (ph[qh] < 0)) {
               int hi[3] = {i, j, k};
-              double df = 0.5 * (cell_distance(g, ph, per, lo) + cell_distance(g, ph, per, hi));
+              double df = 0.5 * (cell_distance(g, phc, B, lo) + cell_distance(g, phc, B, hi));
               kface = parallel_kappa(W.kf[a][f], W.kg[a][f], df, g->dx);
             }
             double force = -dt * s_rho * kface * (hh - hl) / hdx;
@@ -1147,6 +1397,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
     tide_free(r, (size_t)nf * sizeof(double));
   }
   tide_free(own, (size_t)nc * sizeof(double));
+  tide_free(ownphi, (size_t)nc * sizeof(double));
   surf_free(&W);
   return st;
 }

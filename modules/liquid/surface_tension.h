@@ -34,6 +34,25 @@
 #include "grid/grid.h"
 #include "liquid/viscosity.h"
 
+/* The boundary of the surface at the domain walls and periodic axes.
+ * Beyond a (non-periodic) domain wall the level set is continued by the
+ * static contact angle theta between the liquid's outward normal n and the
+ * wall's inward normal e (n.e = cos theta; Sussman 2001; Afkhami &
+ * Bussmann, "Height functions for applying contact angles to 2D VOF
+ * simulations", IJNMF 57, 2008): the ghost cell beyond the wall gets
+ *   phi_ghost = phi_edge - dx |grad_t phi| cot theta
+ * (grad_t: the gradient along the wall; 90 degrees: the mirror image), and
+ * a height function whose stencil crosses the wall the ghost line
+ *   h_ghost = h_edge + o cot theta sqrt(1 + h_w^2)
+ * (o = +1 where phi increases along the height's axis, h_w the slope along
+ * the wall).  Without it (before session 4) phi was extended linearly and
+ * the curvature next to a wall was 0. */
+typedef struct tide_surface_walls {
+  int periodic[3];      /* periodic axes (no wall) */
+  double contact_angle; /* [rad] in (0, pi), measured through the liquid;
+                         * 0 means pi/2 (90 degrees) */
+} tide_surface_walls;
+
 /* Curvature at the cell centres by central differences:
  *   kappa = (phi_xx (phi_y^2 + phi_z^2) + phi_yy (phi_x^2 + phi_z^2)
  *            + phi_zz (phi_x^2 + phi_y^2) - 2 phi_x phi_y phi_xy
@@ -42,6 +61,9 @@
  * a grid resolves); 0 where |grad phi| vanishes.  Periodic axes wrap; at a
  * wall phi is extended linearly.  kappa: ncells doubles. */
 int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3], double *kappa);
+/* the same with the contact angle at the walls (w NULL: 90 degrees) */
+int tide_liquid_curvature_walls(const tide_grid *g, const double *phi, const tide_surface_walls *w,
+                                double *kappa);
 
 /* Curvature at the interface crossings of the grid lines by height
  * functions of the level set [CFK05, Pop09].  For each face whose two cells
@@ -69,6 +91,8 @@ int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3
  * without a crossing.  Periodic axes wrap (face n duplicates face 0). */
 int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int per[3],
                                 double *kf[3]);
+int tide_liquid_curvature_faces_walls(const tide_grid *g, const double *phi,
+                                      const tide_surface_walls *w, double *kf[3]);
 
 /* The curvature of the level set through each cell as if phi were the
  * signed distance of its zero level set, from the surface's height
@@ -92,6 +116,23 @@ int tide_liquid_curvature_faces(const tide_grid *g, const double *phi, const int
  * doubles [1/m]. */
 int tide_liquid_curvature_heights(const tide_grid *g, const double *phi, const int per[3],
                                   double band, double *kc);
+int tide_liquid_curvature_heights_walls(const tide_grid *g, const double *phi,
+                                        const tide_surface_walls *w, double band, double *kc);
+
+/* The level set continued into solids inside the grid (voxel or cut-cell
+ * walls) by the contact angle w->contact_angle: each cell with
+ * -band < solid_phi < 0 (solid_phi: the solid's signed distance, < 0 in
+ * the solid) at depth d = -solid_phi takes the value at its mirror point
+ * x_m = x + 2 d n_s across the solid surface (n_s = grad solid_phi /
+ * |grad solid_phi|, out of the solid), interpolated multilinearly from the
+ * fluid cells (solid_phi >= 0) around it, minus the contact-angle term
+ *   phi(x) = phi(x_m) - 2 d |grad_t phi(x_m)| cot theta
+ * (grad_t phi: the part of grad phi along the solid surface, by
+ * differences over fluid cells) -- the domain walls' rule for a curved
+ * wall.  Other cells (and those without fluid around the mirror point)
+ * keep phi.  band [m] (<= 0: 4 dx); out: ncells doubles (not phi). */
+int tide_liquid_contact_extend(const tide_grid *g, const double *phi, const double *solid_phi,
+                               const tide_surface_walls *w, double band, double *out);
 
 /* Ghost-fluid surface tension [KFL00, GFCK02]: the free-surface pressure
  * condition p = 0 at the interface becomes p = sigma kappa_G (air at
@@ -142,6 +183,10 @@ typedef struct tide_tension_opts {
   int cell_surface;         /* 1: for a projection with p = 0 at the air cell
                              * centres (labels only, e.g. tide_periodic_project):
                              * theta = 1 on every face */
+  double contact_angle;     /* [rad] at the walls (tide_surface_walls); 0: pi/2 */
+  const tide_array *solid_phi; /* f64 cells or NULL: the curvature reads phi
+                                * continued into these solids by the contact
+                                * angle (tide_liquid_contact_extend) */
 } tide_tension_opts;
 
 tide_tension_opts tide_tension_opts_default(void);
@@ -212,6 +257,8 @@ typedef struct tide_tension_liu_opts {
   double tol;         /* 1e-8 */
   int maxit;
   tide_viscosity_solver *solver; /* workspace (viscosity.h) or NULL */
+  double contact_angle;          /* as tide_tension_opts */
+  const tide_array *solid_phi;   /* as tide_tension_opts */
 } tide_tension_liu_opts;
 
 tide_tension_liu_opts tide_tension_liu_opts_default(void);

@@ -151,6 +151,8 @@ void tide_fem_free(tide_fem *f) {
   tide_array_release(f->target);
   tide_array_release(f->force);
   tide_array_release(f->fiber);
+  tide_array_release(f->contact_force);
+  tide_array_release(f->contact_collider);
   tide_array_release(f->Fpinv);
   tide_array_release(f->Fpgoal);
   tide_array_release(f->Dminv_eff);
@@ -166,7 +168,8 @@ static size_t abytes(const tide_array *a) { return a ? a->buf->bytes : 0; }
 size_t tide_fem_bytes(const tide_fem *f) {
   if (!f) return 0;
   return sizeof *f + abytes(f->mass) + abytes(f->pinned) + abytes(f->target) + abytes(f->force) +
-         abytes(f->fiber) + abytes(f->Fpinv) + abytes(f->Fpgoal) + abytes(f->Dminv_eff) +
+         abytes(f->fiber) + abytes(f->contact_force) + abytes(f->contact_collider) +
+         abytes(f->Fpinv) + abytes(f->Fpgoal) + abytes(f->Dminv_eff) +
          abytes(f->Kt) + abytes(f->R) + abytes(f->ebuf) + f->work_bytes;
 }
 
@@ -188,9 +191,12 @@ int tide_fem_attach(tide_tetmesh *m, const tide_material *mat, double rho) {
     f->target = tide_array_new2(TIDE_F64, m->nv, d);
     f->force = tide_array_new2(TIDE_F64, m->nv, d);
     f->R = tide_array_new3(TIDE_F64, m->ne, d, d);
+    f->contact_force = tide_array_new1(TIDE_F64, m->nv);
+    f->contact_collider = tide_array_new1(TIDE_I32, m->nv);
     int64_t nb = m->ne * m->nper * d > m->nv * d ? m->ne * m->nper * d : m->nv * d;
     f->ebuf = tide_array_new1(TIDE_F64, nb);
-    if (!f->mass || !f->pinned || !f->target || !f->force || !f->R || !f->ebuf) {
+    if (!f->mass || !f->pinned || !f->target || !f->force || !f->R || !f->ebuf ||
+        !f->contact_force || !f->contact_collider) {
       tide_fem_free(f);
       return TIDE_ENOMEM;
     }

@@ -84,6 +84,11 @@ typedef struct tide_fem {
   tide_array *target;   /* (nv, d) f64 positions pinned nodes reach at the end of a step [m] */
   tide_array *force;    /* (nv, d) f64 external nodal forces [N], held over a step */
   tide_array *fiber;    /* (ne, d) f64 per-element rest fibre directions, or NULL */
+  /* collider contacts at the end of the last Newton step (the lag of its
+   * friction, integrate.c): normal force [N] and collider (1-based index in
+   * that step's list, 0: none) per node */
+  tide_array *contact_force;    /* (nv) f64 */
+  tide_array *contact_collider; /* (nv) i32 */
   double gravity[3];    /* [m/s^2], default (0, -9.81, 0) */
   /* plasticity (Irving 2.6.3, 2.7); Fpinv NULL while the material is elastic */
   double yield;         /* yield radius gamma on |log F^_e| (0: no flow) */

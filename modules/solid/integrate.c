@@ -2,6 +2,7 @@
  * integrate.c -- time integrators of deformable solids (see integrate.h).
  */
 #include "solid/integrate.h"
+#include "solid/friction.h"
 #include "solid/small.h"
 
 #include <math.h>
@@ -13,7 +14,8 @@ typedef struct solid_work {
   int64_t N;        /* nv * d */
   int d;            /* dimension */
   int64_t nel;      /* element-block triplets ne * n^2 */
-  int64_t nnz;      /* nel + N (element blocks, then the diagonal) */
+  int64_t nfr;      /* nv * d * d: friction blocks of Newton (one per node) */
+  int64_t nnz;      /* nel + N + nfr (element blocks, the diagonal, friction blocks) */
   int *I, *J;       /* triplet indices (fixed) */
   double *V;        /* system triplet values */
   double *KV;       /* stiffness triplet values (element blocks) */
@@ -27,6 +29,11 @@ typedef struct solid_work {
   double *cN, *cvB; /* (N) contact normals and body velocities */
   int *cbody;       /* (nv) collider index of each contact */
   double *cQ;       /* (nv d d) active contact directions of Newton (orthonormal rows) */
+  /* lagged friction of Newton in use (the normal forces and colliders of
+   * the last solve are the fem's contact_force / contact_collider) */
+  double *fr_ml; /* (nv) mu lambda of the lagged contact, 0: none [N] */
+  double *fr_N;  /* (nv d) lagged normals */
+  double *fr_dB; /* (nv d) collider displacement over the step [m] */
   size_t bytes;
 } solid_work;
 
@@ -46,12 +53,16 @@ static void work_free(void *p) {
   tide_csr_free(w->K);
   tide_factor_free(w->F);
   tide_krylov_free(w->kr);
-  for (int i = 0; i < NVEC; i++) tide_free(w->vec[i], nb);
+  for (int i = 0; i < NVEC; i++)
+    tide_free(w->vec[i], nb);
   tide_free(w->cflag, nv);
   tide_free(w->cN, nb);
   tide_free(w->cvB, nb);
   tide_free(w->cbody, nv * sizeof(int));
   tide_free(w->cQ, nb * (size_t)w->d);
+  tide_free(w->fr_ml, nv * sizeof(double));
+  tide_free(w->fr_N, nb);
+  tide_free(w->fr_dB, nb);
   tide_free(w, sizeof *w);
 }
 
@@ -68,7 +79,8 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
   w->N = m->nv * d;
   w->d = d;
   w->nel = m->ne * n * n;
-  w->nnz = w->nel + w->N;
+  w->nfr = m->nv * d * d;
+  w->nnz = w->nel + w->N + w->nfr;
   if (w->nnz > INT32_MAX) {
     tide_free(w, sizeof *w);
     *st = tide_fail(TIDE_EINVAL, "mesh too large for 32-bit sparse matrices");
@@ -79,21 +91,36 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
   size_t nvb = (size_t)(w->N > 0 ? w->N : 1);
   w->I = tide_alloc(ib);
   w->J = tide_alloc(ib);
-  w->V = tide_alloc(vb);
+  w->V = tide_calloc(vb);
   w->KV = tide_alloc(kb);
   w->cflag = tide_calloc(nvb);
   w->cN = tide_calloc(nb);
   w->cvB = tide_calloc(nb);
   w->cbody = tide_calloc(nvb * sizeof(int));
   w->cQ = tide_calloc(nb * (size_t)d);
-  int ok = w->I && w->J && w->V && w->KV && w->cflag && w->cN && w->cvB && w->cbody && w->cQ;
-  for (int i = 0; i < NVEC; i++) ok = ok && (w->vec[i] = tide_calloc(nb));
+  w->fr_ml = tide_calloc(nvb * sizeof(double));
+  w->fr_N = tide_calloc(nb);
+  w->fr_dB = tide_calloc(nb);
+  int ok = w->I && w->J && w->V && w->KV && w->cflag && w->cN && w->cvB && w->cbody && w->cQ &&
+           w->fr_ml && w->fr_N && w->fr_dB;
+  for (int i = 0; i < NVEC; i++)
+    ok = ok && (w->vec[i] = tide_calloc(nb));
   if (!ok) {
     work_free(w);
     *st = TIDE_ENOMEM;
     return NULL;
   }
-  w->bytes = sizeof *w + 2 * ib + vb + kb + (NVEC + 2 + (size_t)d) * nb + nvb * (1 + sizeof(int));
+  w->bytes = sizeof *w + 2 * ib + vb + kb + (NVEC + 4 + (size_t)d) * nb +
+             nvb * (1 + sizeof(int) + sizeof(double));
+  /* the friction blocks' indices (full d x d per node; the upper storage
+   * skips j < i), after the element blocks and the diagonal */
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        int64_t t = w->nel + w->N + i * d * d + a * d + b;
+        w->I[t] = (int)(i * d + a);
+        w->J[t] = (int)(i * d + b);
+      }
   f->work = w;
   f->work_free = work_free;
   f->work_bytes = w->bytes;
@@ -110,13 +137,15 @@ static void kv_to_tb(solid_work *w, double *vals, tide_tripletbuf *tb) {
 
 /* diagonal triplets (after the element blocks) */
 static void fill_diag_indices(solid_work *w) {
-  for (int64_t q = 0; q < w->N; q++) w->I[w->nel + q] = w->J[w->nel + q] = (int)q;
+  for (int64_t q = 0; q < w->N; q++)
+    w->I[w->nel + q] = w->J[w->nel + q] = (int)q;
 }
 
 /* build or refill the system CSR from the triplets */
 static int system_matrix(solid_work *w) {
-  if (!w->A) return tide_csr_from_triplets((int)w->N, (int)w->N, w->nnz, w->I, w->J, w->V,
-                                           TIDE_CSR_UPPER, &w->A);
+  if (!w->A)
+    return tide_csr_from_triplets((int)w->N, (int)w->N, w->nnz, w->I, w->J, w->V, TIDE_CSR_UPPER,
+                                  &w->A);
   return tide_csr_set_triplet_values(w->A, w->nnz, w->V);
 }
 
@@ -124,8 +153,8 @@ static int system_matrix(solid_work *w) {
 static int direct_solve(solid_work *w, int solver, int reuse, const double *b, double *x,
                         tide_step_stats *st) {
   double t0 = tide_wtime();
-  int kind = solver == TIDE_SOLID_CHOLMOD ? TIDE_FACTOR_CHOLESKY
-             : solver == TIDE_SOLID_LDLT  ? TIDE_FACTOR_LDLT
+  int kind = solver == TIDE_SOLID_CHOLMOD       ? TIDE_FACTOR_CHOLESKY
+             : solver == TIDE_SOLID_LDLT        ? TIDE_FACTOR_LDLT
              : w->N < TIDE_SOLID_SUPERNODAL_MIN ? TIDE_FACTOR_LDLT
                                                 : TIDE_FACTOR_CHOLESKY;
   int s;
@@ -181,6 +210,9 @@ tide_step_opts tide_step_opts_default(void) {
   o.solver = TIDE_SOLID_AUTO;
   o.project = 1;
   o.reuse = 1;
+  o.eps_v = 1e-4;
+  o.friction_iterations = 2;
+  o.friction_tol = 0.02;
   return o;
 }
 
@@ -195,8 +227,10 @@ static int check_step(tide_tetmesh *m, const tide_step_opts *o, const char *what
   int64_t bad = tide_array_nonfinite(m->x) + tide_array_nonfinite(m->v) +
                 tide_array_nonfinite(m->fem->force) + tide_array_nonfinite(m->fem->target);
   if (bad)
-    return tide_fail(TIDE_ENONFINITE, "%s: positions, velocities, forces or targets contain "
-                                      "NaN/Inf", what);
+    return tide_fail(TIDE_ENONFINITE,
+                     "%s: positions, velocities, forces or targets contain "
+                     "NaN/Inf",
+                     what);
   return TIDE_OK;
 }
 
@@ -292,7 +326,9 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     w->V[t] = fi || fj ? 0 : ck * w->KV[t];
   }
   fill_diag_indices(w);
-  for (int64_t q = 0; q < N; q++) w->V[nel + q] = fixed_node(f, q / d) ? 1 : cm * mass[q / d];
+  for (int64_t q = 0; q < N; q++)
+    w->V[nel + q] = fixed_node(f, q / d) ? 1 : cm * mass[q / d];
+  memset(w->V + nel + N, 0, (size_t)w->nfr * sizeof(double)); /* no friction blocks */
   if ((s = system_matrix(w))) return s;
   st->assemble_seconds = tide_wtime() - ta;
   memcpy(vn, v, (size_t)N * sizeof(double));
@@ -302,7 +338,7 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     s = direct_solve(w, o->solver, o->reuse, rhs, vn, st);
   if (s) return s;
   if (o->solver != TIDE_SOLID_PCG) st->converged = 1;
-  /* x = x* + dt v (Alg. 2 line 15) */
+    /* x = x* + dt v (Alg. 2 line 15) */
 #pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
   for (int64_t q = 0; q < N; q++) {
     v[q] = vn[q];
@@ -325,6 +361,7 @@ static int ip_system(tide_tetmesh *m, const tide_ip *ip, const double *x, int fl
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
   if ((s = tide_fem_ip_gradient_hessian(m, ip, x, flags, g, &tb))) return s;
+  memset(w->V + w->nnz - w->nfr, 0, (size_t)w->nfr * sizeof(double)); /* no friction blocks */
   if ((s = system_matrix(w))) return s;
   *H = w->A;
   return TIDE_OK;
@@ -363,9 +400,11 @@ static int64_t contacts_project(const tide_tetmesh *m, const tide_step_opts *o, 
     int moved = 0;
     for (int rep = 0; rep < 4; rep++) {
       double xi[3] = {0, 0, 0}, phi, N[3], vB[3];
-      for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+      for (int k = 0; k < d; k++)
+        xi[k] = x[i * d + k];
       if (tide_colliders_query(o->colliders, o->ncolliders, xi, &phi, N, vB) < 0 || phi >= 0) break;
-      for (int k = 0; k < d; k++) x[i * d + k] -= phi * N[k];
+      for (int k = 0; k < d; k++)
+        x[i * d + k] -= phi * N[k];
       moved = 1;
     }
     cnt += moved;
@@ -389,23 +428,29 @@ static int64_t contacts_active(const tide_tetmesh *m, const tide_step_opts *o, c
     double xi[3] = {0, 0, 0}, *Q = w->cQ + i * d * d;
     const double *gi = g + i * d;
     int na = 0;
-    for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+    for (int k = 0; k < d; k++)
+      xi[k] = x[i * d + k];
     for (int c = 0; c < o->ncolliders && na < d; c++) {
       const tide_collider *cc = o->colliders[c];
       double N[3] = {0, 0, 0}, gn = 0;
       if (tide_collider_phi(cc, xi, N) - cc->thickness > eps) continue;
-      for (int k = 0; k < d; k++) gn += gi[k] * N[k];
+      for (int k = 0; k < d; k++)
+        gn += gi[k] * N[k];
       if (!(gn > 0)) continue;
       for (int a = 0; a < na; a++) { /* Gram-Schmidt against the earlier ones */
         double t = 0;
-        for (int k = 0; k < d; k++) t += Q[a * d + k] * N[k];
-        for (int k = 0; k < d; k++) N[k] -= t * Q[a * d + k];
+        for (int k = 0; k < d; k++)
+          t += Q[a * d + k] * N[k];
+        for (int k = 0; k < d; k++)
+          N[k] -= t * Q[a * d + k];
       }
       double l = 0;
-      for (int k = 0; k < d; k++) l += N[k] * N[k];
+      for (int k = 0; k < d; k++)
+        l += N[k] * N[k];
       l = sqrt(l);
       if (l < 1e-6) continue; /* already constrained */
-      for (int k = 0; k < d; k++) Q[na * d + k] = N[k] / l;
+      for (int k = 0; k < d; k++)
+        Q[na * d + k] = N[k] / l;
       na++;
     }
     w->cflag[i] = (uint8_t)na;
@@ -422,8 +467,10 @@ static void contacts_tangential(const tide_tetmesh *m, const solid_work *w, doub
     for (int a = 0; a < w->cflag[i]; a++) {
       const double *q = w->cQ + (i * d + a) * d;
       double t = 0;
-      for (int k = 0; k < d; k++) t += y[i * d + k] * q[k];
-      for (int k = 0; k < d; k++) y[i * d + k] -= t * q[k];
+      for (int k = 0; k < d; k++)
+        t += y[i * d + k] * q[k];
+      for (int k = 0; k < d; k++)
+        y[i * d + k] -= t * q[k];
     }
 }
 
@@ -440,15 +487,42 @@ static void contacts_constrain_blocks(const tide_tetmesh *m, const solid_work *w
         /* rows of node b: H <- (I - q q^T) H; then its columns */
         for (int c = 0; c < n; c++) {
           double t = 0;
-          for (int k = 0; k < d; k++) t += q[k] * H[(b * d + k) * n + c];
-          for (int k = 0; k < d; k++) H[(b * d + k) * n + c] -= t * q[k];
+          for (int k = 0; k < d; k++)
+            t += q[k] * H[(b * d + k) * n + c];
+          for (int k = 0; k < d; k++)
+            H[(b * d + k) * n + c] -= t * q[k];
         }
         for (int r = 0; r < n; r++) {
           double t = 0;
-          for (int k = 0; k < d; k++) t += H[r * n + b * d + k] * q[k];
-          for (int k = 0; k < d; k++) H[r * n + b * d + k] -= t * q[k];
+          for (int k = 0; k < d; k++)
+            t += H[r * n + b * d + k] * q[k];
+          for (int k = 0; k < d; k++)
+            H[r * n + b * d + k] -= t * q[k];
         }
       }
+  }
+  /* the friction blocks (one d x d block per node, after the diagonal) */
+  double *Vf = V + w->nnz - w->nfr;
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    double *H = Vf + i * d * d;
+    for (int a = 0; a < w->cflag[i]; a++) {
+      const double *q = w->cQ + (i * d + a) * d;
+      for (int c = 0; c < d; c++) {
+        double t = 0;
+        for (int k = 0; k < d; k++)
+          t += q[k] * H[k * d + c];
+        for (int k = 0; k < d; k++)
+          H[k * d + c] -= t * q[k];
+      }
+      for (int r = 0; r < d; r++) {
+        double t = 0;
+        for (int k = 0; k < d; k++)
+          t += H[r * d + k] * q[k];
+        for (int k = 0; k < d; k++)
+          H[r * d + k] -= t * q[k];
+      }
+    }
   }
 }
 
@@ -460,7 +534,7 @@ static void contacts_constrain_blocks(const tide_tetmesh *m, const solid_work *w
  * following the corrected velocity; contact = simple is Zarifi's inelastic,
  * frictionless wall condition */
 static int64_t contacts_finish(tide_tetmesh *m, const tide_step_opts *o, const double *g,
-                               double eps, double *x, double *v) {
+                               double eps, int fric_solved, double *x, double *v) {
   const tide_fem *f = m->fem;
   const double *mass = TIDE_F64P(f->mass);
   int d = m->dim, simple = o->contact == TIDE_CONTACT_SIMPLE;
@@ -471,13 +545,15 @@ static int64_t contacts_finish(tide_tetmesh *m, const tide_step_opts *o, const d
     if (fixed_node(f, i)) continue;
     double xi[3] = {0, 0, 0}, push = 0, best = 0, N[3] = {0, 0, 0};
     int b = -1;
-    for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+    for (int k = 0; k < d; k++)
+      xi[k] = x[i * d + k];
     for (int c = 0; c < o->ncolliders; c++) {
       const tide_collider *cc = o->colliders[c];
       double Nc[3] = {0, 0, 0}, gn = 0;
       double phi = tide_collider_phi(cc, xi, Nc) - cc->thickness;
       if (phi > eps) continue;
-      for (int k = 0; k < d; k++) gn += g[i * d + k] * Nc[k];
+      for (int k = 0; k < d; k++)
+        gn += g[i * d + k] * Nc[k];
       double key = (gn > 0 ? gn / mass[i] : 0) - (phi < 0 ? phi * dt : 0);
       if (b < 0 || key > best) {
         b = c, best = key, push = phi < 0 ? -phi : 0;
@@ -486,114 +562,286 @@ static int64_t contacts_finish(tide_tetmesh *m, const tide_step_opts *o, const d
     }
     if (b < 0 || !(best > 0)) continue;
     cnt++;
-    for (int k = 0; k < d; k++) x[i * d + k] += push * N[k];
+    for (int k = 0; k < d; k++)
+      x[i * d + k] += push * N[k];
     double *vi = v + i * d, vB[3] = {0, 0, 0};
     tide_collider_velocity(o->colliders[b], x + i * d, vB);
     if (simple) {
       double vn = 0, vbn = 0;
-      for (int k = 0; k < d; k++) vn += vi[k] * N[k], vbn += vB[k] * N[k];
-      for (int k = 0; k < d; k++) vi[k] += (vbn - vn) * N[k];
+      for (int k = 0; k < d; k++)
+        vn += vi[k] * N[k], vbn += vB[k] * N[k];
+      for (int k = 0; k < d; k++)
+        vi[k] += (vbn - vn) * N[k];
     } else {
       double gn = 0;
-      for (int k = 0; k < d; k++) gn += g[i * d + k] * N[k];
+      for (int k = 0; k < d; k++)
+        gn += g[i * d + k] * N[k];
       double dvn = push / dt + (gn > 0 ? gn / (mass[i] * dt) : 0), v0[3] = {0, 0, 0}, dn = 0;
       memcpy(v0, vi, sizeof(double) * (size_t)d);
-      tide_friction_gamma(d, vi, vB, N, o->colliders[b]->mu, dvn, vi);
+      /* friction already in the solve (IPC): Gamma with mu = 0 keeps the
+       * normal velocity condition only */
+      tide_friction_gamma(d, vi, vB, N, fric_solved ? 0 : o->colliders[b]->mu, dvn, vi);
       /* the position follows the friction-corrected tangential velocity
        * (Irving 3.2: the colliding node moves on with Gamma(v)), so that a
        * sticking node does not creep */
-      for (int k = 0; k < d; k++) dn += (vi[k] - v0[k]) * N[k];
-      for (int k = 0; k < d; k++) x[i * d + k] += dt * (vi[k] - v0[k] - dn * N[k]);
+      for (int k = 0; k < d; k++)
+        dn += (vi[k] - v0[k]) * N[k];
+      for (int k = 0; k < d; k++)
+        x[i * d + k] += dt * (vi[k] - v0[k] - dn * N[k]);
       double xc[3] = {0, 0, 0}, phi2, N2[3], vB2[3];
-      for (int k = 0; k < d; k++) xc[k] = x[i * d + k];
+      for (int k = 0; k < d; k++)
+        xc[k] = x[i * d + k];
       if (tide_colliders_query(o->colliders, o->ncolliders, xc, &phi2, N2, vB2) >= 0 && phi2 < 0)
-        for (int k = 0; k < d; k++) x[i * d + k] -= phi2 * N2[k];
+        for (int k = 0; k < d; k++)
+          x[i * d + k] -= phi2 * N2[k];
     }
   }
   return cnt;
 }
 
+/* ------------------------------------ lagged friction (IPC, friction.h) */
+
+/* Friction at collider contacts enters the minimization as IPC's smoothed
+ * lagged potential (Li et al. 2020, sec. 5): for every free node i pressed
+ * against a collider at the end of the last solve, with that normal force
+ * lambda_i (the multiplier g_i . N / dt^2 of its contact constraint), the
+ * collider's normal N_i and its displacement over the step dB_i = vB dt,
+ * the incremental potential gains dt^2 mu lambda_i f0(|P_i^T (x_i - xn_i -
+ * dB_i)|).  The normal forces of the previous step are the first lag; when
+ * the solve changes them by more than friction_tol (relative to the largest
+ * mu lambda), the step is solved again from its result with the new ones,
+ * up to friction_iterations solves. */
+
+/* lag the stored normal forces / colliders (fem contact_force,
+ * contact_collider: 1-based, 0 none) onto the free nodes: normals at xref, displacements of the
+ * collider over the step at xn; returns the number of frictional contacts */
+static int64_t friction_lag(const tide_tetmesh *m, const tide_step_opts *o, solid_work *w,
+                            const double *xref, const double *xn) {
+  const tide_fem *f = m->fem;
+  const double *lam = TIDE_F64P(f->contact_force);
+  const int32_t *body = TIDE_I32P(f->contact_collider);
+  int d = m->dim;
+  int64_t cnt = 0;
+#pragma omp parallel for schedule(static) reduction(+ : cnt) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    int b = body[i] - 1;
+    w->fr_ml[i] = 0;
+    if (b < 0 || b >= o->ncolliders || fixed_node(f, i) || !(lam[i] > 0)) continue;
+    const tide_collider *c = o->colliders[b];
+    if (!(c->mu > 0)) continue;
+    double xr[3] = {0, 0, 0}, x0[3] = {0, 0, 0}, N[3] = {0, 0, 0}, vB[3] = {0, 0, 0};
+    for (int k = 0; k < d; k++)
+      xr[k] = xref[i * d + k], x0[k] = xn[i * d + k];
+    tide_collider_phi(c, xr, N);
+    tide_collider_velocity(c, x0, vB);
+    for (int k = 0; k < d; k++) {
+      w->fr_N[i * d + k] = N[k];
+      w->fr_dB[i * d + k] = vB[k] * o->dt;
+    }
+    w->fr_ml[i] = c->mu * lam[i];
+    cnt++;
+  }
+  return cnt;
+}
+
+/* node i's lagged contact and its displacement over the step */
+static void friction_node(const tide_tetmesh *m, const solid_work *w, const double *x,
+                          const double *xn, int64_t i, tide_friction_contact *c, double *du) {
+  int d = m->dim;
+  tide_friction_contact_set(c, 1, d, NULL, w->fr_N + i * d, 1, w->fr_ml[i]);
+  for (int k = 0; k < d; k++)
+    du[k] = x[i * d + k] - xn[i * d + k] - w->fr_dB[i * d + k];
+}
+
+/* the friction potential dt^2 sum_i D_i at x */
+static double friction_energy(const tide_tetmesh *m, const solid_work *w, const double *x,
+                              const double *xn, double dt, double eps_u) {
+  double E = 0;
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (!(w->fr_ml[i] > 0)) continue;
+    tide_friction_contact c;
+    double du[3], Ei;
+    friction_node(m, w, x, xn, i, &c, du);
+    tide_friction_eval(&c, eps_u, du, &Ei, NULL, NULL);
+    E += Ei;
+  }
+  return dt * dt * E;
+}
+
+/* its gradient added to g, its Hessian blocks (d x d per node, zero where
+ * there is no contact) written to Vf */
+static void friction_derivatives(const tide_tetmesh *m, const solid_work *w, const double *x,
+                                 const double *xn, double dt, double eps_u, double *g, double *Vf) {
+  int d = m->dim, dd = d * d;
+#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
+  for (int64_t i = 0; i < m->nv; i++) {
+    double *H = Vf + i * dd;
+    if (!(w->fr_ml[i] > 0)) {
+      for (int k = 0; k < dd; k++)
+        H[k] = 0;
+      continue;
+    }
+    tide_friction_contact c;
+    double du[3], gi[3];
+    friction_node(m, w, x, xn, i, &c, du);
+    tide_friction_eval(&c, eps_u, du, NULL, gi, H);
+    for (int k = 0; k < d; k++)
+      g[i * d + k] += dt * dt * gi[k];
+    for (int k = 0; k < dd; k++)
+      H[k] *= dt * dt;
+  }
+}
+
+/* the normal forces at the solution x with IP gradient g: per free node the
+ * collider within eps pressing hardest (largest g_i . N > 0) and lambda_i =
+ * g_i . N / dt^2 [N], stored as the next lag; returns the largest change of
+ * mu lambda relative to the largest new mu lambda (0 when there is none) */
+static double friction_update(const tide_tetmesh *m, const tide_step_opts *o, solid_work *w,
+                              const double *x, const double *g, double eps) {
+  const tide_fem *f = m->fem;
+  double *lamv = TIDE_F64P(f->contact_force);
+  int32_t *body = TIDE_I32P(f->contact_collider);
+  int d = m->dim;
+  double dt2 = o->dt * o->dt, change = 0, scale = 0;
+  for (int64_t i = 0; i < m->nv; i++) {
+    double xi[3] = {0, 0, 0}, best = 0, mu = 0;
+    int b = -1;
+    if (!fixed_node(f, i)) {
+      for (int k = 0; k < d; k++)
+        xi[k] = x[i * d + k];
+      for (int c = 0; c < o->ncolliders; c++) {
+        const tide_collider *cc = o->colliders[c];
+        double N[3] = {0, 0, 0}, gn = 0;
+        if (tide_collider_phi(cc, xi, N) - cc->thickness > eps) continue;
+        for (int k = 0; k < d; k++)
+          gn += g[i * d + k] * N[k];
+        if (gn > best) best = gn, b = c, mu = cc->mu;
+      }
+    }
+    double lam = b >= 0 ? best / dt2 : 0, ml = mu * lam;
+    change = fmax(change, fabs(ml - w->fr_ml[i]));
+    scale = fmax(scale, ml);
+    lamv[i] = lam;
+    body[i] = b + 1;
+  }
+  return scale > 0 ? change / scale : change > 0 ? 1 : 0;
+}
+
+/* the incremental potential with the friction term */
+static int newton_energy(tide_tetmesh *m, const solid_work *w, const tide_ip *ip, const double *x,
+                         double eps_u, double *E) {
+  int s = tide_fem_ip_value(m, ip, x, E);
+  if (!s && eps_u > 0) *E += friction_energy(m, w, x, ip->xn, ip->dt, eps_u);
+  return s;
+}
+
+/* ... and its gradient */
+static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, const double *x,
+                           double eps_u, double *g) {
+  int s = tide_fem_ip_gradient(m, ip, x, g);
+  if (!s && eps_u > 0)
+    friction_derivatives(m, w, x, ip->xn, ip->dt, eps_u, g, w->V + w->nnz - w->nfr);
+  return s;
+}
+
 /* the line-search point xt = x + alpha p (projected onto the colliders), its
  * incremental potential E and the linear model's decrease g . (xt - x) */
-static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const tide_ip *ip,
-                        const double *x, const double *p, const double *g, double alpha,
-                        double gp, double *xt, double *E, double *dec) {
+static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_work *w,
+                        const tide_ip *ip, double eps_u, const double *x, const double *p,
+                        const double *g, double alpha, double gp, double *xt, double *E,
+                        double *dec) {
   int64_t N = m->nv * m->dim;
-  for (int64_t q = 0; q < N; q++) xt[q] = x[q] + alpha * p[q];
+  for (int64_t q = 0; q < N; q++)
+    xt[q] = x[q] + alpha * p[q];
   *dec = alpha * gp;
   if (o->ncolliders && contacts_project(m, o, xt)) {
     double gd = 0;
-    for (int64_t q = 0; q < N; q++) gd += g[q] * (xt[q] - x[q]);
+    for (int64_t q = 0; q < N; q++)
+      gd += g[q] * (xt[q] - x[q]);
     *dec = fmin(gd, 0);
   }
-  return tide_fem_ip_value(m, ip, xt, E);
+  return newton_energy(m, w, ip, xt, eps_u, E);
 }
 
-int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
-  memset(st, 0, sizeof *st);
-  double t0 = tide_wtime();
-  int s = check_step(m, o, "Newton step");
-  if (s) return s;
-  solid_work *w = get_work(m, &s);
-  if (!w) return s;
+/* the failure of a Newton system's factorization as one message naming
+ * what the user can change (the factorization's own advice is about
+ * solvers step_newton does not offer) */
+static int newton_factor_failed(int s, const tide_step_opts *o, int it) {
+  if (s != TIDE_ENOTSPD && s != TIDE_ESINGULAR) return s;
+  if (o->project)
+    return tide_fail(s,
+                     "Newton iteration %d: the system (projected element Hessians + mass) is "
+                     "singular; every free node needs a positive mass (density > 0)",
+                     it + 1);
+  return tide_fail(s,
+                   "Newton iteration %d: the Hessian is not positive definite (the factorization "
+                   "met a non-positive pivot); set project = true to project the element "
+                   "Hessians",
+                   it + 1);
+}
+
+/* Projected Newton on the incremental potential (plus friction when
+ * eps_u > 0) from x, subject to the colliders; st accumulates iterations,
+ * line search, timings; *converged, st->residual report the outcome. */
+static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work *w,
+                           const tide_ip *ip, double eps_u, double *x, int maxit, int *converged,
+                           tide_step_stats *st) {
   tide_fem *f = m->fem;
-  int d = m->dim, nc = o->ncolliders;
+  int d = m->dim, nc = o->ncolliders, s;
   int64_t N = w->N;
-  double dt = o->dt, *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
-  double *xn = w->vec[0], *xhat = w->vec[1], *g = w->vec[2], *p = w->vec[3], *xt = w->vec[4];
-  double *ng = w->vec[5];
-  memcpy(xn, x, (size_t)N * sizeof(double));
-  if ((s = tide_fem_predict(m, dt, xhat))) return s;
-  memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
-  tide_ip ip = {dt, xhat, xn};
-  double tol = o->tol > 0 ? o->tol : 1e-6;
-  int maxit = o->maxit > 0 ? o->maxit : 50;
+  double dt = o->dt, *g = w->vec[2], *p = w->vec[3], *xt = w->vec[4], *ng = w->vec[5];
+  double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
   int flags = TIDE_FEM_PINNED | (o->project ? TIDE_FEM_PROJECT : 0);
-  double ceps = tol * dt; /* a node this close to a collider touches it */
-  if (nc) contacts_project(m, o, x);
+  double *Vf = w->V + w->nnz - w->nfr;
+  *converged = 0;
   double E0;
-  if ((s = tide_fem_ip_value(m, &ip, x, &E0))) return s;
+  if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
   for (int it = 0; it < maxit; it++) {
     double ta = tide_wtime();
-    if ((s = tide_fem_ip_gradient_hessian(m, &ip, x, flags, g, &tb))) return s;
+    if ((s = tide_fem_ip_gradient_hessian(m, ip, x, flags, g, &tb))) return s;
+    if (eps_u > 0)
+      friction_derivatives(m, w, x, ip->xn, dt, eps_u, g, Vf);
+    else
+      memset(Vf, 0, (size_t)w->nfr * sizeof(double));
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) g[q] = 0;
     int64_t nact = nc ? contacts_active(m, o, x, g, ceps, w) : 0;
     if (nact) contacts_constrain_blocks(m, w, w->V);
     if ((s = system_matrix(w))) return s;
     st->assemble_seconds += tide_wtime() - ta;
-    for (int64_t q = 0; q < N; q++) ng[q] = -g[q];
+    for (int64_t q = 0; q < N; q++)
+      ng[q] = -g[q];
     if (nact) contacts_tangential(m, w, ng);
-    if ((s = direct_solve(w, o->solver, o->reuse, ng, p, st))) {
-      if (s == TIDE_ENOTSPD || s == TIDE_ESINGULAR)
-        return tide_fail(s, "Newton step: the Hessian is not positive definite (use project = "
-                            "true): %s", tide_errmsg());
-      return s;
-    }
+    if ((s = direct_solve(w, o->solver, o->reuse, ng, p, st)))
+      return newton_factor_failed(s, o, it);
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) p[q] = 0;
     if (nact) contacts_tangential(m, w, p);
-    st->iterations = it + 1;
-    double pinf = 0, gp = 0;
-    for (int64_t q = 0; q < N; q++) pinf = fmax(pinf, fabs(p[q]));
-    gp = tide_dot(N, g, p);
+    st->iterations++;
+    double pinf = 0;
+    for (int64_t q = 0; q < N; q++)
+      pinf = fmax(pinf, fabs(p[q]));
+    double gp = tide_dot(N, g, p);
     st->residual = pinf / dt;
     if (pinf / dt < tol) {
-      for (int64_t q = 0; q < N; q++) x[q] += p[q];
+      for (int64_t q = 0; q < N; q++)
+        x[q] += p[q];
       if (nc) contacts_project(m, o, x);
-      st->converged = 1;
-      break;
+      *converged = 1;
+      return TIDE_OK;
     }
-    if (!(gp < 0)) break; /* no descent left: at the minimum to rounding */
+    /* no descent direction left (rounding, or an indefinite Hessian
+     * without projection): stop, not converged */
+    if (!(gp < 0)) return TIDE_OK;
     /* backtracking (Armijo) line search on the incremental potential, along
      * the arc projected onto the colliders */
     double alpha = 1, E1 = E0;
     int halvings = 0;
     for (; halvings < 30; halvings++) {
       double dec;
-      if ((s = newton_trial(m, o, &ip, x, p, g, alpha, gp, xt, &E1, &dec))) return s;
+      if ((s = newton_trial(m, o, w, ip, eps_u, x, p, g, alpha, gp, xt, &E1, &dec))) return s;
       if (isfinite(E1) && E1 <= E0 + 1e-4 * dec) break;
       alpha *= 0.5;
     }
@@ -608,7 +856,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
       double *xe = w->vec[6];
       for (int k = 0; k < 6; k++) {
         double E2, dec;
-        if ((s = newton_trial(m, o, &ip, x, p, g, 2 * alpha, gp, xe, &E2, &dec))) return s;
+        if ((s = newton_trial(m, o, w, ip, eps_u, x, p, g, 2 * alpha, gp, xe, &E2, &dec))) return s;
         if (!(isfinite(E2) && E2 < E1 && E2 <= E0 + 1e-4 * dec)) break;
         alpha *= 2;
         E1 = E2;
@@ -616,18 +864,59 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
       }
     }
     st->line_search += halvings;
-    if (halvings == 30) break; /* no decrease possible: converged to rounding */
+    if (halvings == 30) return TIDE_OK; /* no decrease found: not converged */
     memcpy(x, xt, (size_t)N * sizeof(double));
     E0 = E1;
     if (tide_interrupted()) return tide_fail(TIDE_EINTR, "Newton step interrupted");
   }
-  if (!st->converged && st->residual < 1e3 * tol) st->converged = 1; /* stalled at rounding */
+  return TIDE_OK; /* iteration limit: not converged */
+}
+
+int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
+  memset(st, 0, sizeof *st);
+  double t0 = tide_wtime();
+  int s = check_step(m, o, "Newton step");
+  if (s) return s;
+  if (o->contact == TIDE_CONTACT_FRICTION && o->ncolliders && !(o->eps_v > 0))
+    return tide_fail(TIDE_EINVAL, "Newton step: eps_v must be positive, got %g", o->eps_v);
+  solid_work *w = get_work(m, &s);
+  if (!w) return s;
+  int nc = o->ncolliders;
+  int64_t N = w->N;
+  double dt = o->dt, *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
+  double *xn = w->vec[0], *xhat = w->vec[1], *g = w->vec[2];
+  memcpy(xn, x, (size_t)N * sizeof(double));
+  if ((s = tide_fem_predict(m, dt, xhat))) return s;
+  memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
+  tide_ip ip = {dt, xhat, xn};
+  double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
+  int maxit = o->maxit > 0 ? o->maxit : 50;
+  if (nc) contacts_project(m, o, x);
+  /* IPC friction at the collider contacts (contact = "friction") */
+  int fric = nc && o->contact == TIDE_CONTACT_FRICTION;
+  double eps_u = fric ? o->eps_v * dt : 0;
+  int rounds = fric ? (o->friction_iterations > 0 ? o->friction_iterations : 2) : 1;
+  double ftol = o->friction_tol > 0 ? o->friction_tol : 0.02;
+  if (fric) friction_lag(m, o, w, xn, xn);
+  int converged = 0;
+  for (int r = 0; r < rounds; r++) {
+    if ((s = newton_minimize(m, o, w, &ip, eps_u, x, maxit, &converged, st))) return s;
+    st->friction_iterations = r + 1;
+    if (!fric) break;
+    /* the normal forces at the solution, lagged for the next solve / step */
+    if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
+    st->friction_change = friction_update(m, o, w, x, g, ceps);
+    if (st->friction_change <= ftol || !converged) break;
+    friction_lag(m, o, w, x, xn);
+  }
+  st->converged = converged;
 #pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
-  for (int64_t q = 0; q < N; q++) v[q] = (x[q] - xn[q]) / dt;
+  for (int64_t q = 0; q < N; q++)
+    v[q] = (x[q] - xn[q]) / dt;
   if (nc) {
     /* the contact impulses: the gradient at the final positions */
-    if ((s = tide_fem_ip_gradient(m, &ip, x, g))) return s;
-    st->contacts = contacts_finish(m, o, g, ceps, x, v);
+    if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
+    st->contacts = contacts_finish(m, o, g, ceps, fric, x, v);
   }
   s = finish_step(m, o, st, 0);
   st->total_seconds = tide_wtime() - t0;
@@ -655,11 +944,14 @@ static void project(const damped_op *op, double *y) {
 #pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
     if (cf[i] == 2) {
-      for (int k = 0; k < d; k++) y[i * d + k] = 0;
+      for (int k = 0; k < d; k++)
+        y[i * d + k] = 0;
     } else if (cf[i] == 1) {
       double s = 0;
-      for (int k = 0; k < d; k++) s += y[i * d + k] * cN[i * d + k];
-      for (int k = 0; k < d; k++) y[i * d + k] -= s * cN[i * d + k];
+      for (int k = 0; k < d; k++)
+        s += y[i * d + k] * cN[i * d + k];
+      for (int k = 0; k < d; k++)
+        y[i * d + k] -= s * cN[i * d + k];
     }
   }
 }
@@ -702,7 +994,8 @@ static int op_precond(void *ctx, const double *r, double *z) {
   const double *mass = TIDE_F64P(m->fem->mass);
 #pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++)
-    for (int k = 0; k < d; k++) z[i * d + k] = r[i * d + k] / (mass[i] > 0 ? mass[i] : 1);
+    for (int k = 0; k < d; k++)
+      z[i * d + k] = r[i * d + k] / (mass[i] > 0 ? mass[i] : 1);
   project(op, z);
   return TIDE_OK;
 }
@@ -747,7 +1040,8 @@ static int solve_damped(tide_tetmesh *m, solid_work *w, const double *xf, double
     st->converged = ks.converged;
     if (!s) {
       project(&op, wv);
-      for (int64_t q = 0; q < N; q++) v[q] = vc[q] + wv[q];
+      for (int64_t q = 0; q < N; q++)
+        v[q] = vc[q] + wv[q];
     }
   }
   tide_free(work, (size_t)(4 * N) * sizeof(double));
@@ -795,7 +1089,8 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   for (int64_t i = 0; i < nv; i++) {
     w->cflag[i] = fixed_node(f, i) ? 2 : 0;
     if (w->cflag[i] == 2)
-      for (int k = 0; k < d; k++) vc[i * d + k] = pin[i] ? (tg[i * d + k] - xn[i * d + k]) / dt : 0;
+      for (int k = 0; k < d; k++)
+        vc[i * d + k] = pin[i] ? (tg[i * d + k] - xn[i * d + k]) / dt : 0;
   }
   /* 1. v~(n+1/2) = v^n + dt/2 a(x^n, v~(n+1/2)): explicit elasticity,
    *    implicit damping */
@@ -817,19 +1112,22 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
       xt[k] = x0[k] + dt * vt[i * d + k];
     }
     if (w->cflag[i] == 2 || !nc) {
-      for (int k = 0; k < d; k++) x[i * d + k] = xt[k];
+      for (int k = 0; k < d; k++)
+        x[i * d + k] = xt[k];
       continue;
     }
     double phi1, N1[3], vB[3];
     int b = tide_colliders_query(cs, nc, xt, &phi1, N1, vB);
     if (b < 0 || phi1 >= 0) {
-      for (int k = 0; k < d; k++) x[i * d + k] = xt[k];
+      for (int k = 0; k < d; k++)
+        x[i * d + k] = xt[k];
       continue;
     }
     contacts++;
     const tide_collider *c = cs[b];
     double mu = c->mu, vbn = 0;
-    for (int k = 0; k < d; k++) vbn += vB[k] * N1[k];
+    for (int k = 0; k < d; k++)
+      vbn += vB[k] * N1[k];
     /* phi at x^n of the body at time n (body evaluated at n+1, shifted) */
     double phi0 = tide_collider_phi(c, x0, NULL) - c->thickness + dt * vbn;
     double vs[3], xnew[3];
@@ -839,11 +1137,13 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
      * starts on or inside the body, e.g. resting or pushed by a moving
      * body, has theta = 0) */
     double th = phi0 > 0 ? phi0 / (phi0 - phi1) : 0;
-    for (int k = 0; k < d; k++) xnew[k] = x0[k] + th * dt * vt[i * d + k] + (1 - th) * dt * vs[k];
+    for (int k = 0; k < d; k++)
+      xnew[k] = x0[k] + th * dt * vt[i * d + k] + (1 - th) * dt * vs[k];
     /* a curved or moving surface may leave the point inside: project */
     double phi2, N2[3], vB2[3];
     if (tide_colliders_query(cs, nc, xnew, &phi2, N2, vB2) >= 0 && phi2 < 0)
-      for (int k = 0; k < d; k++) xnew[k] -= phi2 * N2[k];
+      for (int k = 0; k < d; k++)
+        xnew[k] -= phi2 * N2[k];
     for (int k = 0; k < d; k++) {
       x[i * d + k] = xnew[k];
       w->cN[i * d + k] = N1[k];
@@ -858,12 +1158,15 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   /* 5. v(n+1/2) = v*^n + dt/2 a(x(n+1/2), v(n+1/2)) with the normal
    *    velocity of contacts held at v*^n . N */
   double *xh = vt; /* reuse: x^{n+1/2} */
-  for (int64_t q = 0; q < N; q++) xh[q] = 0.5 * (xn[q] + x[q]);
+  for (int64_t q = 0; q < N; q++)
+    xh[q] = 0.5 * (xn[q] + x[q]);
   for (int64_t i = 0; i < nv; i++) {
     if (w->cflag[i] == 1) {
       double sn = 0;
-      for (int k = 0; k < d; k++) sn += vsn[i * d + k] * w->cN[i * d + k];
-      for (int k = 0; k < d; k++) vc[i * d + k] = sn * w->cN[i * d + k];
+      for (int k = 0; k < d; k++)
+        sn += vsn[i * d + k] * w->cN[i * d + k];
+      for (int k = 0; k < d; k++)
+        vc[i * d + k] = sn * w->cN[i * d + k];
     }
   }
   ta = tide_wtime();
@@ -890,7 +1193,8 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   /* 6. v~(n+1) = 2 v(n+1/2) - v*^n; 7. friction with objects */
   for (int64_t i = 0; i < nv; i++) {
     double *vi = v + i * d;
-    for (int k = 0; k < d; k++) vi[k] = 2 * vh[i * d + k] - vsn[i * d + k];
+    for (int k = 0; k < d; k++)
+      vi[k] = 2 * vh[i * d + k] - vsn[i * d + k];
     if (w->cflag[i] == 2) { /* kinematic: at the target with its velocity */
       for (int k = 0; k < d; k++) {
         if (pin[i]) x[i * d + k] = tg[i * d + k];
@@ -899,11 +1203,13 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
     } else if (w->cflag[i] == 1) {
       const double *Nn = w->cN + i * d;
       double dn = 0;
-      for (int k = 0; k < d; k++) dn += 2 * dv[i * d + k] * Nn[k];
+      for (int k = 0; k < d; k++)
+        dn += 2 * dv[i * d + k] * Nn[k];
       /* put back the inward normal velocity the projection removed, so that
        * Gamma removes it again and applies its friction */
       double in = dn < 0 ? dn : 0, tmpv[3];
-      for (int k = 0; k < d; k++) tmpv[k] = vi[k] + in * Nn[k];
+      for (int k = 0; k < d; k++)
+        tmpv[k] = vi[k] + in * Nn[k];
       tide_friction_gamma(d, tmpv, w->cvB + i * d, Nn, cs[w->cbody[i]]->mu, 0, vi);
     }
   }

@@ -17,10 +17,14 @@
  *                            symbolic analysis reused, backtracking line
  *                            search (extended while a full step meets far
  *                            less curvature than the projected Hessian),
- *                            convergence on |dx|_inf / dt; contacts are
+ *                            convergence on |dx|_inf / dt (converged = 0
+ *                            when the iteration limit is hit or the line
+ *                            search finds no decrease); contacts are
  *                            constraints of the minimization (projected
- *                            Newton with the active contact normals, then
- *                            friction from the contact impulses).
+ *                            Newton with the active contact normals) and
+ *                            friction is IPC's smoothed lagged potential
+ *                            in it (friction.h), re-solved while the
+ *                            lagged normal forces change.
  *
  * Common to all: gravity and the external force array of the fem, pinned
  * nodes moved to their targets (v = (target - x)/dt), optional collision
@@ -55,20 +59,24 @@ enum {
 };
 
 typedef struct tide_step_opts {
-  double dt;                 /* [s] */
+  double dt;                       /* [s] */
   tide_collider *const *colliders; /* may be NULL */
   int ncolliders;
-  int contact;               /* TIDE_CONTACT_* (linear, Newton) */
+  int contact; /* TIDE_CONTACT_* (linear, Newton) */
   /* linear */
-  int corotational;          /* 1: element rotations each step; 0: pure linear */
-  int solver;                /* TIDE_SOLID_AUTO, _CHOLMOD, _LDLT or _PCG (linear);
-                                Newton: any but _PCG */
-  double tol;                /* PCG relative residual (default 1e-8); Newton: |dx|_inf/dt
-                                [m/s] (default 1e-6) */
-  int maxit;                 /* Krylov / Newton iteration limit (0: default) */
+  int corotational; /* 1: element rotations each step; 0: pure linear */
+  int solver;       /* TIDE_SOLID_AUTO, _CHOLMOD, _LDLT or _PCG (linear);
+                       Newton: any but _PCG */
+  double tol;       /* PCG relative residual (default 1e-8); Newton: |dx|_inf/dt
+                       [m/s] (default 1e-6) */
+  int maxit;        /* Krylov / Newton iteration limit (0: default) */
   /* Newton */
-  int project;               /* PSD projection of element Hessians (default 1) */
-  int reuse;                 /* keep the CHOLMOD symbolic analysis across factorizations */
+  int project; /* PSD projection of element Hessians (default 1) */
+  int reuse;   /* keep the CHOLMOD symbolic analysis across factorizations */
+  /* Newton, contact = FRICTION: IPC's smoothed lagged friction (friction.h) */
+  double eps_v;            /* slip speed below which friction is static [m/s] (default 1e-4) */
+  int friction_iterations; /* solves per step while the normal forces change (default 2) */
+  double friction_tol;     /* ... by more than this relative to the largest mu lambda (0.02) */
 } tide_step_opts;
 
 /* Defaults: dt = 1/60, no colliders, friction contact, corotational,
@@ -76,15 +84,17 @@ typedef struct tide_step_opts {
 tide_step_opts tide_step_opts_default(void);
 
 typedef struct tide_step_stats {
-  int iterations;       /* Newton iterations (Newton), CG iterations (Newmark, linear PCG) */
-  int linear_iterations;/* total inner Krylov iterations */
-  int line_search;      /* total backtracking halvings (Newton) */
-  double residual;      /* final |dx|_inf / dt (Newton) or relative residual (Krylov) */
+  int iterations;        /* Newton iterations (Newton), CG iterations (Newmark, linear PCG) */
+  int linear_iterations; /* total inner Krylov iterations */
+  int line_search;       /* total backtracking halvings (Newton) */
+  double residual;       /* final |dx|_inf / dt (Newton) or relative residual (Krylov) */
   int converged;
-  int64_t contacts;     /* nodes processed by collision handling */
-  int64_t plastic;      /* elements that yielded */
+  int64_t contacts; /* nodes processed by collision handling */
+  int64_t plastic;  /* elements that yielded */
   double assemble_seconds, factor_seconds, solve_seconds, total_seconds;
-  int analyses;         /* symbolic analyses done in this step */
+  int analyses;            /* symbolic analyses done in this step */
+  int friction_iterations; /* Newton: solves done for the lagged normal forces */
+  double friction_change;  /* Newton: relative change of mu lambda in the last solve */
 } tide_step_stats;
 
 int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);

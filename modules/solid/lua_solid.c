@@ -163,14 +163,16 @@ static int l_lame(lua_State *L) {
 
 /* --------------------------------------------------------------- methods */
 
-static const char *const model_choices[] = {"linear",          "rotated_linear", "neohookean", "spline",
-                                            "fixed_corotated", "corotational",   NULL};
+/* in tide_model order, then aliases */
+static const char *const model_choices[] = {"linear", "rotated_linear",  "neohookean",
+                                            "spline", "fixed_corotated", "stvk",
+                                            "neohookean_j", "corotational", NULL};
 
 static const char *const material_keys[] = {
     "model",      "E",          "nu",         "mu",       "lambda",        "density",
     "gamma",      "spline_lo",  "spline_hi",  "spline_klo", "spline_khi",  "fiber_k",
     "fiber",      "damping_alpha", "damping_beta", "rayleigh_mass", "rayleigh_stiffness",
-    "gravity",    NULL};
+    "gravity",    "plane_stress", NULL};
 
 /* m:material{model = "neohookean", E = .., nu = .. | mu = .., lambda = ..,
  *            density = 1000, ...} (see docs/solids.md) */
@@ -180,7 +182,7 @@ static int m_material(lua_State *L) {
   if (m->surface) tide_lua_error(L, "%s: a surface mesh cannot take a volume material", fn);
   tide_opts o = tide_lua_opts(L, 2, fn, material_keys);
   int model = tide_opt_choice(&o, "model", "neohookean", model_choices);
-  if (model == 5) model = TIDE_MODEL_ROTATED_LINEAR; /* "corotational" */
+  if (model == TIDE_MODEL_COUNT) model = TIDE_MODEL_ROTATED_LINEAR; /* "corotational" */
   double mu, lambda;
   int has_e = tide_opt_has(&o, "E") || tide_opt_has(&o, "nu");
   int has_l = tide_opt_has(&o, "mu") || tide_opt_has(&o, "lambda");
@@ -209,6 +211,9 @@ static int m_material(lua_State *L) {
   }
   mat.damp_alpha = tide_opt_num(&o, "damping_alpha", 0, 0, HUGE_VAL);
   mat.damp_beta = tide_opt_num(&o, "damping_beta", 0, 0, HUGE_VAL);
+  mat.plane_stress = tide_opt_bool(&o, "plane_stress", 0);
+  if (mat.plane_stress && m->dim != 2)
+    tide_lua_error(L, "%s: plane_stress is for 2D meshes (this one is %dD)", fn, m->dim);
   double rho = tide_opt_num(&o, "density", 1000, 0, HUGE_VAL);
   double g[3] = {0, -9.81, 0};
   int ng = tide_opt_vec(&o, "gravity", m->dim, m->dim, g);
@@ -502,6 +507,8 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "pinned")) push_view(L, f ? f->pinned : NULL);
   else if (!strcmp(k, "target")) push_view(L, f ? f->target : NULL);
   else if (!strcmp(k, "force")) push_view(L, f ? f->force : NULL);
+  else if (!strcmp(k, "contact_force")) push_view(L, f ? f->contact_force : NULL);
+  else if (!strcmp(k, "contact_collider")) push_view(L, f ? f->contact_collider : NULL);
   else if (!strcmp(k, "rayleigh_mass") || !strcmp(k, "rayleigh_stiffness") ||
            !strcmp(k, "density")) {
     if (f)

@@ -7,7 +7,8 @@
  *   spline_klo, spline_khi, fiber_k, fiber {3}, damping_alpha,
  *   damping_beta, density, gravity {3}, rayleigh_mass, rayleigh_stiffness,
  *   mass (nv), pinned u8 (nv), target (nv, d), force (nv, d), rotations
- *   (ne, d, d)[, fibers (ne, d)][, plasticity = {yield, limit, isochoric, Fpinv,
+ *   (ne, d, d), contact_force (nv), contact_collider i32 (nv) (the lag of
+ *   step_newton's friction; absent in older checkpoints)[, fibers (ne, d)][, plasticity = {yield, limit, isochoric, Fpinv,
  *   Dminv_eff[, goal]}]}.
  * Integrator workspaces (matrices, factorizations, the corotational Kt) are
  * rebuilt on the next step; they hold no state that changes its result.
@@ -38,6 +39,8 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
   tide_ckpt_setvec(L, "fiber", t->fiber, 3);
   tide_ckpt_setnum(L, "damping_alpha", t->damp_alpha);
   tide_ckpt_setnum(L, "damping_beta", t->damp_beta);
+  lua_pushboolean(L, t->plane_stress);
+  lua_setfield(L, -2, "plane_stress");
   tide_ckpt_setnum(L, "density", f->rho);
   tide_ckpt_setvec(L, "gravity", f->gravity, 3);
   tide_ckpt_setnum(L, "rayleigh_mass", f->tau_m);
@@ -47,6 +50,8 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
   tide_ckpt_setarray(L, "target", f->target);
   tide_ckpt_setarray(L, "force", f->force);
   tide_ckpt_setarray(L, "rotations", f->R);
+  tide_ckpt_setarray(L, "contact_force", f->contact_force);
+  tide_ckpt_setarray(L, "contact_collider", f->contact_collider);
   tide_ckpt_setarray(L, "fibers", f->fiber);
   if (f->Fpinv) {
     lua_createtable(L, 0, 5);
@@ -88,7 +93,8 @@ static const char *const mat_keys[] = {
     "model",        "mu",       "lambda",        "gamma",         "spline_lo",          "spline_hi",
     "spline_klo",   "spline_khi", "fiber_k",     "fiber",         "damping_alpha",      "damping_beta",
     "density",      "gravity",  "rayleigh_mass", "rayleigh_stiffness", "mass",          "pinned",
-    "target",       "force",    "rotations",     "fibers",        "plasticity",         NULL};
+    "target",       "force",    "rotations",     "fibers",        "plasticity",
+    "contact_force", "contact_collider", "plane_stress", NULL};
 
 /* the material table at idx onto the new mesh m (anchored on the stack) */
 static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
@@ -118,6 +124,10 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   tide_ckpt_vec(L, idx, fn, "fiber", 3, t.fiber);
   t.damp_alpha = tide_ckpt_num(L, idx, fn, "damping_alpha", 0, H);
   t.damp_beta = tide_ckpt_num(L, idx, fn, "damping_beta", 0, H);
+  lua_getfield(L, idx, "plane_stress"); /* absent in checkpoints of older versions */
+  int has_ps = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  t.plane_stress = has_ps ? tide_ckpt_bool(L, idx, fn, "plane_stress") : 0;
   double rho = tide_ckpt_num(L, idx, fn, "density", 0, H);
   double g[3];
   tide_ckpt_vec(L, idx, fn, "gravity", 3, g);
@@ -130,6 +140,8 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   tide_array *force = tide_ckpt_array(L, idx, fn, "force", TIDE_F64, 2, s2, 1, 0);
   tide_array *rot = tide_ckpt_array(L, idx, fn, "rotations", TIDE_F64, 3, se, 1, 0);
   tide_array *fib = tide_ckpt_array(L, idx, fn, "fibers", TIDE_F64, 2, sf, 1, 1);
+  tide_array *cf = tide_ckpt_array(L, idx, fn, "contact_force", TIDE_F64, 1, s1, 1, 1);
+  tide_array *cc = tide_ckpt_array(L, idx, fn, "contact_collider", TIDE_I32, 1, s1, 0, 1);
   for (int64_t i = 0; i < m->nv; i++)
     if (TIDE_U8P(pinned)[i] > 1)
       tide_lua_error(L, "%s: field 'pinned' must hold 0 or 1, got %d at node %I", fn,
@@ -166,6 +178,8 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   tide_ckpt_copy(f->target, target);
   tide_ckpt_copy(f->force, force);
   tide_ckpt_copy(f->R, rot);
+  if (cf) tide_ckpt_copy(f->contact_force, cf);
+  if (cc) tide_ckpt_copy(f->contact_collider, cc);
   if (fib) {
     tide_lua_check(L, tide_fem_set_fibers(m, TIDE_F64P(fib)), fn);
     tide_ckpt_copy(f->fiber, fib); /* exactly as stored (already unit length) */

@@ -37,8 +37,8 @@ static void set_motion(lua_State *L, tide_opts *o, tide_collider *c) {
   (void)L;
 }
 
-static const char *const coll_keys[] = {"shape", "grid", "phi", "mu", "position", "velocity",
-                                         "omega", "thickness", NULL};
+static const char *const coll_keys[] = {"shape",    "grid",  "phi",       "mu", "position",
+                                        "velocity", "omega", "thickness", NULL};
 /* S.collider{shape = tide.Shape | grid = tide.Grid, phi = Array,
  *            mu = 0, position = {..}, velocity = {..}, omega = w, thickness = 0} */
 static int l_collider(lua_State *L) {
@@ -106,19 +106,25 @@ static void push_vec(lua_State *L, const double *v, int n) {
 static int c_index(lua_State *L) {
   tide_collider *c = checkcoll(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "position")) push_vec(L, c->pos, c->dim);
-  else if (!strcmp(k, "velocity")) push_vec(L, c->vel, c->dim);
+  if (!strcmp(k, "position"))
+    push_vec(L, c->pos, c->dim);
+  else if (!strcmp(k, "velocity"))
+    push_vec(L, c->vel, c->dim);
   else if (!strcmp(k, "omega")) {
-    if (c->dim == 2) lua_pushnumber(L, c->omega[2]);
-    else push_vec(L, c->omega, 3);
+    if (c->dim == 2)
+      lua_pushnumber(L, c->omega[2]);
+    else
+      push_vec(L, c->omega, 3);
   } else if (!strcmp(k, "rotation")) {
     lua_createtable(L, c->dim, 0);
     for (int i = 0; i < c->dim; i++) {
       push_vec(L, c->rot + 3 * i, c->dim);
       lua_rawseti(L, -2, i + 1);
     }
-  } else if (!strcmp(k, "mu")) lua_pushnumber(L, c->mu);
-  else if (!strcmp(k, "dim")) lua_pushinteger(L, c->dim);
+  } else if (!strcmp(k, "mu"))
+    lua_pushnumber(L, c->mu);
+  else if (!strcmp(k, "dim"))
+    lua_pushinteger(L, c->dim);
   else {
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "methods");
@@ -142,8 +148,8 @@ static int c_tostring(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg coll_methods[] = {{"set", c_set},   {"advance", c_advance}, {"phi", c_phi},
-                                        {"free", c_free}, {NULL, NULL}};
+static const luaL_Reg coll_methods[] = {
+    {"set", c_set}, {"advance", c_advance}, {"phi", c_phi}, {"free", c_free}, {NULL, NULL}};
 static const luaL_Reg coll_meta[] = {{"__gc", c_free},
                                      {"__close", c_free},
                                      {"__tostring", c_tostring},
@@ -187,7 +193,7 @@ static tide_collider **get_colliders(lua_State *L, tide_opts *o, int *n) {
 }
 
 static void push_stats(lua_State *L, const tide_step_stats *s) {
-  lua_createtable(L, 0, 12);
+  lua_createtable(L, 0, 14);
   lua_pushinteger(L, s->iterations);
   lua_setfield(L, -2, "iterations");
   lua_pushinteger(L, s->linear_iterations);
@@ -212,6 +218,10 @@ static void push_stats(lua_State *L, const tide_step_stats *s) {
   lua_setfield(L, -2, "seconds");
   lua_pushinteger(L, s->analyses);
   lua_setfield(L, -2, "analyses");
+  lua_pushinteger(L, s->friction_iterations);
+  lua_setfield(L, -2, "friction_iterations");
+  lua_pushnumber(L, s->friction_change);
+  lua_setfield(L, -2, "friction_change");
 }
 
 static const char *const contact_choices[] = {"friction", "simple", NULL};
@@ -230,8 +240,8 @@ static tide_step_opts parse_common(lua_State *L, tide_opts *o, tide_collider ***
   return so;
 }
 
-static const char *const linear_keys[] = {"dt",  "colliders", "contact", "corotational", "solver",
-                                          "tol", "maxit",     "reuse",   NULL};
+static const char *const linear_keys[] = {
+    "dt", "colliders", "contact", "corotational", "solver", "tol", "maxit", "reuse", NULL};
 /* m:step_linear{dt =, corotational = true, solver = "auto"|"cholmod"|"ldlt"|"pcg", tol =,
  *               colliders =, contact = "friction"|"simple", reuse = true} -> stats */
 static int m_step_linear(lua_State *L) {
@@ -267,11 +277,13 @@ static int m_step_newmark(lua_State *L) {
   return 1;
 }
 
-static const char *const newton_keys[] = {"dt",      "colliders", "contact", "tol", "maxit",
-                                          "project", "reuse",     "solver",  NULL};
+static const char *const newton_keys[] = {
+    "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
+    "eps_v", "friction_iterations", "friction_tol", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
- *               contact =} -> stats */
+ *               contact =, eps_v = 1e-4, friction_iterations = 2,
+ *               friction_tol = 0.02} -> stats */
 static int m_step_newton(lua_State *L) {
   const char *fn = "TetMesh:step_newton";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
@@ -283,6 +295,9 @@ static int m_step_newton(lua_State *L) {
   so.project = tide_opt_bool(&o, "project", 1);
   so.reuse = tide_opt_bool(&o, "reuse", 1);
   so.solver = tide_opt_choice(&o, "solver", "auto", direct_choices);
+  so.eps_v = tide_opt_num(&o, "eps_v", 1e-4, 1e-300, HUGE_VAL);
+  so.friction_iterations = (int)tide_opt_int(&o, "friction_iterations", 2, 1, 1000);
+  so.friction_tol = tide_opt_num(&o, "friction_tol", 0.02, 1e-300, HUGE_VAL);
   tide_step_stats st;
   tide_lua_check(L, tide_solid_step_newton(m, &so, &st), fn);
   tide_lua_gcaccount(L);
@@ -367,7 +382,8 @@ static int m_ip_hessian(lua_State *L) {
   if (!(dt > 0)) tide_lua_error(L, "%s: dt must be positive", fn);
   tide_array *xh = tide_opt_reqarray(&o, "xhat");
   int64_t shape[2] = {m->nv, m->dim};
-  if (tide_array_expect(xh, "xhat", TIDE_F64, 2, shape)) tide_lua_error(L, "%s: %s", fn, tide_errmsg());
+  if (tide_array_expect(xh, "xhat", TIDE_F64, 2, shape))
+    tide_lua_error(L, "%s: %s", fn, tide_errmsg());
   if (tide_array_nonfinite(xh)) tide_lua_error(L, "%s: xhat contains NaN/Inf", fn);
   int flags = (tide_opt_bool(&o, "project", 1) ? TIDE_FEM_PROJECT : 0) |
               (tide_opt_bool(&o, "pinned", 0) ? TIDE_FEM_PINNED : 0);

@@ -33,8 +33,8 @@ tide_material tide_material_default(int model, double mu, double lambda) {
   return m;
 }
 
-static const char *model_names[] = {"linear", "rotated_linear", "neohookean", "spline",
-                                    "fixed_corotated"};
+static const char *model_names[] = {"linear",          "rotated_linear", "neohookean", "spline",
+                                    "fixed_corotated", "stvk",           "neohookean_j"};
 
 const char *tide_model_name(int model) {
   return model >= 0 && model < TIDE_MODEL_COUNT ? model_names[model] : NULL;
@@ -53,7 +53,8 @@ int tide_material_check(const tide_material *m) {
   if (m->lambda < -m->mu)
     return tide_fail(TIDE_EINVAL, "material: lambda must be >= -mu (positive bulk modulus), got %g",
                      m->lambda);
-  if (m->model == TIDE_MODEL_NEOHOOKEAN && !(m->gamma > 0 && m->gamma < 1))
+  if ((m->model == TIDE_MODEL_NEOHOOKEAN || m->model == TIDE_MODEL_NEOHOOKEAN_J) &&
+      !(m->gamma > 0 && m->gamma < 1))
     return tide_fail(TIDE_EINVAL, "material: gamma must be in (0, 1), got %g", m->gamma);
   if (m->model == TIDE_MODEL_SPLINE) {
     if (!(m->spline_lo > 0 && m->spline_lo < 1) || !(m->spline_hi > 1))
@@ -74,14 +75,21 @@ int tide_material_check(const tide_material *m) {
 
 /* ---------------------------------------------------- models by s (diag) */
 
-/* neo-Hookean volume term f(J) with its Taylor extrapolation below gamma */
+/* neo-Hookean volume term f(J) with its Taylor extrapolation below gamma:
+ * -mu ln J + lambda/2 ln(J)^2, or -mu ln J + lambda/2 (J - 1)^2 */
 static void nh_volume(const tide_material *m, double J, double *f, double *f1, double *f2) {
   double mu = m->mu, lam = m->lambda;
   double Jc = J >= m->gamma ? J : m->gamma;
-  double l = log(Jc);
-  double g0 = -mu * l + 0.5 * lam * l * l;
-  double g1 = (lam * l - mu) / Jc;
-  double g2 = (mu + lam - lam * l) / (Jc * Jc);
+  double l = log(Jc), g0, g1, g2;
+  if (m->model == TIDE_MODEL_NEOHOOKEAN_J) {
+    g0 = -mu * l + 0.5 * lam * (Jc - 1) * (Jc - 1);
+    g1 = -mu / Jc + lam * (Jc - 1);
+    g2 = mu / (Jc * Jc) + lam;
+  } else {
+    g0 = -mu * l + 0.5 * lam * l * l;
+    g1 = (lam * l - mu) / Jc;
+    g2 = (mu + lam - lam * l) / (Jc * Jc);
+  }
   if (J >= m->gamma) {
     *f = g0, *f1 = g1, *f2 = g2;
   } else {
@@ -134,8 +142,8 @@ static double spline_divdiff(const tide_material *m, double a, double b) {
 
 static const int pair_i[3] = {0, 0, 1}, pair_j[3] = {1, 2, 2}, pair_k[3] = {2, 1, 0};
 
-void tide_material_diag(const tide_material *m, int d, const double *s, double *psi_out,
-                        double *p_out, double *h_out, double *A_out, double *B_out) {
+static void diag_model(const tide_material *m, int d, const double *s, double *psi_out,
+                       double *p_out, double *h_out, double *A_out, double *B_out) {
   double p[3] = {0}, h[9] = {0}, psi = 0, A[3] = {0}, B[3] = {0};
   int np = d == 3 ? 3 : 1;
   double J = d == 3 ? s[0] * s[1] * s[2] : s[0] * s[1];
@@ -190,7 +198,28 @@ void tide_material_diag(const tide_material *m, int d, const double *s, double *
     }
     break;
   }
-  case TIDE_MODEL_NEOHOOKEAN: {
+  case TIDE_MODEL_STVK: {
+    double mu = m->mu, lam = m->lambda, T = 0;
+    for (int i = 0; i < d; i++) T += 0.5 * (s[i] * s[i] - 1);
+    psi = 0.5 * lam * T * T;
+    for (int i = 0; i < d; i++) {
+      double e = 0.5 * (s[i] * s[i] - 1);
+      psi += mu * e * e;
+      p[i] = s[i] * (2 * mu * e + lam * T);
+      h[i * d + i] = mu * (3 * s[i] * s[i] - 1) + lam * T + lam * s[i] * s[i];
+    }
+    for (int q = 0; q < np; q++) {
+      int i = pair_i[q], j = pair_j[q];
+      double a = s[i], b = s[j];
+      h[i * d + j] = h[j * d + i] = lam * a * b;
+      /* (p_i -+ p_j)/(s_i -+ s_j) in closed form */
+      A[q] = mu * (a * a + a * b + b * b - 1) + lam * T;
+      B[q] = mu * (a * a - a * b + b * b - 1) + lam * T;
+    }
+    break;
+  }
+  case TIDE_MODEL_NEOHOOKEAN:
+  case TIDE_MODEL_NEOHOOKEAN_J: {
     double f, f1, f2, mu = m->mu;
     nh_volume(m, J, &f, &f1, &f2);
     psi = f;
@@ -218,11 +247,74 @@ void tide_material_diag(const tide_material *m, int d, const double *s, double *
   if (B_out) memcpy(B_out, B, sizeof(double) * (size_t)np);
 }
 
+/* plane stress: the out-of-plane stretch s3 >= 0 minimizing psi3(s1, s2, s3)
+ * for the in-plane (s1, s2): the root of g = dpsi3/ds3 by Newton's method
+ * safeguarded by a bracket, or the bound s3 = 0 when g >= 0 there (an
+ * in-plane inverted or flat state, where the minimizer over all s3 would
+ * flip the sheet through the third dimension); *bound = 1 then */
+static double plane_stress_s3(const tide_material *m, double s1, double s2, int *bound) {
+  double t[3] = {s1, s2, 0}, p[3], h[9];
+#define G3(z) (t[2] = (z), diag_model(m, 3, t, NULL, p, h, NULL, NULL), p[2])
+  *bound = 0;
+  double g0 = G3(0.0);
+  if (g0 > 0 || (g0 == 0 && h[8] >= 0)) {
+    *bound = 1;
+    return 0;
+  }
+  double lo = 0, hi = 1, ghi = G3(1.0);
+  while (ghi < 0 && hi < 1e8) lo = hi, hi *= 2, ghi = G3(hi);
+  if (ghi < 0) return hi;
+  double z = ghi == 0 ? hi : 0.5 * (lo + hi);
+  for (int it = 0; it < 200 && ghi != 0; it++) {
+    double g = G3(z), k = h[8];
+    if (g == 0) break;
+    if (g < 0) lo = z;
+    else hi = z;
+    double zn = k > 0 ? z - g / k : 0.5 * (lo + hi);
+    if (!(zn > lo && zn < hi)) zn = 0.5 * (lo + hi);
+    if (fabs(zn - z) <= 1e-15 * fabs(z) || hi - lo <= 1e-15 * hi) {
+      z = zn;
+      break;
+    }
+    z = zn;
+  }
+#undef G3
+  return z;
+}
+
+void tide_material_diag(const tide_material *m, int d, const double *s, double *psi_out,
+                        double *p_out, double *h_out, double *A_out, double *B_out) {
+  if (!(d == 2 && m->plane_stress)) {
+    diag_model(m, d, s, psi_out, p_out, h_out, A_out, B_out);
+    return;
+  }
+  int bound;
+  double t[3] = {s[0], s[1], plane_stress_s3(m, s[0], s[1], &bound)}, psi, p[3], h[9], A[3], B[3];
+  diag_model(m, 3, t, &psi, p, h, A, B);
+  if (psi_out) *psi_out = psi;
+  if (p_out) p_out[0] = p[0], p_out[1] = p[1];
+  if (h_out) {
+    double k = !bound && h[8] > 0 ? h[8] : 0; /* at the bound s3 stays 0 */
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 2; j++)
+        h_out[i * 2 + j] = h[i * 3 + j] - (k > 0 ? h[i * 3 + 2] * h[j * 3 + 2] / k : 0);
+  }
+  if (A_out) A_out[0] = A[0];
+  if (B_out) B_out[0] = B[0];
+}
+
 /* ------------------------------------------------------------ full F */
 
 static void linear_eval(const tide_material *m, int d, const double *F, double *psi, double *P,
                         double *dPdF) {
   double eps[9], tr = 0, ee = 0;
+  tide_material ps;
+  if (d == 2 && m->plane_stress) { /* exact: lambda* = 2 lambda mu / (lambda + 2 mu) */
+    ps = *m;
+    ps.lambda = m->lambda + 2 * m->mu > 0 ? 2 * m->lambda * m->mu / (m->lambda + 2 * m->mu) : 0;
+    ps.plane_stress = 0;
+    m = &ps;
+  }
   for (int i = 0; i < d; i++)
     for (int j = 0; j < d; j++) eps[i * d + j] = 0.5 * (F[i * d + j] + F[j * d + i]) - (i == j);
   for (int i = 0; i < d; i++) tr += eps[i * d + i];

@@ -2,8 +2,18 @@
  * material.h -- constitutive models of deformable solids (tide.solid), one
  * API for finite elements and, later, MPM particles: the energy density
  * Psi(F), the first Piola-Kirchhoff stress P(F) = dPsi/dF and its derivative
- * dP/dF, for a deformation gradient F of size d x d (d = 2: plane strain,
- * d = 3).
+ * dP/dF, for a deformation gradient F of size d x d (d = 3, or d = 2: plane
+ * strain, or plane stress when the material's plane_stress flag is set).
+ *
+ * Plane stress (2D, plane_stress != 0) condenses the 3D model exactly: the
+ * out-of-plane stretch s3 >= 0 minimizes psi3(s1, s2, s3) (P33 = 0, solved
+ * per evaluation by a safeguarded Newton iteration; s3 = 0 when the
+ * in-plane state is so inverted that P33 > 0 there), psi(s1, s2) =
+ * psi3(s1, s2, s3*), p_i = dpsi3/ds_i at s3* (i = 1, 2), h = the Schur
+ * complement h3_ij - h3_i3 h3_j3 / h3_33, and the pair terms A, B of (1, 2)
+ * are those of the 3D model at s3*.  The linear model uses the exact
+ * equivalent lambda* = 2 lambda mu / (lambda + 2 mu).  2D quantities are per
+ * unit thickness in both cases.
  *
  * Isotropic models are written in the diagonal frame of Irving (thesis
  * 2.5-2.6): F = U diag(s) V^T with the inversion-aware SVD of small.h,
@@ -59,6 +69,19 @@ typedef enum {
   /* Fixed corotated (Stomakhin, Howes, Schroeder & Teran 2012):
    *   psi = mu |s - 1|^2 + lambda/2 (J - 1)^2. */
   TIDE_MODEL_FIXED_COROTATED,
+  /* St. Venant-Kirchhoff: with the Green strain E = (F^T F - I)/2,
+   *   Psi = mu E:E + lambda/2 tr(E)^2,  S = 2 mu E + lambda tr(E) I, P = F S,
+   * psi(s) = mu/4 sum (s_i^2 - 1)^2 + lambda/8 (sum (s_i^2 - 1))^2.  The
+   * model of most structural benchmarks (large rotation, small strain);
+   * under compression it softens (the stress of a uniaxially compressed bar
+   * peaks at s = 1/sqrt(3) and falls to 0 at s = 0) and it does not resist
+   * inversion (psi(s) = psi(-s)): keep strains moderate. */
+  TIDE_MODEL_STVK,
+  /* Compressible neo-Hookean with the (J - 1)^2 volume term,
+   *   Psi = mu/2 (|s|^2 - d) - mu ln J + lambda/2 (J - 1)^2,
+   * extrapolated below J = gamma like TIDE_MODEL_NEOHOOKEAN (its
+   * lambda/2 ln(J)^2 form); both have the Lame parameters at rest. */
+  TIDE_MODEL_NEOHOOKEAN_J,
   TIDE_MODEL_COUNT
 } tide_model;
 
@@ -74,6 +97,7 @@ typedef struct tide_material {
   double fiber[3];     /* rest fibre direction a (unit), used when no per-element one is given */
   double damp_alpha;   /* rotated-frame damping, volumetric [Pa s] */
   double damp_beta;    /* rotated-frame damping, shear [Pa s] */
+  int plane_stress;    /* 2D only: plane stress instead of plane strain */
 } tide_material;
 
 /* Lame parameters from Young's modulus E [Pa] and Poisson's ratio nu
@@ -87,7 +111,7 @@ void tide_lame(double E, double nu, double *lambda, double *mu);
 tide_material tide_material_default(int model, double mu, double lambda);
 
 /* Name of a model ("linear", "rotated_linear", "neohookean", "spline",
- * "fixed_corotated"); NULL if out of range. */
+ * "fixed_corotated", "stvk", "neohookean_j"); NULL if out of range. */
 const char *tide_model_name(int model);
 
 /* Check parameters (finite, mu >= 0, lambda >= 0 or mu + lambda > 0 etc.);

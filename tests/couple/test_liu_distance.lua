@@ -37,4 +37,4 @@ end
 T.raises(function() tide.couple.liu_distance { grid = g, phi = phi, x = X, interp = "cubic" } end, "interp")
 T.raises(function() tide.couple.liu_distance { grid = g, phi = phi, x = tide.array.from { { 1, 2, 3 } } } end, "x")
 T.raises(function() tide.couple.liu_distance { grid = g, phi = phi, x = tide.array.from { { 0 / 0, 0 } } } end, "non-finite")
-T.report()
+os.exit(T.report())

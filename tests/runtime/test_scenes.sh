@@ -16,6 +16,7 @@ declare -A args=(
   [drop_oscillation]="--res 12 --frames 2 --periods 1 --image 96"
   [obstacle]="--res 16 --frames 2 --image 96"
   [open_channel]="--res 12 --frames 2 --image 96"
+  [mpm_jelly]="--res 16 --frames 2 --image 96"
   [solid_plastic_sphere]="--h 0.1 --frames 2"
   [solid_stairs]="--h 0.08 --frames 2"
   [solid_swinging_beam]="--cells 4 --frames 2"
@@ -27,6 +28,7 @@ declare -A args3=(
   [drop_oscillation]="--dim 3 --res 10 --frames 1 --periods 1 --image 96"
   [obstacle]="--dim 3 --res 10 --frames 1 --image 96"
   [open_channel]="--dim 3 --res 8 --frames 1 --image 96"
+  [mpm_jelly]="--dim 3 --res 12 --frames 1 --image 96"
 )
 one() { # $1 name, $2 tag, $3 args
   local out="$tmp/$1$2"

@@ -64,7 +64,8 @@ end
 function M.stop_time(mu, u0) return u0 / (M.g * (mu * cs - sn)) end
 
 --- Run one case (see the top); opts: method ("step_newmark" or
--- "step_newton"), E, beta, mu, u0, steps, dt, every (record every n-th step, 1).
+-- "step_newton"), E, beta, mu, u0, steps, dt, every (record every n-th step, 1),
+-- rest (the speed that counts as stopped, 1e-12 m/s).
 function M.run(o)
   local m = M.tet(o.E or 0, o.beta or 0, o.u0 or 0)
   local S = tide.solid
@@ -78,7 +79,7 @@ function M.run(o)
     step(m, { dt = o.dt, colliders = { ground } })
     local t = n * o.dt
     local s, sp = M.along(m, 1)
-    if (o.u0 or 0) > 0 and not r.stop and sp <= 1e-12 then r.stop = t end
+    if (o.u0 or 0) > 0 and not r.stop and sp <= (o.rest or 1e-12) then r.stop = t end
     if n % every == 0 or n == o.steps then
       r.t[#r.t + 1], r.s[#r.s + 1], r.v[#r.v + 1] = t, s - s0, sp
     end

@@ -1,0 +1,77 @@
+/* bench/mpm.c -- explicit MLS-MPM throughput (tide.mpm), quadratic
+ * B-splines, 2D and 3D, 1 and 2 threads, in particle-substeps per second,
+ * next to the bound the memory bandwidth measured in the same run sets:
+ * a substep must read every particle's state for P2G (x, v, C, F, V0, m,
+ * J_p: 2d + 2d^2 + 3 doubles and a 4-byte material id) and read and write
+ * it again in G2P (x, v, C, F), so at least
+ *   bytes_p = 8 (2d + 2d^2 + 3) + 4 + 8 * 2 (2d + 2 d^2)
+ * cross the memory bus per particle-substep (the node arrays are small and
+ * stay in cache for sorted particles).  The bound is triad bandwidth /
+ * bytes_p.  Scene: an elastic fixed-corotated block filling 1/8 of the box
+ * at 4 (2D) / 8 (3D) particles per cell, sorted once.
+ *   build/bench_mpm [--quick] */
+#include "mpm/mpm.h"
+#include "bench_util.h"
+#include "version.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+static double run(int dim, int n, int steps, int64_t *np) {
+  tide_grid g = {dim, {n, n, dim == 3 ? n : 1}, 1.0 / n, {0, 0, 0}};
+  tide_mpm *m;
+  if (tide_mpm_new(&g, 2, &m)) return 0;
+  tide_mpm_material mt;
+  memset(&mt, 0, sizeof mt);
+  mt.elastic = tide_material_default(TIDE_MODEL_FIXED_COROTATED, 1e4, 1e4);
+  mt.rho = 1000;
+  int idx;
+  tide_mpm_add_material(m, &mt, &idx);
+  for (int s = 0; s < 2 * dim; s++)
+    m->wall_bc[s] = TIDE_MPM_SEPARATE;
+  m->gravity[1] = -9.81;
+  tide_shape *box;
+  double lo[3] = {0.25, 0.25, 0.25}, hi[3] = {0.75, 0.75, 0.75};
+  tide_shape_box(dim, lo, hi, &box);
+  int64_t added;
+  tide_mpm_seed(m, box, dim == 3 ? 8 : 4, 1, 1, idx, NULL, NULL, &added);
+  tide_shape_release(box);
+  tide_mpm_sort(m);
+  double dt = 1e-4;
+  tide_mpm_step(m, dt); /* warm-up */
+  double t = tide_wtime();
+  for (int s = 0; s < steps; s++)
+    tide_mpm_step(m, dt);
+  t = tide_wtime() - t;
+  *np = m->ps->n;
+  tide_mpm_free(m);
+  return (double)(*np) * steps / t;
+}
+
+int main(int argc, char **argv) {
+  int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  printf("bench_mpm: explicit MLS-MPM, quadratic B-splines, double precision (Tide %s)\n",
+         tide_version_string());
+  for (int threads = 1; threads <= 2; threads++) {
+    tide_threads_set(threads);
+    double gbs = bench_triad_gbs((int64_t)1 << (quick ? 22 : 25), quick ? 3 : 5);
+    printf("\n-- %d thread%s: triad bandwidth %.1f GB/s\n", threads, threads > 1 ? "s" : "", gbs);
+    for (int dim = 2; dim <= 3; dim++) {
+      int n = dim == 2 ? (quick ? 128 : 512) : (quick ? 32 : 64);
+      int64_t np;
+      double rate = run(dim, n, quick ? 5 : 20, &np);
+      double bytes = 8.0 * (2 * dim + 2 * dim * dim + 3) + 4 + 16.0 * (2 * dim + 2 * dim * dim);
+      double bound = gbs * 1e9 / bytes;
+      printf(
+          "  %dD %d^%d grid, %lld particles: %.2f M particle-substeps/s; bandwidth bound %.1f M/s "
+          "(%.0f B per particle-substep) -> %.0f%% of the bound\n",
+          dim, n, dim, (long long)np, rate / 1e6, bound / 1e6, bytes, 100 * rate / bound);
+    }
+  }
+  printf("\nreference: a plain C quadratic MLS-MPM loop, 3D single precision, one core of this "
+         "machine class: "
+         "~8.4 M particle-substeps/s (issue 17)\n");
+  return 0;
+}

@@ -1,0 +1,262 @@
+--- tide.liu: a level-set liquid coupled with solid vertices without
+-- penetration (Liu et al., Algorithms 1-2, Eq. 8-23), written as a recipe.
+--
+--   local liu = require "tide.liu"
+--   local S = liu.new{ grid = g, phi = phi, x = X, v = V, mass = 1e-3, fixed = F,
+--                      gravity = {0, -9.81} }
+--   for i = 1, n do liu.step(S, liu.max_dt(S)) end
+--
+-- The liquid is {phi < 0}; the solid is a set of vertices (rows of X, {nv, dim},
+-- with velocities V, lumped masses and an optional u8 `fixed` flag per vertex).
+-- One step (Algorithm 1, with the liquid's lines from Algorithm 2):
+--   Position prediction
+--     F 1. u† = u^n + dt g, semi-implicit surface tension (Eq. 8, Liu's band on the
+--          liquid side)                                                 Alg. 2 line 1
+--     F 2. u‡ = projection of u† on phi^n (contact faces from x^n, v^n)   Alg. 2 line 2
+--     F 3. u* = advection of u‡, phi* = advection of phi^n by u‡           Alg. 2 lines 3-4
+--     S 4. x* = x^n + dt v^n + dt^2 g                                      Alg. 1 line 2, Eq. 5
+--   Constrained optimization
+--       5. (phi^{n+1}, x^{n+1}) = argmin of Eq. 22 from (phi^n, x^n): liquid and solid
+--          inertia, the vertex-level-set barrier, one volume constraint per
+--          component (tide.couple.liu_solve)                          Alg. 1 line 6, Alg. 2 line 5
+--       6. redistance phi^{n+1} once (fast marching), keeping the cells around the
+--          vertices in contact (their distances stay those of the solve)
+--   Velocity correction
+--     S 7. v^{n+1} = (x^{n+1} - x^n) / dt                                  Alg. 1 line 9, Eq. 7
+--     F 8. u^{n+1} = projection of u* on phi^{n+1} with the faces near contact
+--          prescribed to the solid's velocity (Eq. 23)      Alg. 1 lines 10-11, Alg. 2 line 6
+-- After each projection the velocity is extended into the air (tide.grid.extrapolate).
+-- The invariant is checked after every solve: every vertex has d(phi^{n+1}, x) > 0
+-- (S.last.penetrating counts the vertices that do not; liu.check raises).
+local tide = require "tide"
+local liquid, grid, couple = tide.liquid, tide.grid, tide.couple
+local time = tide.time
+
+local liu = {}
+
+local defaults = {
+  rho = 1000,            -- liquid density [kg/m^3]
+  sigma = 0,             -- surface tension [N/m] (Eq. 8, semi-implicit)
+  cfl = 1,               -- advective CFL number of max_dt
+  capillary = 0.5,       -- fraction of the explicit capillary step
+  interp = "quadratic",  -- distance metric: "linear" (Fig. 5) or "quadratic"
+  dhat = false,          -- barrier threshold [m] (default dx / 2)
+  kappa = false,         -- barrier stiffness [kg] (default rho dx^dim)
+  band = false,          -- unknown band [m] (default 3 x the largest displacement, >= 2 dx + dhat)
+  volume = true,         -- one volume constraint per component (Eq. 10-12)
+  line_search = true,    -- backtracking + CCD filter (Sec. 4.3.5)
+  max_iter = 30,         -- Newton iterations
+  tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
+  solver = "cholmod",    -- "cholmod" or "bicgstab" (+ ILU(0))
+  contact_velocity = true, -- Eq. 23 faces in the projections
+  redistance = 1,        -- redistance every n steps (0: never)
+  advect = "maccormack", -- level-set advection
+  ptol = 1e-8,           -- pressure solve tolerance
+}
+
+local keys = { grid = true, phi = true, x = true, v = true, mass = true, fixed = true, gravity = true, walls = true }
+for k in pairs(defaults) do keys[k] = true end
+
+--- Build the state.  opts: grid, phi (copied), x ({nv, dim} f64, copied; may be
+-- omitted for a liquid alone), v (velocities, default 0), mass (number or {nv}
+-- array [kg]), fixed ({nv} u8), gravity ({gx, gy[, gz]}), walls (a list of faces
+-- {axis, i, j[, k]}, 1-based, held at zero velocity in both projections: a plain
+-- Neumann condition, the comparison of Fig. 11a), and the defaults above.
+function liu.new(opts)
+  if type(opts) ~= "table" then error("tide.liu.new: table of named arguments expected", 2) end
+  for k in pairs(opts) do
+    if not keys[k] then error(string.format("tide.liu.new: unknown option '%s'", tostring(k)), 2) end
+  end
+  local g, phi = opts.grid, opts.phi
+  if not g or not phi then error("tide.liu.new: 'grid' and 'phi' are required", 2) end
+  local S = {}
+  for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
+  if S.interp ~= "linear" and S.interp ~= "quadratic" then error("tide.liu.new: interp must be linear or quadratic", 2) end
+  if S.solver ~= "cholmod" and S.solver ~= "bicgstab" then error("tide.liu.new: solver must be cholmod or bicgstab", 2) end
+  for _, k in ipairs { "rho", "sigma", "cfl", "capillary", "max_iter", "redistance" } do
+    local v = S[k]
+    if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+      error(string.format("tide.liu.new: %s must be a finite number >= 0", k), 2)
+    end
+  end
+  S.grid, S.dim = g, g.dim
+  S.gravity = opts.gravity
+  S.walls = opts.walls
+  S.phi, S.phi2, S.phi_keep = g:cells(), g:cells(), g:cells()
+  S.phi:copy(phi)
+  S.u, S.u2 = g:mac(), g:mac()
+  S.valid, S.fixed_faces = g:mac("u8"), g:mac("u8")
+  S.labels = liquid.label_phi(g, S.phi)
+  S.pressure = g:cells()
+  S.solver_st = liquid.viscosity_solver()
+  S.advect_opts = { out = S.u2, work = grid.advect_work() }
+  S.dhat_v = S.dhat or 0.5 * g.dx
+  local nv = opts.x and opts.x.shape[1] or 0
+  S.nv = nv
+  if nv > 0 then
+    S.x = tide.array.zeros({ nv, g.dim }) ; S.x:copy(opts.x)
+    S.v = tide.array.zeros({ nv, g.dim }) ; if opts.v then S.v:copy(opts.v) end
+    S.xs, S.xn = tide.array.zeros({ nv, g.dim }), tide.array.zeros({ nv, g.dim })
+    S.mass = opts.mass or 1
+    S.fixed = opts.fixed
+  else
+    S.x = tide.array.zeros({ 0, g.dim })
+    S.v, S.xs, S.xn = S.x, S.x, S.x
+    S.mass = 1
+  end
+  if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi } end
+  S.t, S.steps = 0, 0
+  S.last = nil
+  S.history = {}
+  return S
+end
+
+--- Largest stable step: cfl cells per step at the fastest liquid face or vertex,
+-- the gravity bound, and the capillary limit times `capillary`.
+function liu.max_dt(S)
+  local dx = S.grid.dx
+  local vmax = S.u:max_speed()
+  for i = 1, S.nv do
+    local s = 0
+    for a = 1, S.dim do s = s + S.v:get(i, a) ^ 2 end
+    vmax = math.max(vmax, math.sqrt(s))
+  end
+  local dt = S.cfl * dx / math.max(vmax, 1e-12)
+  if S.sigma > 0 then dt = math.min(dt, S.capillary * liquid.capillary_dt(dx, S.sigma, S.rho)) end
+  if S.gravity then
+    local gm = 0
+    for _, c in ipairs(S.gravity) do gm = gm + c * c end
+    if gm > 0 then dt = math.min(dt, S.cfl * math.sqrt(dx / math.sqrt(gm))) end
+  end
+  return dt
+end
+
+-- projection with the contact faces of the vertices at (x, v) prescribed (Eq. 23)
+local function project(S, dt, phi)
+  local g, u = S.grid, S.u
+  S.fixed_faces:fill(0)
+  local nfaces = 0
+  if S.nv > 0 and S.contact_velocity then
+    nfaces = couple.liu_contact_faces { grid = g, phi = phi, x = S.x, v = S.v, u = u, fixed = S.fixed_faces,
+      dhat = S.dhat_v, interp = S.interp }
+  end
+  for _, w in ipairs(S.walls or {}) do
+    local at = { table.unpack(w, 2) }
+    at[#at + 1] = 1
+    S.fixed_faces:component(w[1]):set(table.unpack(at))
+    at[#at] = 0
+    u:component(w[1]):set(table.unpack(at))
+    nfaces = nfaces + 1
+  end
+  liquid.label_phi(g, phi, { out = S.labels })
+  local st = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = phi, tol = S.ptol,
+    valid = S.valid, pressure = S.pressure, fixed = nfaces > 0 and S.fixed_faces or nil })
+  time("extrapolate", grid.extrapolate, { phi = phi, field = u, valid = S.valid })
+  u:enforce_walls(nil, false)
+  return st, nfaces
+end
+
+--- Advance by dt (Algorithm 1); returns the statistics of the optimization.
+function liu.step(S, dt)
+  local g, dim = S.grid, S.dim
+  -- 1. forces (Alg. 2 line 1, Eq. 8)
+  if S.gravity then S.u:add_gravity(dt, S.gravity) end
+  if S.sigma > 0 then
+    liquid.label_phi(g, S.phi, { out = S.labels })
+    time("surface tension", liquid.surface_tension, S.u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
+      labels = S.labels, method = "liu", side = "liquid", solver = S.solver_st })
+  end
+  -- 2. first projection on phi^n (Alg. 2 line 2)
+  project(S, dt, S.phi)
+  -- 3. advection of phi and u by u‡ (Alg. 2 lines 3-4)
+  time("advect phi", grid.advect_scalar, { grid = g, velocity = S.u, field = S.phi, dt = dt, scheme = S.advect,
+    interp = "cubic", out = S.phi2 })
+  S.advect_opts.out = S.u2
+  time("advect u", S.u.advect, S.u, S.u, dt, S.advect_opts)
+  S.u, S.u2 = S.u2, S.u
+  -- 4. solid prediction x* = x^n + dt v^n + dt^2 g (Eq. 5); the largest displacement sets the band
+  local gv = S.gravity or {}
+  local maxdisp = S.u:max_speed() * dt
+  for i = 1, S.nv do
+    local free = not (S.fixed and S.fixed:get(i) ~= 0)
+    local s = 0
+    for a = 1, dim do
+      local xa = S.x:get(i, a)
+      S.xn:set(i, a, xa)
+      local dxa = free and (dt * S.v:get(i, a) + dt * dt * (gv[a] or 0)) or 0
+      S.xs:set(i, a, xa + dxa)
+      s = s + dxa * dxa
+    end
+    maxdisp = math.max(maxdisp, math.sqrt(s))
+  end
+  -- 5. joint optimization (Eq. 22) from (phi^n, x^n); phi* in phi2
+  local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
+  local st = time("optimize", couple.liu_solve, { grid = g, phi = S.phi, phi_star = S.phi2, x = S.x, x_star = S.xs,
+    mass = S.mass, fixed = S.fixed, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
+    kappa = S.kappa or nil, rho = S.rho, band = band, tol = S.tol or nil, max_iter = S.max_iter,
+    line_search = S.line_search, solver = S.solver })
+  -- 6. redistance once, keeping the cells around vertices in contact
+  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then
+    S.phi_keep:copy(S.phi)
+    time("redistance", grid.redistance, g, S.phi)
+    if S.nv > 0 then liu.keep_contact(S, S.phi_keep) end
+  end
+  -- 7. solid velocities (Eq. 7)
+  for i = 1, S.nv do
+    for a = 1, dim do S.v:set(i, a, (S.x:get(i, a) - S.xn:get(i, a)) / dt) end
+  end
+  -- 8. second projection on phi^{n+1} with the contact faces (Alg. 1 lines 10-11, Eq. 23)
+  local _, nfaces = project(S, dt, S.phi)
+  st.contact_faces = nfaces
+  if S.nv > 0 then
+    local d = couple.liu_distance { grid = g, phi = S.phi, x = S.x, interp = S.interp }
+    local md, pen = math.huge, 0
+    for i = 1, S.nv do
+      local di = d:get(i)
+      md = math.min(md, di)
+      if di <= 0 then pen = pen + 1 end
+    end
+    st.min_d, st.penetrating = md, pen
+  end
+  S.t, S.steps = S.t + dt, S.steps + 1
+  S.last = st
+  return st
+end
+
+--- After redistancing, put back the optimized values of the cells around every
+-- vertex within dhat of the liquid (the 4^dim cells of its stencils), so that
+-- the distances the barrier kept positive are not changed by the march.
+function liu.keep_contact(S, before)
+  local g, dim, dx, o, n = S.grid, S.dim, S.grid.dx, S.grid.origin, S.grid.size
+  local d = couple.liu_distance { grid = g, phi = before, x = S.x, interp = S.interp }
+  for i = 1, S.nv do
+    if d:get(i) < 2 * S.dhat_v then
+      local lo = {}
+      for a = 1, dim do lo[a] = math.floor((S.x:get(i, a) - o[a]) / dx - 0.5) end -- 0-based lower cell
+      local kmax = dim == 3 and 2 or 0
+      for di = -1, 2 do
+        for dj = -1, 2 do
+          for dk = (dim == 3 and -1 or 0), kmax do
+            local ci, cj, ck = lo[1] + di + 1, lo[2] + dj + 1, dim == 3 and lo[3] + dk + 1 or nil
+            if ci >= 1 and ci <= n[1] and cj >= 1 and cj <= n[2] and (dim == 2 or (ck >= 1 and ck <= n[3])) then
+              if dim == 2 then S.phi:set(ci, cj, before:get(ci, cj)) else S.phi:set(ci, cj, ck, before:get(ci, cj, ck)) end
+            end
+          end
+        end
+      end
+    end
+  end
+end
+
+--- Raise if a vertex is inside the liquid (the invariant of the method).
+function liu.check(S)
+  if S.last and S.last.penetrating and S.last.penetrating > 0 then
+    error(string.format("tide.liu: %d vertices inside the liquid at step %d (min d %.3g m)", S.last.penetrating,
+      S.steps, S.last.min_d), 2)
+  end
+end
+
+--- Liquid volume [m^dim] (smoothed Heaviside, as the constraint).
+function liu.volume(S) return grid.volume(S.grid, S.phi) end
+
+return liu

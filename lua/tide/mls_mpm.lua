@@ -1,0 +1,37 @@
+--- tide.mls_mpm: the explicit MLS-MPM step of tide.mpm as a readable sequence of
+-- native calls (docs/mpm.md; the file is not lua/tide/mpm.lua because
+-- require "tide.mpm" is the native module).  Li's lecture, "The Material-Point Method":
+-- transfer to the grid, solve du/dt = div(sigma)/rho + g on the grid,
+-- transfer back, update F by the updated-Lagrangian rule.
+local tide = require "tide"
+
+local mpm = {}
+
+--- One explicit step of length dt (Hu et al. 2018, Eq. 16-17):
+--   P2G   node mass and momentum, with the MLS stress term -dt V0 D^-1 P F^T
+--   grid  v_i += dt g, then walls and colliders
+--   G2P   v_p, C_p, F_p <- (I + dt C_p) F_p, x_p += dt v_p, plasticity
+function mpm.step(M, dt)
+  tide.time("mpm.p2g", M.p2g, M, dt)
+  tide.time("mpm.grid", M.grid_update, M, dt)
+  tide.time("mpm.g2p", M.g2p, M, dt)
+end
+
+--- A stable step for tide.run's max_dt: cfl dx / (max|v| + elastic wave speed).
+function mpm.max_dt(M, cfl) return M:max_dt(cfl or 0.5) end
+
+--- Particle colours by material (1-based ids -> a value in [0, 1]) for png2d/png3d.
+function mpm.colour_by_material(M)
+  local ids = M.material_id
+  local n = M.n
+  local out = tide.array.zeros(n)
+  local top = 1
+  for p = 1, n do
+    local k = ids[p] + 1
+    if k > top then top = k end
+  end
+  for p = 1, n do out[p] = top > 1 and ids[p] / (top - 1) or 0 end
+  return out
+end
+
+return mpm

@@ -1,0 +1,133 @@
+/* liu_contact.c -- the velocity correction with contact of Liu et al.
+ * (Sec. 4.3.6, Eq. 23, Fig. 8): the liquid-air faces around the vertices in
+ * contact take the weighted velocity of those vertices (liu.h). */
+#include "couple/liu.h"
+
+#include <math.h>
+#include <string.h>
+
+static int inside(const tide_grid *g, const int c[3]) {
+  for (int a = 0; a < 3; a++)
+    if (c[a] < 0 || c[a] >= g->n[a]) return 0;
+  return 1;
+}
+
+int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat,
+                           int64_t nv, const double *x, const double *v, tide_mac *u,
+                           tide_mac *fixed, int64_t *nfaces) {
+  const char *fn = "liu contact faces";
+  *nfaces = 0;
+  if (interp != TIDE_LIU_LINEAR && interp != TIDE_LIU_QUADRATIC)
+    return tide_fail(TIDE_EINVAL, "%s: interp must be linear (1) or quadratic (2)", fn);
+  if (!(dhat > 0) || !isfinite(dhat))
+    return tide_fail(TIDE_EINVAL, "%s: dhat must be positive and finite", fn);
+  int st;
+  if ((st = tide_mac_check(u, g, TIDE_F64, "u")) ||
+      (st = tide_mac_check(fixed, g, TIDE_U8, "fixed")))
+    return st;
+  int dim = g->dim;
+  for (int64_t q = 0; q < nv * dim; q++)
+    if (!isfinite(x[q]) || !isfinite(v[q]))
+      return tide_fail(TIDE_ENONFINITE, "%s: vertex %lld: non-finite position or velocity", fn,
+                       (long long)(q / dim + 1));
+  int64_t nf[3] = {0, 0, 0}, tot = 0, off[3];
+  for (int a = 0; a < dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    nf[a] = (int64_t)fd[0] * fd[1] * fd[2];
+    off[a] = tot;
+    tot += nf[a];
+  }
+  /* per face: mark, weight sum, weighted velocity sum */
+  uint8_t *mark = tide_calloc((size_t)tot);
+  double *ws = tide_calloc((size_t)tot * sizeof(double)),
+         *vs = tide_calloc((size_t)tot * sizeof(double));
+  if (!mark || !ws || !vs) {
+    tide_free(mark, (size_t)tot);
+    tide_free(ws, (size_t)tot * sizeof(double));
+    tide_free(vs, (size_t)tot * sizeof(double));
+    return TIDE_ENOMEM;
+  }
+  double dx = g->dx;
+  for (int64_t i = 0; i < nv; i++) {
+    double p[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++)
+      p[a] = x[i * dim + a];
+    int b[3];
+    tide_liu_dist r;
+    tide_liu_stencil_base(g, interp, p, b);
+    tide_liu_distance_at(g, phi, interp, b, p, &r);
+    if (!(r.d < dhat)) continue;
+    /* the dual cell holding the vertex: faces between its cells that
+     * separate liquid from air (Fig. 8 left) */
+    int lo[3];
+    tide_liu_stencil_base(g, TIDE_LIU_LINEAR, p, lo);
+    for (int a = 0; a < dim; a++)
+      for (int s0 = 0; s0 < 2; s0++)
+        for (int s1 = 0; s1 < 2; s1++) {
+          int c0[3] = {lo[0], lo[1], lo[2]}, oth[2], m = 0;
+          for (int e = 0; e < dim; e++)
+            if (e != a) oth[m++] = e;
+          if (dim == 2 && s1) continue;
+          c0[oth[0]] += s0;
+          if (dim == 3) c0[oth[1]] += s1;
+          int c1[3] = {c0[0], c0[1], c0[2]};
+          c1[a] += 1;
+          if (!inside(g, c0) || !inside(g, c1)) continue;
+          int l0 = phi[tide_grid_idx(g, c0[0], c0[1], c0[2])] < 0;
+          int l1 = phi[tide_grid_idx(g, c1[0], c1[1], c1[2])] < 0;
+          if (l0 != l1) mark[off[a] + tide_grid_fidx(g, a, c1[0], c1[1], c1[2])] = 1;
+        }
+  }
+  /* weights from every contacting vertex within a cell of the face (Fig. 8 right) */
+  for (int64_t i = 0; i < nv; i++) {
+    double p[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++)
+      p[a] = x[i * dim + a];
+    int b[3];
+    tide_liu_dist r;
+    tide_liu_stencil_base(g, interp, p, b);
+    tide_liu_distance_at(g, phi, interp, b, p, &r);
+    if (!(r.d < dhat)) continue;
+    for (int a = 0; a < dim; a++) {
+      int fd[3], lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      tide_grid_face_dims(g, a, fd);
+      for (int e = 0; e < dim; e++) {
+        double s = (p[e] - g->origin[e]) / dx - (e == a ? 0 : 0.5); /* face-lattice units */
+        lo[e] = (int)floor(s) - 1, hi[e] = (int)floor(s) + 2;
+        if (lo[e] < 0) lo[e] = 0;
+        if (hi[e] > fd[e] - 1) hi[e] = fd[e] - 1;
+      }
+      for (int fi = lo[0]; fi <= hi[0]; fi++)
+        for (int fj = lo[1]; fj <= hi[1]; fj++)
+          for (int fk = lo[2]; fk <= hi[2]; fk++) {
+            int64_t f = off[a] + tide_grid_fidx(g, a, fi, fj, fk);
+            if (!mark[f]) continue;
+            int fc[3] = {fi, fj, fk};
+            double w = 1;
+            for (int e = 0; e < dim; e++) {
+              double xf = g->origin[e] + (fc[e] + (e == a ? 0 : 0.5)) * dx;
+              w *= fmax(0, 1 - fabs(p[e] - xf) / dx);
+            }
+            ws[f] += w;
+            vs[f] += w * v[i * dim + a];
+          }
+    }
+  }
+  int64_t count = 0;
+  for (int a = 0; a < dim; a++) {
+    double *ua = TIDE_F64P(u->u[a]);
+    uint8_t *fa = TIDE_U8P(fixed->u[a]);
+    for (int64_t f = 0; f < nf[a]; f++)
+      if (mark[off[a] + f] && ws[off[a] + f] > 0) {
+        ua[f] = vs[off[a] + f] / ws[off[a] + f];
+        fa[f] = 1;
+        count++;
+      }
+  }
+  tide_free(mark, (size_t)tot);
+  tide_free(ws, (size_t)tot * sizeof(double));
+  tide_free(vs, (size_t)tot * sizeof(double));
+  *nfaces = count;
+  return TIDE_OK;
+}

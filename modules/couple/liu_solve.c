@@ -1,0 +1,658 @@
+/* liu_solve.c -- the joint Newton solve of Liu et al. Eq. 22 over narrow-band
+ * level-set values and solid vertex positions, with one volume constraint
+ * per liquid component and the vertex-level-set barrier (liu.h). */
+#include "couple/liu.h"
+#include "linalg/linalg.h"
+#include "solid/barrier.h"
+
+#include <math.h>
+#include <string.h>
+
+tide_liu_params tide_liu_params_default(void) {
+  tide_liu_params p;
+  memset(&p, 0, sizeof p);
+  p.interp = TIDE_LIU_QUADRATIC;
+  p.rho = 1000;
+  p.air_density = 1e-3;
+  p.vol_tol = 1e-4;
+  p.max_iter = 30;
+  p.line_search = 1;
+  p.solver = TIDE_LIU_CHOLMOD;
+  return p;
+}
+
+typedef struct ctx {
+  const tide_grid *g;
+  const double *phi_star;
+  const int32_t *labels;
+  int ncomp;
+  const double *target;
+  const tide_liu_solid *S;
+  tide_liu_params p;
+  int dim;
+  int64_t N, nv, nphi, nx, n;
+  double vc;
+  int32_t *umap;  /* N: unknown index of a cell or -1 */
+  int64_t *ucell; /* nphi: cell of each level-set unknown */
+  int64_t *xmap;  /* nv: unknown index of the first coordinate or -1 (fixed) */
+  int (*base)[3]; /* nv: linear stencil bases (at x*) */
+  uint8_t *live;  /* nv: pair in use (linear: not dropped) */
+  double *mf;     /* nphi: liquid masses [kg], lagged */
+  double *fixvol; /* ncomp: volume of the labelled non-unknown cells */
+  double *vbuf;   /* nv: per-vertex energies */
+  double *ubuf;   /* nphi: per-unknown energies / volumes */
+} ctx;
+
+static void vertex_dist(const ctx *C, const double *phi, const double *x, int64_t v,
+                        tide_liu_dist *r) {
+  double p[3] = {0, 0, 0};
+  for (int a = 0; a < C->dim; a++)
+    p[a] = x[v * C->dim + a];
+  int b[3];
+  if (C->p.interp == TIDE_LIU_LINEAR) {
+    b[0] = C->base[v][0], b[1] = C->base[v][1], b[2] = C->base[v][2];
+  } else {
+    tide_liu_stencil_base(C->g, C->p.interp, p, b);
+  }
+  tide_liu_distance_at(C->g, phi, C->p.interp, b, p, r);
+}
+
+/* Objective with the lagged masses; +inf when a live pair has d <= 0 (with
+ * line search); *mind the smallest live distance. */
+static double energy(const ctx *C, const double *phi, const double *x, double *mind) {
+  const double *ps = C->phi_star, *xs = C->S->x_star;
+  int dim = C->dim, clampd = !C->p.line_search;
+  double dhat = C->p.dhat, kappa = C->p.kappa, md = INFINITY;
+#pragma omp parallel for schedule(static)
+  for (int64_t u = 0; u < C->nphi; u++) {
+    double e = phi[C->ucell[u]] - ps[C->ucell[u]];
+    C->ubuf[u] = 0.5 * C->mf[u] * e * e;
+  }
+#pragma omp parallel for schedule(static) reduction(min : md)
+  for (int64_t v = 0; v < C->nv; v++) {
+    double e = 0;
+    if (C->xmap[v] >= 0)
+      for (int a = 0; a < dim; a++) {
+        double q = x[v * dim + a] - xs[v * dim + a];
+        e += 0.5 * C->S->mass[v] * q * q;
+      }
+    if (C->live[v]) {
+      tide_liu_dist r;
+      vertex_dist(C, phi, x, v, &r);
+      double d = r.d;
+      if (d < md) md = d;
+      if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat; /* no line search: finite barrier */
+      if (d < dhat) e += kappa * tide_barrier(d, dhat);
+    }
+    C->vbuf[v] = e;
+  }
+  *mind = md;
+  return tide_sum(C->nphi, C->ubuf) + tide_sum(C->nv, C->vbuf);
+}
+
+/* h_c = V_c - V0_c */
+static void constraints(const ctx *C, const double *phi, double *h) {
+  double k = C->p.k;
+  for (int c = 0; c < C->ncomp; c++)
+    h[c] = C->fixvol[c] - C->target[c];
+    /* blocked sums per component in unknown order (deterministic) */
+#pragma omp parallel for schedule(static)
+  for (int64_t u = 0; u < C->nphi; u++)
+    C->ubuf[u] = tide_levelset_heaviside(phi[C->ucell[u]], k) * C->vc;
+  for (int64_t u = 0; u < C->nphi; u++) {
+    int32_t l = C->labels[C->ucell[u]];
+    if (l >= 0) h[l] += C->ubuf[u];
+  }
+}
+
+static double heaviside_slope(double ph, double k) {
+  double H = tide_levelset_heaviside(ph, k);
+  return -2 * k * H * (1 - H);
+}
+
+/* gradient g and the SPD Hessian (triplets) at (phi, x) */
+static void assemble(const ctx *C, const double *phi, const double *x, double *grad,
+                     tide_triplets *T) {
+  int dim = C->dim;
+  double dhat = C->p.dhat, kappa = C->p.kappa;
+  const double *ps = C->phi_star, *xs = C->S->x_star;
+  int clampd = !C->p.line_search;
+#pragma omp parallel for schedule(static)
+  for (int64_t u = 0; u < C->nphi; u++)
+    grad[u] = C->mf[u] * (phi[C->ucell[u]] - ps[C->ucell[u]]);
+  for (int64_t v = 0; v < C->nv; v++)
+    if (C->xmap[v] >= 0)
+      for (int a = 0; a < dim; a++)
+        grad[C->xmap[v] + a] = C->S->mass[v] * (x[v * dim + a] - xs[v * dim + a]);
+#pragma omp parallel for schedule(static)
+  for (int64_t u = 0; u < C->nphi; u++)
+    tide_triplets_add(T, (int)u, (int)u, C->mf[u]);
+#pragma omp parallel for schedule(static)
+  for (int64_t v = 0; v < C->nv; v++)
+    if (C->xmap[v] >= 0)
+      for (int a = 0; a < dim; a++)
+        tide_triplets_add(T, (int)(C->xmap[v] + a), (int)(C->xmap[v] + a), C->S->mass[v]);
+        /* barrier blocks (Eq. 20); the gradient entries are few and shared
+         * between vertices: added serially after the parallel Hessian pass */
+#pragma omp parallel for schedule(static)
+  for (int64_t v = 0; v < C->nv; v++) {
+    if (!C->live[v]) continue;
+    tide_liu_dist r;
+    vertex_dist(C, phi, x, v, &r);
+    double d = r.d;
+    if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat;
+    if (d >= dhat) continue;
+    double db, ddb;
+    tide_barrier_eval(d, dhat, NULL, &db, &ddb);
+    int idx[TIDE_LIU_MAXST + 3];
+    double gd[TIDE_LIU_MAXST + 3];
+    int m = 0;
+    for (int c = 0; c < r.n; c++)
+      if (C->umap[r.cell[c]] >= 0) idx[m] = C->umap[r.cell[c]], gd[m++] = r.w[c];
+    if (C->xmap[v] >= 0)
+      for (int a = 0; a < dim; a++)
+        idx[m] = (int)(C->xmap[v] + a), gd[m++] = r.grad[a];
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++)
+        tide_triplets_add(T, idx[i], idx[j], kappa * ddb * gd[i] * gd[j]);
+  }
+  for (int64_t v = 0; v < C->nv; v++) {
+    if (!C->live[v]) continue;
+    tide_liu_dist r;
+    vertex_dist(C, phi, x, v, &r);
+    double d = r.d;
+    if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat;
+    if (d >= dhat) continue;
+    double db = tide_barrier_gradient(d, dhat);
+    for (int c = 0; c < r.n; c++)
+      if (C->umap[r.cell[c]] >= 0) grad[C->umap[r.cell[c]]] += kappa * db * r.w[c];
+    if (C->xmap[v] >= 0)
+      for (int a = 0; a < dim; a++)
+        grad[C->xmap[v] + a] += kappa * db * r.grad[a];
+  }
+}
+
+/* closest points of segments P0->P1 and Q0->Q1: parameters s (on P), t (on Q)
+ * (Ericson, Real-Time Collision Detection, Sec. 5.1.9) */
+static void segment_closest(const double *P0, const double *P1, const double *Q0, const double *Q1,
+                            int dim, double *s, double *t) {
+  double d1[3] = {0}, d2[3] = {0}, r[3] = {0};
+  for (int a = 0; a < dim; a++)
+    d1[a] = P1[a] - P0[a], d2[a] = Q1[a] - Q0[a], r[a] = P0[a] - Q0[a];
+  double A = 0, E = 0, F = 0, B = 0, Cc = 0;
+  for (int a = 0; a < dim; a++)
+    A += d1[a] * d1[a], E += d2[a] * d2[a], F += d2[a] * r[a], B += d1[a] * d2[a],
+        Cc += d1[a] * r[a];
+  const double eps = 1e-300;
+  if (A <= eps && E <= eps) {
+    *s = *t = 0;
+    return;
+  }
+  if (A <= eps) {
+    *s = 0;
+    *t = fmin(fmax(F / E, 0), 1);
+    return;
+  }
+  if (E <= eps) {
+    *t = 0;
+    *s = fmin(fmax(-Cc / A, 0), 1);
+    return;
+  }
+  double den = A * E - B * B, ss = den > 0 ? fmin(fmax((B * F - Cc * E) / den, 0), 1) : 0;
+  double tt = (B * ss + F) / E;
+  if (tt < 0) {
+    tt = 0;
+    ss = fmin(fmax(-Cc / A, 0), 1);
+  } else if (tt > 1) {
+    tt = 1;
+    ss = fmin(fmax((B - Cc) / A, 0), 1);
+  }
+  *s = ss, *t = tt;
+}
+
+/* The CCD bound of Sec. 4.3.5 over the near, approaching pairs: the vertex
+ * segment x -> x + p against the segment between the closest surface points
+ * before and after the step (projection along the level-set normal); t_b =
+ * min(gamma, beta) of their closest points.  A segment shorter than 1e-3 dx
+ * has no parameter of its own (the other one is used); t_b = 0 (closest at
+ * the start, no approach along the segments) carries no information.
+ * Returns the smallest t_b in (0, 1], 1 if none. */
+static double ccd_bound(const ctx *C, const double *phi, const double *x, const double *phi1,
+                        const double *x1) {
+  int dim = C->dim;
+  double dhat = C->p.dhat, tmin = 1, shortlen = 1e-3 * C->g->dx;
+#pragma omp parallel for schedule(static) reduction(min : tmin)
+  for (int64_t v = 0; v < C->nv; v++) {
+    if (!C->live[v]) continue;
+    tide_liu_dist r0, r1;
+    vertex_dist(C, phi, x, v, &r0);
+    vertex_dist(C, phi1, x1, v, &r1);
+    if (!(fmin(r0.d, r1.d) < dhat) || !(r1.d < r0.d)) continue;
+    double P0[3], P1[3], Q0[3], Q1[3], g0 = 0, g1 = 0, lp = 0, lq = 0;
+    for (int a = 0; a < dim; a++)
+      g0 += r0.grad[a] * r0.grad[a], g1 += r1.grad[a] * r1.grad[a];
+    g0 = g0 > 0 ? 1 / sqrt(g0) : 0, g1 = g1 > 0 ? 1 / sqrt(g1) : 0;
+    for (int a = 0; a < dim; a++) {
+      P0[a] = x[v * dim + a], P1[a] = x1[v * dim + a];
+      Q0[a] = P0[a] - r0.d * r0.grad[a] * g0, Q1[a] = P1[a] - r1.d * r1.grad[a] * g1;
+      lp += (P1[a] - P0[a]) * (P1[a] - P0[a]), lq += (Q1[a] - Q0[a]) * (Q1[a] - Q0[a]);
+    }
+    double gam, bet, tb;
+    segment_closest(P0, P1, Q0, Q1, dim, &gam, &bet);
+    if (sqrt(lp) < shortlen && sqrt(lq) < shortlen) continue;
+    if (sqrt(lp) < shortlen)
+      tb = bet;
+    else if (sqrt(lq) < shortlen)
+      tb = gam;
+    else
+      tb = fmin(gam, bet);
+    if (tb > 0 && tb < tmin) tmin = tb;
+  }
+  return tmin;
+}
+
+static void ctx_free(ctx *C) {
+  tide_free(C->umap, (size_t)C->N * sizeof(int32_t));
+  tide_free(C->ucell, (size_t)(C->nphi > 0 ? C->nphi : 1) * sizeof(int64_t));
+  tide_free(C->xmap, (size_t)(C->nv > 0 ? C->nv : 1) * sizeof(int64_t));
+  tide_free(C->base, (size_t)(C->nv > 0 ? C->nv : 1) * sizeof(int[3]));
+  tide_free(C->live, (size_t)(C->nv > 0 ? C->nv : 1));
+  tide_free(C->mf, (size_t)(C->nphi > 0 ? C->nphi : 1) * sizeof(double));
+  tide_free(C->fixvol, (size_t)(C->ncomp > 0 ? C->ncomp : 1) * sizeof(double));
+  tide_free(C->vbuf, (size_t)(C->nv > 0 ? C->nv : 1) * sizeof(double));
+  tide_free(C->ubuf, (size_t)(C->nphi > 0 ? C->nphi : 1) * sizeof(double));
+}
+
+/* Solve A y = b with the chosen solver (factor F built for A by the caller
+ * for CHOLMOD). */
+static int lin_solve(const ctx *C, tide_factor *F, const tide_csr *A, const double *b, double *y,
+                     tide_liu_stats *st) {
+  if (C->p.solver == TIDE_LIU_CHOLMOD) return tide_factor_solve(F, b, y);
+  tide_solve_opts o = tide_solve_opts_default();
+  o.tol = 1e-10;
+  tide_solve_stats ks;
+  memset(y, 0, (size_t)C->n * sizeof(double));
+  int s = tide_solve_krylov(A, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, y, &o, &ks);
+  st->krylov_iters += ks.iterations;
+  return s;
+}
+
+int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *labels, int ncomp,
+                   const double *target, const tide_liu_solid *S, const tide_liu_params *pin,
+                   double *phi, double *x, tide_liu_stats *st) {
+  const char *fn = "liu solve";
+  memset(st, 0, sizeof *st);
+  ctx C;
+  memset(&C, 0, sizeof C);
+  C.g = g, C.phi_star = phi_star, C.labels = labels, C.ncomp = ncomp, C.target = target, C.S = S;
+  C.p = *pin;
+  C.dim = g->dim;
+  C.N = tide_grid_ncells(g);
+  C.nv = S->nv;
+  C.vc = pow(g->dx, g->dim);
+  tide_liu_params *p = &C.p;
+  int dim = C.dim;
+  if (p->interp != TIDE_LIU_LINEAR && p->interp != TIDE_LIU_QUADRATIC)
+    return tide_fail(TIDE_EINVAL, "%s: interp must be linear (1) or quadratic (2)", fn);
+  if (!(p->dt > 0) || !isfinite(p->dt))
+    return tide_fail(TIDE_EINVAL, "%s: dt must be positive and finite", fn);
+  if (!(p->k > 0) || !isfinite(p->k))
+    return tide_fail(TIDE_EINVAL, "%s: k (Heaviside sharpness) must be positive", fn);
+  if (!(p->rho > 0) || !isfinite(p->rho))
+    return tide_fail(TIDE_EINVAL, "%s: rho must be positive", fn);
+  if (!(p->air_density > 0 && p->air_density <= 1))
+    return tide_fail(TIDE_EINVAL, "%s: air_density must be in (0, 1]", fn);
+  if (p->max_iter < 1 || p->max_iter > 10000)
+    return tide_fail(TIDE_EINVAL, "%s: max_iter must be in 1..10000", fn);
+  if (p->solver != TIDE_LIU_CHOLMOD && p->solver != TIDE_LIU_BICGSTAB)
+    return tide_fail(TIDE_EINVAL, "%s: unknown solver %d", fn, p->solver);
+  if (isnan(p->dhat) || isnan(p->kappa) || isnan(p->band) || isnan(p->tol) || !(p->vol_tol > 0))
+    return tide_fail(TIDE_EINVAL, "%s: dhat, kappa, band, tol must not be NaN, vol_tol > 0", fn);
+  if (ncomp < 0) return tide_fail(TIDE_EINVAL, "%s: ncomp < 0", fn);
+  if (!(p->dhat > 0)) p->dhat = 0.5 * g->dx;
+  if (!(p->kappa > 0)) p->kappa = p->rho * C.vc;
+  if (!(p->band > 0)) p->band = 3 * g->dx;
+  if (!(p->tol > 0)) p->tol = 1e-2 * g->dx / p->dt;
+  if (!isfinite(p->dhat) || !isfinite(p->kappa) || !isfinite(p->band) || !isfinite(p->tol))
+    return tide_fail(TIDE_EINVAL, "%s: dhat, kappa, band and tol must be finite", fn);
+  for (int64_t c = 0; c < C.N; c++)
+    if (!isfinite(phi[c]) || !isfinite(phi_star[c]))
+      return tide_fail(TIDE_ENONFINITE, "%s: non-finite phi at cell %lld", fn, (long long)c + 1);
+  for (int64_t c = 0; c < C.N; c++)
+    if (labels[c] < -1 || labels[c] >= ncomp)
+      return tide_fail(TIDE_EINVAL, "%s: label %d at cell %lld out of range", fn, labels[c],
+                       (long long)c + 1);
+  for (int c = 0; c < ncomp; c++)
+    if (!(target[c] > 0) || !isfinite(target[c]))
+      return tide_fail(TIDE_EINVAL, "%s: target volume %d must be positive", fn, c + 1);
+  for (int64_t v = 0; v < C.nv; v++) {
+    int fixed = S->fixed && S->fixed[v];
+    for (int a = 0; a < dim; a++)
+      if (!isfinite(x[v * dim + a]) || !isfinite(S->x_star[v * dim + a]))
+        return tide_fail(TIDE_ENONFINITE, "%s: vertex %lld has a non-finite position", fn,
+                         (long long)v + 1);
+    if (!fixed && !(S->mass[v] > 0 && isfinite(S->mass[v])))
+      return tide_fail(TIDE_EINVAL, "%s: free vertex %lld needs a positive finite mass", fn,
+                       (long long)v + 1);
+  }
+
+  int s = TIDE_OK;
+  tide_triplets *T = NULL;
+  tide_csr *A = NULL;
+  tide_factor *F = NULL;
+  double *grad = NULL, *dz = NULL, *Y = NULL, *Jv = NULL, *phi1 = NULL, *x1 = NULL, *h = NULL,
+         *h1 = NULL, *lam = NULL, *Sm = NULL, *rhs = NULL;
+  size_t nvb = (size_t)(C.nv > 0 ? C.nv : 1), ncb = (size_t)(ncomp > 0 ? ncomp : 1);
+  C.umap = tide_alloc((size_t)C.N * sizeof(int32_t));
+  C.xmap = tide_alloc(nvb * sizeof(int64_t));
+  C.base = tide_alloc(nvb * sizeof(int[3]));
+  C.live = tide_alloc(nvb);
+  C.fixvol = tide_calloc(ncb * sizeof(double));
+  C.vbuf = tide_alloc(nvb * sizeof(double));
+  if (!C.umap || !C.xmap || !C.base || !C.live || !C.fixvol || !C.vbuf) {
+    s = TIDE_ENOMEM;
+    goto done;
+  }
+  /* unknowns: band cells of phi* or phi^n, and the stencil cells of every
+   * vertex at x^n and x* (a vertex sees no frozen cell).  The start is
+   * phi^n on the unknowns (Sec. 4.3.4: penetration-free), phi* elsewhere */
+  for (int64_t v = 0; v < C.nv; v++)
+    if (S->fixed && S->fixed[v])
+      for (int a = 0; a < dim; a++)
+        x[v * dim + a] = S->x_star[v * dim + a];
+  for (int64_t c = 0; c < C.N; c++)
+    C.umap[c] = fabs(phi_star[c]) < p->band || fabs(phi[c]) < p->band;
+  for (int64_t v = 0; v < C.nv; v++)
+    for (int e = 1; e >= 0; e--) {
+      double q[3] = {0, 0, 0};
+      for (int a = 0; a < dim; a++)
+        q[a] = e ? S->x_star[v * dim + a] : x[v * dim + a];
+      int b[3];
+      tide_liu_dist r;
+      tide_liu_stencil_base(g, p->interp, q, b);
+      tide_liu_distance_at(g, phi, p->interp, b, q, &r);
+      for (int c = 0; c < r.n; c++)
+        C.umap[r.cell[c]] = e ? (C.umap[r.cell[c]] == 2 ? 2 : 1) : 2;
+    }
+  C.nphi = 0;
+  for (int64_t c = 0; c < C.N; c++) {
+    int in = C.umap[c];
+    C.umap[c] = in ? (int32_t)C.nphi++ : -1;
+    if (!in) phi[c] = phi_star[c];
+  }
+  C.nx = 0;
+  for (int64_t v = 0; v < C.nv; v++) {
+    int fixed = S->fixed && S->fixed[v];
+    C.xmap[v] = fixed ? -1 : C.nphi + C.nx;
+    if (!fixed) C.nx += dim;
+  }
+  C.n = C.nphi + C.nx;
+  if (C.n > 2000000000) {
+    s = tide_fail(TIDE_EINVAL, "%s: too many unknowns (%lld)", fn, (long long)C.n);
+    goto done;
+  }
+  size_t npb = (size_t)(C.nphi > 0 ? C.nphi : 1), nb = (size_t)(C.n > 0 ? C.n : 1);
+  C.ucell = tide_alloc(npb * sizeof(int64_t));
+  C.mf = tide_alloc(npb * sizeof(double));
+  C.ubuf = tide_alloc(npb * sizeof(double));
+  grad = tide_alloc(nb * sizeof(double));
+  dz = tide_alloc(nb * sizeof(double));
+  rhs = tide_alloc(nb * sizeof(double));
+  Y = tide_alloc(nb * ncb * sizeof(double));
+  Jv = tide_alloc(npb * sizeof(double));
+  phi1 = tide_alloc((size_t)C.N * sizeof(double));
+  x1 = tide_alloc(nvb * (size_t)dim * sizeof(double));
+  h = tide_alloc(ncb * sizeof(double));
+  h1 = tide_alloc(ncb * sizeof(double));
+  lam = tide_alloc(ncb * sizeof(double));
+  Sm = tide_alloc(ncb * ncb * sizeof(double));
+  if (!C.ucell || !C.mf || !C.ubuf || !grad || !dz || !rhs || !Y || !Jv || !phi1 || !x1 || !h ||
+      !h1 || !lam || !Sm) {
+    s = TIDE_ENOMEM;
+    goto done;
+  }
+  for (int64_t c = 0; c < C.N; c++)
+    if (C.umap[c] >= 0) C.ucell[C.umap[c]] = c;
+  for (int64_t c = 0; c < C.N; c++)
+    if (C.umap[c] < 0 && labels[c] >= 0)
+      C.fixvol[labels[c]] += tide_levelset_heaviside(phi[c], p->k) * C.vc;
+  st->nphi = C.nphi, st->nx = C.nx;
+  /* pairs: linear stencils fixed at the reference x* (Sec. 4.3.3) */
+  for (int64_t v = 0; v < C.nv; v++) {
+    double q[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++)
+      q[a] = S->x_star[v * dim + a];
+    tide_liu_stencil_base(g, p->interp, q, C.base[v]);
+    C.live[v] = 1;
+  }
+  /* the start must be penetration-free (linear: a pair whose fixed
+   * stencil does not see the start outside is dropped and counted) */
+  for (int64_t v = 0; v < C.nv; v++) {
+    tide_liu_dist r;
+    vertex_dist(&C, phi, x, v, &r);
+    if (r.d > 0) continue;
+    if (p->interp == TIDE_LIU_LINEAR) {
+      C.live[v] = 0;
+      st->dropped++;
+    } else if (p->line_search) {
+      s = tide_fail(TIDE_EINVAL,
+                    "%s: vertex %lld starts inside the liquid (d = %g m): the start must be "
+                    "penetration-free",
+                    fn, (long long)v + 1, r.d);
+      goto done;
+    }
+  }
+  if ((s = tide_triplets_new((int)C.n, (int)C.n, &T))) goto done;
+
+  double mind = 0;
+  for (int it = 0;; it++) {
+    double t0 = tide_wtime();
+    /* masses (Eq. 13) lagged per iteration, constraint Jacobian J_ci = H'(phi_i) V_cell */
+#pragma omp parallel for schedule(static)
+    for (int64_t u = 0; u < C.nphi; u++) {
+      double ph = phi[C.ucell[u]], H = tide_levelset_heaviside(ph, p->k);
+      C.mf[u] = p->rho * ((1 - p->air_density) * H + p->air_density) * C.vc;
+      Jv[u] = labels[C.ucell[u]] >= 0 ? heaviside_slope(ph, p->k) * C.vc : 0;
+    }
+    tide_triplets_clear(T);
+    assemble(&C, phi, x, grad, T);
+    constraints(&C, phi, h);
+    tide_csr_free(A);
+    A = NULL;
+    if ((s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
+    double t1 = tide_wtime();
+    st->t_assemble += t1 - t0;
+    if (p->solver == TIDE_LIU_CHOLMOD) {
+      tide_factor_free(F);
+      F = NULL;
+      if ((s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F))) goto done;
+    }
+    /* Schur complement of the KKT system (Eq. 12):
+     *   A dz + J^T lam = -g,  J dz = -h
+     *   y0 = -A^-1 g,  Y = A^-1 J^T,  (J Y) lam = J y0 + h,  dz = y0 - Y lam */
+    for (int64_t i = 0; i < C.n; i++)
+      rhs[i] = -grad[i];
+    if ((s = lin_solve(&C, F, A, rhs, dz, st))) goto done;
+    for (int c = 0; c < ncomp; c++) {
+      for (int64_t i = 0; i < C.n; i++)
+        rhs[i] = 0;
+      for (int64_t u = 0; u < C.nphi; u++)
+        if (labels[C.ucell[u]] == c) rhs[u] = Jv[u];
+      if ((s = lin_solve(&C, F, A, rhs, Y + (size_t)c * C.n, st))) goto done;
+    }
+    for (int c = 0; c < ncomp; c++) {
+      double jy0 = 0;
+      for (int64_t u = 0; u < C.nphi; u++)
+        if (labels[C.ucell[u]] == c) jy0 += Jv[u] * dz[u];
+      rhs[c] = jy0 + h[c];
+      for (int e = 0; e < ncomp; e++) {
+        double sce = 0;
+        for (int64_t u = 0; u < C.nphi; u++)
+          if (labels[C.ucell[u]] == c) sce += Jv[u] * Y[(size_t)e * C.n + u];
+        Sm[c * ncomp + e] = sce;
+      }
+    }
+    /* small dense SPD solve (Gaussian elimination, partial pivoting) */
+    for (int c = 0; c < ncomp; c++)
+      lam[c] = rhs[c];
+    for (int c = 0; c < ncomp; c++) {
+      int piv = c;
+      for (int r = c + 1; r < ncomp; r++)
+        if (fabs(Sm[r * ncomp + c]) > fabs(Sm[piv * ncomp + c])) piv = r;
+      if (piv != c) {
+        for (int e = 0; e < ncomp; e++) {
+          double tmp = Sm[c * ncomp + e];
+          Sm[c * ncomp + e] = Sm[piv * ncomp + e], Sm[piv * ncomp + e] = tmp;
+        }
+        double tmp = lam[c];
+        lam[c] = lam[piv], lam[piv] = tmp;
+      }
+      double dg = Sm[c * ncomp + c];
+      if (!(fabs(dg) > 0)) { /* a component with no unknowns: no constraint */
+        lam[c] = 0;
+        continue;
+      }
+      for (int r = c + 1; r < ncomp; r++) {
+        double f = Sm[r * ncomp + c] / dg;
+        for (int e = c; e < ncomp; e++)
+          Sm[r * ncomp + e] -= f * Sm[c * ncomp + e];
+        lam[r] -= f * lam[c];
+      }
+    }
+    for (int c = ncomp - 1; c >= 0; c--) {
+      double dg = Sm[c * ncomp + c];
+      if (!(fabs(dg) > 0)) {
+        lam[c] = 0;
+        continue;
+      }
+      double sum = lam[c];
+      for (int e = c + 1; e < ncomp; e++)
+        sum -= Sm[c * ncomp + e] * lam[e];
+      lam[c] = sum / dg;
+    }
+    for (int c = 0; c < ncomp; c++)
+      for (int64_t i = 0; i < C.n; i++)
+        dz[i] -= Y[(size_t)c * C.n + i] * lam[c];
+    double t2 = tide_wtime();
+    st->t_solve += t2 - t1;
+    /* convergence: ||dz||_inf / dt and the volumes */
+    double pinf = 0, verr = 0, mcell = p->rho * C.vc;
+    for (int64_t u = 0; u < C.nphi; u++)
+      pinf = fmax(pinf, fabs(dz[u]) * C.mf[u] / mcell);
+    for (int64_t i = C.nphi; i < C.n; i++)
+      pinf = fmax(pinf, fabs(dz[i]));
+    if (!isfinite(pinf)) {
+      s = tide_fail(TIDE_ENONFINITE, "%s: non-finite Newton direction", fn);
+      goto done;
+    }
+    for (int c = 0; c < ncomp; c++)
+      verr = fmax(verr, fabs(h[c]) / target[c]);
+    st->step = pinf / p->dt;
+    st->vol_err = verr;
+    if (st->step <= p->tol && verr <= p->vol_tol) {
+      st->converged = 1;
+      break;
+    }
+    if (it >= p->max_iter) break;
+    /* trial point at the full step */
+    memcpy(phi1, phi, (size_t)C.N * sizeof(double));
+    memcpy(x1, x, (size_t)C.nv * dim * sizeof(double));
+    for (int64_t u = 0; u < C.nphi; u++)
+      phi1[C.ucell[u]] += dz[u];
+    for (int64_t v = 0; v < C.nv; v++)
+      if (C.xmap[v] >= 0)
+        for (int a = 0; a < dim; a++)
+          x1[v * dim + a] += dz[C.xmap[v] + a];
+    double alpha = 1;
+    if (p->line_search) {
+      double t3 = tide_wtime();
+      double tb = ccd_bound(&C, phi, x, phi1, x1);
+      if (tb < 1) {
+        alpha = tb;
+        st->ccd_limited++;
+      }
+      double t4 = tide_wtime();
+      st->t_ccd += t4 - t3;
+      /* l1 merit E + mu |h|_1 (Nocedal & Wright Sec. 18.3), mu > max |lam| */
+      double mu = 0, h1n = 0, gdz = 0;
+      for (int c = 0; c < ncomp; c++)
+        mu = fmax(mu, 2 * fabs(lam[c])), h1n += fabs(h[c]);
+      for (int64_t i = 0; i < C.n; i++)
+        gdz += grad[i] * dz[i];
+      double m0 = energy(&C, phi, x, &mind) + mu * h1n, D = gdz - mu * h1n;
+      int ok = 0;
+      for (int ls = 0; ls < 60; ls++) {
+        for (int64_t u = 0; u < C.nphi; u++)
+          phi1[C.ucell[u]] = phi[C.ucell[u]] + alpha * dz[u];
+        for (int64_t v = 0; v < C.nv; v++)
+          if (C.xmap[v] >= 0)
+            for (int a = 0; a < dim; a++)
+              x1[v * dim + a] = x[v * dim + a] + alpha * dz[C.xmap[v] + a];
+        double md1;
+        double e1 = energy(&C, phi1, x1, &md1);
+        constraints(&C, phi1, h1);
+        double hn = 0;
+        for (int c = 0; c < ncomp; c++)
+          hn += fabs(h1[c]);
+        double m1 = e1 + mu * hn;
+        if (md1 > 0 && isfinite(m1) && m1 <= m0 + 1e-4 * alpha * fmin(D, 0)) {
+          ok = 1;
+          break;
+        }
+        alpha *= 0.5;
+        st->halvings++;
+      }
+      st->t_search += tide_wtime() - t4;
+      if (!ok) { /* no decrease along the direction: stop (not converged) */
+        st->alpha = 0;
+        break;
+      }
+    }
+    st->alpha = alpha;
+    for (int64_t u = 0; u < C.nphi; u++)
+      phi[C.ucell[u]] += alpha * dz[u];
+    for (int64_t v = 0; v < C.nv; v++)
+      if (C.xmap[v] >= 0)
+        for (int a = 0; a < dim; a++)
+          x[v * dim + a] += alpha * dz[C.xmap[v] + a];
+    st->iterations = it + 1;
+  }
+  /* final report with each vertex's own stencil */
+  {
+    constraints(&C, phi, h);
+    double verr = 0;
+    for (int c = 0; c < ncomp; c++)
+      verr = fmax(verr, fabs(h[c]) / target[c]);
+    st->vol_err = verr;
+    st->min_d = INFINITY;
+    for (int64_t v = 0; v < C.nv; v++) {
+      double q[3] = {0, 0, 0};
+      for (int a = 0; a < dim; a++)
+        q[a] = x[v * dim + a];
+      int b[3];
+      tide_liu_dist r;
+      tide_liu_stencil_base(g, p->interp, q, b);
+      tide_liu_distance_at(g, phi, p->interp, b, q, &r);
+      if (r.d < st->min_d) st->min_d = r.d;
+      st->penetrating += r.d <= 0;
+      st->pairs += r.d < p->dhat;
+    }
+  }
+done:
+  tide_triplets_free(T);
+  tide_csr_free(A);
+  tide_factor_free(F);
+  tide_free(grad, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
+  tide_free(dz, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
+  tide_free(rhs, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
+  tide_free(Y, (size_t)(C.n > 0 ? C.n : 1) * ncb * sizeof(double));
+  tide_free(Jv, (size_t)(C.nphi > 0 ? C.nphi : 1) * sizeof(double));
+  tide_free(phi1, (size_t)C.N * sizeof(double));
+  tide_free(x1, nvb * (size_t)dim * sizeof(double));
+  tide_free(h, ncb * sizeof(double));
+  tide_free(h1, ncb * sizeof(double));
+  tide_free(lam, ncb * sizeof(double));
+  tide_free(Sm, ncb * ncb * sizeof(double));
+  ctx_free(&C);
+  return s;
+}

@@ -1,0 +1,752 @@
+/* zarifi.c -- the coupled pressure projection of Zarifi ch. 5 in three
+ * formulations (see zarifi.h):
+ *   indefinite  [B  J; J^T  -S] (p, v) = (E u* - J_c v_c, w)               (5.17)
+ *   spd         [A11 aA12; aA21 a^2 A22] (p, v/a) = (c1, a c2)     (5.25-5.36)
+ *   factored    [B + J Mz^-1 J^T, -J Mz^-1 Rh^T; ., I + Rh Mz^-1 Rh^T] (p, zh)
+ *               = (c1, -Rh Mz^-1 w), zh = sqrt(zeta_K) R v      (5.40-5.45)
+ * with S = zeta_M M + zeta_K K = Z1 + Z2 (5.18, 5.31), zeta_M = 1/dt + tau_M,
+ * zeta_K = dt + tau_K, Z1 = sigma zeta_M M, Mz = zeta_M M (diagonal), and
+ * w = -M v* / dt + K x* - b - f + zeta_K K_fc v_c (5.26 with the known
+ * velocities v_c of pinned nodes moved to the right-hand side). */
+#include "couple/zarifi.h"
+#include "linalg/mac_poisson.h"
+#include "liquid/project.h"
+#include "solid/fem.h"
+#include "solid/integrate.h"
+
+#include <math.h>
+#include <string.h>
+
+tide_zarifi_opts tide_zarifi_opts_default(void) {
+  tide_zarifi_opts o;
+  memset(&o, 0, sizeof o);
+  o.rho = 1000;
+  o.formulation = TIDE_ZARIFI_SPD;
+  o.solver = TIDE_ZARIFI_PCG;
+  o.sigma = 0.9;
+  o.alpha = 0;
+  o.tol = 1e-10;
+  o.rotate = 1;
+  return o;
+}
+
+/* ---------------------------------------------------------- helpers */
+
+/* B = A[rmap, cmap] * scale (entries with rmap or cmap < 0 dropped; NULL
+ * map: identity).  Rows/columns of the result: nr x nc. */
+static int csr_select(const tide_csr *A, const int *rmap, const int *cmap, int nr, int nc,
+                      double scale, tide_csr **out) {
+  tide_triplets *T;
+  int s = tide_triplets_new(nr, nc, &T);
+  if (s) return s;
+  tide_csr *F = NULL;
+  const tide_csr *X = A;
+  if (A->stype == TIDE_CSR_UPPER) {
+    if ((s = tide_csr_expand(A, &F))) {
+      tide_triplets_free(T);
+      return s;
+    }
+    X = F;
+  }
+  for (int i = 0; i < X->nrows; i++) {
+    int r = rmap ? rmap[i] : i;
+    if (r < 0) continue;
+    for (int p = X->rowptr[i]; p < X->rowptr[i + 1]; p++) {
+      int c = cmap ? cmap[X->col[p]] : X->col[p];
+      if (c >= 0) tide_triplets_add(T, r, c, scale * X->val[p]);
+    }
+  }
+  s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, out);
+  tide_triplets_free(T);
+  tide_csr_free(F);
+  return s;
+}
+
+/* diagonal matrix diag(d) */
+static int csr_diagonal(int n, const double *d, tide_csr **out) {
+  int s = tide_csr_new(n, n, n > 0 ? n : 1, out);
+  if (s) return s;
+  tide_csr *D = *out;
+  for (int i = 0; i < n; i++) {
+    D->rowptr[i] = i;
+    D->col[i] = i;
+    D->val[i] = d[i];
+  }
+  D->rowptr[n] = n;
+  return tide_csr_finish(D);
+}
+
+/* append scale * A at (r0, c0) (A in general storage) */
+static void add_block(tide_triplets *T, const tide_csr *A, int r0, int c0, double scale) {
+  for (int i = 0; i < A->nrows; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      tide_triplets_add(T, r0 + i, c0 + A->col[p], scale * A->val[p]);
+}
+
+/* nonzeros of the full matrix represented by A */
+static int64_t full_nnz(const tide_csr *A) {
+  int64_t n = tide_csr_nnz(A);
+  if (A->stype != TIDE_CSR_UPPER) return n;
+  int64_t dg = 0;
+  for (int i = 0; i < A->nrows; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      dg += A->col[p] == i;
+  return 2 * n - dg;
+}
+
+static double norm2(int64_t n, const double *x) { return sqrt(tide_dot(n, x, x)); }
+
+/* ||A x - b|| / ||b|| */
+static int rel_residual(const tide_csr *A, const double *x, const double *b, double *tmp,
+                        double *out) {
+  int s = tide_csr_mul(A, x, tmp);
+  if (s) return s;
+  int64_t n = A->nrows;
+  for (int64_t i = 0; i < n; i++)
+    tmp[i] -= b[i];
+  double nb = norm2(n, b);
+  *out = norm2(n, tmp) / (nb > 0 ? nb : 1);
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------------- R = K^1/2 */
+
+/* upper Cholesky factor U (U^T U = A) of a small SPD matrix, n <= 6 */
+static void chol_upper(int n, const double *A, double *U) {
+  memset(U, 0, (size_t)(n * n) * sizeof(double));
+  for (int i = 0; i < n; i++) {
+    double s = A[i * n + i];
+    for (int k = 0; k < i; k++)
+      s -= U[k * n + i] * U[k * n + i];
+    U[i * n + i] = sqrt(s);
+    for (int j = i + 1; j < n; j++) {
+      double t = A[i * n + j];
+      for (int k = 0; k < i; k++)
+        t -= U[k * n + i] * U[k * n + j];
+      U[i * n + j] = t / U[i * n + i];
+    }
+  }
+}
+
+int tide_zarifi_r_triplets(const tide_tetmesh *m, int r0, int c0, tide_triplets *T) {
+  if (!m->fem || !m->fem->R)
+    return tide_fail(TIDE_EINVAL, "stiffness factor: the solid has no corotated stiffness yet");
+  int d = m->dim, nper = d + 1, ns = d == 3 ? 6 : 3, nc = nper * d;
+  double mu = m->fem->mat.mu, la = m->fem->mat.lambda;
+  /* A_Psi (Eq. 3.43; 2D: plane strain) and its Cholesky factor L (Eq. 5.38) */
+  double Ap[36] = {0}, Lp[36];
+  for (int i = 0; i < d; i++)
+    for (int j = 0; j < d; j++)
+      Ap[i * ns + j] = la + (i == j ? 2 * mu : 0);
+  for (int i = d; i < ns; i++)
+    Ap[i * ns + i] = 4 * mu;
+  chol_upper(ns, Ap, Lp);
+  const double *Rr = TIDE_F64P(m->fem->R), *vol = TIDE_F64P(m->vol);
+  const int32_t *el = TIDE_I32P(m->elem);
+  /* the shear rows of A_eps A_F (Voigt: xy[, xz, yz]) */
+  static const int sh3[3][2] = {{0, 1}, {0, 2}, {1, 2}}, sh2[1][2] = {{0, 1}};
+  for (int64_t e = 0; e < m->ne; e++) {
+    double gr[12], Bm[72] = {0}, LB[72], Re[72];
+    tide_fe_shape_gradients(d, tide_fem_dminv(m, e), gr);
+    /* strain-displacement A_eps A_F A_D: eps = B y (y = element positions) */
+    for (int a = 0; a < nper; a++) {
+      for (int i = 0; i < d; i++)
+        Bm[i * nc + a * d + i] = gr[a * d + i];
+      for (int q = 0; q < ns - d; q++) {
+        int i = d == 3 ? sh3[q][0] : sh2[q][0], j = d == 3 ? sh3[q][1] : sh2[q][1];
+        Bm[(d + q) * nc + a * d + i] += 0.5 * gr[a * d + j];
+        Bm[(d + q) * nc + a * d + j] += 0.5 * gr[a * d + i];
+      }
+    }
+    double sv = sqrt(vol[e]);
+    for (int r = 0; r < ns; r++)
+      for (int c = 0; c < nc; c++) {
+        double s = 0;
+        for (int k = r; k < ns; k++)
+          s += Lp[r * ns + k] * Bm[k * nc + c];
+        LB[r * nc + c] = sv * s;
+      }
+    /* the element's rotation: R_t = sqrt(V) L B Rt^T (K_e = Rt K_t Rt^T) */
+    const double *R = Rr + e * d * d;
+    for (int r = 0; r < ns; r++)
+      for (int a = 0; a < nper; a++)
+        for (int i = 0; i < d; i++) {
+          double s = 0;
+          for (int j = 0; j < d; j++)
+            s += LB[r * nc + a * d + j] * R[i * d + j];
+          Re[r * nc + a * d + i] = s;
+        }
+    for (int r = 0; r < ns; r++)
+      for (int a = 0; a < nper; a++)
+        for (int i = 0; i < d; i++)
+          tide_triplets_add(T, r0 + (int)(e * ns) + r, c0 + el[e * nper + a] * d + i,
+                            Re[r * nc + a * d + i]);
+  }
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------- the projection */
+
+typedef struct zwork {
+  int nl, nf, ndof; /* liquid rows, free solid DOFs, all solid DOFs */
+  int *rowof;       /* ncells */
+  int *freeof;      /* ndof: free index or -1 */
+  int *dof0;        /* ns + 1: first DOF of each solid */
+  double *vc;       /* ndof known velocities (0 on free DOFs) */
+  double *mz;       /* nf: zeta_M m */
+  double *zk;       /* nf: zeta_K of the DOF's solid */
+  double *w;        /* nf */
+  double *r1;       /* nl: E u* - J_c v_c */
+  double *theta[3];
+  int64_t nfaces;
+  tide_zclip *clips;
+} zwork;
+
+static void zwork_free(zwork *z, const tide_grid *g, int ns) {
+  int64_t nc = tide_grid_ncells(g);
+  tide_free(z->rowof, (size_t)nc * sizeof(int));
+  tide_free(z->freeof, (size_t)(z->ndof + 1) * sizeof(int));
+  tide_free(z->dof0, (size_t)(ns + 1) * sizeof(int));
+  tide_free(z->vc, (size_t)(z->ndof + 1) * sizeof(double));
+  tide_free(z->mz, (size_t)(z->nf + 1) * sizeof(double));
+  tide_free(z->zk, (size_t)(z->nf + 1) * sizeof(double));
+  tide_free(z->w, (size_t)(z->nf + 1) * sizeof(double));
+  tide_free(z->r1, (size_t)(z->nl + 1) * sizeof(double));
+  for (int a = 0; a < 3; a++)
+    if (z->theta[a]) {
+      int fd[3];
+      tide_grid_face_dims(g, a, fd);
+      tide_free(z->theta[a], (size_t)fd[0] * fd[1] * fd[2] * sizeof(double));
+    }
+  if (z->clips) {
+    for (int s = 0; s < ns; s++)
+      tide_zclip_free(&z->clips[s]);
+    tide_free(z->clips, (size_t)ns * sizeof(tide_zclip));
+  }
+}
+
+static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids,
+                        int ns, const tide_zarifi_opts *o, const tide_array *pressure,
+                        const tide_mac *valid) {
+  int s;
+  if (!u || !labels || !o || (ns > 0 && !solids))
+    return tide_fail(TIDE_EINVAL, "coupled projection: NULL argument");
+  if ((s = tide_mac_check(u, NULL, TIDE_F64, "u"))) return s;
+  const tide_grid *g = &u->grid;
+  if ((s = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return s;
+  if (pressure && (s = tide_grid_check_cells(g, pressure, TIDE_F64, "pressure"))) return s;
+  if (valid && (s = tide_mac_check(valid, g, TIDE_U8, "valid"))) return s;
+  if (o->fractions && (s = tide_mac_check(o->fractions, g, TIDE_F64, "fractions"))) return s;
+  if (o->phi && (s = tide_grid_check_cells(g, o->phi, TIDE_F64, "phi"))) return s;
+  if (!(o->dt > 0) || !isfinite(o->dt)) return tide_fail(TIDE_EINVAL, "dt must be positive");
+  if (!(o->rho > 0) || !isfinite(o->rho)) return tide_fail(TIDE_EINVAL, "rho must be positive");
+  if (!(o->sigma > 0 && o->sigma < 1))
+    return tide_fail(TIDE_EINVAL, "sigma must be in (0, 1), got %g", o->sigma);
+  if (!(o->tol > 0 && o->tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
+  if (!isfinite(o->alpha)) return tide_fail(TIDE_EINVAL, "alpha must be finite");
+  int f = o->formulation, v = o->solver;
+  if (f < 0 || f > 2) return tide_fail(TIDE_EINVAL, "unknown formulation %d", f);
+  int ok = f == TIDE_ZARIFI_INDEFINITE
+               ? (v == TIDE_ZARIFI_MINRES || v == TIDE_ZARIFI_BICGSTAB || v == TIDE_ZARIFI_LDLT)
+               : (v == TIDE_ZARIFI_PCG || v == TIDE_ZARIFI_CHOLMOD);
+  if (!ok)
+    return tide_fail(TIDE_EINVAL,
+                     "solver does not fit the formulation: spd and factored take pcg or cholmod, "
+                     "indefinite takes minres, bicgstab or ldlt");
+  for (int k = 0; k < ns; k++) {
+    const tide_tetmesh *m = solids[k];
+    if (!m || !m->fem) return tide_fail(TIDE_EINVAL, "solid %d has no material", k + 1);
+    if (m->surface || m->dim != g->dim)
+      return tide_fail(TIDE_EINVAL, "solid %d must be a %dD volume mesh", k + 1, g->dim);
+    for (int j = 0; j < k; j++)
+      if (solids[j] == m) return tide_fail(TIDE_EINVAL, "solid %d is given twice", k + 1);
+    if (tide_array_nonfinite(m->x) || tide_array_nonfinite(m->v) ||
+        tide_array_nonfinite(m->fem->force) || tide_array_nonfinite(m->fem->target))
+      return tide_fail(TIDE_ENONFINITE,
+                       "solid %d: positions, velocities, forces or targets "
+                       "contain NaN/Inf",
+                       k + 1);
+  }
+  return TIDE_OK;
+}
+
+/* the solid unknowns: free DOFs, known velocities, zeta_M m, zeta_K */
+static int number_solids(zwork *z, tide_tetmesh *const *solids, int ns, double dt) {
+  z->dof0 = tide_alloc((size_t)(ns + 1) * sizeof(int));
+  if (!z->dof0) return TIDE_ENOMEM;
+  int64_t ndof = 0;
+  for (int k = 0; k < ns; k++) {
+    z->dof0[k] = (int)ndof;
+    ndof += solids[k]->nv * solids[k]->dim;
+  }
+  if (ndof > INT32_MAX / 2) return tide_fail(TIDE_EINVAL, "too many solid nodes");
+  z->dof0[ns] = (int)ndof;
+  z->ndof = (int)ndof;
+  z->freeof = tide_alloc((size_t)(ndof + 1) * sizeof(int));
+  z->vc = tide_calloc((size_t)(ndof + 1) * sizeof(double));
+  if (!z->freeof || !z->vc) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  int nf = 0;
+  for (int k = 0; k < ns; k++) {
+    const tide_tetmesh *m = solids[k];
+    const tide_fem *f = m->fem;
+    const uint8_t *pin = TIDE_U8P(f->pinned);
+    const double *mass = TIDE_F64P(f->mass), *x = TIDE_F64P(m->x), *tg = TIDE_F64P(f->target);
+    int d = m->dim;
+    for (int64_t i = 0; i < m->nv; i++)
+      for (int c = 0; c < d; c++) {
+        int q = z->dof0[k] + (int)(i * d + c);
+        int fixed = pin[i] || !(mass[i] > 0);
+        z->freeof[q] = fixed ? -1 : nf++;
+        if (pin[i]) z->vc[q] = (tg[i * d + c] - x[i * d + c]) / dt;
+      }
+  }
+  z->nf = nf;
+  z->mz = tide_alloc((size_t)(nf + 1) * sizeof(double));
+  z->zk = tide_alloc((size_t)(nf + 1) * sizeof(double));
+  z->w = tide_alloc((size_t)(nf + 1) * sizeof(double));
+  if (!z->mz || !z->zk || !z->w) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  for (int k = 0; k < ns; k++) {
+    const tide_fem *f = solids[k]->fem;
+    const double *mass = TIDE_F64P(f->mass);
+    int d = solids[k]->dim;
+    for (int q = z->dof0[k]; q < z->dof0[k + 1]; q++) {
+      int r = z->freeof[q];
+      if (r < 0) continue;
+      z->mz[r] = (1 / dt + f->tau_m) * mass[(q - z->dof0[k]) / d];
+      z->zk[r] = dt + f->tau_k;
+    }
+  }
+  return TIDE_OK;
+}
+
+/* K_ff (scaled by zeta_K per solid) and w (5.26 with the pinned terms) */
+static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tide_zarifi_opts *o,
+                        tide_csr **ZK) {
+  int s;
+  tide_triplets *T;
+  if ((s = tide_triplets_new(z->nf, z->nf, &T))) return s;
+  double dt = o->dt;
+  for (int k = 0; k < ns; k++) {
+    tide_tetmesh *m = solids[k];
+    tide_fem *f = m->fem;
+    const tide_csr *K;
+    const double *b;
+    int d = m->dim;
+    int64_t n = m->nv * d;
+    const double *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v), *fe = TIDE_F64P(f->force);
+    const double *mass = TIDE_F64P(f->mass);
+    if ((s = tide_solid_corot_matrices(m, x, o->rotate, &K, &b))) break;
+    double *Kx = tide_alloc((size_t)(2 * n + 1) * sizeof(double));
+    if (!Kx) {
+      s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+      break;
+    }
+    double *Kvc = Kx + n, zk = dt + f->tau_k;
+    s = tide_csr_mul(K, x, Kx);
+    if (!s) s = tide_csr_mul(K, z->vc + z->dof0[k], Kvc);
+    if (!s)
+      for (int64_t q = 0; q < n; q++) {
+        int r = z->freeof[z->dof0[k] + q];
+        if (r < 0) continue;
+        z->w[r] = -mass[q / d] * v[q] / dt + Kx[q] - b[q] - fe[q] + zk * Kvc[q];
+      }
+    tide_free(Kx, (size_t)(2 * n + 1) * sizeof(double));
+    if (s) break;
+    /* zeta_K K_ff into the global free numbering */
+    const tide_csr *KK = K;
+    tide_csr *Kexp = NULL;
+    if (K->stype == TIDE_CSR_UPPER) {
+      if ((s = tide_csr_expand(K, &Kexp))) break;
+      KK = Kexp;
+    }
+    const int *fo = z->freeof + z->dof0[k];
+    for (int i = 0; i < KK->nrows; i++) {
+      if (fo[i] < 0) continue;
+      for (int p = KK->rowptr[i]; p < KK->rowptr[i + 1]; p++)
+        if (fo[KK->col[p]] >= 0) tide_triplets_add(T, fo[i], fo[KK->col[p]], zk * KK->val[p]);
+    }
+    tide_csr_free(Kexp);
+  }
+  if (!s) s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, ZK);
+  tide_triplets_free(T);
+  return s;
+}
+
+/* J_f (liquid rows x free DOFs) and r1 -= J_c v_c */
+static int coupling_block(zwork *z, tide_tetmesh *const *solids, int ns, tide_csr **Jf) {
+  tide_triplets *T;
+  int s = tide_triplets_new(z->nl, z->ndof, &T);
+  if (s) return s;
+  for (int k = 0; k < ns; k++)
+    if ((s = tide_zarifi_j_triplets(&z->clips[k], solids[k], z->rowof, z->dof0[k], 1.0, T))) break;
+  tide_csr *J = NULL;
+  if (!s) s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &J);
+  tide_triplets_free(T);
+  if (s) return s;
+  double *Jv = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
+  if (!Jv) s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  if (!s) s = tide_csr_mul(J, z->vc, Jv);
+  if (!s)
+    for (int i = 0; i < z->nl; i++)
+      z->r1[i] -= Jv[i];
+  tide_free(Jv, (size_t)(z->nl + 1) * sizeof(double));
+  if (!s) s = csr_select(J, NULL, z->freeof, z->nl, z->nf, 1.0, Jf);
+  tide_csr_free(J);
+  return s;
+}
+
+/* solve A x = b with the chosen solver; stats filled */
+static int solve(const tide_csr *A, const double *b, double *x, const tide_zarifi_opts *o,
+                 tide_zarifi_stats *st) {
+  int n = A->nrows, s;
+  tide_solve_stats ks;
+  memset(&ks, 0, sizeof ks);
+  tide_solve_opts so = tide_solve_opts_default();
+  so.tol = o->tol;
+  so.maxit = o->maxit;
+  memset(x, 0, (size_t)n * sizeof(double));
+  double t0 = tide_wtime();
+  switch (o->solver) {
+  case TIDE_ZARIFI_PCG:
+    s = tide_solve_krylov(A, TIDE_KRYLOV_PCG, TIDE_PRECOND_IC0, b, x, &so, &ks);
+    break;
+  case TIDE_ZARIFI_MINRES:
+    s = tide_solve_krylov(A, TIDE_KRYLOV_MINRES, TIDE_PRECOND_JACOBI, b, x, &so, &ks);
+    break;
+  case TIDE_ZARIFI_BICGSTAB:
+    s = tide_solve_krylov(A, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, x, &so, &ks);
+    break;
+  default:
+    s = tide_solve_direct(
+        A, o->solver == TIDE_ZARIFI_LDLT ? TIDE_FACTOR_LDLT : TIDE_FACTOR_CHOLESKY, b, x);
+    ks.converged = s == TIDE_OK;
+  }
+  st->solve_seconds = tide_wtime() - t0;
+  st->iterations = ks.iterations;
+  st->converged = ks.converged;
+  st->residual = ks.residual;
+  if (s) return s;
+  double *tmp = tide_alloc((size_t)(n + 1) * sizeof(double));
+  if (!tmp) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  s = rel_residual(A, x, b, tmp, &st->residual);
+  tide_free(tmp, (size_t)(n + 1) * sizeof(double));
+  return s;
+}
+
+/* assemble, solve and recover (p, v_f) for the chosen formulation */
+static int coupled_solve(zwork *z, tide_tetmesh *const *solids, int ns, const tide_csr *B,
+                         const tide_csr *Jf, const tide_csr *ZK, const tide_zarifi_opts *o,
+                         double *p, double *vf, tide_zarifi_stats *st) {
+  int nl = z->nl, nf = z->nf, s = TIDE_OK;
+  int f = o->formulation;
+  double ta = tide_wtime();
+  tide_csr *Jt = NULL, *JZ = NULL, *JZJ = NULL, *A11 = NULL, *D = NULL, *Z2 = NULL, *A12 = NULL;
+  tide_csr *Z2Z = NULL, *Q = NULL, *A22 = NULL, *Rh = NULL, *RZ = NULL, *A = NULL;
+  tide_triplets *T = NULL;
+  double *rhs = NULL, *x = NULL, *iz = NULL, *tmp = NULL;
+  int64_t nr = 0; /* rows of the factor R (factored) */
+  if (f == TIDE_ZARIFI_FACTORED)
+    for (int k = 0; k < ns; k++)
+      nr += solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3);
+  int64_t n2 = f == TIDE_ZARIFI_FACTORED ? nr : nf, n = nl + n2;
+  if (n > INT32_MAX) return tide_fail(TIDE_EINVAL, "coupled system too large");
+  rhs = tide_alloc((size_t)(n + 1) * sizeof(double));
+  x = tide_alloc((size_t)(n + 1) * sizeof(double));
+  iz = tide_alloc((size_t)(nf + 1) * sizeof(double));
+  tmp = tide_alloc((size_t)(n + nf + 1) * sizeof(double));
+  if (!rhs || !x || !iz || !tmp) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  if ((s = tide_triplets_new((int)n, (int)n, &T))) goto done;
+  double alpha = 1;
+  if (f == TIDE_ZARIFI_INDEFINITE) {
+    /* (5.17): [B J; J^T -S], S = Mz + zeta_K K */
+    if ((s = tide_csr_transpose(Jf, &Jt))) goto done;
+    if ((s = csr_diagonal(nf, z->mz, &D))) goto done;
+    add_block(T, B, 0, 0, 1);
+    add_block(T, Jf, 0, nl, 1);
+    add_block(T, Jt, nl, 0, 1);
+    add_block(T, D, nl, nl, -1);
+    add_block(T, ZK, nl, nl, -1);
+    memcpy(rhs, z->r1, (size_t)nl * sizeof(double));
+    memcpy(rhs + nl, z->w, (size_t)nf * sizeof(double));
+  } else {
+    /* the diagonal block whose inverse enters: Z1 (spd) or Mz (factored) */
+    double sg = f == TIDE_ZARIFI_SPD ? o->sigma : 1.0;
+    for (int i = 0; i < nf; i++)
+      iz[i] = 1 / (sg * z->mz[i]);
+    if ((s = tide_csr_transpose(Jf, &Jt))) goto done;
+    if ((s = tide_csr_clone(Jf, &JZ))) goto done;
+    if ((s = tide_csr_scale(JZ, NULL, iz))) goto done; /* J Z1^-1 */
+    if ((s = tide_csr_matmul(JZ, Jt, &JZJ))) goto done;
+    if ((s = tide_csr_add(1, B, 1, JZJ, &A11))) goto done; /* (5.27) */
+    /* c1 = E u* + J Z1^-1 w */
+    double *c1 = rhs, *wz = tmp + n;
+    for (int i = 0; i < nf; i++)
+      wz[i] = z->w[i] * iz[i];
+    if ((s = tide_csr_mul(Jf, wz, c1))) goto done;
+    for (int i = 0; i < nl; i++)
+      c1[i] += z->r1[i];
+    if (f == TIDE_ZARIFI_SPD) {
+      /* Z2 = (1 - sigma) Mz + zeta_K K (5.31) */
+      for (int i = 0; i < nf; i++)
+        tmp[i] = (1 - o->sigma) * z->mz[i];
+      if ((s = csr_diagonal(nf, tmp, &D))) goto done;
+      if ((s = tide_csr_add(1, D, 1, ZK, &Z2))) goto done;
+      if ((s = tide_csr_matmul(JZ, Z2, &A12))) goto done; /* -A12 (5.28) */
+      if ((s = tide_csr_clone(Z2, &Z2Z))) goto done;
+      if ((s = tide_csr_scale(Z2Z, NULL, iz))) goto done;
+      if ((s = tide_csr_matmul(Z2Z, Z2, &Q))) goto done;
+      if ((s = tide_csr_add(1, Z2, 1, Q, &A22))) goto done; /* (5.30) */
+      /* c2 = -Z2 Z1^-1 w */
+      double *c2 = rhs + nl;
+      if ((s = tide_csr_mul(Z2, wz, c2))) goto done;
+      for (int i = 0; i < nf; i++)
+        c2[i] = -c2[i];
+      /* block scaling (5.36) */
+      double n1 = norm2(nl, c1), nc2 = norm2(nf, c2);
+      alpha = o->alpha > 0 ? o->alpha : (n1 > 0 && nc2 > 0 ? n1 / nc2 : 1.0);
+      for (int i = 0; i < nf; i++)
+        c2[i] *= alpha;
+      add_block(T, A11, 0, 0, 1);
+      add_block(T, A12, 0, nl, -alpha);
+      tide_csr_free(Z2Z);
+      Z2Z = NULL;
+      if ((s = tide_csr_transpose(A12, &Z2Z))) goto done; /* A21 = A12^T (5.29) */
+      add_block(T, Z2Z, nl, 0, -alpha);
+      add_block(T, A22, nl, nl, alpha * alpha);
+    } else {
+      /* factored (5.43, 5.45): Rh = sqrt(zeta_K) R per solid */
+      tide_triplets *TR;
+      if ((s = tide_triplets_new((int)nr, z->ndof, &TR))) goto done;
+      int r0 = 0;
+      for (int k = 0; k < ns && !s; k++) {
+        s = tide_zarifi_r_triplets(solids[k], r0, z->dof0[k], TR);
+        r0 += (int)(solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3));
+      }
+      tide_csr *R = NULL;
+      if (!s) s = tide_csr_from_tripletlist(TR, TIDE_CSR_GENERAL, &R);
+      tide_triplets_free(TR);
+      if (s) goto done;
+      s = csr_select(R, NULL, z->freeof, (int)nr, nf, 1.0, &Rh);
+      tide_csr_free(R);
+      if (s) goto done;
+      /* scale rows by sqrt(zeta_K) of their solid */
+      double *rs = tmp; /* nr <= n */
+      r0 = 0;
+      for (int k = 0; k < ns; k++) {
+        int rows = (int)(solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3));
+        for (int i = 0; i < rows; i++)
+          rs[r0 + i] = sqrt(o->dt + solids[k]->fem->tau_k);
+        r0 += rows;
+      }
+      if ((s = tide_csr_scale(Rh, rs, NULL))) goto done;
+      if ((s = tide_csr_transpose(Rh, &Z2))) goto done;   /* Rh^T */
+      if ((s = tide_csr_matmul(JZ, Z2, &A12))) goto done; /* J Mz^-1 Rh^T */
+      if ((s = tide_csr_clone(Rh, &RZ))) goto done;
+      if ((s = tide_csr_scale(RZ, NULL, iz))) goto done;
+      if ((s = tide_csr_matmul(RZ, Z2, &Q))) goto done; /* Rh Mz^-1 Rh^T */
+      for (int64_t i = 0; i < nr; i++)
+        tmp[i] = 1;
+      tide_csr_free(D);
+      D = NULL;
+      if ((s = csr_diagonal((int)nr, tmp, &D))) goto done;
+      if ((s = tide_csr_add(1, D, 1, Q, &A22))) goto done;
+      double *c2 = rhs + nl;
+      if ((s = tide_csr_mul(Rh, wz, c2))) goto done; /* wz = Mz^-1 w */
+      for (int64_t i = 0; i < nr; i++)
+        c2[i] = -c2[i];
+      add_block(T, A11, 0, 0, 1);
+      add_block(T, A12, 0, nl, -1);
+      tide_csr_free(Z2Z);
+      Z2Z = NULL;
+      if ((s = tide_csr_transpose(A12, &Z2Z))) goto done;
+      add_block(T, Z2Z, nl, 0, -1);
+      add_block(T, A22, nl, nl, 1);
+    }
+  }
+  if (o->system && (s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, o->system))) goto done;
+  int stype = o->solver == TIDE_ZARIFI_BICGSTAB ? TIDE_CSR_GENERAL : TIDE_CSR_UPPER;
+  if ((s = tide_csr_from_tripletlist(T, stype, &A))) goto done;
+  st->assembly_seconds += tide_wtime() - ta;
+  st->unknowns = n;
+  st->nonzeros = full_nnz(A);
+  st->alpha = alpha;
+  if ((s = solve(A, rhs, x, o, st))) goto done;
+  memcpy(p, x, (size_t)nl * sizeof(double));
+  if (f == TIDE_ZARIFI_INDEFINITE) {
+    memcpy(vf, x + nl, (size_t)nf * sizeof(double));
+  } else if (f == TIDE_ZARIFI_SPD) {
+    for (int i = 0; i < nf; i++)
+      vf[i] = alpha * x[nl + i];
+  } else {
+    /* (5.41): v = Mz^-1 (J^T p - Rh^T zh - w) */
+    double *a = tmp, *bq = tmp + nf;
+    if ((s = tide_csr_mul(Jt, p, a))) goto done;
+    if ((s = tide_csr_mul(Z2, x + nl, bq))) goto done; /* Z2 = Rh^T */
+    for (int i = 0; i < nf; i++)
+      vf[i] = (a[i] - bq[i] - z->w[i]) / z->mz[i];
+  }
+done:
+  tide_triplets_free(T);
+  tide_csr_free(Jt);
+  tide_csr_free(JZ);
+  tide_csr_free(JZJ);
+  tide_csr_free(A11);
+  tide_csr_free(D);
+  tide_csr_free(Z2);
+  tide_csr_free(A12);
+  tide_csr_free(Z2Z);
+  tide_csr_free(Q);
+  tide_csr_free(A22);
+  tide_csr_free(Rh);
+  tide_csr_free(RZ);
+  tide_csr_free(A);
+  tide_free(rhs, (size_t)(n + 1) * sizeof(double));
+  tide_free(x, (size_t)(n + 1) * sizeof(double));
+  tide_free(iz, (size_t)(nf + 1) * sizeof(double));
+  tide_free(tmp, (size_t)(n + nf + 1) * sizeof(double));
+  return s;
+}
+
+int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
+                        const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
+                        tide_zarifi_stats *st) {
+  memset(st, 0, sizeof *st);
+  int s = check_inputs(u, labels, solids, ns, o, pressure, valid);
+  if (s) return s;
+  const tide_grid *g = &u->grid;
+  int d = g->dim;
+  int64_t nc = tide_grid_ncells(g);
+  if (nc > INT32_MAX) return tide_fail(TIDE_EINVAL, "grid too large");
+  zwork z;
+  memset(&z, 0, sizeof z);
+  tide_csr *A = NULL, *B = NULL, *Jf = NULL, *ZK = NULL, *G = NULL;
+  double *p = NULL, *vf = NULL, *U = NULL, *Gp = NULL;
+  tide_array *div = NULL;
+  /* geometry: clip every solid's boundary (5.7-5.13) */
+  double t0 = tide_wtime();
+  z.clips = tide_calloc((size_t)(ns > 0 ? ns : 1) * sizeof(tide_zclip));
+  if (!z.clips) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  for (int k = 0; k < ns && !s; k++) {
+    s = tide_zarifi_clip(g, solids[k], NULL, &z.clips[k]);
+    st->pieces += z.clips[k].n;
+  }
+  st->geometry_seconds = tide_wtime() - t0;
+  if (s) goto done;
+  /* the liquid: numbering, B = (dt/rho) dx^d A_poisson, E u* = -dx^d div_A u* */
+  double ta = tide_wtime();
+  tide_mac_poisson P = tide_mac_poisson_make(g, TIDE_U8P(labels));
+  P.theta_min = o->theta_min > 0 ? o->theta_min : TIDE_MAC_THETA_MIN;
+  if (o->fractions)
+    for (int a = 0; a < d; a++)
+      P.weight[a] = TIDE_F64P(o->fractions->u[a]);
+  if (o->phi) {
+    for (int a = 0; a < d; a++) {
+      int fd[3];
+      tide_grid_face_dims(g, a, fd);
+      z.theta[a] = tide_alloc((size_t)fd[0] * fd[1] * fd[2] * sizeof(double));
+      if (!z.theta[a]) {
+        s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+        goto done;
+      }
+    }
+    if ((s = tide_mac_poisson_theta(g, TIDE_U8P(labels), TIDE_F64P(o->phi), z.theta))) goto done;
+    for (int a = 0; a < d; a++)
+      P.theta[a] = z.theta[a];
+  }
+  if ((s = tide_mac_poisson_check(&P))) goto done;
+  z.rowof = tide_alloc((size_t)nc * sizeof(int));
+  if (!z.rowof) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  if ((s = tide_mac_poisson_number(&P, z.rowof, &z.nl))) goto done;
+  if ((s = tide_mac_poisson_assemble(&P, z.rowof, z.nl, TIDE_CSR_GENERAL, &A))) goto done;
+  double dxd = d == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
+  if ((s = tide_csr_clone(A, &B))) goto done;
+  for (int64_t q = 0; q < tide_csr_nnz(B); q++)
+    B->val[q] *= o->dt / o->rho * dxd;
+  z.r1 = tide_alloc((size_t)(z.nl + 1) * sizeof(double));
+  div = tide_grid_cell_array(g, TIDE_F64);
+  if (!z.r1 || !div) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  if ((s = tide_liquid_divergence(u, labels, o->fractions, NULL, div))) goto done;
+  const double *dv = TIDE_F64P(div);
+  for (int64_t c = 0; c < nc; c++)
+    if (z.rowof[c] >= 0) z.r1[z.rowof[c]] = -dxd * dv[c];
+  /* the solids: unknowns, K, w; the coupling J = N^T C */
+  if ((s = number_solids(&z, solids, ns, o->dt))) goto done;
+  if ((s = solid_blocks(&z, solids, ns, o, &ZK))) goto done;
+  if ((s = coupling_block(&z, solids, ns, &Jf))) goto done;
+  st->assembly_seconds = tide_wtime() - ta;
+  st->liquid = z.nl;
+  st->solid_dofs = z.nf;
+  p = tide_alloc((size_t)(z.nl + 1) * sizeof(double));
+  vf = tide_alloc((size_t)(z.nf + 1) * sizeof(double));
+  if (!p || !vf) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  if ((s = coupled_solve(&z, solids, ns, B, Jf, ZK, o, p, vf, st))) goto done;
+  /* the velocity update u = u* - dt/rho G p (5.4) */
+  ta = tide_wtime();
+  if ((s = tide_zarifi_gradient(g, TIDE_U8P(labels), z.rowof, z.nl, P.weight, P.theta, P.theta_min,
+                                &G)))
+    goto done;
+  int64_t nfc = tide_zarifi_nfaces(g);
+  U = tide_alloc((size_t)nfc * sizeof(double));
+  Gp = tide_alloc((size_t)nfc * sizeof(double));
+  if (!U || !Gp) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  if ((s = tide_zarifi_gather(u, U))) goto done;
+  if ((s = tide_csr_mul(G, p, Gp))) goto done;
+  for (int64_t f = 0; f < nfc; f++) {
+    int has = G->rowptr[f + 1] > G->rowptr[f];
+    if (has) U[f] -= o->dt / o->rho * Gp[f];
+    Gp[f] = has; /* valid mask */
+  }
+  if ((s = tide_zarifi_scatter(U, u))) goto done;
+  if (valid) {
+    int64_t off = 0;
+    for (int a = 0; a < d; a++) {
+      int64_t nfa = tide_array_size(valid->u[a]);
+      uint8_t *vm = TIDE_U8P(valid->u[a]);
+      for (int64_t f = 0; f < nfa; f++)
+        vm[f] = Gp[off + f] != 0;
+      off += nfa;
+    }
+  }
+  if (pressure) {
+    double *pr = TIDE_F64P(pressure);
+    for (int64_t c = 0; c < nc; c++)
+      pr[c] = z.rowof[c] >= 0 ? p[z.rowof[c]] : 0;
+  }
+  for (int k = 0; k < ns; k++) {
+    double *v = TIDE_F64P(solids[k]->v);
+    for (int q = z.dof0[k]; q < z.dof0[k + 1]; q++) {
+      int r = z.freeof[q];
+      v[q - z.dof0[k]] = r >= 0 ? vf[r] : z.vc[q];
+    }
+  }
+  st->assembly_seconds += tide_wtime() - ta;
+done:
+  tide_csr_free(A);
+  tide_csr_free(B);
+  tide_csr_free(Jf);
+  tide_csr_free(ZK);
+  tide_csr_free(G);
+  if (div) tide_array_release(div);
+  tide_free(p, (size_t)(z.nl + 1) * sizeof(double));
+  tide_free(vf, (size_t)(z.nf + 1) * sizeof(double));
+  int64_t nfc2 = tide_zarifi_nfaces(g);
+  tide_free(U, (size_t)nfc2 * sizeof(double));
+  tide_free(Gp, (size_t)nfc2 * sizeof(double));
+  zwork_free(&z, g, ns);
+  return s;
+}

@@ -1,0 +1,765 @@
+/*
+ * mpm.c -- explicit MLS-MPM on a collocated node grid (see mpm.h).
+ */
+#include "mpm/mpm.h"
+
+#include "solid/small.h"
+#include "tide.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ weights */
+
+/* B-spline weights along one axis for the particle coordinate fx (in node
+ * units): the first node `base` and the order + 1 weights w[] of nodes
+ * base .. base + order (quadratic: 3 nodes, cubic: 4). */
+static inline int bspline(int order, double fx, double *w) {
+  if (order == 2) {
+    int base = (int)floor(fx - 0.5);
+    double r = fx - base; /* in [0.5, 1.5) from node base */
+    double a = 1.5 - r, b = r - 1, c = r - 0.5;
+    w[0] = 0.5 * a * a;
+    w[1] = 0.75 - b * b;
+    w[2] = 0.5 * c * c;
+    return base;
+  }
+  int base = (int)floor(fx) - 1;
+  double r = fx - base; /* in [1, 2) from node base */
+  double r0 = r, r1 = r - 1, r2 = 2 - r, r3 = 3 - r;
+  double a0 = 2 - r0, a3 = 2 - r3;
+  w[0] = a0 * a0 * a0 / 6;
+  w[1] = 0.5 * r1 * r1 * r1 - r1 * r1 + 2.0 / 3;
+  w[2] = 0.5 * r2 * r2 * r2 - r2 * r2 + 2.0 / 3;
+  w[3] = a3 * a3 * a3 / 6;
+  return base;
+}
+
+/* D_p^-1 = 4/dx^2 (quadratic), 3/dx^2 (cubic) */
+static inline double dinv(const tide_mpm *m) {
+  return (m->order == 2 ? 4.0 : 3.0) / (m->g.dx * m->g.dx);
+}
+
+/* node strides (2D: k extent 1) */
+static inline void node_strides(const tide_mpm *m, int64_t s[3]) {
+  int64_t nk = m->dim == 3 ? m->g.n[2] + 1 : 1;
+  s[2] = 1;
+  s[1] = nk;
+  s[0] = (int64_t)(m->g.n[1] + 1) * nk;
+}
+
+/* ------------------------------------------------------- construction */
+
+int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
+  *out = NULL;
+  int st;
+  if ((st = tide_sdf_check_grid(g, TIDE_AT_NODES, "tide.mpm"))) return st;
+  if (order != 2 && order != 3)
+    return tide_fail(TIDE_EINVAL, "B-spline order must be 2 (quadratic) or 3 (cubic), got %d",
+                     order);
+  for (int a = 0; a < g->dim; a++)
+    if (g->n[a] < 6)
+      return tide_fail(TIDE_EINVAL,
+                       "MPM grid needs at least 6 cells per axis (walls and stencils), got %d",
+                       g->n[a]);
+  tide_mpm *m = tide_calloc(sizeof *m);
+  if (!m) return TIDE_ENOMEM;
+  m->dim = g->dim;
+  m->order = order;
+  m->g = *g;
+  m->nn = 1;
+  for (int a = 0; a < g->dim; a++)
+    m->nn *= g->n[a] + 1;
+  for (int s = 0; s < 6; s++)
+    m->wall_bc[s] = -1;
+  m->wall_nodes = 3;
+  if ((st = tide_particles_new(g->dim, 1024, 1, &m->ps))) {
+    tide_free(m, sizeof *m);
+    return st;
+  }
+  m->nm = tide_array_new1(TIDE_F64, m->nn);
+  m->nv = tide_array_new2(TIDE_F64, m->nn, m->dim);
+  if (!m->nm || !m->nv || (st = tide_mpm_reserve(m, 1024))) {
+    tide_mpm_free(m);
+    return st ? st : TIDE_ENOMEM;
+  }
+  *out = m;
+  return TIDE_OK;
+}
+
+void tide_mpm_free(tide_mpm *m) {
+  if (!m) return;
+  tide_particles_free(m->ps);
+  tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv};
+  for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+    tide_array_release(arrs[i]);
+  for (int c = 0; c < m->ncoll; c++)
+    tide_shape_release(m->coll[c].shape);
+  tide_free(m, sizeof *m);
+}
+
+int64_t tide_mpm_bytes(const tide_mpm *m) {
+  int64_t b = tide_particles_bytes(m->ps);
+  const tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv};
+  for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+    if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
+  return b + (int64_t)sizeof *m;
+}
+
+/* grow one attribute array to cap rows of `cols` entries, keeping n rows */
+static int grow(tide_array **a, tide_dtype t, int64_t n, int64_t cap, int64_t cols) {
+  tide_array *b = tide_array_new2(t, cap, cols);
+  if (!b) return TIDE_ENOMEM;
+  if (*a) memcpy(tide_array_ptr(b), tide_array_ptr(*a), (size_t)(n * cols) * tide_dtype_size(t));
+  tide_array_release(*a);
+  *a = b;
+  return TIDE_OK;
+}
+
+int tide_mpm_reserve(tide_mpm *m, int64_t cap) {
+  if (cap <= m->cap) return TIDE_OK;
+  int st, d = m->dim;
+  /* rows holding attributes: the particles, as far as the old arrays reach
+   * (seeding grows the particle set before the attributes) */
+  int64_t n = m->ps->n < m->cap ? m->ps->n : m->cap;
+  if ((st = tide_particles_reserve(m->ps, cap))) return st;
+  if ((st = grow(&m->F, TIDE_F64, n, cap, d * d)) || (st = grow(&m->vol0, TIDE_F64, n, cap, 1)) ||
+      (st = grow(&m->mass, TIDE_F64, n, cap, 1)) || (st = grow(&m->Jp, TIDE_F64, n, cap, 1)) ||
+      (st = grow(&m->mat, TIDE_I32, n, cap, 1)))
+    return st;
+  m->cap = cap;
+  return TIDE_OK;
+}
+
+int tide_mpm_add_material(tide_mpm *m, const tide_mpm_material *mat, int *index) {
+  int st;
+  if (m->nmat >= TIDE_MPM_MAXMAT)
+    return tide_fail(TIDE_EINVAL, "at most %d MPM materials", TIDE_MPM_MAXMAT);
+  if ((st = tide_material_check(&mat->elastic))) return st;
+  if (mat->elastic.model == TIDE_MODEL_LINEAR)
+    return tide_fail(TIDE_EINVAL, "MPM needs a rotation-invariant model (the linear model is not)");
+  if (!(mat->rho > 0 && isfinite(mat->rho)))
+    return tide_fail(TIDE_EINVAL, "density must be > 0, got %g", mat->rho);
+  if (mat->plastic < TIDE_MPM_ELASTIC || mat->plastic > TIDE_MPM_SAND)
+    return tide_fail(TIDE_EINVAL, "unknown plasticity %d", mat->plastic);
+  if (mat->plastic == TIDE_MPM_SNOW &&
+      !(mat->theta_c > 0 && mat->theta_c < 1 && mat->theta_s > 0 && isfinite(mat->theta_s) &&
+        mat->xi >= 0 && isfinite(mat->xi)))
+    return tide_fail(TIDE_EINVAL, "snow needs 0 < theta_c < 1, theta_s > 0, xi >= 0");
+  if (mat->plastic == TIDE_MPM_SAND && !(mat->friction_angle > 0 && mat->friction_angle < M_PI / 2))
+    return tide_fail(TIDE_EINVAL, "sand needs a friction angle in (0, 90) degrees");
+  if (mat->plastic == TIDE_MPM_FLUID &&
+      !(mat->elastic.model == TIDE_MODEL_FIXED_COROTATED && mat->elastic.mu == 0))
+    return tide_fail(TIDE_EINVAL,
+                     "a fluid material is the fixed-corotated model with mu = 0 (kappa = lambda)");
+  m->mats[m->nmat] = *mat;
+  *index = m->nmat++;
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------------ seeding */
+
+/* lowest and highest particle coordinate (node units) with valid stencils */
+static inline void band(const tide_mpm *m, int a, double *lo, double *hi) {
+  *lo = 1.0;
+  *hi = m->g.n[a] - 1.0;
+}
+
+int tide_mpm_seed(tide_mpm *m, const tide_shape *shape, int per_cell, double jitter,
+                  uint64_t stream, int mat, const double *vel, const double *gradv,
+                  int64_t *added) {
+  int st, d = m->dim;
+  if (added) *added = 0;
+  if (mat < 0 || mat >= m->nmat)
+    return tide_fail(TIDE_EINVAL, "material %d does not exist (%d defined)", mat + 1, m->nmat);
+  if (!shape) return tide_fail(TIDE_EINVAL, "seeding needs a shape");
+  int64_t n0 = m->ps->n, got = 0;
+  if ((st = tide_particles_seed(m->ps, &m->g, shape, NULL, per_cell, jitter, stream, NULL, NULL,
+                                &got)))
+    return st;
+  int64_t n1 = m->ps->n;
+  if ((st = tide_mpm_reserve(m, m->ps->cap > n1 ? m->ps->cap : n1))) return st;
+  double *x = TIDE_F64P(m->ps->x), *v = TIDE_F64P(m->ps->v), *c = TIDE_F64P(m->ps->c);
+  double *F = TIDE_F64P(m->F), *V0 = TIDE_F64P(m->vol0), *M = TIDE_F64P(m->mass),
+         *Jp = TIDE_F64P(m->Jp);
+  int32_t *mi = TIDE_I32P(m->mat);
+  double vol = pow(m->g.dx, d) / per_cell, inv = 1 / m->g.dx;
+  /* keep the candidates whose stencils fit the grid, in order */
+  int64_t w = n0;
+  for (int64_t p = n0; p < n1; p++) {
+    int ok = 1;
+    for (int a = 0; a < d; a++) {
+      double fx = (x[p * d + a] - m->g.origin[a]) * inv, lo, hi;
+      band(m, a, &lo, &hi);
+      ok &= fx >= lo && fx < hi;
+    }
+    if (!ok) continue;
+    for (int a = 0; a < d; a++)
+      x[w * d + a] = x[p * d + a];
+    w++;
+  }
+  /* the velocity gradient acts about the centroid of the new particles */
+  double centre[3] = {0, 0, 0};
+  for (int64_t p = n0; p < w; p++)
+    for (int a = 0; a < d; a++)
+      centre[a] += x[p * d + a];
+  for (int a = 0; a < d; a++)
+    centre[a] = w > n0 ? centre[a] / (double)(w - n0) : 0;
+  for (int64_t p = n0; p < w; p++) {
+    for (int a = 0; a < d; a++) {
+      double s = vel ? vel[a] : 0;
+      if (gradv)
+        for (int b = 0; b < d; b++)
+          s += gradv[a * d + b] * (x[p * d + b] - centre[b]);
+      v[p * d + a] = s;
+      for (int b = 0; b < d; b++) {
+        c[(p * d + a) * d + b] = gradv ? gradv[a * d + b] : 0;
+        F[(p * d + a) * d + b] = a == b;
+      }
+    }
+    V0[p] = vol;
+    M[p] = m->mats[mat].rho * vol;
+    Jp[p] = 1;
+    mi[p] = mat;
+  }
+  if ((st = tide_particles_resize(m->ps, w))) return st;
+  if (added) *added = w - n0;
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------------- sorting */
+
+static int permute(tide_array *a, const int64_t *order, int64_t n, int64_t cols, void *tmp) {
+  size_t es = tide_dtype_size(a->dtype) * (size_t)cols;
+  char *src = tide_array_ptr(a), *dst = tmp;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  for (int64_t q = 0; q < n; q++)
+    memcpy(dst + (size_t)q * es, src + (size_t)order[q] * es, es);
+  memcpy(src, dst, es * (size_t)n);
+  return TIDE_OK;
+}
+
+int tide_mpm_sort(tide_mpm *m) {
+  int st, d = m->dim;
+  tide_particles *ps = m->ps;
+  if ((st = tide_particles_bin(ps, &m->g))) return st;
+  int64_t n = ps->n;
+  size_t bytes = (size_t)(n > 0 ? n : 1) * (size_t)(d * d) * sizeof(double);
+  void *tmp = tide_alloc(bytes);
+  if (!tmp) return TIDE_ENOMEM;
+  /* ps->order is the stable by-cell order tide_particles_sort applies to x, v, c */
+  permute(m->F, ps->order, n, d * d, tmp);
+  permute(m->vol0, ps->order, n, 1, tmp);
+  permute(m->mass, ps->order, n, 1, tmp);
+  permute(m->Jp, ps->order, n, 1, tmp);
+  permute(m->mat, ps->order, n, 1, tmp);
+  tide_free(tmp, bytes);
+  return tide_particles_sort(ps, &m->g);
+}
+
+/* -------------------------------------------------------------- stress */
+
+/* The Kirchhoff-like term P(F) F^T of particle p (d x d) with its
+ * material's plasticity state: snow scales mu and lambda by
+ * exp(xi (1 - J_p)); fluids use P F^T = kappa (J - 1) J I, the fixed-
+ * corotated model with mu = 0 at F = J^(1/d) I. */
+static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, double *PFt) {
+  int d = m->dim;
+  const tide_mpm_material *mt = &m->mats[mat];
+  if (mt->plastic == TIDE_MPM_FLUID) {
+    double J = tide_det(d, F), s = mt->elastic.lambda * (J - 1) * J;
+    for (int a = 0; a < d * d; a++)
+      PFt[a] = 0;
+    for (int a = 0; a < d; a++)
+      PFt[a * d + a] = s;
+    return;
+  }
+  tide_material e = mt->elastic;
+  if (mt->plastic == TIDE_MPM_SNOW) {
+    double h = exp(mt->xi * (1 - Jp));
+    e.mu *= h;
+    e.lambda *= h;
+  }
+  double P[9];
+  tide_material_eval(&e, d, F, NULL, 0, NULL, P, NULL);
+  for (int a = 0; a < d; a++)
+    for (int b = 0; b < d; b++) {
+      double s = 0;
+      for (int k = 0; k < d; k++)
+        s += P[a * d + k] * F[b * d + k];
+      PFt[a * d + b] = s;
+    }
+}
+
+/* ------------------------------------------------------------------ P2G */
+
+typedef struct {
+  tide_mpm *m;
+  double dt, Dinv, inv;
+  int64_t s[3];
+  double *nm, *nv;
+  const double *x, *v, *c, *F, *V0, *M, *Jp;
+  const int32_t *mi;
+} p2g_ctx;
+
+/* scatter the particles of cell (i, j, k); returns nonzero for a particle
+ * found outside the grid's stencil band (or non-finite) */
+static int scatter_cell(const p2g_ctx *X, int i, int j, int k) {
+  const tide_mpm *m = X->m;
+  const tide_particles *ps = m->ps;
+  int d = m->dim, o = m->order + 1;
+  int64_t cell = ((int64_t)i * m->g.n[1] + j) * m->g.n[2] + k;
+  int bad = 0;
+  for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
+    int64_t p = ps->order[q];
+    const double *xp = X->x + p * d, *vp = X->v + p * d, *cp = X->c + p * d * d;
+    double w[3][4] = {{0}}, fx[3];
+    int base[3] = {0, 0, 0};
+    for (int a = 0; a < d; a++) {
+      fx[a] = (xp[a] - m->g.origin[a]) * X->inv;
+      double lo, hi;
+      band(m, a, &lo, &hi);
+      if (!(fx[a] >= lo && fx[a] <= hi)) bad = 1;
+    }
+    if (bad) continue;
+    for (int a = 0; a < d; a++)
+      base[a] = bspline(m->order, fx[a], w[a]);
+    double mp = X->M[p], PFt[9], Q[9];
+    int mat = X->mi[p];
+    stress_term(m, mat, X->F + p * d * d, X->Jp[p], PFt);
+    double k0 = -X->dt * X->V0[p] * X->Dinv;
+    for (int a = 0; a < d * d; a++)
+      Q[a] = mp * cp[a] + k0 * PFt[a];
+    double mv[3];
+    for (int a = 0; a < d; a++)
+      mv[a] = mp * vp[a];
+    int ok = d == 3 ? o : 1;
+    for (int a0 = 0; a0 < o; a0++)
+      for (int a1 = 0; a1 < o; a1++)
+        for (int a2 = 0; a2 < ok; a2++) {
+          double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
+          int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
+          int64_t id = nd[0] * X->s[0] + nd[1] * X->s[1] + nd[2] * X->s[2];
+          double r[3];
+          for (int a = 0; a < d; a++)
+            r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
+          X->nm[id] += wt * mp;
+          for (int a = 0; a < d; a++) {
+            double s = mv[a];
+            for (int b = 0; b < d; b++)
+              s += Q[a * d + b] * r[b];
+            X->nv[id * d + a] += wt * s;
+          }
+        }
+  }
+  return bad;
+}
+
+int tide_mpm_p2g(tide_mpm *m, double dt) {
+  int st, d = m->dim;
+  if (!(dt >= 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
+  tide_particles *ps = m->ps;
+  int64_t n = ps->n;
+  /* non-finite state is an error at the step it appears in */
+  if (tide_array_nonfinite(ps->x) || tide_array_nonfinite(ps->v) || tide_array_nonfinite(ps->c))
+    return tide_fail(TIDE_ENONFINITE,
+                     "MPM: a particle position, velocity or affine matrix is not finite");
+  {
+    int64_t bad = 0;
+    const double *F = TIDE_F64P(m->F);
+#pragma omp parallel for schedule(static) reduction(+ : bad) if (n > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < n * d * d; i++)
+      bad += !isfinite(F[i]);
+    if (bad) return tide_fail(TIDE_ENONFINITE, "MPM: a deformation gradient is not finite");
+  }
+  if ((st = tide_particles_bin(ps, &m->g))) return st;
+  p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
+  node_strides(m, X.s);
+  X.nm = TIDE_F64P(m->nm);
+  X.nv = TIDE_F64P(m->nv);
+  X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
+  X.F = TIDE_F64P(m->F), X.V0 = TIDE_F64P(m->vol0), X.M = TIDE_F64P(m->mass),
+  X.Jp = TIDE_F64P(m->Jp);
+  X.mi = TIDE_I32P(m->mat);
+  int64_t nn = m->nn;
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++) {
+    X.nm[i] = 0;
+    for (int a = 0; a < d; a++)
+      X.nv[i * d + a] = 0;
+  }
+  /* slab i writes node columns i-1 .. i+2: colours four apart */
+  int ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2], bad = 0;
+  for (int colour = 0; colour < 4; colour++) {
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
+    for (int i = colour; i < ni; i += 4)
+      for (int j = 0; j < nj; j++)
+        for (int k = 0; k < nk; k++)
+          bad |= scatter_cell(&X, i, j, k);
+  }
+  if (bad)
+    return tide_fail(
+        TIDE_EINVAL,
+        "MPM: a particle left the grid's interior (more than 1 cell from the domain faces)");
+    /* momentum -> velocity */
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++) {
+    double mi = X.nm[i];
+    for (int a = 0; a < d; a++)
+      X.nv[i * d + a] = mi > 0 ? X.nv[i * d + a] / mi : 0;
+  }
+  return TIDE_OK;
+}
+
+/* --------------------------------------------------------- grid update */
+
+/* apply a boundary condition with outward normal n of the obstacle (unit,
+ * pointing out of the obstacle into the material) to the relative
+ * velocity vr */
+static inline void apply_bc(int d, int bc, double mu, const double *n, double *vr) {
+  if (bc == TIDE_MPM_STICKY) {
+    for (int a = 0; a < d; a++)
+      vr[a] = 0;
+    return;
+  }
+  double vn = 0;
+  for (int a = 0; a < d; a++)
+    vn += vr[a] * n[a];
+  if (bc == TIDE_MPM_SEPARATE && vn >= 0) return;
+  double vt[3], tn = 0;
+  for (int a = 0; a < d; a++) {
+    vt[a] = vr[a] - vn * n[a];
+    tn += vt[a] * vt[a];
+  }
+  tn = sqrt(tn);
+  double scale = 1;
+  if (bc == TIDE_MPM_SEPARATE && mu > 0) scale = tn > 0 ? fmax(0, 1 + mu * vn / tn) : 0;
+  for (int a = 0; a < d; a++)
+    vr[a] = vt[a] * scale;
+}
+
+int tide_mpm_grid_update(tide_mpm *m, double dt) {
+  int d = m->dim;
+  if (!(dt >= 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
+  double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
+  int64_t s[3];
+  node_strides(m, s);
+  int N[3] = {m->g.n[0] + 1, m->g.n[1] + 1, d == 3 ? m->g.n[2] + 1 : 1};
+  int wn = m->wall_nodes;
+  int64_t nn = m->nn;
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t id = 0; id < nn; id++) {
+    if (!(nm[id] > 0)) continue;
+    double *v = nv + id * d;
+    for (int a = 0; a < d; a++)
+      v[a] += dt * m->gravity[a];
+    int ijk[3] = {(int)(id / s[0]), (int)((id / s[1]) % N[1]), (int)(id % N[2])};
+    if (d == 2) ijk[2] = 0;
+    double x[3] = {0, 0, 0};
+    for (int a = 0; a < d; a++)
+      x[a] = m->g.origin[a] + ijk[a] * m->g.dx;
+    /* colliders */
+    for (int c = 0; c < m->ncoll; c++) {
+      const tide_mpm_collider *C = &m->coll[c];
+      if (tide_shape_eval(C->shape, x) > 0) continue;
+      double n[3], vs[3], r[3] = {0, 0, 0}, vr[3];
+      tide_shape_normal(C->shape, x, 0.25 * m->g.dx, n);
+      for (int a = 0; a < 3; a++)
+        r[a] = a < d ? x[a] - C->centre[a] : 0;
+      vs[0] = C->vel[0] + C->omega[1] * r[2] - C->omega[2] * r[1];
+      vs[1] = C->vel[1] + C->omega[2] * r[0] - C->omega[0] * r[2];
+      vs[2] = C->vel[2] + C->omega[0] * r[1] - C->omega[1] * r[0];
+      for (int a = 0; a < d; a++)
+        vr[a] = v[a] - vs[a];
+      apply_bc(d, C->bc, C->friction, n, vr);
+      for (int a = 0; a < d; a++)
+        v[a] = vs[a] + vr[a];
+    }
+    /* domain walls: normal pointing into the domain */
+    for (int a = 0; a < d; a++)
+      for (int side = 0; side < 2; side++) {
+        int bc = m->wall_bc[2 * a + side];
+        if (bc < 0) continue;
+        int in = side == 0 ? ijk[a] < wn : ijk[a] > N[a] - 1 - wn;
+        if (!in) continue;
+        double n[3] = {0, 0, 0};
+        n[a] = side == 0 ? 1 : -1;
+        apply_bc(d, bc, m->wall_friction, n, v);
+      }
+  }
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------------ plasticity */
+
+static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp) {
+  if (mt->plastic == TIDE_MPM_ELASTIC) return;
+  if (mt->plastic == TIDE_MPM_FLUID) {
+    /* keep det F = J: J^(1/d) I, or diag(J, 1[, 1]) for a collapsed
+     * particle (J <= 0), whose pressure -kappa (J - 1) pushes it back */
+    double J = tide_det(d, F), r = J > 0 ? (d == 3 ? cbrt(J) : sqrt(J)) : 1;
+    for (int a = 0; a < d * d; a++)
+      F[a] = 0;
+    for (int a = 0; a < d; a++)
+      F[a * d + a] = r;
+    if (J <= 0) F[0] = J;
+    return;
+  }
+  double U[9], s[3], V[9];
+  tide_svd_signed(d, F, U, s, V);
+  if (mt->plastic == TIDE_MPM_SNOW) {
+    double Jold = 1, Jnew = 1;
+    for (int a = 0; a < d; a++) {
+      Jold *= s[a];
+      double c = fmin(fmax(s[a], 1 - mt->theta_c), 1 + mt->theta_s);
+      s[a] = c;
+      Jnew *= c;
+    }
+    *Jp *= Jold / Jnew; /* F = Fe Fp: det Fp grows by what det Fe lost */
+  } else {              /* sand, Drucker-Prager in the Hencky strain */
+    double eps[3], tr = 0;
+    for (int a = 0; a < d; a++) {
+      eps[a] = log(fmax(fabs(s[a]), 1e-6));
+      tr += eps[a];
+    }
+    if (tr >= 0) {
+      for (int a = 0; a < d; a++)
+        s[a] = 1; /* separating: stress free */
+    } else {
+      double ehat[3], en = 0;
+      for (int a = 0; a < d; a++) {
+        ehat[a] = eps[a] - tr / d;
+        en += ehat[a] * ehat[a];
+      }
+      en = sqrt(en);
+      double sf = sin(mt->friction_angle), alpha = sqrt(2.0 / 3) * 2 * sf / (3 - sf);
+      double mu = mt->elastic.mu, lam = mt->elastic.lambda;
+      double dg = en + (d * lam + 2 * mu) / (2 * mu) * tr * alpha;
+      if (dg > 0 && en > 0)
+        for (int a = 0; a < d; a++)
+          s[a] = exp(eps[a] - dg * ehat[a] / en);
+    }
+  }
+  /* F = U diag(s) V^T */
+  for (int a = 0; a < d; a++)
+    for (int b = 0; b < d; b++) {
+      double t = 0;
+      for (int k = 0; k < d; k++)
+        t += U[a * d + k] * s[k] * V[b * d + k];
+      F[a * d + b] = t;
+    }
+}
+
+/* ------------------------------------------------------------------ G2P */
+
+int tide_mpm_g2p(tide_mpm *m, double dt) {
+  int d = m->dim, o = m->order + 1;
+  if (!(dt >= 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
+  tide_particles *ps = m->ps;
+  int64_t n = ps->n, s[3];
+  node_strides(m, s);
+  const double *nv = TIDE_F64P(m->nv);
+  double *x = TIDE_F64P(ps->x), *v = TIDE_F64P(ps->v), *c = TIDE_F64P(ps->c);
+  double *F = TIDE_F64P(m->F), *Jp = TIDE_F64P(m->Jp);
+  const int32_t *mi = TIDE_I32P(m->mat);
+  double inv = 1 / m->g.dx, Dinv = dinv(m);
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(| : bad) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < n; p++) {
+    double *xp = x + p * d, *vp = v + p * d, *cp = c + p * d * d, *Fp = F + p * d * d;
+    double w[3][4] = {{0}}, fx[3];
+    int base[3] = {0, 0, 0}, ok = 1;
+    for (int a = 0; a < d; a++) {
+      fx[a] = (xp[a] - m->g.origin[a]) * inv;
+      double lo, hi;
+      band(m, a, &lo, &hi);
+      ok &= fx[a] >= lo && fx[a] <= hi;
+    }
+    if (!ok) {
+      bad = 1;
+      continue;
+    }
+    for (int a = 0; a < d; a++)
+      base[a] = bspline(m->order, fx[a], w[a]);
+    double vn[3] = {0, 0, 0}, B[9] = {0};
+    int ok2 = d == 3 ? o : 1;
+    for (int a0 = 0; a0 < o; a0++)
+      for (int a1 = 0; a1 < o; a1++)
+        for (int a2 = 0; a2 < ok2; a2++) {
+          double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
+          int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
+          int64_t id = nd[0] * s[0] + nd[1] * s[1] + nd[2] * s[2];
+          const double *vi = nv + id * d;
+          for (int a = 0; a < d; a++) {
+            vn[a] += wt * vi[a];
+            for (int b = 0; b < d; b++)
+              B[a * d + b] += wt * vi[a] * ((m->g.origin[b] + nd[b] * m->g.dx) - xp[b]);
+          }
+        }
+    double Fn[9];
+    for (int a = 0; a < d; a++) {
+      vp[a] = vn[a];
+      for (int b = 0; b < d; b++)
+        cp[a * d + b] = Dinv * B[a * d + b];
+    }
+    /* F <- (I + dt C) F */
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        double t = Fp[a * d + b];
+        for (int k = 0; k < d; k++)
+          t += dt * cp[a * d + k] * Fp[k * d + b];
+        Fn[a * d + b] = t;
+      }
+    memcpy(Fp, Fn, sizeof(double) * (size_t)(d * d));
+    plasticity(&m->mats[mi[p]], d, Fp, Jp + p);
+    for (int a = 0; a < d; a++) {
+      double lo, hi, y = xp[a] + dt * vp[a];
+      band(m, a, &lo, &hi);
+      lo = m->g.origin[a] + lo * m->g.dx;
+      hi = m->g.origin[a] + hi * m->g.dx;
+      xp[a] = y < lo ? lo : y > hi ? hi : y;
+    }
+  }
+  ps->bin_valid = 0;
+  if (bad)
+    return tide_fail(
+        TIDE_EINVAL,
+        "MPM: a particle left the grid's interior (more than 1 cell from the domain faces)");
+  return TIDE_OK;
+}
+
+int tide_mpm_step(tide_mpm *m, double dt) {
+  int st;
+  if ((st = tide_mpm_p2g(m, dt)) || (st = tide_mpm_grid_update(m, dt)) ||
+      (st = tide_mpm_g2p(m, dt)))
+    return st;
+  return TIDE_OK;
+}
+
+/* ---------------------------------------------------------- diagnostics */
+
+int tide_mpm_max_speed(const tide_mpm *m, double *out) {
+  int d = m->dim;
+  int64_t n = m->ps->n;
+  const double *v = TIDE_F64P(m->ps->v);
+  double mx = 0;
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(max                                            \
+                                                    : mx) reduction(|                              \
+                                                                    : bad) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < n; p++) {
+    double s = 0;
+    for (int a = 0; a < d; a++)
+      s += v[p * d + a] * v[p * d + a];
+    if (!isfinite(s))
+      bad = 1;
+    else if (s > mx)
+      mx = s;
+  }
+  *out = sqrt(mx);
+  if (bad) return tide_fail(TIDE_ENONFINITE, "MPM: a particle velocity is not finite");
+  return TIDE_OK;
+}
+
+int tide_mpm_max_dt(const tide_mpm *m, double cfl, double *dt) {
+  int st;
+  if (!(cfl > 0 && isfinite(cfl))) return tide_fail(TIDE_EINVAL, "cfl must be > 0, got %g", cfl);
+  double vmax, c = 0;
+  if ((st = tide_mpm_max_speed(m, &vmax))) return st;
+  for (int k = 0; k < m->nmat; k++) {
+    const tide_mpm_material *mt = &m->mats[k];
+    double s = sqrt((mt->elastic.lambda + 2 * mt->elastic.mu) / mt->rho);
+    if (s > c) c = s;
+  }
+  *dt = vmax + c > 0 ? cfl * m->g.dx / (vmax + c) : HUGE_VAL;
+  return TIDE_OK;
+}
+
+/* fixed blocks, combined in order: bit-identical for any thread count */
+#define NQ 9
+int tide_mpm_diagnostics(const tide_mpm *m, double *kinetic, double *elastic, double *momentum,
+                         double *angular, double *mass) {
+  int d = m->dim;
+  int64_t n = m->ps->n, nb = (n + TIDE_RBLOCK - 1) / TIDE_RBLOCK;
+  const double *x = TIDE_F64P(m->ps->x), *v = TIDE_F64P(m->ps->v), *c = TIDE_F64P(m->ps->c);
+  const double *F = TIDE_F64P(m->F), *V0 = TIDE_F64P(m->vol0), *M = TIDE_F64P(m->mass),
+               *Jp = TIDE_F64P(m->Jp);
+  const int32_t *mi = TIDE_I32P(m->mat);
+  double D = (m->order == 2 ? 0.25 : 1.0 / 3) * m->g.dx * m->g.dx;
+  size_t bytes = (size_t)(nb > 0 ? nb : 1) * NQ * sizeof(double);
+  double *part = tide_calloc(bytes);
+  if (!part) return TIDE_ENOMEM;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < nb; b++) {
+    double q[NQ] = {0};
+    int64_t p1 = (b + 1) * TIDE_RBLOCK < n ? (b + 1) * TIDE_RBLOCK : n;
+    for (int64_t p = b * TIDE_RBLOCK; p < p1; p++) {
+      const double *xp = x + p * d, *vp = v + p * d, *cp = c + p * d * d;
+      double mp = M[p], v2 = 0, cc = 0;
+      for (int a = 0; a < d; a++)
+        v2 += vp[a] * vp[a];
+      for (int a = 0; a < d * d; a++)
+        cc += cp[a] * cp[a];
+      q[0] += 0.5 * mp * (v2 + D * cc);
+      if (elastic) {
+        const tide_mpm_material *mt = &m->mats[mi[p]];
+        tide_material e = mt->elastic;
+        if (mt->plastic == TIDE_MPM_SNOW) {
+          double h = exp(mt->xi * (1 - Jp[p]));
+          e.mu *= h, e.lambda *= h;
+        }
+        double psi = 0;
+        tide_material_eval(&e, d, F + p * d * d, NULL, 0, &psi, NULL, NULL);
+        q[1] += V0[p] * psi;
+      }
+      for (int a = 0; a < d; a++)
+        q[2 + a] += mp * vp[a];
+      /* L = m (x x v) + m eps:(C D)^T, C D = D C */
+      double x3[3] = {0, 0, 0}, v3[3] = {0, 0, 0}, C3[9] = {0};
+      for (int a = 0; a < d; a++) {
+        x3[a] = xp[a], v3[a] = vp[a];
+        for (int e = 0; e < d; e++)
+          C3[a * 3 + e] = cp[a * d + e];
+      }
+      q[5] += mp * (x3[1] * v3[2] - x3[2] * v3[1] + D * (C3[2 * 3 + 1] - C3[1 * 3 + 2]));
+      q[6] += mp * (x3[2] * v3[0] - x3[0] * v3[2] + D * (C3[0 * 3 + 2] - C3[2 * 3 + 0]));
+      q[7] += mp * (x3[0] * v3[1] - x3[1] * v3[0] + D * (C3[1 * 3 + 0] - C3[0 * 3 + 1]));
+      q[8] += mp;
+    }
+    memcpy(part + b * NQ, q, sizeof q);
+  }
+  double t[NQ] = {0};
+  for (int64_t b = 0; b < nb; b++)
+    for (int k = 0; k < NQ; k++)
+      t[k] += part[b * NQ + k];
+  tide_free(part, bytes);
+  if (kinetic) *kinetic = t[0];
+  if (elastic) *elastic = t[1];
+  if (momentum)
+    for (int a = 0; a < d; a++)
+      momentum[a] = t[2 + a];
+  if (angular)
+    for (int a = 0; a < 3; a++)
+      angular[a] = t[5 + a];
+  if (mass) *mass = t[8];
+  return TIDE_OK;
+}
+
+int tide_mpm_grid_sums(const tide_mpm *m, double *mass, double *momentum) {
+  int d = m->dim;
+  const double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
+  double t[4] = {0};
+  for (int64_t i = 0; i < m->nn; i++) {
+    t[0] += nm[i];
+    for (int a = 0; a < d; a++)
+      t[1 + a] += nm[i] * nv[i * d + a];
+  }
+  if (mass) *mass = t[0];
+  if (momentum)
+    for (int a = 0; a < d; a++)
+      momentum[a] = t[1 + a];
+  return TIDE_OK;
+}

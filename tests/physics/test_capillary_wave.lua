@@ -1,0 +1,117 @@
+-- A standing capillary wave in a walled tank (tide.drop recipe: level set,
+-- ghost-fluid jump with height-function curvature, ghost-fluid projection,
+-- linear extension of the velocity into the air; air density 0, no gravity,
+-- inviscid).  The tank is one wavelength wide with free-slip walls, the
+-- surface y = h + a cos(k x) (antinodes at the walls, 90 degree contact
+-- angle), depth h = lambda / 2.  Linear theory (Lamb Sec. 266):
+--   omega^2 = sigma k^3 / rho tanh(k h).
+-- Asserts (docs/liquids-physics.md, "Walls and the contact angle"):
+--   * at 32 cells per wavelength the frequency (zero crossings of the
+--     cos(kx) mode of the column heights, over 5 periods) within 2%, and the
+--     amplitude within 2% of the initial over the 5 periods;
+--   * the error shrinks under refinement (16, 24, 32 cells per wavelength);
+--   * the curvature next to a wall is the surface's (not 0): the
+--     height-function and cell curvatures of a cos(kx) surface at the first
+--     column within 2% of a k^2 cos(k x), and a flat surface meeting a wall
+--     with a 60 degree contact angle gets the ghost height h + cot 60 deg.
+local tide = require "tide"
+local T = require "tide.testing"
+local drop = require "tide.drop"
+
+local sigma, rho, lam = 0.07, 1000, 0.01
+local k = 2 * math.pi / lam
+local h = lam / 2
+local omega = math.sqrt(sigma * k ^ 3 / rho * math.tanh(k * h))
+local period = 2 * math.pi / omega
+
+local function wave_phi(g, N, amp)
+  local phi = g:cells()
+  local dx = g.dx
+  for i = 1, N do
+    for j = 1, N do phi:set(i, j, (j - 0.5) * dx - h - amp * math.cos(k * (i - 0.5) * dx)) end
+  end
+  return phi
+end
+
+local function run(N, periods)
+  local dx = lam / N
+  local g = tide.grid.new { size = { N, N }, dx = dx }
+  local S = drop.new { grid = g, phi = wave_phi(g, N, 0.005 * lam), sigma = sigma, rho = rho }
+  local dt = drop.max_dt(S)
+  local steps = math.ceil(periods * period / dt)
+  dt = periods * period / steps
+  local function mode() -- 2/L int eta cos(kx) dx from the column liquid fractions
+    local s = 0
+    for i = 1, N do
+      local col = 0
+      for j = 1, N do
+        local f = 0.5 - S.phi:get(i, j) / dx
+        col = col + (f < 0 and 0 or f > 1 and 1 or f)
+      end
+      s = s + col * dx * math.cos(k * (i - 0.5) * dx)
+    end
+    return s * 2 / N
+  end
+  local q0 = mode()
+  local q_prev, t_prev, zeros, ext, qmax = q0, 0, {}, {}, 0
+  for s = 1, steps do
+    drop.step(S, dt)
+    local q, t = mode(), s * dt
+    if (q_prev > 0) ~= (q > 0) then
+      zeros[#zeros + 1] = t_prev + (t - t_prev) * q_prev / (q_prev - q)
+      ext[#ext + 1] = qmax / q0
+      qmax = 0
+    end
+    qmax = math.max(qmax, math.abs(q))
+    q_prev, t_prev = q, t
+  end
+  local np = math.floor((#zeros - 1) / 2)
+  T.check(np >= 1, "a full period")
+  local w = np >= 1 and 2 * math.pi * np / (zeros[1 + 2 * np] - zeros[1]) or 0
+  local lo, hi = 1, 1
+  for _, e in ipairs(ext) do lo, hi = math.min(lo, e), math.max(hi, e) end -- the complete half periods
+  print(string.format("capillary wave, walled tank, %d cells per wavelength, %d steps, %d periods: omega %.4f vs %.4f (%+.2f%%), extrema %.4f .. %.4f of the initial",
+    N, steps, periods, w, omega, 100 * (w / omega - 1), lo, hi))
+  return w / omega - 1, lo, hi
+end
+
+local e16 = run(16, 2)
+local e24 = run(24, 2)
+local e32, lo, hi = run(32, 5)
+T.check(math.abs(e32) < 0.02, "32 cells per wavelength: frequency within 2% of sigma k^3 / rho tanh(kh)")
+T.check(math.abs(e32) < math.abs(e24) and math.abs(e24) < math.abs(e16), "the error shrinks under refinement")
+T.check(lo > 0.98 and hi < 1.02, "amplitude within 2% over 5 periods")
+
+-- the curvature beside a wall
+do
+  local N = 32
+  local dx = lam / N
+  local g = tide.grid.new { size = { N, N }, dx = dx }
+  local amp = 0.02 * lam
+  local phi = wave_phi(g, N, amp)
+  local kf = tide.liquid.curvature_faces(g, phi)
+  local kc = tide.liquid.curvature(g, phi, { method = "cells" })
+  local jh = math.floor((h + amp) / dx + 0.5) -- the v face near the crossing of column 1
+  local want = amp * k * k * math.cos(k * 0.5 * dx)
+  local got
+  for j = 2, N do if kf.v:get(1, j) ~= 0 then got = kf.v:get(1, j) end end
+  T.check(got and math.abs(got / want - 1) < 0.02, string.format("height-function curvature at the wall %.3f vs a k^2 cos(k dx/2) %.3f", got or 0, want))
+  local jc = math.floor(h / dx + 0.5)
+  local kcell = kc:get(1, jc)
+  T.check(math.abs(kcell / want - 1) < 0.03, string.format("cell curvature at the wall %.3f vs %.3f", kcell, want))
+  -- a flat surface at a wall with a 60 degree contact angle
+  local flat = g:cells()
+  for i = 1, N do for j = 1, N do flat:set(i, j, (j - 0.5) * dx - h - 0.3 * dx) end end
+  local k60 = tide.liquid.curvature_faces(g, flat, { contact_angle = 60 })
+  local k90 = tide.liquid.curvature_faces(g, flat)
+  local c = 1 / math.tan(math.rad(60))
+  local expect = -c / (1 + 0.25 * c * c) ^ 1.5 / dx -- ghost line at h + cot: h_uu = cot, h_u = -cot / 2
+  local jf = math.floor(h / dx + 0.3 + 0.5) + 1
+  T.check(math.abs(k60.v:get(1, jf) / expect - 1) < 1e-6, string.format("60 deg: wall curvature %.4f vs %.4f", k60.v:get(1, jf), expect))
+  T.check(math.abs(k60.v:get(N, jf) / expect - 1) < 1e-6, "60 deg: the same at the right wall")
+  T.check(k90.v:get(1, jf) == 0 and k60.v:get(N // 2, jf) == 0, "90 deg, or away from the wall: flat")
+  T.check(not pcall(tide.liquid.curvature_faces, g, flat, { contact_angle = 0 }), "contact angle 0 rejected")
+  T.check(not pcall(tide.liquid.curvature_faces, g, flat, { contact_angle = 180 }), "contact angle 180 rejected")
+end
+
+os.exit(T.report())
