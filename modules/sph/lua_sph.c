@@ -207,14 +207,6 @@ static int m_max_dt(lua_State *L) {
   return 1;
 }
 
-static void push_vec(lua_State *L, const double *v, int n) {
-  lua_createtable(L, n, 0);
-  for (int i = 0; i < n; i++) {
-    lua_pushnumber(L, v[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-}
-
 /* S:diagnostics() -> {kinetic, momentum, density_error (mean), density_error_max, clamped} */
 static int m_diagnostics(lua_State *L) {
   tide_sph *s = checksph(L, 1);
@@ -223,7 +215,7 @@ static int m_diagnostics(lua_State *L) {
   lua_createtable(L, 0, 5);
   lua_pushnumber(L, ke);
   lua_setfield(L, -2, "kinetic");
-  push_vec(L, mom, s->dim);
+  tide_lua_pushnumbers(L, mom, s->dim);
   lua_setfield(L, -2, "momentum");
   lua_pushnumber(L, me);
   lua_setfield(L, -2, "density_error");
@@ -279,19 +271,8 @@ static int mm_tostring(lua_State *L) {
 
 /* the first n rows of a (cap, cols) attribute, shaped (n) or (n, d) */
 static void push_rows(lua_State *L, tide_sph *s, tide_array *a, int vector) {
-  int64_t n = s->ps->n;
-  tide_array *sl = tide_array_slice(a, 0, 0, n, 1);
-  tide_array *r;
-  if (vector) {
-    int64_t shape[2] = {n, s->dim};
-    r = tide_array_reshape(sl, 2, shape);
-  } else {
-    int64_t shape[1] = {n};
-    r = tide_array_reshape(sl, 1, shape);
-  }
-  tide_array_release(sl);
-  if (!r) tide_lua_error(L, "tide.SPH: %s", tide_errmsg());
-  tide_lua_pusharray(L, r);
+  int64_t tail[1] = {s->dim};
+  tide_lua_pushrows(L, a, s->ps->n, vector ? 2 : 1, tail);
 }
 
 /* fields: dim n nb dx H mass rho0 gravity sound_speed valid x v rho p a alpha boundary_x psi */
@@ -315,7 +296,7 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "sound_speed"))
     lua_pushnumber(L, s->c);
   else if (!strcmp(k, "gravity"))
-    push_vec(L, s->gravity, s->dim);
+    tide_lua_pushnumbers(L, s->gravity, s->dim);
   else if (!strcmp(k, "valid"))
     lua_pushboolean(L, s->nvalid);
   else if (!strcmp(k, "x"))
