@@ -542,6 +542,24 @@ static inline int face_open(const tide_periodic *P, const uint8_t *lab, int a, c
   return lab[*lo] != TIDE_CELL_SOLID && lab[tide_grid_idx(g, c[0], c[1], c[2])] != TIDE_CELL_SOLID;
 }
 
+/* face n[a] of the periodic axis a <- face 0, in ua and (if given) va */
+static void copy_face0(const tide_grid *g, int a, double *ua, uint8_t *va) {
+  int e[3];
+  tide_grid_face_dims(g, a, e);
+  int b2 = a == 0 ? 1 : 0, c2 = 3 - a - b2;
+  for (int i = 0; i < e[b2]; i++)
+    for (int j = 0; j < e[c2]; j++) {
+      int I0[3], I1[3];
+      I0[a] = 0;
+      I1[a] = g->n[a];
+      I0[b2] = I1[b2] = i;
+      I0[c2] = I1[c2] = j;
+      int64_t f0 = tide_grid_fidx(g, a, I0[0], I0[1], I0[2]), f1 = tide_grid_fidx(g, a, I1[0], I1[1], I1[2]);
+      ua[f1] = ua[f0];
+      if (va) va[f1] = va[f0];
+    }
+}
+
 /* The neighbour of cell c across its face s (0: low, 1: high) along axis a:
  * returns 1 when that face is open (not a wall, no SOLID cell beside it),
  * *nb the neighbour's index (wrapped) and *f the face's index (face 0 for
@@ -796,22 +814,7 @@ int tide_periodic_project_ghost(tide_periodic *P, tide_mac *u, const tide_array 
             xh = xl * (1 - 1 / ghost_theta(phi, lo, hi, theta_min));
           ua[f] -= xh - xl;
         }
-    if (P->per[a]) {
-      /* copy face 0 onto face n[a] */
-      int e[3];
-      tide_grid_face_dims(g, a, e);
-      int b2 = a == 0 ? 1 : 0, c2 = 3 - a - b2;
-      for (int i = 0; i < e[b2]; i++)
-        for (int j = 0; j < e[c2]; j++) {
-          int I0[3], I1[3];
-          I0[a] = 0;
-          I1[a] = g->n[a];
-          I0[b2] = I1[b2] = i;
-          I0[c2] = I1[c2] = j;
-          ua[tide_grid_fidx(g, a, I1[0], I1[1], I1[2])] = ua[tide_grid_fidx(g, a, I0[0], I0[1], I0[2])];
-          if (va) va[tide_grid_fidx(g, a, I1[0], I1[1], I1[2])] = va[tide_grid_fidx(g, a, I0[0], I0[1], I0[2])];
-        }
-    }
+    if (P->per[a]) copy_face0(g, a, ua, va);
   }
   double dmax = 0, pscale = rho * g->dx / dt;
   double *pp = pressure ? TIDE_F64P(pressure) : NULL;
@@ -903,23 +906,8 @@ int tide_periodic_enforce_walls(const tide_periodic *P, tide_mac *u, const tide_
           if (c[a] >= g->n[a] || !face_open(P, lab, a, c, &lo)) ua[tide_grid_fidx(g, a, i, j, k)] = 0;
         }
   }
-  /* face n[a] = face 0 (both were just set from the same cells) */
-  for (int a = 0; a < g->dim; a++) {
-    if (!P->per[a]) continue;
-    double *ua = TIDE_F64P(u->u[a]);
-    int e[3];
-    tide_grid_face_dims(g, a, e);
-    int b2 = a == 0 ? 1 : 0, c2 = 3 - a - b2;
-    for (int i = 0; i < e[b2]; i++)
-      for (int j = 0; j < e[c2]; j++) {
-        int I0[3], I1[3];
-        I0[a] = 0;
-        I1[a] = g->n[a];
-        I0[b2] = I1[b2] = i;
-        I0[c2] = I1[c2] = j;
-        ua[tide_grid_fidx(g, a, I1[0], I1[1], I1[2])] = ua[tide_grid_fidx(g, a, I0[0], I0[1], I0[2])];
-      }
-  }
+  for (int a = 0; a < g->dim; a++)
+    if (P->per[a]) copy_face0(g, a, TIDE_F64P(u->u[a]), NULL);
   return TIDE_OK;
 }
 
