@@ -224,6 +224,8 @@ static void push_static_stats(lua_State *L, const tide_static_stats *s) {
   lua_setfield(L, -2, "increment");
   lua_pushinteger(L, s->contacts);
   lua_setfield(L, -2, "contacts");
+  lua_pushboolean(L, s->stagnated);
+  lua_setfield(L, -2, "stagnated");
   lua_pushnumber(L, s->seconds);
   lua_setfield(L, -2, "seconds");
 }
@@ -242,7 +244,7 @@ static int m_solve_static(lua_State *L) {
   tide_static_opts so = tide_static_opts_default();
   so.steps = (int)tide_opt_int(&o, "steps", 1, 1, 1000000);
   so.maxit = (int)tide_opt_int(&o, "maxit", 50, 1, 100000000);
-  so.tol = tide_opt_num(&o, "tol", 1e-8, 0, 1);
+  so.tol = tide_opt_num(&o, "tol", 1e-6, 0, 1);
   so.xtol = tide_opt_num(&o, "xtol", 1e-8, 0, 1);
   so.project = tide_opt_bool(&o, "project", 0);
   so.solver = tide_opt_choice(&o, "solver", "auto", direct_choices);
@@ -256,11 +258,18 @@ static int m_solve_static(lua_State *L) {
   tide_lua_check(L, tide_solid_solve_static(m, &so, &st), fn);
   if (!st.converged && raise) {
     char msg[512];
-    snprintf(msg, sizeof msg,
-             "load step %d of %d did not converge (relative residual %.3g, tol %.3g; relative "
-             "increment %.3g, xtol %.3g; %d Newton iterations); try more load steps (steps =), "
-             "a larger maxit, or raise = false to keep the last iterate",
-             st.failed_step, so.steps, st.residual, so.tol, st.increment, so.xtol, st.iterations);
+    if (st.stagnated)
+      snprintf(msg, sizeof msg,
+               "load step %d of %d: the relative residual stays at %.3g, above tol = %.3g, while "
+               "the Newton corrections (relative %.3g) are far below xtol: it is at its rounding "
+               "floor; use a larger tol (or raise = false to keep the solution)",
+               st.failed_step, so.steps, st.residual, so.tol, st.increment);
+    else
+      snprintf(msg, sizeof msg,
+               "load step %d of %d did not converge (relative residual %.3g, tol %.3g; relative "
+               "increment %.3g, xtol %.3g; %d Newton iterations); try more load steps (steps =), "
+               "a larger maxit, or raise = false to keep the last iterate",
+               st.failed_step, so.steps, st.residual, so.tol, st.increment, so.xtol, st.iterations);
     tide_lua_error(L, "%s: %s", fn, msg);
   }
   push_static_stats(L, &st);

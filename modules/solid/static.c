@@ -124,7 +124,7 @@ tide_static_opts tide_static_opts_default(void) {
   memset(&o, 0, sizeof o);
   o.steps = 1;
   o.maxit = 50;
-  o.tol = 1e-8;
+  o.tol = 1e-6;
   o.xtol = 1e-8;
   o.solver = TIDE_SOLID_AUTO;
   o.gravity = 1;
@@ -348,6 +348,7 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
   int nc = o->ncolliders, cons = !w->lu, s;
   double *r = w->r, *p = w->p, *xt = w->xt, *rt = w->rt;
   *conv = 0;
+  double res_prev[2] = {HUGE_VAL, HUGE_VAL};
   for (int it = 0; it < o->maxit; it++) {
     double fint, fext;
     if ((s = residual(m, o, w, lam, x, r, &fint, &fext))) return s;
@@ -390,6 +391,17 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
     }
     st->iterations++;
     double inc = rel_increment(m, w, x);
+    /* the residual at its rounding floor: Newton corrections far below
+     * xtol that no longer reduce it (a tol below what the arithmetic
+     * resolves); stop, not converged */
+    if (inc <= 1e-3 * o->xtol && it >= 3 && res > 0.5 * res_prev[0] && res > 0.5 * res_prev[1]) {
+      st->residual = res;
+      st->increment = inc;
+      st->stagnated = 1;
+      return TIDE_OK;
+    }
+    res_prev[1] = res_prev[0];
+    res_prev[0] = res;
     st->residual = res;
     st->increment = inc;
     if (res <= o->tol && inc <= o->xtol) {

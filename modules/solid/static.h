@@ -58,8 +58,8 @@ int tide_solid_surface_forces(const tide_tetmesh *m, const tide_surface_load *lo
 typedef struct tide_static_opts {
   int steps;            /* load steps (>= 1) */
   int maxit;            /* Newton iterations per load step */
-  double tol;           /* relative residual force */
-  double xtol;          /* relative increment */
+  double tol;           /* relative residual force (1e-6) */
+  double xtol;          /* relative increment (1e-8) */
   int project;          /* PSD-project every element Hessian */
   int solver;           /* TIDE_SOLID_AUTO / CHOLMOD / LDLT (integrate.h) */
   int gravity;          /* include m_i g */
@@ -82,6 +82,7 @@ typedef struct tide_static_stats {
   double residual;  /* final relative residual force */
   double increment; /* final relative increment */
   int converged;
+  int stagnated;    /* stopped: the residual stayed at its rounding floor above tol */
   int64_t contacts; /* active contact nodes at the end */
   double seconds;
 } tide_static_stats;

@@ -269,11 +269,18 @@ st = m:solve_static { loads = { { faces = { min = { 1 - 1e-9, -1 }, max = { 2, 1
 local tip1 = m.x:get(m.nv, 2)
 print(string.format("converged %s in %d iterations: residual %.1e, increment %.1e, tip y %.6f",
   tostring(st.converged), st.iterations, st.residual, st.increment, tip1))
-T.check(st.converged and st.residual <= 1e-8 and st.increment <= 1e-8, "converges: both criteria reported below tol")
+T.check(st.converged and st.residual <= 1e-6 and st.increment <= 1e-8, "converges: both criteria reported below tol")
 T.check(tip1 < 0, "the tip moves along the load")
 m = plate()
 st = m:solve_static { loads = { { faces = { min = { 1 - 1e-9, -1 }, max = { 2, 1 } }, traction = { 0, -1e5 } } }, steps = 5 }
 T.near(m.x:get(m.nv, 2), tip1, 1e-9, "load stepping reaches the same equilibrium")
+-- a tolerance below the rounding floor: stopped as stagnated, not converged
+m = plate()
+st = m:solve_static { loads = { { faces = { min = { 1 - 1e-9, -1 }, max = { 2, 1 } }, traction = { 0, -1e5 } } },
+  tol = 1e-18, raise = false }
+print(string.format("tol = 1e-18: converged %s, stagnated %s after %d iterations, residual %.1e",
+  tostring(st.converged), tostring(st.stagnated), st.iterations, st.residual))
+T.check(not st.converged and st.stagnated and st.iterations < 50, "a residual at its rounding floor is reported, not claimed")
 -- a body with free rigid motions
 m = S.box { min = { 0, 0 }, max = { 1, 0.1 }, cells = { 4, 1 } }
 m:material { model = "linear", E = 1e6, nu = 0.3 }
