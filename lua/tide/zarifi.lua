@@ -97,6 +97,7 @@ function zarifi.new(opts)
   local g, ps, solids = opts.grid, opts.particles, opts.solids
   if not g or not ps then raise("tide.zarifi.new: 'grid' and 'particles' are required") end
   if type(solids) ~= "table" or #solids == 0 then raise("tide.zarifi.new: 'solids' must be a list of tide.TetMesh") end
+  if #ps == 0 then raise("tide.zarifi.new: the particles are empty: there is no liquid to couple (seed with tide.liquid.seed)") end
   for i, m in ipairs(solids) do
     if m.dim ~= g.dim then raise(string.format("tide.zarifi.new: solids[%d] is %dD, the grid %dD", i, m.dim, g.dim)) end
     if not m.mass then raise(string.format("tide.zarifi.new: solids[%d] has no material", i)) end
