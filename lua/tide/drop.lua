@@ -18,7 +18,10 @@
 --   6. surface tension: ghost-fluid jump sigma kappa (default; kappa by height
 --      functions at the interface crossings) or Liu Eq. 8
 --   7. ghost-fluid projection (tide.liquid.project with phi)
---   8. extend the velocity along the normals (tide.grid.extrapolate)
+--   8. extend the velocity along the normals (tide.liquid.extend, linear)
+-- With `periodic = {true, false}` the same steps run on the torus: the
+-- advections, the projection (with the same ghost-fluid surface), the
+-- extension and the redistancing of a tide.liquid.periodic workspace (S.P).
 -- Redistancing (default: every step in 3D, never in 2D): without it the 3D
 -- drop's level set degrades near the surface (|grad phi| 0.2-3 within 3 cells
 -- after 2 periods) and the run blows up after 2.6-2.9 periods; the 2D drop's
@@ -50,7 +53,7 @@ local defaults = {
                            -- "constant" along the normals (default with "liu": linear made its drop 2% orientation-dependent)
 }
 
-local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true }
+local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true, periodic = true }
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_choice(v, list, name)
@@ -98,6 +101,14 @@ function drop.new(opts)
   if not S.extend then S.extend = S.tension == "ghost" and "linear" or "constant" end
   check_choice(S.extend, { "linear", "constant" }, "extend")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
+  -- periodic = {true, false[, ..]}: periodic axes (the others are walls); every
+  -- grid operator of the step then runs on the torus (tide.liquid.periodic)
+  if opts.periodic ~= nil then
+    if S.open then error("tide.drop.new: open sides and periodic axes exclude each other", 2) end
+    local ok, P = pcall(liquid.periodic, { grid = g, periodic = opts.periodic })
+    if not ok then error("tide.drop.new: periodic: " .. tostring(P), 2) end
+    S.periodic, S.P = P.periodic, P
+  end
   -- solid_phi: the solids' signed distance on the cells (< 0 inside; curved
   -- walls): the curvature reads phi continued into them by the contact angle
   S.solid_phi = opts.solid_phi
@@ -108,7 +119,7 @@ function drop.new(opts)
   S.valid = g:mac("u8")
   S.labels = liquid.label_phi(g, S.phi, { solid = S.solid, open = S.open })
   S.pressure = g:cells()
-  S.advect_opts = { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
+  S.advect_opts = S.P and { scheme = S.advect_u, out = S.u2 } or { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
   S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
   if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
   S.t, S.steps = 0, 0
@@ -132,17 +143,23 @@ end
 
 --- Advance by dt; returns the projection statistics.
 function drop.step(S, dt)
-  local g, u = S.grid, S.u
+  local g, u, P = S.grid, S.u, S.P
   -- 1-2. move the surface, keep the volume
-  time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
-    interp = "cubic", out = S.phi2 })
+  if P then
+    time("advect phi", P.advect_cells, P, u, S.phi, dt, { scheme = S.advect, interp = "cubic", out = S.phi2 })
+  else
+    time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
+      interp = "cubic", out = S.phi2 })
+  end
   S.phi, S.phi2 = S.phi2, S.phi
   if S.open then liquid.open_phi(g, S.phi, S.open) end -- continued linearly out of the domain
-  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then time("redistance", grid.redistance, g, S.phi) end
+  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then
+    if P then time("redistance", P.redistance, P, S.phi) else time("redistance", grid.redistance, g, S.phi) end
+  end
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   -- 3. velocity self-advection
   S.advect_opts.out = S.u2
-  time("advect u", u.advect, u, u, dt, S.advect_opts)
+  if P then time("advect u", P.advect, P, u, u, dt, S.advect_opts) else time("advect u", u.advect, u, u, dt, S.advect_opts) end
   S.u, S.u2 = S.u2, S.u
   u = S.u
   -- 4. forces and labels
@@ -151,29 +168,41 @@ function drop.step(S, dt)
   -- 5. viscosity (traction-free surface)
   if S.nu > 0 then
     time("viscosity", liquid.viscosity, u, { nu = S.nu, rho = S.rho, dt = dt, phi = S.phi, labels = S.labels,
-      solver = S.solver })
+      solver = S.solver, periodic = S.periodic })
   end
   -- 6. surface tension
   if S.sigma > 0 then
     if S.tension == "ghost" then
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi })
+        labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi,
+        periodic = S.periodic })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver,
-        contact_angle = S.contact_angle, solid_phi = S.solid_phi })
+        contact_angle = S.contact_angle, solid_phi = S.solid_phi, periodic = S.periodic })
     end
   end
   -- 7. projection with the ghost-fluid free surface (same phi and theta as step 6)
-  local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
-    valid = S.valid, pressure = S.pressure })
-  -- 8. extend the velocity into the air along the normals; walls closed
-  if S.extend == "linear" then
-    time("extrapolate", liquid.extend, u, S.phi, S.valid)
+  local stats
+  if P then
+    stats = time("project", P.project, P, u, { dt = dt, rho = S.rho, labels = S.labels, phi = S.phi, tol = S.tol,
+      valid = S.valid, pressure = S.pressure })
   else
-    time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+    stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
+      valid = S.valid, pressure = S.pressure })
   end
-  u:enforce_walls(S.solid, false, nil, S.open)
+  -- 8. extend the velocity into the air along the normals; walls closed
+  if P then
+    time("extrapolate", P.extend, P, u, S.phi, S.valid, { linear = S.extend == "linear" })
+    P:enforce_walls(u, S.solid)
+  else
+    if S.extend == "linear" then
+      time("extrapolate", liquid.extend, u, S.phi, S.valid)
+    else
+      time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+    end
+    u:enforce_walls(S.solid, false, nil, S.open)
+  end
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats
 end
