@@ -240,7 +240,11 @@ static const char *const static_keys[] = {"steps",     "maxit",   "tol",        
 static int m_solve_static(lua_State *L) {
   const char *fn = "TetMesh:solve_static";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
-  tide_opts o = tide_lua_optopts(L, 2, fn, static_keys);
+  if (lua_isnoneornil(L, 2)) { /* m:solve_static() : all defaults */
+    lua_settop(L, 1);
+    lua_newtable(L);
+  }
+  tide_opts o = tide_lua_opts(L, 2, fn, static_keys);
   tide_static_opts so = tide_static_opts_default();
   so.steps = (int)tide_opt_int(&o, "steps", 1, 1, 1000000);
   so.maxit = (int)tide_opt_int(&o, "maxit", 50, 1, 100000000);
@@ -284,6 +288,7 @@ static int m_surface_forces(lua_State *L) {
   tide_tetmesh *m = tide_lua_checkmesh(L, 1);
   tide_opts o = tide_lua_opts(L, 2, fn, sforce_keys);
   int n;
+  if (!tide_opt_has(&o, "loads")) tide_lua_error(L, "%s: missing option 'loads'", fn);
   tide_surface_load *ls = get_loads(L, &o, m, &n);
   tide_array *a = tide_array_new2(TIDE_F64, m->nv, m->dim);
   if (!a) tide_lua_check(L, TIDE_ENOMEM, fn);

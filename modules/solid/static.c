@@ -141,14 +141,14 @@ typedef struct static_work {
   uint8_t *skip;  /* (nv) nodes fixed in every component */
   uint8_t *na;    /* (nv) active contact directions */
   double *Q;      /* (nv d d) */
-  double *xs, *fd, *r, *p, *xt, *rt, *fi;
+  double *xs, *fd, *r, *p, *xt, *rt, *fi, *xp;
   tide_csr *A;
   tide_factor *F;
   int kind;
   size_t bytes;
 } static_work;
 
-#define SW_NVEC 7
+#define SW_NVEC 8
 
 static void sw_free(static_work *w) {
   if (!w) return;
@@ -161,7 +161,7 @@ static void sw_free(static_work *w) {
   tide_free(w->skip, nv);
   tide_free(w->na, nv);
   tide_free(w->Q, nb * (size_t)w->d + 1);
-  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi};
+  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp};
   for (int i = 0; i < SW_NVEC; i++)
     tide_free(*vecs[i], nb + 1);
   tide_csr_free(w->A);
@@ -197,7 +197,7 @@ static int sw_new(const tide_tetmesh *m, const tide_static_opts *o, static_work 
   w->na = tide_calloc(nv);
   w->Q = tide_calloc(nb * (size_t)d + 1);
   int ok = w->I && w->J && w->V && w->fixed && w->skip && w->na && w->Q;
-  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi};
+  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp};
   for (int i = 0; i < SW_NVEC; i++)
     ok = ok && (*vecs[i] = tide_calloc(nb + 1));
   if (!ok) {
@@ -250,12 +250,20 @@ static int residual(tide_tetmesh *m, const tide_static_opts *o, static_work *w, 
   return TIDE_OK;
 }
 
-/* the total potential sum V psi - lam f_dead . x (conservative loads only) */
-static int potential(tide_tetmesh *m, const static_work *w, double lam, const double *x,
-                     double *E) {
+/* the total potential sum V psi - lam f_dead . (x - X) (conservative loads
+ * only; the displacement, not x, keeps the load term free of a large
+ * constant), and the size of its terms (for its rounding) */
+static int potential(tide_tetmesh *m, const static_work *w, double lam, const double *x, double *E,
+                     double *size) {
   int s = tide_fem_energy(m, x, E);
-  if (!s) *E -= lam * tide_dot(w->N, w->fd, x);
-  return s;
+  if (s) return s;
+  const double *X = TIDE_F64P(m->rest);
+  double wk = 0;
+  for (int64_t q = 0; q < w->N; q++)
+    wk += w->fd[q] * (x[q] - X[q]);
+  *size = fabs(*E) + fabs(lam * wk);
+  *E -= lam * wk;
+  return TIDE_OK;
 }
 
 /* the tangent stiffness at x into w->A: element Hessians (projected when
@@ -414,7 +422,8 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
     /* backtracking (Armijo) line search on the potential, or on |r|^2 for
      * follower loads; along the arc projected onto the colliders */
     double E0 = 0, E1 = 0, gp = tide_dot(N, r, p);
-    if (cons && (s = potential(m, w, lam, x, &E0))) return s;
+    double Es = 0, Es1 = 0;
+    if (cons && (s = potential(m, w, lam, x, &E0, &Es))) return s;
     double alpha = 1;
     int h = 0, ok = 0;
     for (; h < 30 && !ok; h++, alpha *= 0.5) {
@@ -427,18 +436,20 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
           gd += r[q] * (xt[q] - x[q]);
         dec = fmin(gd, 0);
       }
+      int lost = 0; /* the potential's change is below its rounding */
       if (cons) {
-        if ((s = potential(m, w, lam, xt, &E1))) return s;
+        if ((s = potential(m, w, lam, xt, &E1, &Es1))) return s;
         ok = isfinite(E1) && E1 <= E0 + 1e-4 * dec;
+        lost = isfinite(E1) && fabs(E1 - E0) <= 1e-11 * fmax(Es, Es1);
       }
-      if (!ok && (!cons || h == 0)) {
-        /* follower loads; or rounding near the solution, where the
-         * potential no longer resolves the decrease: the residual norm */
+      if (!ok && (!cons || (h == 0 && lost))) {
+        /* follower loads; or near the solution, where the potential no
+         * longer resolves the decrease: the residual norm decides */
         double fi2, fe2;
         if ((s = residual(m, o, w, lam, xt, rt, &fi2, &fe2))) return s;
         if (nact) tide_contacts_tangential(m, w->na, w->Q, rt);
         double rn1 = norm2(N, rt);
-        ok = isfinite(rn1) && rn1 <= (1 - 1e-4 * alpha) * rn && (!cons || res < 1e-6);
+        ok = isfinite(rn1) && rn1 <= (1 - 1e-4 * alpha) * rn;
       }
     }
     st->line_search += h - 1;
@@ -447,6 +458,32 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
     if (tide_interrupted()) return tide_fail(TIDE_EINTR, "static solve interrupted");
   }
   return TIDE_OK; /* iteration limit: not converged */
+}
+
+/* the secant predictor of a load step: x + (x - x_prev) at the free
+ * degrees of freedom, taken when it lowers the potential (the residual norm
+ * for follower loads) */
+static int predict(tide_tetmesh *m, const tide_static_opts *o, static_work *w, double lam,
+                   double *x) {
+  int64_t N = w->N;
+  int s;
+  for (int64_t q = 0; q < N; q++)
+    w->xt[q] = w->fixed[q] ? x[q] : 2 * x[q] - w->xp[q];
+  if (o->ncolliders) tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, w->xt);
+  double a, b, sa, sb;
+  if (!w->lu) {
+    if ((s = potential(m, w, lam, x, &a, &sa)) || (s = potential(m, w, lam, w->xt, &b, &sb)))
+      return s;
+  } else {
+    double f1, f2;
+    if ((s = residual(m, o, w, lam, x, w->r, &f1, &f2))) return s;
+    a = norm2(N, w->r);
+    if ((s = residual(m, o, w, lam, w->xt, w->r, &f1, &f2))) return s;
+    b = norm2(N, w->r);
+  }
+  memcpy(w->xp, x, (size_t)N * sizeof(double)); /* the previous step's solution */
+  if (isfinite(b) && b < a) memcpy(x, w->xt, (size_t)N * sizeof(double));
+  return TIDE_OK;
 }
 
 int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_static_stats *st) {
@@ -482,6 +519,7 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   const double *tg = TIDE_F64P(f->target), *mass = TIDE_F64P(f->mass), *vol = TIDE_F64P(m->vol);
   const uint8_t *pin = TIDE_U8P(f->pinned);
   memcpy(w->xs, x, (size_t)N * sizeof(double));
+  memcpy(w->xp, x, (size_t)N * sizeof(double));
   /* contacts skip the nodes fixed in every component (a node fixed in
    * some, on a symmetry plane normal to the collider, still rests on it) */
   for (int64_t i = 0; i < m->nv; i++) {
@@ -530,6 +568,10 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
     for (int64_t q = 0; q < N; q++)
       if (w->fixed[q]) x[q] = pin[q / d] ? w->xs[q] + lam * (tg[q] - w->xs[q]) : w->xs[q];
     if (o->ncolliders) tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, x);
+    /* from the second step on, the secant predictor x + (x - x_prev) (the
+     * path's tangent; a slender body's rotation is not a linearized
+     * stretch) where it is the better start */
+    if (k > 1 && (s = predict(m, o, w, lam, x))) break;
     s = newton_step(m, o, w, k, lam, x, &conv, st);
     if (s) break;
     if (conv)

@@ -243,6 +243,31 @@ do
   T.check(err < 1e-12, "collider support: the uniaxial solution exactly")
 end
 
+------------------------------------------- 2d. consistent nodal integration
+-- a traction t on the top edge of a 2D box (4 segments of 0.25 m) and on
+-- the top face of a 3D box (8 triangles): every face node gets t A_f / d,
+-- so the forces sum to t times the loaded area, corner nodes get half (2D)
+do
+  local m = box2()
+  local f = m:surface_forces { loads = { { faces = m:select_faces { min = { -1, 1 - 1e-9 }, max = { 2, 2 } }, traction = { 10, -100 } } } }
+  local sx, sy, corner, mid = 0, 0, 0, 0
+  for i = 1, m.nv do
+    sx, sy = sx + f:get(i, 1), sy + f:get(i, 2)
+    local x, y = m.rest:get(i, 1), m.rest:get(i, 2)
+    if y > 1 - 1e-9 and x < 1e-9 then corner = f:get(i, 2) end
+    if y > 1 - 1e-9 and math.abs(x - 0.5) < 1e-9 then mid = f:get(i, 2) end
+  end
+  T.near(sx, 10, 1e-12, "2D traction: total x force = t_x * length")
+  T.near(sy, -100, 1e-12, "2D traction: total y force = t_y * length")
+  T.near(corner, -12.5, 1e-12, "2D traction: a corner node gets half a segment's share")
+  T.near(mid, -25, 1e-12, "2D traction: an inner node gets t h")
+  local m3 = box3()
+  local f3 = m3:surface_forces { loads = { { faces = m3:select_faces { min = { -1, 1 - 1e-9, -1 }, max = { 2, 2, 2 } }, pressure = 7 } } }
+  local s3 = 0
+  for i = 1, m3.nv do s3 = s3 + f3:get(i, 2) end
+  T.near(s3, -7, 1e-12, "3D pressure on the top face: total force = -p n A")
+end
+
 --------------------------------------------------------------- 3. honesty
 local function plate()
   local m = S.box { min = { 0, 0 }, max = { 1, 0.1 }, cells = { 20, 2 } }
