@@ -28,6 +28,7 @@
 -- After each projection the velocity is extended into the air (tide.grid.extrapolate).
 -- The invariant is checked after every solve: every vertex has d(phi^{n+1}, x) > 0
 -- (S.last.penetrating counts the vertices that do not; liu.check raises).
+local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local liquid, grid, couple = tide.liquid, tide.grid, tide.couple
 local time = tide.time
@@ -63,20 +64,20 @@ for k in pairs(defaults) do keys[k] = true end
 -- {axis, i, j[, k]}, 1-based, held at zero velocity in both projections: a plain
 -- Neumann condition, the comparison of Fig. 11a), and the defaults above.
 function liu.new(opts)
-  if type(opts) ~= "table" then error("tide.liu.new: table of named arguments expected", 2) end
+  if type(opts) ~= "table" then raise("tide.liu.new: table of named arguments expected") end
   for k in pairs(opts) do
-    if not keys[k] then error(string.format("tide.liu.new: unknown option '%s'", tostring(k)), 2) end
+    if not keys[k] then raise(string.format("tide.liu.new: unknown option '%s'", tostring(k))) end
   end
   local g, phi = opts.grid, opts.phi
-  if not g or not phi then error("tide.liu.new: 'grid' and 'phi' are required", 2) end
+  if not g or not phi then raise("tide.liu.new: 'grid' and 'phi' are required") end
   local S = {}
   for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
-  if S.interp ~= "linear" and S.interp ~= "quadratic" then error("tide.liu.new: interp must be linear or quadratic", 2) end
-  if S.solver ~= "cholmod" and S.solver ~= "bicgstab" then error("tide.liu.new: solver must be cholmod or bicgstab", 2) end
+  if S.interp ~= "linear" and S.interp ~= "quadratic" then raise("tide.liu.new: interp must be linear or quadratic") end
+  if S.solver ~= "cholmod" and S.solver ~= "bicgstab" then raise("tide.liu.new: solver must be cholmod or bicgstab") end
   for _, k in ipairs { "rho", "sigma", "cfl", "capillary", "max_iter", "redistance" } do
     local v = S[k]
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
-      error(string.format("tide.liu.new: %s must be a finite number >= 0", k), 2)
+      raise(string.format("tide.liu.new: %s must be a finite number >= 0", k))
     end
   end
   S.grid, S.dim = g, g.dim
@@ -251,8 +252,8 @@ end
 --- Raise if a vertex is inside the liquid (the invariant of the method).
 function liu.check(S)
   if S.last and S.last.penetrating and S.last.penetrating > 0 then
-    error(string.format("tide.liu: %d vertices inside the liquid at step %d (min d %.3g m)", S.last.penetrating,
-      S.steps, S.last.min_d), 2)
+    raise(string.format("tide.liu: %d vertices inside the liquid at step %d (min d %.3g m)", S.last.penetrating,
+      S.steps, S.last.min_d))
   end
 end
 

@@ -18,6 +18,7 @@
 -- printed at the end.  The manifest out/run.json (versions, git revision,
 -- seed, threads, params, timings) is written at the start and completed at
 -- the end, or marked failed with the error if the run stops on one.
+local raise = require("tide.core")._raise -- errors at the scene's line
 local core = require "tide.core"
 local timers = require "tide.timers"
 local json = require "tide.json"
@@ -29,24 +30,24 @@ local keys = { frames = "number", fps = "number", out = "string", params = "tabl
   quiet = "boolean", progress = "boolean" }
 
 local function check_opts(o)
-  if type(o) ~= "table" then error("tide.run: table of named arguments expected, got " .. type(o), 3) end
+  if type(o) ~= "table" then raise("tide.run: table of named arguments expected, got " .. type(o)) end
   for k, v in pairs(o) do
     local want = keys[k]
     if not want then
       local known = {}
       for n in pairs(keys) do known[#known + 1] = n end
       table.sort(known)
-      error(string.format("tide.run: unknown option '%s' (accepted: %s)", tostring(k), table.concat(known, ", ")), 3)
+      raise(string.format("tide.run: unknown option '%s' (accepted: %s)", tostring(k), table.concat(known, ", ")))
     end
     if type(v) ~= want then
-      error(string.format("tide.run: option '%s' must be a %s, got %s", k, want, type(v)), 3)
+      raise(string.format("tide.run: option '%s' must be a %s, got %s", k, want, type(v)))
     end
   end
-  if not o.step then error("tide.run: missing option 'step' (function(dt, t) advancing the state)", 3) end
+  if not o.step then raise("tide.run: missing option 'step' (function(dt, t) advancing the state)") end
   local frames = o.frames or 1
-  if math.type(frames) ~= "integer" or frames < 0 then error("tide.run: 'frames' must be a non-negative integer", 3) end
+  if math.type(frames) ~= "integer" or frames < 0 then raise("tide.run: 'frames' must be a non-negative integer") end
   local fps = o.fps or 30
-  if not (fps > 0 and fps < math.huge) then error("tide.run: 'fps' must be positive and finite", 3) end
+  if not (fps > 0 and fps < math.huge) then raise("tide.run: 'fps' must be positive and finite") end
 end
 
 local function fmt_time(s)
@@ -137,7 +138,7 @@ return function(o)
       end
     end
   end, function(e)
-    return type(e) == "string" and debug.traceback(e, 2) or e
+    return type(e) == "string" and debug.traceback(core._locate(e), 2) or e
   end)
   local wall = clock() - wall0
   local report = timers.report()

@@ -6,6 +6,7 @@
 --   m:material{ model = "neohookean", E = 1e5, nu = .3, density = 1000 }
 --   local step = solids.stepper(m, { method = "newton", colliders = { solids.ground() } })
 --   tide.run{ frames = 60, step = step, frame = function(i) solids.png(m, "out/f_%04d.png", i) end }
+local raise = require("tide.core")._raise -- errors at the scene's line
 local S = require "tide.solid"
 
 local M = {}
@@ -21,7 +22,7 @@ local methods = { linear = "step_linear", newmark = "step_newmark", newton = "st
 function M.stepper(mesh, opts)
   opts = opts or {}
   local name = methods[opts.method or "newton"]
-  if not name then error("tide.solids.stepper: method must be newton, linear or newmark", 2) end
+  if not name then raise("tide.solids.stepper: method must be newton, linear or newmark") end
   local before, advance = opts.before, opts.advance or {}
   local args = {}
   for k, v in pairs(opts) do

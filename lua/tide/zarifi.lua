@@ -25,6 +25,7 @@
 --                (its flux Nᵀ C v as a divergence target)
 -- A step that leaves a solid inverted, non-finite or faster than S.max_speed raises
 -- "tide.zarifi.step: the coupling became unstable ..." (the weak scheme's failure of §6.3).
+local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local flip = require "tide.flip"
 local liquid, couple = tide.liquid, tide.couple
@@ -42,7 +43,9 @@ local defaults = {
   maxit = 0,           -- 0: solver default
   solver = nil,        -- default per formulation (pcg; bicgstab for indefinite)
   sigma = 0.9,         -- Z1 = sigma (1/dt + tau_M) M (5.31)
-  alpha = 0,           -- block scaling (5.36); 0: |c1| / |c2|
+  alpha = "auto",      -- block scaling (5.36); "auto": |c1| / |c2|
+  sampling = "linear", -- pressure felt by the clipped pieces: "cell" (the thesis, §5.1.2) or
+                       -- "linear" (affine fit at the piece's centroid; exact Archimedes force)
   transfer = "flip",   -- "pic", "flip" or "apic" particle/grid transfer
   flip = 0.97,
   cfl = 1,
@@ -53,21 +56,22 @@ local defaults = {
   max_speed = 1e3,     -- [m/s]: a step beyond it is reported as unstable
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
-local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true }
+local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
+  solver = true, layers = true, radius = true, gravity = true } -- (the defaults that are nil)
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_opts(opts)
-  if type(opts) ~= "table" then error("tide.zarifi.new: table of named arguments expected", 3) end
+  if type(opts) ~= "table" then raise("tide.zarifi.new: table of named arguments expected") end
   for k in pairs(opts) do
     if not keys[k] then
       local list = {}
       for name in pairs(keys) do list[#list + 1] = name end
       table.sort(list)
-      error(string.format("tide.zarifi.new: unknown option '%s' (accepted: %s)", tostring(k), table.concat(list, ", ")), 3)
+      raise(string.format("tide.zarifi.new: unknown option '%s' (accepted: %s)", tostring(k), table.concat(list, ", ")))
     end
   end
   if SCHEMES[opts.scheme or "spd"] == nil then
-    error("tide.zarifi.new: scheme must be one of " .. table.concat(zarifi.schemes, ", ") .. ", got " .. tostring(opts.scheme), 3)
+    raise("tide.zarifi.new: scheme must be one of " .. table.concat(zarifi.schemes, ", ") .. ", got " .. tostring(opts.scheme))
   end
 end
 
@@ -94,11 +98,12 @@ end
 function zarifi.new(opts)
   check_opts(opts)
   local g, ps, solids = opts.grid, opts.particles, opts.solids
-  if not g or not ps then error("tide.zarifi.new: 'grid' and 'particles' are required", 2) end
-  if type(solids) ~= "table" or #solids == 0 then error("tide.zarifi.new: 'solids' must be a list of tide.TetMesh", 2) end
+  if not g or not ps then raise("tide.zarifi.new: 'grid' and 'particles' are required") end
+  if type(solids) ~= "table" or #solids == 0 then raise("tide.zarifi.new: 'solids' must be a list of tide.TetMesh") end
+  if #ps == 0 then raise("tide.zarifi.new: the particles are empty: there is no liquid to couple (seed with tide.liquid.seed)") end
   for i, m in ipairs(solids) do
-    if m.dim ~= g.dim then error(string.format("tide.zarifi.new: solids[%d] is %dD, the grid %dD", i, m.dim, g.dim), 2) end
-    if not m.mass then error(string.format("tide.zarifi.new: solids[%d] has no material", i), 2) end
+    if m.dim ~= g.dim then raise(string.format("tide.zarifi.new: solids[%d] is %dD, the grid %dD", i, m.dim, g.dim)) end
+    if not m.mass then raise(string.format("tide.zarifi.new: solids[%d] has no material", i)) end
   end
   local S = {}
   for k, v in pairs(defaults) do S[k] = v end
@@ -176,15 +181,15 @@ local function check_stable(S)
     local vmax = bad == 0 and math.max(-m.v:min(), m.v:max()) or math.huge
     local vol = bad == 0 and m:volumes():min() or -1
     if bad > 0 or vol <= 0 or vmax > S.max_speed then
-      error(string.format("tide.zarifi.step: the coupling became unstable at t = %.4g s (step %d, scheme %s): solid %d %s",
+      raise(string.format("tide.zarifi.step: the coupling became unstable at t = %.4g s (step %d, scheme %s): solid %d %s",
         S.t, S.steps, S.scheme, i, bad > 0 and "holds non-finite values" or vol <= 0 and
-        string.format("has an inverted element (volume %.3g)", vol) or string.format("moves at %.3g m/s", vmax)), 3)
+        string.format("has an inverted element (volume %.3g)", vol) or string.format("moves at %.3g m/s", vmax)))
     end
   end
   local umax = S.u:max_speed()
   if umax > S.max_speed then
-    error(string.format("tide.zarifi.step: the coupling became unstable at t = %.4g s (step %d, scheme %s): liquid at %.3g m/s",
-      S.t, S.steps, S.scheme, umax), 3)
+    raise(string.format("tide.zarifi.step: the coupling became unstable at t = %.4g s (step %d, scheme %s): liquid at %.3g m/s",
+      S.t, S.steps, S.scheme, umax))
   end
 end
 
@@ -219,7 +224,7 @@ function zarifi.project(S, dt)
       projector = L.projector })
   end
   if not couple.project then
-    error("tide.zarifi: scheme '" .. scheme .. "' needs tide.couple.project, which this build lacks (use scheme = \"weak\")", 3)
+    raise("tide.zarifi: scheme '" .. scheme .. "' needs tide.couple.project, which this build lacks (use scheme = \"weak\")")
   end
   local elastic = true
   if scheme == "damping" then
@@ -229,7 +234,7 @@ function zarifi.project(S, dt)
   return time("couple", couple.project, {
     u = S.u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
     formulation = SCHEMES[scheme], solver = S.solver, sigma = S.sigma, alpha = S.alpha,
-    tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic,
+    tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
     pressure = S.pressure, valid = L.valid })
 end
 
@@ -277,11 +282,11 @@ zarifi.hydrostatic_params = {
 }
 function zarifi.hydrostatic(opts)
   local P = zarifi.hydrostatic_params[opts.params or 1]
-  if not P then error("tide.zarifi.hydrostatic: params must be 1 (Table 6.5) or 2 (Table 6.6)", 2) end
+  if not P then raise("tide.zarifi.hydrostatic: params must be 1 (Table 6.5) or 2 (Table 6.6)") end
   local rho_f, gy, a, dt = 1, -1, 0.8, opts.dt or 0.01
   local dx = opts.dx or 0.05
   local n = math.floor(1 / dx + 0.5)
-  if math.abs(n * dx - 1) > 1e-12 then error("tide.zarifi.hydrostatic: 1/dx must be an integer", 2) end
+  if math.abs(n * dx - 1) > 1e-12 then raise("tide.zarifi.hydrostatic: 1/dx must be an integer") end
   local mu, lam, L, t0, al, y1, y2 = P.mu, P.lambda, P.L, P.tau0, P.alpha, P.y1, P.y2
   local beta = -al * (y2 - y1) * rho_f * gy / (2 * t0 * (2 * mu + lam))      -- (6.3)
   local gamma = (y2 - y1) / t0 - beta * t0                                   -- (6.4)
@@ -329,7 +334,7 @@ function zarifi.hydrostatic(opts)
   end
   -- the liquid: the pool below y = a, cells closed by the solid are solid, u = 0
   local shape = tide.shape.mesh { vertices = m.x, faces = bnd }
-  local fr, solid = g:face_fractions(shape)
+  local fr, solid = g:face_fractions(shape, { exact = opts.exact or false })
   local labels, phi, pexact = g:cells("u8"), g:cells(), g:cells()
   for i = 1, n do
     for j = 1, n do
@@ -353,7 +358,8 @@ function zarifi.hydrostatic(opts)
     local st = couple.project {
       u = u, labels = labels, solids = { m }, dt = dt, rho = rho_f,
       formulation = popts.formulation or "spd", solver = popts.solver, sigma = popts.sigma, alpha = popts.alpha,
-      tol = popts.tol or 1e-12, phi = phi, fractions = fr, pressure = p, valid = valid }
+      tol = popts.tol or 1e-12, phi = phi, fractions = fr, pressure = p, valid = valid,
+      sampling = popts.sampling or "cell" }
     local ep, eu = 0, 0
     for i = 1, n do
       for j = 1, n do

@@ -315,13 +315,14 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   if (!(p->tol > 0)) p->tol = 1e-2 * g->dx / p->dt;
   if (!isfinite(p->dhat) || !isfinite(p->kappa) || !isfinite(p->band) || !isfinite(p->tol))
     return tide_fail(TIDE_EINVAL, "%s: dhat, kappa, band and tol must be finite", fn);
+  char name[48];
   for (int64_t c = 0; c < C.N; c++)
     if (!isfinite(phi[c]) || !isfinite(phi_star[c]))
-      return tide_fail(TIDE_ENONFINITE, "%s: non-finite phi at cell %lld", fn, (long long)c + 1);
+      return tide_fail(TIDE_ENONFINITE, "%s: non-finite phi at cell %s", fn, tide_grid_cellname(g, c, name));
   for (int64_t c = 0; c < C.N; c++)
     if (labels[c] < -1 || labels[c] >= ncomp)
-      return tide_fail(TIDE_EINVAL, "%s: label %d at cell %lld out of range", fn, labels[c],
-                       (long long)c + 1);
+      return tide_fail(TIDE_EINVAL, "%s: label %d at cell %s out of range", fn, labels[c],
+                       tide_grid_cellname(g, c, name));
   for (int c = 0; c < ncomp; c++)
     if (!(target[c] > 0) || !isfinite(target[c]))
       return tide_fail(TIDE_EINVAL, "%s: target volume %d must be positive", fn, c + 1);

@@ -344,6 +344,20 @@ static int pin_common(lua_State *L, int on, const char *fn) {
       if (on)
         for (int k = 0; k < m->dim; k++) tg[i * m->dim + k] = x[i * m->dim + k];
     }
+  if (count == 0) { /* an empty selection changes nothing: say why */
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (int64_t i = 0; i < m->nv; i++)
+      for (int k = 0; k < m->dim; k++) {
+        lo[k] = fmin(lo[k], x[i * m->dim + k]);
+        hi[k] = fmax(hi[k], x[i * m->dim + k]);
+      }
+    char b[160];
+    if (m->dim == 3)
+      snprintf(b, sizeof b, "(%g, %g, %g) .. (%g, %g, %g)", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    else
+      snprintf(b, sizeof b, "(%g, %g) .. (%g, %g)", lo[0], lo[1], hi[0], hi[1]);
+    tide_lua_error(L, "%s: the selection holds no node (the mesh's nodes span %s)", fn, b);
+  }
   lua_pushinteger(L, count);
   return 1;
 }
