@@ -43,7 +43,9 @@ local defaults = {
   maxit = 0,           -- 0: solver default
   solver = nil,        -- default per formulation (pcg; bicgstab for indefinite)
   sigma = 0.9,         -- Z1 = sigma (1/dt + tau_M) M (5.31)
-  alpha = 0,           -- block scaling (5.36); 0: |c1| / |c2|
+  alpha = "auto",      -- block scaling (5.36); "auto": |c1| / |c2|
+  sampling = "linear", -- pressure felt by the clipped pieces: "cell" (the thesis, §5.1.2) or
+                       -- "linear" (affine fit at the piece's centroid; exact Archimedes force)
   transfer = "flip",   -- "pic", "flip" or "apic" particle/grid transfer
   flip = 0.97,
   cfl = 1,
@@ -54,7 +56,8 @@ local defaults = {
   max_speed = 1e3,     -- [m/s]: a step beyond it is reported as unstable
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
-local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true }
+local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
+  solver = true, layers = true, radius = true, gravity = true } -- (the defaults that are nil)
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_opts(opts)
@@ -231,7 +234,7 @@ function zarifi.project(S, dt)
   return time("couple", couple.project, {
     u = S.u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
     formulation = SCHEMES[scheme], solver = S.solver, sigma = S.sigma, alpha = S.alpha,
-    tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic,
+    tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
     pressure = S.pressure, valid = L.valid })
 end
 
@@ -331,7 +334,7 @@ function zarifi.hydrostatic(opts)
   end
   -- the liquid: the pool below y = a, cells closed by the solid are solid, u = 0
   local shape = tide.shape.mesh { vertices = m.x, faces = bnd }
-  local fr, solid = g:face_fractions(shape)
+  local fr, solid = g:face_fractions(shape, { exact = opts.exact or false })
   local labels, phi, pexact = g:cells("u8"), g:cells(), g:cells()
   for i = 1, n do
     for j = 1, n do
@@ -355,7 +358,8 @@ function zarifi.hydrostatic(opts)
     local st = couple.project {
       u = u, labels = labels, solids = { m }, dt = dt, rho = rho_f,
       formulation = popts.formulation or "spd", solver = popts.solver, sigma = popts.sigma, alpha = popts.alpha,
-      tol = popts.tol or 1e-12, phi = phi, fractions = fr, pressure = p, valid = valid }
+      tol = popts.tol or 1e-12, phi = phi, fractions = fr, pressure = p, valid = valid,
+      sampling = popts.sampling or "cell" }
     local ep, eu = 0, 0
     for i = 1, n do
       for j = 1, n do
