@@ -107,6 +107,9 @@ function flip.new(opts)
     S.valid_sep = g:mac("u8")
   end
   flip.boundaries(S, opts)
+  if #S.particles == 0 and not S.emitters then
+    raise("tide.flip.new: the particles are empty and there are no emitters: nothing would move (seed with tide.liquid.seed)")
+  end
   S.t, S.steps = 0, 0
   flip.transfer_to_grid(S)
   return S
@@ -256,6 +259,9 @@ function flip.boundaries(S, opts)
       end
       local ok, region = pcall(liquid.region, g, e.shape, { solid = S.solid })
       if not ok then raise("tide.flip.new: emitters[" .. i .. "].shape: " .. tostring(region)) end
+      if region:max() == 0 then
+        raise("tide.flip.new: emitters[" .. i .. "].shape covers no (non-solid) cell centre of the grid, so it would never emit")
+      end
       if type(e.velocity) ~= "table" or #e.velocity ~= g.dim then
         raise(string.format("tide.flip.new: emitters[%d].velocity must be a list of %d numbers", i, g.dim))
       end
@@ -278,6 +284,7 @@ function flip.boundaries(S, opts)
     for i, shape in ipairs(opts.sinks) do
       local ok, err = pcall(liquid.region, g, shape)
       if not ok then raise("tide.flip.new: sinks[" .. i .. "]: " .. tostring(err)) end
+      if err:max() == 0 then raise("tide.flip.new: sinks[" .. i .. "] covers no cell centre of the grid, so it would remove nothing") end
       union = union and union + shape or shape
     end
     if union then S.sink = liquid.region(g, union) end

@@ -7,6 +7,7 @@
 #define TIDE_LUA_LIQUID_H
 
 #include "grid/grid.h"
+#include "grid/sdf.h"
 #include "liquid/project.h"
 #include "tide_lua.h"
 
@@ -25,5 +26,11 @@ void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st);
  * returns it. */
 tide_array *tide_lua_liquid_out_cells(tide_opts *o, const tide_grid *g, tide_dtype t, const char *what,
                                       const tide_array *avoid);
+
+/* Raise "<fn>: <what> <nothing>" for a call that would do nothing (no
+ * particle seeded, no cell in a region): when the shape s (may be NULL) lies
+ * outside the grid the message says so with both boxes, else it adds hint. */
+int tide_lua_liquid_nothing(lua_State *L, const char *fn, const tide_grid *g, const tide_shape *s,
+                            const char *what, const char *nothing, const char *hint);
 
 #endif
