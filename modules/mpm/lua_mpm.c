@@ -55,9 +55,9 @@ static void read_walls(lua_State *L, tide_opts *o, tide_mpm *m, const char *fn) 
 }
 
 static const char *const new_keys[] = {"grid",     "order",      "gravity", "walls",
-                                       "friction", "wall_nodes", NULL};
+                                       "friction", "wall_nodes", "sparse",  NULL};
 /* tide.mpm.new{grid = g, order = 2, gravity = {0, -9.81}, walls = "separate", friction = 0,
- * wall_nodes = 3} */
+ * wall_nodes = 3, sparse = false} */
 static int l_new(lua_State *L) {
   const char *fn = "tide.mpm.new";
   tide_opts o = tide_lua_opts(L, 1, fn, new_keys);
@@ -68,8 +68,14 @@ static int l_new(lua_State *L) {
   tide_opt_vec(&o, "gravity", g->dim, g->dim, grav);
   double mu = tide_opt_num(&o, "friction", 0, 0, HUGE_VAL);
   int wn = (int)tide_opt_int(&o, "wall_nodes", 3, 1, 8);
+  int sparse = tide_opt_bool(&o, "sparse", 0);
   tide_mpm *m;
   tide_lua_check(L, tide_mpm_new(g, order, &m), fn);
+  int st = tide_mpm_set_sparse(m, sparse);
+  if (st) {
+    tide_mpm_free(m);
+    tide_lua_check(L, st, fn);
+  }
   for (int a = 0; a < 3; a++)
     m->gravity[a] = a < g->dim ? grav[a] : 0;
   m->wall_friction = mu;
@@ -331,9 +337,9 @@ static int mm_tostring(lua_State *L) {
     snprintf(cells, sizeof cells, "%d x %d x %d", m->g.n[0], m->g.n[1], m->g.n[2]);
   else
     snprintf(cells, sizeof cells, "%d x %d", m->g.n[0], m->g.n[1]);
-  lua_pushfstring(L, "tide.MPM(%dD, %s cells, dx %f, %s B-splines, %I particles, %d materials)",
+  lua_pushfstring(L, "tide.MPM(%dD, %s cells, dx %f, %s B-splines, %I particles, %d materials%s)",
                   m->dim, cells, m->g.dx, m->order == 2 ? "quadratic" : "cubic",
-                  (lua_Integer)m->ps->n, m->nmat);
+                  (lua_Integer)m->ps->n, m->nmat, m->sparse ? ", sparse blocks" : "");
   return 1;
 }
 
@@ -372,11 +378,19 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "material_id"))
     push_rows(L, m, m->mat, 0);
   else if (!strcmp(k, "node_mass"))
-    tide_lua_pusharray(L, tide_array_retain(m->nm));
-  else if (!strcmp(k, "node_velocity"))
-    tide_lua_pusharray(L, tide_array_retain(m->nv));
+    tide_lua_pushrows(L, m->nm, m->nn, 1, NULL);
+  else if (!strcmp(k, "node_velocity")) {
+    int64_t tail[1] = {m->dim};
+    tide_lua_pushrows(L, m->nv, m->nn, 2, tail);
+  }
   else if (!strcmp(k, "gravity"))
     tide_lua_pushnumbers(L, m->gravity, m->dim);
+  else if (!strcmp(k, "sparse"))
+    lua_pushboolean(L, m->sparse);
+  else if (!strcmp(k, "blocks"))
+    lua_pushinteger(L, m->nact);
+  else if (!strcmp(k, "bytes"))
+    lua_pushinteger(L, tide_mpm_bytes(m));
   else {
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "methods");

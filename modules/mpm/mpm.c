@@ -7,6 +7,7 @@
 #include "tide.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ weights */
@@ -48,6 +49,41 @@ static inline void node_strides(const tide_mpm *m, int64_t s[3]) {
   s[0] = (int64_t)(m->g.n[1] + 1) * nk;
 }
 
+/* storage index of node (i, j, k) (k = 0 in 2D) */
+static inline int64_t node_addr(const tide_mpm *m, const int64_t s[3], int i, int j, int k) {
+  if (!m->sparse) return i * s[0] + j * s[1] + k * s[2];
+  int64_t b = ((int64_t)(i >> 2) * m->nb[1] + (j >> 2)) * m->nb[2] + (k >> 2);
+  int64_t local = m->dim == 3 ? ((i & 3) * 4 + (j & 3)) * 4 + (k & 3) : (i & 3) * 4 + (j & 3);
+  return (int64_t)m->slot[b] * m->bvol + local;
+}
+
+/* node (i, j, k) of storage index id; 0 when it lies outside the grid (a
+ * block's nodes beyond the last node plane) */
+static inline int node_ijk(const tide_mpm *m, const int64_t s[3], int64_t id, int ijk[3]) {
+  if (!m->sparse) {
+    int64_t nj = m->g.n[1] + 1, nk = m->dim == 3 ? m->g.n[2] + 1 : 1;
+    ijk[0] = (int)(id / s[0]);
+    ijk[1] = (int)((id / s[1]) % nj);
+    ijk[2] = m->dim == 3 ? (int)(id % nk) : 0;
+    return 1;
+  }
+  int64_t b = m->active[id / m->bvol], local = id % m->bvol;
+  int bk = (int)(b % m->nb[2]), bj = (int)((b / m->nb[2]) % m->nb[1]),
+      bi = (int)(b / ((int64_t)m->nb[2] * m->nb[1]));
+  if (m->dim == 3) {
+    ijk[0] = 4 * bi + (int)(local / 16);
+    ijk[1] = 4 * bj + (int)((local / 4) % 4);
+    ijk[2] = 4 * bk + (int)(local % 4);
+  } else {
+    ijk[0] = 4 * bi + (int)(local / 4);
+    ijk[1] = 4 * bj + (int)(local % 4);
+    ijk[2] = 0;
+  }
+  for (int a = 0; a < m->dim; a++)
+    if (ijk[a] > m->g.n[a]) return 0;
+  return 1;
+}
+
 /* ------------------------------------------------------- construction */
 
 int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
@@ -79,6 +115,13 @@ int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
   }
   m->nm = tide_array_new1(TIDE_F64, m->nn);
   m->nv = tide_array_new2(TIDE_F64, m->nn, m->dim);
+  m->node_cap = m->nn;
+  m->bvol = g->dim == 3 ? 64 : 16;
+  m->nbtot = 1;
+  for (int a = 0; a < 3; a++) {
+    m->nb[a] = a < g->dim ? g->n[a] / TIDE_MPM_BLOCK + 1 : 1;
+    m->nbtot *= m->nb[a];
+  }
   if (!m->nm || !m->nv || (st = tide_mpm_reserve(m, 1024))) {
     tide_mpm_free(m);
     return st ? st : TIDE_ENOMEM;
@@ -95,6 +138,9 @@ void tide_mpm_free(tide_mpm *m) {
     tide_array_release(arrs[i]);
   for (int c = 0; c < m->ncoll; c++)
     tide_shape_release(m->coll[c].shape);
+  tide_free(m->slot, sizeof(int32_t) * (size_t)m->nbtot);
+  tide_free(m->mark, (size_t)m->nbtot);
+  tide_free(m->active, sizeof(int64_t) * (size_t)m->actcap);
   tide_free(m, sizeof *m);
 }
 
@@ -103,7 +149,118 @@ int64_t tide_mpm_bytes(const tide_mpm *m) {
   const tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
+  if (m->slot) b += (int64_t)m->nbtot * 5 + m->actcap * 8;
   return b + (int64_t)sizeof *m;
+}
+
+/* node mass and velocity arrays of cap nodes (contents undefined) */
+static int node_arrays(tide_mpm *m, int64_t cap) {
+  tide_array *nm = tide_array_new1(TIDE_F64, cap), *nv = tide_array_new2(TIDE_F64, cap, m->dim);
+  if (!nm || !nv) {
+    tide_array_release(nm);
+    tide_array_release(nv);
+    return TIDE_ENOMEM;
+  }
+  tide_array_release(m->nm);
+  tide_array_release(m->nv);
+  m->nm = nm, m->nv = nv, m->node_cap = cap;
+  return TIDE_OK;
+}
+
+int tide_mpm_set_sparse(tide_mpm *m, int sparse) {
+  if (!!sparse == m->sparse) return TIDE_OK;
+  if (sparse && !m->slot) {
+    m->slot = tide_alloc(sizeof(int32_t) * (size_t)m->nbtot);
+    m->mark = tide_calloc((size_t)m->nbtot);
+    if (!m->slot || !m->mark) return TIDE_ENOMEM;
+    for (int64_t b = 0; b < m->nbtot; b++)
+      m->slot[b] = -1;
+  }
+  int64_t nn = 1;
+  for (int a = 0; a < m->dim; a++)
+    nn *= m->g.n[a] + 1;
+  m->sparse = !!sparse;
+  m->nn = sparse ? 0 : nn;
+  m->nact = 0;
+  /* dense: the full node arrays again; sparse: grown at the next P2G */
+  return node_arrays(m, sparse ? 1 : nn);
+  return TIDE_OK;
+}
+
+typedef struct {
+  uint64_t code;
+  int64_t block;
+} morton_block;
+
+static int by_code(const void *a, const void *b) {
+  uint64_t x = ((const morton_block *)a)->code, y = ((const morton_block *)b)->code;
+  return x < y ? -1 : x > y;
+}
+
+/* Allocate the blocks the stencils of the binned particles touch: the
+ * particles of cell i reach nodes i-1 .. i+2 along each axis. */
+static int activate_blocks(tide_mpm *m) {
+  const tide_particles *ps = m->ps;
+  int d = m->dim, ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2];
+  unsigned char *mark = m->mark;
+  memset(mark, 0, (size_t)m->nbtot);
+#pragma omp parallel for schedule(static) if ((int64_t)ni * nj * nk > TIDE_PAR_MIN)
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < nj; j++)
+      for (int k = 0; k < nk; k++) {
+        int64_t cell = ((int64_t)i * nj + j) * nk + k;
+        if (ps->cell_start[cell] == ps->cell_start[cell + 1]) continue;
+        int lo[3] = {i - 1, j - 1, k - 1}, hi[3] = {i + 2, j + 2, k + 2};
+        for (int a = 0; a < 3; a++) {
+          lo[a] = a >= d || lo[a] < 0 ? 0 : lo[a] >> 2;
+          hi[a] = a >= d ? 0 : (hi[a] > m->g.n[a] ? m->g.n[a] : hi[a]) >> 2;
+        }
+        for (int bi = lo[0]; bi <= hi[0]; bi++)
+          for (int bj = lo[1]; bj <= hi[1]; bj++)
+            for (int bk = lo[2]; bk <= hi[2]; bk++) {
+              int64_t b = ((int64_t)bi * m->nb[1] + bj) * m->nb[2] + bk;
+#pragma omp atomic write
+              mark[b] = 1;
+            }
+      }
+  int64_t cnt = 0;
+  for (int64_t b = 0; b < m->nbtot; b++)
+    cnt += mark[b];
+  size_t lb = sizeof(morton_block) * (size_t)(cnt > 0 ? cnt : 1);
+  morton_block *list = tide_alloc(lb);
+  if (!list) return TIDE_ENOMEM;
+  int64_t q = 0;
+  for (int64_t b = 0; b < m->nbtot; b++) {
+    m->slot[b] = -1;
+    if (!mark[b]) continue;
+    int bk = (int)(b % m->nb[2]), bj = (int)((b / m->nb[2]) % m->nb[1]),
+        bi = (int)(b / ((int64_t)m->nb[2] * m->nb[1]));
+    list[q].code = tide_morton(d, bi, bj, bk);
+    list[q].block = b;
+    q++;
+  }
+  qsort(list, (size_t)cnt, sizeof *list, by_code);
+  if (cnt > m->actcap) {
+    int64_t c = cnt + cnt / 2 + 16;
+    tide_free(m->active, sizeof(int64_t) * (size_t)m->actcap);
+    m->active = tide_alloc(sizeof(int64_t) * (size_t)c);
+    m->actcap = m->active ? c : 0;
+    if (!m->active) {
+      tide_free(list, lb);
+      return TIDE_ENOMEM;
+    }
+  }
+  for (int64_t r = 0; r < cnt; r++) {
+    m->active[r] = list[r].block;
+    m->slot[list[r].block] = (int32_t)r;
+  }
+  tide_free(list, lb);
+  m->nact = cnt;
+  int64_t nn = cnt * m->bvol;
+  int st;
+  if (nn > m->node_cap && (st = node_arrays(m, nn + nn / 2 + m->bvol))) return st;
+  m->nn = nn;
+  return TIDE_OK;
 }
 
 /* grow one attribute array to cap rows of `cols` entries, keeping n rows */
@@ -339,7 +496,7 @@ static int scatter_cell(const p2g_ctx *X, int i, int j, int k) {
         for (int a2 = 0; a2 < ok; a2++) {
           double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
           int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = nd[0] * X->s[0] + nd[1] * X->s[1] + nd[2] * X->s[2];
+          int64_t id = node_addr(m, X->s, nd[0], nd[1], nd[2]);
           double r[3];
           for (int a = 0; a < d; a++)
             r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
@@ -374,6 +531,7 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
     if (bad) return tide_fail(TIDE_ENONFINITE, "MPM: a deformation gradient is not finite");
   }
   if ((st = tide_particles_bin(ps, &m->g))) return st;
+  if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
   node_strides(m, X.s);
   X.nm = TIDE_F64P(m->nm);
@@ -455,8 +613,8 @@ int tide_mpm_grid_update(tide_mpm *m, double dt) {
     double *v = nv + id * d;
     for (int a = 0; a < d; a++)
       v[a] += dt * m->gravity[a];
-    int ijk[3] = {(int)(id / s[0]), (int)((id / s[1]) % N[1]), (int)(id % N[2])};
-    if (d == 2) ijk[2] = 0;
+    int ijk[3];
+    if (!node_ijk(m, s, id, ijk)) continue;
     double x[3] = {0, 0, 0};
     for (int a = 0; a < d; a++)
       x[a] = m->g.origin[a] + ijk[a] * m->g.dx;
@@ -591,7 +749,7 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
         for (int a2 = 0; a2 < ok2; a2++) {
           double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
           int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = nd[0] * s[0] + nd[1] * s[1] + nd[2] * s[2];
+          int64_t id = node_addr(m, s, nd[0], nd[1], nd[2]);
           const double *vi = nv + id * d;
           for (int a = 0; a < d; a++) {
             vn[a] += wt * vi[a];

@@ -131,13 +131,38 @@ typedef struct tide_mpm {
   int ncoll;
   tide_mpm_collider coll[TIDE_MPM_MAXCOLL];
   double gravity[3];
+  /* sparse block grid (tide_mpm_set_sparse): node fields only in the blocks
+   * of TIDE_MPM_BLOCK^d nodes that particle stencils touch; blocks in
+   * Morton order of their block coordinates; nn = nact * bvol */
+  int sparse;
+  int nb[3];        /* blocks per axis */
+  int64_t nbtot;    /* blocks in the box */
+  int bvol;         /* nodes per block: 16 (2D), 64 (3D) */
+  int32_t *slot;    /* (nbtot) storage slot of a block, -1 when not allocated */
+  unsigned char *mark; /* (nbtot) blocks touched this step */
+  int64_t *active;  /* (actcap) block index of every slot */
+  int64_t nact, actcap;
+  int64_t node_cap; /* nodes the node arrays hold */
 } tide_mpm;
+
+#define TIDE_MPM_BLOCK 4
 
 /* A new MPM state on grid g (cells; nodes at corners) with B-spline order 2
  * or 3, no particles, walls sticky-free (-1: none), gravity 0. */
 int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out);
 void tide_mpm_free(tide_mpm *m);
 int64_t tide_mpm_bytes(const tide_mpm *m);
+
+/* Switch between the dense node grid (sparse = 0) and the sparse block
+ * grid (sparse = 1): blocks of 4^d nodes addressed through a page table
+ * (4 bytes per block), allocated each P2G where the stencils of the
+ * particles reach, stored in Morton (Z-order) order of the block
+ * coordinates.  Every node receives its contributions in the same order as
+ * on the dense grid, so both give bit-identical particles.  In sparse mode
+ * node_mass / node_velocity hold the allocated blocks only (nn = blocks x
+ * 4^d nodes, node (i, j, k) of block b at slot(b) 4^d + ((i & 3) 4 +
+ * (j & 3)) 4 + (k & 3)). */
+int tide_mpm_set_sparse(tide_mpm *m, int sparse);
 
 /* Add a material; *index receives its index.  Checks the elastic model
  * (tide_material_check) and the plasticity parameters. */

@@ -17,6 +17,10 @@ declare -A args=(
   [obstacle]="--res 16 --frames 2 --image 96"
   [open_channel]="--res 12 --frames 2 --image 96"
   [mpm_jelly]="--res 16 --frames 2 --image 96"
+  [mpm_snowball]="--res 16 --frames 2 --image 96"
+  [mpm_sand_column]="--res 24 --frames 2 --image 96"
+  [sph_dam_break]="--res 16 --frames 2 --image 96"
+  [dam_break_compare]="--res 16 --frames 2 --image 96"
   [solid_plastic_sphere]="--h 0.1 --frames 2"
   [solid_stairs]="--h 0.08 --frames 2"
   [solid_swinging_beam]="--cells 4 --frames 2"
@@ -35,6 +39,9 @@ declare -A args3=(
   [mpm_jelly]="--dim 3 --res 12 --frames 1 --image 96"
   [zarifi_dam_beam]="--dim 3 --res 8 --frames 1 --image 96"
   [zarifi_balls]="--dim 3 --res 8 --frames 1 --image 96"
+  [mpm_snowball]="--dim 3 --res 12 --frames 1 --image 96"
+  [mpm_sand_column]="--dim 3 --res 16 --frames 1 --image 96"
+  [sph_dam_break]="--dim 3 --res 10 --frames 1 --image 96 --method dfsph"
 )
 one() { # $1 name, $2 tag, $3 args
   local out="$tmp/$1$2"

@@ -2,7 +2,7 @@
 local see = "docs/mpm.md"
 return {
   ["tide.mpm.new"] = {
-    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3 } -> tide.MPM",
+    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3, sparse = false } -> tide.MPM",
     does = "A material point method state on the collocated node grid of g (nodes at the cell corners), with no particles yet.",
     args = {
       { "grid", "tide.Grid", "required", "cells; nodes at origin + (i, j[, k]) dx; at least 6 cells per axis" },
@@ -11,6 +11,7 @@ return {
       { "walls", "string or {[\"x-\"] = bc, ...}", "\"separate\" on every side", "domain walls: sticky, slip or separate; a table names only the sides that have a wall" },
       { "friction", "number >= 0", "0", "Coulomb coefficient of separating walls" },
       { "wall_nodes", "integer 1..8", "3", "nodes from each side that belong to the wall" },
+      { "sparse", "boolean", "false", "node fields only in 4^d-node blocks near particles, Morton-ordered (bit-identical to dense)" },
     },
     returns = "tide.MPM",
     ref = "Li's lecture (The Material-Point Method); Hu et al. 2018 (MLS-MPM), Eq. 16-17",
