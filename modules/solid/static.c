@@ -117,6 +117,34 @@ static void follower_dc(const tide_tetmesh *m, int64_t f, const double *x, int b
   }
 }
 
+/* The follower pressure's tangent blocks, one d x d block per pair of face
+ * nodes (a, b) of every loaded face, in a fixed order: their row/column
+ * indices into I, J (when not NULL) and/or their values at x into V (when
+ * not NULL): r = grad - f_ext, so dr_a/dx_b = -lam df_a/dx_b. */
+static void follower_blocks(const tide_tetmesh *m, const tide_static_opts *o, const double *x,
+                            double lam, int *I, int *J, double *V) {
+  int d = m->dim;
+  const int32_t *bd = TIDE_I32P(m->bound);
+  int64_t t = 0;
+  for (int l = 0; l < o->nloads; l++) {
+    const tide_surface_load *L = o->loads + l;
+    if (!(L->kind == TIDE_LOAD_PRESSURE && L->follower)) continue;
+    for (int64_t i = 0; i < L->nfaces; i++)
+      for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++) {
+          double D[9];
+          if (V) follower_dc(m, L->faces[i], x, b, lam * L->value[0], D);
+          for (int k = 0; k < d * d; k++, t++) {
+            if (I) {
+              I[t] = bd[L->faces[i] * d + a] * d + k / d;
+              J[t] = bd[L->faces[i] * d + b] * d + k % d;
+            }
+            if (V) V[t] = -D[k];
+          }
+        }
+  }
+}
+
 /* ------------------------------------------------------------- solver */
 
 tide_static_opts tide_static_opts_default(void) {
@@ -206,21 +234,8 @@ static int sw_new(const tide_tetmesh *m, const tide_static_opts *o, static_work 
   }
   for (int64_t q = 0; q < w->N; q++)
     w->I[w->nel + q] = w->J[w->nel + q] = (int)q;
-  /* follower face blocks: rows of every face node a, columns of every b */
-  const int32_t *bd = TIDE_I32P(m->bound);
-  int64_t t = w->nel + w->N;
-  for (int l = 0; l < o->nloads; l++) {
-    const tide_surface_load *L = o->loads + l;
-    if (!(L->kind == TIDE_LOAD_PRESSURE && L->follower)) continue;
-    for (int64_t i = 0; i < L->nfaces; i++)
-      for (int a = 0; a < d; a++)
-        for (int b = 0; b < d; b++)
-          for (int r = 0; r < d; r++)
-            for (int c = 0; c < d; c++, t++) {
-              w->I[t] = bd[L->faces[i] * d + a] * d + r;
-              w->J[t] = bd[L->faces[i] * d + b] * d + c;
-            }
-  }
+  follower_blocks(m, o, NULL, 0, w->I + w->nel + w->N, w->J + w->nel + w->N, NULL);
+  int64_t t = w->nel + w->N + w->nfl;
   /* node blocks (contact directions, after the follower blocks) */
   for (int64_t i = 0; i < m->nv; i++)
     for (int r = 0; r < d; r++)
@@ -275,21 +290,8 @@ static int tangent(tide_tetmesh *m, const tide_static_opts *o, static_work *w, d
   int s = tide_fem_hessian(m, x, project ? TIDE_FEM_PROJECT : 0, &tb);
   if (s) return s;
   if (nact) tide_contacts_constrain_elements(m, w->na, w->Q, w->V);
+  follower_blocks(m, o, x, lam, NULL, NULL, w->V + w->nel + w->N);
   int d = w->d;
-  int64_t t = w->nel + w->N;
-  for (int l = 0; l < o->nloads; l++) {
-    const tide_surface_load *L = o->loads + l;
-    if (!(L->kind == TIDE_LOAD_PRESSURE && L->follower)) continue;
-    for (int64_t i = 0; i < L->nfaces; i++)
-      for (int a = 0; a < d; a++)
-        for (int b = 0; b < d; b++) {
-          double D[9];
-          /* r = grad - f_ext: dr_a/dx_b = -lam df_a/dx_b */
-          follower_dc(m, L->faces[i], x, b, lam * L->value[0], D);
-          for (int k = 0; k < d * d; k++)
-            w->V[t++] = -D[k];
-        }
-  }
   double dsum = 0;
   for (int64_t k = 0; k < w->nel; k++)
     if (w->I[k] == w->J[k]) dsum += fabs(w->V[k]);
