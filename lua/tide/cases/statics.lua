@@ -16,19 +16,20 @@ local M = {}
 -- unit thickness), E = 1e7 Pa, clamped at x = 0, total tip load P = 1 N as a
 -- uniform shear traction on the end face.  2D: nu = 0.3, cells 10n x n
 -- (2 triangles each).  3D: nu = 0, cells 10n x n x 1 (6 tetrahedra each; with
--- nu = 0 the width needs no resolution).  Timoshenko beam theory:
---   delta = P L^3 / (3 E I) + P L / (k G A),  k = 5/6 (rectangle).
+-- nu = 0 the width needs no resolution; o.nu, o.across change them).  Timoshenko beam theory:
+--   delta = P L^3 / (3 E I) + P L / (k G A),  k = 5/6 (rectangle; 3D: Cowper's
+--   10(1 + nu)/(12 + 11 nu), 5/6 at nu = 0).
 -- The measured tip deflection is the mean over the end-face nodes.
 function M.tip_cantilever(o)
   local L, h, E, P = 1.0, 0.1, 1e7, 1.0
   local dim, n = o.dim, o.n
-  local nu = dim == 2 and 0.3 or 0
+  local nu = o.nu or (dim == 2 and 0.3 or 0)
   local m
   if dim == 2 then
     m = S.box { min = { 0, -h / 2 }, max = { L, h / 2 }, cells = { 10 * n, n } }
     m:material { model = "linear", E = E, nu = nu, plane_stress = true }
   else
-    m = S.box { min = { 0, -h / 2, -h / 2 }, max = { L, h / 2, h / 2 }, cells = { 10 * n, n, 1 } }
+    m = S.box { min = { 0, -h / 2, -h / 2 }, max = { L, h / 2, h / 2 }, cells = { 10 * n, n, o.across or 1 } }
     m:material { model = "linear", E = E, nu = nu }
   end
   m:pin(function(x) return x < 1e-9 end)
@@ -42,7 +43,9 @@ function M.tip_cantilever(o)
     if m.rest:get(i, 1) > L - 1e-9 then tip, c = tip - (m.x:get(i, 2) - m.rest:get(i, 2)), c + 1 end
   end
   local I, G = (dim == 2 and h ^ 3 or h ^ 4) / 12, E / (2 * (1 + nu))
-  local timo = P * L ^ 3 / (3 * E * I) + P * L / (5 / 6 * G * A)
+  -- shear coefficient of a rectangle: 5/6 (Cowper's 10(1 + nu)/(12 + 11 nu) for the 3D section)
+  local k = dim == 3 and 10 * (1 + nu) / (12 + 11 * nu) or 5 / 6
+  local timo = P * L ^ 3 / (3 * E * I) + P * L / (k * G * A)
   return { tip = tip / c, exact = timo, error = tip / c / timo - 1, ne = m.ne, stats = st }
 end
 
