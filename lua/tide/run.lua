@@ -9,9 +9,11 @@
 --     frame = function(i, t) end,            -- write frame i (i = 0 is the initial state)
 --   }
 --
--- Each frame of duration 1/fps is reached by CFL-limited substeps: the step
--- is the smaller of max_dt(t) and what is left of the frame, and the last two
--- substeps of a frame are evened out so no tiny step is taken.  While running,
+-- Each frame of duration 1/fps is reached by CFL-limited substeps: what is
+-- left of the frame is cut into ceil(left / max_dt(t)) equal steps (re-cut
+-- after every step, as max_dt changes), so no tiny step is taken, and a bound
+-- that divides the frame evenly is used as it is (max_dt = 1/120 at 30 fps:
+-- 4 steps of exactly 1/120 per frame).  While running,
 -- a progress bar goes to stderr when it is a terminal (or with --progress):
 -- frame i/N, simulated time, substeps, linear-solver iterations, ETA; otherwise
 -- one line per frame (none with --quiet).  Operator timings (tide.time) are
@@ -48,6 +50,18 @@ local function check_opts(o)
   if math.type(frames) ~= "integer" or frames < 0 then raise("tide.run: 'frames' must be a non-negative integer") end
   local fps = o.fps or 30
   if not (fps > 0 and fps < math.huge) then raise("tide.run: 'fps' must be positive and finite") end
+end
+
+--- The substep toward the end of a frame `left` seconds away under the bound
+-- dt: the frame is cut into n = ceil(left / dt) equal parts (so no tiny step
+-- is left over), and a bound that divides what is left evenly (to 1e-10
+-- relative, round-off of t) is taken as it is: max_dt = 1/120 at 30 fps gives
+-- exactly 4 steps of 1/120 per frame.  The last step ends on the frame time.
+local function substep(dt, left)
+  local n = math.ceil(left / dt * (1 - 1e-10))
+  if n <= 1 then return left end
+  if math.abs(n * dt - left) <= 1e-10 * left then return dt end
+  return left / n
 end
 
 local function fmt_time(s)
@@ -107,11 +121,7 @@ return function(o)
             tostring(dt), t, i), 0)
         end
         local left = t_end - t
-        if dt >= left then
-          dt = left
-        elseif dt > 0.5 * left then
-          dt = 0.5 * left -- even out the last two substeps
-        end
+        dt = substep(dt, left)
         local stats = timers.time("step", step, dt, t)
         t = (left - dt <= 1e-12 * math.max(1, math.abs(t_end))) and t_end or t + dt
         sub = sub + 1

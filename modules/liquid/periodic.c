@@ -191,19 +191,25 @@ int tide_periodic_wrap(const tide_periodic *P, tide_array *x) {
   int st;
   if ((st = tide_array_expect(x, "positions", TIDE_F64, 2, shape))) return st;
   double *px = TIDE_F64P(x);
-  int64_t n = x->shape[0];
+  int64_t n = x->shape[0], first = n;
   int dim = g->dim;
-#pragma omp parallel for schedule(static) if (n > 8192)
+#pragma omp parallel for schedule(static) reduction(min : first) if (n > 8192)
   for (int64_t p = 0; p < n; p++)
     for (int d = 0; d < dim; d++) {
+      if (!isfinite(px[p * dim + d])) { /* an error, never wrapped to the origin */
+        if (p < first) first = p;
+        continue;
+      }
       if (!P->per[d]) continue;
       double L = g->n[d] * g->dx, s = px[p * dim + d] - g->origin[d];
       if (s >= 0 && s < L) continue;
       s = fmod(s, L);
       if (s < 0) s += L;
-      if (!(s < L)) s = 0; /* rounding up to L, or NaN */
+      if (!(s < L)) s = 0; /* rounding up to L */
       px[p * dim + d] = g->origin[d] + s;
     }
+  if (first < n)
+    return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position", (long long)first + 1);
   return TIDE_OK;
 }
 
@@ -461,14 +467,16 @@ static int check_inside(const tide_periodic *P, const tide_particles *ps) {
   const tide_grid *g = &P->grid;
   const double *x = TIDE_F64P(ps->x);
   int dim = ps->dim;
-  int bad = 0;
-  for (int64_t p = 0; p < ps->n && !bad; p++)
+  for (int64_t p = 0; p < ps->n; p++)
     for (int d = 0; d < dim; d++) {
-      if (!P->per[d]) continue;
-      double s = x[p * dim + d] - g->origin[d];
-      if (!(s >= 0 && s <= g->n[d] * g->dx)) bad = 1;
+      double xd = x[p * dim + d], s = xd - g->origin[d];
+      if (!isfinite(xd))
+        return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position", (long long)p + 1);
+      if (P->per[d] && !(s >= 0 && s <= g->n[d] * g->dx))
+        return tide_fail(TIDE_EINVAL,
+                         "particle %lld lies outside the periodic box along axis %d (wrap the positions first)",
+                         (long long)p + 1, d + 1);
     }
-  if (bad) return tide_fail(TIDE_EINVAL, "particle positions must lie inside the periodic box (wrap them first)");
   return TIDE_OK;
 }
 

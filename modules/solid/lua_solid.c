@@ -140,7 +140,7 @@ static int l_read(lua_State *L) {
     st = tide_mesh_read_obj(path, &m);
   else
     st = tide_mesh_read_tetgen(path, &m);
-  if (st == TIDE_EIO || st == TIDE_EFORMAT) {
+  if (st) { /* every failure here comes from the file: nil, message */
     lua_pushnil(L);
     lua_pushstring(L, tide_errmsg());
     return 2;
