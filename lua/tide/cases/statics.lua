@@ -74,22 +74,37 @@ function M.annulus(a, b, nr, nt)
   return S.mesh { nodes = tide.array.from(nodes), elements = tide.array.from(els, "i32") }
 end
 
+--- The same quarter annulus as a slab of tetrahedra, thickness t in z: a
+-- Kuhn box in (r, theta, z) mapped to (r cos theta, r sin theta, z) (the map
+-- keeps the orientation: its Jacobian determinant is r > 0).
+function M.annulus3(a, b, t, nr, nt)
+  local box = S.box { min = { a, 0, 0 }, max = { b, 0.5 * math.pi, t }, cells = { nr, nt, 1 } }
+  local nodes = {}
+  for i = 1, box.nv do
+    local r, th, z = box.rest:get(i, 1), box.rest:get(i, 2), box.rest:get(i, 3)
+    nodes[i] = { r * math.cos(th), r * math.sin(th), z }
+  end
+  return S.mesh { nodes = tide.array.from(nodes), elements = box:elements() }
+end
+
 --- Thick-walled cylinder (plane strain) a = 0.5 m, b = 1 m, E = 1e6 Pa,
 -- nu = 0.3, internal pressure p = 2 kPa on the inner arc (follower: on the
 -- current surface), quarter model with symmetry conditions (x = 0: u_x = 0,
--- y = 0: u_y = 0), mesh n x 4n.  Lame (plane strain):
+-- y = 0: u_y = 0), mesh n x 4n (o.dim = 3: a slab of tetrahedra 0.05 m thick
+-- with u_z = 0 everywhere).  Lame (plane strain):
 --   u_r(r) = (1 + nu) p a^2 / (E (b^2 - a^2)) ((1 - 2 nu) r + b^2 / r).
 -- Returns the relative errors of u_r at r = a and r = b and the largest
 -- over all nodes.
 function M.lame(o)
   local a, b, E, nu, p = 0.5, 1.0, 1e6, 0.3, o.p or 2e3
-  local m = M.annulus(a, b, o.n, 4 * o.n)
+  local m = o.dim == 3 and M.annulus3(a, b, 0.05, o.n, 4 * o.n) or M.annulus(a, b, o.n, 4 * o.n)
   m:material { model = o.model or "neohookean", E = E, nu = nu }
   local inner = m:select_faces(function(x, y) return x * x + y * y < (a * (1 + 1e-9)) ^ 2 end)
+  local fix = { { nodes = function(x) return math.abs(x) < 1e-9 end, components = { 1 } },
+    { nodes = function(_, y) return math.abs(y) < 1e-9 end, components = { 2 } } }
+  if o.dim == 3 then fix[3] = { nodes = function() return true end, components = { 3 } } end -- plane strain
   local st = m:solve_static { gravity = false, steps = o.steps or 1,
-    loads = { { faces = inner, pressure = p, follower = o.follower ~= false } },
-    fix = { { nodes = function(x) return math.abs(x) < 1e-9 end, components = { 1 } },
-      { nodes = function(_, y) return math.abs(y) < 1e-9 end, components = { 2 } } } }
+    loads = { { faces = inner, pressure = p, follower = o.follower ~= false } }, fix = fix }
   local function exact(r) return (1 + nu) * p * a * a / (E * (b * b - a * a)) * ((1 - 2 * nu) * r + b * b / r) end
   local r = { inner_faces = inner:size(), stats = st, ne = m.ne, max = 0 }
   for i = 1, m.nv do
