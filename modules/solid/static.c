@@ -13,24 +13,43 @@
 
 /* ------------------------------------------------------- surface loads */
 
-/* area-weighted outward normal c of boundary face f at positions x
- * (3D: (x1 - x0) x (x2 - x0) / 2; 2D: the segment rotated by -90 degrees,
- * as tide_tetmesh_boundary_normals) */
-static void face_normal(const tide_tetmesh *m, int64_t f, const double *x, double *c) {
-  const int32_t *b = TIDE_I32P(m->bound) + f * m->dim;
-  if (m->dim == 3) {
-    const double *p0 = x + 3 * (int64_t)b[0], *p1 = x + 3 * (int64_t)b[1],
-                 *p2 = x + 3 * (int64_t)b[2];
-    double u[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-    double w[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+void tide_pressure_face(int d, const double *xf, double p, double *f, double *D) {
+  double c[3];
+  if (d == 3) {
+    const double *x0 = xf, *x1 = xf + 3, *x2 = xf + 6;
+    double u[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+    double w[3] = {x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]};
     tide_cross3(u, w, c);
     for (int k = 0; k < 3; k++)
-      c[k] *= 0.5;
+      f[k] = -p * 0.5 * c[k] / 3;
+    /* c = (x0 x x1 + x1 x x2 + x2 x x0)/2: dc/dx_b = [x_{b+2} - x_{b+1}]x / 2 */
+    if (D)
+      for (int b = 0; b < 3; b++) {
+        const double *xn = xf + 3 * ((b + 1) % 3), *xp = xf + 3 * ((b + 2) % 3);
+        double e[3] = {0.5 * (xp[0] - xn[0]), 0.5 * (xp[1] - xn[1]), 0.5 * (xp[2] - xn[2])};
+        double S[9] = {0, -e[2], e[1], e[2], 0, -e[0], -e[1], e[0], 0};
+        for (int k = 0; k < 9; k++)
+          D[b * 9 + k] = -p / 3 * S[k];
+      }
   } else {
-    const double *p0 = x + 2 * (int64_t)b[0], *p1 = x + 2 * (int64_t)b[1];
-    c[0] = p1[1] - p0[1];
-    c[1] = -(p1[0] - p0[0]);
+    /* c = (y1 - y0, x0 - x1): dc/dx0 = [[0, -1], [1, 0]] = -dc/dx1 */
+    f[0] = -p * (xf[3] - xf[1]) / 2;
+    f[1] = -p * (xf[0] - xf[2]) / 2;
+    if (D)
+      for (int b = 0; b < 2; b++) {
+        double sg = b == 0 ? 1 : -1;
+        D[b * 4 + 0] = 0, D[b * 4 + 1] = p / 2 * sg, D[b * 4 + 2] = -p / 2 * sg, D[b * 4 + 3] = 0;
+      }
   }
+}
+
+/* the positions of boundary face f's nodes (d x d) */
+static void face_nodes(const tide_tetmesh *m, int64_t f, const double *x, double *xf) {
+  int d = m->dim;
+  const int32_t *b = TIDE_I32P(m->bound) + f * d;
+  for (int a = 0; a < d; a++)
+    for (int k = 0; k < d; k++)
+      xf[a * d + k] = x[(int64_t)b[a] * d + k];
 }
 
 /* the force per face node of load l on face f: a constant load integrated
@@ -39,16 +58,16 @@ static void face_normal(const tide_tetmesh *m, int64_t f, const double *x, doubl
 static void face_force(const tide_tetmesh *m, const tide_surface_load *l, int64_t f,
                        const double *x, double *fa) {
   int d = m->dim;
-  double c[3];
+  double xf[9];
+  face_nodes(m, f, l->kind == TIDE_LOAD_PRESSURE && l->follower ? x : TIDE_F64P(m->rest), xf);
   if (l->kind == TIDE_LOAD_TRACTION) {
-    face_normal(m, f, TIDE_F64P(m->rest), c);
-    double A = sqrt(c[0] * c[0] + c[1] * c[1] + (d == 3 ? c[2] * c[2] : 0));
+    double c[3]; /* the area from a unit pressure: f = -c / d */
+    tide_pressure_face(d, xf, 1, c, NULL);
+    double A = sqrt(c[0] * c[0] + c[1] * c[1] + (d == 3 ? c[2] * c[2] : 0)) * d;
     for (int k = 0; k < d; k++)
       fa[k] = l->value[k] * A / d;
   } else {
-    face_normal(m, f, l->follower ? x : TIDE_F64P(m->rest), c);
-    for (int k = 0; k < d; k++)
-      fa[k] = -l->value[0] * c[k] / d;
+    tide_pressure_face(d, xf, l->value[0], fa, NULL);
   }
 }
 
@@ -97,26 +116,6 @@ int tide_solid_surface_forces(const tide_tetmesh *m, const tide_surface_load *lo
   return TIDE_OK;
 }
 
-/* the derivative of the follower force on each face node with respect to
- * the face's node b: df_a/dx_b = -(p/d) dc/dx_b (the same for every a),
- * d x d row-major into D.  3D: c = (x0 x x1 + x1 x x2 + x2 x x0)/2, so
- * dc/dx0 = [x2 - x1]x / 2 and cyclically; 2D: c = (y1 - y0, x0 - x1). */
-static void follower_dc(const tide_tetmesh *m, int64_t f, const double *x, int b, double p,
-                        double *D) {
-  const int32_t *bd = TIDE_I32P(m->bound) + f * m->dim;
-  double s = -p / m->dim;
-  if (m->dim == 3) {
-    const double *xn = x + 3 * (int64_t)bd[(b + 1) % 3], *xp = x + 3 * (int64_t)bd[(b + 2) % 3];
-    double a[3] = {0.5 * (xp[0] - xn[0]), 0.5 * (xp[1] - xn[1]), 0.5 * (xp[2] - xn[2])};
-    double S[9] = {0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0};
-    for (int k = 0; k < 9; k++)
-      D[k] = s * S[k];
-  } else {
-    double sg = b == 0 ? 1 : -1; /* dc/dx0 = [[0, -1], [1, 0]], dc/dx1 = -dc/dx0 */
-    D[0] = 0, D[1] = -sg * s, D[2] = sg * s, D[3] = 0;
-  }
-}
-
 /* The follower pressure's tangent blocks, one d x d block per pair of face
  * nodes (a, b) of every loaded face, in a fixed order: their row/column
  * indices into I, J (when not NULL) and/or their values at x into V (when
@@ -129,19 +128,22 @@ static void follower_blocks(const tide_tetmesh *m, const tide_static_opts *o, co
   for (int l = 0; l < o->nloads; l++) {
     const tide_surface_load *L = o->loads + l;
     if (!(L->kind == TIDE_LOAD_PRESSURE && L->follower)) continue;
-    for (int64_t i = 0; i < L->nfaces; i++)
+    for (int64_t i = 0; i < L->nfaces; i++) {
+      double D[27], xf[9], fa[3];
+      if (V) {
+        face_nodes(m, L->faces[i], x, xf);
+        tide_pressure_face(d, xf, lam * L->value[0], fa, D);
+      }
       for (int a = 0; a < d; a++)
-        for (int b = 0; b < d; b++) {
-          double D[9];
-          if (V) follower_dc(m, L->faces[i], x, b, lam * L->value[0], D);
+        for (int b = 0; b < d; b++)
           for (int k = 0; k < d * d; k++, t++) {
             if (I) {
               I[t] = bd[L->faces[i] * d + a] * d + k / d;
               J[t] = bd[L->faces[i] * d + b] * d + k % d;
             }
-            if (V) V[t] = -D[k];
+            if (V) V[t] = -D[b * d * d + k];
           }
-        }
+    }
   }
 }
 
