@@ -172,13 +172,14 @@ typedef struct static_work {
   uint8_t *na;    /* (nv) active contact directions */
   double *Q;      /* (nv d d) */
   double *xs, *fd, *r, *p, *xt, *rt, *fi, *xp;
+  double *xfix; /* prescribed values of the fixed degrees of freedom in this load step */
   tide_csr *A;
   tide_factor *F;
   int kind;
   size_t bytes;
 } static_work;
 
-#define SW_NVEC 8
+#define SW_NVEC 9
 
 static void sw_free(static_work *w) {
   if (!w) return;
@@ -191,7 +192,7 @@ static void sw_free(static_work *w) {
   tide_free(w->skip, nv);
   tide_free(w->na, nv);
   tide_free(w->Q, nb * (size_t)w->d + 1);
-  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp};
+  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp, &w->xfix};
   for (int i = 0; i < SW_NVEC; i++)
     tide_free(*vecs[i], nb + 1);
   tide_csr_free(w->A);
@@ -227,7 +228,7 @@ static int sw_new(const tide_tetmesh *m, const tide_static_opts *o, static_work 
   w->na = tide_calloc(nv);
   w->Q = tide_calloc(nb * (size_t)d + 1);
   int ok = w->I && w->J && w->V && w->fixed && w->skip && w->na && w->Q;
-  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp};
+  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp, &w->xfix};
   for (int i = 0; i < SW_NVEC; i++)
     ok = ok && (*vecs[i] = tide_calloc(nb + 1));
   if (!ok) {
@@ -340,6 +341,19 @@ static int factor_solve(static_work *w, const tide_static_opts *o, const double 
 
 static double norm2(int64_t n, const double *x) { return sqrt(tide_norm2sq(n, x)); }
 
+/* project the free nodes out of the colliders; a node fixed in some of its
+ * components keeps them (it slides along its free ones); returns the
+ * number of nodes moved */
+static int64_t project_contacts(const tide_tetmesh *m, const tide_static_opts *o,
+                                const static_work *w, double *x) {
+  if (!o->ncolliders) return 0;
+  int64_t n = tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, x);
+  if (n)
+    for (int64_t q = 0; q < w->N; q++)
+      if (w->fixed[q]) x[q] = w->xfix[q];
+  return n;
+}
+
 /* relative increment |p| / |x + p - X| */
 static double rel_increment(const tide_tetmesh *m, const static_work *w, const double *x) {
   const double *X = TIDE_F64P(m->rest);
@@ -419,7 +433,7 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
     if (res <= o->tol && inc <= o->xtol) {
       for (int64_t q = 0; q < N; q++)
         x[q] += p[q];
-      if (nc) tide_contacts_project(m, w->skip, o->colliders, nc, x);
+      project_contacts(m, o, w, x);
       *conv = 1;
       return TIDE_OK;
     }
@@ -434,7 +448,7 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
       for (int64_t q = 0; q < N; q++)
         xt[q] = x[q] + alpha * p[q];
       double dec = alpha * gp;
-      if (nc && tide_contacts_project(m, w->skip, o->colliders, nc, xt)) {
+      if (project_contacts(m, o, w, xt)) {
         double gd = 0;
         for (int64_t q = 0; q < N; q++)
           gd += r[q] * (xt[q] - x[q]);
@@ -473,7 +487,7 @@ static int predict(tide_tetmesh *m, const tide_static_opts *o, static_work *w, d
   int s;
   for (int64_t q = 0; q < N; q++)
     w->xt[q] = w->fixed[q] ? x[q] : 2 * x[q] - w->xp[q];
-  if (o->ncolliders) tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, w->xt);
+  project_contacts(m, o, w, w->xt);
   double a, b, sa, sb;
   if (!w->lu) {
     if ((s = potential(m, w, lam, x, &a, &sa)) || (s = potential(m, w, lam, w->xt, &b, &sb)))
@@ -570,8 +584,9 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   for (int k = 1; k <= o->steps && conv; k++) {
     double lam = (double)k / o->steps;
     for (int64_t q = 0; q < N; q++)
-      if (w->fixed[q]) x[q] = pin[q / d] ? w->xs[q] + lam * (tg[q] - w->xs[q]) : w->xs[q];
-    if (o->ncolliders) tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, x);
+      if (w->fixed[q])
+        x[q] = w->xfix[q] = pin[q / d] ? w->xs[q] + lam * (tg[q] - w->xs[q]) : w->xs[q];
+    project_contacts(m, o, w, x);
     /* from the second step on, the secant predictor x + (x - x_prev) (the
      * path's tangent; a slender body's rotation is not a linearized
      * stretch) where it is the better start */
