@@ -4,6 +4,7 @@
 #include "solid/integrate.h"
 #include "solid/friction.h"
 #include "solid/small.h"
+#include "solid/thin.h"
 
 #include <math.h>
 #include <string.h>
@@ -78,7 +79,8 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
   int d = m->dim, n = m->nper * d;
   w->N = m->nv * d;
   w->d = d;
-  w->nel = m->ne * n * n;
+  w->nel = tide_fem_elem_nnz(m); /* volume element blocks, then shells' and rods' */
+  (void)n;
   w->nfr = m->nv * d * d;
   w->nnz = w->nel + w->N + w->nfr;
   if (w->nnz > INT32_MAX) {
@@ -282,6 +284,8 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   double t0 = tide_wtime();
   int s = check_step(m, o, "linear step");
   if (s) return s;
+  if (m->fem->thin)
+    return tide_fail(TIDE_EINVAL, "linear step: shells and rods step with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
@@ -474,55 +478,57 @@ static void contacts_tangential(const tide_tetmesh *m, const solid_work *w, doub
     }
 }
 
-/* element blocks of the triplet values V: B_ab <- P_a B_ab P_b */
+/* one stencil block H ((nn*d)^2, nodes el) <- P_a H_ab P_b */
+static void constrain_block(const solid_work *w, int d, int nn, const int32_t *el, double *H) {
+  int n = nn * d;
+  for (int b = 0; b < nn; b++)
+    for (int a = 0; a < w->cflag[el[b]]; a++) {
+      const double *q = w->cQ + ((int64_t)el[b] * d + a) * d;
+      /* rows of node b: H <- (I - q q^T) H; then its columns */
+      for (int c = 0; c < n; c++) {
+        double t = 0;
+        for (int k = 0; k < d; k++)
+          t += q[k] * H[(b * d + k) * n + c];
+        for (int k = 0; k < d; k++)
+          H[(b * d + k) * n + c] -= t * q[k];
+      }
+      for (int r = 0; r < n; r++) {
+        double t = 0;
+        for (int k = 0; k < d; k++)
+          t += H[r * n + b * d + k] * q[k];
+        for (int k = 0; k < d; k++)
+          H[r * n + b * d + k] -= t * q[k];
+      }
+    }
+}
+
+/* element blocks of the triplet values V: B_ab <- P_a B_ab P_b (volume
+ * elements, then the stencils of the thin parts) */
 static void contacts_constrain_blocks(const tide_tetmesh *m, const solid_work *w, double *V) {
   int d = m->dim, nper = m->nper, n = nper * d;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
-    const int32_t *el = TIDE_I32P(m->elem) + e * nper;
-    double *H = V + e * n * n;
-    for (int b = 0; b < nper; b++)
-      for (int a = 0; a < w->cflag[el[b]]; a++) {
-        const double *q = w->cQ + ((int64_t)el[b] * d + a) * d;
-        /* rows of node b: H <- (I - q q^T) H; then its columns */
-        for (int c = 0; c < n; c++) {
-          double t = 0;
-          for (int k = 0; k < d; k++)
-            t += q[k] * H[(b * d + k) * n + c];
-          for (int k = 0; k < d; k++)
-            H[(b * d + k) * n + c] -= t * q[k];
-        }
-        for (int r = 0; r < n; r++) {
-          double t = 0;
-          for (int k = 0; k < d; k++)
-            t += H[r * n + b * d + k] * q[k];
-          for (int k = 0; k < d; k++)
-            H[r * n + b * d + k] -= t * q[k];
-        }
-      }
-  }
+  int64_t nvol = tide_fem_nvol(m);
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++)
+    constrain_block(w, d, nper, TIDE_I32P(m->elem) + e * nper, V + e * n * n);
+  const tide_thin *th = m->fem->thin;
+  int64_t t0 = nvol * n * n;
+  for (int i = 0; th && i < th->nparts; i++)
+    for (int set = 1; set <= 2; set++) {
+      const tide_thin_part *p = &th->parts[i];
+      int nn = p->p.kind == TIDE_THIN_SHELL ? (set == 1 ? 3 : 4) : (set == 1 ? 2 : 3);
+      int64_t cnt = set == 1 ? p->n1 : p->n2, k = (int64_t)nn * d;
+      const int32_t *st = TIDE_I32P(set == 1 ? p->s1 : p->s2);
+#pragma omp parallel for schedule(static) if (cnt > TIDE_SOLID_PAR_ELEM)
+      for (int64_t e = 0; e < cnt; e++)
+        constrain_block(w, d, nn, st + e * nn, V + t0 + e * k * k);
+      t0 += cnt * k * k;
+    }
   /* the friction blocks (one d x d block per node, after the diagonal) */
   double *Vf = V + w->nnz - w->nfr;
 #pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
-    double *H = Vf + i * d * d;
-    for (int a = 0; a < w->cflag[i]; a++) {
-      const double *q = w->cQ + (i * d + a) * d;
-      for (int c = 0; c < d; c++) {
-        double t = 0;
-        for (int k = 0; k < d; k++)
-          t += q[k] * H[k * d + c];
-        for (int k = 0; k < d; k++)
-          H[k * d + c] -= t * q[k];
-      }
-      for (int r = 0; r < d; r++) {
-        double t = 0;
-        for (int k = 0; k < d; k++)
-          t += H[r * d + k] * q[k];
-        for (int k = 0; k < d; k++)
-          H[r * d + k] -= t * q[k];
-      }
-    }
+    int32_t node = (int32_t)i;
+    constrain_block(w, d, 1, &node, Vf + i * d * d);
   }
 }
 
@@ -887,7 +893,11 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   double *xn = w->vec[0], *xhat = w->vec[1], *g = w->vec[2];
   memcpy(xn, x, (size_t)N * sizeof(double));
   if ((s = tide_fem_predict(m, dt, xhat))) return s;
+  if ((s = tide_thin_damping_prepare(m, xn))) return s; /* shells' and rods' Rayleigh term */
   memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
+  if (o->guess) /* ... or the start positions of the free nodes */
+    for (int64_t q = 0; q < N; q++)
+      if (!fixed_node(m->fem, q / m->dim)) x[q] = xn[q];
   tide_ip ip = {dt, xhat, xn};
   double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
   int maxit = o->maxit > 0 ? o->maxit : 50;
@@ -1072,6 +1082,8 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   double t0 = tide_wtime();
   int s = check_step(m, o, "Newmark step");
   if (s) return s;
+  if (m->fem->thin)
+    return tide_fail(TIDE_EINVAL, "Newmark step: shells and rods step with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
