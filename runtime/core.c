@@ -45,11 +45,18 @@ const char *tide_strstatus(int status) {
 
 /* ---------------------------------------------------------------- memory */
 
-static int64_t mem_bytes;
+static int64_t mem_bytes, mem_peak, mem_limit;
 
 void tide_mem_account(int64_t delta) {
-#pragma omp atomic
-  mem_bytes += delta;
+  int64_t now;
+#pragma omp atomic capture
+  now = mem_bytes += delta;
+  if (delta > 0) {
+    int64_t pk = __atomic_load_n(&mem_peak, __ATOMIC_RELAXED);
+    while (now > pk && !__atomic_compare_exchange_n(&mem_peak, &pk, now, 0, __ATOMIC_RELAXED,
+                                                    __ATOMIC_RELAXED)) {
+    }
+  }
 }
 
 int64_t tide_mem_bytes(void) {
@@ -59,10 +66,22 @@ int64_t tide_mem_bytes(void) {
   return v;
 }
 
+int64_t tide_mem_peak(void) { return __atomic_load_n(&mem_peak, __ATOMIC_RELAXED); }
+
+void tide_mem_peak_reset(void) { __atomic_store_n(&mem_peak, tide_mem_bytes(), __ATOMIC_RELAXED); }
+
+void tide_mem_limit_set(int64_t bytes) { mem_limit = bytes > 0 ? bytes : 0; }
+int64_t tide_mem_limit(void) { return mem_limit; }
+
 void *tide_alloc(size_t bytes) {
   void *p = NULL;
+  if (mem_limit && (bytes > (size_t)INT64_MAX || tide_mem_bytes() + (int64_t)bytes > mem_limit)) {
+    tide_fail(TIDE_ENOMEM, "memory limit of %lld MB reached allocating %zu bytes",
+              (long long)(mem_limit >> 20), bytes);
+    return NULL;
+  }
   size_t n = bytes ? (bytes + 63) & ~(size_t)63 : 64;
-  if (posix_memalign(&p, 64, n) != 0 || !p) {
+  if (n < bytes || posix_memalign(&p, 64, n) != 0 || !p) {
     tide_fail(TIDE_ENOMEM, "out of memory allocating %zu bytes", bytes);
     return NULL;
   }
@@ -185,5 +204,20 @@ int tide_mkdirs(const char *path) {
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
     return tide_fail(TIDE_EIO, "'%s' exists and is not a directory", path);
+  return TIDE_OK;
+}
+
+int tide_file_open_read(const char *path, FILE **f, uint64_t *size) {
+  *f = NULL;
+  *size = 0;
+  FILE *in = fopen(path, "rb");
+  if (!in) return tide_fail(TIDE_EIO, "%s: cannot read (%s)", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(in);
+    return tide_fail(TIDE_EIO, "%s: not a regular file", path);
+  }
+  *f = in;
+  *size = (uint64_t)st.st_size;
   return TIDE_OK;
 }

@@ -98,7 +98,32 @@ static int l_mkdir(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg core_funcs[] = {{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
+/* tide._raise(msg): error(msg) positioned at the user's code -- the first
+ * frame outside Tide's Lua library -- for the recipes in lua/tide/ (their
+ * error(msg, 2) would name a library line when called through another recipe). */
+static int l_raise(lua_State *L) {
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    tide_lua_where(L, 1);
+    lua_pushvalue(L, 1);
+    lua_concat(L, 2);
+  } else {
+    lua_settop(L, 1);
+  }
+  return lua_error(L);
+}
+
+/* tide._locate(msg): msg with the user's position in front when it names a
+ * library line (tide.run's error handler; see tide_lua_userposition). */
+static int l_locate(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TSTRING) {
+    lua_settop(L, 1);
+    return 1;
+  }
+  lua_pushstring(L, tide_lua_userposition(L, lua_tostring(L, 1)));
+  return 1;
+}
+
+static const luaL_Reg core_funcs[] = {{"_raise", l_raise}, {"_locate", l_locate},{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
                                       {"memory", l_memory},     {"clock", l_clock},
                                       {"rand", l_rand},         {"interrupted", l_interrupted},
                                       {"versions", l_versions}, {NULL, NULL}};
@@ -134,6 +159,7 @@ void tide_lua_openall(lua_State *L) {
 #undef X
   const char *env = getenv("TIDE_LUA_DIR");
   add_lua_path(L, env && *env ? env : TIDE_LUA_DIR);
+  tide_lua_setlibdir(L, env && *env ? env : TIDE_LUA_DIR);
 }
 
 int luaopen_tide(lua_State *L) {

@@ -10,6 +10,36 @@ typedef struct box {
   void *p;
 } box;
 
+static int get_field(lua_State *L) {
+  lua_gettable(L, 1);
+  return 1;
+}
+
+/* obj.k = v on an object without settable fields: say what k is and how to
+ * change it, instead of Lua's "attempt to index a tide.X value". */
+static int default_newindex(lua_State *L) {
+  const char *tname = luaL_typename(L, 1);
+  if (luaL_getmetafield(L, 1, "__name") == LUA_TSTRING) tname = lua_tostring(L, -1);
+  if (lua_type(L, 2) != LUA_TSTRING)
+    return tide_lua_error(L, "%s: fields cannot be assigned (it has no settable fields; use its methods)", tname);
+  const char *k = lua_tostring(L, 2);
+  lua_pushcfunction(L, get_field);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  int ok = lua_pcall(L, 2, 1, 0) == LUA_OK;
+  if (ok && tide_lua_testarray(L, -1))
+    return tide_lua_error(L,
+                          "%s: field '%s' cannot be assigned: it is a view of the object's data; write "
+                          "into it with obj.%s:copy(array), obj.%s:fill(value) or obj.%s:set(i, ..., v)",
+                          tname, k, k, k, k);
+  if (ok && lua_isfunction(L, -1))
+    return tide_lua_error(L, "%s: '%s' is a method and cannot be assigned", tname, k);
+  if (ok && !lua_isnil(L, -1))
+    return tide_lua_error(L, "%s: field '%s' is read-only (set it through the constructor's options or the methods)",
+                          tname, k);
+  return tide_lua_error(L, "%s has no field '%s' (its fields cannot be assigned; use its methods)", tname, k);
+}
+
 void tide_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
                       const luaL_Reg *metamethods) {
   if (!luaL_newmetatable(L, tname)) {
@@ -17,6 +47,11 @@ void tide_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
     return;
   }
   if (metamethods) luaL_setfuncs(L, metamethods, 0);
+  if (lua_getfield(L, -1, "__newindex") == LUA_TNIL) {
+    lua_pushcfunction(L, default_newindex);
+    lua_setfield(L, -3, "__newindex");
+  }
+  lua_pop(L, 1);
   lua_getfield(L, -1, "__index");
   int has_index = !lua_isnil(L, -1);
   lua_pop(L, 1);
@@ -81,10 +116,66 @@ tide_array *tide_lua_checkarrayof(lua_State *L, int idx, const char *what, tide_
 
 /* ------------------------------------------------------------- errors */
 
+/* Chunks of Tide's own Lua library ("@<lua dir>/tide/..."), whose frames
+ * error positions skip: the registry holds the prefix (tide_lua_openall). */
+#define LIBSRC_KEY "tide.libsrc"
+
+void tide_lua_setlibdir(lua_State *L, const char *dir) {
+  lua_pushfstring(L, "@%s/tide/", dir);
+  lua_setfield(L, LUA_REGISTRYINDEX, LIBSRC_KEY);
+}
+
+int tide_lua_islibrary(lua_State *L, const char *source) {
+  lua_getfield(L, LUA_REGISTRYINDEX, LIBSRC_KEY);
+  const char *lib = lua_tostring(L, -1);
+  int r = lib && source && strncmp(source, lib, strlen(lib)) == 0;
+  lua_pop(L, 1);
+  return r;
+}
+
+int tide_lua_userlevel(lua_State *L, int level) {
+  lua_Debug ar;
+  for (int l = level; lua_getstack(L, l, &ar); l++) {
+    lua_getinfo(L, "Sl", &ar);
+    if (ar.currentline <= 0) continue; /* a C function: no position */
+    if (tide_lua_islibrary(L, ar.source)) continue;
+    return l;
+  }
+  return -1;
+}
+
+/* An error raised inside Tide's Lua library (a runtime error in a recipe,
+ * "flip.lua:235: attempt to ...") also names the scene's line that led
+ * there: "scene.lua:12: flip.lua:235: attempt to ...". */
+const char *tide_lua_userposition(lua_State *L, const char *msg) {
+  int user = tide_lua_userlevel(L, 1);
+  if (user < 0) return msg;
+  lua_Debug ar;
+  for (int l = 1; l < user && lua_getstack(L, l, &ar); l++) {
+    lua_getinfo(L, "Sl", &ar);
+    if (ar.currentline <= 0 || !tide_lua_islibrary(L, ar.source)) continue;
+    const char *pos = lua_pushfstring(L, "%s:%d:", ar.short_src, ar.currentline);
+    int match = strncmp(msg, pos, strlen(pos)) == 0;
+    lua_pop(L, 1);
+    if (match) {
+      luaL_where(L, user);
+      lua_pushstring(L, msg);
+      lua_concat(L, 2);
+      return lua_tostring(L, -1);
+    }
+  }
+  return msg;
+}
+
+void tide_lua_where(lua_State *L, int level) {
+  int l = tide_lua_userlevel(L, level);
+  luaL_where(L, l >= 0 ? l : level);
+}
+
 int tide_lua_error(lua_State *L, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  luaL_where(L, 1);
+  tide_lua_where(L, 1);
   lua_pushvfstring(L, fmt, ap);
   va_end(ap);
   lua_concat(L, 2);

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,14 @@ void tide_free(void *p, size_t bytes);
 int64_t tide_mem_bytes(void);
 /* Count memory allocated elsewhere (e.g. by CHOLMOD) in tide_mem_bytes(). */
 void tide_mem_account(int64_t delta);
+/* Highest tide_mem_bytes() since the last tide_mem_peak_reset(). */
+int64_t tide_mem_peak(void);
+void tide_mem_peak_reset(void);
+/* Limit on tide_mem_bytes() (0: none, the default): tide_alloc fails with
+ * TIDE_ENOMEM and a message naming the limit instead of exceeding it (the
+ * sandbox's memory limit, tide --sandbox). */
+void tide_mem_limit_set(int64_t bytes);
+int64_t tide_mem_limit(void);
 
 /* ---------------------------------------------------------------- arrays */
 
@@ -190,6 +199,13 @@ void tide_interrupt_clear(void);
 
 /* Create a directory and its missing parents (like mkdir -p). */
 int tide_mkdirs(const char *path);
+
+/* Open the regular file path for reading ("rb"); *size receives its length in
+ * bytes.  Readers compare every size a file declares with *size before they
+ * allocate.  Fails (message "<path>: ...") for a missing file, a directory or
+ * a device, and for a path the sandbox's read policy refuses
+ * (tide_path_allowed). */
+int tide_file_open_read(const char *path, FILE **f, uint64_t *size);
 
 /* ---------------------------------------------------------------- timers */
 

@@ -70,8 +70,28 @@ tide_array *tide_lua_checkarrayof(lua_State *L, int idx, const char *what, tide_
 
 /* If status != TIDE_OK raise "<fname>: <message>" at the caller's position. */
 void tide_lua_check(lua_State *L, int status, const char *fname);
-/* Raise a formatted error at the caller's position (never returns). */
+/* Raise a formatted error at the position of the user's code: the first
+ * stack frame (from the caller of the binding up) that is a Lua chunk outside
+ * Tide's own library lua/tide/ (so an error raised for a scene's call through
+ * a recipe like tide.flip names the scene's file:line, not flip.lua).  Never
+ * returns. */
 int tide_lua_error(lua_State *L, const char *fmt, ...);
+/* Push "file:line: " of that frame, searching from level up (luaL_where's
+ * answer for level when no such frame exists). */
+void tide_lua_where(lua_State *L, int level);
+/* Stack level of that frame, -1 if none. */
+int tide_lua_userlevel(lua_State *L, int level);
+/* An error message positioned inside the library ("flip.lua:235: ...", a
+ * runtime error in a recipe) prefixed with the user's position
+ * ("scene.lua:12: flip.lua:235: ..."), pushed; else msg unchanged (nothing
+ * pushed).  For message handlers. */
+const char *tide_lua_userposition(lua_State *L, const char *msg);
+/* 1 when source (a lua_Debug source, "@path") is a chunk of Tide's library. */
+int tide_lua_islibrary(lua_State *L, const char *source);
+/* Record the library's Lua directory (<dir>/tide/ *.lua are library chunks). */
+void tide_lua_setlibdir(lua_State *L, const char *dir);
+/* luaL_error in the bindings reports the user's position too. */
+#define luaL_error tide_lua_error
 /* A finite number at idx (error names the argument otherwise). */
 double tide_lua_checkfinite(lua_State *L, int idx, const char *fname, const char *what);
 /* An integer in [lo, hi]. */

@@ -18,12 +18,16 @@
 --   6. surface tension: ghost-fluid jump sigma kappa (default; kappa by height
 --      functions at the interface crossings) or Liu Eq. 8
 --   7. ghost-fluid projection (tide.liquid.project with phi)
---   8. extend the velocity along the normals (tide.grid.extrapolate)
+--   8. extend the velocity along the normals (tide.liquid.extend, linear)
+-- With `periodic = {true, false}` the same steps run on the torus: the
+-- advections, the projection (with the same ghost-fluid surface), the
+-- extension and the redistancing of a tide.liquid.periodic workspace (S.P).
 -- Redistancing (default: every step in 3D, never in 2D): without it the 3D
 -- drop's level set degrades near the surface (|grad phi| 0.2-3 within 3 cells
 -- after 2 periods) and the run blows up after 2.6-2.9 periods; the 2D drop's
 -- stays within 0.96-1.04 over 4 periods, and its parasitic currents are half
 -- those with redistancing (docs/liquids-physics.md, docs/levelsets.md).
+local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local liquid, grid = tide.liquid, tide.grid
 local time = tide.time
@@ -49,24 +53,24 @@ local defaults = {
                            -- "constant" along the normals (default with "liu": linear made its drop 2% orientation-dependent)
 }
 
-local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true }
+local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true, periodic = true }
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_choice(v, list, name)
   for _, c in ipairs(list) do if v == c then return end end
-  error(string.format("tide.drop.new: %s must be one of %s, got %s", name, table.concat(list, ", "), tostring(v)), 3)
+  raise(string.format("tide.drop.new: %s must be one of %s, got %s", name, table.concat(list, ", "), tostring(v)))
 end
 
 --- Build the state.  opts: grid (tide.Grid), phi (f64 cells, < 0 in the
 -- liquid; copied), solid (u8 cell labels with 2 = solid, optional), gravity
 -- ({gx, gy[, gz]}, default none), and the defaults above.
 function drop.new(opts)
-  if type(opts) ~= "table" then error("tide.drop.new: table of named arguments expected", 2) end
+  if type(opts) ~= "table" then raise("tide.drop.new: table of named arguments expected") end
   for k in pairs(opts) do
-    if not keys[k] then error(string.format("tide.drop.new: unknown option '%s'", tostring(k)), 2) end
+    if not keys[k] then raise(string.format("tide.drop.new: unknown option '%s'", tostring(k))) end
   end
   local g, phi = opts.grid, opts.phi
-  if not g or not phi then error("tide.drop.new: 'grid' and 'phi' are required", 2) end
+  if not g or not phi then raise("tide.drop.new: 'grid' and 'phi' are required") end
   local S = {}
   for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
   if not S.redistance then S.redistance = g.dim == 3 and 1 or 0 end
@@ -75,20 +79,20 @@ function drop.new(opts)
   if opts.open ~= nil then
     S.open = type(opts.open) == "string" and { opts.open } or opts.open
     local ok, err = pcall(liquid.open_cells, g, g:cells("u8"), S.open)
-    if not ok then error("tide.drop.new: " .. tostring(err), 2) end
-    if opts.volume then error("tide.drop.new: the volume correction would restore the liquid that leaves through the open sides", 2) end
+    if not ok then raise("tide.drop.new: " .. tostring(err)) end
+    if opts.volume then raise("tide.drop.new: the volume correction would restore the liquid that leaves through the open sides") end
     S.volume = false
   end
   if type(S.contact_angle) ~= "number" or not (S.contact_angle > 0 and S.contact_angle < 180) then
-    error("tide.drop.new: contact_angle must be in (0, 180) degrees", 2)
+    raise("tide.drop.new: contact_angle must be in (0, 180) degrees")
   end
   for _, k in ipairs { "rho", "sigma", "nu", "cfl", "capillary", "tol", "redistance" } do
     local v = S[k]
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
-      error(string.format("tide.drop.new: %s must be a finite number >= 0", k), 2)
+      raise(string.format("tide.drop.new: %s must be a finite number >= 0", k))
     end
   end
-  if not (S.rho > 0 and S.cfl > 0 and S.capillary > 0) then error("tide.drop.new: rho, cfl and capillary must be positive", 2) end
+  if not (S.rho > 0 and S.cfl > 0 and S.capillary > 0) then raise("tide.drop.new: rho, cfl and capillary must be positive") end
   check_choice(S.tension, { "ghost", "liu" }, "tension")
   check_choice(S.curvature, { "heights", "cells" }, "curvature")
   check_choice(S.side, { "liquid", "both" }, "side")
@@ -97,6 +101,14 @@ function drop.new(opts)
   if not S.extend then S.extend = S.tension == "ghost" and "linear" or "constant" end
   check_choice(S.extend, { "linear", "constant" }, "extend")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
+  -- periodic = {true, false[, ..]}: periodic axes (the others are walls); every
+  -- grid operator of the step then runs on the torus (tide.liquid.periodic)
+  if opts.periodic ~= nil then
+    if S.open then error("tide.drop.new: open sides and periodic axes exclude each other", 2) end
+    local ok, P = pcall(liquid.periodic, { grid = g, periodic = opts.periodic })
+    if not ok then error("tide.drop.new: periodic: " .. tostring(P), 2) end
+    S.periodic, S.P = P.periodic, P
+  end
   -- solid_phi: the solids' signed distance on the cells (< 0 inside; curved
   -- walls): the curvature reads phi continued into them by the contact angle
   S.solid_phi = opts.solid_phi
@@ -107,7 +119,7 @@ function drop.new(opts)
   S.valid = g:mac("u8")
   S.labels = liquid.label_phi(g, S.phi, { solid = S.solid, open = S.open })
   S.pressure = g:cells()
-  S.advect_opts = { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
+  S.advect_opts = S.P and { scheme = S.advect_u, out = S.u2 } or { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
   S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
   if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
   S.t, S.steps = 0, 0
@@ -131,17 +143,23 @@ end
 
 --- Advance by dt; returns the projection statistics.
 function drop.step(S, dt)
-  local g, u = S.grid, S.u
+  local g, u, P = S.grid, S.u, S.P
   -- 1-2. move the surface, keep the volume
-  time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
-    interp = "cubic", out = S.phi2 })
+  if P then
+    time("advect phi", P.advect_cells, P, u, S.phi, dt, { scheme = S.advect, interp = "cubic", out = S.phi2 })
+  else
+    time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
+      interp = "cubic", out = S.phi2 })
+  end
   S.phi, S.phi2 = S.phi2, S.phi
   if S.open then liquid.open_phi(g, S.phi, S.open) end -- continued linearly out of the domain
-  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then time("redistance", grid.redistance, g, S.phi) end
+  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then
+    if P then time("redistance", P.redistance, P, S.phi) else time("redistance", grid.redistance, g, S.phi) end
+  end
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   -- 3. velocity self-advection
   S.advect_opts.out = S.u2
-  time("advect u", u.advect, u, u, dt, S.advect_opts)
+  if P then time("advect u", P.advect, P, u, u, dt, S.advect_opts) else time("advect u", u.advect, u, u, dt, S.advect_opts) end
   S.u, S.u2 = S.u2, S.u
   u = S.u
   -- 4. forces and labels
@@ -150,29 +168,41 @@ function drop.step(S, dt)
   -- 5. viscosity (traction-free surface)
   if S.nu > 0 then
     time("viscosity", liquid.viscosity, u, { nu = S.nu, rho = S.rho, dt = dt, phi = S.phi, labels = S.labels,
-      solver = S.solver })
+      solver = S.solver, periodic = S.periodic })
   end
   -- 6. surface tension
   if S.sigma > 0 then
     if S.tension == "ghost" then
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-        labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi })
+        labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi,
+        periodic = S.periodic })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver,
-        contact_angle = S.contact_angle, solid_phi = S.solid_phi })
+        contact_angle = S.contact_angle, solid_phi = S.solid_phi, periodic = S.periodic })
     end
   end
   -- 7. projection with the ghost-fluid free surface (same phi and theta as step 6)
-  local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
-    valid = S.valid, pressure = S.pressure })
-  -- 8. extend the velocity into the air along the normals; walls closed
-  if S.extend == "linear" then
-    time("extrapolate", liquid.extend, u, S.phi, S.valid)
+  local stats
+  if P then
+    stats = time("project", P.project, P, u, { dt = dt, rho = S.rho, labels = S.labels, phi = S.phi, tol = S.tol,
+      valid = S.valid, pressure = S.pressure })
   else
-    time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+    stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
+      valid = S.valid, pressure = S.pressure })
   end
-  u:enforce_walls(S.solid, false, nil, S.open)
+  -- 8. extend the velocity into the air along the normals; walls closed
+  if P then
+    time("extrapolate", P.extend, P, u, S.phi, S.valid, { linear = S.extend == "linear" })
+    P:enforce_walls(u, S.solid)
+  else
+    if S.extend == "linear" then
+      time("extrapolate", liquid.extend, u, S.phi, S.valid)
+    else
+      time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+    end
+    u:enforce_walls(S.solid, false, nil, S.open)
+  end
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats
 end
@@ -181,16 +211,16 @@ end
 -- (theta - angle))), theta the polar angle around c, angle in radians.  Close
 -- to a signed distance for small eps and smooth (no redistancing: see above).
 function drop.disk(opts)
-  if type(opts) ~= "table" then error("tide.drop.disk: table of named arguments expected", 2) end
+  if type(opts) ~= "table" then raise("tide.drop.disk: table of named arguments expected") end
   local known = { grid = true, center = true, radius = true, eps = true, mode = true, angle = true }
   for k in pairs(opts) do
-    if not known[k] then error(string.format("tide.drop.disk: unknown option '%s'", tostring(k)), 2) end
+    if not known[k] then raise(string.format("tide.drop.disk: unknown option '%s'", tostring(k))) end
   end
   local g, c, R = opts.grid, opts.center, opts.radius
   if not g or type(c) ~= "table" or type(R) ~= "number" or not (R > 0) then
-    error("tide.drop.disk: grid, center = {x, y} and radius > 0 are required", 2)
+    raise("tide.drop.disk: grid, center = {x, y} and radius > 0 are required")
   end
-  if g.dim ~= 2 then error("tide.drop.disk: a 2D grid is required", 2) end
+  if g.dim ~= 2 then raise("tide.drop.disk: a 2D grid is required") end
   local eps, m, a = opts.eps or 0, opts.mode or 2, opts.angle or 0
   local dx, o, n = g.dx, g.origin, g.size
   local phi = g:cells()
@@ -208,22 +238,22 @@ end
 -- polynomial (the axisymmetric Rayleigh-Lamb mode n).  Smooth, close to a
 -- signed distance for small eps.
 function drop.sphere(opts)
-  if type(opts) ~= "table" then error("tide.drop.sphere: table of named arguments expected", 2) end
+  if type(opts) ~= "table" then raise("tide.drop.sphere: table of named arguments expected") end
   local known = { grid = true, center = true, radius = true, eps = true, mode = true, axis = true }
   for k in pairs(opts) do
-    if not known[k] then error(string.format("tide.drop.sphere: unknown option '%s'", tostring(k)), 2) end
+    if not known[k] then raise(string.format("tide.drop.sphere: unknown option '%s'", tostring(k))) end
   end
   local g, c, R = opts.grid, opts.center, opts.radius
   if not g or type(c) ~= "table" or type(R) ~= "number" or not (R > 0) then
-    error("tide.drop.sphere: grid, center = {x, y, z} and radius > 0 are required", 2)
+    raise("tide.drop.sphere: grid, center = {x, y, z} and radius > 0 are required")
   end
-  if g.dim ~= 3 then error("tide.drop.sphere: a 3D grid is required", 2) end
+  if g.dim ~= 3 then raise("tide.drop.sphere: a 3D grid is required") end
   local eps, m = opts.eps or 0, opts.mode or 2
-  if type(eps) ~= "number" or eps ~= eps or math.abs(eps) >= 1 then error("tide.drop.sphere: eps must be in (-1, 1)", 2) end
-  if math.type(m) ~= "integer" or m < 0 then error("tide.drop.sphere: mode must be an integer >= 0", 2) end
+  if type(eps) ~= "number" or eps ~= eps or math.abs(eps) >= 1 then raise("tide.drop.sphere: eps must be in (-1, 1)") end
+  if math.type(m) ~= "integer" or m < 0 then raise("tide.drop.sphere: mode must be an integer >= 0") end
   local a = opts.axis or { 0, 0, 1 }
   local al = type(a) == "table" and math.sqrt((a[1] or 0) ^ 2 + (a[2] or 0) ^ 2 + (a[3] or 0) ^ 2) or 0
-  if not (al > 0 and al < math.huge) then error("tide.drop.sphere: axis must be a nonzero {x, y, z}", 2) end
+  if not (al > 0 and al < math.huge) then raise("tide.drop.sphere: axis must be a nonzero {x, y, z}") end
   local ax, ay, az = a[1] / al, a[2] / al, a[3] / al
   local dx, o, n = g.dx, g.origin, g.size
   local phi = g:cells()
@@ -258,13 +288,13 @@ function drop.volume(S) return grid.volume(S.grid, S.phi) end
 function drop.quadrupole(S, c, axis)
   local g, phi = S.grid, S.phi
   if type(c) ~= "table" or type(c[1]) ~= "number" or type(c[2]) ~= "number" or (g.dim == 3 and type(c[3]) ~= "number") then
-    error("tide.drop.quadrupole: centre {x, y[, z]} expected", 2)
+    raise("tide.drop.quadrupole: centre {x, y[, z]} expected")
   end
   local dx = g.dx
   if g.dim == 3 then
     local a = axis or { 0, 0, 1 }
     local al = type(a) == "table" and math.sqrt((a[1] or 0) ^ 2 + (a[2] or 0) ^ 2 + (a[3] or 0) ^ 2) or 0
-    if not (al > 0 and al < math.huge) then error("tide.drop.quadrupole: axis must be a nonzero {x, y, z}", 2) end
+    if not (al > 0 and al < math.huge) then raise("tide.drop.quadrupole: axis must be a nonzero {x, y, z}") end
     local ax, ay, az = a[1] / al, a[2] / al, a[3] / al
     local n, o, q = g.size, g.origin, 0
     for i = 1, n[1] do
@@ -284,7 +314,7 @@ function drop.quadrupole(S, c, axis)
     end
     return q * dx * dx * dx
   end
-  if axis ~= nil then error("tide.drop.quadrupole: axis is for 3D grids", 2) end
+  if axis ~= nil then raise("tide.drop.quadrupole: axis is for 3D grids") end
   local n1, n2 = phi.shape[1], phi.shape[2]
   local o = g.origin
   local q1, q2 = 0, 0

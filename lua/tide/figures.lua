@@ -26,6 +26,7 @@
 -- SHA-256 of every output and the content key), skips figures whose key is
 -- unchanged, shows progress with an ETA, and generates docs/figures.md from the
 -- outputs of the full (paper-size) run.  See docs/figures.md and README.md.
+local raise = require("tide.core")._raise -- errors at the scene's line
 local core = require "tide.core"
 local json = require "tide.json"
 
@@ -117,30 +118,30 @@ local meta_keys = { name = "string", paper = "string", number = "string", title 
   deterministic = { boolean = true, string = true } }
 
 local function check_meta(m)
-  if type(m) ~= "table" then error("tide.figures.figure: table of named arguments expected, got " .. type(m), 3) end
+  if type(m) ~= "table" then raise("tide.figures.figure: table of named arguments expected, got " .. type(m)) end
   for k, v in pairs(m) do
     local want = meta_keys[k]
     if not want then
       local known = {}
       for n in pairs(meta_keys) do known[#known + 1] = n end
       table.sort(known)
-      error(string.format("tide.figures.figure: unknown option '%s' (accepted: %s)", tostring(k),
-        table.concat(known, ", ")), 3)
+      raise(string.format("tide.figures.figure: unknown option '%s' (accepted: %s)", tostring(k),
+        table.concat(known, ", ")))
     end
     local ok = type(want) == "table" and want[type(v)] or type(v) == want
-    if not ok then error(string.format("tide.figures.figure: option '%s' has the wrong type (%s)", k, type(v)), 3) end
+    if not ok then raise(string.format("tide.figures.figure: option '%s' has the wrong type (%s)", k, type(v))) end
   end
   for _, k in ipairs { "paper", "number", "title", "shows", "quick", "full" } do
-    if m[k] == nil then error("tide.figures.figure: missing option '" .. k .. "'", 3) end
+    if m[k] == nil then raise("tide.figures.figure: missing option '" .. k .. "'") end
   end
   for k in pairs(m.quick) do
-    if m.full[k] == nil then error("tide.figures.figure: quick parameter '" .. k .. "' has no full value", 3) end
+    if m.full[k] == nil then raise("tide.figures.figure: quick parameter '" .. k .. "' has no full value") end
   end
   for k in pairs(m.full) do
-    if m.quick[k] == nil then error("tide.figures.figure: full parameter '" .. k .. "' has no quick value", 3) end
+    if m.quick[k] == nil then raise("tide.figures.figure: full parameter '" .. k .. "' has no quick value") end
   end
   if m.seed and (math.type(m.seed) ~= "integer" or m.seed < 0) then
-    error("tide.figures.figure: 'seed' must be a non-negative integer", 3)
+    raise("tide.figures.figure: 'seed' must be a non-negative integer")
   end
 end
 
@@ -167,7 +168,7 @@ function M.figure(m)
   local defaults = { quick = false, out = "" }
   local set = quick and m.quick or m.full
   for k, v in pairs(set) do
-    if defaults[k] ~= nil then error("tide.figures.figure: parameter name '" .. k .. "' is reserved", 2) end
+    if defaults[k] ~= nil then raise("tide.figures.figure: parameter name '" .. k .. "' is reserved") end
     defaults[k] = v
   end
   local P = require("tide.params").parse(defaults, nil, args)
@@ -191,7 +192,7 @@ end
 --- Path of an output file of this figure: fig:path("frame_0003.png").
 function Figure:path(file)
   if type(file) ~= "string" or file == "" or file:find("%.%.") or file:sub(1, 1) == "/" then
-    error("figure:path: a file name inside the figure's output directory expected", 2)
+    raise("figure:path: a file name inside the figure's output directory expected")
   end
   return self.out .. "/" .. file
 end
@@ -199,17 +200,17 @@ end
 --- Write a CSV table: fig:csv(name, header, rows) with header a list of column
 -- names (with units) and rows a list of lists of numbers/strings.
 function Figure:csv(name, header, rows)
-  if type(name) ~= "string" or not name:match("^[%w_%-%.]+$") then error("figure:csv: name (letters, digits, _-.) expected", 2) end
-  if type(header) ~= "table" or #header == 0 then error("figure:csv: header (list of column names) expected", 2) end
-  if type(rows) ~= "table" then error("figure:csv: rows (list of lists) expected", 2) end
+  if type(name) ~= "string" or not name:match("^[%w_%-%.]+$") then raise("figure:csv: name (letters, digits, _-.) expected") end
+  if type(header) ~= "table" or #header == 0 then raise("figure:csv: header (list of column names) expected") end
+  if type(rows) ~= "table" then raise("figure:csv: rows (list of lists) expected") end
   local lines = {}
   local h = {}
   for i, c in ipairs(header) do h[i] = num(c) end
   lines[1] = table.concat(h, ",")
   for r, row in ipairs(rows) do
     if type(row) ~= "table" or #row ~= #header then
-      error(string.format("figure:csv: row %d has %s values, %d columns expected", r,
-        type(row) == "table" and tostring(#row) or "no", #header), 2)
+      raise(string.format("figure:csv: row %d has %s values, %d columns expected", r,
+        type(row) == "table" and tostring(#row) or "no", #header))
     end
     local cells = {}
     for i = 1, #header do cells[i] = num(row[i]) end
@@ -232,12 +233,12 @@ local series_style = {
 -- paper's points (black squares, label prefixed "paper: "), one with
 -- `analytic = true` an analytic curve (black dashed).
 function Figure:plot(name, o)
-  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then error("figure:plot: name (letters, digits, _-) expected", 2) end
-  if type(o) ~= "table" then error("figure:plot: table of options expected", 2) end
+  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then raise("figure:plot: name (letters, digits, _-) expected") end
+  if type(o) ~= "table" then raise("figure:plot: table of options expected") end
   if type(o.xlabel) ~= "string" or type(o.ylabel) ~= "string" then
-    error("figure:plot: xlabel and ylabel (with units) are required", 2)
+    raise("figure:plot: xlabel and ylabel (with units) are required")
   end
-  if type(o.series) ~= "table" then error("figure:plot: 'series' expected", 2) end
+  if type(o.series) ~= "table" then raise("figure:plot: 'series' expected") end
   local opts = {}
   for k, v in pairs(o) do if k ~= "caption" and k ~= "series" then opts[k] = v end end
   local series = {}
@@ -259,7 +260,7 @@ end
 --- Record a picture written by other means (png2d/png3d frames, picture rows).
 function Figure:picture(file, caption)
   if type(file) ~= "string" or not exists(self:path(file)) then
-    error("figure:picture: '" .. tostring(file) .. "' is not a file in the figure's output directory", 2)
+    raise("figure:picture: '" .. tostring(file) .. "' is not a file in the figure's output directory")
   end
   self.pictures[#self.pictures + 1] = { file = file, caption = caption or file }
 end
@@ -269,13 +270,13 @@ end
 -- to the tallest), recorded as one picture.  The parts are removed unless
 -- keep = true.
 function Figure:row(name, files, caption, keep)
-  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then error("figure:row: name (letters, digits, _-) expected", 2) end
-  if type(files) ~= "table" or #files == 0 then error("figure:row: list of PNG files expected", 2) end
+  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then raise("figure:row: name (letters, digits, _-) expected") end
+  if type(files) ~= "table" or #files == 0 then raise("figure:row: list of PNG files expected") end
   local fio, A = require "tide.fileio", require "tide.array"
   local imgs, w, h = {}, 0, 0
   for i, f in ipairs(files) do
     local img, err = fio.png_read(self:path(f))
-    if not img then error("figure:row: " .. tostring(err), 2) end
+    if not img then raise("figure:row: " .. tostring(err)) end
     imgs[i] = img
     local shp = img.shape
     h, w = math.max(h, shp[1]), w + shp[2]
@@ -298,13 +299,13 @@ end
 -- value), source (where the paper value comes from), tide, note (one line:
 -- why they differ).  The difference and relative difference are computed.
 function Figure:compare(r)
-  if type(r) ~= "table" then error("figure:compare: table expected", 2) end
+  if type(r) ~= "table" then raise("figure:compare: table expected") end
   local allowed = { quantity = true, unit = true, paper = true, source = true, tide = true, note = true }
-  for k in pairs(r) do if not allowed[k] then error("figure:compare: unknown key '" .. tostring(k) .. "'", 2) end end
-  if type(r.quantity) ~= "string" then error("figure:compare: 'quantity' (string) expected", 2) end
-  if type(r.tide) ~= "number" and type(r.tide) ~= "string" then error("figure:compare: 'tide' (number) expected", 2) end
+  for k in pairs(r) do if not allowed[k] then raise("figure:compare: unknown key '" .. tostring(k) .. "'") end end
+  if type(r.quantity) ~= "string" then raise("figure:compare: 'quantity' (string) expected") end
+  if type(r.tide) ~= "number" and type(r.tide) ~= "string" then raise("figure:compare: 'tide' (number) expected") end
   if r.paper ~= nil and type(r.paper) ~= "number" and type(r.paper) ~= "string" then
-    error("figure:compare: 'paper' must be a number or a string", 2)
+    raise("figure:compare: 'paper' must be a number or a string")
   end
   local row = { quantity = r.quantity, unit = r.unit or "", paper = r.paper, source = r.source or "",
     tide = r.tide, note = r.note or "" }

@@ -8,6 +8,7 @@
 -- FLIP, APIC) with Zarifi's projection and extrapolation (thesis Alg. 3,
 -- Sec. 4.4-4.6).  Every line is one native operator; copy this file to
 -- change the order or add an operator (viscosity, a cut-cell projection ...).
+local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local liquid = tide.liquid
 local time = tide.time
@@ -61,20 +62,20 @@ for k in pairs(defaults) do keys[k] = true end
 -- projection and the walls; solid_phi (the solid's signed distance on cells)
 -- keeps particles out of curved solids.
 function flip.new(opts)
-  if type(opts) ~= "table" then error("tide.flip.new: table of named arguments expected", 2) end
+  if type(opts) ~= "table" then raise("tide.flip.new: table of named arguments expected") end
   for k in pairs(opts) do
-    if not keys[k] then error(string.format("tide.flip.new: unknown option '%s'", tostring(k)), 2) end
+    if not keys[k] then raise(string.format("tide.flip.new: unknown option '%s'", tostring(k))) end
   end
   local g, ps = opts.grid, opts.particles
-  if not g or not ps then error("tide.flip.new: 'grid' and 'particles' are required", 2) end
+  if not g or not ps then raise("tide.flip.new: 'grid' and 'particles' are required") end
   local S = {}
   for k, v in pairs(defaults) do S[k] = v end
   for k, v in pairs(opts) do S[k] = v end
   if S.scheme ~= "pic" and S.scheme ~= "flip" and S.scheme ~= "apic" then
-    error("tide.flip.new: scheme must be pic, flip or apic, got " .. tostring(S.scheme), 2)
+    raise("tide.flip.new: scheme must be pic, flip or apic, got " .. tostring(S.scheme))
   end
   if S.scheme == "apic" and not ps.apic then
-    error("tide.flip.new: scheme 'apic' needs particles created with apic = true", 2)
+    raise("tide.flip.new: scheme 'apic' needs particles created with apic = true")
   end
   S.grid, S.particles, S.solid = g, ps, opts.solid
   S.fractions, S.solid_phi = opts.fractions, opts.solid_phi
@@ -93,7 +94,7 @@ function flip.new(opts)
   S.per_cell = S.per_cell or 2 ^ g.dim
   if S.level_set then
     if S.level_set ~= "zhu_bridson" and S.level_set ~= "union" then
-      error("tide.flip.new: level_set must be false, 'zhu_bridson' or 'union'", 2)
+      raise("tide.flip.new: level_set must be false, 'zhu_bridson' or 'union'")
     end
     S.phi = g:cells()
     S.radius = S.radius or g.dx / 2 ^ (1 / g.dim)
@@ -106,6 +107,9 @@ function flip.new(opts)
     S.valid_sep = g:mac("u8")
   end
   flip.boundaries(S, opts)
+  if #S.particles == 0 and not S.emitters then
+    raise("tide.flip.new: the particles are empty and there are no emitters: nothing would move (seed with tide.liquid.seed)")
+  end
   S.t, S.steps = 0, 0
   flip.transfer_to_grid(S)
   return S
@@ -113,8 +117,8 @@ end
 
 local function choice(v, list, name)
   for _, c in ipairs(list) do if v == c then return end end
-  error(string.format("tide.flip.new: surface_tension.%s must be one of %s, got %s", name, table.concat(list, ", "),
-    tostring(v)), 4)
+  raise(string.format("tide.flip.new: surface_tension.%s must be one of %s, got %s", name, table.concat(list, ", "),
+    tostring(v)))
 end
 
 --- Surface tension (flip.new options sigma, surface_tension = {...}, phi):
@@ -128,22 +132,22 @@ end
 function flip.tension_setup(S, opts)
   local g = S.grid
   local st = opts.surface_tension
-  if st ~= nil and type(st) ~= "table" then error("tide.flip.new: surface_tension must be a table of options", 3) end
+  if st ~= nil and type(st) ~= "table" then raise("tide.flip.new: surface_tension must be a table of options") end
   if type(S.sigma) ~= "number" or not (S.sigma >= 0 and S.sigma < math.huge) then
-    error("tide.flip.new: sigma must be a finite number >= 0", 3)
+    raise("tide.flip.new: sigma must be a finite number >= 0")
   end
   if type(S.capillary) ~= "number" or not (S.capillary > 0 and S.capillary < math.huge) then
-    error("tide.flip.new: capillary must be a positive number", 3)
+    raise("tide.flip.new: capillary must be a positive number")
   end
   if S.sigma == 0 then
-    if st ~= nil or opts.phi ~= nil then error("tide.flip.new: surface_tension and phi need sigma > 0", 3) end
+    if st ~= nil or opts.phi ~= nil then raise("tide.flip.new: surface_tension and phi need sigma > 0") end
     return
   end
   local T = {}
   for k, v in pairs(tension_defaults) do T[k] = v end
   for k, v in pairs(st or {}) do
     if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "contact_angle" then
-      error(string.format("tide.flip.new: surface_tension: unknown option '%s'", tostring(k)), 3)
+      raise(string.format("tide.flip.new: surface_tension: unknown option '%s'", tostring(k)))
     end
     T[k] = v
   end
@@ -153,11 +157,11 @@ function flip.tension_setup(S, opts)
   choice(T.side, { "liquid", "both" }, "side")
   T.redistance = T.redistance or (g.dim == 3 and 1 or 0)
   if math.type(T.redistance) ~= "integer" and not (type(T.redistance) == "number" and T.redistance == math.floor(T.redistance)) or T.redistance < 0 then
-    error("tide.flip.new: surface_tension.redistance must be an integer >= 0", 3)
+    raise("tide.flip.new: surface_tension.redistance must be an integer >= 0")
   end
   S.tension = T
   if T.level_set == "particles" then
-    if opts.phi ~= nil then error("tide.flip.new: phi is the initial tracked level set (surface_tension.level_set = 'tracked')", 3) end
+    if opts.phi ~= nil then raise("tide.flip.new: phi is the initial tracked level set (surface_tension.level_set = 'tracked')") end
     if not S.level_set then
       S.level_set = "zhu_bridson"
       S.phi = g:cells()
@@ -165,14 +169,14 @@ function flip.tension_setup(S, opts)
     end
     return
   end
-  if S.level_set then error("tide.flip.new: level_set (the particle level set) and a tracked surface_tension.level_set exclude each other", 3) end
+  if S.level_set then raise("tide.flip.new: level_set (the particle level set) and a tracked surface_tension.level_set exclude each other") end
   if S.emitters or S.open then
-    error("tide.flip.new: the tracked surface does not know about emitters and open sides (use surface_tension.level_set = 'particles')", 3)
+    raise("tide.flip.new: the tracked surface does not know about emitters and open sides (use surface_tension.level_set = 'particles')")
   end
   S.phi, S.phi2 = g:cells(), g:cells()
   if opts.phi ~= nil then
     local ok, err = pcall(S.phi.copy, S.phi, opts.phi)
-    if not ok then error("tide.flip.new: phi: " .. tostring(err), 3) end
+    if not ok then raise("tide.flip.new: phi: " .. tostring(err)) end
   else
     -- the particles' own surface: Zhu-Bridson with the radius of half the
     -- particle spacing puts the zero level set on the seeded boundary
@@ -231,11 +235,11 @@ function flip.boundaries(S, opts)
   local open = opts.open
   if type(open) == "string" then open = { open } end
   if open ~= nil then
-    if type(open) ~= "table" then error("tide.flip.new: open must be a list of sides like {\"x+\", \"y+\"}", 3) end
+    if type(open) ~= "table" then raise("tide.flip.new: open must be a list of sides like {\"x+\", \"y+\"}") end
     for k, side in pairs(open) do
       if type(k) ~= "number" or not SIDES[side] or SIDES[side] > g.dim then
-        error(string.format("tide.flip.new: open: unknown side %s (sides: x-, x+, y-, y+%s)", tostring(side),
-          g.dim == 3 and ", z-, z+" or ""), 3)
+        raise(string.format("tide.flip.new: open: unknown side %s (sides: x-, x+, y-, y+%s)", tostring(side),
+          g.dim == 3 and ", z-, z+" or ""))
       end
     end
     if #open == 0 then open = nil end
@@ -244,27 +248,30 @@ function flip.boundaries(S, opts)
   S.emitted, S.removed = 0, 0
   S.emitters = nil
   if opts.emitters ~= nil then
-    if type(opts.emitters) ~= "table" then error("tide.flip.new: emitters must be a list of {shape =, velocity =}", 3) end
+    if type(opts.emitters) ~= "table" then raise("tide.flip.new: emitters must be a list of {shape =, velocity =}") end
     S.emitters = {}
     for i, e in ipairs(opts.emitters) do
-      if type(e) ~= "table" then error("tide.flip.new: emitters[" .. i .. "] must be a table {shape =, velocity =}", 3) end
+      if type(e) ~= "table" then raise("tide.flip.new: emitters[" .. i .. "] must be a table {shape =, velocity =}") end
       for k in pairs(e) do
         if k ~= "shape" and k ~= "velocity" and k ~= "per_cell" and k ~= "start" and k ~= "stop" then
-          error(string.format("tide.flip.new: emitters[%d]: unknown option '%s' (accepted: shape, velocity, per_cell, start, stop)", i, tostring(k)), 3)
+          raise(string.format("tide.flip.new: emitters[%d]: unknown option '%s' (accepted: shape, velocity, per_cell, start, stop)", i, tostring(k)))
         end
       end
       local ok, region = pcall(liquid.region, g, e.shape, { solid = S.solid })
-      if not ok then error("tide.flip.new: emitters[" .. i .. "].shape: " .. tostring(region), 3) end
+      if not ok then raise("tide.flip.new: emitters[" .. i .. "].shape: " .. tostring(region)) end
+      if region:max() == 0 then
+        raise("tide.flip.new: emitters[" .. i .. "].shape covers no (non-solid) cell centre of the grid, so it would never emit")
+      end
       if type(e.velocity) ~= "table" or #e.velocity ~= g.dim then
-        error(string.format("tide.flip.new: emitters[%d].velocity must be a list of %d numbers", i, g.dim), 3)
+        raise(string.format("tide.flip.new: emitters[%d].velocity must be a list of %d numbers", i, g.dim))
       end
       local pc = e.per_cell or S.per_cell
       if math.type(pc) ~= "integer" and not (type(pc) == "number" and pc == math.floor(pc)) then
-        error("tide.flip.new: emitters[" .. i .. "].per_cell must be an integer", 3)
+        raise("tide.flip.new: emitters[" .. i .. "].per_cell must be an integer")
       end
       local start, stop = e.start or 0, e.stop or math.huge
       if type(start) ~= "number" or type(stop) ~= "number" or start ~= start or stop ~= stop or not (start < stop) then
-        error("tide.flip.new: emitters[" .. i .. "]: start and stop must be numbers with start < stop", 3)
+        raise("tide.flip.new: emitters[" .. i .. "]: start and stop must be numbers with start < stop")
       end
       S.emitters[i] = { region = region, velocity = e.velocity, per_cell = math.tointeger(pc), start = start, stop = stop }
     end
@@ -272,11 +279,12 @@ function flip.boundaries(S, opts)
   end
   S.sink = nil
   if opts.sinks ~= nil then
-    if type(opts.sinks) ~= "table" then error("tide.flip.new: sinks must be a list of tide.Shape", 3) end
+    if type(opts.sinks) ~= "table" then raise("tide.flip.new: sinks must be a list of tide.Shape") end
     local union
     for i, shape in ipairs(opts.sinks) do
       local ok, err = pcall(liquid.region, g, shape)
-      if not ok then error("tide.flip.new: sinks[" .. i .. "]: " .. tostring(err), 3) end
+      if not ok then raise("tide.flip.new: sinks[" .. i .. "]: " .. tostring(err)) end
+      if err:max() == 0 then raise("tide.flip.new: sinks[" .. i .. "] covers no cell centre of the grid, so it would remove nothing") end
       union = union and union + shape or shape
     end
     if union then S.sink = liquid.region(g, union) end

@@ -8,6 +8,7 @@
 -- unknown flags, and `--help` lists the parameters with their defaults and
 -- exits.  An optional second table gives one-line descriptions.
 -- The table returned is also kept as tide.params.last for the run manifest.
+local raise = require("tide.core")._raise -- errors at the scene's line
 local M = {}
 
 local function usage(defaults, help, script)
@@ -50,15 +51,15 @@ end
 -- Returns a new table with every default, overridden by the flags given.
 function M.parse(defaults, help, args)
   if type(defaults) ~= "table" then
-    error("tide.params: table of defaults expected, got " .. type(defaults), 2)
+    raise("tide.params: table of defaults expected, got " .. type(defaults))
   end
   args = args or _G.arg or {}
   local out = {}
   for k, v in pairs(defaults) do
-    if type(k) ~= "string" then error("tide.params: parameter names must be strings", 2) end
+    if type(k) ~= "string" then raise("tide.params: parameter names must be strings") end
     local t = type(v)
     if t ~= "number" and t ~= "string" and t ~= "boolean" then
-      error(string.format("tide.params: default of '%s' must be a number, string or boolean, got %s", k, t), 2)
+      raise(string.format("tide.params: default of '%s' must be a number, string or boolean, got %s", k, t))
     end
     out[k] = v
   end
@@ -72,7 +73,7 @@ function M.parse(defaults, help, args)
     local name, value = a:match("^%-%-([%w_%-]+)=(.*)$")
     if not name then name = a:match("^%-%-([%w_%-]+)$") end
     if not name then
-      error(string.format("tide.params: unexpected argument '%s' (parameters are given as --name value)", a), 2)
+      raise(string.format("tide.params: unexpected argument '%s' (parameters are given as --name value)", a))
     end
     name = name:gsub("%-", "_")
     local key = name
@@ -82,17 +83,17 @@ function M.parse(defaults, help, args)
       local known = {}
       for k in pairs(defaults) do known[#known + 1] = "--" .. k end
       table.sort(known)
-      error(string.format("tide.params: unknown parameter --%s (known: %s)", name, table.concat(known, " ")), 2)
+      raise(string.format("tide.params: unknown parameter --%s (known: %s)", name, table.concat(known, " ")))
     elseif value == nil and type(defaults[key]) == "boolean" then
       out[key] = true
     else
       if value == nil then
         i = i + 1
         value = args[i]
-        if value == nil then error(string.format("tide.params: parameter --%s needs a value", name), 2) end
+        if value == nil then raise(string.format("tide.params: parameter --%s needs a value", name)) end
       end
       local ok, v = pcall(coerce, key, defaults[key], value)
-      if not ok then error("tide.params: " .. v, 2) end
+      if not ok then raise("tide.params: " .. v) end
       out[key] = v
     end
     i = i + 1

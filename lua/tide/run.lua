@@ -7,17 +7,21 @@
 --     max_dt = function(t) return dt end,    -- largest stable step (CFL); math.huge = no limit
 --     step = function(dt, t) return { iterations = n } end,  -- advance the state by dt
 --     frame = function(i, t) end,            -- write frame i (i = 0 is the initial state)
---   }
+--     probes = P,                            -- a tide.probes set: sampled at frame 0 and after
+--   }                                        -- every frame, written to out/probes.csv (P.path)
 --
--- Each frame of duration 1/fps is reached by CFL-limited substeps: the step
--- is the smaller of max_dt(t) and what is left of the frame, and the last two
--- substeps of a frame are evened out so no tiny step is taken.  While running,
+-- Each frame of duration 1/fps is reached by CFL-limited substeps: what is
+-- left of the frame is cut into ceil(left / max_dt(t)) equal steps (re-cut
+-- after every step, as max_dt changes), so no tiny step is taken, and a bound
+-- that divides the frame evenly is used as it is (max_dt = 1/120 at 30 fps:
+-- 4 steps of exactly 1/120 per frame).  While running,
 -- a progress bar goes to stderr when it is a terminal (or with --progress):
 -- frame i/N, simulated time, substeps, linear-solver iterations, ETA; otherwise
 -- one line per frame (none with --quiet).  Operator timings (tide.time) are
 -- printed at the end.  The manifest out/run.json (versions, git revision,
 -- seed, threads, params, timings) is written at the start and completed at
 -- the end, or marked failed with the error if the run stops on one.
+local raise = require("tide.core")._raise -- errors at the scene's line
 local core = require "tide.core"
 local timers = require "tide.timers"
 local json = require "tide.json"
@@ -26,27 +30,39 @@ local clock = core.clock
 
 local keys = { frames = "number", fps = "number", out = "string", params = "table", max_dt = "function",
   step = "function", frame = "function", max_substeps = "number", name = "string", t0 = "number",
-  quiet = "boolean", progress = "boolean" }
+  quiet = "boolean", progress = "boolean", probes = "table" }
 
 local function check_opts(o)
-  if type(o) ~= "table" then error("tide.run: table of named arguments expected, got " .. type(o), 3) end
+  if type(o) ~= "table" then raise("tide.run: table of named arguments expected, got " .. type(o)) end
   for k, v in pairs(o) do
     local want = keys[k]
     if not want then
       local known = {}
       for n in pairs(keys) do known[#known + 1] = n end
       table.sort(known)
-      error(string.format("tide.run: unknown option '%s' (accepted: %s)", tostring(k), table.concat(known, ", ")), 3)
+      raise(string.format("tide.run: unknown option '%s' (accepted: %s)", tostring(k), table.concat(known, ", ")))
     end
     if type(v) ~= want then
-      error(string.format("tide.run: option '%s' must be a %s, got %s", k, want, type(v)), 3)
+      raise(string.format("tide.run: option '%s' must be a %s, got %s", k, want, type(v)))
     end
   end
-  if not o.step then error("tide.run: missing option 'step' (function(dt, t) advancing the state)", 3) end
+  if not o.step then raise("tide.run: missing option 'step' (function(dt, t) advancing the state)") end
   local frames = o.frames or 1
-  if math.type(frames) ~= "integer" or frames < 0 then error("tide.run: 'frames' must be a non-negative integer", 3) end
+  if math.type(frames) ~= "integer" or frames < 0 then raise("tide.run: 'frames' must be a non-negative integer") end
   local fps = o.fps or 30
-  if not (fps > 0 and fps < math.huge) then error("tide.run: 'fps' must be positive and finite", 3) end
+  if not (fps > 0 and fps < math.huge) then raise("tide.run: 'fps' must be positive and finite") end
+end
+
+--- The substep toward the end of a frame `left` seconds away under the bound
+-- dt: the frame is cut into n = ceil(left / dt) equal parts (so no tiny step
+-- is left over), and a bound that divides what is left evenly (to 1e-10
+-- relative, round-off of t) is taken as it is: max_dt = 1/120 at 30 fps gives
+-- exactly 4 steps of 1/120 per frame.  The last step ends on the frame time.
+local function substep(dt, left)
+  local n = math.ceil(left / dt * (1 - 1e-10))
+  if n <= 1 then return left end
+  if math.abs(n * dt - left) <= 1e-10 * left then return dt end
+  return left / n
 end
 
 local function fmt_time(s)
@@ -76,6 +92,16 @@ return function(o)
   progress = progress and not quiet
   local max_dt = o.max_dt or function() return math.huge end
   local step, frame = o.step, o.frame or function() end
+  local probes = o.probes
+  if probes then
+    if type(probes.sample) ~= "function" then raise("tide.run: 'probes' must be a probe set (tide.probes.new)") end
+    probes.path = probes.path or (o.out and o.out .. "/probes.csv")
+  end
+  local function sample(t_now)
+    if not probes then return end
+    probes:sample(t_now)
+    if probes.path then probes:write() end
+  end
 
   timers.reset()
   local manifest
@@ -96,6 +122,7 @@ return function(o)
   local steps_total, iters_total = 0, 0
   local ok, err = xpcall(function()
     timers.time("frame output", frame, 0, t)
+    timers.time("probes", sample, t)
     for i = 1, frames do
       local t_end = (o.t0 or 0.0) + i / fps
       local sub, iters = 0, 0
@@ -106,11 +133,7 @@ return function(o)
             tostring(dt), t, i), 0)
         end
         local left = t_end - t
-        if dt >= left then
-          dt = left
-        elseif dt > 0.5 * left then
-          dt = 0.5 * left -- even out the last two substeps
-        end
+        dt = substep(dt, left)
         local stats = timers.time("step", step, dt, t)
         t = (left - dt <= 1e-12 * math.max(1, math.abs(t_end))) and t_end or t + dt
         sub = sub + 1
@@ -123,6 +146,7 @@ return function(o)
       end
       steps_total, iters_total = steps_total + sub, iters_total + iters
       timers.time("frame output", frame, i, t)
+      timers.time("probes", sample, t)
       local elapsed = clock() - wall0
       local eta = elapsed / i * (frames - i)
       if progress then
@@ -137,7 +161,7 @@ return function(o)
       end
     end
   end, function(e)
-    return type(e) == "string" and debug.traceback(e, 2) or e
+    return type(e) == "string" and debug.traceback(core._locate(e), 2) or e
   end)
   local wall = clock() - wall0
   local report = timers.report()

@@ -6,6 +6,7 @@
 --   m:material{ model = "neohookean", E = 1e5, nu = .3, density = 1000 }
 --   local step = solids.stepper(m, { method = "newton", colliders = { solids.ground() } })
 --   tide.run{ frames = 60, step = step, frame = function(i) solids.png(m, "out/f_%04d.png", i) end }
+local raise = require("tide.core")._raise -- errors at the scene's line
 local S = require "tide.solid"
 
 local M = {}
@@ -21,7 +22,7 @@ local methods = { linear = "step_linear", newmark = "step_newmark", newton = "st
 function M.stepper(mesh, opts)
   opts = opts or {}
   local name = methods[opts.method or "newton"]
-  if not name then error("tide.solids.stepper: method must be newton, linear or newmark", 2) end
+  if not name then raise("tide.solids.stepper: method must be newton, linear or newmark") end
   local before, advance = opts.before, opts.advance or {}
   local args = {}
   for k, v in pairs(opts) do
@@ -76,11 +77,19 @@ function M.box_surface(lo, hi, color)
 end
 
 --- Write a 3D frame of some meshes (tables from solids.surface / box_surface):
--- png3d(path_pattern, i, meshes, options for tide.fileio.png3d).
+-- png3d(path_pattern, i, meshes, options for tide.fileio.png3d).  The frames
+-- of one pattern are a sequence: unless the options give a camera, a view or
+-- bounds, the camera and box of its frame 0 (or first frame written) stay
+-- for the later frames, so a falling body is seen falling.
+local views = {}
 function M.png3d(pattern, i, meshes, o)
   local fileio = require "tide.fileio"
   local args = { path = string.format(pattern, i), meshes = meshes }
   for k, v in pairs(o or {}) do args[k] = v end
+  if args.camera == nil and args.view == nil and args.bounds == nil then
+    if i == 0 or not views[pattern] then views[pattern] = {} end
+    args.view = views[pattern]
+  end
   return fileio.png3d(args)
 end
 

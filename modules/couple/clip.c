@@ -407,3 +407,121 @@ int tide_zarifi_j_triplets(const tide_zclip *c, const tide_tetmesh *m, const int
   }
   return TIDE_OK;
 }
+
+/* ------------------------------------------------ linear pressure sampling */
+
+/* Weights of the pressure at x (a point of cell c0) from the liquid cells
+ * (rowof >= 0) of the 3^d block around c0: the value at x of the weighted
+ * least-squares affine fit p(y) ~ a + b.(y - x) to the cell-centre samples,
+ * with weights prod_a (3/2 - |y_a - x_a|/dx) (positive on the block, since x
+ * lies in c0).  Exact for affine p whenever the liquid centres of the block
+ * span an affine d-space; otherwise the weighted mean of the samples
+ * (constant fit).  Returns the number of samples (<= 27). */
+static int sample_linear(const tide_grid *g, const int *rowof, int64_t c0, const double *x,
+                         int rows[27], double w[27]) {
+  int d = g->dim, n1 = g->n[1], n2 = g->n[2];
+  int ci[3] = {(int)(c0 / ((int64_t)n1 * n2)), (int)((c0 / n2) % n1), (int)(c0 % n2)};
+  double a[27][4], om[27], M[16] = {0};
+  int cnt = 0, na = d + 1;
+  int lo2 = d == 3 ? -1 : 0, hi2 = d == 3 ? 1 : 0;
+  for (int di = -1; di <= 1; di++)
+    for (int dj = -1; dj <= 1; dj++)
+      for (int dk = lo2; dk <= hi2; dk++) {
+        int c[3] = {ci[0] + di, ci[1] + dj, ci[2] + dk};
+        int in = 1;
+        for (int k = 0; k < d; k++)
+          in = in && c[k] >= 0 && c[k] < g->n[k];
+        if (!in) continue;
+        int r = rowof[tide_grid_idx(g, c[0], c[1], c[2])];
+        if (r < 0) continue;
+        double wt = 1;
+        a[cnt][0] = 1;
+        for (int k = 0; k < d; k++) {
+          double y = ((g->origin[k] + (c[k] + 0.5) * g->dx) - x[k]) / g->dx;
+          a[cnt][k + 1] = y;
+          wt *= 1.5 - fabs(y);
+        }
+        if (!(wt > 0)) continue;
+        om[cnt] = wt;
+        rows[cnt] = r;
+        for (int p = 0; p < na; p++)
+          for (int q = 0; q < na; q++)
+            M[p * na + q] += wt * a[cnt][p] * a[cnt][q];
+        cnt++;
+      }
+  if (cnt == 0) return 0;
+  /* y = M^-1 e1 by Cholesky; a tiny pivot (samples not spanning) -> constant */
+  double L[16] = {0}, y[4] = {1, 0, 0, 0};
+  int ok = 1;
+  for (int i = 0; i < na && ok; i++) {
+    for (int j = 0; j <= i; j++) {
+      double s = M[i * na + j];
+      for (int k = 0; k < j; k++)
+        s -= L[i * na + k] * L[j * na + k];
+      if (i == j) {
+        if (!(s > 1e-8 * M[i * na + i]) || !(s > 0)) ok = 0;
+        else L[i * na + i] = sqrt(s);
+      } else {
+        L[i * na + j] = s / L[j * na + j];
+      }
+    }
+  }
+  if (ok) {
+    for (int i = 0; i < na; i++) { /* L z = e1 */
+      double s = y[i];
+      for (int k = 0; k < i; k++)
+        s -= L[i * na + k] * y[k];
+      y[i] = s / L[i * na + i];
+    }
+    for (int i = na - 1; i >= 0; i--) { /* L^T y = z */
+      double s = y[i];
+      for (int k = i + 1; k < na; k++)
+        s -= L[k * na + i] * y[k];
+      y[i] = s / L[i * na + i];
+    }
+    for (int n = 0; n < cnt; n++) {
+      double s = 0;
+      for (int p = 0; p < na; p++)
+        s += a[n][p] * y[p];
+      w[n] = om[n] * s;
+    }
+  } else {
+    double sum = 0;
+    for (int n = 0; n < cnt; n++)
+      sum += om[n];
+    for (int n = 0; n < cnt; n++)
+      w[n] = om[n] / sum;
+  }
+  return cnt;
+}
+
+int tide_zarifi_j_triplets_sampled(const tide_grid *g, const tide_zclip *c, const tide_tetmesh *m,
+                                   const int *rowof, const double *phi, int sampling, int col0,
+                                   double scale, tide_triplets *T) {
+  if (sampling == TIDE_ZARIFI_SAMPLE_CELL) return tide_zarifi_j_triplets(c, m, rowof, col0, scale, T);
+  if (sampling != TIDE_ZARIFI_SAMPLE_LINEAR || !rowof)
+    return tide_fail(TIDE_EINVAL, "pressure sampling: unknown mode %d or no liquid numbering", sampling);
+  int d = c->dim;
+  const int32_t *bound = TIDE_I32P(m->bound);
+  tide_lattice Lp;
+  if (phi) tide_lattice_cells(g, phi, &Lp);
+  for (int64_t q = 0; q < c->n; q++) {
+    if (rowof[c->cell[q]] < 0) continue; /* the piece's cell is air or solid: p = 0 */
+    const double *x = c->centroid + q * d;
+    if (phi && tide_lattice_interp(&Lp, x) > 0) continue; /* above the free surface */
+    int rows[27];
+    double w[27];
+    int cnt = sample_linear(g, rowof, c->cell[q], x, rows, w);
+    double an[3];
+    for (int k = 0; k < d; k++)
+      an[k] = scale * c->area[q] * c->normal[q * d + k];
+    for (int n = 0; n < cnt; n++)
+      for (int a = 0; a < d; a++) {
+        int node = bound[(int64_t)c->face[q] * d + a];
+        double b = c->bary[q * d + a] * w[n];
+        for (int k = 0; k < d; k++)
+          tide_triplets_add(T, rows[n], col0 + node * d + k, an[k] * b);
+      }
+  }
+  return TIDE_OK;
+}

@@ -14,8 +14,10 @@
  *       fractions = Mac | nil, formulation = "spd" | "indefinite" | "factored",
  *       solver = "pcg" | "cholmod" (spd, factored) | "bicgstab" | "minres" |
  *       "ldlt" (indefinite), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
- *       maxit = auto, rotate = true, theta_min = 0.01, pressure = Array out,
- *       valid = Mac u8 out, matrix = false, must_converge = true }
+ *       maxit = auto, rotate = true, elastic = true, sampling = "cell" |
+ *       "linear" (pressure felt by the clipped pieces, zarifi.h), theta_min = 0.01,
+ *       pressure = Array out, valid = Mac u8 out, matrix = false,
+ *       must_converge = true }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations,
  *       residual, converged, alpha, geometry_seconds, assembly_seconds,
  *       solve_seconds, formulation, solver [, matrix] }
@@ -143,12 +145,13 @@ static int l_clip(lua_State *L) {
 }
 
 static const char *const FORMS[] = {"spd", "indefinite", "factored", NULL};
+static const char *const SAMPLINGS[] = {"cell", "linear", NULL};
 static const char *const SOLVERS[] = {"pcg", "cholmod", "minres", "bicgstab", "ldlt", NULL};
 
 static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
-    "theta_min",   "pressure", "valid",  "matrix", "must_converge", NULL};
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -190,6 +193,8 @@ static int l_project(lua_State *L) {
   zo.tol = tide_opt_num(&o, "tol", 1e-10, 1e-300, 0.5);
   zo.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1000000000);
   zo.rotate = tide_opt_bool(&o, "rotate", 1);
+  zo.elastic = tide_opt_bool(&o, "elastic", 1);
+  zo.sampling = tide_opt_choice(&o, "sampling", "cell", SAMPLINGS);
   zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);

@@ -27,6 +27,7 @@ tide_zarifi_opts tide_zarifi_opts_default(void) {
   o.alpha = 0;
   o.tol = 1e-10;
   o.rotate = 1;
+  o.elastic = 1;
   return o;
 }
 
@@ -243,6 +244,8 @@ static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmes
   if (!(o->sigma > 0 && o->sigma < 1))
     return tide_fail(TIDE_EINVAL, "sigma must be in (0, 1), got %g", o->sigma);
   if (!(o->tol > 0 && o->tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
+  if (o->sampling != TIDE_ZARIFI_SAMPLE_CELL && o->sampling != TIDE_ZARIFI_SAMPLE_LINEAR)
+    return tide_fail(TIDE_EINVAL, "unknown pressure sampling %d", o->sampling);
   if (!isfinite(o->alpha)) return tide_fail(TIDE_EINVAL, "alpha must be finite");
   int f = o->formulation, v = o->solver;
   if (f < 0 || f > 2) return tide_fail(TIDE_EINVAL, "unknown formulation %d", f);
@@ -271,7 +274,7 @@ static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmes
 }
 
 /* the solid unknowns: free DOFs, known velocities, zeta_M m, zeta_K */
-static int number_solids(zwork *z, tide_tetmesh *const *solids, int ns, double dt) {
+static int number_solids(zwork *z, tide_tetmesh *const *solids, int ns, double dt, int elastic) {
   z->dof0 = tide_alloc((size_t)(ns + 1) * sizeof(int));
   if (!z->dof0) return TIDE_ENOMEM;
   int64_t ndof = 0;
@@ -313,7 +316,7 @@ static int number_solids(zwork *z, tide_tetmesh *const *solids, int ns, double d
       int r = z->freeof[q];
       if (r < 0) continue;
       z->mz[r] = (1 / dt + f->tau_m) * mass[(q - z->dof0[k]) / d];
-      z->zk[r] = dt + f->tau_k;
+      z->zk[r] = (elastic ? dt : 0) + f->tau_k;
     }
   }
   return TIDE_OK;
@@ -341,14 +344,14 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
       s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
       break;
     }
-    double *Kvc = Kx + n, zk = dt + f->tau_k;
+    double *Kvc = Kx + n, zk = (o->elastic ? dt : 0) + f->tau_k;
     s = tide_csr_mul(K, x, Kx);
     if (!s) s = tide_csr_mul(K, z->vc + z->dof0[k], Kvc);
     if (!s)
       for (int64_t q = 0; q < n; q++) {
         int r = z->freeof[z->dof0[k] + q];
         if (r < 0) continue;
-        z->w[r] = -mass[q / d] * v[q] / dt + Kx[q] - b[q] - fe[q] + zk * Kvc[q];
+        z->w[r] = -mass[q / d] * v[q] / dt + (o->elastic ? Kx[q] - b[q] - fe[q] : 0) + zk * Kvc[q];
       }
     tide_free(Kx, (size_t)(2 * n + 1) * sizeof(double));
     if (s) break;
@@ -373,12 +376,16 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
 }
 
 /* J_f (liquid rows x free DOFs) and r1 -= J_c v_c */
-static int coupling_block(zwork *z, tide_tetmesh *const *solids, int ns, tide_csr **Jf) {
+static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *solids, int ns,
+                          const tide_zarifi_opts *o, tide_csr **Jf) {
   tide_triplets *T;
   int s = tide_triplets_new(z->nl, z->ndof, &T);
   if (s) return s;
   for (int k = 0; k < ns; k++)
-    if ((s = tide_zarifi_j_triplets(&z->clips[k], solids[k], z->rowof, z->dof0[k], 1.0, T))) break;
+    if ((s = tide_zarifi_j_triplets_sampled(g, &z->clips[k], solids[k], z->rowof,
+                                            o->phi ? TIDE_F64P(o->phi) : NULL, o->sampling,
+                                            z->dof0[k], 1.0, T)))
+      break;
   tide_csr *J = NULL;
   if (!s) s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &J);
   tide_triplets_free(T);
@@ -538,7 +545,7 @@ static int coupled_solve(zwork *z, tide_tetmesh *const *solids, int ns, const ti
       for (int k = 0; k < ns; k++) {
         int rows = (int)(solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3));
         for (int i = 0; i < rows; i++)
-          rs[r0 + i] = sqrt(o->dt + solids[k]->fem->tau_k);
+          rs[r0 + i] = sqrt((o->elastic ? o->dt : 0) + solids[k]->fem->tau_k);
         r0 += rows;
       }
       if ((s = tide_csr_scale(Rh, rs, NULL))) goto done;
@@ -679,9 +686,9 @@ int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *con
   for (int64_t c = 0; c < nc; c++)
     if (z.rowof[c] >= 0) z.r1[z.rowof[c]] = -dxd * dv[c];
   /* the solids: unknowns, K, w; the coupling J = N^T C */
-  if ((s = number_solids(&z, solids, ns, o->dt))) goto done;
+  if ((s = number_solids(&z, solids, ns, o->dt, o->elastic))) goto done;
   if ((s = solid_blocks(&z, solids, ns, o, &ZK))) goto done;
-  if ((s = coupling_block(&z, solids, ns, &Jf))) goto done;
+  if ((s = coupling_block(&z, g, solids, ns, o, &Jf))) goto done;
   st->assembly_seconds = tide_wtime() - ta;
   st->liquid = z.nl;
   st->solid_dofs = z.nf;

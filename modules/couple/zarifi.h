@@ -90,6 +90,25 @@ int tide_zarifi_nc(const tide_grid *g, const tide_zclip *c, const tide_tetmesh *
 int tide_zarifi_j_triplets(const tide_zclip *c, const tide_tetmesh *m, const int *rowof, int col0,
                            double scale, tide_triplets *T);
 
+/* Pressure sampling on the clipped pieces (which pressure a piece feels and,
+ * transposed, which cells its flux enters -- the system stays symmetric):
+ *   CELL    the pressure of the piece's own cell (section 5.1.2, the thesis:
+ *           p constant per cell; first order with an error coefficient that
+ *           depends on where the solid's faces cut the cells, the cause of the
+ *           non-monotone errors of Tables 6.5-6.6)
+ *   LINEAR  the weighted least-squares affine fit to the liquid cells of the
+ *           3^d block around the piece's cell, evaluated at the piece's
+ *           centroid (exact for affine p: Archimedes' force is exact for a
+ *           hydrostatic pressure); a piece whose centroid lies above the free
+ *           surface (phi > 0, multilinear) feels p = 0.  The flux of a piece
+ *           is spread over the same cells with the same weights (summing to 1),
+ *           so mass is conserved globally, and per cell up to O(dx) shifts.
+ * Pieces in cells that are not liquid (rowof < 0) feel p = 0 in both. */
+enum { TIDE_ZARIFI_SAMPLE_CELL = 0, TIDE_ZARIFI_SAMPLE_LINEAR = 1 };
+int tide_zarifi_j_triplets_sampled(const tide_grid *g, const tide_zclip *c, const tide_tetmesh *m,
+                                   const int *rowof, const double *phi, int sampling, int col0,
+                                   double scale, tide_triplets *T);
+
 /* ------------------------------------------------- liquid face gradient G
  * Faces are numbered axis by axis (all x faces in tide_grid_fidx order,
  * then y, then z): nfaces = sum_a prod(face dims of axis a).  For the
@@ -134,6 +153,12 @@ typedef struct tide_zarifi_opts {
   double tol;                /* Krylov relative residual (default 1e-10) */
   int maxit;                 /* 0: solver default */
   int rotate;                /* corotated K (default 1) */
+  int sampling;              /* TIDE_ZARIFI_SAMPLE_CELL (default, the thesis) or _LINEAR */
+  int elastic;               /* 1 (default): the solid's elastic forces are coupled
+                                (S = zeta_M M + (dt + tau_K) K, w with K x - b - f);
+                                0: damping-only coupling of section 6.3 -- the solid has
+                                already taken its elastic step, v holds its result, and
+                                only M/dt + D couple (S = zeta_M M + tau_K K, w = -M v / dt) */
   const tide_array *phi;     /* liquid level set on cells (ghost fluid) or NULL */
   const tide_mac *fractions; /* open face fractions (f64) or NULL */
   double theta_min;          /* 0: TIDE_MAC_THETA_MIN */

@@ -92,12 +92,11 @@ void tide_ckpt_abort(tide_ckpt_writer *w) { tide_afile_abort(&w->af); }
 int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n) {
   *payload = NULL;
   *n = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return tide_fail(TIDE_EIO, "cannot read checkpoint '%s': %s", path, strerror(errno));
-  struct stat st;
-  uint64_t size = fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
+  FILE *f;
+  uint64_t size;
+  int s = tide_file_open_read(path, &f, &size);
+  if (s) return s;
   uint8_t h[HDR];
-  int s = TIDE_OK;
   size_t got = fread(h, 1, HDR, f);
   if (got < 8 || memcmp(h, magic, 8) != 0) {
     s = tide_fail(TIDE_EFORMAT, "'%s' is not a Tide checkpoint", path);
@@ -120,7 +119,7 @@ int tide_ckpt_read(const char *path, uint8_t **payload, size_t *n) {
     goto done;
   }
   uint64_t len = get_u64(h + 16);
-  if (size < HDR + len + 8) {
+  if (len > size || size < HDR + len + 8) {
     s = tide_fail(TIDE_EFORMAT, "checkpoint '%s' is truncated: %llu bytes, %llu expected", path,
                   (unsigned long long)size, (unsigned long long)(HDR + len + 8));
     goto done;

@@ -2,6 +2,7 @@
  * files (see fileio.h). */
 #include "fileio.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,25 +69,30 @@ int tide_npy_write(const char *path, const tide_array *a) {
 
 int tide_npy_read(const char *path, tide_array **out) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return tide_fail(TIDE_EIO, "cannot read '%s'", path);
+  FILE *f;
+  uint64_t fsize;
+  int st = tide_file_open_read(path, &f, &fsize);
+  if (st) return st;
   uint8_t pre[10];
   char hdr[4096];
-  int st = TIDE_OK;
   if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
-    st = tide_fail(TIDE_EFORMAT, "'%s' is not a .npy file", path);
+    st = tide_fail(TIDE_EFORMAT, "%s: not a .npy file", path);
     goto done;
   }
   if (pre[6] != 1) {
-    st = tide_fail(TIDE_EFORMAT, "'%s': .npy version %d not supported (1.0 only)", path, pre[6]);
+    st = tide_fail(TIDE_EFORMAT, "%s: .npy version %d not supported (1.0 only)", path, pre[6]);
     goto done;
   }
   size_t hl = (size_t)pre[8] | (size_t)pre[9] << 8;
   if (hl >= sizeof hdr || fread(hdr, 1, hl, f) != hl) {
-    st = tide_fail(TIDE_EFORMAT, "'%s': truncated .npy header", path);
+    st = tide_fail(TIDE_EFORMAT, "%s: truncated .npy header", path);
     goto done;
   }
   hdr[hl] = '\0';
+  if (strlen(hdr) != hl) {
+    st = tide_fail(TIDE_EFORMAT, "%s: NUL byte in the .npy header", path);
+    goto done;
+  }
   tide_dtype t;
   if (strstr(hdr, "'<f8'"))
     t = TIDE_F64;
@@ -97,45 +103,62 @@ int tide_npy_read(const char *path, tide_array **out) {
   else if (strstr(hdr, "'|u1'"))
     t = TIDE_U8;
   else {
-    st = tide_fail(TIDE_EFORMAT, "'%s': unsupported dtype in %s", path, hdr);
+    st = tide_fail(TIDE_EFORMAT, "%s: unsupported dtype in %.200s", path, hdr);
     goto done;
   }
   if (!strstr(hdr, "'fortran_order': False")) {
-    st = tide_fail(TIDE_EFORMAT, "'%s': Fortran-ordered arrays are not supported", path);
+    st = tide_fail(TIDE_EFORMAT, "%s: Fortran-ordered arrays are not supported", path);
     goto done;
   }
   const char *p = strstr(hdr, "'shape': (");
   if (!p) {
-    st = tide_fail(TIDE_EFORMAT, "'%s': no shape in the header", path);
+    st = tide_fail(TIDE_EFORMAT, "%s: no shape in the header", path);
     goto done;
   }
   p += 10;
   int64_t shape[TIDE_MAXDIM];
   int nd = 0;
+  /* the data the header declares, checked against the bytes the file holds
+   * before anything is allocated */
+  uint64_t avail = fsize - 10 - hl, need = tide_dtype_size(t);
   while (*p && *p != ')') {
     while (*p == ' ' || *p == ',')
       p++;
     if (*p == ')') break;
     char *end;
+    errno = 0;
     long long v = strtoll(p, &end, 10);
-    if (end == p || v < 0 || nd == TIDE_MAXDIM) {
-      st = tide_fail(TIDE_EFORMAT, "'%s': bad or too long shape (at most %d axes)", path,
+    if (end == p || v < 0 || errno || nd == TIDE_MAXDIM) {
+      st = tide_fail(TIDE_EFORMAT, "%s: bad or too long shape (at most %d axes)", path,
                      TIDE_MAXDIM);
       goto done;
     }
+    if (v > 0 && need > avail / (uint64_t)v) {
+      st = tide_fail(TIDE_EFORMAT,
+                     "%s: the header declares more data than the file holds (%llu bytes after "
+                     "the header)",
+                     path, (unsigned long long)avail);
+      goto done;
+    }
+    need *= (uint64_t)v;
     shape[nd++] = v;
     p = end;
   }
   if (nd == 0) shape[nd++] = 1; /* a scalar as a one-element array */
+  if (need > avail) {
+    st = tide_fail(TIDE_EFORMAT, "%s: truncated data (%llu bytes declared, %llu in the file)",
+                   path, (unsigned long long)need, (unsigned long long)avail);
+    goto done;
+  }
   tide_array *a = tide_array_new(t, nd, shape);
   if (!a) {
-    st = TIDE_ENOMEM;
+    st = tide_fail(TIDE_ENOMEM, "%s: %s", path, tide_errmsg());
     goto done;
   }
   size_t bytes = (size_t)tide_array_size(a) * tide_dtype_size(t);
   if (bytes && fread(tide_array_ptr(a), 1, bytes, f) != bytes) {
     tide_array_release(a);
-    st = tide_fail(TIDE_EFORMAT, "'%s': truncated data (%zu bytes expected)", path, bytes);
+    st = tide_fail(TIDE_EFORMAT, "%s: truncated data (%zu bytes expected)", path, bytes);
     goto done;
   }
   *out = a;

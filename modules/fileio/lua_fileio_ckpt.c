@@ -442,7 +442,9 @@ static int l_restore(lua_State *L) {
   lua_getfield(L, top, "format");
   if (!lua_isstring(L, -1) || strcmp(lua_tostring(L, -1), "tide checkpoint") != 0)
     tide_lua_error(L, FN ".restore: '%s' holds no Tide checkpoint data", path);
-  lua_getfield(L, top, "data");
+  if (lua_getfield(L, top, "data") != LUA_TTABLE)
+    tide_lua_error(L, FN ".restore: checkpoint '%s' is corrupted: its data is a %s, not a table",
+                   path, luaL_typename(L, -1));
   lua_createtable(L, 0, 1);
   lua_getfield(L, top, "tide");
   lua_setfield(L, -2, "tide");

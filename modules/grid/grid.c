@@ -34,6 +34,28 @@ int tide_grid_same(const tide_grid *a, const tide_grid *b) {
   return 1;
 }
 
+static const char *index_name(int dim, const int n[3], int64_t q, char *buf, size_t len) {
+  int64_t k = q % n[2], j = (q / n[2]) % n[1], i = q / ((int64_t)n[1] * n[2]);
+  if (dim == 3)
+    snprintf(buf, len, "(%lld, %lld, %lld)", (long long)i + 1, (long long)j + 1, (long long)k + 1);
+  else
+    snprintf(buf, len, "(%lld, %lld)", (long long)i + 1, (long long)j + 1);
+  return buf;
+}
+
+const char *tide_grid_cellname(const tide_grid *g, int64_t q, char *buf) {
+  return index_name(g->dim, g->n, q, buf, 48);
+}
+
+const char *tide_grid_facename(const tide_grid *g, int a, int64_t f, char *buf) {
+  static const char *const axis[3] = {"u", "v", "w"};
+  int n[3];
+  tide_grid_face_dims(g, a, n);
+  int k = snprintf(buf, 56, "%s face ", axis[a < 0 || a > 2 ? 0 : a]);
+  index_name(g->dim, n, f, buf + k, (size_t)(56 - k));
+  return buf;
+}
+
 static void cell_shape(const tide_grid *g, int64_t shape[3]) {
   for (int d = 0; d < 3; d++) shape[d] = g->n[d];
 }

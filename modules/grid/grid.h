@@ -93,6 +93,12 @@ void tide_mac_free(tide_mac *m);
 int tide_mac_check(const tide_mac *m, const tide_grid *g, tide_dtype t, const char *what);
 /* Same grid (dim, n, dx, origin)? */
 int tide_grid_same(const tide_grid *a, const tide_grid *b);
+/* "(i, j)" / "(i, j, k)": 1-based cell indices of flat cell index q, as
+ * error messages print cells (buf holds at least 48 chars); returns buf. */
+const char *tide_grid_cellname(const tide_grid *g, int64_t q, char *buf);
+/* "u face (i, j[, k])" of flat face index f of axis a (1-based: face i is on
+ * the low side of cell i); returns buf (at least 56 chars). */
+const char *tide_grid_facename(const tide_grid *g, int a, int64_t f, char *buf);
 /* dst = src (face by face), dst = alpha src + dst, fill with value. */
 int tide_mac_copy(tide_mac *dst, const tide_mac *src);
 int tide_mac_axpy(tide_mac *y, double alpha, const tide_mac *x);

@@ -44,11 +44,11 @@ int tide_mac_poisson_check(const tide_mac_poisson *P) {
 #pragma omp parallel for schedule(static) reduction(max : bad) if (nc > 65536)
   for (int64_t c = 0; c < nc; c++)
     if (P->labels[c] > TIDE_CELL_SOLID && c > bad) bad = c;
+  char name[56];
   if (bad >= 0)
-    return tide_fail(TIDE_EINVAL, "mac_poisson: label %d at cell %lld is not AIR/LIQUID/SOLID",
-                     P->labels[bad], (long long)bad);
+    return tide_fail(TIDE_EINVAL, "mac_poisson: label %d at cell %s is not AIR/LIQUID/SOLID",
+                     P->labels[bad], tide_grid_cellname(g, bad, name));
   for (int a = 0; a < g->dim; a++) {
-    const char *names[3] = {"u", "v", "w"};
     int64_t nf = nfaces(g, a);
     if (P->weight[a]) {
       int64_t badw = -1;
@@ -58,8 +58,8 @@ int tide_mac_poisson_check(const tide_mac_poisson *P) {
         if (!(w[f] >= 0) || !isfinite(w[f])) badw = f > badw ? f : badw;
       if (badw >= 0)
         return tide_fail(TIDE_EINVAL,
-                         "mac_poisson: %s face weight %g at face %lld must be finite and >= 0",
-                         names[a], w[badw], (long long)badw);
+                         "mac_poisson: face weight %g at the %s must be finite and >= 0",
+                         w[badw], tide_grid_facename(g, a, badw, name));
     }
     if (P->theta[a]) {
       int64_t badt = -1;
@@ -68,8 +68,8 @@ int tide_mac_poisson_check(const tide_mac_poisson *P) {
       for (int64_t f = 0; f < nf; f++)
         if (!isfinite(t[f])) badt = f > badt ? f : badt;
       if (badt >= 0)
-        return tide_fail(TIDE_EINVAL, "mac_poisson: %s theta at face %lld is not finite", names[a],
-                         (long long)badt);
+        return tide_fail(TIDE_EINVAL, "mac_poisson: theta at the %s is not finite",
+                         tide_grid_facename(g, a, badt, name));
     }
   }
   return TIDE_OK;
@@ -94,9 +94,10 @@ int tide_mac_poisson_theta(const tide_grid *g, const uint8_t *labels, const doub
 #pragma omp parallel for schedule(static) reduction(max : bad) if (nc > 65536)
   for (int64_t c = 0; c < nc; c++)
     if (!isfinite(phi[c]) && c > bad) bad = c;
+  char name[48];
   if (bad >= 0)
-    return tide_fail(TIDE_ENONFINITE, "mac_poisson_theta: phi is not finite at cell %lld",
-                     (long long)bad);
+    return tide_fail(TIDE_ENONFINITE, "mac_poisson_theta: phi is not finite at cell %s",
+                     tide_grid_cellname(g, bad, name));
   if (g->dim == 3) {
     /* rows of faces along k, no index arithmetic per face */
     const int64_t cs[3] = {(int64_t)g->n[1] * g->n[2], g->n[2], 1};

@@ -23,9 +23,10 @@ int tide_liquid_extend_linear(tide_mac *u, const double *phi, double maxdist, ti
   if (!phi) return tide_fail(TIDE_EINVAL, "extend: phi required");
   if (isnan(maxdist)) return tide_fail(TIDE_EINVAL, "extend: maxdist is NaN");
   int64_t nc = tide_grid_ncells(g);
+  char name[48];
   for (int64_t q = 0; q < nc; q++)
     if (!isfinite(phi[q]))
-      return tide_fail(TIDE_ENONFINITE, "extend: phi is not finite at cell %lld", (long long)q);
+      return tide_fail(TIDE_ENONFINITE, "extend: phi is not finite at cell %s", tide_grid_cellname(g, q, name));
   int dim = g->dim;
   double dx = g->dx;
   tide_mac *qn = NULL, *ps = NULL, *v1 = NULL, *v2 = NULL;

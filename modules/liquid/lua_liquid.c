@@ -99,6 +99,33 @@ static tide_shape *shape_from_opts(tide_opts *o, const tide_grid *g, tide_array 
   return sb->s;
 }
 
+static void box_text(int dim, const double lo[3], const double hi[3], char *buf, size_t n) {
+  if (dim == 3)
+    snprintf(buf, n, "(%g, %g, %g) .. (%g, %g, %g)", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+  else
+    snprintf(buf, n, "(%g, %g) .. (%g, %g)", lo[0], lo[1], hi[0], hi[1]);
+}
+
+int tide_lua_liquid_nothing(lua_State *L, const char *fn, const tide_grid *g, const tide_shape *s,
+                            const char *what, const char *nothing, const char *hint) {
+  double lo[3], hi[3], glo[3], ghi[3];
+  int dim = g->dim, outside = 0;
+  for (int d = 0; d < dim; d++) {
+    glo[d] = g->origin[d];
+    ghi[d] = g->origin[d] + g->n[d] * g->dx;
+  }
+  if (s && tide_shape_bounds(s, lo, hi))
+    for (int d = 0; d < dim; d++) outside |= hi[d] <= glo[d] || lo[d] >= ghi[d];
+  if (outside) {
+    char a[160], b[160];
+    box_text(dim, lo, hi, a, sizeof a);
+    box_text(dim, glo, ghi, b, sizeof b);
+    return tide_lua_error(L, "%s: %s %s: it lies outside the grid (its bounds %s, the grid spans %s)", fn,
+                          what, nothing, a, b);
+  }
+  return tide_lua_error(L, "%s: %s %s (%s)", fn, what, nothing, hint);
+}
+
 /* seed into ps (created when NULL); leaves ps and the count on the stack */
 static int do_seed(lua_State *L, int optidx, tide_particles *ps, int psidx, const char *fn) {
   tide_opts o = tide_lua_opts(L, optidx, fn, seed_keys);
@@ -124,6 +151,12 @@ static int do_seed(lua_State *L, int optidx, tide_particles *ps, int psidx, cons
   lua_Integer stream = tide_opt_int(&o, "stream", (lua_Integer)ps->n + 1, 0, LUA_MAXINTEGER);
   int64_t added = 0;
   tide_lua_check(L, tide_particles_seed(ps, g, shape, phi, per_cell, jitter, (uint64_t)stream, vel, labels, &added), fn);
+  if (added == 0) /* a region that seeds nothing is a mistake, not a no-op */
+    tide_lua_liquid_nothing(L, fn, g, shape, shape ? (tide_opt_has(&o, "box") ? "the box" : "the sphere") : "phi < 0",
+                            "seeds no particle",
+                            phi ? "no seed point where phi < 0 inside the shape; check phi's sign and the labels"
+                                : "no seed point inside it: it is thinner than the particle spacing or its cells "
+                                  "are solid in 'labels'");
   tide_lua_gcaccount(L);
   lua_pushvalue(L, psidx);
   lua_pushinteger(L, added);
@@ -573,6 +606,7 @@ int luaopen_tide_liquid(lua_State *L) {
   luaL_newlib(L, funcs);
   tide_lua_liquid_physics_open(L);
   tide_lua_liquid_open_open(L);
+  tide_lua_liquid_probe_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);
   lua_setfield(L, -2, "AIR");
   lua_pushinteger(L, TIDE_CELL_LIQUID);

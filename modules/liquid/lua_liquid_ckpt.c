@@ -38,6 +38,9 @@ static int ps_restore(lua_State *L) {
   if (!apic && c) tide_lua_error(L, "%s: field 'c' given but 'apic' is false", fn);
   if (cap < n) tide_lua_error(L, "%s: capacity %I is below the particle count %I", fn,
                               (lua_Integer)cap, (lua_Integer)n);
+  /* the capacity is only a reserve (storage grows on demand): a file cannot
+   * make restore reserve more than twice its own particles plus 2^16 */
+  if (cap > 2 * n + ((int64_t)1 << 16)) cap = 2 * n + ((int64_t)1 << 16);
   tide_particles *ps;
   tide_lua_check(L, tide_particles_new(dim, cap, apic, &ps), fn);
   tide_lua_pushobj(L, TIDE_PARTICLES_T, ps); /* owns ps from here on */

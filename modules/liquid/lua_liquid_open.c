@@ -25,6 +25,14 @@ static tide_array *check_cells(lua_State *L, tide_array *a, const tide_grid *g, 
   return a;
 }
 
+/* 1 when the u8 cell mask m has a nonzero cell */
+static int any_cell(const tide_array *m) {
+  const uint8_t *a = TIDE_U8P(m);
+  for (int64_t q = 0, n = tide_array_size(m); q < n; q++)
+    if (a[q]) return 1;
+  return 0;
+}
+
 /* the region of an options table: `region` (u8 mask) or `shape` (a
  * tide.Shape, made into a mask anchored on the stack), not both; NULL when
  * neither is given and required == 0 */
@@ -43,6 +51,7 @@ static const tide_array *opt_region(tide_opts *o, const tide_grid *g, int requir
   if (solid) check_cells(L, solid, g, TIDE_U8, o->fname, "solid");
   if (mask) {
     check_cells(L, mask, g, TIDE_U8, o->fname, "region");
+    if (!any_cell(mask)) tide_lua_error(L, "%s: option 'region' holds no cell (all zero)", o->fname);
     if (!solid) return mask;
     /* the mask without the solid cells */
     tide_array *m2 = tide_grid_cell_array(g, TIDE_U8);
@@ -52,12 +61,16 @@ static const tide_array *opt_region(tide_opts *o, const tide_grid *g, int requir
     uint8_t *c = TIDE_U8P(m2);
     for (int64_t q = 0, n = tide_grid_ncells(g); q < n; q++)
       c[q] = a[q] && b[q] != TIDE_CELL_SOLID;
+    if (!any_cell(m2)) tide_lua_error(L, "%s: option 'region' holds only solid cells", o->fname);
     return m2;
   }
   tide_array *m = tide_grid_cell_array(g, TIDE_U8);
   if (!m) tide_lua_check(L, TIDE_ENOMEM, o->fname);
   tide_lua_pusharray(L, m);
   tide_lua_check(L, tide_liquid_region(g, s, solid, m), o->fname);
+  if (!any_cell(m))
+    tide_lua_liquid_nothing(L, o->fname, g, s, "the shape", "covers no cell centre of the grid",
+                            solid ? "its cells are solid or it is thinner than a cell" : "it is thinner than a cell");
   return m;
 }
 

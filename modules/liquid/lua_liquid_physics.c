@@ -10,6 +10,7 @@
 #include "liquid/open.h"
 #include "liquid/extend.h"
 #include "liquid/periodic.h"
+#include "linalg/mac_poisson.h"
 #include "liquid/surface_tension.h"
 #include "liquid/viscosity.h"
 #include "tide_lua.h"
@@ -515,9 +516,11 @@ static int per_advect_cells(lua_State *L) {
   return 1;
 }
 
-static const char *const proj_keys[] = {"dt", "rho", "labels", "tol", "maxit", "pressure", NULL};
+static const char *const proj_keys[] = {"dt", "rho", "labels", "phi", "theta_min", "tol", "maxit", "valid", "pressure", NULL};
 
-/* P:project(u, {dt =, rho = [, labels, tol = 1e-8, maxit, pressure = f64 cells]}) -> u, stats */
+/* P:project(u, {dt =, rho = [, labels, phi, theta_min = 0.01, tol = 1e-8, maxit, valid = u8 Mac,
+ * pressure = f64 cells]}) -> u, stats; phi (f64 cells): the ghost-fluid surface (p = 0 at the
+ * interface); valid receives the projected faces */
 static int per_project(lua_State *L) {
   const char *fn = "Periodic:project";
   tide_periodic *P = checkper(L, 1);
@@ -527,14 +530,62 @@ static int per_project(lua_State *L) {
   double rho = tide_opt_reqnum(&o, "rho", 0, HUGE_VAL);
   if (!(dt > 0) || !(rho > 0)) tide_lua_error(L, "%s: dt and rho must be positive", fn);
   const tide_array *lab = opt_cells(&o, "labels", &P->grid, TIDE_U8);
+  const tide_array *phi = opt_cells(&o, "phi", &P->grid, TIDE_F64);
+  double tmin = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-6, 1);
   double tol = tide_opt_num(&o, "tol", 1e-8, 1e-300, 0.999);
   int maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1 << 30);
   tide_array *p = (tide_array *)opt_cells(&o, "pressure", &P->grid, TIDE_F64);
+  tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   tide_project_stats st;
-  tide_lua_check(L, tide_periodic_project(P, u, lab, dt, rho, tol, maxit, p, &st), fn);
+  tide_lua_check(L, tide_periodic_project_ghost(P, u, lab, phi, tmin, dt, rho, tol, maxit, valid, p, &st), fn);
   lua_settop(L, 2);
   tide_lua_push_project_stats(L, &st);
   return 2;
+}
+
+static const char *const pext_keys[] = {"linear", "maxdist", NULL};
+
+/* P:extend(u, phi, valid [, {linear = true, maxdist = 0}]) -> u: the velocity of the valid faces
+ * extended into the air along the normals of phi on the torus (linear: tide.liquid.extend,
+ * else constant as tide.grid.extrapolate); valid updated */
+static int per_extend(lua_State *L) {
+  const char *fn = "Periodic:extend";
+  tide_periodic *P = checkper(L, 1);
+  tide_mac *u = checkmac(L, 2);
+  tide_array *phi = tide_lua_checkarray(L, 3);
+  tide_mac *valid = checkmac(L, 4);
+  tide_opts o = tide_lua_optopts(L, 5, fn, pext_keys);
+  int linear = tide_opt_bool(&o, "linear", 1);
+  double maxdist = tide_opt_num(&o, "maxdist", 0, 0, HUGE_VAL);
+  tide_lua_check(L, tide_periodic_extend(P, u, phi, valid, linear, maxdist), fn);
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* P:enforce_walls(u [, labels]) -> u: zero normal velocity on the non-periodic walls and the faces
+ * of solid cells (labels u8 cells, 2 = solid) */
+static int per_enforce_walls(lua_State *L) {
+  const char *fn = "Periodic:enforce_walls";
+  tide_periodic *P = checkper(L, 1);
+  tide_mac *u = checkmac(L, 2);
+  tide_array *lab = lua_isnoneornil(L, 3) ? NULL : tide_lua_checkarray(L, 3);
+  tide_lua_check(L, tide_periodic_enforce_walls(P, u, lab), fn);
+  lua_settop(L, 2);
+  return 1;
+}
+
+static const char *const predist_keys[] = {"band", NULL};
+
+/* P:redistance(phi [, {band = 0}]) -> phi: signed distance on the torus (tide.grid.redistance) */
+static int per_redistance(lua_State *L) {
+  const char *fn = "Periodic:redistance";
+  tide_periodic *P = checkper(L, 1);
+  tide_array *phi = tide_lua_checkarray(L, 2);
+  tide_opts o = tide_lua_optopts(L, 3, fn, predist_keys);
+  double band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
+  tide_lua_check(L, tide_periodic_redistance(P, phi, band), fn);
+  lua_settop(L, 2);
+  return 1;
 }
 
 /* P:sync(u) -> u: duplicated faces of the periodic axes get their mean */
@@ -582,6 +633,9 @@ static const luaL_Reg per_methods[] = {{"p2g", per_p2g},
                                        {"advect", per_advect},
                                        {"advect_cells", per_advect_cells},
                                        {"project", per_project},
+                                       {"extend", per_extend},
+                                       {"enforce_walls", per_enforce_walls},
+                                       {"redistance", per_redistance},
                                        {"sync", per_sync},
                                        {"wrap", per_wrap},
                                        {"free", per_free},

@@ -346,8 +346,9 @@ static int advect_prepare(const tide_particles *ps, const tide_mac *vel, double 
   return TIDE_OK;
 }
 
-/* move the particle at x, where the velocity is k1 = u(x) */
-static inline __attribute__((always_inline)) void advect_one(const advect_ctx *A, double *x, const double *k1) {
+/* move the particle at x, where the velocity is k1 = u(x); returns 1 (and
+ * leaves x as it was) when the new position is not finite */
+static inline __attribute__((always_inline)) int advect_one(const advect_ctx *A, double *x, const double *k1) {
   const tide_grid *g = A->g;
   int dim = g->dim;
   double dt = A->dt;
@@ -366,8 +367,13 @@ static inline __attribute__((always_inline)) void advect_one(const advect_ctx *A
     tide_mac_view_velocity(&A->V, y, k3);
     for (int d = 0; d < dim; d++) y[d] = x0[d] + dt * (2 * k1[d] + 3 * k2[d] + 4 * k3[d]) / 9;
   }
+  /* every stage's velocity counts: a NaN midpoint would be located at the
+   * grid's corner and give a finite k2 */
+  for (int d = 0; d < dim; d++)
+    if (!isfinite(y[d]) || !isfinite(k1[d]) || !isfinite(k2[d]) || !isfinite(k3[d]))
+      return 1; /* an error, never clamped to the wall */
   for (int d = 0; d < dim; d++) {
-    if (!(y[d] >= A->lo[d])) y[d] = A->lo[d]; /* NaN goes to the wall */
+    if (y[d] < A->lo[d]) y[d] = A->lo[d];
     if (y[d] > A->hi[d]) y[d] = A->hi[d];
   }
   if (A->has_sphi) {
@@ -380,6 +386,23 @@ static inline __attribute__((always_inline)) void advect_one(const advect_ctx *A
   if (A->lab && is_solid(g, A->lab, y) && !push_out(g, A->lab, y, A->eps > 0 ? A->eps : 1e-6 * g->dx))
     for (int d = 0; d < dim; d++) y[d] = x0[d];
   for (int d = 0; d < dim; d++) x[d] = y[d];
+  return 0;
+}
+
+/* the error for particle p (0-based), whose advection gave a non-finite
+ * position: was the position already broken, or the velocity? */
+static int advect_nonfinite(const advect_ctx *A, const double *x, int64_t p) {
+  int dim = A->g->dim;
+  double k[3] = {0, 0, 0};
+  int xbad = 0;
+  for (int d = 0; d < dim; d++) xbad |= !isfinite(x[d]);
+  if (xbad)
+    return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position (%g, %g, %g) before advection",
+                     (long long)p + 1, x[0], x[1], dim > 2 ? x[2] : 0.0);
+  tide_mac_view_velocity(&A->V, x, k);
+  return tide_fail(TIDE_ENONFINITE,
+                   "particle %lld at (%g, %g, %g) would move to a non-finite position (velocity (%g, %g, %g), dt = %g)",
+                   (long long)p + 1, x[0], x[1], dim > 2 ? x[2] : 0.0, k[0], k[1], dim > 2 ? k[2] : 0.0, A->dt);
 }
 
 int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double dt, int order,
@@ -390,14 +413,14 @@ int tide_particles_advect_solid(tide_particles *ps, const tide_mac *vel, double 
   ps->bin_valid = 0; /* the particles move: P2G bins them again instead of trusting the last binning */
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x);
-  int64_t n = ps->n;
-#pragma omp parallel for schedule(dynamic, 4096) if (n > TIDE_PAR_MIN)
+  int64_t n = ps->n, first = n;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : first) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double k1[3] = {0, 0, 0};
     tide_mac_view_velocity(&A.V, px + p * dim, k1);
-    advect_one(&A, px + p * dim, k1);
+    if (advect_one(&A, px + p * dim, k1) && p < first) first = p;
   }
-  return TIDE_OK;
+  return first < n ? advect_nonfinite(&A, px + first * dim, first) : TIDE_OK;
 }
 
 int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac *u_old, tide_transfer scheme,
@@ -411,16 +434,16 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
   int dim = ps->dim;
   double *px = TIDE_F64P(ps->x), *pv = TIDE_F64P(ps->v);
   double *pc = ps->apic ? TIDE_F64P(ps->c) : NULL;
-  int64_t n = ps->n;
-#pragma omp parallel for schedule(dynamic, 4096) if (n > TIDE_PAR_MIN)
+  int64_t n = ps->n, first = n;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : first) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     double k1[3] = {0, 0, 0};
     tide_axis_loc loc[3];
     tide_grid_locate_axes(&u->grid, px + p * dim, loc);
     tide_g2p_one(&G, loc, pv + p * dim, pc ? pc + p * dim * dim : NULL, k1);
-    advect_one(&A, px + p * dim, k1);
+    if (advect_one(&A, px + p * dim, k1) && p < first) first = p;
   }
-  return TIDE_OK;
+  return first < n ? advect_nonfinite(&A, px + first * dim, first) : TIDE_OK;
 }
 
 /* ------------------------------------------------------------ binning */
@@ -465,11 +488,22 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   int dim = ps->dim;
   /* the cells of the particles: the same as last time? */
   int changed = 0;
+  int64_t first = n; /* the first particle at a non-finite position */
   double inv = 1.0 / g->dx;
-#pragma omp parallel for schedule(dynamic, 8192) reduction(| : changed) if (n > TIDE_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 8192) reduction(| : changed) reduction(min : first) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
-    int64_t c = cell_index(g, inv, px + p * dim);
+    const double *x = px + p * dim;
+    int64_t c = cell_index(g, inv, x);
     if (c != cell_of[p]) cell_of[p] = c, changed = 1;
+    int bad = 0;
+    for (int d = 0; d < dim; d++) bad |= !isfinite(x[d]);
+    if (bad && p < first) first = p;
+  }
+  if (first < n) {
+    ps->bin_valid = 0;
+    const double *x = px + first * dim;
+    return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position (%g, %g, %g)", (long long)first + 1,
+                     x[0], x[1], dim > 2 ? x[2] : 0.0);
   }
   if (!changed && ps->bin_valid && ps->bin_n == n) return TIDE_OK;
   ps->bin_valid = 0;

@@ -2,6 +2,8 @@
  * ordinary operators, periodic images for P2G, and the wrap-around pressure
  * projection (see periodic.h). */
 #include "liquid/periodic.h"
+#include "linalg/mac_poisson.h"
+#include "liquid/extend.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,9 +78,10 @@ static void free_padded(tide_periodic *P) {
   tide_mac_free(P->pb);
   tide_mac_free(P->pc);
   tide_mac_free(P->pw);
+  tide_mac_free(P->pv);
   tide_array_release(P->pcell);
   tide_array_release(P->pcell2);
-  P->pa = P->pb = P->pc = P->pw = NULL;
+  P->pa = P->pb = P->pc = P->pw = P->pv = NULL;
   P->pcell = P->pcell2 = NULL;
   P->pad = -1;
 }
@@ -90,9 +93,12 @@ static void free_matrix(tide_periodic *P) {
   P->A = NULL;
   tide_free(P->b, (size_t)(P->nunk > 0 ? P->nunk : 1) * sizeof(double));
   tide_free(P->x, (size_t)(P->nunk > 0 ? P->nunk : 1) * sizeof(double));
+  tide_free(P->dpos, (size_t)(P->nunk > 0 ? P->nunk : 1) * sizeof(int64_t));
   P->b = P->x = NULL;
+  P->dpos = NULL;
   P->nunk = 0;
   P->has_matrix = 0;
+  P->ghost = 0;
 }
 
 void tide_periodic_free(tide_periodic *P) {
@@ -117,7 +123,8 @@ static int64_t mac_bytes(const tide_mac *m) {
 
 int64_t tide_periodic_bytes(const tide_periodic *P) {
   int64_t nc = tide_grid_ncells(&P->grid);
-  int64_t b = sizeof *P + mac_bytes(P->tmp) + mac_bytes(P->pa) + mac_bytes(P->pb) + mac_bytes(P->pc) + mac_bytes(P->pw);
+  int64_t b = sizeof *P + mac_bytes(P->tmp) + mac_bytes(P->pa) + mac_bytes(P->pb) + mac_bytes(P->pc) +
+              mac_bytes(P->pw) + mac_bytes(P->pv);
   if (P->pcell) b += 2 * tide_array_size(P->pcell) * (int64_t)sizeof(double);
   if (P->img) b += tide_particles_bytes(P->img);
   b += (int64_t)P->work.bytes;
@@ -125,6 +132,7 @@ int64_t tide_periodic_bytes(const tide_periodic *P) {
   if (P->row) b += nc * (int64_t)sizeof(int32_t);
   if (P->A) b += (int64_t)P->A->nzmax * (int64_t)(sizeof(int) + sizeof(double));
   b += 2 * P->nunk * (int64_t)sizeof(double);
+  if (P->dpos) b += P->nunk * (int64_t)sizeof(int64_t);
   return b;
 }
 
@@ -183,19 +191,25 @@ int tide_periodic_wrap(const tide_periodic *P, tide_array *x) {
   int st;
   if ((st = tide_array_expect(x, "positions", TIDE_F64, 2, shape))) return st;
   double *px = TIDE_F64P(x);
-  int64_t n = x->shape[0];
+  int64_t n = x->shape[0], first = n;
   int dim = g->dim;
-#pragma omp parallel for schedule(static) if (n > 8192)
+#pragma omp parallel for schedule(static) reduction(min : first) if (n > 8192)
   for (int64_t p = 0; p < n; p++)
     for (int d = 0; d < dim; d++) {
+      if (!isfinite(px[p * dim + d])) { /* an error, never wrapped to the origin */
+        if (p < first) first = p;
+        continue;
+      }
       if (!P->per[d]) continue;
       double L = g->n[d] * g->dx, s = px[p * dim + d] - g->origin[d];
       if (s >= 0 && s < L) continue;
       s = fmod(s, L);
       if (s < 0) s += L;
-      if (!(s < L)) s = 0; /* rounding up to L, or NaN */
+      if (!(s < L)) s = 0; /* rounding up to L */
       px[p * dim + d] = g->origin[d] + s;
     }
+  if (first < n)
+    return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position", (long long)first + 1);
   return TIDE_OK;
 }
 
@@ -453,14 +467,16 @@ static int check_inside(const tide_periodic *P, const tide_particles *ps) {
   const tide_grid *g = &P->grid;
   const double *x = TIDE_F64P(ps->x);
   int dim = ps->dim;
-  int bad = 0;
-  for (int64_t p = 0; p < ps->n && !bad; p++)
+  for (int64_t p = 0; p < ps->n; p++)
     for (int d = 0; d < dim; d++) {
-      if (!P->per[d]) continue;
-      double s = x[p * dim + d] - g->origin[d];
-      if (!(s >= 0 && s <= g->n[d] * g->dx)) bad = 1;
+      double xd = x[p * dim + d], s = xd - g->origin[d];
+      if (!isfinite(xd))
+        return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position", (long long)p + 1);
+      if (P->per[d] && !(s >= 0 && s <= g->n[d] * g->dx))
+        return tide_fail(TIDE_EINVAL,
+                         "particle %lld lies outside the periodic box along axis %d (wrap the positions first)",
+                         (long long)p + 1, d + 1);
     }
-  if (bad) return tide_fail(TIDE_EINVAL, "particle positions must lie inside the periodic box (wrap them first)");
   return TIDE_OK;
 }
 
@@ -534,6 +550,71 @@ static inline int face_open(const tide_periodic *P, const uint8_t *lab, int a, c
   return lab[*lo] != TIDE_CELL_SOLID && lab[tide_grid_idx(g, c[0], c[1], c[2])] != TIDE_CELL_SOLID;
 }
 
+/* face n[a] of the periodic axis a <- face 0, in ua and (if given) va */
+static void copy_face0(const tide_grid *g, int a, double *ua, uint8_t *va) {
+  int e[3];
+  tide_grid_face_dims(g, a, e);
+  int b2 = a == 0 ? 1 : 0, c2 = 3 - a - b2;
+  for (int i = 0; i < e[b2]; i++)
+    for (int j = 0; j < e[c2]; j++) {
+      int I0[3], I1[3];
+      I0[a] = 0;
+      I1[a] = g->n[a];
+      I0[b2] = I1[b2] = i;
+      I0[c2] = I1[c2] = j;
+      int64_t f0 = tide_grid_fidx(g, a, I0[0], I0[1], I0[2]), f1 = tide_grid_fidx(g, a, I1[0], I1[1], I1[2]);
+      ua[f1] = ua[f0];
+      if (va) va[f1] = va[f0];
+    }
+}
+
+/* The neighbour of cell c across its face s (0: low, 1: high) along axis a:
+ * returns 1 when that face is open (not a wall, no SOLID cell beside it),
+ * *nb the neighbour's index (wrapped) and *f the face's index (face 0 for
+ * the wrap face of a periodic axis). */
+static inline int neighbour(const tide_periodic *P, const uint8_t *lab, const int c[3], int a, int s,
+                            int64_t *nb, int64_t *f) {
+  const tide_grid *g = &P->grid;
+  if (s == 0) {
+    *f = tide_grid_fidx(g, a, c[0], c[1], c[2]);
+    return face_open(P, lab, a, c, nb) && *nb >= 0;
+  }
+  int h[3] = {c[0], c[1], c[2]};
+  h[a] = tide_periodic_index(c[a] + 1, g->n[a], P->per[a]);
+  if (h[a] < 0) return 0;
+  int64_t self;
+  *f = tide_grid_fidx(g, a, h[0], h[1], h[2]);
+  *nb = tide_grid_idx(g, h[0], h[1], h[2]);
+  return face_open(P, lab, a, h, &self);
+}
+
+/* ghost-fluid fraction of the face between liquid cell l and air cell a
+ * (tide_mac_poisson_theta's formula, clamped as tide_mac_poisson_face) */
+static inline double ghost_theta(const double *phi, int64_t l, int64_t a, double tmin) {
+  double t = 1;
+  if (phi && phi[l] <= 0 && phi[a] > 0) t = phi[l] / (phi[l] - phi[a]);
+  return t >= tmin ? t : tmin;
+}
+
+/* the diagonal of row q: open faces to liquid cells count 1, to air cells
+ * 1/theta (1 without phi) */
+static double row_diagonal(const tide_periodic *P, const uint8_t *lab, const double *phi, double tmin,
+                           const int c[3], int64_t q, int *air) {
+  double diag = 0;
+  for (int a = 0; a < P->grid.dim; a++)
+    for (int s = 0; s < 2; s++) {
+      int64_t nb, f;
+      if (!neighbour(P, lab, c, a, s, &nb, &f)) continue;
+      if (P->row[nb] >= 0) {
+        diag += 1;
+      } else if (!lab || lab[nb] == TIDE_CELL_AIR) {
+        diag += 1 / ghost_theta(phi, q, nb, tmin);
+        (*air)++;
+      }
+    }
+  return diag;
+}
+
 static int build_projection(tide_periodic *P, const uint8_t *lab) {
   const tide_grid *g = &P->grid;
   int64_t nc = tide_grid_ncells(g);
@@ -558,37 +639,25 @@ static int build_projection(tide_periodic *P, const uint8_t *lab) {
         int c[3] = {i, j, k};
         int64_t q = tide_grid_idx(g, i, j, k);
         if (row[q] < 0) continue;
-        double diag = 0;
         for (int a = 0; a < dim; a++)
           for (int s = 0; s < 2; s++) {
-            /* face s = 0: low face of c; s = 1: low face of c + e_a */
-            int64_t nb;
-            int open;
-            if (s == 0) {
-              open = face_open(P, lab, a, c, &nb);
-            } else {
-              int h[3] = {c[0], c[1], c[2]};
-              h[a] = tide_periodic_index(c[a] + 1, g->n[a], P->per[a]);
-              if (h[a] < 0) continue;
-              int64_t self;
-              open = face_open(P, lab, a, h, &self);
-              nb = tide_grid_idx(g, h[0], h[1], h[2]);
-            }
-            if (!open || nb < 0) continue;
-            if (row[nb] >= 0) {
-              diag += 1;
-              tide_triplets_add(T, row[q], row[nb], -1.0);
-            } else if (!lab || lab[nb] == TIDE_CELL_AIR) {
-              diag += 1; /* p = 0 at the air cell centre */
-              air++;
-            }
+            int64_t nb, f;
+            if (neighbour(P, lab, c, a, s, &nb, &f) && row[nb] >= 0) tide_triplets_add(T, row[q], row[nb], -1.0);
           }
-        tide_triplets_add(T, row[q], row[q], diag);
+        tide_triplets_add(T, row[q], row[q], row_diagonal(P, lab, NULL, 1, c, q, &air));
       }
   st = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &P->A);
   tide_triplets_free(T);
   if (st) return st;
   P->air_faces = air;
+  /* where each row keeps its diagonal (refilled by the ghost fluid) */
+  if (!(P->dpos = tide_alloc((size_t)n * sizeof(int64_t)))) return TIDE_ENOMEM;
+  for (int r = 0; r < (int)n; r++) {
+    P->dpos[r] = -1;
+    for (int e = P->A->rowptr[r]; e < P->A->rowptr[r + 1]; e++)
+      if (P->A->col[e] == r) P->dpos[r] = e;
+    if (P->dpos[r] < 0) return tide_fail(TIDE_EINVAL, "periodic projection: row %d has no diagonal", r);
+  }
   if ((st = tide_krylov_new(P->A, TIDE_KRYLOV_PCG, P->precond, &P->K))) return st;
   size_t vb = (size_t)n * sizeof(double);
   P->b = tide_alloc(vb);
@@ -596,6 +665,24 @@ static int build_projection(tide_periodic *P, const uint8_t *lab) {
   if (!P->b || !P->x) return TIDE_ENOMEM;
   P->has_matrix = 1;
   return TIDE_OK;
+}
+
+/* refill the diagonal for phi (NULL: theta = 1) and refactor */
+static int set_diagonal(tide_periodic *P, const uint8_t *lab, const double *phi, double tmin) {
+  const tide_grid *g = &P->grid;
+  const int32_t *row = P->row;
+  double *val = P->A->val;
+  const int64_t *dpos = P->dpos;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int k = 0; k < g->n[2]; k++) {
+        int c[3] = {i, j, k}, air = 0;
+        int64_t q = tide_grid_idx(g, i, j, k);
+        if (row[q] >= 0) val[dpos[row[q]]] = row_diagonal(P, lab, phi, tmin, c, q, &air);
+      }
+  P->ghost = phi != NULL;
+  return tide_krylov_refactor(P->K, P->A);
 }
 
 /* net outflow of cell c over its open faces [m/s] (dx * divergence) */
@@ -617,20 +704,33 @@ static inline double cell_flux(const tide_periodic *P, const uint8_t *lab, tide_
 int tide_periodic_project(tide_periodic *P, tide_mac *u, const tide_array *labels, double dt,
                           double rho, double tol, int maxit, tide_array *pressure,
                           tide_project_stats *stats) {
+  return tide_periodic_project_ghost(P, u, labels, NULL, 0, dt, rho, tol, maxit, NULL, pressure, stats);
+}
+
+int tide_periodic_project_ghost(tide_periodic *P, tide_mac *u, const tide_array *labels,
+                                const tide_array *phi_a, double theta_min, double dt, double rho,
+                                double tol, int maxit, tide_mac *valid, tide_array *pressure,
+                                tide_project_stats *stats) {
   int st;
   const tide_grid *g = &P->grid;
   if ((st = check_vel(P, u, "mac"))) return st;
   if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  if (phi_a && (st = tide_grid_check_cells(g, phi_a, TIDE_F64, "phi"))) return st;
+  if (valid && (st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
   if (pressure && (st = tide_grid_check_cells(g, pressure, TIDE_F64, "pressure"))) return st;
   if (!(dt > 0) || !isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be positive and finite");
   if (!(rho > 0) || !isfinite(rho)) return tide_fail(TIDE_EINVAL, "rho must be positive and finite");
   if (!(tol > 0 && tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
   if (maxit < 0) return tide_fail(TIDE_EINVAL, "maxit must be >= 0");
+  if (theta_min == 0) theta_min = TIDE_MAC_THETA_MIN;
+  if (!(theta_min > 0 && theta_min <= 1)) return tide_fail(TIDE_EINVAL, "theta_min must be in (0, 1]");
   for (int a = 0; a < g->dim; a++)
     if (tide_array_nonfinite(u->u[a])) return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values");
+  if (phi_a && tide_array_nonfinite(phi_a)) return tide_fail(TIDE_ENONFINITE, "phi holds non-finite values");
   int64_t nc = tide_grid_ncells(g);
   if (nc >= INT32_MAX) return tide_fail(TIDE_EINVAL, "grid too large for 32-bit matrix indices");
   const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
+  const double *phi = phi_a ? TIDE_F64P(phi_a) : NULL;
   if (lab)
     for (int64_t q = 0; q < nc; q++)
       if (lab[q] > TIDE_CELL_SOLID) return tide_fail(TIDE_EINVAL, "labels must be 0 (air), 1 (liquid) or 2 (solid)");
@@ -653,6 +753,9 @@ int tide_periodic_project(tide_periodic *P, tide_mac *u, const tide_array *label
       P->plab = NULL;
     }
   }
+  /* the ghost-fluid diagonal (or back to theta = 1) */
+  if (P->nunk > 0 && P->air_faces > 0 && (phi || P->ghost) && (st = set_diagonal(P, lab, phi, theta_min)))
+    return st;
   if ((st = tide_periodic_sync(P, u))) return st;
   memset(stats, 0, sizeof *stats);
   stats->unknowns = P->nunk;
@@ -684,11 +787,14 @@ int tide_periodic_project(tide_periodic *P, tide_mac *u, const tide_array *label
     stats->residual = ss.residual;
     if (st) return st;
   }
-  /* u -= grad q on every open face with a liquid side (p = 0 in air) */
+  /* u -= grad q on every open face with a liquid side; an air side holds
+   * p = 0 at its centre, or the ghost pressure q_l (1 - 1/theta) */
   for (int a = 0; a < g->dim; a++) {
     double *ua = TIDE_F64P(u->u[a]);
+    uint8_t *va = valid ? TIDE_U8P(valid->u[a]) : NULL;
     int fd[3];
     tide_grid_face_dims(g, a, fd);
+    if (va) memset(va, 0, (size_t)tide_array_size(valid->u[a]));
     if (P->per[a]) fd[a] = g->n[a]; /* distinct faces; face n[a] synced below */
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < fd[0]; i++)
@@ -708,24 +814,15 @@ int tide_periodic_project(tide_periodic *P, tide_mac *u, const tide_array *label
           int64_t hi = tide_grid_idx(g, i, j, k);
           int rl = row[lo], rh = row[hi];
           if (rl < 0 && rh < 0) continue;
+          if (va) va[f] = 1;
           double xl = rl >= 0 ? x[rl] : 0, xh = rh >= 0 ? x[rh] : 0;
+          if (phi && rl < 0 && (!lab || lab[lo] == TIDE_CELL_AIR))
+            xl = xh * (1 - 1 / ghost_theta(phi, hi, lo, theta_min));
+          else if (phi && rh < 0 && (!lab || lab[hi] == TIDE_CELL_AIR))
+            xh = xl * (1 - 1 / ghost_theta(phi, lo, hi, theta_min));
           ua[f] -= xh - xl;
         }
-    if (P->per[a]) {
-      /* copy face 0 onto face n[a] */
-      int e[3];
-      tide_grid_face_dims(g, a, e);
-      int b2 = a == 0 ? 1 : 0, c2 = 3 - a - b2;
-      for (int i = 0; i < e[b2]; i++)
-        for (int j = 0; j < e[c2]; j++) {
-          int I0[3], I1[3];
-          I0[a] = 0;
-          I1[a] = g->n[a];
-          I0[b2] = I1[b2] = i;
-          I0[c2] = I1[c2] = j;
-          ua[tide_grid_fidx(g, a, I1[0], I1[1], I1[2])] = ua[tide_grid_fidx(g, a, I0[0], I0[1], I0[2])];
-        }
-    }
+    if (P->per[a]) copy_face0(g, a, ua, va);
   }
   double dmax = 0, pscale = rho * g->dx / dt;
   double *pp = pressure ? TIDE_F64P(pressure) : NULL;
@@ -742,6 +839,96 @@ int tide_periodic_project(tide_periodic *P, tide_mac *u, const tide_array *label
       }
   stats->div_after = dmax / g->dx;
   return TIDE_OK;
+}
+
+/* ------------------------------------------- extension, walls, distance */
+
+/* ghost layers of the extension and the redistancing: the normals reach
+ * across the seam by a few cells; beyond that the result is the same */
+#define TIDE_PERIODIC_EXTEND_PAD 6
+#define TIDE_PERIODIC_REDIST_PAD 8
+
+/* u8 MAC <-> f64 MAC over the same grid */
+static void mac_u8_to_f64(const tide_mac *m, tide_mac *out) {
+  for (int a = 0; a < m->grid.dim; a++) {
+    int64_t n = tide_array_size(m->u[a]);
+    const uint8_t *s = TIDE_U8P(m->u[a]);
+    double *d = TIDE_F64P(out->u[a]);
+    for (int64_t f = 0; f < n; f++) d[f] = s[f];
+  }
+}
+static void mac_f64_to_u8(const tide_mac *m, tide_mac *out) {
+  for (int a = 0; a < m->grid.dim; a++) {
+    int64_t n = tide_array_size(m->u[a]);
+    const double *s = TIDE_F64P(m->u[a]);
+    uint8_t *d = TIDE_U8P(out->u[a]);
+    for (int64_t f = 0; f < n; f++) d[f] = s[f] != 0;
+  }
+}
+
+int tide_periodic_extend(tide_periodic *P, tide_mac *u, const tide_array *phi, tide_mac *valid,
+                         int linear, double maxdist) {
+  int st;
+  const tide_grid *g = &P->grid;
+  if ((st = check_vel(P, u, "u")) || (st = tide_mac_check(valid, g, TIDE_U8, "valid")) ||
+      (st = tide_grid_check_cells(g, phi, TIDE_F64, "phi")))
+    return st;
+  if (isnan(maxdist)) return tide_fail(TIDE_EINVAL, "maxdist is NaN");
+  if ((st = ensure_padded(P, TIDE_PERIODIC_EXTEND_PAD))) return st;
+  int G = P->pad;
+  if (!P->pv && (st = tide_mac_new(&P->pgrid, TIDE_U8, &P->pv))) return st;
+  if (!P->tmp && (st = tide_mac_new(g, TIDE_F64, &P->tmp))) return st;
+  /* valid -> padded u8 (through f64 copies), u and phi padded */
+  mac_u8_to_f64(valid, P->tmp);
+  if ((st = tide_periodic_fill_mac(P->tmp, P->per, G, P->pw))) return st;
+  mac_f64_to_u8(P->pw, P->pv);
+  if ((st = tide_periodic_fill_mac(u, P->per, G, P->pa))) return st;
+  if ((st = tide_periodic_fill_cells(g, TIDE_F64P(phi), P->per, G, TIDE_F64P(P->pcell)))) return st;
+  st = linear ? tide_liquid_extend_linear(P->pa, TIDE_F64P(P->pcell), maxdist, P->pv)
+              : tide_levelset_extrapolate_mac(P->pa, TIDE_F64P(P->pcell), 1, maxdist, P->pv);
+  if (st) return st;
+  if ((st = tide_periodic_extract_mac(P->pa, P->per, G, u))) return st;
+  mac_u8_to_f64(P->pv, P->pw);
+  if ((st = tide_periodic_extract_mac(P->pw, P->per, G, P->tmp))) return st;
+  mac_f64_to_u8(P->tmp, valid);
+  return TIDE_OK;
+}
+
+int tide_periodic_enforce_walls(const tide_periodic *P, tide_mac *u, const tide_array *labels) {
+  int st;
+  const tide_grid *g = &P->grid;
+  if ((st = check_vel(P, u, "u"))) return st;
+  if (labels && (st = tide_grid_check_cells(g, labels, TIDE_U8, "labels"))) return st;
+  const uint8_t *lab = labels ? TIDE_U8P(labels) : NULL;
+  for (int a = 0; a < g->dim; a++) {
+    double *ua = TIDE_F64P(u->u[a]);
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    if (P->per[a]) fd[a] = g->n[a];
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < fd[0]; i++)
+      for (int j = 0; j < fd[1]; j++)
+        for (int k = 0; k < fd[2]; k++) {
+          int c[3] = {i, j, k};
+          int64_t lo;
+          if (c[a] >= g->n[a] || !face_open(P, lab, a, c, &lo)) ua[tide_grid_fidx(g, a, i, j, k)] = 0;
+        }
+  }
+  for (int a = 0; a < g->dim; a++)
+    if (P->per[a]) copy_face0(g, a, TIDE_F64P(u->u[a]), NULL);
+  return TIDE_OK;
+}
+
+int tide_periodic_redistance(tide_periodic *P, tide_array *phi, double band) {
+  int st;
+  const tide_grid *g = &P->grid;
+  if ((st = tide_grid_check_cells(g, phi, TIDE_F64, "phi"))) return st;
+  if (!(band >= 0)) return tide_fail(TIDE_EINVAL, "band must be >= 0");
+  if ((st = ensure_padded(P, TIDE_PERIODIC_REDIST_PAD))) return st;
+  int G = P->pad;
+  if ((st = tide_periodic_fill_cells(g, TIDE_F64P(phi), P->per, G, TIDE_F64P(P->pcell)))) return st;
+  if ((st = tide_levelset_redistance(&P->pgrid, TIDE_F64P(P->pcell), band))) return st;
+  return tide_periodic_extract_cells(g, TIDE_F64P(P->pcell), P->per, G, TIDE_F64P(phi));
 }
 
 /* --------------------------------------------------------------- energy */

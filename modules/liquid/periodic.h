@@ -77,6 +77,9 @@ typedef struct tide_periodic {
   double *b, *x;  /* unknowns */
   int64_t nunk;
   int air_faces;  /* Dirichlet faces in the cached matrix */
+  int64_t *dpos;  /* nunk: position of each row's diagonal in A->val */
+  int ghost;      /* the diagonal holds ghost-fluid 1/theta terms */
+  tide_mac *pv;   /* u8 MAC over the padded grid (valid faces of extend) */
 } tide_periodic;
 
 /* New workspace for grid g with periodic flags per[0..dim-1] (at least one
@@ -150,6 +153,45 @@ int tide_periodic_advect_particles(tide_periodic *P, tide_particles *ps, const t
 int tide_periodic_project(tide_periodic *P, tide_mac *u, const tide_array *labels, double dt,
                           double rho, double tol, int maxit, tide_array *pressure,
                           tide_project_stats *stats);
+
+/* The same projection with a ghost-fluid free surface (Gibou et al. 2002;
+ * Enright et al. 2003; the free surface of tide_liquid_project with phi):
+ * phi (f64 cells, < 0 in the liquid; NULL: the voxel surface above) puts
+ * p = 0 on the interface, at the fraction
+ *   theta = phi_l / (phi_l - phi_a)  (phi_l <= 0 < phi_a; else 1),
+ *   clamped below by theta_min (0: TIDE_MAC_THETA_MIN = 0.01),
+ * of the way from the liquid cell's centre to the air cell's, wrap faces
+ * included: an air neighbour adds 1/theta to the diagonal and the face
+ * update uses the ghost pressure q_l (1 - 1/theta) -- the theta of
+ * tide_mac_poisson_theta and of tide_liquid_surface_tension_jump, so the
+ * jump sigma kappa (projection "ghost") sits where this projection puts
+ * the surface.  The pattern is kept while the labels do not change; the
+ * diagonal and the preconditioner are refreshed every call with phi.
+ * valid (u8 MAC, may be NULL) receives 1 on the projected faces (open, a
+ * liquid cell beside them; face n[a] of a periodic axis as face 0), 0
+ * elsewhere: the source faces of tide_periodic_extend. */
+int tide_periodic_project_ghost(tide_periodic *P, tide_mac *u, const tide_array *labels,
+                                const tide_array *phi, double theta_min, double dt, double rho,
+                                double tol, int maxit, tide_mac *valid, tide_array *pressure,
+                                tide_project_stats *stats);
+
+/* Extension of u from the faces with valid = 1 into the air along the
+ * normals of phi (f64 cells), on the torus: the grid padded by 6 cells per
+ * periodic axis, then tide_liquid_extend_linear (linear = 1, Aslam 2004) or
+ * tide_levelset_extrapolate_mac (constant, linear = 0) with maxdist (<= 0:
+ * no limit), the interior read back.  valid is updated as by those. */
+int tide_periodic_extend(tide_periodic *P, tide_mac *u, const tide_array *phi, tide_mac *valid,
+                         int linear, double maxdist);
+
+/* Zero normal velocity on the walls of the non-periodic axes and on the
+ * faces of SOLID cells (labels u8 cells or NULL; across the wrap faces too),
+ * then face n[a] = face 0 on the periodic axes. */
+int tide_periodic_enforce_walls(const tide_periodic *P, tide_mac *u, const tide_array *labels);
+
+/* Redistance phi (f64 cells) on the torus: tide_levelset_redistance on the
+ * grid padded by 8 cells per periodic axis (the distance to the nearest
+ * image of the surface within 8 cells across the seam), band as there. */
+int tide_periodic_redistance(tide_periodic *P, tide_array *phi, double band);
 
 /* Kinetic energy per unit density of a MAC field [m^(dim+2)/s^2]:
  *   E = 1/2 sum_a sum_f u_{a,f}^2 dx^dim

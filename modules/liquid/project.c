@@ -531,11 +531,13 @@ static int nonfinite_input(const pview *v, const tide_projector *w, int nl) {
       const int64_t c = r * v->n2 + k;
       if (v->lab[c] != TIDE_CELL_LIQUID) continue;
       int air = 0;
+      char name[48];
       if (v->target && !isfinite(v->target[c]))
-        return tide_fail(TIDE_ENONFINITE, "target holds non-finite values (at liquid cell %lld)", (long long)c);
+        return tide_fail(TIDE_ENONFINITE, "target holds non-finite values (at liquid cell %s)",
+                         tide_grid_cellname(&w->grid, c, name));
       if (!isfinite(cell_div(v, fl, c, i, j, k, &air, 0)))
-        return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values (on a face of liquid cell %lld)",
-                         (long long)c);
+        return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values (on a face of liquid cell %s)",
+                         tide_grid_cellname(&w->grid, c, name));
     }
   }
   return tide_fail(TIDE_ENONFINITE, "velocity holds non-finite values");

@@ -953,8 +953,10 @@ int tide_liquid_contact_extend(const tide_grid *g, const double *phi, const doub
   if (isnan(band)) return tide_fail(TIDE_EINVAL, "band is NaN");
   if (!(band > 0)) band = 4 * g->dx;
   int64_t nc = tide_grid_ncells(g);
+  char name[48];
   for (int64_t q = 0; q < nc; q++)
-    if (!isfinite(solid_phi[q])) return tide_fail(TIDE_ENONFINITE, "solid_phi is not finite at cell %lld", (long long)q);
+    if (!isfinite(solid_phi[q]))
+      return tide_fail(TIDE_ENONFINITE, "solid_phi is not finite at cell %s", tide_grid_cellname(g, q, name));
   extend_cells(g, phi, solid_phi, &B, band, out);
   return TIDE_OK;
 }

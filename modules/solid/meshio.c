@@ -20,25 +20,26 @@ typedef struct reader {
   int64_t line; /* number of the line last returned */
 } reader;
 
+/* Largest mesh file read: 2 GiB of text (beyond the int32 indices' reach). */
+#define MESH_MAX_BYTES ((uint64_t)1 << 31)
+
 static int rd_open(reader *r, const char *path) {
   memset(r, 0, sizeof *r);
   r->path = path;
-  FILE *f = fopen(path, "rb");
-  if (!f) return tide_fail(TIDE_EIO, "%s: cannot open (%s)", path, strerror(errno));
-  if (fseek(f, 0, SEEK_END) != 0) {
+  FILE *f;
+  uint64_t n;
+  int st = tide_file_open_read(path, &f, &n);
+  if (st) return st;
+  if (n > MESH_MAX_BYTES) {
     fclose(f);
-    return tide_fail(TIDE_EIO, "%s: cannot read", path);
-  }
-  long n = ftell(f);
-  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    return tide_fail(TIDE_EIO, "%s: cannot read", path);
+    return tide_fail(TIDE_EFORMAT, "%s: %llu bytes, more than a mesh file Tide reads (%llu)", path,
+                     (unsigned long long)n, (unsigned long long)MESH_MAX_BYTES);
   }
   r->cap = (size_t)n + 1;
   r->buf = tide_alloc(r->cap);
   if (!r->buf) {
     fclose(f);
-    return TIDE_ENOMEM;
+    return tide_fail(TIDE_ENOMEM, "%s: %s", path, tide_errmsg());
   }
   r->len = fread(r->buf, 1, (size_t)n, f);
   fclose(f);

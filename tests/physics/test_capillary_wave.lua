@@ -1,4 +1,4 @@
--- A standing capillary wave in a walled tank (tide.drop recipe: level set,
+-- A standing capillary wave in a walled tank and on a periodic strip (tide.drop recipe: level set,
 -- ghost-fluid jump with height-function curvature, ghost-fluid projection,
 -- linear extension of the velocity into the air; air density 0, no gravity,
 -- inviscid).  The tank is one wavelength wide with free-slip walls, the
@@ -10,6 +10,10 @@
 --     cos(kx) mode of the column heights, over 5 periods) within 2%, and the
 --     amplitude within 2% of the initial over the 5 periods;
 --   * the error shrinks under refinement (16, 24, 32 cells per wavelength);
+--   * the same on a periodic strip one wavelength long (drop.new{periodic =
+--     {true, false}}: the periodic ghost-fluid projection, extension and
+--     advection of tide.liquid.periodic), the wave shifted by 0.3 lambda so
+--     that no crest sits on the seam; P:extend exact for a linear field;
 --   * the curvature next to a wall is the surface's (not 0): the
 --     height-function and cell curvatures of a cos(kx) surface at the first
 --     column within 2% of a k^2 cos(k x), and a flat surface meeting a wall
@@ -24,19 +28,21 @@ local h = lam / 2
 local omega = math.sqrt(sigma * k ^ 3 / rho * math.tanh(k * h))
 local period = 2 * math.pi / omega
 
-local function wave_phi(g, N, amp)
+local function wave_phi(g, N, amp, x0)
   local phi = g:cells()
   local dx = g.dx
   for i = 1, N do
-    for j = 1, N do phi:set(i, j, (j - 0.5) * dx - h - amp * math.cos(k * (i - 0.5) * dx)) end
+    for j = 1, N do phi:set(i, j, (j - 0.5) * dx - h - amp * math.cos(k * ((i - 0.5) * dx - (x0 or 0)))) end
   end
   return phi
 end
 
-local function run(N, periods)
+local function run(N, periods, periodic)
   local dx = lam / N
   local g = tide.grid.new { size = { N, N }, dx = dx }
-  local S = drop.new { grid = g, phi = wave_phi(g, N, 0.005 * lam), sigma = sigma, rho = rho }
+  local x0 = periodic and 0.3 * lam or 0
+  local S = drop.new { grid = g, phi = wave_phi(g, N, 0.005 * lam, x0), sigma = sigma, rho = rho,
+    periodic = periodic and { true, false } or nil }
   local dt = drop.max_dt(S)
   local steps = math.ceil(periods * period / dt)
   dt = periods * period / steps
@@ -48,7 +54,7 @@ local function run(N, periods)
         local f = 0.5 - S.phi:get(i, j) / dx
         col = col + (f < 0 and 0 or f > 1 and 1 or f)
       end
-      s = s + col * dx * math.cos(k * (i - 0.5) * dx)
+      s = s + col * dx * math.cos(k * ((i - 0.5) * dx - x0))
     end
     return s * 2 / N
   end
@@ -70,8 +76,8 @@ local function run(N, periods)
   local w = np >= 1 and 2 * math.pi * np / (zeros[1 + 2 * np] - zeros[1]) or 0
   local lo, hi = 1, 1
   for _, e in ipairs(ext) do lo, hi = math.min(lo, e), math.max(hi, e) end -- the complete half periods
-  print(string.format("capillary wave, walled tank, %d cells per wavelength, %d steps, %d periods: omega %.4f vs %.4f (%+.2f%%), extrema %.4f .. %.4f of the initial",
-    N, steps, periods, w, omega, 100 * (w / omega - 1), lo, hi))
+  print(string.format("capillary wave, %s, %d cells per wavelength, %d steps, %d periods: omega %.4f vs %.4f (%+.2f%%), extrema %.4f .. %.4f of the initial",
+    periodic and "periodic strip" or "walled tank", N, steps, periods, w, omega, 100 * (w / omega - 1), lo, hi))
   return w / omega - 1, lo, hi
 end
 
@@ -81,6 +87,49 @@ local e32, lo, hi = run(32, 5)
 T.check(math.abs(e32) < 0.02, "32 cells per wavelength: frequency within 2% of sigma k^3 / rho tanh(kh)")
 T.check(math.abs(e32) < math.abs(e24) and math.abs(e24) < math.abs(e16), "the error shrinks under refinement")
 T.check(lo > 0.98 and hi < 1.02, "amplitude within 2% over 5 periods")
+
+-- the periodic strip
+do
+  local p16 = run(16, 2, true)
+  local p24 = run(24, 2, true)
+  local p32, plo, phi_ = run(32, 5, true)
+  T.check(math.abs(p32) < 0.02, "periodic strip, 32 cells per wavelength: frequency within 2%")
+  T.check(math.abs(p32) < math.abs(p24) and math.abs(p24) < math.abs(p16), "periodic strip: the error shrinks under refinement")
+  T.check(plo > 0.98 and phi_ < 1.02, "periodic strip: amplitude within 2% over 5 periods")
+end
+
+-- P:extend carries a field linear along the normals exactly across the seam;
+-- P:redistance restores the distance of a stretched periodic level set
+do
+  local N = 16
+  local dx = lam / N
+  local g = tide.grid.new { size = { N, N }, dx = dx }
+  local P = tide.liquid.periodic { grid = g, periodic = { true, false } }
+  local phi = wave_phi(g, N, 0, 0) -- flat surface y = h
+  local u, valid = g:mac(), g:mac("u8")
+  for i = 1, N + 1 do
+    for j = 1, N do
+      local y = (j - 0.5) * dx
+      u.u:set(i, j, y < h and 3 * y + 1 or 99)
+      valid.u:set(i, j, y < h and 1 or 0)
+    end
+  end
+  P:extend(u, phi, valid)
+  local err = 0
+  for i = 1, N + 1 do -- within the 3 dx of the linear extension from the last liquid face
+    for j = 1, N do
+      if (j - 0.5) * dx < h + 2.6 * dx then err = math.max(err, math.abs(u.u:get(i, j) - (3 * (j - 0.5) * dx + 1))) end
+    end
+  end
+  T.check(err < 1e-12, string.format("P:extend: linear field extended exactly (error %.2e)", err))
+  local s2 = g:cells()
+  for i = 1, N do for j = 1, N do s2:set(i, j, 2 * ((j - 0.5) * dx - h)) end end
+  P:redistance(s2)
+  local e2 = 0
+  for i = 1, N do for j = 1, N do e2 = math.max(e2, math.abs(s2:get(i, j) - ((j - 0.5) * dx - h))) end end
+  T.check(e2 < 1e-9, string.format("P:redistance: signed distance of a flat surface (error %.2e)", e2))
+  T.check(not pcall(P.project, P, u, { dt = 1, rho = 1000, phi = g:mac() }), "P:project: phi must be cells")
+end
 
 -- the curvature beside a wall
 do

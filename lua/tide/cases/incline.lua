@@ -13,6 +13,7 @@
 -- E = 0 makes the tetrahedron's nodes free particles (node 1 is "the
 -- particle"); E > 0 with damping_beta gives the damped elastic tetrahedron of
 -- Fig. 3.3 (neo-Hookean, nu = 0.3, density 1000).
+local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 
 local M = {}
@@ -74,7 +75,7 @@ function M.run(o)
   local r = { t = {}, s = {}, v = {}, mesh = m }
   local every = o.every or 1
   local step = m[o.method]
-  if type(step) ~= "function" then error("tide.cases.incline: unknown method " .. tostring(o.method), 2) end
+  if type(step) ~= "function" then raise("tide.cases.incline: unknown method " .. tostring(o.method)) end
   for n = 1, o.steps do
     step(m, { dt = o.dt, colliders = { ground } })
     local t = n * o.dt

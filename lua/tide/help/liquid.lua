@@ -1,0 +1,107 @@
+-- Help entries of tide.liquid's periodic free surfaces, probes and the tide.drop recipe's options.
+local see = "docs/liquids-physics.md"
+return {
+  ["tide.Periodic:project"] = {
+    sig = "P:project(u, { dt =, rho = [, labels, phi, theta_min = 0.01, tol = 1e-8, maxit, valid, pressure] }) -> u, stats",
+    does = "Pressure projection on the torus: wrap-around neighbours, p = 0 at the air cell centres, or with phi on the interface (ghost fluid, theta = phi_l / (phi_l - phi_a) >= theta_min, the theta of tide.liquid.project and of the surface_tension jump).",
+    args = {
+      { "u", "tide.Mac (f64)", "required", "velocity, projected in place" },
+      { "dt, rho", "numbers > 0", "required", "time step [s], density [kg/m^3]" },
+      { "labels", "u8 cells", "all liquid", "0 air, 1 liquid, 2 solid" },
+      { "phi", "f64 cells", "none", "liquid level set (< 0 inside): ghost-fluid free surface" },
+      { "theta_min", "number in (0, 1]", "0.01", "clamp of theta" },
+      { "valid", "u8 tide.Mac", "none", "receives the projected faces (for P:extend)" },
+      { "pressure", "f64 cells", "none", "receives p [Pa]" },
+    },
+    returns = "u and {iterations, residual, unknowns, div_before, div_after}",
+    ref = "Gibou et al. 2002; Bridson 2015 ch. 5",
+    see = see,
+  },
+  ["tide.Periodic:extend"] = {
+    sig = "P:extend(u, phi, valid [, { linear = true, maxdist = 0 }]) -> u",
+    does = "Extend u from the valid faces into the air along the normals of phi on the torus: linear (tide.liquid.extend, Aslam 2004) or constant (tide.grid.extrapolate); valid updated.",
+    args = {
+      { "u", "tide.Mac (f64)", "required", "velocity" },
+      { "phi", "f64 cells", "required", "level set, < 0 in the liquid" },
+      { "valid", "u8 tide.Mac", "required", "source faces (e.g. from P:project)" },
+      { "linear", "boolean", "true", "linear (true) or constant extension" },
+      { "maxdist", "number >= 0", "0 (no limit)", "extend only to phi < maxdist [m]" },
+    },
+    returns = "u",
+    see = see,
+  },
+  ["tide.Periodic:enforce_walls"] = {
+    sig = "P:enforce_walls(u [, labels]) -> u",
+    does = "Zero normal velocity on the walls of the non-periodic axes and on the faces of solid cells (wrap faces included); face n of a periodic axis copies face 0.",
+    args = { { "u", "tide.Mac (f64)", "required", "velocity" }, { "labels", "u8 cells", "none", "2 = solid" } },
+    returns = "u",
+    see = see,
+  },
+  ["tide.Periodic:redistance"] = {
+    sig = "P:redistance(phi [, { band = 0 }]) -> phi",
+    does = "Signed distance on the torus (tide.grid.redistance on the grid padded by 8 cells per periodic axis).",
+    args = { { "phi", "f64 cells", "required", "level set, redistanced in place" }, { "band", "number >= 0", "0 (whole grid)", "band [m]" } },
+    returns = "phi",
+    see = see,
+  },
+  ["tide.drop.new"] = {
+    sig = "drop.new{ grid =, phi =, rho = 1000, sigma = 0, nu = 0, tension = \"ghost\", curvature = \"heights\", contact_angle = 90, periodic = {..}, gravity, solid, solid_phi, open, ... } -> state",
+    does = "The grid-only level-set liquid with surface tension and viscosity; periodic = {true, false[, ..]} runs its operators on the torus (tide.liquid.periodic: advection, ghost-fluid projection, extension, redistancing).",
+    args = {
+      { "grid, phi", "tide.Grid, f64 cells", "required", "grid and liquid level set (< 0 inside)" },
+      { "periodic", "list of dim booleans", "none (walls)", "periodic axes; excludes open" },
+      { "contact_angle", "degrees in (0, 180)", "90", "static contact angle at walls and solids" },
+    },
+    returns = "state table (S.u, S.phi, S.pressure, S.labels, S.t, S.P)",
+    see = see,
+  },
+  ["tide.liquid.front"] = {
+    sig = "tide.liquid.front(g, phi | ps [, { wall = \"y-\", direction = \"x+\", layer = dx }]) -> x or nil",
+    does = "Front of the liquid along a wall: the farthest crossing of phi = 0 (or particle) along direction in the cell layer next to the wall (the farthest over the lines of that layer in 3D).",
+    args = {
+      { "g", "tide.Grid", "required", "the grid of phi" },
+      { "phi | ps", "f64 cells or tide.Particles", "required", "level set (< 0 in the liquid) or particles" },
+      { "wall", "side", "\"y-\"", "the wall the front runs along" },
+      { "direction", "side", "\"x+\"", "axis and sign of the front's motion" },
+      { "layer", "number > 0", "dx", "particles: distance from the wall that counts" },
+    },
+    returns = "position along direction [m], nil without liquid in the layer",
+    ref = "Martin & Moyce 1952 (collapse of a liquid column)",
+    see = see,
+  },
+  ["tide.liquid.elevation"] = {
+    sig = "tide.liquid.elevation(g, phi | ps, { at = x | {x, z} [, wall = \"x-\", up = \"y\", half_width = dx/2] }) -> y or nil",
+    does = "Height of the topmost free surface above a point (phi linear between the columns around it, the crossing along the column); wall: the column height at that wall (first column of cells).",
+    args = {
+      { "at", "number or list", "required (3D with wall: the coordinate along the wall)", "coordinates of the axes other than up" },
+      { "wall", "side", "none", "side wall whose first column is probed" },
+      { "up", "axis name", "\"y\"", "the vertical axis" },
+      { "half_width", "number > 0", "dx/2", "particles: half width of the probed column" },
+    },
+    returns = "height [m], nil where the column is dry",
+    see = see,
+  },
+  ["tide.liquid.measure"] = {
+    sig = "tide.liquid.measure{ u =, phi = | particles =, grid =, per_cell = [, rho = 1000, gravity] } -> {volume, kinetic, potential, max_speed}",
+    does = "Liquid volume, kinetic and potential energy and largest speed, from the level set and MAC velocity (liquid fractions clamp(1/2 - phi/dx, 0, 1) of cells and faces) or from the particles (mass rho dx^dim / per_cell each).",
+    args = {
+      { "u, phi", "tide.Mac, f64 cells", "grid source", "velocity and level set" },
+      { "particles, grid, per_cell", "tide.Particles, tide.Grid, number", "particle source", "particles per cell at rest" },
+      { "rho", "number > 0", "1000", "density [kg/m^3]" },
+      { "gravity", "dim numbers", "zero", "[m/s^2]; potential energy -rho int g.x dV, zero at the origin" },
+    },
+    returns = "table {volume [m^dim], kinetic, potential [J, J/m in 2D], max_speed [m/s]}",
+    see = see,
+  },
+  ["tide.probes.new"] = {
+    sig = "tide.probes.new{ grid =, state = function() return {phi =, u =, particles =} end [, rho, gravity, per_cell, path], {kind, name =, source =, ...}, ... } -> P",
+    does = "A set of probes (front, elevation, volume, kinetic, potential, max_speed) sampled by P:sample(t) or by tide.run{probes = P} every frame, written as CSV (out/probes.csv).",
+    args = {
+      { "grid, state", "tide.Grid, function", "required", "the state's grid and a function returning its fields" },
+      { "{kind, ...}", "list entries", "at least one", "the options of tide.liquid.front / elevation; name (column), source = \"phi\" | \"particles\"" },
+      { "path", "string", "<out>/probes.csv under tide.run", "CSV file" },
+    },
+    returns = "probe set: P:sample(t), P:write(path), P:column(name), P.rows, P.header",
+    see = see,
+  },
+}
