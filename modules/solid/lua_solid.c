@@ -511,7 +511,7 @@ static int mm_tostring(lua_State *L) {
   if (m->fem)
     lua_pushfstring(L, MESH_T " %dD, %I nodes, %I %s, %I boundary faces, %s", m->dim,
                     (lua_Integer)m->nv, (lua_Integer)m->ne, kind, (lua_Integer)m->nb,
-                    tide_model_name(m->fem->mat.model));
+                    m->surface == TIDE_MESH_ROD ? "rod" : tide_model_name(m->fem->mat.model));
   else
     lua_pushfstring(L, MESH_T " %dD, %I nodes, %I %s, %I boundary faces", m->dim,
                     (lua_Integer)m->nv, (lua_Integer)m->ne, kind, (lua_Integer)m->nb);
