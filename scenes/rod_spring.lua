@@ -1,18 +1,20 @@
--- A helical spring (a discrete rod without twist, docs/shells.md: its
--- stiffness comes from the change of curvature, not from the wire's
--- torsion) is dropped onto the ground, compresses and bounces.
+-- A helical spring is dropped onto the ground, compresses and bounces: a
+-- discrete rod with stretching, bending and the geometric torsion term
+-- (twist = GJ, docs/shells.md), which resists the change of the helix's
+-- pitch (without it, Liu et al.'s no-twist rod, the coil flattens freely).
 --   tide scenes/rod_spring.lua [--frames 90] [--per_turn 24] [--out out/rod_spring]
 local tide = require "tide"
 local solids = require "tide.solids"
 local S = tide.solid
 
-local P = tide.params({ frames = 90, fps = 30, per_turn = 24, turns = 6, E = 2e8, radius = 1.5e-3,
+local P = tide.params({ frames = 90, fps = 30, per_turn = 24, turns = 6, E = 2e10, radius = 3e-3,
   out = "out/rod_spring", png = true },
   { per_turn = "segments per turn", turns = "turns of the helix", E = "Young's modulus [Pa]",
     radius = "wire radius [m]", png = "write PNG frames" })
 
 local spring = S.helix { center = { 0, 0.25, 0 }, radius = 0.05, pitch = 0.03, turns = P.turns, per_turn = P.per_turn }
-spring:rod { E = P.E, radius = P.radius, density = 7800 }
+spring:rod { E = P.E, radius = P.radius, density = 7800,
+  twist = P.E / (2 * 1.3) * math.pi * P.radius ^ 4 / 2 } -- G J of a round wire, nu = 0.3
 for i = 1, spring.nv do spring.v:set(i, 2, -1.5) end -- thrown down
 print(tostring(spring))
 local ground = solids.ground(0, 0.3)
@@ -23,7 +25,11 @@ tide.run {
   max_dt = function() return 1 / 480 end,
   step = step,
   frame = function(i, t)
-    local ymin, ymax = spring.x:min(2), spring.x:max(2)
+    local ymin, ymax = math.huge, -math.huge
+    for k = 1, spring.nv do
+      local y = spring.x:get(k, 2)
+      ymin, ymax = math.min(ymin, y), math.max(ymax, y)
+    end
     if i % 10 == 0 then print(string.format("t = %.2f s: spring from y = %.3f to %.3f m", t, ymin, ymax)) end
     if P.png then
       solids.png3d(P.out .. "/frame_%04d.png", i, { solids.tubes(spring, 0.004, { 0.7, 0.7, 0.75 }) }, {

@@ -128,11 +128,10 @@ void tide_contacts_constrain_elements(const tide_tetmesh *m, const uint8_t *na, 
   const tide_thin *th = m->fem ? m->fem->thin : NULL;
   int64_t t0 = nvol * n * n;
   for (int i = 0; th && i < th->nparts; i++)
-    for (int set = 1; set <= 2; set++) {
-      const tide_thin_part *p = &th->parts[i];
-      int nn = p->p.kind == TIDE_THIN_SHELL ? (set == 1 ? 3 : 4) : (set == 1 ? 2 : 3);
-      int64_t cnt = set == 1 ? p->n1 : p->n2, k = (int64_t)nn * d;
-      const int32_t *st = TIDE_I32P(set == 1 ? p->s1 : p->s2);
+    for (int set = 1; set <= TIDE_THIN_SETS; set++) {
+      int nn;
+      const int32_t *st;
+      int64_t cnt = tide_thin_set(&th->parts[i], set, &nn, &st), k = (int64_t)nn * d;
 #pragma omp parallel for schedule(static) if (cnt > TIDE_SOLID_PAR_ELEM)
       for (int64_t e = 0; e < cnt; e++)
         for (int b = 0; b < nn; b++)

@@ -324,9 +324,9 @@ static int m_shell(lua_State *L) {
 }
 
 static const char *const rod_keys[] = {"E", "radius", "EA", "EI", "density", "line_density",
-                                       "damping", "gravity", NULL};
+                                       "damping", "gravity", "twist", NULL};
 /* m:rod{E =, radius = | EA =, EI =, density = 1000 | line_density =, damping = 0,
- *       gravity = {0, -9.81[, 0]}}: circular cross-section of radius r:
+ *       twist = 0 (GJ [N m^2], 3D geometric torsion), gravity = {0, -9.81[, 0]}}: circular cross-section of radius r:
  *       EA = E pi r^2, EI = E pi r^4 / 4, mass per length density pi r^2 */
 static int m_rod(lua_State *L) {
   const char *fn = "TetMesh:rod";
@@ -355,6 +355,7 @@ static int m_rod(lua_State *L) {
   else
     tide_lua_error(L, "%s: line_density [kg/m] (or radius and density) required", fn);
   p.damping = tide_opt_num(&o, "damping", 0, 0, HUGE_VAL);
+  p.twist = tide_opt_num(&o, "twist", 0, 0, HUGE_VAL);
   tide_lua_check(L, tide_thin_attach(m, &p), fn);
   set_gravity(L, &o, m);
   tide_lua_gcaccount(L);

@@ -10,13 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* nodes per stencil of set w (1: triangles / segments, 2: hinges / bends) */
+/* nodes per stencil of set w (1: triangles / segments, 2: hinges / bends,
+ * 3: rod torsion hinges) */
 static inline int set_nodes(const tide_thin_part *p, int w) {
-  return p->p.kind == TIDE_THIN_SHELL ? (w == 1 ? 3 : 4) : (w == 1 ? 2 : 3);
+  return w == 3 ? 4 : p->p.kind == TIDE_THIN_SHELL ? (w == 1 ? 3 : 4) : (w == 1 ? 2 : 3);
 }
-static inline int64_t set_count(const tide_thin_part *p, int w) { return w == 1 ? p->n1 : p->n2; }
+static inline int64_t set_count(const tide_thin_part *p, int w) {
+  return w == 1 ? p->n1 : w == 2 ? p->n2 : p->n3;
+}
 static inline const int32_t *set_nodes_of(const tide_thin_part *p, int w, int64_t s) {
-  return TIDE_I32P(w == 1 ? p->s1 : p->s2) + s * set_nodes(p, w);
+  return TIDE_I32P(w == 1 ? p->s1 : w == 2 ? p->s2 : p->s3) + s * set_nodes(p, w);
+}
+/* a set whose stiffness is zero contributes nothing */
+static inline int set_off(const tide_thin_part *p, int w) {
+  return (w == 2 && !(p->p.bending > 0)) || (w == 3 && !(p->p.twist > 0));
+}
+
+int64_t tide_thin_set(const tide_thin_part *p, int w, int *nodes, const int32_t **stencils) {
+  *nodes = set_nodes(p, w);
+  *stencils = set_count(p, w) ? set_nodes_of(p, w, 0) : NULL;
+  return set_count(p, w);
 }
 static int64_t set_nnz(const tide_thin_part *p, int w, int d) {
   int64_t k = (int64_t)set_nodes(p, w) * d;
@@ -30,6 +43,9 @@ void tide_thin_part_clear(tide_thin_part *pt) {
   tide_array_release(pt->a1);
   tide_array_release(pt->r2);
   tide_array_release(pt->w2);
+  tide_array_release(pt->s3);
+  tide_array_release(pt->r3);
+  tide_array_release(pt->w3);
   memset(pt, 0, sizeof *pt);
 }
 
@@ -54,7 +70,7 @@ size_t tide_thin_bytes(const tide_thin *t) {
   for (int i = 0; i < t->nparts; i++) {
     const tide_thin_part *p = &t->parts[i];
     b += abytes(p->s1) + abytes(p->s2) + abytes(p->r1) + abytes(p->a1) + abytes(p->r2) +
-         abytes(p->w2);
+         abytes(p->w2) + abytes(p->s3) + abytes(p->r3) + abytes(p->w3);
   }
   return b;
 }
@@ -268,6 +284,80 @@ static int build_bends(const tide_tetmesh *m, tide_thin_part *pt, int64_t nb_use
   return st;
 }
 
+/* torsion stencils of a rod: for every segment (i, q) with a bend
+ * (p, i, q) at i and a bend (i, q, r) at q, the hinge (i, q, p, r) whose
+ * dihedral angle is the turn of the osculating plane along the segment;
+ * segments whose rest neighbourhood is straight (no plane) get none */
+static int build_torsion(const tide_tetmesh *m, tide_thin_part *pt) {
+  pt->n3 = 0;
+  if (!(pt->p.twist > 0)) {
+    pt->s3 = tide_array_new2(TIDE_I32, 0, 4);
+    pt->r3 = tide_array_new1(TIDE_F64, 0);
+    pt->w3 = tide_array_new1(TIDE_F64, 0);
+    return pt->s3 && pt->r3 && pt->w3 ? TIDE_OK : TIDE_ENOMEM;
+  }
+  int64_t nb = pt->n2, cap = nb > 0 ? nb : 1;
+  const int32_t *b = TIDE_I32P(pt->s2);
+  const double *X = TIDE_F64P(m->rest);
+  pt->s3 = tide_array_new2(TIDE_I32, cap, 4);
+  pt->r3 = tide_array_new1(TIDE_F64, cap);
+  pt->w3 = tide_array_new1(TIDE_F64, cap);
+  if (!pt->s3 || !pt->r3 || !pt->w3) return TIDE_ENOMEM;
+  int64_t k = 0;
+  /* bends sharing a segment: bend u = (p, i, q) and bend v = (i, q, r) or
+   * (r, q, i); quadratic in the bends of a node pair, linear overall for
+   * rods (each bend is found by scanning the few bends of its end node) */
+  for (int64_t u = 0; u < nb; u++)
+    for (int64_t v = 0; v < nb; v++) {
+      if (u == v) continue;
+      int32_t p = b[u * 3], i = b[u * 3 + 1], q = b[u * 3 + 2];
+      if (b[v * 3 + 1] != q) continue;
+      int32_t r;
+      if (b[v * 3] == i)
+        r = b[v * 3 + 2];
+      else if (b[v * 3 + 2] == i)
+        r = b[v * 3];
+      else
+        continue;
+      if (p == r || k == cap) continue;
+      double x[12];
+      int32_t n4[4] = {i, q, p, r};
+      for (int a = 0; a < 4; a++)
+        for (int c = 0; c < 3; c++) x[a * 3 + c] = X[(int64_t)n4[a] * 3 + c];
+      double e[3], s1[3], s2[3], nA[3], nB[3], l2 = 0;
+      for (int c = 0; c < 3; c++) {
+        e[c] = x[3 + c] - x[c];
+        s1[c] = x[6 + c] - x[c];
+        s2[c] = x[9 + c] - x[c];
+        l2 += e[c] * e[c];
+      }
+      tide_cross3(e, s1, nA);
+      tide_cross3(s2, e, nB);
+      double a2 = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+      double b2 = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+      if (!(a2 > 1e-6 * l2 * l2) || !(b2 > 1e-6 * l2 * l2)) continue; /* straight: no plane */
+      memcpy(TIDE_I32P(pt->s3) + k * 4, n4, sizeof n4);
+      TIDE_F64P(pt->r3)[k] = tide_shell_dihedral(x);
+      TIDE_F64P(pt->w3)[k] = sqrt(l2);
+      k++;
+    }
+  /* each segment was found from both of its bends: keep the first of each
+   * pair (i < q) */
+  int64_t kk = 0;
+  for (int64_t t = 0; t < k; t++) {
+    const int32_t *h = TIDE_I32P(pt->s3) + t * 4;
+    if (h[0] > h[1]) continue;
+    if (kk != t) {
+      memmove(TIDE_I32P(pt->s3) + kk * 4, h, 4 * sizeof(int32_t));
+      TIDE_F64P(pt->r3)[kk] = TIDE_F64P(pt->r3)[t];
+      TIDE_F64P(pt->w3)[kk] = TIDE_F64P(pt->w3)[t];
+    }
+    kk++;
+  }
+  pt->n3 = kk;
+  return TIDE_OK;
+}
+
 static int check_params(const tide_tetmesh *m, const tide_thin_params *p) {
   if (p->kind == TIDE_THIN_SHELL) {
     if (m->dim != 3) return tide_fail(TIDE_EINVAL, "shells live in 3D");
@@ -289,6 +379,10 @@ static int check_params(const tide_tetmesh *m, const tide_thin_params *p) {
     return tide_fail(TIDE_EINVAL, "bending stiffness must be >= 0, got %g", p->bending);
   if (!(p->density > 0) || !isfinite(p->density))
     return tide_fail(TIDE_EINVAL, "density must be positive, got %g", p->density);
+  if (!(p->twist >= 0) || !isfinite(p->twist))
+    return tide_fail(TIDE_EINVAL, "twist stiffness must be >= 0, got %g", p->twist);
+  if (p->twist > 0 && (p->kind != TIDE_THIN_ROD || m->dim != 3))
+    return tide_fail(TIDE_EINVAL, "twist (geometric torsion) is for rods in 3D");
   if (!(p->damping >= 0) || !isfinite(p->damping))
     return tide_fail(TIDE_EINVAL, "damping must be >= 0, got %g", p->damping);
   return TIDE_OK;
@@ -340,6 +434,7 @@ int tide_thin_part_new(const tide_tetmesh *m, const tide_thin_params *p, int64_t
       TIDE_F64P(out->r1)[s] = sqrt(l);
     }
     if (!st) st = build_bends(m, out, nbends, bends);
+    if (!st) st = build_torsion(m, out);
   }
   if (st) tide_thin_part_clear(out);
   return st;
@@ -349,7 +444,7 @@ int tide_thin_part_new(const tide_tetmesh *m, const tide_thin_params *p, int64_t
 static int thin_scratch(tide_thin *t, int d) {
   int64_t need = 0;
   for (int i = 0; i < t->nparts; i++)
-    for (int w = 1; w <= 2; w++) {
+    for (int w = 1; w <= TIDE_THIN_SETS; w++) {
       const tide_thin_part *p = &t->parts[i];
       need += set_count(p, w) * (1 + set_nodes(p, w) * d);
     }
@@ -435,7 +530,8 @@ int64_t tide_thin_nnz(const tide_tetmesh *m) {
   const tide_thin *t = m->fem ? m->fem->thin : NULL;
   if (!t) return 0;
   int64_t n = 0;
-  for (int i = 0; i < t->nparts; i++) n += set_nnz(&t->parts[i], 1, m->dim) + set_nnz(&t->parts[i], 2, m->dim);
+  for (int i = 0; i < t->nparts; i++)
+    for (int w = 1; w <= TIDE_THIN_SETS; w++) n += set_nnz(&t->parts[i], w, m->dim);
   return n;
 }
 
@@ -457,9 +553,12 @@ static void stencil_eval(const tide_tetmesh *m, const tide_thin_part *p, int w, 
   } else {
     if (w == 1)
       tide_rod_stretch(d, q, TIDE_F64P(p->r1)[s], p->p.stretch, project, E, g, H);
-    else
+    else if (w == 2)
       tide_rod_bend(d, q, TIDE_F64P(p->r2)[s], p->p.bending / TIDE_F64P(p->w2)[s], project, E, g,
                     H);
+    else /* geometric torsion: the hinge kernel on consecutive osculating planes */
+      tide_shell_hinge(q, TIDE_F64P(p->r3)[s], 0.5 * p->p.twist / TIDE_F64P(p->w3)[s], project, E,
+                       g, H);
   }
 }
 
@@ -469,10 +568,10 @@ int tide_thin_energy(const tide_tetmesh *m, const double *x, double *E) {
   if (!t) return TIDE_OK;
   double *eb = t->sbuf, total = 0;
   for (int i = 0; i < t->nparts; i++)
-    for (int w = 1; w <= 2; w++) {
+    for (int w = 1; w <= TIDE_THIN_SETS; w++) {
       const tide_thin_part *p = &t->parts[i];
       int64_t n = set_count(p, w);
-      if (w == 2 && !(p->p.bending > 0)) continue;
+      if (set_off(p, w)) continue;
 #pragma omp parallel for schedule(static) if (n > TIDE_SOLID_PAR_ELEM)
       for (int64_t s = 0; s < n; s++) stencil_eval(m, p, w, s, x, 0, eb + s, NULL, NULL);
       total += tide_sum(n, eb);
@@ -487,11 +586,11 @@ int tide_thin_gradient(const tide_tetmesh *m, const double *x, double scale, dou
   int d = m->dim;
   double *gb = t->sbuf;
   for (int i = 0; i < t->nparts; i++)
-    for (int w = 1; w <= 2; w++) {
+    for (int w = 1; w <= TIDE_THIN_SETS; w++) {
       const tide_thin_part *p = &t->parts[i];
       int64_t n = set_count(p, w);
       int nn = set_nodes(p, w), k = nn * d;
-      if (w == 2 && !(p->p.bending > 0)) continue;
+      if (set_off(p, w)) continue;
 #pragma omp parallel for schedule(static) if (n > TIDE_SOLID_PAR_ELEM)
       for (int64_t s = 0; s < n; s++) stencil_eval(m, p, w, s, x, 0, NULL, gb + s * k, NULL);
       /* gather in stencil order: deterministic, thread-count independent */
@@ -512,11 +611,11 @@ int tide_thin_hessian(const tide_tetmesh *m, const double *x, double scale, int 
   const uint8_t *pinned = TIDE_U8P(m->fem->pinned);
   int64_t t0 = tb->start;
   for (int i = 0; i < t->nparts; i++)
-    for (int w = 1; w <= 2; w++) {
+    for (int w = 1; w <= TIDE_THIN_SETS; w++) {
       const tide_thin_part *p = &t->parts[i];
       int64_t n = set_count(p, w);
       int nn = set_nodes(p, w), k = nn * d;
-      int zero = w == 2 && !(p->p.bending > 0);
+      int zero = set_off(p, w);
 #pragma omp parallel for schedule(static) if (n > TIDE_SOLID_PAR_ELEM)
       for (int64_t s = 0; s < n; s++) {
         double H[144];
@@ -578,7 +677,7 @@ int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, 
   double *eb = t->sbuf;
   int64_t t0 = 0;
   for (int i = 0; i < t->nparts; i++)
-    for (int w = 1; w <= 2; w++) {
+    for (int w = 1; w <= TIDE_THIN_SETS; w++) {
       const tide_thin_part *p = &t->parts[i];
       int64_t n = set_count(p, w);
       int nn = set_nodes(p, w), k = nn * d;
@@ -631,20 +730,26 @@ static int part_shifted(const tide_thin_part *src, int64_t off, tide_thin_part *
   dst->n2 = src->n2;
   dst->nodes0 = src->nodes0 + off;
   dst->nodes1 = src->nodes1 + off;
+  dst->n3 = src->n3;
   dst->s1 = tide_array_clone(src->s1, TIDE_I32);
   dst->s2 = tide_array_clone(src->s2, TIDE_I32);
-  if (!dst->s1 || !dst->s2) {
+  dst->s3 = src->s3 ? tide_array_clone(src->s3, TIDE_I32) : tide_array_new2(TIDE_I32, 0, 4);
+  if (!dst->s1 || !dst->s2 || !dst->s3) {
     tide_thin_part_clear(dst);
     return TIDE_ENOMEM;
   }
   int32_t *a = TIDE_I32P(dst->s1), *b = TIDE_I32P(dst->s2);
   for (int64_t k = 0; k < tide_array_size(dst->s1); k++) a[k] += (int32_t)off;
   for (int64_t k = 0; k < tide_array_size(dst->s2); k++) b[k] += (int32_t)off;
+  int32_t *c = TIDE_I32P(dst->s3);
+  for (int64_t k = 0; k < tide_array_size(dst->s3); k++) c[k] += (int32_t)off;
   /* rest data is never modified: shared */
   dst->r1 = src->r1 ? tide_array_retain(src->r1) : NULL;
   dst->a1 = src->a1 ? tide_array_retain(src->a1) : NULL;
   dst->r2 = src->r2 ? tide_array_retain(src->r2) : NULL;
   dst->w2 = src->w2 ? tide_array_retain(src->w2) : NULL;
+  dst->r3 = src->r3 ? tide_array_retain(src->r3) : NULL;
+  dst->w3 = src->w3 ? tide_array_retain(src->w3) : NULL;
   return TIDE_OK;
 }
 

@@ -111,6 +111,13 @@ typedef struct tide_thin_params {
   double thickness;  /* shell thickness h [m] (membrane energy h A Psi) */
   double bending;    /* shell: plate stiffness D [N m]; rod: EI [N m^2] */
   double stretch;    /* rod: EA [N] */
+  /* rod (3D): geometric torsion stiffness GJ [N m^2], 0 = none (Liu et al.'s
+   * rods have none): per segment whose two neighbouring bends define
+   * osculating planes, E = GJ / (2 |e0|) (phi - phi0)^2 with phi the
+   * dihedral angle between the planes (x_{i-1}, x_i, x_{i+1}) and
+   * (x_i, x_{i+1}, x_{i+2}) (the hinge kernel), a discrete (GJ/2) tau^2 for
+   * the curve's torsion tau; undefined on straight pieces, which get none */
+  double twist;
   double density;    /* mass per area [kg/m^2] (shell), per length [kg/m] (rod) */
   /* Rayleigh damping inside the incremental potential (Liu et al. 4.1:
    * the semi-implicit damping of Gast et al. 2015): the dissipation
@@ -128,8 +135,18 @@ typedef struct tide_thin_part {
   tide_array *a1;   /* shell: (n1) rest areas [m^2]; rod: unused (NULL) */
   tide_array *r2;   /* rest dihedral angles [rad] / rest curvatures kbar [1] (n2) */
   tide_array *w2;   /* hinge |e0|^2 / (A1 + A2) [1] / rod l0 [m] (n2) */
+  int64_t n3;       /* rod torsion stencils (twist > 0) */
+  tide_array *s3;   /* (n3, 4) i32: segment (x_i, x_{i+1}), then x_{i-1}, x_{i+2} */
+  tide_array *r3;   /* (n3) rest dihedral angles [rad] */
+  tide_array *w3;   /* (n3) rest segment lengths [m] */
   int64_t nodes0, nodes1; /* node range [nodes0, nodes1) the part was built on */
 } tide_thin_part;
+
+/* stencil sets of a part: 1 triangles / segments, 2 hinges / bends, 3 rod
+ * torsion; tide_thin_set returns the count of set w, its nodes per stencil
+ * and the stencils (count x nodes, 0-based mesh nodes) */
+#define TIDE_THIN_SETS 3
+int64_t tide_thin_set(const tide_thin_part *p, int w, int *nodes, const int32_t **stencils);
 
 typedef struct tide_thin {
   int nparts;
@@ -165,7 +182,7 @@ void tide_thin_part_clear(tide_thin_part *pt);
 int tide_thin_attach(tide_tetmesh *m, const tide_thin_params *p);
 
 /* Number of Hessian triplets of all parts: 81 n1 + 144 n2 (shell),
- * 4 d^2 n1 + 9 d^2 n2 (rod). */
+ * 4 d^2 n1 + 9 d^2 n2 + 144 n3 (rod). */
 int64_t tide_thin_nnz(const tide_tetmesh *m);
 
 /* Elastic energy of the thin parts at x [J]; deterministic. */

@@ -128,6 +128,13 @@ local arc = S.polyline { points = arcpts }
 arc:rod { E = 1e7, radius = 3e-3, gravity = { 0, 0 } }
 arc:pin { 1, 2 }
 restores(arc, "2D arc rod")
+-- a 3D helix with geometric torsion (twist = GJ) has a unique rest shape up
+-- to rigid motion: three pinned nodes fix it
+local helix = S.helix { radius = 0.1, pitch = 0.05, turns = 1.5, per_turn = 16 }
+local GJ = 1e7 / 2.6 * math.pi * (3e-3) ^ 4 / 2
+helix:rod { E = 1e7, radius = 3e-3, twist = GJ, gravity = { 0, 0, 0 } }
+helix:pin { 1, 2, 3 }
+restores(helix, "3D helix with twist")
 -- a 2D network with a junction: a curved arm crossing a straight one (3D
 -- rods with rest curvature have free torsion, no unique rest shape: see
 -- docs/shells.md)

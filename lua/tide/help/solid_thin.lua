@@ -107,13 +107,14 @@ return {
     see = see,
   },
   ["tide.TetMesh:rod"] = {
-    sig = "m:rod{ E =, radius = | EA =, EI =, density = 1000 | line_density =, damping = 0, gravity = } -> m",
+    sig = "m:rod{ E =, radius = | EA =, EI =, density = 1000 | line_density =, damping = 0, twist = 0, gravity = } -> m",
     does = "Make a segment mesh a discrete rod: stretching (EA/2) L (l/L - 1)^2 per segment, bending (EI/l0) (|kb| - kbar)^2 per bend.",
     args = {
       { "E, radius", "numbers", "one of the two forms", "circular section: EA = E pi r^2, EI = E pi r^4/4" },
       { "EA, EI", "numbers", "", "axial [N] and bending [N m^2] stiffness" },
       { "density | line_density", "number > 0", "1000 kg/m^3", "per volume (times pi r^2) or per length [kg/m]" },
       { "damping", "number >= 0", "0", "Rayleigh stiffness damping beta [s]" },
+      { "twist", "number >= 0", "0", "3D geometric torsion stiffness GJ [N m^2] (dihedral angles of consecutive osculating planes); 0 as Liu et al." },
     },
     returns = "m",
     ref = ref_rod,
