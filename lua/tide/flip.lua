@@ -39,7 +39,9 @@ local defaults = {
 -- surface_tension = {...}: the options of the surface-tension operator (flip.tension)
 local tension_defaults = {
   method = "ghost",       -- "ghost" (pressure jump at the surface) or "liu" (Liu Eq. 8, liquid-side band)
-  curvature = "heights",  -- "heights" (height functions of the surface) or "cells"
+  curvature = nil,        -- "cells" (robust: a drop at rest stays quiet; the default at 90 degrees) or "heights"
+                          -- (height functions of the surface: accurate frequencies and contact angles, spurious
+                          -- currents grow at rest; the default with contact_angle ~= 90; docs/liquids-physics.md)
   level_set = "tracked",  -- "tracked": a grid level set moved with the grid velocity (volume-corrected);
                           -- "particles": the particle level set (S.level_set) redistanced every step
   side = "liquid",        -- Liu's band: "liquid" or "both"
@@ -146,12 +148,13 @@ function flip.tension_setup(S, opts)
   local T = {}
   for k, v in pairs(tension_defaults) do T[k] = v end
   for k, v in pairs(st or {}) do
-    if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "contact_angle" then
+    if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "contact_angle" and k ~= "curvature" then
       raise(string.format("tide.flip.new: surface_tension: unknown option '%s'", tostring(k)))
     end
     T[k] = v
   end
   choice(T.method, { "ghost", "liu" }, "method")
+  if T.curvature == nil then T.curvature = (T.contact_angle and T.contact_angle ~= 90) and "heights" or "cells" end
   choice(T.curvature, { "heights", "cells" }, "curvature")
   choice(T.level_set, { "tracked", "particles" }, "level_set")
   choice(T.side, { "liquid", "both" }, "side")

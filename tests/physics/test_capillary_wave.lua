@@ -1,5 +1,5 @@
 -- A standing capillary wave in a walled tank and on a periodic strip (tide.drop recipe: level set,
--- ghost-fluid jump with height-function curvature, ghost-fluid projection,
+-- ghost-fluid jump with height-function curvature (curvature = "heights", not the default), ghost-fluid projection,
 -- linear extension of the velocity into the air; air density 0, no gravity,
 -- inviscid).  The tank is one wavelength wide with free-slip walls, the
 -- surface y = h + a cos(k x) (antinodes at the walls, 90 degree contact
@@ -42,7 +42,7 @@ local function run(N, periods, periodic)
   local g = tide.grid.new { size = { N, N }, dx = dx }
   local x0 = periodic and 0.3 * lam or 0
   local S = drop.new { grid = g, phi = wave_phi(g, N, 0.005 * lam, x0), sigma = sigma, rho = rho,
-    periodic = periodic and { true, false } or nil }
+    periodic = periodic and { true, false } or nil, curvature = "heights" } -- and the linear extension
   local dt = drop.max_dt(S)
   local steps = math.ceil(periods * period / dt)
   dt = periods * period / steps

@@ -27,7 +27,7 @@ local function run(dim, cpd, scheme, method, periods)
     or drop.sphere { grid = g, center = c, radius = R, eps = eps }
   local ps = tide.liquid.seed { grid = g, phi = phi0, apic = scheme == "apic", jitter = 0 }
   local S = flip.new { grid = g, particles = ps, scheme = scheme, sigma = sigma, rho = rho,
-    gravity = dim == 2 and { 0, 0 } or { 0, 0, 0 }, phi = phi0, surface_tension = { method = method } }
+    gravity = dim == 2 and { 0, 0 } or { 0, 0, 0 }, phi = phi0, surface_tension = { method = method, curvature = "heights" } }
   local dt = flip.max_dt(S)
   T.check(dt <= 0.5 * tide.liquid.capillary_dt(dx, sigma, rho) * (1 + 1e-12), "max_dt keeps the capillary limit")
   local steps = math.ceil(periods * period / dt)
