@@ -30,6 +30,18 @@ return {
     returns = "u",
     see = see,
   },
+  ["tide.Periodic:extrapolate"] = {
+    sig = "P:extrapolate(u, valid [, layers = 2 [, clear = false]]) -> u",
+    does = "Mac:extrapolate (neighbour averages from the valid faces, layers sweeps; clear zeroes the faces still invalid) on the torus; valid updated.",
+    args = {
+      { "u", "tide.Mac (f64)", "required", "velocity" },
+      { "valid", "u8 tide.Mac", "required", "source faces" },
+      { "layers", "integer >= 0", "2", "sweeps" },
+      { "clear", "boolean", "false", "zero the faces not reached" },
+    },
+    returns = "u",
+    see = see,
+  },
   ["tide.Periodic:enforce_walls"] = {
     sig = "P:enforce_walls(u [, labels]) -> u",
     does = "Zero normal velocity on the walls of the non-periodic axes and on the faces of solid cells (wrap faces included); face n of a periodic axis copies face 0.",
