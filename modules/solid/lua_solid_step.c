@@ -159,7 +159,7 @@ static const luaL_Reg coll_meta[] = {{"__gc", c_free},
 /* ------------------------------------------------------------- stepping */
 
 /* colliders = {c1, c2, ...} (or one collider) into a GC-owned array */
-static tide_collider **get_colliders(lua_State *L, tide_opts *o, int *n) {
+tide_collider **tide_lua_solid_colliders(lua_State *L, tide_opts *o, int *n) {
   *n = 0;
   lua_getfield(L, o->idx, "colliders");
   if (lua_isnil(L, -1)) {
@@ -233,7 +233,7 @@ static tide_step_opts parse_common(lua_State *L, tide_opts *o, tide_collider ***
   so.dt = tide_opt_reqnum(o, "dt", 0, HUGE_VAL);
   if (!(so.dt > 0)) tide_lua_error(L, "%s: dt must be positive", o->fname);
   int n;
-  *cs = get_colliders(L, o, &n);
+  *cs = tide_lua_solid_colliders(L, o, &n);
   so.colliders = *cs;
   so.ncolliders = n;
   so.maxit = (int)tide_opt_int(o, "maxit", 0, 0, 100000000);
