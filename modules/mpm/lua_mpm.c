@@ -271,6 +271,37 @@ static int m_g2p(lua_State *L) {
   tide_lua_check(L, tide_mpm_g2p(m, checkdt(L, 2, "MPM:g2p")), "MPM:g2p");
   return 0;
 }
+static const char *const impl_keys[] = {"tol", "maxit", "cg_maxit", NULL};
+/* shared by M:step_implicit and M:grid_implicit: dt, {tol = 1e-6, maxit = 20, cg_maxit = 2000} */
+static int implicit(lua_State *L, int whole) {
+  const char *fn = whole ? "MPM:step_implicit" : "MPM:grid_implicit";
+  tide_mpm *m = checkmpm(L, 1);
+  double dt = checkdt(L, 2, fn);
+  if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0", fn);
+  tide_opts o = tide_lua_optopts(L, 3, fn, impl_keys);
+  double tol = tide_opt_num(&o, "tol", 1e-6, 1e-14, 0.5);
+  int maxit = (int)tide_opt_int(&o, "maxit", 20, 1, 1000);
+  int cgit = (int)tide_opt_int(&o, "cg_maxit", 2000, 1, 10000000);
+  tide_mpm_implicit_stats st;
+  tide_lua_check(L, whole ? tide_mpm_step_implicit(m, dt, tol, maxit, cgit, &st)
+                          : tide_mpm_grid_implicit(m, dt, tol, maxit, cgit, &st),
+                 fn);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, st.newton);
+  lua_setfield(L, -2, "newton");
+  lua_pushinteger(L, st.cg);
+  lua_setfield(L, -2, "cg");
+  lua_pushboolean(L, st.converged);
+  lua_setfield(L, -2, "converged");
+  lua_pushnumber(L, st.residual);
+  lua_setfield(L, -2, "residual");
+  lua_pushnumber(L, st.energy);
+  lua_setfield(L, -2, "energy");
+  return 1;
+}
+static int m_step_implicit(lua_State *L) { return implicit(L, 1); }
+static int m_grid_implicit(lua_State *L) { return implicit(L, 0); }
+
 static int m_sort(lua_State *L) {
   tide_lua_check(L, tide_mpm_sort(checkmpm(L, 1)), "MPM:sort");
   return 0;
@@ -413,7 +444,8 @@ static const luaL_Reg methods[] = {
     {"set_collider", m_set_collider}, {"step", m_step},     {"p2g", m_p2g},
     {"grid_update", m_grid_update},   {"g2p", m_g2p},       {"sort", m_sort},
     {"max_speed", m_max_speed},       {"max_dt", m_max_dt}, {"diagnostics", m_diagnostics},
-    {"grid_sums", m_grid_sums},       {"free", m_free},     {NULL, NULL}};
+    {"grid_sums", m_grid_sums},       {"free", m_free},     {"step_implicit", m_step_implicit},
+    {"grid_implicit", m_grid_implicit}, {NULL, NULL}};
 static const luaL_Reg meta[] = {
     {"__gc", m_free},      {"__close", m_free},         {"__tostring", mm_tostring},
     {"__index", mm_index}, {"__newindex", mm_newindex}, {NULL, NULL}};

@@ -86,6 +86,20 @@ return {
     ref = "Jiang et al. 2015 (APIC); Hu et al. 2018 Eq. 16",
     see = see,
   },
+  ["tide.MPM:step_implicit"] = {
+    sig = "M:step_implicit(dt, { tol = 1e-6, maxit = 20, cg_maxit = 2000 }) -> { newton, cg, converged, residual, energy }",
+    does = "One implicit step: P2G of mass and momentum, Newton on the incremental potential sum m/2 |v - v^|^2 + sum V Psi((I + dt C(v)) F) (matrix-free PSD-projected Hessian, PCG, Armijo line search; sticky nodes held, slip/separating contacts hold their normal velocity), G2P. A solve stopped by maxit or a failed line search says converged = false.",
+    args = { { "dt", "number > 0", "required", "time step [s] (beyond the explicit limit)" },
+      { "tol", "number in (0, 0.5)", "1e-6", "relative gradient norm" }, { "maxit", "integer", "20", "Newton steps" },
+      { "cg_maxit", "integer", "2000", "CG iterations per Newton step" } },
+    returns = "table", ref = "Gast et al. 2015; Li's lecture (implicit MPM)", see = see,
+  },
+  ["tide.MPM:grid_implicit"] = {
+    sig = "M:grid_implicit(dt, { tol, maxit, cg_maxit }) -> stats",
+    does = "The implicit grid update alone, after M:p2g(0) (mass and momentum only); then M:g2p(dt).",
+    args = { { "dt", "number > 0", "required", "time step [s]" } },
+    returns = "table", see = see,
+  },
   ["tide.MPM:grid_update"] = {
     sig = "M:grid_update(dt)",
     does = "Grid velocities: v_i += dt g on nodes with mass, then the colliders and the domain walls.",
