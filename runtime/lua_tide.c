@@ -10,8 +10,11 @@
 #include "tide_lua.h"
 #include "version.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef TIDE_LUA_DIR
 #define TIDE_LUA_DIR "lua"
@@ -123,7 +126,35 @@ static int l_locate(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg core_funcs[] = {{"_raise", l_raise}, {"_locate", l_locate},{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
+/* tide._process([pid]): this process's pid and host name; with pid, whether
+ * that process runs on this host (tide.run tells a dead run from a live one) */
+static int l_process(lua_State *L) {
+  if (!lua_isnoneornil(L, 1)) {
+    lua_Integer pid = luaL_checkinteger(L, 1);
+    lua_pushboolean(L, pid > 0 && pid <= 0x7fffffff && (kill((pid_t)pid, 0) == 0 || errno == EPERM));
+    return 1;
+  }
+  char host[256] = "?";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "?");
+  host[sizeof host - 1] = '\0';
+  lua_pushinteger(L, (lua_Integer)getpid());
+  lua_pushstring(L, host);
+  return 2;
+}
+
+/* tide._signal(): the signal that interrupted the run ("SIGINT", "SIGTERM") or nil */
+static int l_signal(lua_State *L) {
+  int s = tide_interrupt_flag;
+  if (s == SIGTERM)
+    lua_pushliteral(L, "SIGTERM");
+  else if (s)
+    lua_pushliteral(L, "SIGINT");
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
+static const luaL_Reg core_funcs[] = {{"_process", l_process}, {"_signal", l_signal},{"_raise", l_raise}, {"_locate", l_locate},{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
                                       {"memory", l_memory},     {"clock", l_clock},
                                       {"rand", l_rand},         {"interrupted", l_interrupted},
                                       {"versions", l_versions}, {NULL, NULL}};

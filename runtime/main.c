@@ -51,13 +51,17 @@ static void usage(FILE *f) {
 static void lstop(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lua_sethook(L, NULL, 0, 0);
+  if (tide_interrupt_flag == SIGTERM) luaL_error(L, "terminated (SIGTERM)");
   luaL_error(L, "interrupted!");
 }
 
+/* SIGINT (Ctrl-C) and SIGTERM alike: the flag holds the signal, so long C
+ * loops return TIDE_EINTR and tide.run records the reason; Lua code stops at
+ * the next instruction.  A second signal kills the process. */
 static void laction(int i) {
   int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
-  signal(i, SIG_DFL); /* a second Ctrl-C kills the process */
-  tide_interrupt_flag = 1;
+  signal(i, SIG_DFL);
+  tide_interrupt_flag = i;
   lua_sethook(globalL, lstop, flag, 1);
 }
 
@@ -79,8 +83,10 @@ static int docall(lua_State *L, int narg, int nres) {
   globalL = L;
   tide_interrupt_clear();
   signal(SIGINT, laction);
+  signal(SIGTERM, laction);
   int status = lua_pcall(L, narg, nres, base);
   signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   tide_interrupt_clear();
   lua_remove(L, base);
   return status;
