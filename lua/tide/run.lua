@@ -7,11 +7,14 @@
 --     max_dt = function(t) return dt end,    -- largest stable step (CFL); math.huge = no limit
 --     step = function(dt, t) return { iterations = n } end,  -- advance the state by dt
 --     frame = function(i, t) end,            -- write frame i (i = 0 is the initial state)
---   }
+--     probes = P,                            -- a tide.probes set: sampled at frame 0 and after
+--   }                                        -- every frame, written to out/probes.csv (P.path)
 --
--- Each frame of duration 1/fps is reached by CFL-limited substeps: the step
--- is the smaller of max_dt(t) and what is left of the frame, and the last two
--- substeps of a frame are evened out so no tiny step is taken.  While running,
+-- Each frame of duration 1/fps is reached by CFL-limited substeps: what is
+-- left of the frame is cut into ceil(left / max_dt(t)) equal steps (re-cut
+-- after every step, as max_dt changes), so no tiny step is taken, and a bound
+-- that divides the frame evenly is used as it is (max_dt = 1/120 at 30 fps:
+-- 4 steps of exactly 1/120 per frame).  While running,
 -- a progress bar goes to stderr when it is a terminal (or with --progress):
 -- frame i/N, simulated time, substeps, linear-solver iterations, ETA; otherwise
 -- one line per frame (none with --quiet).  Operator timings (tide.time) are
@@ -27,7 +30,7 @@ local clock = core.clock
 
 local keys = { frames = "number", fps = "number", out = "string", params = "table", max_dt = "function",
   step = "function", frame = "function", max_substeps = "number", name = "string", t0 = "number",
-  quiet = "boolean", progress = "boolean", checkpoint = "table", resume = "boolean" }
+  quiet = "boolean", progress = "boolean", probes = "table", checkpoint = "table", resume = "boolean" }
 local ckpt_keys = { every = "number", save = "function", load = "function", file = "string" }
 
 local function check_opts(o)
@@ -62,6 +65,18 @@ local function check_opts(o)
   if o.resume and not c then raise("tide.run: 'resume' needs 'checkpoint' (what to restore)") end
 end
 
+--- The substep toward the end of a frame `left` seconds away under the bound
+-- dt: the frame is cut into n = ceil(left / dt) equal parts (so no tiny step
+-- is left over), and a bound that divides what is left evenly (to 1e-10
+-- relative, round-off of t) is taken as it is: max_dt = 1/120 at 30 fps gives
+-- exactly 4 steps of 1/120 per frame.  The last step ends on the frame time.
+local function substep(dt, left)
+  local n = math.ceil(left / dt * (1 - 1e-10))
+  if n <= 1 then return left end
+  if math.abs(n * dt - left) <= 1e-10 * left then return dt end
+  return left / n
+end
+
 local function fmt_time(s)
   if s ~= s or s == math.huge then return "--:--" end
   s = math.floor(s + 0.5)
@@ -89,6 +104,16 @@ return function(o)
   progress = progress and not quiet
   local max_dt = o.max_dt or function() return math.huge end
   local step, frame = o.step, o.frame or function() end
+  local probes = o.probes
+  if probes then
+    if type(probes.sample) ~= "function" then raise("tide.run: 'probes' must be a probe set (tide.probes.new)") end
+    probes.path = probes.path or (o.out and o.out .. "/probes.csv")
+  end
+  local function sample(t_now)
+    if not probes then return end
+    probes:sample(t_now)
+    if probes.path then probes:write() end
+  end
 
   timers.reset()
   local manifest, log
@@ -133,6 +158,7 @@ return function(o)
   local ok, err = xpcall(function()
     if first == 1 then
       timers.time("frame output", frame, 0, t)
+      timers.time("probes", sample, t)
       completed(0)
     end
     for i = first, frames do
@@ -145,11 +171,7 @@ return function(o)
             tostring(dt), t, i), 0)
         end
         local left = t_end - t
-        if dt >= left then
-          dt = left
-        elseif dt > 0.5 * left then
-          dt = 0.5 * left -- even out the last two substeps
-        end
+        dt = substep(dt, left)
         local stats = timers.time("step", step, dt, t)
         t = (left - dt <= 1e-12 * math.max(1, math.abs(t_end))) and t_end or t + dt
         sub = sub + 1
@@ -162,6 +184,7 @@ return function(o)
       end
       steps_total, iters_total = steps_total + sub, iters_total + iters
       timers.time("frame output", frame, i, t)
+      timers.time("probes", sample, t)
       completed(i)
       local elapsed = clock() - wall0
       local eta = elapsed / (i - first + 1) * (frames - i)

@@ -77,11 +77,19 @@ function M.box_surface(lo, hi, color)
 end
 
 --- Write a 3D frame of some meshes (tables from solids.surface / box_surface):
--- png3d(path_pattern, i, meshes, options for tide.fileio.png3d).
+-- png3d(path_pattern, i, meshes, options for tide.fileio.png3d).  The frames
+-- of one pattern are a sequence: unless the options give a camera, a view or
+-- bounds, the camera and box of its frame 0 (or first frame written) stay
+-- for the later frames, so a falling body is seen falling.
+local views = {}
 function M.png3d(pattern, i, meshes, o)
   local fileio = require "tide.fileio"
   local args = { path = string.format(pattern, i), meshes = meshes }
   for k, v in pairs(o or {}) do args[k] = v end
+  if args.camera == nil and args.view == nil and args.bounds == nil then
+    if i == 0 or not views[pattern] then views[pattern] = {} end
+    args.view = views[pattern]
+  end
   return fileio.png3d(args)
 end
 

@@ -98,6 +98,15 @@ tide_array *tide_lua_fileio_points(tide_opts *o, const char *key, tide_array **v
   return a;
 }
 
+const char *tide_lua_fileio_barlabel(tide_opts *o, const char *key) {
+  if (tide_opt_has(o, "colorbar_label")) return tide_opt_str(o, "colorbar_label", NULL);
+  if (!key || !tide_opt_has(o, key)) return NULL;
+  lua_getfield(o->L, o->idx, key);
+  int speed = lua_type(o->L, -1) == LUA_TSTRING && !strcmp(lua_tostring(o->L, -1), "speed");
+  lua_pop(o->L, 1);
+  return speed ? "speed [m/s]" : NULL;
+}
+
 const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n, tide_array *vel) {
   lua_State *L = o->L;
   if (!tide_opt_has(o, key)) return NULL;
@@ -313,19 +322,39 @@ static int l_png2d(lua_State *L) {
   } else if (tide_opt_has(&o, "range")) {
     tide_lua_fileio_range(&o, "range", frange);
   }
-  int colorbar = tide_opt_bool(&o, "colorbar", field != NULL);
-  const char *cblabel = tide_opt_str(&o, "colorbar_label", NULL);
-  if (colorbar && !field && !tide_opt_has(&o, "range") && !tide_opt_has(&o, "particle_range"))
-    tide_lua_error(L, "%s: a colour bar needs 'field', 'range' or 'particle_range'", F);
+  /* particles and their colour values (the colour bar shows them when there is no field) */
+  tide_array *pvel;
+  tide_array *parts = tide_lua_fileio_points(&o, "particles", &pvel);
+  const double *pp = NULL, *pc = NULL;
+  int64_t np = 0;
+  double prange[2] = {0, 1};
+  int pmap = tide_lua_fileio_cmap(&o, "particle_colormap", "viridis");
+  if (parts) {
+    int64_t shp[2] = {-1, 2};
+    pp = tide_lua_fileio_f64(L, parts, F, "particles", 2, shp);
+    np = parts->shape[0];
+    pc = tide_lua_fileio_attribute(&o, "particle_color", np, pvel);
+    if (pc && !tide_lua_fileio_range(&o, "particle_range", prange))
+      tide_lua_fileio_autorange(pc, np, prange);
+  } else if (tide_opt_has(&o, "particle_color")) {
+    tide_lua_error(L, "%s: option 'particle_color' needs 'particles'", F);
+  }
+  int colorbar = tide_opt_bool(&o, "colorbar", field != NULL || pc != NULL);
+  const char *cblabel = tide_lua_fileio_barlabel(&o, field ? NULL : "particle_color");
+  if (colorbar && !field && !pc && !tide_opt_has(&o, "range") && !tide_opt_has(&o, "particle_range"))
+    tide_lua_error(L, "%s: a colour bar needs 'field', 'particle_color', 'range' or 'particle_range'", F);
 
   /* colour bar width: bar, ticks and the widest tick label */
   int pad = 6 * fs, cbw = 0;
   double cbrange[2] = {frange[0], frange[1]};
   int cbmap = cmap;
   if (colorbar) {
-    if (!field && tide_opt_has(&o, "particle_range") && !tide_opt_has(&o, "range")) {
-      tide_lua_fileio_range(&o, "particle_range", cbrange);
-      cbmap = tide_lua_fileio_cmap(&o, "particle_colormap", "viridis");
+    if (!field && (pc || tide_opt_has(&o, "particle_range")) && !tide_opt_has(&o, "range")) {
+      if (pc)
+        memcpy(cbrange, prange, sizeof prange);
+      else
+        tide_lua_fileio_range(&o, "particle_range", cbrange);
+      cbmap = pmap;
     }
     double t[64], step;
     int nt;
@@ -374,23 +403,11 @@ static int l_png2d(lua_State *L) {
   float solid[3];
   tide_lua_fileio_color(&o, "solid_color", solid_def, solid);
 
-  tide_array *pvel;
-  tide_array *parts = tide_lua_fileio_points(&o, "particles", &pvel);
-  const double *pp = NULL, *pc = NULL;
-  int64_t np = 0;
-  double prange[2] = {0, 1};
-  int pmap = tide_lua_fileio_cmap(&o, "particle_colormap", "viridis");
   static const float prgb_def[3] = {0.10f, 0.35f, 0.80f};
   float prgb[3];
   tide_lua_fileio_color(&o, "particle_rgb", prgb_def, prgb);
   double radius_px = 0;
   if (parts) {
-    int64_t shp[2] = {-1, 2};
-    pp = tide_lua_fileio_f64(L, parts, F, "particles", 2, shp);
-    np = parts->shape[0];
-    pc = tide_lua_fileio_attribute(&o, "particle_color", np, pvel);
-    if (pc && !tide_lua_fileio_range(&o, "particle_range", prange))
-      tide_lua_fileio_autorange(pc, np, prange);
     double r = tide_opt_num(&o, "radius", 0, 0, HUGE_VAL);
     if (tide_opt_has(&o, "radius") && !(r > 0))
       tide_lua_error(L, "%s: option 'radius' must be positive", F);
@@ -404,8 +421,6 @@ static int l_png2d(lua_State *L) {
       radius_px = fg.have ? 0.25 * fg.dx * s : 2.0;
       if (radius_px < 1) radius_px = 1;
     }
-  } else if (tide_opt_has(&o, "particle_color")) {
-    tide_lua_error(L, "%s: option 'particle_color' needs 'particles'", F);
   }
 
   /* arrows: a tide.Mac, or positions (n, 2) with arrow_vectors (n, 2) */

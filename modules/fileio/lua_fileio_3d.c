@@ -84,7 +84,7 @@ static int l_isosurface(lua_State *L) {
 
 static const char *const png3d_keys[] = {
     "path", "width", "height", "antialias", "camera", "background", "title", "font_scale",
-    "foreground",
+    "foreground", "bounds", "view", "colorbar", "colorbar_label",
     /* liquid surface */
     "phi", "grid", "dx", "origin", "iso", "close", "liquid_color", "liquid_specular",
     /* particles */
@@ -100,6 +100,51 @@ static const char *const mesh_keys[] = {
     "colormap", "specular", "shininess", "wire",    "wire_color", "index_base", NULL};
 static const char *const cam_keys[] = {"position", "target", "up", "fov", "ortho", NULL};
 static const char *const light_keys[] = {"dir", "color", NULL};
+
+/* {min = {x, y, z}, max = {..}} at the top of the stack -> lo, hi (checked) */
+static void read_box(lua_State *L, const char *F, const char *what, double lo[3], double hi[3]) {
+  static const char *const keys[] = {"min", "max", NULL};
+  tide_opts b = tide_lua_opts(L, lua_gettop(L), F, keys);
+  if (tide_opt_vec(&b, "min", 3, 3, lo) != 3 || tide_opt_vec(&b, "max", 3, 3, hi) != 3)
+    tide_lua_error(L, "%s: %s needs 'min' and 'max' with 3 entries", F, what);
+  for (int d = 0; d < 3; d++)
+    if (!(lo[d] <= hi[d])) tide_lua_error(L, "%s: %s: min[%d] > max[%d]", F, what, d + 1, d + 1);
+}
+
+static void set_vec(lua_State *L, const char *key, const double *v, int n) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    lua_pushnumber(L, v[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, key);
+}
+
+/* Record the framing of this picture in the view table at vi (empty until
+ * the first frame of a sequence fills it): camera, bounds, ground_y. */
+static void view_store(lua_State *L, int vi, const tide_render3d *r, const double lo[3],
+                       const double hi[3]) {
+  lua_createtable(L, 0, 5);
+  set_vec(L, "position", r->cam.pos, 3);
+  set_vec(L, "target", r->cam.target, 3);
+  set_vec(L, "up", r->cam.up, 3);
+  if (r->cam.ortho > 0) {
+    lua_pushnumber(L, r->cam.ortho);
+    lua_setfield(L, -2, "ortho");
+  } else {
+    lua_pushnumber(L, r->cam.fov);
+    lua_setfield(L, -2, "fov");
+  }
+  lua_setfield(L, vi, "camera");
+  lua_createtable(L, 0, 2);
+  set_vec(L, "min", lo, 3);
+  set_vec(L, "max", hi, 3);
+  lua_setfield(L, vi, "bounds");
+  if (r->ground) {
+    lua_pushnumber(L, r->ground_y);
+    lua_setfield(L, vi, "ground_y");
+  }
+}
 
 static int l_png3d(lua_State *L) {
   const char *F = FN ".png3d";
@@ -130,6 +175,9 @@ static int l_png3d(lua_State *L) {
   /* liquid surface */
   tide_mesh3d meshes[17];
   int nmesh = 0;
+  double cbr[2] = {0, 1}; /* colour bar: range, colour map (-1: none), label */
+  int cbm = -1;
+  const char *cbl = NULL;
   tide_array *phi = tide_opt_array(&o, "phi");
   if (phi) {
     tide_field3d f;
@@ -164,6 +212,30 @@ static int l_png3d(lua_State *L) {
       }
       have_box = 1;
     }
+  }
+
+  /* the picture's box: 'bounds' (the scene's domain), else a view's
+   * recorded bounds (a sequence keeps the framing of its first frame),
+   * else the grid's, else what is drawn */
+  int domain = have_box, vi = 0, view_set = 0;
+  if (tide_opt_has(&o, "view")) {
+    lua_getfield(L, o.idx, "view");
+    if (!lua_istable(L, -1))
+      tide_lua_error(L, "%s: option 'view' must be a table (empty before the first frame)", F);
+    vi = lua_gettop(L);
+    view_set = lua_getfield(L, vi, "camera") != LUA_TNIL;
+    lua_pop(L, 1);
+  }
+  if (tide_opt_has(&o, "bounds")) {
+    lua_getfield(L, o.idx, "bounds");
+    read_box(L, F, "option 'bounds'", lo, hi);
+    lua_pop(L, 1);
+    have_box = domain = 1;
+  } else if (view_set) {
+    if (lua_getfield(L, vi, "bounds") != LUA_TTABLE) tide_lua_error(L, "%s: view.bounds missing", F);
+    read_box(L, F, "view.bounds", lo, hi);
+    lua_pop(L, 1);
+    have_box = 1;
   }
 
   /* meshes = { {vertices =, triangles =, ...}, ... } */
@@ -227,6 +299,10 @@ static int l_png3d(lua_State *L) {
         double rg[2];
         if (!tide_lua_fileio_range(&mo, "range", rg)) tide_lua_fileio_autorange(vv, m->nv, rg);
         int cm = tide_lua_fileio_cmap(&mo, "colormap", "viridis");
+        if (cbm < 0) { /* the colour bar shows the first mesh's values (particles' when coloured) */
+          memcpy(cbr, rg, sizeof rg);
+          cbm = cm;
+        }
         tide_array *ca = tide_array_new2(TIDE_F32, m->nv, 3);
         if (!ca) tide_lua_error(L, "%s: %s", fname, tide_errmsg());
         tide_lua_pusharray(L, ca);
@@ -272,6 +348,9 @@ static int l_png3d(lua_State *L) {
       double rg[2];
       if (!tide_lua_fileio_range(&o, "particle_range", rg)) tide_lua_fileio_autorange(vv, r.np, rg);
       int cm = tide_lua_fileio_cmap(&o, "particle_colormap", "viridis");
+      memcpy(cbr, rg, sizeof rg);
+      cbm = cm;
+      cbl = tide_lua_fileio_barlabel(&o, "particle_color");
       tide_array *ca = tide_array_new2(TIDE_F32, r.np, 3);
       if (!ca) tide_lua_error(L, "%s: %s", F, tide_errmsg());
       tide_lua_pusharray(L, ca);
@@ -307,13 +386,23 @@ static int l_png3d(lua_State *L) {
   if (!(r.pradius > 0)) tide_lua_error(L, "%s: option 'radius' must be positive", F);
 
   /* environment */
-  r.box = tide_opt_bool(&o, "box", have_box);
+  r.box = tide_opt_bool(&o, "box", domain);
   memcpy(r.box_lo, lo, sizeof lo);
   memcpy(r.box_hi, hi, sizeof hi);
   static const float boxc[3] = {0.15f, 0.15f, 0.15f};
   tide_lua_fileio_color(&o, "box_color", boxc, r.box_color);
-  r.ground = tide_opt_bool(&o, "ground", 1);
-  r.ground_y = tide_opt_num(&o, "ground_y", lo[1], -HUGE_VAL, HUGE_VAL);
+  /* the ground lies where the scene says (ground_y), at the bottom of its
+   * domain (grid, phi, bounds), or where the first frame of a view put it;
+   * a picture of bare meshes/particles has none (the drawn bounds are no floor) */
+  double gy = lo[1];
+  int view_ground = 0;
+  if (view_set) {
+    view_ground = lua_getfield(L, vi, "ground_y") == LUA_TNUMBER;
+    if (view_ground) gy = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  r.ground = tide_opt_bool(&o, "ground", domain || view_ground || tide_opt_has(&o, "ground_y"));
+  r.ground_y = tide_opt_num(&o, "ground_y", gy, -HUGE_VAL, HUGE_VAL);
   r.ground_tile = tide_opt_num(&o, "ground_tile", pow(10, floor(log10(diag / 4))), 1e-12, HUGE_VAL);
   r.ambient = (float)tide_opt_num(&o, "ambient", 0.25, 0, 10);
   r.shadows = tide_opt_bool(&o, "shadows", 1);
@@ -357,8 +446,12 @@ static int l_png3d(lua_State *L) {
 
   /* camera: framed on the box unless given */
   tide_camera3d_frame(&r.cam, lo, hi, 35, (double)r.width / r.height);
-  if (tide_opt_has(&o, "camera")) {
-    lua_getfield(L, o.idx, "camera");
+  int cam_opt = tide_opt_has(&o, "camera");
+  if (cam_opt || view_set) {
+    if (cam_opt)
+      lua_getfield(L, o.idx, "camera");
+    else
+      lua_getfield(L, vi, "camera");
     tide_opts co = tide_lua_opts(L, -1, F, cam_keys);
     co.fname = F;
     double v[3];
@@ -391,10 +484,31 @@ static int l_png3d(lua_State *L) {
     lua_pop(L, 1);
   }
 
+  if (vi && !view_set) view_store(L, vi, &r, lo, hi);
+  int colorbar = tide_opt_bool(&o, "colorbar", cbm >= 0);
+  if (colorbar && cbm < 0)
+    tide_lua_error(L, "%s: a colour bar needs 'particle_color' or a mesh with 'values'", F);
+  if (tide_opt_has(&o, "colorbar_label")) cbl = tide_opt_str(&o, "colorbar_label", NULL);
+
   tide_canvas *cv;
   tide_lua_check(L, tide_render3d_draw(&r, &cv), F);
   if (title && *title) tide_canvas_text(cv, 0.5 * r.width, 4 * fs, title, fs, 0.5, fg);
-  int st = tide_canvas_write_png(cv, path);
+  int st = TIDE_OK;
+  if (colorbar) { /* at the right edge, with its ticks and label */
+    double t[64], step;
+    int nt, lw = 0;
+    st = tide_nice_ticks(cbr[0], cbr[1], 6, t, 64, &nt, &step);
+    for (int k = 0; !st && k < nt; k++) {
+      char buf[48];
+      tide_format_tick(t[k], step, buf, sizeof buf);
+      int tw = tide_text_width(buf, fs);
+      if (tw > lw) lw = tw;
+    }
+    double bw = 10 * fs, bh = 0.6 * r.height, bx = r.width - bw - 5 * fs - lw - 6 * fs;
+    double by = 0.5 * (r.height - bh) + 6 * fs;
+    if (!st) st = tide_draw_colorbar(cv, bx, by, bw, bh, cbr[0], cbr[1], (tide_cmap)cbm, 6, fs, cbl, fg);
+  }
+  if (!st) st = tide_canvas_write_png(cv, path);
   tide_canvas_free(cv);
   tide_lua_check(L, st, F);
   lua_pushstring(L, path);

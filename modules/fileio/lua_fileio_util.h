@@ -42,6 +42,9 @@ tide_array *tide_lua_fileio_points(tide_opts *o, const char *key, tide_array **v
  * norm of the velocities vel, which may be NULL: then an error).  NULL when
  * absent. */
 const double *tide_lua_fileio_attribute(tide_opts *o, const char *key, int64_t n, tide_array *vel);
+/* The colour bar's label: option colorbar_label, else "speed [m/s]" when the
+ * option key (may be NULL) is "speed", else NULL. */
+const char *tide_lua_fileio_barlabel(tide_opts *o, const char *key);
 /* The tide_tetmesh at idx or NULL (modules/solid/mesh.h). */
 struct tide_tetmesh *tide_lua_fileio_mesh(lua_State *L, int idx);
 

@@ -90,7 +90,7 @@ local P = A.from({{0.75, 0.75}})
 path = dir .. "/p.png"
 fio.png2d{ path = path, n = {n, n}, dx = 1 / n, labels = labels, particles = P,
   particle_color = A.from({1}), particle_range = {0, 1}, particle_colormap = "coolwarm",
-  radius = 0.05, width = 212, frame = false, solid_color = {0.5, 0.5, 0.5} }
+  radius = 0.05, width = 212, frame = false, solid_color = {0.5, 0.5, 0.5}, colorbar = false }
 img = fio.png_read(path)
 near_rgb(img, 7 + 6, 206 - 6, 127.5, 127.5, 127.5, 1, "solid cell grey")
 local cr, cg, cb = cmap255("coolwarm", 1)
@@ -114,7 +114,8 @@ local ps = tide.liquid.seed{ grid = g2, box = { min = {0, 0}, max = {0.25, 0.25}
 local tm = tide.solid.box{ min = {0.5, 0.5}, max = {0.9, 0.9}, cells = {2, 2} }
 path = dir .. "/native.png"
 fio.png2d{ path = path, grid = g2, particles = ps, particle_color = "speed", particle_range = {0, 10},
-  particle_colormap = "gray", radius_px = 4, mesh = tm, mesh_color = {0, 1, 0}, edge_width = 0, width = 212, frame = false }
+  particle_colormap = "gray", radius_px = 4, mesh = tm, mesh_color = {0, 1, 0}, edge_width = 0, width = 212, frame = false,
+  colorbar = false }
 img = fio.png_read(path)
 near_rgb(img, 7 + 150, 7 + 50, 0, 255, 0, 0, "TetMesh triangles filled")
 local found = false
