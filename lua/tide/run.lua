@@ -20,7 +20,12 @@
 -- one line per frame (none with --quiet).  Operator timings (tide.time) are
 -- printed at the end.  The manifest out/run.json (versions, git revision,
 -- seed, threads, params, timings) is written at the start and completed at
--- the end, or marked failed with the error if the run stops on one.
+-- the end, or marked failed with the error if the run stops on one (or on
+-- Ctrl-C/SIGTERM, with the signal as reason); while running it carries pid,
+-- host, heartbeat and last_frame, so a later run tells a dead run from a live
+-- one (tide.runlog).  checkpoint = {save, load, every, file} writes
+-- out/checkpoint.ckpt every `every` frames; resume = true continues from it
+-- and keeps the earlier runs in run.json's history (docs/api.md).
 local raise = require("tide.core")._raise -- errors at the scene's line
 local core = require "tide.core"
 local timers = require "tide.timers"
