@@ -207,6 +207,7 @@ void tide_lua_check(lua_State *L, int status, const char *fname) {
     int sig = tide_interrupt_flag;
     tide_interrupt_clear();
     if (sig == 15) tide_lua_error(L, "%s: %s: terminated (SIGTERM)", fname, tide_errmsg());
+    if (sig == 14) tide_lua_error(L, "%s: %s: sandbox: time limit reached", fname, tide_errmsg());
   }
   tide_lua_error(L, "%s: %s", fname, tide_errmsg());
 }

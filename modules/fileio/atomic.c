@@ -14,6 +14,8 @@
 
 int tide_fileio_mkdirs(const char *path) {
   char buf[4096];
+  int ps = tide_path_allowed(path, 1);
+  if (ps) return ps;
   size_t n = strlen(path);
   if (n == 0) return tide_fail(TIDE_EINVAL, "empty path");
   if (n >= sizeof buf) return tide_fail(TIDE_EINVAL, "path longer than %zu bytes", sizeof buf - 1);
@@ -51,7 +53,7 @@ int tide_afile_open(tide_afile *af, const char *path) {
   if (n >= sizeof af->path) return tide_fail(TIDE_EINVAL, "path too long");
   if (path[n - 1] == '/') return tide_fail(TIDE_EINVAL, "'%s' names a directory", path);
   memcpy(af->path, path, n + 1);
-  int st = tide_fileio_mkdirs(path);
+  int st = tide_fileio_mkdirs(path); /* checks the sandbox's write policy too */
   if (st) return st;
   /* <dir>/.<name>.tmp-<pid>-<counter>: hidden, same file system as path */
   const char *slash = strrchr(path, '/');
@@ -155,6 +157,8 @@ static void clean_dir(const char *dir, int own, int depth, int64_t *count, int64
 
 int tide_fileio_clean_temps(const char *dir, int own, int64_t *count, int64_t *bytes) {
   *count = *bytes = 0;
+  int ps = tide_path_allowed(dir, 1);
+  if (ps) return ps;
   struct stat st;
   if (stat(dir, &st) != 0) return TIDE_OK; /* nothing written there yet */
   if (!S_ISDIR(st.st_mode)) return tide_fail(TIDE_EINVAL, "'%s' is not a directory", dir);
