@@ -59,7 +59,8 @@ local defaults = {
   ptol = 1e-8,           -- pressure solve tolerance
 }
 
-local keys = { grid = true, phi = true, x = true, v = true, mass = true, fixed = true, gravity = true, walls = true }
+local keys = { grid = true, phi = true, x = true, v = true, mass = true, fixed = true, gravity = true, walls = true,
+  solid = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the state.  opts: grid, phi (copied), x ({nv, dim} f64, copied; may be
@@ -67,6 +68,10 @@ for k in pairs(defaults) do keys[k] = true end
 -- array [kg]), fixed ({nv} u8), gravity ({gx, gy[, gz]}), walls (a list of faces
 -- {axis, i, j[, k]}, 1-based, held at zero velocity in both projections: a plain
 -- Neumann condition, the comparison of Fig. 11a), and the defaults above.
+-- Or solid = m, a tide.solid volume mesh with a material (instead of x, v, mass,
+-- fixed): its nodes are the vertices, m.x and m.v are advanced in place, and its
+-- incremental potential (elasticity, damping, gravity, pinned nodes) is the solid
+-- term of the optimization (Eq. 22).  A mesh's own gravity applies to it.
 function liu.new(opts)
   if type(opts) ~= "table" then raise("tide.liu.new: table of named arguments expected") end
   for k in pairs(opts) do
@@ -100,8 +105,19 @@ function liu.new(opts)
   S.advect_opts = { out = S.u2, work = grid.advect_work() }
   S.dhat_v = S.dhat or 0.5 * g.dx
   local nv = opts.x and opts.x.shape[1] or 0
+  if opts.solid then
+    if opts.x or opts.v or opts.mass or opts.fixed then
+      raise("tide.liu.new: give 'solid' (a tide.solid mesh) or the vertices x, v, mass, fixed, not both")
+    end
+    S.mesh = opts.solid
+    nv = S.mesh.nv
+  end
   S.nv = nv
-  if nv > 0 then
+  if S.mesh then
+    S.x, S.v = S.mesh.x, S.mesh.v -- views: the mesh's own positions and velocities
+    S.xs, S.xn = tide.array.zeros({ nv, g.dim }), tide.array.zeros({ nv, g.dim })
+    S.mass = 1
+  elseif nv > 0 then
     S.x = tide.array.zeros({ nv, g.dim }) ; S.x:copy(opts.x)
     S.v = tide.array.zeros({ nv, g.dim }) ; if opts.v then S.v:copy(opts.v) end
     S.xs, S.xn = tide.array.zeros({ nv, g.dim }), tide.array.zeros({ nv, g.dim })
@@ -217,8 +233,9 @@ function liu.step(S, dt)
   end
   -- 5. joint optimization (Eq. 22) from (phi^n, x^n); phi* in phi2
   local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
-  local st = time("optimize", couple.liu_solve, { grid = g, phi = S.phi, phi_star = S.phi2, x = S.x, x_star = S.xs,
-    mass = S.mass, fixed = S.fixed, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
+  local so = S.mesh and { solid = S.mesh } or { x = S.x, x_star = S.xs, mass = S.mass, fixed = S.fixed }
+  local st = time("optimize", couple.liu_solve, { grid = g, phi = S.phi, phi_star = S.phi2, x = so.x, x_star = so.x_star,
+    mass = so.mass, fixed = so.fixed, solid = so.solid, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
     kappa = S.kappa or nil, rho = S.rho, band = band, tol = S.tol or nil, max_iter = S.max_iter,
     line_search = S.line_search, solver = S.solver, ccd = S.ccd,
     hessian = S.hessian })

@@ -122,12 +122,23 @@ typedef struct tide_liu_params {
  * search on, CHOLMOD. */
 tide_liu_params tide_liu_params_default(void);
 
-/* The solid vertices: positions are unknowns unless fixed. */
+struct tide_tetmesh;
+
+/* The solid vertices: positions are unknowns unless fixed.  With a mesh
+ * (a tide.solid volume mesh with its material, nv = its nodes), the solid
+ * term of Eq. 22 is the mesh's incremental potential
+ * 1/2 (x - x*)^T M (x - x*) + dt^2 Psi(x) + damping (tide_fem_ip_*, element
+ * Hessians PSD-projected) instead of the inertia alone: x_star = the mesh's
+ * prediction (tide_fem_predict), mass = its lumped masses, fixed = its
+ * pinned or massless nodes, xn = the positions at the start of the step
+ * (damping). */
 typedef struct tide_liu_solid {
   int64_t nv;
   const double *x_star; /* nv x dim predicted positions x* (Eq. 5) [m] */
   const double *mass;   /* nv lumped masses [kg] (> 0 for free vertices) */
   const uint8_t *fixed; /* nv, 1: fixed (placed at x*); NULL: none */
+  const struct tide_tetmesh *mesh; /* NULL: free points with inertia only */
+  const double *xn;     /* nv x dim x^n (with a mesh; NULL without damping) */
 } tide_liu_solid;
 
 typedef struct tide_liu_stats {

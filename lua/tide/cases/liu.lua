@@ -9,6 +9,7 @@
 --   local r = L.vertex_through_drop { n = 32, interp = "quadratic", cfl = 1 }     -- Fig. 9
 --   local r = L.drop_on_ground { n = 32, volume = true, t_end = 0.3 }              -- Fig. 11b
 --   local r = L.drop_on_row { n = 32, spacing = 1.5, cfl = 1, frames = 48 }        -- Figs. 11c, 12
+--   local S = L.bands { dim = 2, n = 48 }                                          -- Fig. 13 (scene, bench)
 local tide = require "tide"
 local liu = require "tide.liu"
 local drop = require "tide.drop"
@@ -195,6 +196,76 @@ function M.drop_on_row(o)
   r.leak = below / math.max(1, total)
   r.S = S
   return r
+end
+
+--- One tide.solid mesh holding several boxes (tide.solid.box each, nodes and
+-- elements concatenated): the elastic solid of a scene as one set of vertices.
+function M.boxes(list)
+  local nodes, elems = {}, {}
+  for _, b in ipairs(list) do
+    local m = tide.solid.box(b)
+    local base = #nodes
+    local X, E = m.rest, m:elements()
+    local d, nper = m.dim, E.shape[2]
+    for i = 1, m.nv do
+      local r = {}
+      for a = 1, d do r[a] = X:get(i, a) end
+      nodes[#nodes + 1] = r
+    end
+    for e = 1, m.ne do
+      local r = {}
+      for k = 1, nper do r[k] = E:get(e, k) + base end
+      elems[#elems + 1] = r
+    end
+  end
+  return tide.solid.mesh { nodes = tide.array.from(nodes), elements = tide.array.from(elems, "i32") }
+end
+
+--- Fig. 13 (Table I case a): drops falling through elastic bands pinned at
+-- both ends.  o: dim (2 | 3), n (cells per side of the unit box), drops
+-- (number, 1-3), E (Young's modulus [Pa], default 2e5), density (band, 500),
+-- thick (band thickness in cells, 1), cells (elements along a band), width
+-- (3D: elements across a band), and the tide.liu options interp, cfl, solver.
+-- Bands: 0.7 m long at three heights, slabs 0.1 m wide in 3D (neo-Hookean).
+-- Returns the tide.liu state S (S.mesh the bands).
+function M.bands(o)
+  local dim, n = o.dim or 2, o.n or 48
+  local dx = 1 / n
+  local g = tide.grid.new { size = dim == 3 and { n, n, n } or { n, n }, dx = dx }
+  local th = (o.thick or 1) * dx
+  local along = o.cells or math.max(8, math.floor(0.7 / dx + 0.5)) -- nodes a cell apart: a tight band (Fig. 11c)
+  local across = o.width or math.max(1, math.floor(0.1 / dx + 0.5))
+  local list = {}
+  for k, y in ipairs { 0.55, 0.4, 0.25 } do
+    local x0 = k == 2 and 0.2 or 0.1
+    if dim == 2 then
+      list[#list + 1] = { min = { x0, y }, max = { x0 + 0.7, y + th }, cells = { along, 1 } }
+    else
+      list[#list + 1] = { min = { x0, y, 0.45 }, max = { x0 + 0.7, y + th, 0.55 }, cells = { along, 1, across } }
+    end
+  end
+  local bands = M.boxes(list)
+  bands:material { model = "neohookean", E = o.E or 2e5, nu = 0.3, density = o.density or 500 }
+  bands:pin(function(x) return math.abs(x - 0.1) < 1e-9 or math.abs(x - 0.8) < 1e-9 or math.abs(x - 0.2) < 1e-9
+    or math.abs(x - 0.9) < 1e-9 end)
+  -- drops above the bands, falling at 1 m/s
+  local shapes = {}
+  local centres = { { 0.35, 0.8 }, { 0.62, 0.88 }, { 0.5, 0.7 } }
+  local R = o.radius or 0.07
+  for k = 1, math.min(o.drops or 2, 3) do
+    local c = centres[k]
+    if dim == 3 then c = { c[1], c[2], 0.5 } end
+    shapes[#shapes + 1] = tide.grid.shape.sphere { center = c, radius = R }
+  end
+  local sh = shapes[1]
+  for k = 2, #shapes do sh = tide.grid.shape.union(sh, shapes[k]) end
+  local phi = sh:sdf(g)
+  local grav = dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 }
+  local S = liu.new { grid = g, phi = phi, solid = bands, gravity = grav, interp = o.interp or "quadratic",
+    cfl = o.cfl or 1, solver = o.solver or "cholmod" }
+  S.u:component(2):fill(-1)
+  S.u:enforce_walls(nil, false)
+  return S
 end
 
 return M
