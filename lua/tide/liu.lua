@@ -50,7 +50,7 @@ local defaults = {
   ccd = "common",        -- CCD bound: "common" (time of impact at a common t) or "paper" (min(gamma, beta))
   max_iter = 30,         -- Newton iterations
   tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
-  solver = "cholmod",    -- "cholmod" or "bicgstab" (+ ILU(0))
+  solver = "cholmod",    -- "cholmod", "bicgstab" (+ ILU(0)) or "pcg" (CG + IC(0))
   contact_velocity = true, -- Eq. 23 faces in the projections
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
@@ -85,7 +85,9 @@ function liu.new(opts)
   if S.redistance_at ~= "after" and S.redistance_at ~= "prediction" then
     raise("tide.liu.new: redistance_at must be after or prediction")
   end
-  if S.solver ~= "cholmod" and S.solver ~= "bicgstab" then raise("tide.liu.new: solver must be cholmod or bicgstab") end
+  if S.solver ~= "cholmod" and S.solver ~= "bicgstab" and S.solver ~= "pcg" then
+    raise("tide.liu.new: solver must be cholmod, bicgstab or pcg")
+  end
   for _, k in ipairs { "rho", "sigma", "cfl", "capillary", "max_iter", "redistance" } do
     local v = S[k]
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
@@ -226,13 +228,16 @@ function liu.step(S, dt)
     end
     maxdisp = math.max(maxdisp, math.sqrt(s))
   end
+  local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
   -- (redistance_at = "prediction": redistance phi* here instead of step 6, so that the
-  --  constrained volume is that of phi^{n+1} itself)
+  --  constrained volume is that of phi^{n+1} itself; the march stops 3 cells beyond the
+  --  solve's band, at least 8 cells out: farther cells get +-that distance)
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "prediction" then
-    time("redistance", grid.redistance, g, S.phi2)
+    S.march = S.march or {}
+    S.march.band = math.max(8 * g.dx, band + 3 * g.dx)
+    time("redistance", grid.redistance, g, S.phi2, S.march)
   end
   -- 5. joint optimization (Eq. 22) from (phi^n, x^n); phi* in phi2
-  local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
   local so = S.mesh and { solid = S.mesh } or { x = S.x, x_star = S.xs, mass = S.mass, fixed = S.fixed }
   local st = time("optimize", couple.liu_solve, { grid = g, phi = S.phi, phi_star = S.phi2, x = so.x, x_star = so.x_star,
     mass = so.mass, fixed = so.fixed, solid = so.solid, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,

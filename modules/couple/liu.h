@@ -73,7 +73,7 @@ int tide_liu_distances(const tide_grid *g, const double *phi, int interp, int64_
 
 /* ------------------------------------------------- joint optimization (Eq. 22) */
 
-enum { TIDE_LIU_CHOLMOD = 0, TIDE_LIU_BICGSTAB = 1 };
+enum { TIDE_LIU_CHOLMOD = 0, TIDE_LIU_BICGSTAB = 1, TIDE_LIU_PCG = 2 };
 enum { TIDE_LIU_CCD_COMMON = 0, TIDE_LIU_CCD_PAPER = 1 }; /* see ccd in tide_liu_params */
 enum { TIDE_LIU_HESS_GAUSS_NEWTON = 0, TIDE_LIU_HESS_PROJECTED = 1 }; /* see hessian */
 
@@ -113,8 +113,9 @@ typedef struct tide_liu_params {
                          two points come within 10% of their starting distance (the
                          paper's bound stops a vertex pushing the surface ahead of it,
                          whose segments are collinear) */
-  int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block) or
-                         TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) */
+  int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block),
+                         TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) or
+                         TIDE_LIU_PCG (CG + IC(0), tol 1e-10; the block is SPD) */
 } tide_liu_params;
 
 /* interp quadratic, dhat/kappa/band/tol from the grid, rho 1000, air 1e-3,

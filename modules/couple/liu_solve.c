@@ -357,7 +357,9 @@ static int lin_solve(const ctx *C, tide_factor *F, const tide_csr *A, const doub
   o.tol = 1e-10;
   tide_solve_stats ks;
   memset(y, 0, (size_t)C->n * sizeof(double));
-  int s = tide_solve_krylov(A, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, y, &o, &ks);
+  int s = C->p.solver == TIDE_LIU_PCG
+              ? tide_solve_krylov(A, TIDE_KRYLOV_PCG, TIDE_PRECOND_IC0, b, y, &o, &ks)
+              : tide_solve_krylov(A, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, y, &o, &ks);
   st->krylov_iters += ks.iterations;
   return s;
 }
@@ -393,7 +395,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     return tide_fail(TIDE_EINVAL, "%s: unknown hessian %d", fn, p->hessian);
   if (p->ccd != TIDE_LIU_CCD_COMMON && p->ccd != TIDE_LIU_CCD_PAPER)
     return tide_fail(TIDE_EINVAL, "%s: unknown ccd %d", fn, p->ccd);
-  if (p->solver != TIDE_LIU_CHOLMOD && p->solver != TIDE_LIU_BICGSTAB)
+  if (p->solver != TIDE_LIU_CHOLMOD && p->solver != TIDE_LIU_BICGSTAB && p->solver != TIDE_LIU_PCG)
     return tide_fail(TIDE_EINVAL, "%s: unknown solver %d", fn, p->solver);
   if (isnan(p->dhat) || isnan(p->kappa) || isnan(p->band) || isnan(p->tol) || !(p->vol_tol > 0))
     return tide_fail(TIDE_EINVAL, "%s: dhat, kappa, band, tol must not be NaN, vol_tol > 0", fn);

@@ -69,7 +69,7 @@ static int l_liu_solve(lua_State *L) {
                                      "dhat",    "kappa",    "rho",         "band",   "tol",
                                      "vol_tol", "max_iter", "line_search", "solver", "ccd",
                                      "hessian", "solid",   NULL};
-  static const char *const solvers[] = {"cholmod", "bicgstab", NULL};
+  static const char *const solvers[] = {"cholmod", "bicgstab", "pcg", NULL};
   static const char *const ccds[] = {"common", "paper", NULL};
   static const char *const hessians[] = {"gauss_newton", "projected", NULL};
   tide_opts o = tide_lua_opts(L, 1, fn, keys);

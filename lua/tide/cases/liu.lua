@@ -225,7 +225,8 @@ end
 -- both ends.  o: dim (2 | 3), n (cells per side of the unit box), drops
 -- (number, 1-3), E (Young's modulus [Pa], default 2e5), density (band, 500),
 -- thick (band thickness in cells, 1), cells (elements along a band), width
--- (3D: elements across a band), and the tide.liu options interp, cfl, solver.
+-- (3D: elements across a band), low (the drops start just above the top band:
+-- contact within a few steps), and the tide.liu options interp, cfl, solver.
 -- Bands: 0.7 m long at three heights, slabs 0.1 m wide in 3D (neo-Hookean).
 -- Returns the tide.liu state S (S.mesh the bands).
 function M.bands(o)
@@ -250,8 +251,10 @@ function M.bands(o)
     or math.abs(x - 0.9) < 1e-9 end)
   -- drops above the bands, falling at 1 m/s
   local shapes = {}
-  local centres = { { 0.35, 0.8 }, { 0.62, 0.88 }, { 0.5, 0.7 } }
   local R = o.radius or 0.07
+  -- low: the lowest of the first two drops starts 2 cells above the top band
+  local lift = o.low and (0.55 + th + R + 2 * dx) - 0.8 or 0
+  local centres = { { 0.35, 0.8 + lift }, { 0.62, 0.88 + lift }, { 0.5, 0.7 + lift } }
   for k = 1, math.min(o.drops or 2, 3) do
     local c = centres[k]
     if dim == 3 then c = { c[1], c[2], 0.5 } end
