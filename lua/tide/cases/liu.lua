@@ -271,4 +271,52 @@ function M.bands(o)
   return S
 end
 
+--- Figs. 1 and 2 (Table I cases c, e): a cloth (a neo-Hookean slab one cell
+-- thick, nodes a cell apart: a tight sheet, Fig. 11c) stretched across the box at
+-- height y (0.35 m) and pinned along its two x ends (2D) or its four edges (3D),
+-- with liquid = "drops" (drops at 2 m/s onto it, Fig. 1) or "dam" (a column
+-- collapsing onto it, Fig. 2).  o: dim, n, liquid, E (Young's modulus, 5e4 Pa),
+-- density (200 kg/m^3), cells (elements along a side), tide.liu options interp,
+-- cfl, solver.  Returns the tide.liu state S (S.mesh the cloth).
+function M.cloth(o)
+  local dim, n = o.dim or 2, o.n or 48
+  local dx = 1 / n
+  local g = tide.grid.new { size = dim == 3 and { n, n, n } or { n, n }, dx = dx }
+  local y, lo, hi = o.height or 0.35, 0.1, 0.9
+  local k = o.cells or math.max(8, math.floor((hi - lo) / dx + 0.5))
+  local box = dim == 2 and { min = { lo, y }, max = { hi, y + dx }, cells = { k, 1 } }
+    or { min = { lo, y, lo }, max = { hi, y + dx, hi }, cells = { k, 1, k } }
+  local cloth = tide.solid.box(box)
+  cloth:material { model = "neohookean", E = o.E or 5e4, nu = 0.3, density = o.density or 200 }
+  local eps = 1e-9
+  cloth:pin(function(x, _, z)
+    local edge = math.abs(x - lo) < eps or math.abs(x - hi) < eps
+    if dim == 3 then edge = edge or math.abs(z - lo) < eps or math.abs(z - hi) < eps end
+    return edge
+  end)
+  local sh
+  local vy = 0
+  if (o.liquid or "drops") == "drops" then
+    local centres = { { 0.35, 0.62 }, { 0.65, 0.75 }, { 0.5, 0.9 } }
+    for j = 1, math.min(o.drops or 3, 3) do
+      local c = centres[j]
+      if dim == 3 then c = { c[1], c[2], j == 2 and 0.6 or 0.42 } end
+      local s1 = tide.grid.shape.sphere { center = c, radius = o.radius or 0.07 }
+      sh = sh and tide.grid.shape.union(sh, s1) or s1
+    end
+    vy = -2
+  else -- a column on the left, falling onto the cloth
+    sh = dim == 2 and tide.grid.shape.box { min = { 0, y + 3 * dx }, max = { 0.3, 0.95 } }
+      or tide.grid.shape.box { min = { 0, y + 3 * dx, 0 }, max = { 0.3, 0.95, 1 } }
+  end
+  local grav = dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 }
+  local S = liu.new { grid = g, phi = sh:sdf(g), solid = cloth, gravity = grav, interp = o.interp or "quadratic",
+    cfl = o.cfl or 1, solver = o.solver or "cholmod" }
+  if vy ~= 0 then
+    S.u:component(2):fill(vy)
+    S.u:enforce_walls(nil, false)
+  end
+  return S
+end
+
 return M
