@@ -7,7 +7,7 @@
 -- shells until those exist; the step is tide.liu (Algorithms 1-2): one Newton solve of Eq. 22
 -- over the level set near the surface and the band vertices, with the bands' incremental
 -- potential (elasticity, gravity, pinned ends).  Frames: PNG, and with --vtk the bands (.vtu)
--- and the liquid level set (.vti) for ParaView.
+-- for ParaView (liu.run_scene).
 local tide = require "tide"
 local liu = require "tide.liu"
 local L = require "tide.cases.liu"
@@ -26,32 +26,4 @@ local S = L.bands(opts)
 local g, m = S.grid, S.mesh
 print(string.format("liu_bands: %dD, %d cells per side, %d band vertices, %d drops", g.dim, g.size[1], m.nv, opts.drops))
 
-local function frame(i, t)
-  local title = string.format("Liu: drops on elastic bands  t = %.2f s", t)
-  local path = string.format("%s/frame_%04d.png", P.out, i)
-  if g.dim == 2 then
-    tide.fileio.png2d { path = path, grid = g, phi = S.phi, mesh = m, width = P.image, title = title }
-  else
-    tide.fileio.png3d { path = path, grid = g, phi = S.phi, meshes = { { mesh = m, color = { 0.85, 0.45, 0.25 } } },
-      width = P.image, title = title }
-  end
-  if P.vtk then
-    local f = string.format("%s/bands_%04d.vtu", P.out, i)
-    tide.fileio.vtu { path = f, mesh = m }
-    tide.fileio.pvd(P.out .. "/bands.pvd", t, f)
-  end
-end
-
-local steps, iters = 0, 0
-tide.run {
-  frames = P.frames, fps = P.fps, out = P.out, params = P, name = "liu_bands",
-  max_dt = function() return liu.max_dt(S) end,
-  step = function(dt)
-    local st = liu.step(S, dt)
-    liu.check(S)
-    steps, iters = steps + 1, iters + st.iterations
-  end,
-  frame = frame,
-}
-print(string.format("%d steps, %.2f Newton iterations per step, smallest vertex distance of the last step %.3f dx",
-  steps, iters / math.max(1, steps), S.last and S.last.min_d / g.dx or 0))
+liu.run_scene(S, P, "liu_bands", P.out, "Liu: drops on elastic bands")

@@ -27,31 +27,4 @@ local S = L.cloth(opts)
 local g, m = S.grid, S.mesh
 print(string.format("liu_cloth (%s): %dD, %d cells per side, %d cloth vertices", P.liquid, g.dim, g.size[1], m.nv))
 
-local function frame(i, t)
-  local title = string.format("Liu: %s on a cloth  t = %.2f s", P.liquid == "dam" and "dam break" or "drops", t)
-  local path = string.format("%s/frame_%04d.png", out, i)
-  if g.dim == 2 then
-    tide.fileio.png2d { path = path, grid = g, phi = S.phi, mesh = m, width = P.image, title = title }
-  else
-    tide.fileio.png3d { path = path, grid = g, phi = S.phi, meshes = { { mesh = m, color = { 0.85, 0.45, 0.25 } } },
-      width = P.image, title = title }
-  end
-  if P.vtk then
-    local f = string.format("%s/cloth_%04d.vtu", out, i)
-    tide.fileio.vtu { path = f, mesh = m }
-    tide.fileio.pvd(out .. "/cloth.pvd", t, f)
-  end
-end
-
-local steps, iters = 0, 0
-tide.run {
-  frames = P.frames, fps = P.fps, out = out, params = P, name = "liu_cloth",
-  max_dt = function() return liu.max_dt(S) end,
-  step = function(dt)
-    local st = liu.step(S, dt)
-    liu.check(S)
-    steps, iters = steps + 1, iters + st.iterations
-  end,
-  frame = frame,
-}
-print(string.format("%d steps, %.2f Newton iterations per step", steps, iters / math.max(1, steps)))
+liu.run_scene(S, P, "liu_cloth", out, P.liquid == "dam" and "Liu: dam break on a cloth" or "Liu: drops on a cloth")

@@ -322,4 +322,41 @@ end
 --- Liquid volume [m^dim] (smoothed Heaviside, as the constraint).
 function liu.volume(S) return grid.volume(S.grid, S.phi) end
 
+--- Run a scene: tide.run with liu.step and the invariant checked every step, a
+-- PNG per frame (the level set and the solid mesh; 3D: png3d) and, with P.vtk, the
+-- mesh as .vtu with a .pvd collection.  P: frames, fps, image, vtk (tide.params);
+-- name: the scene's name; out: the output directory; title: the frames' caption.
+-- Returns steps, Newton iterations per step.
+function liu.run_scene(S, P, name, out, title)
+  local g, m = S.grid, S.mesh
+  local steps, iters = 0, 0
+  tide.run {
+    frames = P.frames, fps = P.fps, out = out, params = P, name = name,
+    max_dt = function() return liu.max_dt(S) end,
+    step = function(dt)
+      local st = liu.step(S, dt)
+      liu.check(S)
+      steps, iters = steps + 1, iters + st.iterations
+    end,
+    frame = function(i, t)
+      local caption = string.format("%s  t = %.2f s", title, t)
+      local path = string.format("%s/frame_%04d.png", out, i)
+      if g.dim == 2 then
+        tide.fileio.png2d { path = path, grid = g, phi = S.phi, mesh = m, width = P.image, title = caption }
+      else
+        tide.fileio.png3d { path = path, grid = g, phi = S.phi, width = P.image, title = caption,
+          meshes = m and { { mesh = m, color = { 0.85, 0.45, 0.25 } } } or nil }
+      end
+      if P.vtk and m then
+        local f = string.format("%s/solid_%04d.vtu", out, i)
+        tide.fileio.vtu { path = f, mesh = m }
+        tide.fileio.pvd(out .. "/solid.pvd", t, f)
+      end
+    end,
+  }
+  local per = iters / math.max(1, steps)
+  print(string.format("%d steps, %.2f Newton iterations per step", steps, per))
+  return steps, per
+end
+
 return liu

@@ -64,5 +64,6 @@ return {
   },
   ["tide.liu.max_dt"] = { sig = "tide.liu.max_dt(S) -> dt", does = "cfl cells per step at the fastest face or vertex, the gravity and capillary limits.", see = see },
   ["tide.liu.check"] = { sig = "tide.liu.check(S)", does = "Raise if a vertex ended the last step inside the liquid (the method's invariant).", see = see },
+  ["tide.liu.run_scene"] = { sig = "tide.liu.run_scene(S, P, name, out, title) -> steps, iterations per step", does = "A scene's run: tide.run with liu.step and liu.check every step, PNG frames (level set and solid mesh) and, with P.vtk, the mesh as .vtu + .pvd.", see = see },
   ["tide.liu.volume"] = { sig = "tide.liu.volume(S) -> V", does = "Liquid volume (smoothed Heaviside, the constrained quantity) [m^dim].", see = see },
 }
