@@ -178,7 +178,12 @@ local function project(S, dt, phi, reach)
   liquid.label_phi(g, phi, { out = S.labels })
   local st = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = phi, tol = S.ptol,
     valid = S.valid, pressure = S.pressure, fixed = nfaces > 0 and S.fixed_faces or nil })
-  time("extrapolate", grid.extrapolate, { phi = phi, field = u, valid = S.valid })
+  -- extension along the normals to (cfl + 3) cells from the liquid (what the advection
+  -- of the next step reads); the faces beyond are zeroed (no stale speeds in max_dt)
+  S.ext = S.ext or { valid = S.valid }
+  S.ext.phi, S.ext.field, S.ext.maxdist = phi, u, (math.max(S.cfl, 1) + 3) * g.dx
+  time("extrapolate", grid.extrapolate, S.ext)
+  u:extrapolate(S.valid, 0, true)
   u:enforce_walls(nil, false)
   return st, nfaces
 end
