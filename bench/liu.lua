@@ -4,8 +4,8 @@
 -- CG + IC(0) and BiCGSTAB + ILU(0) for the Newton systems, 1 and 2 threads.
 --   build/tide bench/liu.lua [--res 160] [--steps 3] [--warmup 1] [--threads 1,2] [--solvers cholmod,bicgstab]
 --
--- Set-up (tide.cases.liu.bands, dim 3): a unit box of res^3 cells, three neo-Hookean bands
--- (tet slabs one cell thick, 0.7 x 0.1 m) of 2 x 3 x 15 nodes each = 270 vertices (Table I a),
+-- Set-up (tide.cases.liu.bands, dim 3): a unit box of res^3 cells, three bands: shell ribbons
+-- 0.7 x 0.1 m, 1 mm, of 15 x 6 nodes each = 270 vertices (Table I a; --slab: tet slabs of 2 x 3 x 15),
 -- two drops of radius 0.07 m starting just above the top band at 1 m/s (contact within the
 -- first steps), gravity, CFL 1, quadratic distance.  The paper: 160^3, 270 vertices, CFL 1,
 -- t_P = 0.84 s, t_N = 1.35 s, t = 3.56 s per step on a 32-core CPU + RTX A4000 (MGPCG on the
@@ -19,8 +19,8 @@ local liu = require "tide.liu"
 local timers = tide.timers
 local clock = tide.clock
 
-local P = tide.params({ res = 160, steps = 3, warmup = 1, threads = "1,2", solvers = "cholmod,pcg,bicgstab" }, {
-  res = "cells per side", steps = "timed steps", warmup = "untimed steps first",
+local P = tide.params({ res = 160, steps = 3, warmup = 1, threads = "1,2", solvers = "cholmod,pcg,bicgstab", slab = false }, {
+  res = "cells per side", steps = "timed steps", warmup = "untimed steps first", slab = "tet slabs instead of shell ribbons",
   threads = "comma-separated thread counts", solvers = "Newton linear solvers: cholmod, pcg (CG + IC(0)), bicgstab (+ ILU(0))",
 })
 local function list(s, num)
@@ -51,7 +51,8 @@ local function traffic(ncells) return 314 * ncells end
 
 local function run(nt, solver)
   tide.threads(nt)
-  local S = L.bands { dim = 3, n = P.res, cells = 14, width = 2, drops = 2, low = true, solver = solver }
+  local S = L.bands { dim = 3, n = P.res, cells = 14, width = P.slab and 2 or 5, drops = 2, low = true, solver = solver,
+    slab = P.slab }
   for _ = 1, P.warmup do liu.step(S, liu.max_dt(S)) end
   timers.reset()
   local r = { nt = nt, solver = solver, steps = 0, it = 0, asm = 0, sol = 0, ccd = 0, ls = 0, pairs = 0, kry = 0,

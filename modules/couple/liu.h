@@ -126,7 +126,8 @@ tide_liu_params tide_liu_params_default(void);
 struct tide_tetmesh;
 
 /* The solid vertices: positions are unknowns unless fixed.  With a mesh
- * (a tide.solid volume mesh with its material, nv = its nodes), the solid
+ * (a tide.solid mesh with its material -- volume elements, shells, rods or a
+ * merge of them, nv = its nodes), the solid
  * term of Eq. 22 is the mesh's incremental potential
  * 1/2 (x - x*)^T M (x - x*) + dt^2 Psi(x) + damping (tide_fem_ip_*, element
  * Hessians PSD-projected) instead of the inertia alone: x_star = the mesh's

@@ -54,7 +54,8 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 /* tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt [, fixed, tracker,
  *   interp, dhat, kappa, rho, band, tol, vol_tol, max_iter, line_search, solver,
  *   ccd = "common" | "paper", hessian = "gauss_newton" | "projected"] }
- *   or with solid = m (a tide.solid volume mesh with a material) instead of x,
+ *   or with solid = m (a tide.solid mesh with a material: volume, shells, rods
+ *   or a merge of them) instead of x,
  *   x_star, mass and fixed: the mesh's nodes are the vertices, its positions
  *   m.x are updated in place, its incremental potential (inertia, elasticity,
  *   damping, gravity; pinned nodes fixed) is the solid term of Eq. 22
@@ -90,8 +91,8 @@ static int l_liu_solve(lua_State *L) {
       lua_pop(L, 1);
     }
     if (!mesh->fem) tide_lua_error(L, "%s: the solid mesh has no material (m:material{...})", fn);
-    if (mesh->dim != g->dim || mesh->nper != mesh->dim + 1)
-      tide_lua_error(L, "%s: the solid must be a %dD volume mesh (the grid's dimension)", fn, g->dim);
+    if (mesh->dim != g->dim)
+      tide_lua_error(L, "%s: the solid mesh is %dD, the grid %dD", fn, mesh->dim, g->dim);
     x = mesh->x;
     nv = mesh->nv;
   } else {

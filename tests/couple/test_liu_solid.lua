@@ -1,8 +1,8 @@
 -- tide.liu with an elastic solid (solid = a tide.solid mesh): the solid term of
 -- Eq. 22 is the mesh's incremental potential.  (1) Far from any liquid the joint
--- solve is the mesh's own backward-Euler step: a cantilever strip pinned at one
--- end, released under gravity, follows TetMesh:step_newton to the solver
--- tolerance over 20 steps.  (2) Drops on elastic bands (scene liu_bands, 2D, 32^2):
+-- solve is the mesh's own backward-Euler step: a cantilever strip (triangles) and
+-- a rod (tide.solid's thin solids), pinned at one end and released under gravity,
+-- follow TetMesh:step_newton to the solver tolerance over 20 steps.  (2) Drops on elastic bands (scene liu_bands, 2D, 32^2):
 -- no band vertex inside the liquid at any step, and the drops rest on the bands
 -- (vertices within dhat of the liquid) at the end.
 local tide = require "tide"
@@ -15,11 +15,17 @@ local function strip()
   m:pin(function(x) return x < 0.2 + 1e-9 end)
   return m
 end
-do
+local function rod() -- a thin solid (tide.solid rods): stretching and bending energies
+  local m = tide.solid.rod { from = { 0.2, 0.6 }, to = { 0.6, 0.6 }, segments = 16 }
+  m:rod { EA = 1e4, EI = 1e-2, line_density = 0.5 }
+  m:pin(function(x) return x < 0.2 + 1e-9 end)
+  return m
+end
+for _, make in ipairs { strip, rod } do
   local g = tide.grid.new { size = { 32, 32 }, dx = 1 / 32 }
   local phi = g:cells():fill(1) -- no liquid
   local dt, worst = 2e-3, 0
-  local c, d = strip(), strip()
+  local c, d = make(), make()
   local xn = tide.array.zeros { d.nv, 2 }
   for _ = 1, 20 do
     c:step_newton { dt = dt, tol = 1e-10 }
@@ -34,7 +40,8 @@ do
   end
   local tip, R = 0, c.rest
   for i = 1, c.nv do tip = math.max(tip, R:get(i, 2) - c.x:get(i, 2)) end
-  print(string.format("strip under gravity, 20 steps: tip drop %.4f m, largest difference to step_newton %.2e m", tip, worst))
+  print(string.format("%s under gravity, 20 steps: tip drop %.4f m, largest difference to step_newton %.2e m",
+    make == rod and "rod" or "strip", tip, worst))
   T.check(tip > 1e-3, "the strip bends")
   T.check(worst < 1e-7, string.format("the joint solve is the mesh's backward Euler step (%.2e m)", worst))
 end

@@ -198,36 +198,15 @@ function M.drop_on_row(o)
   return r
 end
 
---- One tide.solid mesh holding several boxes (tide.solid.box each, nodes and
--- elements concatenated): the elastic solid of a scene as one set of vertices.
-function M.boxes(list)
-  local nodes, elems = {}, {}
-  for _, b in ipairs(list) do
-    local m = tide.solid.box(b)
-    local base = #nodes
-    local X, E = m.rest, m:elements()
-    local d, nper = m.dim, E.shape[2]
-    for i = 1, m.nv do
-      local r = {}
-      for a = 1, d do r[a] = X:get(i, a) end
-      nodes[#nodes + 1] = r
-    end
-    for e = 1, m.ne do
-      local r = {}
-      for k = 1, nper do r[k] = E:get(e, k) + base end
-      elems[#elems + 1] = r
-    end
-  end
-  return tide.solid.mesh { nodes = tide.array.from(nodes), elements = tide.array.from(elems, "i32") }
-end
-
 --- Fig. 13 (Table I case a): drops falling through elastic bands pinned at
 -- both ends.  o: dim (2 | 3), n (cells per side of the unit box), drops
--- (number, 1-3), E (Young's modulus [Pa], default 2e5), density (band, 500),
--- thick (band thickness in cells, 1), cells (elements along a band), width
--- (3D: elements across a band), low (the drops start just above the top band:
--- contact within a few steps), and the tide.liu options interp, cfl, solver.
--- Bands: 0.7 m long at three heights, slabs 0.1 m wide in 3D (neo-Hookean).
+-- (number, 1-3), cells (elements along a band), width (3D: elements across a
+-- band), low (the drops start just above the top band: contact within a few
+-- steps), and the tide.liu options interp, cfl, solver.  Bands: 0.7 m long at
+-- three heights, 0.1 m wide in 3D: thin (default) ribbons 1 mm thick (thickness),
+-- E 1e7 Pa, density 500 kg/m^3 -- rods of unit depth in 2D (EA = E h, EI = E h^3/12),
+-- shells in 3D; or, with slab = true, neo-Hookean tet/triangle slabs thick cells
+-- thick (E 2e5 Pa).
 -- Returns the tide.liu state S (S.mesh the bands).
 function M.bands(o)
   local dim, n = o.dim or 2, o.n or 48
@@ -245,8 +224,32 @@ function M.bands(o)
       list[#list + 1] = { min = { x0, y, 0.45 }, max = { x0 + 0.7, y + th, 0.55 }, cells = { along, 1, across } }
     end
   end
-  local bands = M.boxes(list)
-  bands:material { model = "neohookean", E = o.E or 2e5, nu = 0.3, density = o.density or 500 }
+  local bands
+  if o.slab then
+    local parts = {}
+    for _, b in ipairs(list) do
+      parts[#parts + 1] = tide.solid.box(b)
+      parts[#parts]:material { model = "neohookean", E = o.E or 2e5, nu = 0.3, density = o.density or 500 }
+    end
+    bands = tide.solid.merge(parts)
+  else -- thin: rods in 2D, shell ribbons in 3D (tide.solid's shells and rods), merged into one mesh
+    local parts = {}
+    for _, b in ipairs(list) do
+      local p
+      if dim == 2 then
+        p = tide.solid.rod { from = { b.min[1], b.min[2] }, to = { b.max[1], b.min[2] }, segments = along }
+        -- a ribbon of unit depth, 1 mm thick: EA = E h, EI = E h^3 / 12, line density rho h
+        local E, h = o.E or 1e7, o.thickness or 1e-3
+        p:rod { EA = E * h, EI = E * h ^ 3 / 12, line_density = (o.density or 500) * h }
+      else
+        p = tide.solid.sheet { origin = b.min, u = { b.max[1] - b.min[1], 0, 0 }, v = { 0, 0, b.max[3] - b.min[3] },
+          cells = { along, across } }
+        p:shell { E = o.E or 1e7, thickness = o.thickness or 1e-3, density = o.density or 500 }
+      end
+      parts[#parts + 1] = p
+    end
+    bands = #parts == 1 and parts[1] or tide.solid.merge(parts)
+  end
   bands:pin(function(x) return math.abs(x - 0.1) < 1e-9 or math.abs(x - 0.8) < 1e-9 or math.abs(x - 0.2) < 1e-9
     or math.abs(x - 0.9) < 1e-9 end)
   -- drops above the bands, falling at 1 m/s
@@ -271,13 +274,15 @@ function M.bands(o)
   return S
 end
 
---- Figs. 1 and 2 (Table I cases c, e): a cloth (a neo-Hookean slab one cell
--- thick, nodes a cell apart: a tight sheet, Fig. 11c) stretched across the box at
--- height y (0.35 m) and pinned along its two x ends (2D) or its four edges (3D),
--- with liquid = "drops" (drops at 2 m/s onto it, Fig. 1) or "dam" (a column
--- collapsing onto it, Fig. 2).  o: dim, n, liquid, E (Young's modulus, 5e4 Pa),
--- density (200 kg/m^3), cells (elements along a side), tide.liu options interp,
--- cfl, solver.  Returns the tide.liu state S (S.mesh the cloth).
+--- Figs. 1 and 2 (Table I cases c, e): a cloth (nodes a cell apart: a tight
+-- sheet, Fig. 11c) stretched across the box at height y (0.35 m) and pinned along
+-- its two x ends (2D) or its four edges (3D), with liquid = "drops" (drops at
+-- 2 m/s onto it, Fig. 1) or "dam" (a column collapsing onto it, Fig. 2).  The
+-- cloth: 1 mm thick, E 1e7 Pa, a shell (3D) or a rod of unit depth (2D: EA = E h,
+-- EI = E h^3/12), or with slab = true a neo-Hookean slab one cell thick (E 5e4 Pa).
+-- o: dim, n, liquid, E, density (200 kg/m^3), cells (elements along a side),
+-- slab, tide.liu options interp, cfl, solver.  Returns the tide.liu state S
+-- (S.mesh the cloth).
 function M.cloth(o)
   local dim, n = o.dim or 2, o.n or 48
   local dx = 1 / n
@@ -286,8 +291,18 @@ function M.cloth(o)
   local k = o.cells or math.max(8, math.floor((hi - lo) / dx + 0.5))
   local box = dim == 2 and { min = { lo, y }, max = { hi, y + dx }, cells = { k, 1 } }
     or { min = { lo, y, lo }, max = { hi, y + dx, hi }, cells = { k, 1, k } }
-  local cloth = tide.solid.box(box)
-  cloth:material { model = "neohookean", E = o.E or 5e4, nu = 0.3, density = o.density or 200 }
+  local cloth
+  if o.slab then
+    cloth = tide.solid.box(box)
+    cloth:material { model = "neohookean", E = o.E or 5e4, nu = 0.3, density = o.density or 200 }
+  elseif dim == 2 then -- the 2D cloth: a rod across the box
+    cloth = tide.solid.rod { from = { lo, y }, to = { hi, y }, segments = k }
+    local E, h = o.E or 1e7, 1e-3 -- a sheet of unit depth, 1 mm thick
+    cloth:rod { EA = E * h, EI = E * h ^ 3 / 12, line_density = (o.density or 200) * h }
+  else
+    cloth = tide.solid.sheet { origin = { lo, y, lo }, u = { hi - lo, 0, 0 }, v = { 0, 0, hi - lo }, cells = { k, k } }
+    cloth:shell { E = o.E or 1e7, thickness = 1e-3, density = o.density or 200 }
+  end
   local eps = 1e-9
   cloth:pin(function(x, _, z)
     local edge = math.abs(x - lo) < eps or math.abs(x - hi) < eps
