@@ -95,30 +95,22 @@ static int c_phi(lua_State *L) {
   return 3;
 }
 
-static void push_vec(lua_State *L, const double *v, int n) {
-  lua_createtable(L, n, 0);
-  for (int k = 0; k < n; k++) {
-    lua_pushnumber(L, v[k]);
-    lua_rawseti(L, -2, k + 1);
-  }
-}
-
 static int c_index(lua_State *L) {
   tide_collider *c = checkcoll(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "position"))
-    push_vec(L, c->pos, c->dim);
+    tide_lua_pushnumbers(L, c->pos, c->dim);
   else if (!strcmp(k, "velocity"))
-    push_vec(L, c->vel, c->dim);
+    tide_lua_pushnumbers(L, c->vel, c->dim);
   else if (!strcmp(k, "omega")) {
     if (c->dim == 2)
       lua_pushnumber(L, c->omega[2]);
     else
-      push_vec(L, c->omega, 3);
+      tide_lua_pushnumbers(L, c->omega, 3);
   } else if (!strcmp(k, "rotation")) {
     lua_createtable(L, c->dim, 0);
     for (int i = 0; i < c->dim; i++) {
-      push_vec(L, c->rot + 3 * i, c->dim);
+      tide_lua_pushnumbers(L, c->rot + 3 * i, c->dim);
       lua_rawseti(L, -2, i + 1);
     }
   } else if (!strcmp(k, "mu"))
@@ -279,11 +271,12 @@ static int m_step_newmark(lua_State *L) {
 
 static const char *const newton_keys[] = {
     "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
-    "eps_v", "friction_iterations", "friction_tol", NULL};
+    "eps_v", "friction_iterations", "friction_tol", "guess", NULL};
+static const char *const guess_choices[] = {"predicted", "start", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
  *               contact =, eps_v = 1e-4, friction_iterations = 2,
- *               friction_tol = 0.02} -> stats */
+ *               friction_tol = 0.02, guess = "predicted"|"start"} -> stats */
 static int m_step_newton(lua_State *L) {
   const char *fn = "TetMesh:step_newton";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
@@ -298,6 +291,7 @@ static int m_step_newton(lua_State *L) {
   so.eps_v = tide_opt_num(&o, "eps_v", 1e-4, 1e-300, HUGE_VAL);
   so.friction_iterations = (int)tide_opt_int(&o, "friction_iterations", 2, 1, 1000);
   so.friction_tol = tide_opt_num(&o, "friction_tol", 0.02, 1e-300, HUGE_VAL);
+  so.guess = tide_opt_choice(&o, "guess", "predicted", guess_choices);
   tide_step_stats st;
   tide_lua_check(L, tide_solid_step_newton(m, &so, &st), fn);
   tide_lua_gcaccount(L);

@@ -208,7 +208,8 @@ static int sw_new(const tide_tetmesh *m, const tide_static_opts *o, static_work 
   w->d = d;
   w->nper = m->nper;
   w->N = m->nv * d;
-  w->nel = m->ne * n * n;
+  w->nel = tide_fem_elem_nnz(m); /* volume element blocks, then shells' and rods' */
+  (void)n;
   for (int l = 0; l < o->nloads; l++)
     if (o->loads[l].kind == TIDE_LOAD_PRESSURE && o->loads[l].follower)
       w->nfl += o->loads[l].nfaces * d * d * d * d;
@@ -535,7 +536,8 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   int d = m->dim;
   int64_t N = w->N;
   double *x = TIDE_F64P(m->x);
-  const double *tg = TIDE_F64P(f->target), *mass = TIDE_F64P(f->mass), *vol = TIDE_F64P(m->vol);
+  const double *tg = TIDE_F64P(f->target), *mass = TIDE_F64P(f->mass),
+               *vol = m->vol ? TIDE_F64P(m->vol) : NULL;
   const uint8_t *pin = TIDE_U8P(f->pinned);
   memcpy(w->xs, x, (size_t)N * sizeof(double));
   memcpy(w->xp, x, (size_t)N * sizeof(double));
@@ -582,7 +584,7 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   for (int64_t i = 0; i < m->nv; i++)
     for (int k = 0; k < d; k++)
       if (o->gravity) w->fd[i * d + k] += mass[i] * f->gravity[k];
-  for (int64_t e = 0; e < m->ne; e++)
+  for (int64_t e = 0; e < tide_fem_nvol(m); e++) /* body force on the volume elements */
     for (int a = 0; a < m->nper; a++)
       for (int k = 0; k < d; k++)
         w->fd[(int64_t)el[e * m->nper + a] * d + k] += o->body[k] * vol[e] / m->nper;
