@@ -33,6 +33,11 @@ void tide_pairs_free(tide_pairs *p);
 int tide_broad_point_triangle(int64_t np, const double *x, int64_t nt, const int32_t *tri,
                               double margin, double h, tide_pairs *out);
 
+/* ... for the points pts (np node indices into x) only (query k is the
+ * node pts[k]). */
+int tide_broad_points_triangles(const double *x, int64_t np, const int32_t *pts, int64_t nt,
+                                const int32_t *tri, double margin, tide_pairs *out);
+
 /* Edge-edge candidates among the edges e (ne x 2 node indices into x):
  * pairs i < j with overlapping inflated boxes and no shared node. */
 int tide_broad_edge_edge(const double *x, int64_t ne, const int32_t *e, double margin, double h,
