@@ -119,41 +119,27 @@ static int grow(int32_t **a, int64_t *cap, int64_t need) {
   return TIDE_OK;
 }
 
+/* the CSR candidates P as (query, candidate) pairs into *a (grown), P freed */
+static int take_pairs(tide_pairs *P, int32_t **a, int64_t *cap, int64_t *n) {
+  int st = grow(a, cap, P->ptr[P->nq]);
+  int64_t k = 0;
+  for (int64_t q = 0; !st && q < P->nq; q++)
+    for (int64_t t = P->ptr[q]; t < P->ptr[q + 1]; t++, k++) {
+      (*a)[k * 2] = (int32_t)q;
+      (*a)[k * 2 + 1] = P->cand[t];
+    }
+  *n = st ? 0 : k;
+  tide_pairs_free(P);
+  return st;
+}
+
 int tide_ipc_update(tide_ipc *c, const double *x, double move) {
   double margin = c->dhat + 2 * move;
   tide_pairs P;
   int st = tide_broad_points_triangles(x, c->np, c->pts, c->nt, c->tri, margin, &P);
-  if (st) return st;
-  int64_t n = P.ptr[P.nq];
-  if ((st = grow(&c->pt, &c->cap_pt, n))) {
-    tide_pairs_free(&P);
-    return st;
-  }
-  int64_t k = 0;
-  for (int64_t q = 0; q < P.nq; q++)
-    for (int64_t t = P.ptr[q]; t < P.ptr[q + 1]; t++) {
-      c->pt[k * 2] = (int32_t)q;
-      c->pt[k * 2 + 1] = P.cand[t];
-      k++;
-    }
-  c->npt = k;
-  tide_pairs_free(&P);
+  if (st || (st = take_pairs(&P, &c->pt, &c->cap_pt, &c->npt))) return st;
   if ((st = tide_broad_edge_edge(x, c->ne, c->edges, margin, 0, &P))) return st;
-  n = P.ptr[P.nq];
-  if ((st = grow(&c->ee, &c->cap_ee, n))) {
-    tide_pairs_free(&P);
-    return st;
-  }
-  k = 0;
-  for (int64_t q = 0; q < P.nq; q++)
-    for (int64_t t = P.ptr[q]; t < P.ptr[q + 1]; t++) {
-      c->ee[k * 2] = (int32_t)q;
-      c->ee[k * 2 + 1] = P.cand[t];
-      k++;
-    }
-  c->nee = k;
-  tide_pairs_free(&P);
-  return TIDE_OK;
+  return take_pairs(&P, &c->ee, &c->cap_ee, &c->nee);
 }
 
 /* stencil nodes of candidate k (point-triangle k < npt, then edge-edge) */
