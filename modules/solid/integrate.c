@@ -638,6 +638,26 @@ static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, co
 
 /* the line-search point xt = x + alpha p (projected onto the colliders), its
  * incremental potential E and the linear model's decrease g . (xt - x) */
+/* with solid contact: shorten the move x_from -> x_to (collider
+ * projections, friction corrections, the final small Newton step, which the
+ * line search's CCD bound did not see) to the CCD bound of that move */
+static int ipc_limit(const tide_tetmesh *m, const solid_work *w, const double *x_from, double *x_to,
+                     double *tmp) {
+  int64_t N = m->nv * m->dim;
+  double mv = 0;
+  for (int64_t q = 0; q < N; q++) {
+    tmp[q] = x_to[q] - x_from[q];
+    mv = fmax(mv, fabs(tmp[q]));
+  }
+  if (!(mv > 0)) return TIDE_OK;
+  int s = tide_ipc_update(w->ipc, x_from, mv);
+  if (s) return s;
+  double t = tide_ipc_step_bound(w->ipc, x_from, tmp);
+  if (t < 1)
+    for (int64_t q = 0; q < N; q++) x_to[q] = x_from[q] + t * tmp[q];
+  return TIDE_OK;
+}
+
 static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_work *w,
                         const tide_ip *ip, double eps_u, const double *x, const double *p,
                         const double *g, double alpha, double gp, double *xt, double *E,
@@ -647,6 +667,10 @@ static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_wo
     xt[q] = x[q] + alpha * p[q];
   *dec = alpha * gp;
   if (o->ncolliders && contacts_project(m, o, xt)) {
+    if (w->ipc) {
+      int s = ipc_limit(m, w, x, xt, w->vec[7]);
+      if (s) return s;
+    }
     double gd = 0;
     for (int64_t q = 0; q < N; q++)
       gd += g[q] * (xt[q] - x[q]);
@@ -772,9 +796,11 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     double gp = tide_dot(N, g, p);
     st->residual = pinf / dt;
     if (pinf / dt < tol) {
+      if (w->ipc) memcpy(xt, x, (size_t)N * sizeof(double));
       for (int64_t q = 0; q < N; q++)
         x[q] += p[q];
       if (nc) contacts_project(m, o, x);
+      if (w->ipc && (s = ipc_limit(m, w, xt, x, w->vec[7]))) return s;
       *converged = 1;
       return TIDE_OK;
     }
@@ -896,7 +922,15 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   if (nc) {
     /* the contact impulses: the gradient at the final positions */
     if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
+    double *xb = w->vec[6];
+    if (w->ipc) memcpy(xb, x, (size_t)N * sizeof(double));
     st->contacts = contacts_finish(m, o, g, ceps, fric, x, v);
+    if (w->ipc) { /* the contact corrections must not pass primitives through each other */
+      if ((s = ipc_limit(m, w, xb, x, w->vec[7]))) return s;
+#pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
+      for (int64_t q = 0; q < N; q++)
+        v[q] = (x[q] - xn[q]) / dt;
+    }
   }
   s = finish_step(m, o, st, 0);
   st->total_seconds = tide_wtime() - t0;
