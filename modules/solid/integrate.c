@@ -345,6 +345,11 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     s = krylov_solve(w, o, rhs, vn, st);
   else
     s = direct_solve(w, o->solver, o->reuse, rhs, vn, st);
+  /* one message naming what the user can change (the factorization's own
+   * advice names solvers step_linear does not offer) */
+  if (s == TIDE_ENOTSPD || s == TIDE_ESINGULAR)
+    return tide_fail(s, "linear step: the system M/dt + D + dt K is not positive definite (check "
+                        "the material: density > 0, E > 0, nu < 0.5)");
   if (s) return s;
   if (o->solver != TIDE_SOLID_PCG) st->converged = 1;
     /* x = x* + dt v (Alg. 2 line 15) */
