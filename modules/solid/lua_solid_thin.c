@@ -7,6 +7,7 @@
 #include "solid/lua_solid.h"
 #include "solid/thin.h"
 #include "solid/thingen.h"
+#include "solid/broadphase.h"
 
 #include <string.h>
 
@@ -389,12 +390,40 @@ static int m_hinges(lua_State *L) { return push_stencils(L, TIDE_THIN_SHELL, 2, 
 /* m:bends() -> Array (nb, 3) i32 (previous, middle, next node), 1-based */
 static int m_bends(lua_State *L) { return push_stencils(L, TIDE_THIN_ROD, 2, "TetMesh:bends"); }
 
+/* m:intersections() -> count, {edge nodes} | nil, {triangle nodes} | nil:
+ * segment-triangle intersections of the mesh's edges and its triangles at
+ * the current positions (pairs sharing a node excluded), the first one's
+ * nodes 1-based (3D meshes) */
+static int m_intersections(lua_State *L) {
+  const char *fn = "TetMesh:intersections";
+  tide_tetmesh *m = tide_lua_checkmesh(L, 1);
+  int64_t cnt, fe, ft, ne;
+  int32_t *E;
+  tide_lua_check(L, tide_mesh_intersections(m, TIDE_F64P(m->x), &cnt, &fe, &ft), fn);
+  lua_pushinteger(L, cnt);
+  if (!cnt) return 1;
+  tide_lua_check(L, tide_mesh_edges(m, &ne, &E), fn);
+  lua_createtable(L, 2, 0);
+  for (int k = 0; k < 2; k++) {
+    lua_pushinteger(L, E[fe * 2 + k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  tide_free(E, (size_t)(ne > 0 ? ne : 1) * 2 * sizeof(int32_t));
+  lua_createtable(L, 3, 0);
+  for (int k = 0; k < 3; k++) {
+    lua_pushinteger(L, TIDE_I32P(m->bound)[ft * 3 + k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 3;
+}
+
 static const luaL_Reg thin_funcs[] = {{"sheet", l_sheet},   {"disc", l_disc},     {"rod", l_rod},
                                       {"polyline", l_polyline}, {"bundle", l_bundle},
                                       {"helix", l_helix},   {"web", l_web},       {"merge", l_merge},
                                       {NULL, NULL}};
 static const luaL_Reg thin_methods[] = {
-    {"shell", m_shell}, {"rod", m_rod}, {"hinges", m_hinges}, {"bends", m_bends}, {NULL, NULL}};
+    {"shell", m_shell},   {"rod", m_rod}, {"hinges", m_hinges}, {"bends", m_bends},
+    {"intersections", m_intersections}, {NULL, NULL}};
 
 void tide_lua_solid_thin_open(lua_State *L, int methods, int module) {
   lua_pushvalue(L, methods);

@@ -132,4 +132,10 @@ return {
     returns = "Array",
     see = see,
   },
+  ["tide.TetMesh:intersections"] = {
+    sig = "m:intersections() -> count [, {edge nodes}, {triangle nodes}]",
+    does = "Segment-triangle intersections between the mesh's edges (triangle edges and rod segments) and its triangles at the current positions, pairs sharing a node excluded (spatial-hash broad phase, orientation tests): the never-intersect check of IPC; the first pair's nodes, 1-based. 3D meshes.",
+    returns = "integer count, and when > 0 the first crossing edge and triangle",
+    see = see,
+  },
 }
