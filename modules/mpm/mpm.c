@@ -861,41 +861,62 @@ static void gather_C(const tide_mpm *m, const double *v, double *C) {
   }
 }
 
-/* out_i = sum_p w_ip Q_p (x_i - x_p) (nodes x d), scattered in the colour
- * order of P2G (deterministic); the particles' binning is P2G's. */
-static void scatter_Q(const tide_mpm *m, const double *Q, double *out) {
+/* the hardened elastic model of particle p */
+static inline tide_material particle_model(const tide_mpm *m, int64_t p) {
+  const tide_mpm_material *mt = &m->mats[TIDE_I32P(m->mat)[p]];
+  tide_material e = mt->elastic;
+  if (mt->plastic == TIDE_MPM_SNOW) {
+    double h = exp(mt->xi * (1 - TIDE_F64P(m->Jp)[p]));
+    e.mu *= h, e.lambda *= h;
+  }
+  return e;
+}
+
+/* The coloured scatter of the implicit update, in the colour order of P2G
+ * (deterministic; the particles' binning is P2G's):
+ *   Q != NULL  out_i (nodes x d) = sum_p w_ip Q_p (x_i - x_p)
+ *   Q == NULL  out_i (nodes) += k sum_p V_p (lambda + 2 mu)_p w_ip^2 |F_p^T (x_i - x_p)|^2
+ *              (out holds the masses on entry: the Jacobi diagonal) */
+static void colour_scatter(const tide_mpm *m, const double *Q, double k, double *out) {
   int d = m->dim, o = m->order + 1, ok = d == 3 ? o : 1;
   int64_t s[3], nn = m->nn;
   node_strides(m, s);
   const tide_particles *ps = m->ps;
-  const double *x = TIDE_F64P(ps->x);
-  memset(out, 0, sizeof(double) * (size_t)(nn * d));
+  const double *x = TIDE_F64P(ps->x), *F = TIDE_F64P(m->F), *V0 = TIDE_F64P(m->vol0);
+  if (Q) memset(out, 0, sizeof(double) * (size_t)(nn * d));
   int ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2];
   for (int colour = 0; colour < 4; colour++) {
 #pragma omp parallel for schedule(dynamic, 1) if (ps->n > 1024)
     for (int i = colour; i < ni; i += 4)
       for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++) {
-          int64_t cell = ((int64_t)i * nj + j) * nk + k;
+        for (int kk = 0; kk < nk; kk++) {
+          int64_t cell = ((int64_t)i * nj + j) * nk + kk;
           for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
             int64_t p = ps->order[q];
-            const double *xp = x + p * d, *Qp = Q + p * d * d;
-            double w[3][4];
+            const double *xp = x + p * d, *Qp = Q ? Q + p * d * d : NULL, *Fp = F + p * d * d;
+            double kp = 0, w[3][4];
+            if (!Q) {
+              tide_material e = particle_model(m, p);
+              kp = k * V0[p] * (e.lambda + 2 * e.mu);
+            }
             int base[3];
             stencil(m, xp, w, base);
             for (int a0 = 0; a0 < o; a0++)
               for (int a1 = 0; a1 < o; a1++)
                 for (int a2 = 0; a2 < ok; a2++) {
-                  double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
+                  double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0), r[3];
                   int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-                  double *oi = out + node_addr(m, s, nd[0], nd[1], nd[2]) * d, r[3];
+                  int64_t id = node_addr(m, s, nd[0], nd[1], nd[2]);
                   for (int a = 0; a < d; a++)
                     r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
                   for (int a = 0; a < d; a++) {
                     double t = 0;
                     for (int b = 0; b < d; b++)
-                      t += Qp[a * d + b] * r[b];
-                    oi[a] += wt * t;
+                      t += Q ? Qp[a * d + b] * r[b] : Fp[b * d + a] * r[b];
+                    if (Q)
+                      out[id * d + a] += wt * t;
+                    else
+                      out[id] += kp * wt * wt * t * t;
                   }
                 }
           }
@@ -935,17 +956,6 @@ static void project_dofs(const implicit_ctx *X, double *x) {
     for (int a = 0; a < d; a++)
       xi[a] -= t * n[a];
   }
-}
-
-/* the hardened elastic model of particle p */
-static inline tide_material particle_model(const tide_mpm *m, int64_t p) {
-  const tide_mpm_material *mt = &m->mats[TIDE_I32P(m->mat)[p]];
-  tide_material e = mt->elastic;
-  if (mt->plastic == TIDE_MPM_SNOW) {
-    double h = exp(mt->xi * (1 - TIDE_F64P(m->Jp)[p]));
-    e.mu *= h, e.lambda *= h;
-  }
-  return e;
 }
 
 /* F^_p(v) = (I + dt C_p(v)) F_p; with want_h, P and the projected dP/dF
@@ -1005,7 +1015,7 @@ static void force_scatter(implicit_ctx *X, const double *S, double *out) {
         X->Q[p * dd + a * d + b] = k * V0[p] * t;
       }
   }
-  scatter_Q(m, X->Q, out);
+  colour_scatter(m, X->Q, 0, out);
 }
 
 /* y = H x: m_i x_i + dt sum_p V_p D^-1 (dP/dF : (dt C_p(x) F_p)) F_p^T w (x_i - x_p);
@@ -1058,45 +1068,9 @@ static int implicit_hess(void *ctx, const double *xin, double *y) {
  * in the colour order of P2G. */
 static void implicit_diag(implicit_ctx *X) {
   tide_mpm *m = X->m;
-  int d = m->dim, o = m->order + 1, ok = d == 3 ? o : 1;
-  int64_t s[3], nn = m->nn;
-  node_strides(m, s);
-  const tide_particles *ps = m->ps;
-  const double *x = TIDE_F64P(ps->x), *F = TIDE_F64P(m->F), *V0 = TIDE_F64P(m->vol0);
-  double Dinv = dinv(m), k0 = X->dt * X->dt * Dinv * Dinv;
-  memcpy(X->diag, X->nm, sizeof(double) * (size_t)nn);
-  int ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2];
-  for (int colour = 0; colour < 4; colour++) {
-#pragma omp parallel for schedule(dynamic, 1) if (ps->n > 1024)
-    for (int i = colour; i < ni; i += 4)
-      for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++) {
-          int64_t cell = ((int64_t)i * nj + j) * nk + k;
-          for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
-            int64_t p = ps->order[q];
-            const double *xp = x + p * d, *Fp = F + p * d * d;
-            tide_material e = particle_model(m, p);
-            double kp = k0 * V0[p] * (e.lambda + 2 * e.mu), w[3][4];
-            int base[3];
-            stencil(m, xp, w, base);
-            for (int a0 = 0; a0 < o; a0++)
-              for (int a1 = 0; a1 < o; a1++)
-                for (int a2 = 0; a2 < ok; a2++) {
-                  double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0), r[3], t2 = 0;
-                  int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-                  for (int a = 0; a < d; a++)
-                    r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
-                  for (int b = 0; b < d; b++) {
-                    double t = 0;
-                    for (int a = 0; a < d; a++)
-                      t += Fp[a * d + b] * r[a];
-                    t2 += t * t;
-                  }
-                  X->diag[node_addr(m, s, nd[0], nd[1], nd[2])] += kp * wt * wt * t2;
-                }
-          }
-        }
-  }
+  double Dinv = dinv(m);
+  memcpy(X->diag, X->nm, sizeof(double) * (size_t)m->nn);
+  colour_scatter(m, NULL, X->dt * X->dt * Dinv * Dinv, X->diag);
 }
 
 static int implicit_prec(void *ctx, const double *x, double *y) {
