@@ -29,6 +29,8 @@ declare -A args=(
   [zarifi_balls]="--res 12 --frames 2 --image 96"
   [zarifi_compressed_cube]="--res 12 --frames 2 --image 96"
   [zarifi_soft_platform]="--res 12 --frames 2 --image 96"
+  [liu_bands]="--res 16 --frames 2 --image 96 --vtk"
+  [liu_cloth]="--res 16 --frames 2 --image 96 --liquid dam --vtk"
 )
 # 3D variants of the scenes that take --dim
 declare -A args3=(
@@ -39,6 +41,8 @@ declare -A args3=(
   [mpm_jelly]="--dim 3 --res 12 --frames 1 --image 96"
   [zarifi_dam_beam]="--dim 3 --res 8 --frames 1 --image 96"
   [zarifi_balls]="--dim 3 --res 8 --frames 1 --image 96"
+  [liu_bands]="--dim 3 --res 10 --frames 1 --image 96"
+  [liu_cloth]="--dim 3 --res 10 --frames 1 --image 96"
 )
 one() { # $1 name, $2 tag, $3 args
   local out="$tmp/$1$2"
