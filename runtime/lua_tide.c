@@ -243,6 +243,9 @@ static int l_sandbox(lua_State *L) {
 /* tide._sandbox_call(f, ...) -> ok, err or results: f called under the
  * limits, which are disarmed before returning to the caller */
 static int l_sandbox_call(lua_State *L) {
+  static int used = 0; /* once, by tide.sandbox.run: a scene cannot disarm its limits */
+  if (used) return luaL_error(L, "sandbox: tide._sandbox_call is not allowed");
+  used = 1;
   luaL_checktype(L, 1, LUA_TFUNCTION);
   int st = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
   sb_armed = 0;

@@ -72,6 +72,10 @@ refused("clean_temps outside", "sandbox: writing", function() return tide.fileio
 refused("tide.run out outside", "sandbox: writing", function() return tide.run { frames = 1, out = "../run", quiet = true, step = function() end } end)
 refused("json.write outside", "sandbox: writing", function() return require("tide.json").write("/tmp/x.json", {}) end)
 refused("figures' shell", "sandbox: io.popen is not allowed", function() return io.popen("git rev-parse HEAD") end)
+refused("movie (ffmpeg)", "sandbox: running ffmpeg is not allowed", function() return tide.fileio.movie { frames = "out/f_%04d.png", output = "out/m.mp4" } end)
+refused("disarm the limits", "sandbox: tide._sandbox_call is not allowed", function() return tide._sandbox_call(print) end)
+refused("set the policy again", "already set", function() return tide._sandbox { read = { "/" }, write = { "/" } } end)
+refused("sandbox.run again", "already set", function() return require("tide.sandbox").run { script = "helper.lua" } end)
 if os.getenv("HOME") == nil then n = n + 1 else print("NOT REFUSED: os.getenv") end
 -- what a scene needs still works, below out
 tide.fileio.npy("out/a.npy", tide.array.zeros { 4 })
@@ -86,7 +90,7 @@ LUA
 printf 'return { answer = 42, debug = debug, io_popen = io.popen }\n' > helper.lua
 
 res=$("$TIDE" --sandbox --out out escapes.lua "$dir/secret/key.txt" 2>&1); rc=$?
-ok '[ $rc -eq 0 ] && grep -q "^refused 42$" <<<"$res" && ! grep -q "NOT REFUSED" <<<"$res"' "42 escapes refused, scene ran: $res"
+ok '[ $rc -eq 0 ] && grep -q "^refused 46$" <<<"$res" && ! grep -q "NOT REFUSED" <<<"$res"' "46 escapes refused, scene ran: $res"
 ok '[ ! -e /tmp/pwned ] && [ ! -e "$dir/scene/notes.txt" ] && [ "$(cat "$dir/secret/key.txt")" = secret ]' "nothing written outside"
 ok '[ -f out/run/run.json ] && [ -f out/a.npy ]' "outputs below out"
 # the scene's own module sees the scene's globals (no debug, refused popen)
