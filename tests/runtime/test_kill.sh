@@ -151,5 +151,18 @@ ok '[ $rc -eq 1 ] && grep -q "is in use by a live run (pid $pid" <<<"$err"' "a s
 kill -TERM $pid; wait $pid
 ok '[ "$(field status)" = failed ]' "run E stopped by SIGTERM"
 
+# 6. SIGKILL mid-frame (inside a step): the next run reports it and starts clean
+"${scene[@]}" fresh 4000000 > "$dir/f.log" 2>&1 &
+pid=$!
+ok 'wait_for "[ -f $out/frame_0004.npy ] && grep -q \"\\\"pid\\\": $pid\" $out/run.json"' "run F is running"
+sleep 0.03
+kill -KILL $pid; wait $pid 2>/dev/null
+read -r n hi cf bad <<<"$($TIDE "$dir/check.lua" "$out")"
+ok '[ "$bad" = 0 ]' "SIGKILL mid-frame: every final file complete (bad $bad)"
+run resume > "$dir/g.log" 2>&1; rc=$?
+ok '[ $rc -eq 0 ] && grep -q "died without a word (pid $pid" "$dir/g.log" && [ "$(temps)" -eq 0 ]' "after SIGKILL mid-frame the next run reports the death and leaves no temporary: $(cat "$dir/g.log")"
+read -r n hi cf bad <<<"$($TIDE "$dir/check.lua" "$out")"
+ok '[ "$bad" = 0 ] && [ "$n" = 31 ]' "and resumes to frame 30 ($n frames, bad $bad)"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

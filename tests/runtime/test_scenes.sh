@@ -27,6 +27,7 @@ declare -A args=(
   [solid_torus_collapse]="--h 0.1 --frames 3"
   [shell_drape]="--cells 6 --frames 2"
   [shell_layers]="--cells 4 --frames 2"
+  [shell_kirigami]="--cells 8 --frames 2"
   [rod_cylinder]="--segments 8 --frames 2"
   [rod_spring]="--per_turn 8 --turns 2 --frames 2"
   [zarifi_dam_beam]="--res 12 --frames 2 --image 96 --vtk"
