@@ -35,7 +35,8 @@ function mpm.colour_by_material(M)
 end
 
 --- One frame of the particles: png2d (2D, on the cells of g) or png3d (3D).
--- opts: color (Array (n), default by material), range ({0, 1}), title, width (640).
+-- opts: color (Array (n), default by material), range ({0, 1}), title, width (640),
+-- labels (2D: u8 cell labels of g, solid cells drawn grey, e.g. from g:face_fractions(shape)).
 function mpm.picture(M, g, path, opts)
   opts = opts or {}
   local color = opts.color or mpm.colour_by_material(M)
@@ -43,6 +44,7 @@ function mpm.picture(M, g, path, opts)
     particle_range = opts.range or { 0, 1 }, particle_colormap = "viridis", title = opts.title }
   if M.dim == 2 then
     common.grid = g
+    common.labels = opts.labels
     return tide.fileio.png2d(common)
   end
   common.radius = 0.35 * M.dx
