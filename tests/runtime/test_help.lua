@@ -7,22 +7,12 @@ local tide = require "tide"
 local T = require "tide.testing"
 local index = require "tide.help.index"
 
--- Exports still without an entry when the coverage test landed (issue 11):
--- this list only shrinks.  A name added here instead of an entry is a review
--- finding; a new export must come with its entry.
-local PENDING = dofile(T.source("tests/runtime/help_pending.lua"))
-
 local missing, stale = index.missing()
-local pending = {}
-for _, n in ipairs(PENDING) do pending[n] = true end
-local new, by_file = {}, {}
+local new, by_file = missing, {}
 for _, n in ipairs(missing) do
-  if not pending[n] then
-    new[#new + 1] = n
-    local f = "lua/tide/help/" .. index.file_of(n) .. ".lua"
-    by_file[f] = by_file[f] or {}
-    table.insert(by_file[f], n)
-  end
+  local f = "lua/tide/help/" .. index.file_of(n) .. ".lua"
+  by_file[f] = by_file[f] or {}
+  table.insert(by_file[f], n)
 end
 if #new > 0 then
   local lines = { string.format("%d exported names lack a help entry; add one per name (format: lua/tide/help/index.lua; "
@@ -34,12 +24,6 @@ if #new > 0 then
   io.stderr:write(table.concat(lines, "\n"), "\n")
 end
 T.check(#new == 0, "every export has a help entry")
-local done = {}
-local missing_set = {}
-for _, n in ipairs(missing) do missing_set[n] = true end
-for _, n in ipairs(PENDING) do if not missing_set[n] then done[#done + 1] = n end end
-T.check(#done == 0, "names with entries are no longer pending (remove from tests/runtime/help_pending.lua): "
-  .. table.concat(done, ", "))
 T.check(#stale == 0, "entries that name no export (renamed or removed?): " .. table.concat(stale, ", "))
 
 -- every entry is complete enough to read
