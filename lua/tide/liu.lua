@@ -46,11 +46,15 @@ local defaults = {
   band = false,          -- unknown band [m] (default 3 x the largest displacement, >= 2 dx + dhat)
   volume = true,         -- one volume constraint per component (Eq. 10-12)
   line_search = true,    -- backtracking + CCD filter (Sec. 4.3.5)
+  hessian = "projected",  -- barrier Hessian: "projected" (full, PSD per pair) or "gauss_newton" (Eq. 20)
+  ccd = "common",        -- CCD bound: "common" (time of impact at a common t) or "paper" (min(gamma, beta))
   max_iter = 30,         -- Newton iterations
   tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
   solver = "cholmod",    -- "cholmod" or "bicgstab" (+ ILU(0))
   contact_velocity = true, -- Eq. 23 faces in the projections
+  air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
+  redistance_at = "prediction", -- redistance the "prediction" phi* before the optimization, or "after" it (the paper)
   advect = "maccormack", -- level-set advection
   ptol = 1e-8,           -- pressure solve tolerance
 }
@@ -73,6 +77,9 @@ function liu.new(opts)
   local S = {}
   for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
   if S.interp ~= "linear" and S.interp ~= "quadratic" then raise("tide.liu.new: interp must be linear or quadratic") end
+  if S.redistance_at ~= "after" and S.redistance_at ~= "prediction" then
+    raise("tide.liu.new: redistance_at must be after or prediction")
+  end
   if S.solver ~= "cholmod" and S.solver ~= "bicgstab" then raise("tide.liu.new: solver must be cholmod or bicgstab") end
   for _, k in ipairs { "rho", "sigma", "cfl", "capillary", "max_iter", "redistance" } do
     local v = S[k]
@@ -132,14 +139,15 @@ function liu.max_dt(S)
   return dt
 end
 
--- projection with the contact faces of the vertices at (x, v) prescribed (Eq. 23)
-local function project(S, dt, phi)
+-- projection with the contact faces of the vertices at (x, v) prescribed (Eq. 23);
+-- reach (the first projection): the air faces of the vertices within reach too
+local function project(S, dt, phi, reach)
   local g, u = S.grid, S.u
   S.fixed_faces:fill(0)
   local nfaces = 0
   if S.nv > 0 and S.contact_velocity then
     nfaces = couple.liu_contact_faces { grid = g, phi = phi, x = S.x, v = S.v, u = u, fixed = S.fixed_faces,
-      dhat = S.dhat_v, interp = S.interp }
+      dhat = reach or S.dhat_v, interp = S.interp, air = reach ~= nil }
   end
   for _, w in ipairs(S.walls or {}) do
     local at = { table.unpack(w, 2) }
@@ -167,8 +175,20 @@ function liu.step(S, dt)
     time("surface tension", liquid.surface_tension, S.u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
       labels = S.labels, method = "liu", side = "liquid", solver = S.solver_st })
   end
-  -- 2. first projection on phi^n (Alg. 2 line 2)
-  project(S, dt, S.phi)
+  -- 2. first projection on phi^n (Alg. 2 line 2), the solid's velocity imposed in the air
+  --    around the vertices the liquid can reach in this step (so that the advection below
+  --    does not carry the level set across a row of vertices)
+  local reach = nil
+  if S.nv > 0 and S.air_faces then
+    local vmax = S.u:max_speed()
+    for i = 1, S.nv do
+      local s = 0
+      for a = 1, dim do s = s + S.v:get(i, a) ^ 2 end
+      vmax = math.max(vmax, math.sqrt(s))
+    end
+    reach = S.dhat_v + 2 * vmax * dt
+  end
+  project(S, dt, S.phi, reach)
   -- 3. advection of phi and u by u‡ (Alg. 2 lines 3-4)
   time("advect phi", grid.advect_scalar, { grid = g, velocity = S.u, field = S.phi, dt = dt, scheme = S.advect,
     interp = "cubic", out = S.phi2 })
@@ -190,14 +210,20 @@ function liu.step(S, dt)
     end
     maxdisp = math.max(maxdisp, math.sqrt(s))
   end
+  -- (redistance_at = "prediction": redistance phi* here instead of step 6, so that the
+  --  constrained volume is that of phi^{n+1} itself)
+  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "prediction" then
+    time("redistance", grid.redistance, g, S.phi2)
+  end
   -- 5. joint optimization (Eq. 22) from (phi^n, x^n); phi* in phi2
   local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
   local st = time("optimize", couple.liu_solve, { grid = g, phi = S.phi, phi_star = S.phi2, x = S.x, x_star = S.xs,
     mass = S.mass, fixed = S.fixed, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
     kappa = S.kappa or nil, rho = S.rho, band = band, tol = S.tol or nil, max_iter = S.max_iter,
-    line_search = S.line_search, solver = S.solver })
+    line_search = S.line_search, solver = S.solver, ccd = S.ccd,
+    hessian = S.hessian })
   -- 6. redistance once, keeping the cells around vertices in contact
-  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then
+  if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "after" then
     S.phi_keep:copy(S.phi)
     time("redistance", grid.redistance, g, S.phi)
     if S.nv > 0 then liu.keep_contact(S, S.phi_keep) end
@@ -225,27 +251,41 @@ function liu.step(S, dt)
 end
 
 --- After redistancing, put back the optimized values of the cells around every
--- vertex within dhat of the liquid (the 4^dim cells of its stencils), so that
--- the distances the barrier kept positive are not changed by the march.
+-- vertex within 2 dhat of the liquid (the 4^dim cells of its stencils), so that
+-- the distances the barrier kept positive are not changed by the march; then,
+-- while a vertex's redistanced distance is below dhat and below its optimized one
+-- (a sub-cell air pocket the march does not see), its cells too.  Restoring every
+-- stencil gives back the optimized distances exactly, so the loop ends with
+-- every vertex at least min(dhat, its optimized distance) from the liquid.
 function liu.keep_contact(S, before)
   local g, dim, dx, o, n = S.grid, S.dim, S.grid.dx, S.grid.origin, S.grid.size
-  local d = couple.liu_distance { grid = g, phi = before, x = S.x, interp = S.interp }
-  for i = 1, S.nv do
-    if d:get(i) < 2 * S.dhat_v then
-      local lo = {}
-      for a = 1, dim do lo[a] = math.floor((S.x:get(i, a) - o[a]) / dx - 0.5) end -- 0-based lower cell
-      local kmax = dim == 3 and 2 or 0
-      for di = -1, 2 do
-        for dj = -1, 2 do
-          for dk = (dim == 3 and -1 or 0), kmax do
-            local ci, cj, ck = lo[1] + di + 1, lo[2] + dj + 1, dim == 3 and lo[3] + dk + 1 or nil
-            if ci >= 1 and ci <= n[1] and cj >= 1 and cj <= n[2] and (dim == 2 or (ck >= 1 and ck <= n[3])) then
-              if dim == 2 then S.phi:set(ci, cj, before:get(ci, cj)) else S.phi:set(ci, cj, ck, before:get(ci, cj, ck)) end
-            end
+  local d0 = couple.liu_distance { grid = g, phi = before, x = S.x, interp = S.interp }
+  local function restore(i)
+    local lo = {}
+    for a = 1, dim do lo[a] = math.floor((S.x:get(i, a) - o[a]) / dx - 0.5) end -- 0-based lower cell
+    local kmax = dim == 3 and 2 or 0
+    for di = -1, 2 do
+      for dj = -1, 2 do
+        for dk = (dim == 3 and -1 or 0), kmax do
+          local ci, cj, ck = lo[1] + di + 1, lo[2] + dj + 1, dim == 3 and lo[3] + dk + 1 or nil
+          if ci >= 1 and ci <= n[1] and cj >= 1 and cj <= n[2] and (dim == 2 or (ck >= 1 and ck <= n[3])) then
+            if dim == 2 then S.phi:set(ci, cj, before:get(ci, cj)) else S.phi:set(ci, cj, ck, before:get(ci, cj, ck)) end
           end
         end
       end
     end
+  end
+  local kept = {}
+  for i = 1, S.nv do
+    if d0:get(i) < 2 * S.dhat_v then restore(i); kept[i] = true end
+  end
+  for _ = 1, S.nv do
+    local d1 = couple.liu_distance { grid = g, phi = S.phi, x = S.x, interp = S.interp }
+    local more = false
+    for i = 1, S.nv do
+      if not kept[i] and d1:get(i) < S.dhat_v and d1:get(i) < d0:get(i) then restore(i); kept[i] = true; more = true end
+    end
+    if not more then break end
   end
 end
 

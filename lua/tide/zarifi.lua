@@ -41,7 +41,8 @@ local defaults = {
   rho = 1000,          -- liquid density [kg/m^3]
   tol = 1e-10,         -- relative residual of the coupled solve (the thesis: 1e-10)
   maxit = 0,           -- 0: solver default
-  solver = nil,        -- default per formulation (pcg; bicgstab for indefinite)
+  solver = nil,        -- default per formulation (pcg; bicgstab for indefinite), falling back to
+                       -- cholmod (ldlt) on a step the Krylov solver does not converge (S.fallbacks)
   sigma = 0.9,         -- Z1 = sigma (1/dt + tau_M) M (5.31)
   alpha = "auto",      -- block scaling (5.36); "auto": |c1| / |c2|
   sampling = "linear", -- pressure felt by the clipped pieces: "cell" (the thesis, §5.1.2) or
@@ -180,9 +181,9 @@ local function check_stable(S)
     local bad = m.x:nonfinite() + m.v:nonfinite()
     local vmax = bad == 0 and math.max(-m.v:min(), m.v:max()) or math.huge
     local vol = bad == 0 and m:volumes():min() or -1
-    if bad > 0 or vol <= 0 or vmax > S.max_speed then
+    if bad > 0 or vol < 0 or vmax > S.max_speed then
       raise(string.format("tide.zarifi.step: the coupling became unstable at t = %.4g s (step %d, scheme %s): solid %d %s",
-        S.t, S.steps, S.scheme, i, bad > 0 and "holds non-finite values" or vol <= 0 and
+        S.t, S.steps, S.scheme, i, bad > 0 and "holds non-finite values" or vol < 0 and
         string.format("has an inverted element (volume %.3g)", vol) or string.format("moves at %.3g m/s", vmax)))
     end
   end
@@ -231,11 +232,25 @@ function zarifi.project(S, dt)
     for _, m in ipairs(S.solids) do time("solid", solid_solve, S, m, dt) end
     elastic = false
   end
-  return time("couple", couple.project, {
+  local args = {
     u = S.u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
     formulation = SCHEMES[scheme], solver = S.solver, sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
-    pressure = S.pressure, valid = L.valid })
+    pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil }
+  local st = time("couple", couple.project, args)
+  if not st.converged then
+    -- the default Krylov solver stalled (stiff solids make the SPD system ill-conditioned,
+    -- Table 6.2): the step is redone with the direct solver of the formulation, and counted
+    args.solver, args.must_converge = scheme == "indefinite" and "ldlt" or "cholmod", true
+    S.fallbacks = (S.fallbacks or 0) + 1
+    if S.fallbacks == 1 then
+      io.stderr:write(string.format("tide.zarifi: %s did not reach tol %g (residual %.3g after %d iterations) at step %d; "
+        .. "redone with %s (counted in S.fallbacks)\n", st.solver, S.tol, st.residual, st.iterations, S.steps + 1, args.solver))
+    end
+    st = time("couple", couple.project, args)
+    st.fallback = true
+  end
+  return st
 end
 
 --- Advance liquid and solids by dt (Algorithm 4).  Returns the projection statistics.
@@ -440,6 +455,99 @@ function zarifi.frame(S, dir, i, t, opts)
     fio.vtp { path = f, points = ps }
     fio.pvd(dir .. "/particles.pvd", t, f)
   end
+end
+
+--- Liquid particles filling a region minus the solids: region = { box = {min, max} } and/or
+-- { below = y } (a pool up to height y); solids = the meshes to keep clear of.  per_cell as
+-- tide.liquid.seed.  Returns the particles.
+function zarifi.seed(g, region, solids, per_cell)
+  if type(region) ~= "table" or not (region.box or region.below) then
+    error("tide.zarifi.seed: region must give 'box' = {min =, max =} and/or 'below' = y", 2)
+  end
+  local phi = region.box and tide.shape.box(region.box):sdf(g) or g:cells():fill(-1e30)
+  local flat = phi:reshape(phi:size())
+  if region.below then
+    local dx, lo = g.dx, g:bounds()
+    local nj, nk = g.size[2], g.dim == 3 and g.size[3] or 1
+    for c = 1, phi:size() do
+      local j = ((c - 1) // nk) % nj
+      flat[c] = math.max(flat[c], lo[2] + (j + 0.5) * dx - region.below)
+    end
+  end
+  for _, m in ipairs(solids or {}) do
+    local sd = tide.shape.mesh { vertices = m.x, faces = m:boundary() }:sdf(g)
+    local sf = sd:reshape(sd:size())
+    for c = 1, phi:size() do flat[c] = math.max(flat[c], -sf[c]) end
+  end
+  return tide.liquid.seed { grid = g, phi = phi, per_cell = per_cell }
+end
+
+--- The parameters every zarifi scene shares (merged under the scene's own): resolution,
+-- dimension, frames, scheme, --paper, output.
+function zarifi.scene_params(own, help)
+  local defaults = { res = 32, dim = 2, frames = 48, fps = 24, scheme = "spd", sampling = "linear", paper = false,
+    per_cell = 0, cfl = 1.0, out = "", png = true, vtk = false, image = 640 }
+  local doc = { res = "cells across the unit tank (the tank may be wider)", dim = "2 or 3",
+    scheme = "spd, indefinite, factored, damping or weak", sampling = "pressure on the solid: linear or cell (the thesis)",
+    paper = "Table 6.1 sizes (3D, 100^3 or 64^3 and the thesis's solid resolution)",
+    per_cell = "particles per cell (0: 2^dim)", png = "write PNG frames", vtk = "write VTK files for ParaView",
+    image = "PNG width in pixels", out = "output directory" }
+  for k, v in pairs(own) do defaults[k] = v end
+  for k, v in pairs(help or {}) do doc[k] = v end
+  local P = tide.params(defaults, doc)
+  if P.dim ~= 2 and P.dim ~= 3 then error("--dim must be 2 or 3", 2) end
+  if P.paper then P.dim = 3 end
+  return P
+end
+
+--- The unit tank of a scene: P.res cells across (100 with --paper), P.dim dimensions.
+-- Returns the grid, the dimension and dx.
+function zarifi.scene_grid(P)
+  local res = P.paper and 100 or P.res
+  local n = P.dim == 2 and { res, res } or { res, res, res }
+  return tide.grid.new { size = n, dx = 1 / res }, P.dim, 1 / res
+end
+
+--- Run a scene: frames of S through tide.run with PNG/VTK output; report(S) prints the outcome,
+-- on_step(S, stats) (optional) runs after every step.
+function zarifi.run_scene(S, P, name, title, report, on_step)
+  local g = S.grid
+  local nodes, elems = 0, 0
+  for _, m in ipairs(S.solids) do nodes, elems = nodes + m.nv, elems + m.ne end
+  print(string.format("%s (%dD): %s cells, dx = %.4g m, %d particles, solids %d nodes / %d elements, scheme %s, %s sampling",
+    title, g.dim, table.concat(g.size, " x "), g.dx, #S.particles, nodes, elems, S.scheme, S.sampling))
+  local last, worst = nil, 0
+  local result = tide.run {
+    frames = P.frames, fps = P.fps, out = P.out, params = P, name = name,
+    max_dt = function() return zarifi.max_dt(S) end,
+    step = function(dt)
+      last = zarifi.step(S, dt)
+      if on_step then on_step(S, last) end
+      if last and last.solve_seconds then worst = math.max(worst, last.solve_seconds) end
+      return { iterations = last and last.iterations or 0 }
+    end,
+    frame = function(i, t)
+      zarifi.frame(S, P.out, i, t, { png = P.png, vtk = P.vtk, width = P.image, title = title })
+    end,
+  }
+  print(string.format("%d steps; last projection: %s unknowns, %s iterations; slowest solve %.3g s; %d direct-solver fallbacks",
+    result.steps, last and tostring(last.unknowns) or "-", last and tostring(last.iterations) or "-", worst, S.fallbacks or 0))
+  if report then report(S) end
+  return result
+end
+
+--- Centre of mass [m] (a table of dim numbers) and mean velocity of a solid.
+function zarifi.centroid(m)
+  local c, v, M = {}, {}, 0
+  local mass = m.mass
+  for a = 1, m.dim do c[a], v[a] = 0, 0 end
+  for q = 1, m.nv do
+    local w = mass[q]
+    M = M + w
+    for a = 1, m.dim do c[a], v[a] = c[a] + w * m.x:get(q, a), v[a] + w * m.v:get(q, a) end
+  end
+  for a = 1, m.dim do c[a], v[a] = c[a] / M, v[a] / M end
+  return c, v
 end
 
 return zarifi

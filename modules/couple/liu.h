@@ -74,6 +74,8 @@ int tide_liu_distances(const tide_grid *g, const double *phi, int interp, int64_
 /* ------------------------------------------------- joint optimization (Eq. 22) */
 
 enum { TIDE_LIU_CHOLMOD = 0, TIDE_LIU_BICGSTAB = 1 };
+enum { TIDE_LIU_CCD_COMMON = 0, TIDE_LIU_CCD_PAPER = 1 }; /* see ccd in tide_liu_params */
+enum { TIDE_LIU_HESS_GAUSS_NEWTON = 0, TIDE_LIU_HESS_PROJECTED = 1 }; /* see hessian */
 
 typedef struct tide_liu_params {
   int interp;         /* TIDE_LIU_LINEAR / TIDE_LIU_QUADRATIC */
@@ -96,6 +98,21 @@ typedef struct tide_liu_params {
   int line_search;    /* 1: backtracking on the l1 merit, filtered by the CCD bound
                          t_b (Sec. 4.3.5) and by feasibility (d > 0 at every vertex);
                          0: full Newton steps (Fig. 12, top) */
+  int hessian;        /* barrier Hessian per pair: TIDE_LIU_HESS_PROJECTED (default), the
+                         full kappa (b'' grad d grad d^T + b' grad^2 d) with its phi-x
+                         cross terms dw/dx and d2d/dx2, projected to PSD per pair (for
+                         a fixed vertex the same as Gauss-Newton: d is linear in phi);
+                         or TIDE_LIU_HESS_GAUSS_NEWTON, Eq. 20's kappa b'' grad d grad
+                         d^T (the paper's, which drops b' grad^2 d as "numerically
+                         small": a vertex moving through the liquid then stalls, see
+                         docs/couple.md, Fig. 9) */
+  int ccd;            /* the CCD step bound (Sec. 4.3.5) of the vertex segment against
+                         its closest-point segment: TIDE_LIU_CCD_PAPER, the paper's
+                         min(gamma, beta) of the segments' closest points; or
+                         TIDE_LIU_CCD_COMMON (default), the first common t at which the
+                         two points come within 10% of their starting distance (the
+                         paper's bound stops a vertex pushing the surface ahead of it,
+                         whose segments are collinear) */
   int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block) or
                          TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) */
 } tide_liu_params;
@@ -116,12 +133,18 @@ typedef struct tide_liu_solid {
 typedef struct tide_liu_stats {
   int iterations;   /* Newton steps taken */
   int converged;    /* 1 if the test passed within max_iter */
+  int diverged;     /* without line search: stopped at a full step to a non-finite
+                       objective or a direction longer than 1e3 bands */
   int64_t nphi, nx; /* unknowns: level-set cells, vertex coordinates */
   int pairs;        /* vertices within d^ of the liquid at the end */
-  int dropped;      /* linear: vertices whose fixed stencil gave d <= 0 at the start
-                       (the pair is not seen: Sec. 4.3.3's extrapolation error) */
+  int rebased;      /* linear: vertices whose stencil at x* extrapolated the start to
+                       d <= 0 (Sec. 4.3.3's extrapolation error), paired with the dual
+                       cell of the start x^n instead */
+  int dropped;      /* linear: vertices seen inside even by that stencil (the pair is
+                       not used) */
   int penetrating;  /* vertices with d <= 0 at the end (own stencil) */
   int halvings;     /* backtracking halvings, all iterations */
+  int shifted;      /* factorizations retried on A + tau diag(A) (rounding) */
   int ccd_limited;  /* iterations whose step the CCD bound shortened */
   double min_d;     /* smallest vertex distance at the end [m] (own stencil) */
   double step;      /* ||p||_inf / dt of the last direction [m/s] */
@@ -139,11 +162,12 @@ typedef struct tide_liu_stats {
  * over the band cells of phi (Fig. 4) and the free vertex positions.
  * M_f = diag(rho ((1 - rho_a) H + rho_a) V_cell) (Eq. 13), lagged per
  * iteration.  Newton on the KKT system (Eq. 12) with the Hessian
- * diag(M_f) + diag(M) + kappa b''(d) grad d grad d^T (Eq. 20: the
- * b' grad^2 d term omitted, so the block is SPD by construction); the KKT
+ * diag(M_f) + diag(M) + the barrier's per-pair PSD block (see hessian), so
+ * the block is SPD by construction; the KKT
  * system is solved through its Schur complement on the components (SPD
  * block factored once per iteration, ncomp + 1 solves).  The stencil of a
- * linear pair is fixed at x* (Sec. 4.3.3); a quadratic one follows x.
+ * linear pair is fixed at x* (Sec. 4.3.3; at x^n when the one at x* does
+ * not see the start outside); a quadratic one follows x.
  * The unknown cells are those with |phi*| or |phi^n| < band and the
  * stencil cells of every vertex at x^n and x*.
  * Starts from the input phi (phi^n on the unknowns; other cells take phi*) and x
@@ -161,16 +185,23 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
 /* ------------------------------------------- velocity correction (Eq. 23, Fig. 8) */
 
 /* The faces where the liquid meets a solid after the optimization: for
- * every vertex with d < d^ (the pair group), the faces between the 2^dim
+ * every vertex with d < dhat (the pair group), the faces between the 2^dim
  * cells of its dual cell that separate a liquid cell (phi < 0) from an air
- * cell.  Each such face gets u_f = sum_v W_fv v_v,a with the weight of vertex v
- * proportional to the overlap of a dx box at the vertex with a dx box at
- * the face, prod_b max(0, 1 - |x_v,b - x_f,b| / dx) (the box of Fig. 8 is
- * d^-sized in the paper; with d^ < dx it would hold no vertex), rows
- * normalised; fixed_f = 1 (a prescribed face for tide_liquid_project).
+ * cell, and with air = 1 also those between two air cells.  Each such face
+ * gets u_f = sum_v W_fv v_v,a with the weight of vertex v proportional to the
+ * overlap of a dx box at the vertex with a dx box at the face,
+ * prod_b max(0, 1 - |x_v,b - x_f,b| / dx) (the box of Fig. 8 is d^-sized in
+ * the paper; with d^ < dx it would hold no vertex), rows normalised;
+ * fixed_f = 1 (a prescribed face for tide_liquid_project, which keeps it and
+ * marks it valid, so the extrapolation into the air starts from it).
+ * Eq. 23 is air = 0 with the barrier's d^.  With air = 1 and dhat the reach
+ * of a step (d^ + the largest displacement), the solid's velocity is imposed
+ * in the air around the vertices the liquid may reach: the velocity the
+ * level set is then advected with does not carry liquid across a row of
+ * vertices (Tide's addition for the first projection, see tide.liu).
  * x, v: nv x dim positions [m] and velocities [m/s].  u (f64 MAC) and fixed
  * (u8 MAC) over g are written on those faces only.  *nfaces: faces set. */
-int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat,
+int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat, int air,
                            int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces);
 

@@ -1,6 +1,7 @@
 /* liu_contact.c -- the velocity correction with contact of Liu et al.
- * (Sec. 4.3.6, Eq. 23, Fig. 8): the liquid-air faces around the vertices in
- * contact take the weighted velocity of those vertices (liu.h). */
+ * (Sec. 4.3.6, Eq. 23, Fig. 8): the liquid-air faces (and, on request, the
+ * air faces) around the vertices in contact take the weighted velocity of
+ * those vertices (liu.h). */
 #include "couple/liu.h"
 
 #include <math.h>
@@ -13,7 +14,7 @@ static int inside(const tide_grid *g, const int c[3]) {
 }
 
 int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat,
-                           int64_t nv, const double *x, const double *v, tide_mac *u,
+                           int air, int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces) {
   const char *fn = "liu contact faces";
   *nfaces = 0;
@@ -76,7 +77,8 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
           if (!inside(g, c0) || !inside(g, c1)) continue;
           int l0 = phi[tide_grid_idx(g, c0[0], c0[1], c0[2])] < 0;
           int l1 = phi[tide_grid_idx(g, c1[0], c1[1], c1[2])] < 0;
-          if (l0 != l1) mark[off[a] + tide_grid_fidx(g, a, c1[0], c1[1], c1[2])] = 1;
+          if (l0 != l1 || (air && !l0 && !l1))
+            mark[off[a] + tide_grid_fidx(g, a, c1[0], c1[1], c1[2])] = 1;
         }
   }
   /* weights from every contacting vertex within a cell of the face (Fig. 8 right) */

@@ -4,6 +4,7 @@
 #include "couple/liu.h"
 #include "linalg/linalg.h"
 #include "solid/barrier.h"
+#include "solid/small.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,6 +19,8 @@ tide_liu_params tide_liu_params_default(void) {
   p.max_iter = 30;
   p.line_search = 1;
   p.solver = TIDE_LIU_CHOLMOD;
+  p.ccd = TIDE_LIU_CCD_COMMON;
+  p.hessian = TIDE_LIU_HESS_PROJECTED;
   return p;
 }
 
@@ -144,14 +147,36 @@ static void assemble(const ctx *C, const double *phi, const double *x, double *g
     if (d >= dhat) continue;
     double db, ddb;
     tide_barrier_eval(d, dhat, NULL, &db, &ddb);
-    int idx[TIDE_LIU_MAXST + 3];
+    int idx[TIDE_LIU_MAXST + 3], cc[TIDE_LIU_MAXST + 3];
     double gd[TIDE_LIU_MAXST + 3];
-    int m = 0;
+    int m = 0, mphi;
     for (int c = 0; c < r.n; c++)
-      if (C->umap[r.cell[c]] >= 0) idx[m] = C->umap[r.cell[c]], gd[m++] = r.w[c];
+      if (C->umap[r.cell[c]] >= 0) idx[m] = C->umap[r.cell[c]], cc[m] = c, gd[m++] = r.w[c];
+    mphi = m;
     if (C->xmap[v] >= 0)
       for (int a = 0; a < dim; a++)
         idx[m] = (int)(C->xmap[v] + a), gd[m++] = r.grad[a];
+    if (C->p.hessian == TIDE_LIU_HESS_PROJECTED && m > mphi && m <= TIDE_SYM_EIG_MAXN) {
+      /* kappa (b'' grad d grad d^T + b' grad^2 d), grad^2 d = [0, dw/dx; dw/dx^T, d2d/dx2]
+       * (d is linear in phi), projected to PSD per pair */
+      double Hp[TIDE_SYM_EIG_MAXN * TIDE_SYM_EIG_MAXN];
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+          double h2 = 0;
+          if (i >= mphi && j >= mphi)
+            h2 = r.hess[i - mphi][j - mphi];
+          else if (i < mphi && j >= mphi)
+            h2 = r.dwdx[cc[i]][j - mphi];
+          else if (i >= mphi && j < mphi)
+            h2 = r.dwdx[cc[j]][i - mphi];
+          Hp[i * m + j] = kappa * (ddb * gd[i] * gd[j] + db * h2);
+        }
+      tide_sym_project_psd(m, Hp);
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++)
+          tide_triplets_add(T, idx[i], idx[j], Hp[i * m + j]);
+      continue;
+    }
     for (int i = 0; i < m; i++)
       for (int j = 0; j < m; j++)
         tide_triplets_add(T, idx[i], idx[j], kappa * ddb * gd[i] * gd[j]);
@@ -212,14 +237,22 @@ static void segment_closest(const double *P0, const double *P1, const double *Q0
 
 /* The CCD bound of Sec. 4.3.5 over the near, approaching pairs: the vertex
  * segment x -> x + p against the segment between the closest surface points
- * before and after the step (projection along the level-set normal); t_b =
- * min(gamma, beta) of their closest points.  A segment shorter than 1e-3 dx
- * has no parameter of its own (the other one is used); t_b = 0 (closest at
- * the start, no approach along the segments) carries no information.
+ * before and after the step (projection along the level-set normal).
+ *   TIDE_LIU_CCD_PAPER: t_b = min(gamma, beta) of the closest points of the
+ *     two segments (the paper's lower bound).  A segment shorter than 1e-3 dx
+ *     has no parameter of its own (the other one is used); t_b = 0 (closest
+ *     at the start) carries no information.  When the vertex pushes the
+ *     surface ahead of it the two segments are collinear and overlap, and
+ *     this bound is that of a collision that never happens: Newton then
+ *     crawls (Fig. 9 at CFL >= 1).
+ *   TIDE_LIU_CCD_COMMON: the time the bound stands for, at a common t: the
+ *     first t in [0, 1] where |S_p(t) - S_phi(t)| = 0.1 |S_p(0) - S_phi(0)|
+ *     (a quadratic in t), no bound if there is none.
+ * Either way the line search still rejects any trial with a vertex at d <= 0.
  * Returns the smallest t_b in (0, 1], 1 if none. */
 static double ccd_bound(const ctx *C, const double *phi, const double *x, const double *phi1,
                         const double *x1) {
-  int dim = C->dim;
+  int dim = C->dim, paper = C->p.ccd == TIDE_LIU_CCD_PAPER;
   double dhat = C->p.dhat, tmin = 1, shortlen = 1e-3 * C->g->dx;
 #pragma omp parallel for schedule(static) reduction(min : tmin)
   for (int64_t v = 0; v < C->nv; v++) {
@@ -237,15 +270,31 @@ static double ccd_bound(const ctx *C, const double *phi, const double *x, const 
       Q0[a] = P0[a] - r0.d * r0.grad[a] * g0, Q1[a] = P1[a] - r1.d * r1.grad[a] * g1;
       lp += (P1[a] - P0[a]) * (P1[a] - P0[a]), lq += (Q1[a] - Q0[a]) * (Q1[a] - Q0[a]);
     }
-    double gam, bet, tb;
-    segment_closest(P0, P1, Q0, Q1, dim, &gam, &bet);
     if (sqrt(lp) < shortlen && sqrt(lq) < shortlen) continue;
-    if (sqrt(lp) < shortlen)
-      tb = bet;
-    else if (sqrt(lq) < shortlen)
-      tb = gam;
-    else
-      tb = fmin(gam, bet);
+    double tb = 1;
+    if (paper) {
+      double gam, bet;
+      segment_closest(P0, P1, Q0, Q1, dim, &gam, &bet);
+      if (sqrt(lp) < shortlen)
+        tb = bet;
+      else if (sqrt(lq) < shortlen)
+        tb = gam;
+      else
+        tb = fmin(gam, bet);
+    } else {
+      /* r(t) = r0 + t dr; |r(t)|^2 = (0.1 |r0|)^2 */
+      double aa = 0, bb = 0, cc = 0;
+      for (int a = 0; a < dim; a++) {
+        double r = P0[a] - Q0[a], dr = (P1[a] - P0[a]) - (Q1[a] - Q0[a]);
+        aa += dr * dr, bb += 2 * r * dr, cc += r * r;
+      }
+      cc *= 1 - 0.01;
+      double disc = bb * bb - 4 * aa * cc;
+      if (!(aa > 0) || disc < 0) continue;
+      double t = (-bb - sqrt(disc)) / (2 * aa);
+      if (!(t >= 0 && t <= 1)) continue;
+      tb = t;
+    }
     if (tb > 0 && tb < tmin) tmin = tb;
   }
   return tmin;
@@ -304,6 +353,10 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     return tide_fail(TIDE_EINVAL, "%s: air_density must be in (0, 1]", fn);
   if (p->max_iter < 1 || p->max_iter > 10000)
     return tide_fail(TIDE_EINVAL, "%s: max_iter must be in 1..10000", fn);
+  if (p->hessian != TIDE_LIU_HESS_GAUSS_NEWTON && p->hessian != TIDE_LIU_HESS_PROJECTED)
+    return tide_fail(TIDE_EINVAL, "%s: unknown hessian %d", fn, p->hessian);
+  if (p->ccd != TIDE_LIU_CCD_COMMON && p->ccd != TIDE_LIU_CCD_PAPER)
+    return tide_fail(TIDE_EINVAL, "%s: unknown ccd %d", fn, p->ccd);
   if (p->solver != TIDE_LIU_CHOLMOD && p->solver != TIDE_LIU_BICGSTAB)
     return tide_fail(TIDE_EINVAL, "%s: unknown solver %d", fn, p->solver);
   if (isnan(p->dhat) || isnan(p->kappa) || isnan(p->band) || isnan(p->tol) || !(p->vol_tol > 0))
@@ -426,13 +479,24 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     tide_liu_stencil_base(g, p->interp, q, C.base[v]);
     C.live[v] = 1;
   }
-  /* the start must be penetration-free (linear: a pair whose fixed
-   * stencil does not see the start outside is dropped and counted) */
+  /* the start must be penetration-free.  Linear: a pair whose stencil at x*
+   * extrapolates the start to d <= 0 is paired with the dual cell of the
+   * start instead (counted in rebased); if even that one sees the vertex
+   * inside, the pair is dropped and counted */
   for (int64_t v = 0; v < C.nv; v++) {
     tide_liu_dist r;
     vertex_dist(&C, phi, x, v, &r);
     if (r.d > 0) continue;
     if (p->interp == TIDE_LIU_LINEAR) {
+      double q[3] = {0, 0, 0};
+      for (int a = 0; a < dim; a++)
+        q[a] = x[v * dim + a];
+      tide_liu_stencil_base(g, p->interp, q, C.base[v]);
+      vertex_dist(&C, phi, x, v, &r);
+      if (r.d > 0) {
+        st->rebased++;
+        continue;
+      }
       C.live[v] = 0;
       st->dropped++;
     } else if (p->line_search) {
@@ -466,7 +530,21 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     if (p->solver == TIDE_LIU_CHOLMOD) {
       tide_factor_free(F);
       F = NULL;
-      if ((s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F))) goto done;
+      /* the block is SPD by construction, but a barrier at d << d^ adds a
+       * rank-one term 1e10 x the liquid masses and the factorization can
+       * lose its last pivots to rounding: retry on A + tau diag(A),
+       * tau = 1e-10, 1e-8, ... 1e-2 (the regularizer of Sec. 4.3.5) */
+      s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+      for (double tau = 1e-10; s == TIDE_ENOTSPD && tau <= 1e-2; tau *= 100) {
+        tide_factor_free(F);
+        F = NULL;
+        for (int i = 0; i < A->nrows; i++)
+          for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->col[k] == i) A->val[k] *= 1 + tau;
+        st->shifted++;
+        s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+      }
+      if (s) goto done;
     }
     /* Schur complement of the KKT system (Eq. 12):
      *   A dz + J^T lam = -g,  J dz = -h
@@ -605,6 +683,15 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       }
       st->t_search += tide_wtime() - t4;
       if (!ok) { /* no decrease along the direction: stop (not converged) */
+        st->alpha = 0;
+        break;
+      }
+    } else {
+      /* full steps: a step to a non-finite objective (Newton diverging, a
+       * vertex far inside) is not taken; the solve stops, not converged */
+      double md1;
+      if (!isfinite(energy(&C, phi1, x1, &md1)) || !(pinf < 1e3 * p->band / p->dt)) {
+        st->diverged = 1;
         st->alpha = 0;
         break;
       }

@@ -50,7 +50,8 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 }
 
 /* tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt [, fixed, tracker,
- *   interp, dhat, kappa, rho, band, tol, vol_tol, max_iter, line_search, solver] }
+ *   interp, dhat, kappa, rho, band, tol, vol_tol, max_iter, line_search, solver,
+ *   ccd = "common" | "paper", hessian = "gauss_newton" | "projected"] }
  *   -> stats.  The constrained optimization of Liu Eq. 22 (liu.h): phi (cells,
  *   phi^n in, phi^{n+1} out) and x ({nv, dim}, x^n in, x^{n+1} out) in place.
  *   tracker (tide.grid.volume_tracker): relabelled on phi_star, one volume
@@ -60,8 +61,11 @@ static int l_liu_solve(lua_State *L) {
   static const char *const keys[] = {"grid",    "phi",      "phi_star",    "x",      "x_star",
                                      "mass",    "fixed",    "tracker",     "dt",     "interp",
                                      "dhat",    "kappa",    "rho",         "band",   "tol",
-                                     "vol_tol", "max_iter", "line_search", "solver", NULL};
+                                     "vol_tol", "max_iter", "line_search", "solver", "ccd",
+                                     "hessian", NULL};
   static const char *const solvers[] = {"cholmod", "bicgstab", NULL};
+  static const char *const ccds[] = {"common", "paper", NULL};
+  static const char *const hessians[] = {"gauss_newton", "projected", NULL};
   tide_opts o = tide_lua_opts(L, 1, fn, keys);
   tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
   tide_array *phi = tide_opt_reqarray(&o, "phi"), *ps = tide_opt_reqarray(&o, "phi_star");
@@ -95,6 +99,8 @@ static int l_liu_solve(lua_State *L) {
   p.max_iter = (int)tide_opt_int(&o, "max_iter", 30, 1, 10000);
   p.line_search = tide_opt_bool(&o, "line_search", 1);
   p.solver = tide_opt_choice(&o, "solver", "cholmod", solvers);
+  p.ccd = tide_opt_choice(&o, "ccd", "common", ccds);
+  p.hessian = tide_opt_choice(&o, "hessian", "projected", hessians);
   if (!(p.vol_tol > 0)) tide_lua_error(L, "%s: vol_tol must be positive", fn);
   int64_t N = tide_grid_ncells(g);
   /* scratch: phi* copy is not needed (read only); mass buffer if a number */
@@ -131,10 +137,14 @@ static int l_liu_solve(lua_State *L) {
   set_int(L, "iterations", st.iterations);
   lua_pushboolean(L, st.converged);
   lua_setfield(L, -2, "converged");
+  lua_pushboolean(L, st.diverged);
+  lua_setfield(L, -2, "diverged");
   set_int(L, "nphi", st.nphi);
   set_int(L, "nx", st.nx);
   set_int(L, "pairs", st.pairs);
   set_int(L, "dropped", st.dropped);
+  set_int(L, "rebased", st.rebased);
+  set_int(L, "shifted", st.shifted);
   set_int(L, "penetrating", st.penetrating);
   set_int(L, "halvings", st.halvings);
   set_int(L, "ccd_limited", st.ccd_limited);
@@ -151,14 +161,16 @@ static int l_liu_solve(lua_State *L) {
   return 1;
 }
 
-/* tide.couple.liu_contact_faces{ grid, phi, x, v, u, fixed [, dhat, interp] } -> n:
+/* tide.couple.liu_contact_faces{ grid, phi, x, v, u, fixed [, dhat, interp, air] } -> n:
  *   the velocity correction with contact (Eq. 23, Fig. 8): the liquid-air
- *   faces around the vertices within dhat of the liquid get the weighted
- *   vertex velocity in u (f64 Mac) and 1 in fixed (u8 Mac), for
- *   tide.liquid.project{fixed = ...}; returns the number of faces set. */
+ *   faces (air = true: and the air faces) of the dual cells of the vertices
+ *   within dhat of the liquid get the weighted vertex velocity in u (f64 Mac)
+ *   and 1 in fixed (u8 Mac), for tide.liquid.project{fixed = ...}; returns
+ *   the number of faces set. */
 static int l_liu_contact_faces(lua_State *L) {
   const char *fn = "tide.couple.liu_contact_faces";
-  static const char *const keys[] = {"grid", "phi", "x", "v", "u", "fixed", "dhat", "interp", NULL};
+  static const char *const keys[] = {"grid", "phi",  "x",      "v",   "u",
+                                     "fixed", "dhat", "interp", "air", NULL};
   tide_opts o = tide_lua_opts(L, 1, fn, keys);
   tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
   tide_array *phi = tide_opt_reqarray(&o, "phi");
@@ -169,9 +181,10 @@ static int l_liu_contact_faces(lua_State *L) {
            *fx = tide_opt_reqobj(&o, "fixed", TIDE_MAC_T);
   double dhat = tide_opt_num(&o, "dhat", 0.5 * g->dx, 0, HUGE_VAL);
   int interp = 1 + tide_opt_choice(&o, "interp", "quadratic", interp_names);
+  int air = tide_opt_bool(&o, "air", 0);
   int64_t n;
   tide_lua_check(L,
-                 tide_liu_contact_faces(g, TIDE_F64P(phi), interp, dhat, x->shape[0], TIDE_F64P(x),
+                 tide_liu_contact_faces(g, TIDE_F64P(phi), interp, dhat, air, x->shape[0], TIDE_F64P(x),
                                         TIDE_F64P(v), u, fx, &n),
                  fn);
   lua_pushinteger(L, n);

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#define EIG_MAXN 24
+#define EIG_MAXN TIDE_SYM_EIG_MAXN
 
 void tide_sym_eig(int n, const double *A, double *w, double *Q) {
   double a[EIG_MAXN * EIG_MAXN];
@@ -46,7 +46,7 @@ void tide_sym_eig(int n, const double *A, double *w, double *Q) {
       }
   }
   for (int i = 0; i < n; i++) w[i] = a[i * n + i];
-  /* sort decreasing (selection sort keeps it simple for n <= 24) */
+  /* sort decreasing (selection sort keeps it simple for n <= EIG_MAXN) */
   for (int i = 0; i < n; i++) {
     int best = i;
     for (int j = i + 1; j < n; j++)

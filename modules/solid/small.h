@@ -85,14 +85,16 @@ static inline void tide_matmul_tn(int d, const double *A, const double *B, doubl
     }
 }
 
-/* Symmetric eigendecomposition of an n x n matrix (n <= 24) by cyclic
+#define TIDE_SYM_EIG_MAXN 30 /* largest n of tide_sym_eig / tide_sym_project_psd */
+
+/* Symmetric eigendecomposition of an n x n matrix (n <= TIDE_SYM_EIG_MAXN) by cyclic
  * Jacobi rotations (Golub & Van Loan, Matrix Computations, 8.5): A = Q
  * diag(w) Q^T with the eigenvalues w sorted in decreasing order and the
  * eigenvectors in the columns of Q (Q[i*n + k] = component i of vector k).
  * A is not modified.  Robust for repeated and zero eigenvalues. */
 void tide_sym_eig(int n, const double *A, double *w, double *Q);
 
-/* Replace the symmetric n x n matrix A (n <= 24) by its projection onto the
+/* Replace the symmetric n x n matrix A (n <= TIDE_SYM_EIG_MAXN) by its projection onto the
  * positive semidefinite cone: Q max(w, 0) Q^T. */
 void tide_sym_project_psd(int n, double *A);
 

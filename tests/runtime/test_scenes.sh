@@ -21,6 +21,10 @@ declare -A args=(
   [solid_stairs]="--h 0.08 --frames 2"
   [solid_swinging_beam]="--cells 4 --frames 2"
   [solid_torus_collapse]="--h 0.1 --frames 3"
+  [zarifi_dam_beam]="--res 12 --frames 2 --image 96 --vtk"
+  [zarifi_balls]="--res 12 --frames 2 --image 96"
+  [zarifi_compressed_cube]="--res 12 --frames 2 --image 96"
+  [zarifi_soft_platform]="--res 12 --frames 2 --image 96"
 )
 # 3D variants of the scenes that take --dim
 declare -A args3=(
@@ -29,6 +33,8 @@ declare -A args3=(
   [obstacle]="--dim 3 --res 10 --frames 1 --image 96"
   [open_channel]="--dim 3 --res 8 --frames 1 --image 96"
   [mpm_jelly]="--dim 3 --res 12 --frames 1 --image 96"
+  [zarifi_dam_beam]="--dim 3 --res 8 --frames 1 --image 96"
+  [zarifi_balls]="--dim 3 --res 8 --frames 1 --image 96"
 )
 one() { # $1 name, $2 tag, $3 args
   local out="$tmp/$1$2"

@@ -1,0 +1,200 @@
+--- The 2D validations of Liu et al. Sec. 5.1 (Figs. 9, 11b, 11c, 12) with the
+-- tide.liu recipe, shared by tests/couple/test_liu_*.lua and figures/liu_*.lua.
+-- Every case checks the method's invariant after every step (no vertex with
+-- d(phi, x) <= 0, each vertex's own stencil) and counts the steps that break it.
+-- The paper gives no physical sizes for these tests: the ones below are
+-- Tide's choice (a 1 m box, a 0.2 m drop, rho = 1000, no surface tension).
+--
+--   local L = require "tide.cases.liu"
+--   local r = L.vertex_through_drop { n = 32, interp = "quadratic", cfl = 1 }     -- Fig. 9
+--   local r = L.drop_on_ground { n = 32, volume = true, t_end = 0.3 }              -- Fig. 11b
+--   local r = L.drop_on_row { n = 32, spacing = 1.5, cfl = 1, frames = 48 }        -- Figs. 11c, 12
+local tide = require "tide"
+local liu = require "tide.liu"
+local drop = require "tide.drop"
+
+local M = {}
+
+--- Liquid area of a 2D phi: the bilinear interpolant's {phi < 0} by 4 x 4
+-- samples per cell (the sharp volume, not the smoothed one the solve constrains).
+function M.area(g, phi)
+  local n, dx = g.size, g.dx
+  M._pts = M._pts or {}
+  local key = n[1] .. "x" .. n[2]
+  local P = M._pts[key]
+  if not P then
+    P = { pts = tide.array.zeros({ 16 * n[1] * n[2], 2 }), vals = tide.array.zeros({ 16 * n[1] * n[2] }) }
+    local q = 0
+    for i = 0, n[1] - 1 do for j = 0, n[2] - 1 do for a = 0, 3 do for b = 0, 3 do
+      q = q + 1
+      P.pts:set(q, 1, g.origin[1] + (i + (a + .5) / 4) * dx)
+      P.pts:set(q, 2, g.origin[2] + (j + (b + .5) / 4) * dx)
+    end end end end
+    M._pts[key] = P
+  end
+  g:sample(phi, P.pts, P.vals)
+  local c = 0
+  for q = 1, 16 * n[1] * n[2] do if P.vals[q] < 0 then c = c + 1 end end
+  return c * dx * dx / 16
+end
+
+-- one step with the invariant checked; accumulates into r
+local function step(S, dt, r)
+  local st = liu.step(S, dt)
+  r.steps = r.steps + 1
+  r.iters = r.iters + st.iterations
+  r.max_iters = math.max(r.max_iters, st.iterations)
+  if not st.converged then r.capped = r.capped + 1 end
+  if S.nv > 0 then
+    r.min_d = math.min(r.min_d, st.min_d)
+    if st.penetrating > 0 then r.pen_steps = r.pen_steps + 1 end
+    r.rebased, r.dropped = r.rebased + st.rebased, r.dropped + st.dropped
+  end
+  return st
+end
+
+local function record()
+  return { steps = 0, iters = 0, max_iters = 0, capped = 0, min_d = math.huge, pen_steps = 0, rebased = 0,
+    dropped = 0 }
+end
+
+--- Fig. 9: a heavy free vertex (1e4 kg, 80x the drop) shot at 1 m/s through a
+-- drop (radius 0.2 m at the centre of a 1 m box), zero gravity, until t_end
+-- (0.9 s, the paper's last frame).  r.y, r.v: the vertex's height and speed at
+-- the end (it starts at y = 0.05 m: at 1 m/s it would be at 0.95 m); r.exit_v.
+function M.vertex_through_drop(o)
+  local n, dx = o.n or 32, 1 / (o.n or 32)
+  local g = tide.grid.new { size = { n, n }, dx = dx }
+  local phi = drop.disk { grid = g, center = { 0.5, 0.5 }, radius = 0.2 }
+  local S = liu.new { grid = g, phi = phi, x = tide.array.from { { 0.5 + 0.3 * dx, 0.05 } },
+    v = tide.array.from { { 0, 1 } }, mass = 1e4, interp = o.interp or "quadratic", cfl = o.cfl or 1,
+    max_iter = o.max_iter or 30, line_search = o.line_search ~= false, ccd = o.ccd or "common",
+    hessian = o.hessian or "projected" }
+  local r = record()
+  local V0 = liu.volume(S)
+  local t_end = o.t_end or 0.9
+  r.frames = {}
+  while S.t < t_end - 1e-12 do
+    step(S, math.min(liu.max_dt(S), t_end - S.t), r)
+    if o.frame then o.frame(S) end
+  end
+  r.y, r.v = S.x:get(1, 2), S.v:get(1, 2)
+  r.vol = liu.volume(S) / V0 - 1
+  r.S, r.dx = S, dx
+  return r
+end
+
+--- Fig. 11b: a drop (radius 0.15 m, centre at 0.5 m height in a 1 m box)
+-- thrown at the ground at 5 m/s under gravity, splashing up the side walls,
+-- with (volume = true) or without the volume constraint of Eq. 10-12.
+-- r.t, r.vol (V / V0 - 1 after each step: smoothed-Heaviside volume, the
+-- constrained quantity), r.max_vol (max |V/V0 - 1|), r.max_comp (max over steps
+-- of the solve's largest per-component error against the tracker's reference).
+function M.drop_on_ground(o)
+  local n = o.n or 32
+  local dx = 1 / n
+  local g = tide.grid.new { size = { n, n }, dx = dx }
+  local phi = drop.disk { grid = g, center = { 0.5, 0.35 }, radius = 0.15 }
+  local S = liu.new { grid = g, phi = phi, gravity = { 0, -9.81 }, volume = o.volume ~= false, cfl = o.cfl or 1,
+    redistance_at = o.redistance_at }
+  S.u:component(2):fill(-5)
+  S.u:enforce_walls(nil, false)
+  local r = record()
+  local V0, A0 = liu.volume(S), M.area(g, S.phi)
+  r.t, r.vol, r.area, r.max_vol, r.max_area, r.max_comp = {}, {}, {}, 0, 0, 0
+  local t_end = o.t_end or 0.4
+  while S.t < t_end - 1e-12 do
+    local st = step(S, math.min(liu.max_dt(S), t_end - S.t), r)
+    local e, a = liu.volume(S) / V0 - 1, M.area(g, S.phi) / A0 - 1
+    r.t[#r.t + 1], r.vol[#r.vol + 1], r.area[#r.area + 1] = S.t, e, a
+    r.max_vol, r.max_area = math.max(r.max_vol, math.abs(e)), math.max(r.max_area, math.abs(a))
+    if st.components > 0 then r.max_comp = math.max(r.max_comp, st.vol_err) end
+    if o.frame then o.frame(S) end
+  end
+  r.S = S
+  return r
+end
+
+--- Figs. 11c and 12: a drop (radius 0.2 m) with initial velocity (0, -1 m/s)
+-- under gravity onto a row of fixed vertices at y = 0.3 m spaced `spacing` dx
+-- across the box (plus one half a cell from each wall).  frames of 1/60 s (several steps each at the given cfl);
+-- the drop's lowest point starts `gap` m above the row.  r.frame_iters[k]: mean
+-- Newton iterations per step in frame k; r.frame_capped[k]: steps at the cap;
+-- r.contact_frame: first frame with a vertex within dhat; r.leak: liquid
+-- volume below the row (y < row - dx) at the end over the total;
+-- r.jitter: the RMS over the last third of the frames of the frame-to-frame
+-- change of the drop's lowest interface height between the vertices, in dx.
+function M.drop_on_row(o)
+  local n = o.n or 32
+  local dx = 1 / n
+  local g = tide.grid.new { size = { n, n }, dx = dx }
+  local row, R = o.row or 0.3, o.radius or 0.2
+  local gap = o.gap or 0.1
+  local phi = drop.disk { grid = g, center = { 0.5, row + gap + R }, radius = R }
+  local h = (o.spacing or 1) * dx
+  local pts = {}
+  -- wall to wall, symmetric about the centre; the end gaps (< h) closed by a vertex half a cell
+  -- from each wall, so that the liquid meets the spacing under test and not a gap at a wall
+  local x0 = 0.5 - math.floor((0.5 - 0.5 * dx) / h) * h
+  if x0 - 0.5 * dx > 0.1 * dx then pts[1] = { 0.5 * dx, row } end
+  for x = x0, 1 - x0 + 1e-12, h do pts[#pts + 1] = { x, row } end
+  if x0 - 0.5 * dx > 0.1 * dx then pts[#pts + 1] = { 1 - 0.5 * dx, row } end
+  local X = tide.array.from(pts)
+  local F = tide.array.zeros({ #pts }, "u8")
+  F:fill(1)
+  local S = liu.new { grid = g, phi = phi, x = X, fixed = F, mass = 1, gravity = { 0, -9.81 }, cfl = o.cfl or 1,
+    line_search = o.line_search ~= false, max_iter = o.max_iter or 30, ccd = o.ccd or "common",
+    interp = o.interp or "quadratic", air_faces = o.air_faces ~= false }
+  S.u:component(2):fill(-1)
+  S.u:enforce_walls(nil, false)
+  local r = record()
+  r.nv, r.spacing = #pts, h / dx
+  r.frame_iters, r.frame_capped, r.low = {}, {}, {}
+  local frame_dt = 1 / 60
+  -- probe points midway between vertices, from the row down to 3 dx below it
+  local probes = {}
+  for k = 1, #pts - 1 do
+    for j = 0, 12 do probes[#probes + 1] = { 0.5 * (pts[k][1] + pts[k + 1][1]), row - j * 0.25 * dx } end
+  end
+  local P = #probes > 0 and tide.array.from(probes) or nil
+  for f = 1, o.frames or 48 do
+    local it0, st0, cap0 = r.iters, r.steps, r.capped
+    local t1 = f * frame_dt
+    while S.t < t1 - 1e-12 do
+      local st = step(S, math.min(liu.max_dt(S), t1 - S.t), r)
+      if not r.contact_frame and st.pairs and st.pairs > 0 then r.contact_frame = f end
+    end
+    r.frame_iters[f] = (r.iters - it0) / math.max(1, r.steps - st0)
+    r.frame_capped[f] = r.capped - cap0
+    -- lowest liquid depth below the row between vertices (0: none)
+    local low = 0
+    if P then
+      local v = g:sample(S.phi, P)
+      for q = 1, #probes do
+        if v[q] < 0 then low = math.max(low, (row - probes[q][2]) / dx) end
+      end
+    end
+    r.low[f] = low
+    if o.frame then o.frame(S, f) end
+  end
+  local nf = #r.low
+  local from = math.max(2, nf - nf // 3)
+  local s2, m = 0, 0
+  for f = from, nf do s2, m = s2 + (r.low[f] - r.low[f - 1]) ^ 2, m + 1 end
+  r.jitter = math.sqrt(s2 / math.max(1, m))
+  local below, total = 0, 0
+  for i = 1, n do
+    for j = 1, n do
+      local v = S.phi:get(i, j)
+      if v < 0 then
+        total = total + 1
+        if (j - 0.5) * dx < row - dx then below = below + 1 end
+      end
+    end
+  end
+  r.leak = below / math.max(1, total)
+  r.S = S
+  return r
+end
+
+return M
