@@ -120,7 +120,7 @@ return {
     does = "Face velocities to particles: PIC v_p = u(x_p); FLIP v_p = r (v_p + u(x_p) - u_old(x_p)) + (1 - r) u(x_p); APIC v_p = u(x_p), c_p = sum_f u_f grad w_fp. With advect = dt the particles then move as ps:advect in the same pass.",
     args = { { "mac", "tide.Mac", "required", "velocity" }, { "ps", "tide.Particles", "required", "" }, { "scheme", "\"pic\" | \"flip\" | \"apic\"", "\"flip\"", "" },
       { "old", "tide.Mac", "required for flip", "velocity before the grid update" }, { "flip", "number in [0, 1]", "0.97", "FLIP ratio r" },
-      { "advect", "number", "0 (no move)", "dt of the move [s]" }, { "order, labels, solid_phi, margin", "", "as ps:advect", "" } },
+      { "advect", "number", "0 (no move)", "dt of the move [s]" }, { "order, labels, solid_phi, margin", "as ps:advect", "as ps:advect", "" } },
     returns = "ps", ref = "Zhu & Bridson 2005 (FLIP); Jiang et al. 2015 (APIC)", see = seel,
   },
   ["tide.liquid.label"] = {
@@ -256,7 +256,7 @@ return {
       { "dt", "number >= 0", "required", "[s]" }, { "method", "\"ghost\" | \"liu\"", "\"ghost\"", "" }, { "curvature", "\"heights\" | \"cells\"", "\"heights\"", "" },
       { "projection", "\"ghost\" | \"labels\"", "\"ghost\"", "" }, { "theta_min", "number", "0.01", "" }, { "labels", "u8 cells", "none", "" }, { "kappa", "f64 cells or Mac", "computed", "[1/m]" },
       { "periodic", "list of booleans", "none", "" }, { "pjump", "f64 tide.Mac", "none", "receives the jump (ghost)" }, { "band", "number", "3 dx", "liu band [m]" },
-      { "side", "\"both\" | \"liquid\"", "\"both\"", "" }, { "tol, maxit, solver", "", "1e-8, automatic, none", "liu's solve" }, { "contact_angle", "degrees", "90", "" }, { "solid_phi", "f64 cells", "none", "" } },
+      { "side", "\"both\" | \"liquid\"", "\"both\"", "" }, { "tol, maxit, solver", "number, integer, tide.ViscositySolver", "1e-8, automatic, none", "liu's solve" }, { "contact_angle", "degrees", "90", "" }, { "solid_phi", "f64 cells", "none", "" } },
     returns = "u (and stats for liu)", ref = "Liu, Fedkiw & Kang 2000 (ghost fluid); Liu et al. 2024", see = seep,
   },
   ["tide.liquid.capillary_dt"] = {

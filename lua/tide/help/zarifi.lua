@@ -9,7 +9,7 @@ return {
     args = { { "grid", "tide.Grid", "required", "" }, { "particles", "tide.Particles", "required", "" }, { "solids", "list of tide.TetMesh", "required", "with materials" },
       { "obstacles", "tide.Shape", "none", "static solids closing faces with zero flux" }, { "colliders", "list of tide.solid.Collider", "none", "extra colliders of the solids" },
       { "scheme", "\"spd\" | \"indefinite\" | \"factored\" | \"damping\" | \"weak\"", "\"spd\"", "coupling scheme" }, { "rho", "number", "1000", "[kg/m^3]" },
-      { "tol, maxit, solver", "", "1e-10, default, per formulation", "coupled solve" }, { "sigma", "number in (0, 1)", "0.9", "Z1 = sigma (1/dt + tau_M) M (5.31)" },
+      { "tol, maxit, solver", "number, integer, string", "1e-10, default, per formulation", "coupled solve" }, { "sigma", "number in (0, 1)", "0.9", "Z1 = sigma (1/dt + tau_M) M (5.31)" },
       { "alpha", "number", "|c1| / |c2|", "block scaling (5.36)" }, { "transfer", "\"pic\" | \"flip\" | \"apic\"", "\"flip\"", "" }, { "flip", "number", "0.97", "" },
       { "cfl", "number", "1", "" }, { "layers", "integer", "cfl + 2", "extrapolation sweeps" }, { "level_set", "false | \"union\" | \"zhu_bridson\"", "false", "ghost-fluid surface" },
       { "radius", "number", "", "its particle radius [m]" }, { "walls", "boolean", "true", "solids collide with the domain walls" },
@@ -40,7 +40,7 @@ return {
     sig = "zarifi.hydrostatic{ dx = 0.05, params = 1 | 2, h = dx, x0, dt = 0.01, scheme, solver, tol, ... } -> S, info",
     does = "The Sec. 6.4 hydrostatic set-up: a deformed elastic rectangle in liquid at rest with the exact solution v = 0, u = 0, p = rho_f g (y - a); tractions of Eq. 6.6-6.9 integrated over the rest boundary.",
     args = { { "dx", "number", "0.05", "grid spacing of the unit square (1/dx an integer)" }, { "params", "1 | 2", "1", "Table 6.5 or 6.6" }, { "h", "number", "dx", "solid mesh spacing" },
-      { "x0", "number", "centred", "left edge of the deformed solid" }, { "dt", "number", "0.01", "[s]" }, { "scheme, solver, tol, ...", "", "", "projection options" } },
+      { "x0", "number", "centred", "left edge of the deformed solid" }, { "dt", "number", "0.01", "[s]" }, { "scheme, solver, tol, ...", "as zarifi.new", "as zarifi.new", "projection options" } },
     returns = "the state and the set-up's parameters", ref = "Zarifi Sec. 6.4, Eq. 6.1-6.10, Tables 6.5-6.6", see = see,
   },
   ["tide.zarifi.frame"] = {
@@ -49,5 +49,30 @@ return {
     args = { S_, { "dir", "string", "required", "output directory" }, { "i", "integer", "required", "frame number" }, { "t", "number", "required", "[s]" },
       { "options", "table", "png only", "png, vtk, width, camera, title, speed_range" } },
     returns = "nothing", see = see,
+  },
+  ["tide.zarifi.seed"] = {
+    sig = "zarifi.seed(g, region, solids [, per_cell]) -> particles",
+    does = "Liquid particles filling a region minus the solids: region.box = {min, max} and/or region.below = y (a pool up to height y), the solids' meshes kept clear.",
+    args = { { "g", "tide.Grid", "required", "" }, { "region", "{ box = {min =, max =}, below = y }", "required", "[m]" }, { "solids", "list of tide.TetMesh", "none", "" },
+      { "per_cell", "integer", "2^dim", "as tide.liquid.seed" } },
+    returns = "tide.Particles", see = see,
+  },
+  ["tide.zarifi.scene_params"] = {
+    sig = "zarifi.scene_params(own [, help]) -> P", does = "tide.params with the parameters every zarifi scene shares (res, dim, frames, fps, scheme, sampling, paper, per_cell, cfl, out, png, vtk, image) under the scene's own.",
+    args = { { "own", "table", "required", "the scene's defaults" }, { "help", "table", "none", "descriptions" } }, returns = "parameter table", see = see,
+  },
+  ["tide.zarifi.scene_grid"] = {
+    sig = "zarifi.scene_grid(P) -> grid, dim, dx", does = "The unit tank of a scene: P.res cells across (100 with --paper) in P.dim dimensions.",
+    args = { { "P", "table", "required", "from scene_params" } }, returns = "tide.Grid, dimension, dx [m]", see = see,
+  },
+  ["tide.zarifi.run_scene"] = {
+    sig = "zarifi.run_scene(S, P, name, title [, report [, on_step]]) -> result", does = "Run a scene's frames through tide.run with PNG/VTK output; report(S) prints the outcome, on_step(S, stats) runs after every step.",
+    args = { { "S", "zarifi state", "required", "" }, { "P", "table", "required", "scene parameters" }, { "name, title", "strings", "required", "" },
+      { "report", "function(S)", "none", "" }, { "on_step", "function(S, stats)", "none", "" } },
+    returns = "tide.run's summary", see = see,
+  },
+  ["tide.zarifi.centroid"] = {
+    sig = "zarifi.centroid(m) -> c, v", does = "Centre of mass and mean velocity of a solid (mass-weighted over its nodes).",
+    args = { { "m", "tide.TetMesh", "required", "with a material" } }, returns = "two lists of dim numbers [m], [m/s]", see = see,
   },
 }
