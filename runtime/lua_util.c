@@ -100,6 +100,25 @@ void tide_lua_pusharray(lua_State *L, tide_array *a) {
   tide_lua_gcaccount(L);
 }
 
+void tide_lua_pushrows(lua_State *L, tide_array *a, int64_t n, int ndim, const int64_t *tail) {
+  tide_array *s = tide_array_slice(a, 0, 0, n, 1);
+  int64_t shape[4] = {n, 1, 1, 1};
+  for (int k = 1; k < ndim && k < 4; k++)
+    shape[k] = tail[k - 1];
+  tide_array *r = s ? tide_array_reshape(s, ndim, shape) : NULL;
+  tide_array_release(s);
+  if (!r) tide_lua_error(L, "%s", tide_errmsg());
+  tide_lua_pusharray(L, r);
+}
+
+void tide_lua_pushnumbers(lua_State *L, const double *v, int n) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    lua_pushnumber(L, v[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
 tide_array *tide_lua_checkarray(lua_State *L, int idx) {
   return tide_lua_checkobj(L, idx, TIDE_ARRAY_T);
 }

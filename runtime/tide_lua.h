@@ -61,6 +61,12 @@ void *tide_lua_takeobj(lua_State *L, int idx, const char *tname);
 /* Arrays: push takes over the caller's reference. */
 void tide_lua_pusharray(lua_State *L, tide_array *a);
 tide_array *tide_lua_checkarray(lua_State *L, int idx);
+/* Push a view of the first n rows of a (rows of contiguous entries),
+ * shaped (n, tail[0], ..., tail[ndim - 2]): per-particle attributes stored
+ * with spare capacity. */
+void tide_lua_pushrows(lua_State *L, tide_array *a, int64_t n, int ndim, const int64_t *tail);
+/* Push the Lua list {v[0], ..., v[n-1]}. */
+void tide_lua_pushnumbers(lua_State *L, const double *v, int n);
 tide_array *tide_lua_testarray(lua_State *L, int idx);
 /* Check a contiguous array of dtype t with shape (entries < 0 = any). */
 tide_array *tide_lua_checkarrayof(lua_State *L, int idx, const char *what, tide_dtype t, int ndim,

@@ -56,10 +56,10 @@ local function frame(i, t)
   local title = string.format("MPM  t = %.2f s", t)
   if d == 2 then
     tide.fileio.png2d { path = path, grid = g, width = P.image, particles = M.x, particle_color = colour,
-      particle_range = { 0, 1 }, particle_colormap = "viridis", title = title }
+      particle_range = { 0, 1 }, particle_colormap = "viridis", colorbar = false, title = title }
   else
-    tide.fileio.png3d { path = path, width = P.image, particles = M.x, particle_color = colour,
-      particle_range = { 0, 1 }, particle_colormap = "viridis", radius = 0.35 / n, title = title }
+    tide.fileio.png3d { path = path, width = P.image, grid = g, particles = M.x, particle_color = colour,
+      particle_range = { 0, 1 }, particle_colormap = "viridis", colorbar = false, radius = 0.35 / n, title = title }
   end
 end
 

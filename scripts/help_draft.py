@@ -177,7 +177,7 @@ def reg_owner(f, reg):
     if m:
         t = m.group(1)
         return t.strip('"') if t.startswith('"') else MACROS.get(t, t)
-    if reg in ('step_methods', 'ckpt_methods'): return 'tide.TetMesh'
+    if reg in ('step_methods', 'ckpt_methods', 'static_methods'): return 'tide.TetMesh'
     if reg == 'shape_methods': return 'tide.Shape'
     if reg == 'shape_funcs': return 'tide.shape'
     if 'meta' in reg: return None

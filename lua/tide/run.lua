@@ -7,7 +7,8 @@
 --     max_dt = function(t) return dt end,    -- largest stable step (CFL); math.huge = no limit
 --     step = function(dt, t) return { iterations = n } end,  -- advance the state by dt
 --     frame = function(i, t) end,            -- write frame i (i = 0 is the initial state)
---   }
+--     probes = P,                            -- a tide.probes set: sampled at frame 0 and after
+--   }                                        -- every frame, written to out/probes.csv (P.path)
 --
 -- Each frame of duration 1/fps is reached by CFL-limited substeps: what is
 -- left of the frame is cut into ceil(left / max_dt(t)) equal steps (re-cut
@@ -29,7 +30,7 @@ local clock = core.clock
 
 local keys = { frames = "number", fps = "number", out = "string", params = "table", max_dt = "function",
   step = "function", frame = "function", max_substeps = "number", name = "string", t0 = "number",
-  quiet = "boolean", progress = "boolean" }
+  quiet = "boolean", progress = "boolean", probes = "table" }
 
 local function check_opts(o)
   if type(o) ~= "table" then raise("tide.run: table of named arguments expected, got " .. type(o)) end
@@ -91,6 +92,16 @@ return function(o)
   progress = progress and not quiet
   local max_dt = o.max_dt or function() return math.huge end
   local step, frame = o.step, o.frame or function() end
+  local probes = o.probes
+  if probes then
+    if type(probes.sample) ~= "function" then raise("tide.run: 'probes' must be a probe set (tide.probes.new)") end
+    probes.path = probes.path or (o.out and o.out .. "/probes.csv")
+  end
+  local function sample(t_now)
+    if not probes then return end
+    probes:sample(t_now)
+    if probes.path then probes:write() end
+  end
 
   timers.reset()
   local manifest
@@ -111,6 +122,7 @@ return function(o)
   local steps_total, iters_total = 0, 0
   local ok, err = xpcall(function()
     timers.time("frame output", frame, 0, t)
+    timers.time("probes", sample, t)
     for i = 1, frames do
       local t_end = (o.t0 or 0.0) + i / fps
       local sub, iters = 0, 0
@@ -134,6 +146,7 @@ return function(o)
       end
       steps_total, iters_total = steps_total + sub, iters_total + iters
       timers.time("frame output", frame, i, t)
+      timers.time("probes", sample, t)
       local elapsed = clock() - wall0
       local eta = elapsed / i * (frames - i)
       if progress then

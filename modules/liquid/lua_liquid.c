@@ -606,6 +606,7 @@ int luaopen_tide_liquid(lua_State *L) {
   luaL_newlib(L, funcs);
   tide_lua_liquid_physics_open(L);
   tide_lua_liquid_open_open(L);
+  tide_lua_liquid_probe_open(L);
   lua_pushinteger(L, TIDE_CELL_AIR);
   lua_setfield(L, -2, "AIR");
   lua_pushinteger(L, TIDE_CELL_LIQUID);

@@ -14,6 +14,7 @@
 void tide_lua_liquid_physics_open(lua_State *L); /* lua_liquid_physics.c */
 void tide_lua_liquid_ckpt_open(lua_State *L);    /* lua_liquid_ckpt.c: checkpoint hooks */
 void tide_lua_liquid_open_open(lua_State *L);    /* lua_liquid_open.c: open boundaries, emitters */
+void tide_lua_liquid_probe_open(lua_State *L);   /* lua_liquid_probe.c: front, elevation, measure */
 
 /* Push the statistics of a projection as the table { iterations, residual,
  * unknowns, div_before, div_after } (tide.liquid.project, Periodic:project). */

@@ -286,14 +286,6 @@ static int m_max_speed(lua_State *L) {
   return 1;
 }
 
-static void push_vec(lua_State *L, const double *v, int n) {
-  lua_createtable(L, n, 0);
-  for (int i = 0; i < n; i++) {
-    lua_pushnumber(L, v[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-}
-
 /* M:diagnostics() -> {kinetic, elastic, momentum = {..}, angular = {..} (2D: number), mass} */
 static int m_diagnostics(lua_State *L) {
   tide_mpm *m = checkmpm(L, 1);
@@ -304,12 +296,12 @@ static int m_diagnostics(lua_State *L) {
   lua_setfield(L, -2, "kinetic");
   lua_pushnumber(L, ee);
   lua_setfield(L, -2, "elastic");
-  push_vec(L, p, m->dim);
+  tide_lua_pushnumbers(L, p, m->dim);
   lua_setfield(L, -2, "momentum");
   if (m->dim == 2)
     lua_pushnumber(L, l[2]);
   else
-    push_vec(L, l, 3);
+    tide_lua_pushnumbers(L, l, 3);
   lua_setfield(L, -2, "angular");
   lua_pushnumber(L, mass);
   lua_setfield(L, -2, "mass");
@@ -322,7 +314,7 @@ static int m_grid_sums(lua_State *L) {
   double mass, p[3] = {0};
   tide_mpm_grid_sums(m, &mass, p);
   lua_pushnumber(L, mass);
-  push_vec(L, p, m->dim);
+  tide_lua_pushnumbers(L, p, m->dim);
   return 2;
 }
 
@@ -347,19 +339,8 @@ static int mm_tostring(lua_State *L) {
 
 /* the first n rows of a (cap, cols) attribute, shaped (n) or (n, d, d) */
 static void push_rows(lua_State *L, tide_mpm *m, tide_array *a, int matrix) {
-  int64_t n = m->ps->n;
-  tide_array *s = tide_array_slice(a, 0, 0, n, 1);
-  tide_array *r;
-  if (matrix) {
-    int64_t shape[3] = {n, m->dim, m->dim};
-    r = tide_array_reshape(s, 3, shape);
-  } else {
-    int64_t shape[1] = {n};
-    r = tide_array_reshape(s, 1, shape);
-  }
-  tide_array_release(s);
-  if (!r) tide_lua_error(L, "tide.MPM: %s", tide_errmsg());
-  tide_lua_pusharray(L, r);
+  int64_t tail[2] = {m->dim, m->dim};
+  tide_lua_pushrows(L, a, m->ps->n, matrix ? 3 : 1, tail);
 }
 
 /* fields: dim n order dx x v C F volume mass Jp material_id node_mass node_velocity gravity */
@@ -395,7 +376,7 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "node_velocity"))
     tide_lua_pusharray(L, tide_array_retain(m->nv));
   else if (!strcmp(k, "gravity"))
-    push_vec(L, m->gravity, m->dim);
+    tide_lua_pushnumbers(L, m->gravity, m->dim);
   else {
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "methods");

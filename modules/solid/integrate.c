@@ -2,6 +2,7 @@
  * integrate.c -- time integrators of deformable solids (see integrate.h).
  */
 #include "solid/integrate.h"
+#include "solid/contact.h"
 #include "solid/friction.h"
 #include "solid/small.h"
 
@@ -387,143 +388,24 @@ int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, in
  * projected arc.  The multiplier g_i . N_i of an active node is its contact
  * impulse times dt, which drives Irving's friction Gamma afterwards. */
 
-/* project the free nodes of x out of the colliders (the deepest first, a
- * few passes for surfaces whose distance is not exact or that overlap);
- * returns the number of nodes moved */
 static int64_t contacts_project(const tide_tetmesh *m, const tide_step_opts *o, double *x) {
-  const tide_fem *f = m->fem;
-  int d = m->dim;
-  int64_t cnt = 0;
-#pragma omp parallel for schedule(static) reduction(+ : cnt) if (m->nv > TIDE_SOLID_PAR_MIN)
-  for (int64_t i = 0; i < m->nv; i++) {
-    if (fixed_node(f, i)) continue;
-    int moved = 0;
-    for (int rep = 0; rep < 4; rep++) {
-      double xi[3] = {0, 0, 0}, phi, N[3], vB[3];
-      for (int k = 0; k < d; k++)
-        xi[k] = x[i * d + k];
-      if (tide_colliders_query(o->colliders, o->ncolliders, xi, &phi, N, vB) < 0 || phi >= 0) break;
-      for (int k = 0; k < d; k++)
-        x[i * d + k] -= phi * N[k];
-      moved = 1;
-    }
-    cnt += moved;
-  }
-  return cnt;
+  return tide_contacts_project(m, NULL, o->colliders, o->ncolliders, x);
 }
 
-/* the active set at x with gradient g: for every free node, the normals of
- * the colliders within eps of it whose gradient points into them
- * (g_i . N > 0), orthonormalized into w->cQ (d x d per node, row k the k-th
- * direction), their count in w->cflag[i] */
 static int64_t contacts_active(const tide_tetmesh *m, const tide_step_opts *o, const double *x,
                                const double *g, double eps, solid_work *w) {
-  const tide_fem *f = m->fem;
-  int d = m->dim;
-  int64_t cnt = 0;
-#pragma omp parallel for schedule(static) reduction(+ : cnt) if (m->nv > TIDE_SOLID_PAR_MIN)
-  for (int64_t i = 0; i < m->nv; i++) {
-    w->cflag[i] = 0;
-    if (fixed_node(f, i)) continue;
-    double xi[3] = {0, 0, 0}, *Q = w->cQ + i * d * d;
-    const double *gi = g + i * d;
-    int na = 0;
-    for (int k = 0; k < d; k++)
-      xi[k] = x[i * d + k];
-    for (int c = 0; c < o->ncolliders && na < d; c++) {
-      const tide_collider *cc = o->colliders[c];
-      double N[3] = {0, 0, 0}, gn = 0;
-      if (tide_collider_phi(cc, xi, N) - cc->thickness > eps) continue;
-      for (int k = 0; k < d; k++)
-        gn += gi[k] * N[k];
-      if (!(gn > 0)) continue;
-      for (int a = 0; a < na; a++) { /* Gram-Schmidt against the earlier ones */
-        double t = 0;
-        for (int k = 0; k < d; k++)
-          t += Q[a * d + k] * N[k];
-        for (int k = 0; k < d; k++)
-          N[k] -= t * Q[a * d + k];
-      }
-      double l = 0;
-      for (int k = 0; k < d; k++)
-        l += N[k] * N[k];
-      l = sqrt(l);
-      if (l < 1e-6) continue; /* already constrained */
-      for (int k = 0; k < d; k++)
-        Q[na * d + k] = N[k] / l;
-      na++;
-    }
-    w->cflag[i] = (uint8_t)na;
-    cnt += na > 0;
-  }
-  return cnt;
+  return tide_contacts_active(m, NULL, o->colliders, o->ncolliders, x, g, eps, 0, w->cflag, w->cQ);
 }
 
-/* y_i <- P_i y_i at active nodes, P_i = I - sum_a q_a q_a^T */
 static void contacts_tangential(const tide_tetmesh *m, const solid_work *w, double *y) {
-  int d = m->dim;
-#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
-  for (int64_t i = 0; i < m->nv; i++)
-    for (int a = 0; a < w->cflag[i]; a++) {
-      const double *q = w->cQ + (i * d + a) * d;
-      double t = 0;
-      for (int k = 0; k < d; k++)
-        t += y[i * d + k] * q[k];
-      for (int k = 0; k < d; k++)
-        y[i * d + k] -= t * q[k];
-    }
+  tide_contacts_tangential(m, w->cflag, w->cQ, y);
 }
 
-/* element blocks of the triplet values V: B_ab <- P_a B_ab P_b */
+/* the element blocks and the friction blocks (one d x d block per node,
+ * after the diagonal) of the triplet values V: B_ab <- P_a B_ab P_b */
 static void contacts_constrain_blocks(const tide_tetmesh *m, const solid_work *w, double *V) {
-  int d = m->dim, nper = m->nper, n = nper * d;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
-    const int32_t *el = TIDE_I32P(m->elem) + e * nper;
-    double *H = V + e * n * n;
-    for (int b = 0; b < nper; b++)
-      for (int a = 0; a < w->cflag[el[b]]; a++) {
-        const double *q = w->cQ + ((int64_t)el[b] * d + a) * d;
-        /* rows of node b: H <- (I - q q^T) H; then its columns */
-        for (int c = 0; c < n; c++) {
-          double t = 0;
-          for (int k = 0; k < d; k++)
-            t += q[k] * H[(b * d + k) * n + c];
-          for (int k = 0; k < d; k++)
-            H[(b * d + k) * n + c] -= t * q[k];
-        }
-        for (int r = 0; r < n; r++) {
-          double t = 0;
-          for (int k = 0; k < d; k++)
-            t += H[r * n + b * d + k] * q[k];
-          for (int k = 0; k < d; k++)
-            H[r * n + b * d + k] -= t * q[k];
-        }
-      }
-  }
-  /* the friction blocks (one d x d block per node, after the diagonal) */
-  double *Vf = V + w->nnz - w->nfr;
-#pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
-  for (int64_t i = 0; i < m->nv; i++) {
-    double *H = Vf + i * d * d;
-    for (int a = 0; a < w->cflag[i]; a++) {
-      const double *q = w->cQ + (i * d + a) * d;
-      for (int c = 0; c < d; c++) {
-        double t = 0;
-        for (int k = 0; k < d; k++)
-          t += q[k] * H[k * d + c];
-        for (int k = 0; k < d; k++)
-          H[k * d + c] -= t * q[k];
-      }
-      for (int r = 0; r < d; r++) {
-        double t = 0;
-        for (int k = 0; k < d; k++)
-          t += H[r * d + k] * q[k];
-        for (int k = 0; k < d; k++)
-          H[r * d + k] -= t * q[k];
-      }
-    }
-  }
+  tide_contacts_constrain_elements(m, w->cflag, w->cQ, V);
+  tide_contacts_constrain_nodes(m, w->cflag, w->cQ, V + w->nnz - w->nfr);
 }
 
 /* after the minimization (v = (x - xn)/dt): every free node on or in a

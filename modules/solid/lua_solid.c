@@ -268,7 +268,8 @@ static int m_fibers(lua_State *L) {
 /* Node selection at idx into mask (nv bytes): a function(x, y[, z]) ->
  * boolean over current positions, a list or Array of 1-based indices, or a
  * region {min = {...}, max = {...}}. */
-static void select_nodes(lua_State *L, int idx, tide_tetmesh *m, uint8_t *mask, const char *fn) {
+void tide_lua_solid_select_nodes(lua_State *L, int idx, tide_tetmesh *m, uint8_t *mask,
+                                 const char *fn) {
   int d = m->dim;
   const double *x = TIDE_F64P(m->x);
   memset(mask, 0, (size_t)m->nv);
@@ -279,6 +280,20 @@ static void select_nodes(lua_State *L, int idx, tide_tetmesh *m, uint8_t *mask, 
       lua_call(L, d, 1);
       mask[i] = (uint8_t)lua_toboolean(L, -1);
       lua_pop(L, 1);
+    }
+    return;
+  }
+  tide_shape *sh = tide_lua_testobj(L, idx, TIDE_SHAPE_T);
+  if (sh) { /* inside or on the shape (phi <= 1e-9 of the mesh's extent) */
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, ext = 0;
+    for (int64_t i = 0; i < m->nv; i++)
+      for (int k = 0; k < d; k++)
+        lo[k] = fmin(lo[k], x[i * d + k]), hi[k] = fmax(hi[k], x[i * d + k]);
+    for (int k = 0; k < d; k++) ext = fmax(ext, hi[k] - lo[k]);
+    for (int64_t i = 0; i < m->nv; i++) {
+      double p[3] = {0, 0, 0};
+      for (int k = 0; k < d; k++) p[k] = x[i * d + k];
+      mask[i] = (uint8_t)(tide_shape_eval(sh, p) <= 1e-9 * ext);
     }
     return;
   }
@@ -294,7 +309,7 @@ static void select_nodes(lua_State *L, int idx, tide_tetmesh *m, uint8_t *mask, 
     return;
   }
   if (!lua_istable(L, idx))
-    tide_lua_error(L, "%s: nodes must be a function, a list of indices or {min=, max=}, got %s", fn,
+    tide_lua_error(L, "%s: nodes must be a function, a tide.Shape, a list of indices or {min=, max=}, got %s", fn,
                    luaL_typename(L, idx));
   lua_getfield(L, idx, "min");
   int region = !lua_isnil(L, -1);
@@ -332,7 +347,7 @@ static void select_nodes(lua_State *L, int idx, tide_tetmesh *m, uint8_t *mask, 
 static int pin_common(lua_State *L, int on, const char *fn) {
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
   uint8_t *mask = lua_newuserdatauv(L, (size_t)m->nv, 0); /* GC-owned scratch */
-  select_nodes(L, 2, m, mask, fn);
+  tide_lua_solid_select_nodes(L, 2, m, mask, fn);
   uint8_t *pin = TIDE_U8P(m->fem->pinned);
   double *tg = TIDE_F64P(m->fem->target);
   const double *x = TIDE_F64P(m->x);
@@ -589,6 +604,7 @@ int luaopen_tide_solid(lua_State *L) {
   luaL_getmetatable(L, MESH_T);
   lua_getfield(L, -1, "methods");
   tide_lua_solid_step_open(L, lua_gettop(L), lua_gettop(L) - 2);
+  tide_lua_solid_static_open(L, lua_gettop(L));
   lua_pop(L, 2);
   return 1;
 }

@@ -22,5 +22,16 @@ int tide_lua_shape_open(lua_State *L);
 /* add the stepping methods to the TetMesh method table at the top of the
  * stack, and the collider constructors to the module table below it */
 void tide_lua_solid_step_open(lua_State *L, int methods, int module);
+/* colliders = c | {c1, ...} of an options table: a GC-owned array left on
+ * the stack, its length in *n (NULL, 0 without colliders) */
+struct tide_collider;
+struct tide_collider **tide_lua_solid_colliders(lua_State *L, tide_opts *o, int *n);
+/* add the static-solve, load and selection methods (lua_solid_static.c) */
+void tide_lua_solid_static_open(lua_State *L, int methods);
+/* a node selection at index idx (a function of the current coordinates, a
+ * tide.Shape (phi <= 0), a list or Array of 1-based indices, or a region
+ * {min =, max =}) into mask (nv) */
+void tide_lua_solid_select_nodes(lua_State *L, int idx, tide_tetmesh *m, uint8_t *mask,
+                                 const char *fn);
 
 #endif

@@ -95,30 +95,22 @@ static int c_phi(lua_State *L) {
   return 3;
 }
 
-static void push_vec(lua_State *L, const double *v, int n) {
-  lua_createtable(L, n, 0);
-  for (int k = 0; k < n; k++) {
-    lua_pushnumber(L, v[k]);
-    lua_rawseti(L, -2, k + 1);
-  }
-}
-
 static int c_index(lua_State *L) {
   tide_collider *c = checkcoll(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "position"))
-    push_vec(L, c->pos, c->dim);
+    tide_lua_pushnumbers(L, c->pos, c->dim);
   else if (!strcmp(k, "velocity"))
-    push_vec(L, c->vel, c->dim);
+    tide_lua_pushnumbers(L, c->vel, c->dim);
   else if (!strcmp(k, "omega")) {
     if (c->dim == 2)
       lua_pushnumber(L, c->omega[2]);
     else
-      push_vec(L, c->omega, 3);
+      tide_lua_pushnumbers(L, c->omega, 3);
   } else if (!strcmp(k, "rotation")) {
     lua_createtable(L, c->dim, 0);
     for (int i = 0; i < c->dim; i++) {
-      push_vec(L, c->rot + 3 * i, c->dim);
+      tide_lua_pushnumbers(L, c->rot + 3 * i, c->dim);
       lua_rawseti(L, -2, i + 1);
     }
   } else if (!strcmp(k, "mu"))
@@ -159,7 +151,7 @@ static const luaL_Reg coll_meta[] = {{"__gc", c_free},
 /* ------------------------------------------------------------- stepping */
 
 /* colliders = {c1, c2, ...} (or one collider) into a GC-owned array */
-static tide_collider **get_colliders(lua_State *L, tide_opts *o, int *n) {
+tide_collider **tide_lua_solid_colliders(lua_State *L, tide_opts *o, int *n) {
   *n = 0;
   lua_getfield(L, o->idx, "colliders");
   if (lua_isnil(L, -1)) {
@@ -233,7 +225,7 @@ static tide_step_opts parse_common(lua_State *L, tide_opts *o, tide_collider ***
   so.dt = tide_opt_reqnum(o, "dt", 0, HUGE_VAL);
   if (!(so.dt > 0)) tide_lua_error(L, "%s: dt must be positive", o->fname);
   int n;
-  *cs = get_colliders(L, o, &n);
+  *cs = tide_lua_solid_colliders(L, o, &n);
   so.colliders = *cs;
   so.ncolliders = n;
   so.maxit = (int)tide_opt_int(o, "maxit", 0, 0, 100000000);

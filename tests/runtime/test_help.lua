@@ -26,6 +26,27 @@ end
 T.check(#new == 0, "every export has a help entry")
 T.check(#stale == 0, "entries that name no export (renamed or removed?): " .. table.concat(stale, ", "))
 
+-- every help file is loaded, every Lua module of lua/tide/ is swept
+local function ls(dir)
+  local p = io.popen("ls '" .. dir .. "'")
+  local out = {}
+  for f in p:read("a"):gmatch("[^\n]+") do out[#out + 1] = f end
+  p:close()
+  return out
+end
+local files = {}
+for _, f in ipairs(index.FILES) do files[f] = true end
+for _, f in ipairs(ls(T.source("lua/tide/help"))) do
+  local n = f:match("^(.+)%.lua$")
+  T.check(not n or n == "index" or files[n], "lua/tide/help/" .. f .. " is listed in FILES of lua/tide/help/index.lua")
+end
+local recipes = {}
+for _, r in ipairs(index.RECIPES) do recipes[r] = true end
+for _, f in ipairs(ls(T.source("lua/tide"))) do
+  local n = f:match("^(.+)%.lua$")
+  T.check(not n or recipes[n] or index.INTERNAL[n], "lua/tide/" .. f .. ": add its module to RECIPES (or INTERNAL) in lua/tide/help/index.lua")
+end
+
 -- every entry is complete enough to read
 for name, e in pairs(index.entries()) do
   T.check(type(e.sig) == "string" and #e.sig > 0, name .. ": sig")

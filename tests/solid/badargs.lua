@@ -13,7 +13,9 @@ local queries = { energy = "any", kinetic_energy = "any", volume = "any", volume
   free = "any", plastic_flow = "any", total_energy = "any",
   stiffness = { ["nil"] = "defaults", ["empty table"] = "defaults" }, fibers = { ["nil"] = "removes per-element fibres" },
   pin = { ["empty table"] = "an empty node list pins nothing", ["function"] = "a predicate (print: false)" },
-  unpin = { ["empty table"] = "an empty node list unpins nothing", ["function"] = "a predicate" } }
+  unpin = { ["empty table"] = "an empty node list unpins nothing", ["function"] = "a predicate" },
+  select_nodes = { ["empty table"] = "an empty node list selects nothing", ["function"] = "a predicate" },
+  select_faces = { ["empty table"] = "an empty node list selects nothing", ["function"] = "a predicate" } }
 
 return {
   accepts = {

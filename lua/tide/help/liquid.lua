@@ -299,4 +299,53 @@ return {
   ["tide.Periodic:sync"] = { sig = "P:sync(u) -> u", does = "Duplicated faces of the periodic axes get their mean.", args = { { "u", "tide.Mac", "required", "" } }, returns = "u", see = seep },
   ["tide.Periodic:wrap"] = { sig = "P:wrap(ps | positions) -> the argument", does = "Positions wrapped into the box along the periodic axes.", args = { { "ps", "tide.Particles or Array (n, dim)", "required", "" } }, returns = "the argument", see = seep },
   ["tide.Periodic:free"] = { sig = "P:free()", does = "Release the operators now.", args = {}, returns = "nothing", see = seep },
+  ["tide.liquid.front"] = {
+    sig = "tide.liquid.front(g, phi | ps [, { wall = \"y-\", direction = \"x+\", layer = dx }]) -> x or nil",
+    does = "Front of the liquid along a wall: the farthest crossing of phi = 0 (or particle) along direction in the cell layer next to the wall (the farthest over the lines of that layer in 3D).",
+    args = {
+      { "g", "tide.Grid", "required", "the grid of phi" },
+      { "phi | ps", "f64 cells or tide.Particles", "required", "level set (< 0 in the liquid) or particles" },
+      { "wall", "side", "\"y-\"", "the wall the front runs along" },
+      { "direction", "side", "\"x+\"", "axis and sign of the front's motion" },
+      { "layer", "number > 0", "dx", "particles: distance from the wall that counts" },
+    },
+    returns = "position along direction [m], nil without liquid in the layer",
+    ref = "Martin & Moyce 1952 (collapse of a liquid column)",
+    see = see,
+  },
+  ["tide.liquid.elevation"] = {
+    sig = "tide.liquid.elevation(g, phi | ps, { at = x | {x, z} [, wall = \"x-\", up = \"y\", half_width = dx/2] }) -> y or nil",
+    does = "Height of the topmost free surface above a point (phi linear between the columns around it, the crossing along the column); wall: the column height at that wall (first column of cells).",
+    args = {
+      { "at", "number or list", "required (3D with wall: the coordinate along the wall)", "coordinates of the axes other than up" },
+      { "wall", "side", "none", "side wall whose first column is probed" },
+      { "up", "axis name", "\"y\"", "the vertical axis" },
+      { "half_width", "number > 0", "dx/2", "particles: half width of the probed column" },
+    },
+    returns = "height [m], nil where the column is dry",
+    see = see,
+  },
+  ["tide.liquid.measure"] = {
+    sig = "tide.liquid.measure{ u =, phi = | particles =, grid =, per_cell = [, rho = 1000, gravity] } -> {volume, kinetic, potential, max_speed}",
+    does = "Liquid volume, kinetic and potential energy and largest speed, from the level set and MAC velocity (liquid fractions clamp(1/2 - phi/dx, 0, 1) of cells and faces) or from the particles (mass rho dx^dim / per_cell each).",
+    args = {
+      { "u, phi", "tide.Mac, f64 cells", "grid source", "velocity and level set" },
+      { "particles, grid, per_cell", "tide.Particles, tide.Grid, number", "particle source", "particles per cell at rest" },
+      { "rho", "number > 0", "1000", "density [kg/m^3]" },
+      { "gravity", "dim numbers", "zero", "[m/s^2]; potential energy -rho int g.x dV, zero at the origin" },
+    },
+    returns = "table {volume [m^dim], kinetic, potential [J, J/m in 2D], max_speed [m/s]}",
+    see = see,
+  },
+  ["tide.probes.new"] = {
+    sig = "tide.probes.new{ grid =, state = function() return {phi =, u =, particles =} end [, rho, gravity, per_cell, path], {kind, name =, source =, ...}, ... } -> P",
+    does = "A set of probes (front, elevation, volume, kinetic, potential, max_speed) sampled by P:sample(t) or by tide.run{probes = P} every frame, written as CSV (out/probes.csv).",
+    args = {
+      { "grid, state", "tide.Grid, function", "required", "the state's grid and a function returning its fields" },
+      { "{kind, ...}", "list entries", "at least one", "the options of tide.liquid.front / elevation; name (column), source = \"phi\" | \"particles\"" },
+      { "path", "string", "<out>/probes.csv under tide.run", "CSV file" },
+    },
+    returns = "probe set: P:sample(t), P:write(path), P:column(name), P.rows, P.header",
+    see = see,
+  },
 }

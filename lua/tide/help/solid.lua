@@ -131,4 +131,28 @@ return {
     returns = "tide.Matrix, number [J], tide.Array", ref = "Liu et al. 2024 Eq. 22", see = see,
   },
   ["tide.TetMesh:free"] = { sig = "m:free()", does = "Release the mesh now.", args = {}, returns = "nothing", see = see },
+  ["tide.TetMesh:select_nodes"] = {
+    sig = "m:select_nodes(selection) -> Array (k)", does = "The 1-based indices of the nodes a selection holds (selection as m:pin).",
+    args = { { "selection", "as m:pin", "required", "" } }, returns = "i32 tide.Array (k)", see = see,
+  },
+  ["tide.TetMesh:select_faces"] = {
+    sig = "m:select_faces(selection) -> Array (k)", does = "The 1-based boundary faces (rows of m:boundary()) whose nodes are all selected.",
+    args = { { "selection", "as m:pin", "required", "" } }, returns = "i32 tide.Array (k)", see = see,
+  },
+  ["tide.TetMesh:solve_static"] = {
+    sig = "m:solve_static{ steps = 1, maxit = 50, tol = 1e-6, xtol = 1e-8, project = false, solver = \"auto\", gravity = true, body_force, fix, loads, colliders, raise = true } -> stats",
+    does = "Static equilibrium of the elastic body under gravity, body forces and surface loads by Newton's method in `steps` load steps; not converging raises (or, with raise = false, is reported in stats).",
+    args = { { "steps", "integer 1..1000000", "1", "load steps" }, { "maxit", "integer", "50", "Newton iterations per step" },
+      { "tol", "number in [0, 1]", "1e-6", "relative residual" }, { "xtol", "number in [0, 1]", "1e-8", "relative Newton correction" },
+      { "project", "boolean", "false", "PSD-project element Hessians" }, { "solver", "\"auto\" | \"cholmod\" | \"ldlt\"", "\"auto\"", "" },
+      { "gravity", "boolean", "true", "include the material's gravity" }, { "body_force", "list of dim numbers", "none", "[N/m^3]" },
+      { "fix", "selection or list of {nodes =, components = {..}}", "none", "held nodes (components 1..d)" },
+      { "loads", "list of {faces =, traction = {..}} or {faces =, pressure = p, follower = false}", "none", "surface loads [Pa]" },
+      { "colliders", "list of tide.solid.Collider", "none", "" }, { "raise", "boolean", "true", "raise when not converged" } },
+    returns = "stats { converged, iterations, residual, ... }", see = see,
+  },
+  ["tide.TetMesh:surface_forces"] = {
+    sig = "m:surface_forces{ loads = {..} } -> Array (nv, d)", does = "The consistent nodal forces of surface loads (follower pressures on the current surface).",
+    args = { { "loads", "list as m:solve_static", "required", "" } }, returns = "f64 tide.Array (nv, d) [N]", see = see,
+  },
 }

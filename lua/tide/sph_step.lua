@@ -1,0 +1,72 @@
+--- tide.sph recipes: the WCSPH and DFSPH steps as readable sequences of the
+-- native operators of tide.sph (docs/sph.md).  `require "tide.sph"` is the
+-- native module; this file is `require "tide.sph_step"`.
+local tide = require "tide"
+
+local sph = {}
+
+--- Weakly compressible SPH, one symplectic Euler step (Becker & Teschner 2007):
+--   neighbours, densities, Tait pressures, accelerations (gravity, symmetric
+--   pressure gradient, artificial viscosity), v += dt a, x += dt v.
+function sph.wcsph_step(S, dt)
+  tide.time("sph.search", S.search, S)
+  tide.time("sph.density", S.density, S)
+  tide.time("sph.tait", S.tait, S)
+  tide.time("sph.forces", S.forces, S)
+  S:kick(dt)
+  S:drift(dt)
+end
+
+--- Divergence-free SPH, one step (Bender & Koschier 2015, Algorithm 1):
+--   non-pressure forces, v* = v + dt a, constant-density solve on v*,
+--   x += dt v*, neighbours, densities and factors, divergence-free solve on v.
+-- opts: tol (mean density error, 1e-4), tol_v (divergence, 1e-3), maxit (100).
+-- Returns {density_iterations, density_error, divergence_iterations,
+-- divergence_error, converged}; a solve at its iteration limit says so.
+function sph.dfsph_step(S, dt, opts)
+  opts = opts or {}
+  if not S.valid then -- first step: neighbourhoods, densities, factors
+    S:search()
+    S:density()
+    S:dfsph_factor()
+  end
+  tide.time("sph.forces", S.forces, S, { pressure = false })
+  S:kick(dt)
+  local it, err, ok = tide.time("sph.density_solve", S.density_solve, S, dt,
+    { tol = opts.tol or 1e-4, maxit = opts.maxit or 100 })
+  S:drift(dt)
+  tide.time("sph.search", S.search, S)
+  tide.time("sph.density", S.density, S)
+  tide.time("sph.factor", S.dfsph_factor, S)
+  local itv, errv, okv = tide.time("sph.divergence_solve", S.divergence_solve, S, dt,
+    { tol = opts.tol_v or 1e-3, maxit = opts.maxit or 100 })
+  return { density_iterations = it, density_error = err, divergence_iterations = itv,
+    divergence_error = errv, converged = ok and okv }
+end
+
+--- A stable step: WCSPH cfl h/(c + max|v|), DFSPH cfl dx/max|v| capped at max_dt.
+function sph.max_dt(S, method, cfl, max_dt)
+  local dt = S:max_dt { cfl = cfl or 0.4, method = method or "wcsph" }
+  if max_dt and dt > max_dt then dt = max_dt end
+  return dt
+end
+
+--- Boundary particles in the outer `layers` cells of the grid (the tank's walls).
+function sph.walls(S, g, layers)
+  layers = layers or math.ceil(S.H / S.dx - 1e-9)
+  local lo, hi = {}, {}
+  for a = 1, g.dim do
+    lo[a] = g.origin[a] + layers * g.dx
+    hi[a] = g.origin[a] + (g.size[a] - layers) * g.dx
+  end
+  return S:boundary { shape = tide.shape.box { min = lo, max = hi }, layers = layers, side = "outside" }
+end
+
+--- The liquid surface for rendering: the particle level set of tide.grid
+-- (Zhu & Bridson 2005) of the fluid particles on the cells of g.
+function sph.level_set(S, g, radius)
+  return tide.grid.particle_sdf { grid = g, points = S.x, radius = radius or 0.6 * S.dx,
+    method = "zhu_bridson", kernel = 2 * S.dx }
+end
+
+return sph

@@ -1,0 +1,369 @@
+/* lua_sph.c -- the Lua module tide.sph (see sph.h): argument checks and
+ * marshalling only. */
+#include "sph/sph.h"
+#include "tide_lua.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SPH_T "tide.SPH"
+
+static tide_sph *checksph(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, SPH_T); }
+
+static const char *const kernel_names[] = {"cubic", "wendland", NULL};
+
+static const char *const new_keys[] = {"grid",        "kernel",    "support",
+                                       "density",     "gravity",   "sound_speed",
+                                       "viscosity",   "boundary_viscosity", NULL};
+/* tide.sph.new{grid = g, kernel = "cubic", support = 2, density = 1000, gravity,
+ *   sound_speed = 10 sqrt(2 |g| height), viscosity = 0.05, boundary_viscosity = 0} */
+static int l_new(lua_State *L) {
+  const char *fn = "tide.sph.new";
+  tide_opts o = tide_lua_opts(L, 1, fn, new_keys);
+  tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
+  tide_sph_params prm;
+  memset(&prm, 0, sizeof prm);
+  prm.kernel = tide_opt_choice(&o, "kernel", "cubic", kernel_names);
+  prm.support = tide_opt_num(&o, "support", 2, 1.0001, 6);
+  prm.rho0 = tide_opt_num(&o, "density", 1000, 1e-12, HUGE_VAL);
+  prm.gravity[1] = -9.81;
+  tide_opt_vec(&o, "gravity", g->dim, g->dim, prm.gravity);
+  double gn = 0;
+  for (int a = 0; a < g->dim; a++)
+    gn += prm.gravity[a] * prm.gravity[a];
+  double height = g->n[1] * g->dx;
+  double cdef = 10 * sqrt(2 * sqrt(gn) * height);
+  prm.c = tide_opt_num(&o, "sound_speed", cdef > 0 ? cdef : 1, 1e-12, HUGE_VAL);
+  prm.alpha_visc = tide_opt_num(&o, "viscosity", 0.05, 0, 10);
+  prm.alpha_bound = tide_opt_num(&o, "boundary_viscosity", 0, 0, 10);
+  tide_sph *s;
+  tide_lua_check(L, tide_sph_new(g, &prm, &s), fn);
+  tide_lua_pushobj(L, SPH_T, s);
+  tide_lua_gcaccount(L);
+  return 1;
+}
+
+static const char *const kern_keys[] = {"kernel", "dim", "support", "r", NULL};
+/* tide.sph.kernel{kernel = "cubic", dim = 2, support = H, r = number} -> W, dW/dr */
+static int l_kernel(lua_State *L) {
+  const char *fn = "tide.sph.kernel";
+  tide_opts o = tide_lua_opts(L, 1, fn, kern_keys);
+  int kind = tide_opt_choice(&o, "kernel", "cubic", kernel_names);
+  int dim = (int)tide_opt_int(&o, "dim", 2, 2, 3);
+  double H = tide_opt_reqnum(&o, "support", 1e-300, HUGE_VAL);
+  double r = tide_opt_reqnum(&o, "r", 0, HUGE_VAL);
+  tide_sph_kernel k;
+  tide_lua_check(L, tide_sph_kernel_init(&k, kind, dim, H), fn);
+  lua_pushnumber(L, tide_sph_W(&k, r));
+  lua_pushnumber(L, tide_sph_dW(&k, r));
+  return 2;
+}
+
+static const char *const seed_keys[] = {"shape", "jitter", "velocity", "stream", NULL};
+/* S:seed{shape =, jitter = 0, velocity = {..}, stream = 0} -> particles added */
+static int m_seed(lua_State *L) {
+  const char *fn = "SPH:seed";
+  tide_sph *s = checksph(L, 1);
+  tide_opts o = tide_lua_opts(L, 2, fn, seed_keys);
+  tide_shape *sh = tide_opt_reqobj(&o, "shape", TIDE_SHAPE_T);
+  double jit = tide_opt_num(&o, "jitter", 0, 0, 1);
+  uint64_t stream = (uint64_t)tide_opt_int(&o, "stream", 0, 0, LUA_MAXINTEGER);
+  double vel[3] = {0, 0, 0};
+  int hv = tide_opt_vec(&o, "velocity", s->dim, s->dim, vel);
+  if (sh->dim != s->dim) tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
+  int64_t added = 0;
+  tide_lua_check(L, tide_sph_seed(s, sh, jit, stream, hv ? vel : NULL, &added), fn);
+  if (added == 0) tide_lua_error(L, "%s: the shape holds no cell centre of the grid", fn);
+  tide_lua_gcaccount(L);
+  lua_pushinteger(L, added);
+  return 1;
+}
+
+static const char *const bound_keys[] = {"shape", "layers", "side", NULL};
+static const char *const side_names[] = {"inside", "outside", NULL};
+/* S:boundary{shape =, layers = ceil(support), side = "outside" | "inside"} -> count */
+static int m_boundary(lua_State *L) {
+  const char *fn = "SPH:boundary";
+  tide_sph *s = checksph(L, 1);
+  tide_opts o = tide_lua_opts(L, 2, fn, bound_keys);
+  tide_shape *sh = tide_opt_reqobj(&o, "shape", TIDE_SHAPE_T);
+  int layers = (int)tide_opt_int(&o, "layers", (lua_Integer)ceil(s->K.H / s->g.dx - 1e-9), 1, 16);
+  int outside = tide_opt_choice(&o, "side", "outside", side_names);
+  if (sh->dim != s->dim) tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
+  int64_t added = 0;
+  tide_lua_check(L, tide_sph_boundary(s, sh, layers, outside, &added), fn);
+  if (added == 0) tide_lua_error(L, "%s: no cell centre of the grid lies in the boundary band", fn);
+  lua_pushinteger(L, added);
+  return 1;
+}
+
+static double checkdt(lua_State *L, int idx, const char *fn) {
+  double dt = tide_lua_checkfinite(L, idx, fn, "time step");
+  if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0, got %g", fn, dt);
+  return dt;
+}
+
+static int m_search(lua_State *L) {
+  tide_lua_check(L, tide_sph_search(checksph(L, 1)), "SPH:search");
+  return 0;
+}
+static int m_density(lua_State *L) {
+  tide_lua_check(L, tide_sph_density(checksph(L, 1)), "SPH:density");
+  return 0;
+}
+static int m_tait(lua_State *L) {
+  tide_lua_check(L, tide_sph_tait(checksph(L, 1)), "SPH:tait");
+  return 0;
+}
+static int m_dfsph_factor(lua_State *L) {
+  tide_lua_check(L, tide_sph_dfsph_factor(checksph(L, 1)), "SPH:dfsph_factor");
+  return 0;
+}
+
+static const char *const force_keys[] = {"pressure", "viscosity", NULL};
+/* S:forces{pressure = true, viscosity = true}: S.a = g + pressure + viscosity */
+static int m_forces(lua_State *L) {
+  const char *fn = "SPH:forces";
+  tide_sph *s = checksph(L, 1);
+  tide_opts o = tide_lua_optopts(L, 2, fn, force_keys);
+  int pr = tide_opt_bool(&o, "pressure", 1), vi = tide_opt_bool(&o, "viscosity", 1);
+  tide_lua_check(L, tide_sph_forces(s, pr, vi), fn);
+  return 0;
+}
+static int m_kick(lua_State *L) {
+  tide_sph *s = checksph(L, 1);
+  tide_lua_check(L, tide_sph_kick(s, checkdt(L, 2, "SPH:kick")), "SPH:kick");
+  return 0;
+}
+static int m_drift(lua_State *L) {
+  tide_sph *s = checksph(L, 1);
+  tide_lua_check(L, tide_sph_drift(s, checkdt(L, 2, "SPH:drift")), "SPH:drift");
+  lua_pushinteger(L, s->clamped);
+  return 1;
+}
+
+static const char *const solve_keys[] = {"tol", "maxit", NULL};
+/* S:density_solve(dt [, {tol = 1e-4, maxit = 100}]) -> iterations, error, converged */
+static int solve(lua_State *L, int divergence) {
+  const char *fn = divergence ? "SPH:divergence_solve" : "SPH:density_solve";
+  tide_sph *s = checksph(L, 1);
+  double dt = checkdt(L, 2, fn);
+  tide_opts o = tide_lua_optopts(L, 3, fn, solve_keys);
+  double tol = tide_opt_num(&o, "tol", divergence ? 1e-3 : 1e-4, 1e-14, 1);
+  int maxit = (int)tide_opt_int(&o, "maxit", 100, 1, 100000);
+  int it = 0, conv = 0;
+  double err = 0;
+  int st = divergence ? tide_sph_divergence_solve(s, dt, tol, maxit, &it, &err, &conv)
+                      : tide_sph_density_solve(s, dt, tol, maxit, &it, &err, &conv);
+  tide_lua_check(L, st, fn);
+  lua_pushinteger(L, it);
+  lua_pushnumber(L, err);
+  lua_pushboolean(L, conv);
+  return 3;
+}
+static int m_density_solve(lua_State *L) { return solve(L, 0); }
+static int m_divergence_solve(lua_State *L) { return solve(L, 1); }
+
+static const char *const grad_keys[] = {"form", NULL};
+static const char *const form_names[] = {"difference", "symmetric", NULL};
+/* S:gradient(A (n) [, {form = "difference" | "symmetric"}]) -> (n, d) */
+static int m_gradient(lua_State *L) {
+  const char *fn = "SPH:gradient";
+  tide_sph *s = checksph(L, 1);
+  int64_t shape[1] = {s->ps->n};
+  tide_array *A = tide_lua_checkarrayof(L, 2, "field", TIDE_F64, 1, shape);
+  tide_opts o = tide_lua_optopts(L, 3, fn, grad_keys);
+  int sym = tide_opt_choice(&o, "form", "difference", form_names);
+  tide_array *out = tide_array_new2(TIDE_F64, s->ps->n, s->dim);
+  if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
+  tide_lua_pusharray(L, out);
+  tide_lua_check(L, tide_sph_gradient(s, TIDE_F64P(A), sym, TIDE_F64P(out)), fn);
+  return 1;
+}
+
+static int m_max_speed(lua_State *L) {
+  double v;
+  tide_lua_check(L, tide_sph_max_speed(checksph(L, 1), &v), "SPH:max_speed");
+  lua_pushnumber(L, v);
+  return 1;
+}
+
+static const char *const dt_keys[] = {"cfl", "method", NULL};
+static const char *const method_names[] = {"wcsph", "dfsph", NULL};
+/* S:max_dt{cfl = 0.4, method = "wcsph" | "dfsph"} -> dt:
+ *   wcsph  cfl h / (c + max|v|)      (h = H/2; Monaghan 1992)
+ *   dfsph  cfl dx / max|v|           (Bender & Koschier 2015; inf at rest) */
+static int m_max_dt(lua_State *L) {
+  const char *fn = "SPH:max_dt";
+  tide_sph *s = checksph(L, 1);
+  tide_opts o = tide_lua_optopts(L, 2, fn, dt_keys);
+  double cfl = tide_opt_num(&o, "cfl", 0.4, 1e-9, 10);
+  int method = tide_opt_choice(&o, "method", "wcsph", method_names);
+  double v;
+  tide_lua_check(L, tide_sph_max_speed(s, &v), fn);
+  double dt = method == 0 ? cfl * 0.5 * s->K.H / (s->c + v) : (v > 0 ? cfl * s->g.dx / v : HUGE_VAL);
+  lua_pushnumber(L, dt);
+  return 1;
+}
+
+/* S:diagnostics() -> {kinetic, momentum, density_error (mean), density_error_max, clamped} */
+static int m_diagnostics(lua_State *L) {
+  tide_sph *s = checksph(L, 1);
+  double ke, mom[3] = {0, 0, 0}, me, mx;
+  tide_lua_check(L, tide_sph_diagnostics(s, &ke, mom, &me, &mx), "SPH:diagnostics");
+  lua_createtable(L, 0, 5);
+  lua_pushnumber(L, ke);
+  lua_setfield(L, -2, "kinetic");
+  tide_lua_pushnumbers(L, mom, s->dim);
+  lua_setfield(L, -2, "momentum");
+  lua_pushnumber(L, me);
+  lua_setfield(L, -2, "density_error");
+  lua_pushnumber(L, mx);
+  lua_setfield(L, -2, "density_error_max");
+  lua_pushinteger(L, s->clamped);
+  lua_setfield(L, -2, "clamped");
+  return 1;
+}
+
+/* S:neighbours(i) -> list of 1-based fluid neighbour indices, list of boundary ones */
+static int m_neighbours(lua_State *L) {
+  const char *fn = "SPH:neighbours";
+  tide_sph *s = checksph(L, 1);
+  int64_t i = tide_lua_checkrange(L, 2, fn, "particle index", 1, s->ps->n > 0 ? s->ps->n : 1) - 1;
+  if (!s->nvalid || s->ps->n == 0)
+    tide_lua_error(L, "%s: the neighbour lists are out of date (call S:search())", fn);
+  lua_createtable(L, (int)(s->nstart[i + 1] - s->nstart[i]), 0);
+  for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+    lua_pushinteger(L, s->nbr[q] + 1);
+    lua_rawseti(L, -2, (lua_Integer)(q - s->nstart[i] + 1));
+  }
+  lua_createtable(L, (int)(s->bstart[i + 1] - s->bstart[i]), 0);
+  for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
+    lua_pushinteger(L, s->bnbr[q] + 1);
+    lua_rawseti(L, -2, (lua_Integer)(q - s->bstart[i] + 1));
+  }
+  return 2;
+}
+
+/* S:set_gravity{gx, gy[, gz]} */
+static int m_set_gravity(lua_State *L) {
+  tide_sph *s = checksph(L, 1);
+  double g[3] = {0, 0, 0};
+  tide_lua_checkvec(L, 2, "SPH:set_gravity", "gravity", s->dim, s->dim, g);
+  for (int a = 0; a < 3; a++)
+    s->gravity[a] = g[a];
+  return 0;
+}
+
+static int m_free(lua_State *L) {
+  tide_sph *s = tide_lua_takeobj(L, 1, SPH_T);
+  if (s) tide_sph_free(s);
+  return 0;
+}
+
+static int mm_tostring(lua_State *L) {
+  tide_sph *s = checksph(L, 1);
+  lua_pushfstring(L, "tide.SPH(%dD, %s kernel, H = %f m, %I fluid + %I boundary particles)", s->dim,
+                  kernel_names[s->K.kind], s->K.H, (lua_Integer)s->ps->n, (lua_Integer)s->nb);
+  return 1;
+}
+
+/* the first n rows of a (cap, cols) attribute, shaped (n) or (n, d) */
+static void push_rows(lua_State *L, tide_sph *s, tide_array *a, int vector) {
+  int64_t tail[1] = {s->dim};
+  tide_lua_pushrows(L, a, s->ps->n, vector ? 2 : 1, tail);
+}
+
+/* fields: dim n nb dx H mass rho0 gravity sound_speed valid x v rho p a alpha boundary_x psi */
+static int mm_index(lua_State *L) {
+  tide_sph *s = checksph(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "dim"))
+    lua_pushinteger(L, s->dim);
+  else if (!strcmp(k, "n"))
+    lua_pushinteger(L, s->ps->n);
+  else if (!strcmp(k, "nb"))
+    lua_pushinteger(L, s->nb);
+  else if (!strcmp(k, "dx"))
+    lua_pushnumber(L, s->g.dx);
+  else if (!strcmp(k, "H"))
+    lua_pushnumber(L, s->K.H);
+  else if (!strcmp(k, "mass"))
+    lua_pushnumber(L, s->mass);
+  else if (!strcmp(k, "rho0"))
+    lua_pushnumber(L, s->rho0);
+  else if (!strcmp(k, "sound_speed"))
+    lua_pushnumber(L, s->c);
+  else if (!strcmp(k, "gravity"))
+    tide_lua_pushnumbers(L, s->gravity, s->dim);
+  else if (!strcmp(k, "valid"))
+    lua_pushboolean(L, s->nvalid);
+  else if (!strcmp(k, "x"))
+    tide_lua_pusharray(L, tide_array_retain(s->ps->x));
+  else if (!strcmp(k, "v"))
+    tide_lua_pusharray(L, tide_array_retain(s->ps->v));
+  else if (!strcmp(k, "rho"))
+    push_rows(L, s, s->rho, 0);
+  else if (!strcmp(k, "p"))
+    push_rows(L, s, s->p, 0);
+  else if (!strcmp(k, "a"))
+    push_rows(L, s, s->a, 1);
+  else if (!strcmp(k, "alpha"))
+    push_rows(L, s, s->alpha, 0);
+  else if (!strcmp(k, "boundary_x") || !strcmp(k, "psi")) {
+    int vec = k[0] == 'b';
+    tide_array *a = vec ? tide_array_new2(TIDE_F64, s->nb, s->dim) : tide_array_new1(TIDE_F64, s->nb);
+    if (!a) tide_lua_check(L, TIDE_ENOMEM, "tide.SPH");
+    if (s->nb)
+      memcpy(tide_array_ptr(a), vec ? s->bx : s->psi, sizeof(double) * (size_t)(s->nb * (vec ? s->dim : 1)));
+    tide_lua_pusharray(L, a);
+  } else {
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int mm_newindex(lua_State *L) {
+  checksph(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  return tide_lua_error(L,
+                        "tide.SPH: field '%s' cannot be assigned (write into its array, e.g. "
+                        "S.v:set(...), or use the methods)",
+                        k);
+}
+
+static const luaL_Reg methods[] = {{"seed", m_seed},
+                                   {"boundary", m_boundary},
+                                   {"search", m_search},
+                                   {"density", m_density},
+                                   {"tait", m_tait},
+                                   {"forces", m_forces},
+                                   {"kick", m_kick},
+                                   {"drift", m_drift},
+                                   {"dfsph_factor", m_dfsph_factor},
+                                   {"density_solve", m_density_solve},
+                                   {"divergence_solve", m_divergence_solve},
+                                   {"gradient", m_gradient},
+                                   {"max_speed", m_max_speed},
+                                   {"max_dt", m_max_dt},
+                                   {"diagnostics", m_diagnostics},
+                                   {"neighbours", m_neighbours},
+                                   {"set_gravity", m_set_gravity},
+                                   {"free", m_free},
+                                   {NULL, NULL}};
+static const luaL_Reg meta[] = {
+    {"__gc", m_free},      {"__close", m_free},         {"__tostring", mm_tostring},
+    {"__index", mm_index}, {"__newindex", mm_newindex}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"new", l_new}, {"kernel", l_kernel}, {NULL, NULL}};
+
+int luaopen_tide_sph(lua_State *L) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "tide.array");
+  lua_call(L, 1, 0);
+  tide_lua_newtype(L, SPH_T, methods, meta);
+  luaL_newlib(L, funcs);
+  return 1;
+}

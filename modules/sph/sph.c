@@ -1,0 +1,931 @@
+/*
+ * sph.c -- SPH kernels, Morton-sorted cell-list neighbour search, WCSPH and
+ * DFSPH with boundary particles (see sph.h).
+ */
+#include "sph/sph.h"
+
+#include "tide.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- kernels */
+
+int tide_sph_kernel_init(tide_sph_kernel *k, int kind, int dim, double H) {
+  if (dim != 2 && dim != 3) return tide_fail(TIDE_EINVAL, "SPH: dimension must be 2 or 3, got %d", dim);
+  if (!(H > 0 && isfinite(H))) return tide_fail(TIDE_EINVAL, "SPH: kernel support must be > 0, got %g", H);
+  k->kind = kind;
+  k->dim = dim;
+  k->H = H;
+  if (kind == TIDE_SPH_CUBIC) {
+    double h = 0.5 * H;
+    k->sigma = dim == 2 ? 10.0 / (7.0 * M_PI * h * h) : 1.0 / (M_PI * h * h * h);
+  } else if (kind == TIDE_SPH_WENDLAND) {
+    k->sigma = dim == 2 ? 7.0 / (M_PI * H * H) : 21.0 / (2.0 * M_PI * H * H * H);
+  } else {
+    return tide_fail(TIDE_EINVAL, "SPH: unknown kernel %d", kind);
+  }
+  return TIDE_OK;
+}
+
+double tide_sph_W(const tide_sph_kernel *k, double r) {
+  double q = r / k->H;
+  if (q >= 1) return 0;
+  if (k->kind == TIDE_SPH_CUBIC) {
+    double s = 2 * q;
+    if (s < 1) return k->sigma * (1 - 1.5 * s * s + 0.75 * s * s * s);
+    double t = 2 - s;
+    return k->sigma * 0.25 * t * t * t;
+  }
+  double t = 1 - q, t2 = t * t;
+  return k->sigma * t2 * t2 * (1 + 4 * q);
+}
+
+double tide_sph_dW(const tide_sph_kernel *k, double r) {
+  double q = r / k->H;
+  if (q >= 1) return 0;
+  if (k->kind == TIDE_SPH_CUBIC) {
+    double s = 2 * q, h = 0.5 * k->H;
+    if (s < 1) return k->sigma / h * (-3 * s + 2.25 * s * s);
+    double t = 2 - s;
+    return -k->sigma / h * 0.75 * t * t;
+  }
+  double t = 1 - q;
+  return -20 * q * t * t * t * k->sigma / k->H;
+}
+
+/* -------------------------------------------------------------- Morton */
+
+uint64_t tide_sph_morton(int dim, int i, int j, int k) {
+  uint64_t c = 0;
+  int bits = dim == 3 ? 21 : 32;
+  for (int b = 0; b < bits; b++) {
+    c |= (uint64_t)((i >> b) & 1) << (dim * b);
+    c |= (uint64_t)((j >> b) & 1) << (dim * b + 1);
+    if (dim == 3) c |= (uint64_t)((k >> b) & 1) << (dim * b + 2);
+  }
+  return c;
+}
+
+/* ------------------------------------------------------- construction */
+
+int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out) {
+  *out = NULL;
+  int st;
+  if ((st = tide_sdf_check_grid(g, TIDE_AT_CELLS, "tide.sph"))) return st;
+  if (!(prm->support > 1 && prm->support <= 6))
+    return tide_fail(TIDE_EINVAL, "SPH: support must be in (1, 6] particle spacings, got %g", prm->support);
+  if (!(prm->rho0 > 0 && isfinite(prm->rho0)))
+    return tide_fail(TIDE_EINVAL, "SPH: rest density must be > 0, got %g", prm->rho0);
+  if (!(prm->c > 0 && isfinite(prm->c)))
+    return tide_fail(TIDE_EINVAL, "SPH: speed of sound must be > 0, got %g", prm->c);
+  tide_sph *s = tide_calloc(sizeof *s);
+  if (!s) return TIDE_ENOMEM;
+  s->dim = g->dim;
+  s->g = *g;
+  if ((st = tide_sph_kernel_init(&s->K, prm->kernel, g->dim, prm->support * g->dx))) {
+    tide_free(s, sizeof *s);
+    return st;
+  }
+  s->rho0 = prm->rho0;
+  for (int a = 0; a < 3; a++)
+    s->gravity[a] = a < g->dim ? prm->gravity[a] : 0;
+  s->c = prm->c;
+  s->gamma = 7;
+  s->warm = 0;
+  s->alpha_visc = prm->alpha_visc;
+  s->alpha_bound = prm->alpha_bound;
+  s->ncells = 1;
+  int mx = 1;
+  for (int a = 0; a < 3; a++) {
+    s->nc[a] = a < g->dim ? (int)ceil(g->n[a] * g->dx / s->K.H - 1e-9) : 1;
+    if (s->nc[a] < 1) s->nc[a] = 1;
+    s->ncells *= s->nc[a];
+    if (s->nc[a] > mx) mx = s->nc[a];
+  }
+  int b = 1;
+  while ((1 << b) < mx)
+    b++;
+  if (b > (g->dim == 3 ? 21 : 31)) {
+    tide_free(s, sizeof *s);
+    return tide_fail(TIDE_EINVAL, "SPH: too many neighbour cells per axis (%d)", mx);
+  }
+  s->morton_bits = g->dim * b;
+  /* particle mass: the rest density is exact on the seeding lattice */
+  {
+    double sum = 0, dx = g->dx;
+    int R = (int)ceil(s->K.H / dx) + 1, kz = g->dim == 3 ? R : 0;
+    for (int i = -R; i <= R; i++)
+      for (int j = -R; j <= R; j++)
+        for (int k = -kz; k <= kz; k++)
+          sum += tide_sph_W(&s->K, dx * sqrt((double)(i * i + j * j + k * k)));
+    s->mass = prm->rho0 / sum;
+  }
+  s->fbeg = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
+  s->fend = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
+  s->bbeg = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
+  s->bend = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
+  if (!s->fbeg || !s->fend || !s->bbeg || !s->bend ||
+      (st = tide_particles_new(g->dim, 1024, 0, &s->ps))) {
+    tide_sph_free(s);
+    return st ? st : TIDE_ENOMEM;
+  }
+  *out = s;
+  return TIDE_OK;
+}
+
+void tide_sph_free(tide_sph *s) {
+  if (!s) return;
+  size_t nc = (size_t)s->ncells;
+  tide_particles_free(s->ps);
+  tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum};
+  for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+    tide_array_release(arrs[i]);
+  tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * s->dim));
+  tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
+  tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
+  tide_free(s->nstart, sizeof(int64_t) * (size_t)s->nscap);
+  tide_free(s->bstart, sizeof(int64_t) * (size_t)s->nscap);
+  tide_free(s->nbr, sizeof(int32_t) * (size_t)s->lcap);
+  tide_free(s->bnbr, sizeof(int32_t) * (size_t)s->blcap);
+  tide_free(s->fbeg, sizeof(int64_t) * nc);
+  tide_free(s->fend, sizeof(int64_t) * nc);
+  tide_free(s->bbeg, sizeof(int64_t) * nc);
+  tide_free(s->bend, sizeof(int64_t) * nc);
+  tide_free(s->key, sizeof(uint64_t) * (size_t)s->wscap);
+  tide_free(s->key2, sizeof(uint64_t) * (size_t)s->wscap);
+  tide_free(s->idx, sizeof(int64_t) * (size_t)s->wscap);
+  tide_free(s->idx2, sizeof(int64_t) * (size_t)s->wscap);
+  tide_free(s->cellid, sizeof(int64_t) * (size_t)s->wscap);
+  tide_free(s->tmp, s->tmp_bytes);
+  tide_free(s, sizeof *s);
+}
+
+int64_t tide_sph_bytes(const tide_sph *s) {
+  int64_t b = tide_particles_bytes(s->ps) + (int64_t)sizeof *s;
+  const tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum};
+  for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+    if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
+  b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 + 4 * (s->lcap + s->blcap) +
+       4 * s->ncells * 8 + 5 * s->wscap * 8 + (int64_t)s->tmp_bytes;
+  return b;
+}
+
+static int grow_arr(tide_array **a, int64_t n, int64_t cap, int64_t cols) {
+  tide_array *b = tide_array_new2(TIDE_F64, cap, cols);
+  if (!b) return TIDE_ENOMEM;
+  memset(tide_array_ptr(b), 0, sizeof(double) * (size_t)(cap * cols));
+  if (*a) memcpy(tide_array_ptr(b), tide_array_ptr(*a), sizeof(double) * (size_t)(n * cols));
+  tide_array_release(*a);
+  *a = b;
+  return TIDE_OK;
+}
+
+/* room for cap fluid particles in every attribute and workspace */
+static int reserve(tide_sph *s, int64_t cap) {
+  int st, d = s->dim;
+  if (cap <= s->cap) return TIDE_OK;
+  int64_t n = s->ps->n < s->cap ? s->ps->n : s->cap;
+  if ((st = tide_particles_reserve(s->ps, cap))) return st;
+  if ((st = grow_arr(&s->rho, n, cap, 1)) || (st = grow_arr(&s->p, n, cap, 1)) ||
+      (st = grow_arr(&s->a, n, cap, d)) || (st = grow_arr(&s->alpha, n, cap, 1)) ||
+      (st = grow_arr(&s->kap, n, cap, 1)) || (st = grow_arr(&s->err, n, cap, 1)) ||
+      (st = grow_arr(&s->ksum, n, cap, 1)))
+    return st;
+  s->cap = cap;
+  return TIDE_OK;
+}
+
+/* sort workspace for m items, tmp for m rows of d doubles */
+static int workspace(tide_sph *s, int64_t m) {
+  if (m <= s->wscap) return TIDE_OK;
+  int64_t c = m + m / 2 + 64;
+  tide_free(s->key, sizeof(uint64_t) * (size_t)s->wscap);
+  tide_free(s->key2, sizeof(uint64_t) * (size_t)s->wscap);
+  tide_free(s->idx, sizeof(int64_t) * (size_t)s->wscap);
+  tide_free(s->idx2, sizeof(int64_t) * (size_t)s->wscap);
+  tide_free(s->cellid, sizeof(int64_t) * (size_t)s->wscap);
+  tide_free(s->tmp, s->tmp_bytes);
+  s->key = tide_alloc(sizeof(uint64_t) * (size_t)c);
+  s->key2 = tide_alloc(sizeof(uint64_t) * (size_t)c);
+  s->idx = tide_alloc(sizeof(int64_t) * (size_t)c);
+  s->idx2 = tide_alloc(sizeof(int64_t) * (size_t)c);
+  s->cellid = tide_alloc(sizeof(int64_t) * (size_t)c);
+  s->tmp_bytes = sizeof(double) * (size_t)(c * s->dim);
+  s->tmp = tide_alloc(s->tmp_bytes);
+  s->wscap = c;
+  if (!s->key || !s->key2 || !s->idx || !s->idx2 || !s->cellid || !s->tmp) {
+    s->wscap = 0;
+    return TIDE_ENOMEM;
+  }
+  return TIDE_OK;
+}
+
+/* cell coordinates of point x; 0 when outside the box or not finite */
+static inline int cell_of(const tide_sph *s, const double *x, int c[3]) {
+  c[1] = c[2] = 0;
+  for (int a = 0; a < s->dim; a++) {
+    double f = (x[a] - s->g.origin[a]) / s->K.H;
+    if (!(f >= 0 && f < s->nc[a])) {
+      /* the box's far face belongs to the last cell */
+      if (f == s->nc[a]) f = s->nc[a] - 1;
+      else return 0;
+    }
+    c[a] = (int)f;
+  }
+  return 1;
+}
+
+static inline int64_t cell_index(const tide_sph *s, const int c[3]) {
+  return ((int64_t)c[0] * s->nc[1] + c[1]) * s->nc[2] + c[2];
+}
+
+/* Stable LSD radix sort of (key, idx) over fixed blocks: the result does
+ * not depend on the thread count.  Sorted pairs end in s->key / s->idx. */
+#define RS_BLOCKS 64
+static void radix_sort(tide_sph *s, int64_t m) {
+  uint64_t *k0 = s->key, *k1 = s->key2;
+  int64_t *i0 = s->idx, *i1 = s->idx2;
+  int passes = (s->morton_bits + 7) / 8;
+  int64_t bs = (m + RS_BLOCKS - 1) / RS_BLOCKS;
+  static const int NB = RS_BLOCKS;
+  for (int pass = 0; pass < passes; pass++) {
+    int sh = 8 * pass;
+    int64_t hist[RS_BLOCKS][256];
+#pragma omp parallel for schedule(static) if (m > TIDE_PAR_MIN)
+    for (int b = 0; b < NB; b++) {
+      memset(hist[b], 0, sizeof hist[b]);
+      int64_t lo = b * bs, hi = lo + bs < m ? lo + bs : m;
+      for (int64_t q = lo; q < hi; q++)
+        hist[b][(k0[q] >> sh) & 255]++;
+    }
+    int64_t run = 0;
+    for (int dg = 0; dg < 256; dg++)
+      for (int b = 0; b < NB; b++) {
+        int64_t c = hist[b][dg];
+        hist[b][dg] = run;
+        run += c;
+      }
+#pragma omp parallel for schedule(static) if (m > TIDE_PAR_MIN)
+    for (int b = 0; b < NB; b++) {
+      int64_t lo = b * bs, hi = lo + bs < m ? lo + bs : m;
+      for (int64_t q = lo; q < hi; q++) {
+        int dg = (int)((k0[q] >> sh) & 255);
+        int64_t o = hist[b][dg]++;
+        k1[o] = k0[q];
+        i1[o] = i0[q];
+      }
+    }
+    uint64_t *tk = k0;
+    k0 = k1, k1 = tk;
+    int64_t *ti = i0;
+    i0 = i1, i1 = ti;
+  }
+  s->key = k0, s->key2 = k1, s->idx = i0, s->idx2 = i1;
+}
+
+/* gather rows of `cols` doubles by order into tmp and copy back */
+static void permute(tide_sph *s, double *a, int64_t m, int cols) {
+  double *t = s->tmp;
+  const int64_t *o = s->idx;
+#pragma omp parallel for schedule(static) if (m > TIDE_PAR_MIN)
+  for (int64_t q = 0; q < m; q++)
+    for (int c = 0; c < cols; c++)
+      t[q * cols + c] = a[o[q] * cols + c];
+  memcpy(a, t, sizeof(double) * (size_t)(m * cols));
+}
+
+/* Sort m points x (m, d) by Morton code of their cell (permuting x and
+ * the extra arrays), and fill the cell ranges beg/end.  Returns nonzero
+ * when a point is outside the box or not finite. */
+static int sort_points(tide_sph *s, int64_t m, double *x, double **extra, const int *cols, int nextra,
+                       int64_t *beg, int64_t *end) {
+  int d = s->dim, bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (m > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < m; p++) {
+    int c[3];
+    if (!cell_of(s, x + p * d, c)) {
+      bad = 1;
+      s->key[p] = 0;
+      s->cellid[p] = 0;
+    } else {
+      s->key[p] = tide_sph_morton(d, c[0], c[1], c[2]);
+      s->cellid[p] = cell_index(s, c);
+    }
+    s->idx[p] = p;
+  }
+  if (bad) return 1;
+  radix_sort(s, m);
+  permute(s, x, m, d);
+  for (int e = 0; e < nextra; e++)
+    permute(s, extra[e], m, cols[e]);
+  /* the cell ids in sorted order (idx2 is free after the sort) */
+  int64_t *cid = s->idx2;
+#pragma omp parallel for schedule(static) if (m > TIDE_PAR_MIN)
+  for (int64_t q = 0; q < m; q++)
+    cid[q] = s->cellid[s->idx[q]];
+  int64_t nc = s->ncells;
+#pragma omp parallel for schedule(static) if (nc > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++)
+    beg[c] = end[c] = 0;
+#pragma omp parallel for schedule(static) if (m > TIDE_PAR_MIN)
+  for (int64_t q = 0; q < m; q++) {
+    if (q == 0 || cid[q - 1] != cid[q]) beg[cid[q]] = q;
+    if (q == m - 1 || cid[q + 1] != cid[q]) end[cid[q]] = q + 1;
+  }
+  return 0;
+}
+
+/* Visit the points of the set (beg/end, positions y) within H of x:
+ * count them (list NULL) or write their indices; skip index `self`. */
+static inline int64_t gather(const tide_sph *s, const double *x, const int64_t *beg,
+                             const int64_t *end, const double *y, int64_t self, int32_t *list) {
+  int d = s->dim, c[3];
+  cell_of(s, x, c);
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (int a = 0; a < d; a++) {
+    lo[a] = c[a] > 0 ? c[a] - 1 : 0;
+    hi[a] = c[a] < s->nc[a] - 1 ? c[a] + 1 : s->nc[a] - 1;
+  }
+  double H2 = s->K.H * s->K.H;
+  int64_t cnt = 0;
+  int cc[3];
+  for (cc[0] = lo[0]; cc[0] <= hi[0]; cc[0]++)
+    for (cc[1] = lo[1]; cc[1] <= hi[1]; cc[1]++)
+      for (cc[2] = lo[2]; cc[2] <= hi[2]; cc[2]++) {
+        int64_t id = cell_index(s, cc);
+        for (int64_t q = beg[id]; q < end[id]; q++) {
+          if (q == self) continue;
+          double r2 = 0;
+          for (int a = 0; a < d; a++) {
+            double t = x[a] - y[q * d + a];
+            r2 += t * t;
+          }
+          if (r2 < H2) {
+            if (list) list[cnt] = (int32_t)q;
+            cnt++;
+          }
+        }
+      }
+  return cnt;
+}
+
+/* ------------------------------------------------------------ seeding */
+
+int tide_sph_seed(tide_sph *s, const tide_shape *shape, double jitter, uint64_t stream,
+                  const double *vel, int64_t *added) {
+  int st;
+  if (added) *added = 0;
+  if (!shape) return tide_fail(TIDE_EINVAL, "SPH: seeding needs a shape");
+  if (!(jitter >= 0 && jitter <= 1)) return tide_fail(TIDE_EINVAL, "SPH: jitter must be in [0, 1]");
+  int64_t n0 = s->ps->n, got = 0;
+  if ((st = tide_particles_seed(s->ps, &s->g, shape, NULL, 1, jitter, stream, vel, NULL, &got)))
+    return st;
+  if (s->ps->n >= INT32_MAX) return tide_fail(TIDE_EINVAL, "SPH: at most 2^31 - 1 particles");
+  if ((st = reserve(s, s->ps->cap > s->ps->n ? s->ps->cap : s->ps->n))) return st;
+  double *rho = TIDE_F64P(s->rho);
+  for (int64_t p = n0; p < s->ps->n; p++)
+    rho[p] = s->rho0;
+  s->nvalid = 0;
+  if (added) *added = got;
+  return TIDE_OK;
+}
+
+int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outside,
+                      int64_t *added) {
+  int st, d = s->dim;
+  if (added) *added = 0;
+  if (!shape) return tide_fail(TIDE_EINVAL, "SPH: boundary particles need a shape");
+  if (layers < 1) return tide_fail(TIDE_EINVAL, "SPH: layers must be >= 1, got %d", layers);
+  int64_t nc = tide_grid_ncells(&s->g);
+  size_t pb = sizeof(double) * (size_t)nc;
+  double *phi = tide_alloc(pb);
+  if (!phi) return TIDE_ENOMEM;
+  if ((st = tide_shape_sdf(shape, &s->g, TIDE_AT_CELLS, phi))) {
+    tide_free(phi, pb);
+    return st;
+  }
+  double w = layers * s->g.dx;
+  int64_t cnt = 0;
+  for (int64_t c = 0; c < nc; c++)
+    cnt += outside ? (phi[c] >= 0 && phi[c] < w) : (phi[c] <= 0 && phi[c] > -w);
+  int64_t nb = s->nb + cnt;
+  if (nb >= INT32_MAX) {
+    tide_free(phi, pb);
+    return tide_fail(TIDE_EINVAL, "SPH: at most 2^31 - 1 boundary particles");
+  }
+  if (nb > s->bcap) {
+    double *bx = tide_alloc(sizeof(double) * (size_t)(nb * d));
+    double *psi = tide_alloc(sizeof(double) * (size_t)nb);
+    double *bk = tide_alloc(sizeof(double) * (size_t)nb);
+    if (!bx || !psi || !bk) {
+      tide_free(bx, sizeof(double) * (size_t)(nb * d));
+      tide_free(psi, sizeof(double) * (size_t)nb);
+      tide_free(bk, sizeof(double) * (size_t)nb);
+      tide_free(phi, pb);
+      return TIDE_ENOMEM;
+    }
+    if (s->nb) memcpy(bx, s->bx, sizeof(double) * (size_t)(s->nb * d));
+    if (s->nb) memcpy(bk, s->bkind, sizeof(double) * (size_t)s->nb);
+    tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * d));
+    tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
+    tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
+    s->bx = bx, s->psi = psi, s->bkind = bk, s->bcap = nb;
+  }
+  int64_t q = s->nb;
+  for (int64_t c = 0; c < nc; c++) {
+    int in = outside ? (phi[c] >= 0 && phi[c] < w) : (phi[c] <= 0 && phi[c] > -w);
+    if (!in) continue;
+    int ijk[3] = {(int)(c / ((int64_t)s->g.n[1] * s->g.n[2])), (int)((c / s->g.n[2]) % s->g.n[1]),
+                  (int)(c % s->g.n[2])};
+    for (int a = 0; a < d; a++)
+      s->bx[q * d + a] = s->g.origin[a] + (ijk[a] + 0.5) * s->g.dx;
+    q++;
+  }
+  tide_free(phi, pb);
+  s->nb = nb;
+  /* sort the boundary by Morton code, then Psi_b = rho0 / sum_b' W_bb' */
+  if ((st = workspace(s, nb))) return st;
+  {
+    int thick = layers * s->g.dx >= s->K.H * (1 - 1e-9);
+    for (int64_t b = nb - cnt; b < nb; b++)
+      s->bkind[b] = thick;
+  }
+  double *bk = s->bkind;
+  int one = 1;
+  if (sort_points(s, nb, s->bx, &bk, &one, 1, s->bbeg, s->bend))
+    return tide_fail(TIDE_EINVAL, "SPH: a boundary particle lies outside the box");
+  const double *bx = s->bx;
+#pragma omp parallel for schedule(static) if (nb > 1024)
+  for (int64_t b = 0; b < nb; b++) {
+    const double *xb = bx + b * d;
+    int c[3];
+    cell_of(s, xb, c);
+    double sum = tide_sph_W(&s->K, 0);
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, cc[3];
+    for (int a = 0; a < d; a++) {
+      lo[a] = c[a] > 0 ? c[a] - 1 : 0;
+      hi[a] = c[a] < s->nc[a] - 1 ? c[a] + 1 : s->nc[a] - 1;
+    }
+    for (cc[0] = lo[0]; cc[0] <= hi[0]; cc[0]++)
+      for (cc[1] = lo[1]; cc[1] <= hi[1]; cc[1]++)
+        for (cc[2] = lo[2]; cc[2] <= hi[2]; cc[2]++) {
+          int64_t id = cell_index(s, cc);
+          for (int64_t k = s->bbeg[id]; k < s->bend[id]; k++) {
+            if (k == b) continue;
+            double r2 = 0;
+            for (int a = 0; a < d; a++) {
+              double t = xb[a] - bx[k * d + a];
+              r2 += t * t;
+            }
+            sum += tide_sph_W(&s->K, sqrt(r2));
+          }
+        }
+    /* a band at least as thick as the support fills every fluid
+     * particle's kernel beyond the wall: more of the lattice, Psi = m */
+    s->psi[b] = s->bkind[b] > 0 ? s->mass : s->rho0 / sum;
+  }
+  s->nvalid = 0;
+  if (added) *added = cnt;
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------------------- search */
+
+/* grow a CSR list to m entries */
+static int grow_list(int32_t **l, int64_t *cap, int64_t m) {
+  if (m <= *cap) return TIDE_OK;
+  int64_t c = m + m / 4 + 1024;
+  tide_free(*l, sizeof(int32_t) * (size_t)*cap);
+  *l = tide_alloc(sizeof(int32_t) * (size_t)c);
+  *cap = *l ? c : 0;
+  return *l ? TIDE_OK : TIDE_ENOMEM;
+}
+
+int tide_sph_search(tide_sph *s) {
+  int st, d = s->dim;
+  int64_t n = s->ps->n;
+  if ((st = workspace(s, n))) return st;
+  if (n + 1 > s->nscap) {
+    int64_t c = n + n / 2 + 64;
+    tide_free(s->nstart, sizeof(int64_t) * (size_t)s->nscap);
+    tide_free(s->bstart, sizeof(int64_t) * (size_t)s->nscap);
+    s->nstart = tide_alloc(sizeof(int64_t) * (size_t)c);
+    s->bstart = tide_alloc(sizeof(int64_t) * (size_t)c);
+    s->nscap = c;
+    if (!s->nstart || !s->bstart) {
+      s->nscap = 0;
+      return TIDE_ENOMEM;
+    }
+  }
+  double *x = TIDE_F64P(s->ps->x);
+  if (tide_array_nonfinite(s->ps->x) || tide_array_nonfinite(s->ps->v))
+    return tide_fail(TIDE_ENONFINITE, "SPH: a particle position or velocity is not finite");
+  double *extra[7] = {TIDE_F64P(s->ps->v), TIDE_F64P(s->rho),   TIDE_F64P(s->p),
+                      TIDE_F64P(s->a),     TIDE_F64P(s->alpha), TIDE_F64P(s->kap),
+                      TIDE_F64P(s->ksum)};
+  int cols[7] = {d, 1, 1, d, 1, 1, 1};
+  if (sort_points(s, n, x, extra, cols, 7, s->fbeg, s->fend))
+    return tide_fail(TIDE_EINVAL, "SPH: a particle left the box of the grid");
+  s->ps->bin_valid = 0;
+  int64_t *ns = s->nstart, *bs = s->bstart;
+  const double *bx = s->bx;
+  ns[0] = bs[0] = 0;
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t i = 0; i < n; i++) {
+    ns[i + 1] = gather(s, x + i * d, s->fbeg, s->fend, x, i, NULL);
+    bs[i + 1] = s->nb ? gather(s, x + i * d, s->bbeg, s->bend, bx, -1, NULL) : 0;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    ns[i + 1] += ns[i];
+    bs[i + 1] += bs[i];
+  }
+  if ((st = grow_list(&s->nbr, &s->lcap, ns[n] > 0 ? ns[n] : 1)) ||
+      (st = grow_list(&s->bnbr, &s->blcap, bs[n] > 0 ? bs[n] : 1)))
+    return st;
+  int32_t *nbr = s->nbr, *bnbr = s->bnbr;
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t i = 0; i < n; i++) {
+    gather(s, x + i * d, s->fbeg, s->fend, x, i, nbr + ns[i]);
+    if (s->nb) gather(s, x + i * d, s->bbeg, s->bend, bx, -1, bnbr + bs[i]);
+  }
+  s->nvalid = 1;
+  return TIDE_OK;
+}
+
+static int need_lists(const tide_sph *s, const char *what) {
+  if (!s->nvalid)
+    return tide_fail(TIDE_EINVAL,
+                     "SPH %s: the neighbour lists are out of date (run the search after moving or "
+                     "adding particles)",
+                     what);
+  return TIDE_OK;
+}
+
+/* ----------------------------------------------------------- densities */
+
+/* x_i - x_j and |x_i - x_j| */
+static inline double diff(int d, const double *xi, const double *xj, double *xij) {
+  double r2 = 0;
+  for (int a = 0; a < d; a++) {
+    xij[a] = xi[a] - xj[a];
+    r2 += xij[a] * xij[a];
+  }
+  return sqrt(r2);
+}
+
+int tide_sph_density(tide_sph *s) {
+  int st, d = s->dim;
+  if ((st = need_lists(s, "density"))) return st;
+  int64_t n = s->ps->n;
+  const double *x = TIDE_F64P(s->ps->x);
+  double *rho = TIDE_F64P(s->rho), m = s->mass, W0 = tide_sph_W(&s->K, 0);
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t i = 0; i < n; i++) {
+    double f = W0, b = 0, xij[3];
+    for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++)
+      f += tide_sph_W(&s->K, diff(d, x + i * d, x + (int64_t)s->nbr[q] * d, xij));
+    for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
+      int64_t k = s->bnbr[q];
+      b += s->psi[k] * tide_sph_W(&s->K, diff(d, x + i * d, s->bx + k * d, xij));
+    }
+    rho[i] = m * f + b;
+  }
+  return TIDE_OK;
+}
+
+int tide_sph_tait(tide_sph *s) {
+  int64_t n = s->ps->n;
+  double *rho = TIDE_F64P(s->rho), *p = TIDE_F64P(s->p);
+  double B = s->rho0 * s->c * s->c / s->gamma, r0 = s->rho0, gm = s->gamma;
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    double v = B * (pow(rho[i] / r0, gm) - 1);
+    p[i] = v > 0 ? v : 0;
+  }
+  return TIDE_OK;
+}
+
+/* -------------------------------------------------------------- forces */
+
+int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
+  int st, d = s->dim;
+  if ((st = need_lists(s, "forces"))) return st;
+  int64_t n = s->ps->n;
+  const double *x = TIDE_F64P(s->ps->x), *v = TIDE_F64P(s->ps->v);
+  const double *rho = TIDE_F64P(s->rho), *p = TIDE_F64P(s->p);
+  double *acc = TIDE_F64P(s->a), m = s->mass, h = 0.5 * s->K.H, eps = 0.01 * h * h;
+  double av = viscosity ? s->alpha_visc : 0, ab = viscosity ? s->alpha_bound : 0;
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t i = 0; i < n; i++) {
+    const double *xi = x + i * d, *vi = v + i * d;
+    double ai[3] = {s->gravity[0], s->gravity[1], s->gravity[2]}, xij[3], gw[3];
+    double pi = pressure ? p[i] / (rho[i] * rho[i]) : 0;
+    for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+      int64_t j = s->nbr[q];
+      double r = diff(d, xi, x + j * d, xij);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
+      double c = pressure ? pi + p[j] / (rho[j] * rho[j]) : 0;
+      if (av > 0) {
+        double vx = 0;
+        for (int a = 0; a < d; a++)
+          vx += (vi[a] - v[j * d + a]) * xij[a];
+        if (vx < 0) c -= 2 * av * h * s->c / (rho[i] + rho[j]) * vx / (r * r + eps);
+      }
+      for (int a = 0; a < d; a++)
+        ai[a] -= m * c * gw[a];
+    }
+    for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
+      int64_t k = s->bnbr[q];
+      double r = diff(d, xi, s->bx + k * d, xij);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
+      double c = 2 * pi; /* mirrored: p_b = p_i, rho_b = rho_i */
+      if (ab > 0) {
+        double vx = 0;
+        for (int a = 0; a < d; a++)
+          vx += vi[a] * xij[a];
+        if (vx < 0) c -= ab * h * s->c / rho[i] * vx / (r * r + eps);
+      }
+      for (int a = 0; a < d; a++)
+        ai[a] -= s->psi[k] * c * gw[a];
+    }
+    for (int a = 0; a < d; a++)
+      acc[i * d + a] = ai[a];
+  }
+  return TIDE_OK;
+}
+
+static int check_dt(double dt) {
+  if (!(dt > 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "SPH: time step must be finite and > 0, got %g", dt);
+  return TIDE_OK;
+}
+
+int tide_sph_kick(tide_sph *s, double dt) {
+  int st;
+  if ((st = check_dt(dt))) return st;
+  int64_t m = s->ps->n * s->dim;
+  double *v = TIDE_F64P(s->ps->v);
+  const double *a = TIDE_F64P(s->a);
+#pragma omp parallel for schedule(static) if (m > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < m; i++)
+    v[i] += dt * a[i];
+  return TIDE_OK;
+}
+
+int tide_sph_drift(tide_sph *s, double dt) {
+  int st, d = s->dim;
+  if ((st = check_dt(dt))) return st;
+  int64_t n = s->ps->n, cl = 0;
+  double *x = TIDE_F64P(s->ps->x);
+  const double *v = TIDE_F64P(s->ps->v);
+  double lo[3], hi[3];
+  for (int a = 0; a < d; a++) {
+    lo[a] = s->g.origin[a] + 0.5 * s->g.dx;
+    hi[a] = s->g.origin[a] + (s->g.n[a] - 0.5) * s->g.dx;
+  }
+#pragma omp parallel for schedule(static) reduction(+ : cl) if (n > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    int c = 0;
+    for (int a = 0; a < d; a++) {
+      double y = x[i * d + a] + dt * v[i * d + a];
+      if (y < lo[a]) y = lo[a], c = 1;
+      if (y > hi[a]) y = hi[a], c = 1;
+      x[i * d + a] = y;
+    }
+    cl += c;
+  }
+  s->clamped = cl;
+  s->nvalid = 0;
+  s->ps->bin_valid = 0;
+  return TIDE_OK;
+}
+
+/* --------------------------------------------------------------- DFSPH */
+
+int tide_sph_dfsph_factor(tide_sph *s) {
+  int st, d = s->dim;
+  if ((st = need_lists(s, "dfsph_factor"))) return st;
+  int64_t n = s->ps->n;
+  const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
+  double *al = TIDE_F64P(s->alpha), m = s->mass;
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t i = 0; i < n; i++) {
+    const double *xi = x + i * d;
+    double Gf[3] = {0, 0, 0}, Gb[3] = {0, 0, 0}, sq = 0, xij[3], gw[3];
+    for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+      double r = diff(d, xi, x + (int64_t)s->nbr[q] * d, xij);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
+      for (int a = 0; a < d; a++) {
+        Gf[a] += m * gw[a];
+        sq += m * m * gw[a] * gw[a];
+      }
+    }
+    for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
+      int64_t k = s->bnbr[q];
+      double r = diff(d, xi, s->bx + k * d, xij);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
+      for (int a = 0; a < d; a++)
+        Gb[a] += s->psi[k] * gw[a];
+    }
+    double dot = 0;
+    for (int a = 0; a < d; a++)
+      dot += (Gf[a] + Gb[a]) * (Gf[a] + 2 * Gb[a]);
+    double den = (dot > 0 ? dot : 0) + sq;
+    al[i] = den > 0 ? rho[i] / den : 0;
+  }
+  return TIDE_OK;
+}
+
+/* sum_j m v_ij . grad W_ij + sum_b Psi_b v_i . grad W_ib */
+static inline double drho(const tide_sph *s, int64_t i, const double *x, const double *v) {
+  int d = s->dim;
+  const double *xi = x + i * d, *vi = v + i * d;
+  double sum = 0, xij[3], gw[3];
+  for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+    int64_t j = s->nbr[q];
+    double r = diff(d, xi, x + j * d, xij);
+    tide_sph_gradW(&s->K, d, xij, r, gw);
+    for (int a = 0; a < d; a++)
+      sum += s->mass * (vi[a] - v[j * d + a]) * gw[a];
+  }
+  for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
+    int64_t k = s->bnbr[q];
+    double r = diff(d, xi, s->bx + k * d, xij);
+    tide_sph_gradW(&s->K, d, xij, r, gw);
+    for (int a = 0; a < d; a++)
+      sum += s->psi[k] * vi[a] * gw[a];
+  }
+  return sum;
+}
+
+/* v_i -= dt (sum_j m (k_i/rho_i + k_j/rho_j) grad W_ij + sum_b Psi_b 2 k_i/rho_i grad W_ib) */
+static void pressure_update(tide_sph *s, double dt, const double *kap) {
+  int d = s->dim;
+  int64_t n = s->ps->n;
+  const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
+  double *v = TIDE_F64P(s->ps->v), m = s->mass;
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t i = 0; i < n; i++) {
+    const double *xi = x + i * d;
+    double ki = kap[i] / rho[i], dv[3] = {0, 0, 0}, xij[3], gw[3];
+    for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+      int64_t j = s->nbr[q];
+      double c = ki + kap[j] / rho[j];
+      if (c == 0) continue;
+      double r = diff(d, xi, x + j * d, xij);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
+      for (int a = 0; a < d; a++)
+        dv[a] += m * c * gw[a];
+    }
+    if (ki != 0)
+      for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
+        int64_t k = s->bnbr[q];
+        double r = diff(d, xi, s->bx + k * d, xij);
+        tide_sph_gradW(&s->K, d, xij, r, gw);
+        for (int a = 0; a < d; a++)
+          dv[a] += s->psi[k] * 2 * ki * gw[a];
+      }
+    for (int a = 0; a < d; a++)
+      v[i * d + a] -= dt * dv[a];
+  }
+}
+
+/* one of the two DFSPH solvers: divergence = 0 constant density, 1 divergence free */
+static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int divergence, int *iters,
+                       double *error, int *converged) {
+  int st;
+  if ((st = check_dt(dt))) return st;
+  if ((st = need_lists(s, divergence ? "divergence_solve" : "density_solve"))) return st;
+  if (!(eta > 0)) return tide_fail(TIDE_EINVAL, "SPH: tolerance must be > 0, got %g", eta);
+  int64_t n = s->ps->n;
+  const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho), *al = TIDE_F64P(s->alpha);
+  double *v = TIDE_F64P(s->ps->v), *kap = TIDE_F64P(s->kap), *err = TIDE_F64P(s->err);
+  double *p = TIDE_F64P(s->p), r0 = s->rho0;
+  int minit = divergence ? 1 : 2, l = 0;
+  double mean = 0, *ks = TIDE_F64P(s->ksum);
+  if (!divergence) {
+    /* warm start [Bender & Koschier 2015, Sec. 4.3]: half of the last
+     * step's stiffness sum (kappa/rho = p/rho^2 does not depend on dt) */
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < n; i++)
+      kap[i] = s->warm * ks[i];
+    pressure_update(s, dt, kap);
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < n; i++) {
+      ks[i] = kap[i];
+      p[i] = rho[i] * kap[i];
+    }
+  }
+  for (;;) {
+#pragma omp parallel for schedule(static) if (n > 1024)
+    for (int64_t i = 0; i < n; i++) {
+      double D = drho(s, i, x, v);
+      if (divergence) {
+        D = D > 0 ? D : 0;
+        err[i] = D * dt / r0;
+        kap[i] = D / dt * al[i];
+      } else {
+        double rs = rho[i] + dt * D;
+        rs = rs > r0 ? rs : r0;
+        err[i] = (rs - r0) / r0;
+        kap[i] = (rs - r0) / (dt * dt) * al[i];
+      }
+    }
+    mean = n > 0 ? tide_sum(n, err) / (double)n : 0;
+    if ((l >= minit && mean <= eta) || l >= maxit) break;
+    pressure_update(s, dt, kap);
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < n; i++) {
+      p[i] += rho[i] * kap[i];
+      if (!divergence) ks[i] += kap[i];
+    }
+    l++;
+  }
+  *iters = l;
+  *error = mean;
+  *converged = mean <= eta;
+  return TIDE_OK;
+}
+
+int tide_sph_density_solve(tide_sph *s, double dt, double eta, int maxit, int *iters,
+                           double *error, int *converged) {
+  return dfsph_solve(s, dt, eta, maxit, 0, iters, error, converged);
+}
+
+int tide_sph_divergence_solve(tide_sph *s, double dt, double eta, int maxit, int *iters,
+                              double *error, int *converged) {
+  return dfsph_solve(s, dt, eta, maxit, 1, iters, error, converged);
+}
+
+/* ------------------------------------------------------------ gradients */
+
+int tide_sph_gradient(const tide_sph *s, const double *A, int symmetric, double *out) {
+  int st, d = s->dim;
+  if ((st = need_lists(s, "gradient"))) return st;
+  int64_t n = s->ps->n;
+  const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
+  double m = s->mass;
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t i = 0; i < n; i++) {
+    const double *xi = x + i * d;
+    double gsum[3] = {0, 0, 0}, xij[3], gw[3];
+    for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+      int64_t j = s->nbr[q];
+      double r = diff(d, xi, x + j * d, xij);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
+      double c = symmetric ? m * (A[i] / (rho[i] * rho[i]) + A[j] / (rho[j] * rho[j]))
+                           : m / rho[j] * (A[j] - A[i]);
+      for (int a = 0; a < d; a++)
+        gsum[a] += c * gw[a];
+    }
+    for (int a = 0; a < d; a++)
+      out[i * d + a] = symmetric ? rho[i] * gsum[a] : gsum[a];
+  }
+  return TIDE_OK;
+}
+
+/* --------------------------------------------------------- diagnostics */
+
+int tide_sph_max_speed(const tide_sph *s, double *out) {
+  int d = s->dim;
+  int64_t n = s->ps->n;
+  const double *v = TIDE_F64P(s->ps->v);
+  double mx = 0;
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(max : mx) reduction(| : bad) if (n > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    double q = 0;
+    for (int a = 0; a < d; a++)
+      q += v[i * d + a] * v[i * d + a];
+    if (!isfinite(q)) bad = 1;
+    else if (q > mx) mx = q;
+  }
+  *out = sqrt(mx);
+  if (bad) return tide_fail(TIDE_ENONFINITE, "SPH: a particle velocity is not finite");
+  return TIDE_OK;
+}
+
+int tide_sph_diagnostics(const tide_sph *s, double *kinetic, double *momentum, double *mean_err,
+                         double *max_err) {
+  int d = s->dim;
+  int64_t n = s->ps->n;
+  const double *v = TIDE_F64P(s->ps->v), *rho = TIDE_F64P(s->rho);
+  double ke = 0, mom[3] = {0, 0, 0}, se = 0, me = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double e = (rho[i] - s->rho0) / s->rho0;
+    se += e;
+    if (fabs(e) > me) me = fabs(e);
+    for (int a = 0; a < d; a++) {
+      ke += 0.5 * s->mass * v[i * d + a] * v[i * d + a];
+      mom[a] += s->mass * v[i * d + a];
+    }
+  }
+  if (kinetic) *kinetic = ke;
+  if (momentum)
+    for (int a = 0; a < d; a++)
+      momentum[a] = mom[a];
+  if (mean_err) *mean_err = n > 0 ? se / (double)n : 0;
+  if (max_err) *max_err = me;
+  return TIDE_OK;
+}

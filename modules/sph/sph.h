@@ -1,0 +1,230 @@
+/*
+ * sph.h -- smoothed particle hydrodynamics (tide.sph): kernels, a cell-list
+ * neighbour search over Z-order (Morton) sorted particles, difference and
+ * symmetric SPH gradients, weakly compressible SPH (Tait equation of state,
+ * artificial viscosity) and divergence-free SPH (DFSPH) with boundary
+ * particles (Li's lecture, "SPH"; the methods beyond it are referenced
+ * below).
+ *
+ * The module stands above tide.liquid: the fluid particles are a
+ * tide_particles set (positions x, velocities v; stateless seeding by
+ * tide_particles_seed), surfaces for rendering come from the particle level
+ * set of grid/sdf.h.  Neither includes it.
+ *
+ * Domain.  A tide_grid g: particles live in its box, the lattice of
+ * seeded particles is its cell centres (spacing dx = g.dx), and the cell
+ * list of the neighbour search has cells of the kernel's support H.
+ *
+ * Kernels (support radius H, q = r/H, dimension d; Li's lecture, Monaghan
+ * 1992, Wendland 1995, Dehnen & Aly 2012 Table 1):
+ *   cubic spline  h = H/2, s = r/h = 2q
+ *                 W = sigma_d { 1 - 3/2 s^2 + 3/4 s^3   (0 <= s < 1)
+ *                             { 1/4 (2 - s)^3          (1 <= s < 2)
+ *                 sigma_2 = 10/(7 pi h^2), sigma_3 = 1/(pi h^3)
+ *   Wendland C2   W = sigma_d (1 - q)^4 (1 + 4q)        (0 <= q < 1)
+ *                 sigma_2 = 7/(pi H^2), sigma_3 = 21/(2 pi H^3)
+ * both normalised (integral of W over R^d = 1), grad_i W(x_i - x_j) =
+ * W'(r) (x_i - x_j)/r, antisymmetric in i, j bit for bit.
+ *
+ * Gradients of a particle field A (Li's lecture; Monaghan 1992 Sec. 2.3):
+ *   difference   (grad A)_i = sum_j V_j (A_j - A_i) grad W_ij
+ *                (zero for constant A, first order consistent)
+ *   symmetric    (grad A)_i = rho_i sum_j m_j (A_i/rho_i^2 + A_j/rho_j^2) grad W_ij
+ *                (pairwise antisymmetric forces: momentum exactly conserved)
+ *
+ * Fluid particles carry mass m = rho0 / sum_j W(x_i - x_j) over the
+ * lattice (the rest density is exact on the seeding lattice) and
+ * velocities; densities
+ *   rho_i = m sum_j W_ij (j over fluid, self included) + sum_b Psi_b W_ib
+ * with Akinci et al. 2012's boundary particles b, Psi_b = rho0 V_b,
+ * V_b = 1 / sum_b' W_bb' (boundary neighbours, self included) for a
+ * boundary layer thinner than the support (Akinci's surface sampling); a
+ * band of lattice sites at least H thick fills the kernel of every fluid
+ * particle beyond the wall and takes Psi_b = m (the wall is more of the
+ * lattice: rest density exact at the wall too).
+ *
+ * WCSPH [Becker & Teschner 2007; Monaghan 1992]:
+ *   Tait  p_i = B ((rho_i/rho0)^gamma - 1), B = rho0 c^2/gamma, gamma = 7,
+ *         clamped to p >= 0 (free surface)
+ *   a_i = g - sum_j m (p_i/rho_i^2 + p_j/rho_j^2) grad W_ij
+ *           - sum_b Psi_b 2 p_i/rho_i^2 grad W_ib          (pressure mirrored:
+ *                                                          p_b = p_i, rho_b = rho_i)
+ *           - sum_j m Pi_ij grad W_ij - sum_b Psi_b Pi_ib grad W_ib
+ *   Pi_ij = -nu_ij (v_ij . x_ij)/(r^2 + 0.01 h^2) when v_ij . x_ij < 0,
+ *   nu_ij = 2 alpha h c/(rho_i + rho_j)  (boundary: alpha_b, v_b = 0)
+ *   symplectic Euler: v += dt a, x += dt v.
+ *
+ * DFSPH [Bender & Koschier 2015, Algorithms 1-3]: with
+ *   G_i = sum_j m grad W_ij + sum_b Psi_b grad W_ib   (G_f + G_b)
+ *   alpha_i = rho_i / ((G_f + G_b) . (G_f + 2 G_b) + sum_j |m grad W_ij|^2)
+ * (the exact Jacobi diagonal of the velocity update below; Bender &
+ * Koschier's factor when there is no boundary), the constant-density
+ * solver iterates
+ *   rho*_i = max(rho0, rho_i + dt (sum_j m v_ij . grad W_ij + sum_b Psi_b v_i . grad W_ib))
+ *   kappa_i = (rho*_i - rho0)/dt^2 alpha_i
+ *   v_i -= dt (sum_j m (kappa_i/rho_i + kappa_j/rho_j) grad W_ij
+ *              + sum_b Psi_b 2 kappa_i/rho_i grad W_ib)
+ * until the mean of (rho*_i - rho0)/rho0 is below eta (at least 2
+ * iterations; warm started with half the last step's sum of kappa_i), and the divergence-free solver the same with
+ *   Drho_i = max(0, sum_j m v_ij . grad W_ij + sum_b Psi_b v_i . grad W_ib),
+ *   kappa^v_i = Drho_i/dt alpha_i, until mean(Drho_i) dt/rho0 < eta_v (at
+ *   least 1 iteration).
+ * The pressure p_i = rho_i sum kappa_i (kappa_i/rho_i = p_i/rho_i^2: the
+ * velocity update is the symmetric pressure gradient).
+ *
+ * Neighbour search.  Cells of size H over the grid's box; the fluid
+ * particles are sorted by the Morton code of their cell (stable LSD radix
+ * sort over fixed blocks: the order does not depend on the thread count),
+ * every per-particle array alike; each particle's neighbours are listed
+ * (CSR, fluid and boundary apart) in the fixed order of the 3^d cells
+ * around it, then by storage order.  Everything after it is a parallel
+ * gather: no particle writes another's data, results are bit-identical for
+ * any thread count.
+ *
+ * Units: SI.  Gravity by the scene's choice.
+ */
+#ifndef TIDE_SPH_H
+#define TIDE_SPH_H
+
+#include "grid/grid.h"
+#include "grid/sdf.h"
+#include "liquid/particles.h"
+
+typedef enum { TIDE_SPH_CUBIC = 0, TIDE_SPH_WENDLAND = 1 } tide_sph_kernel_kind;
+
+/* A kernel of support H in dimension dim. */
+typedef struct tide_sph_kernel {
+  int kind, dim;
+  double H;     /* support radius [m] */
+  double sigma; /* normalisation */
+} tide_sph_kernel;
+
+int tide_sph_kernel_init(tide_sph_kernel *k, int kind, int dim, double H);
+/* W(r) [1/m^d] and dW/dr [1/m^(d+1)] for r >= 0 (0 beyond H). */
+double tide_sph_W(const tide_sph_kernel *k, double r);
+double tide_sph_dW(const tide_sph_kernel *k, double r);
+/* grad_i W(x_i - x_j) for xij = x_i - x_j of length r (0 for r = 0). */
+static inline void tide_sph_gradW(const tide_sph_kernel *k, int d, const double *xij, double r,
+                                  double *g) {
+  double s = r > 0 ? tide_sph_dW(k, r) / r : 0;
+  for (int a = 0; a < d; a++)
+    g[a] = s * xij[a];
+}
+
+typedef struct tide_sph {
+  int dim;
+  tide_grid g;           /* domain box; particle lattice at the cell centres */
+  tide_sph_kernel K;     /* support H = support * dx */
+  double rho0;           /* rest density [kg/m^3] */
+  double mass;           /* fluid particle mass [kg] */
+  double gravity[3];     /* [m/s^2] */
+  double c;              /* speed of sound of the Tait equation and the viscosity [m/s] */
+  double gamma;          /* Tait exponent (7) */
+  double alpha_visc;     /* artificial viscosity alpha (fluid-fluid) */
+  double alpha_bound;    /* artificial viscosity alpha against boundary particles */
+  /* cell list */
+  int nc[3];
+  int64_t ncells;
+  int morton_bits; /* bits of the Morton keys */
+  /* fluid particles (x, v in ps) and their attributes (cap rows) */
+  tide_particles *ps;
+  int64_t cap;
+  tide_array *rho;   /* (n) density */
+  tide_array *p;     /* (n) pressure [Pa] */
+  tide_array *a;     /* (n, d) acceleration of the last force evaluation */
+  tide_array *alpha; /* (n) DFSPH factor */
+  tide_array *kap;   /* (n) DFSPH stiffness of the current iteration (scratch) */
+  tide_array *err;   /* (n) DFSPH per-particle density error (scratch) */
+  tide_array *ksum;  /* (n) DFSPH stiffness sum of the last density solve (warm start) */
+  double warm;       /* DFSPH warm start factor (0: off) */
+  /* boundary particles */
+  int64_t nb, bcap;
+  double *bx;  /* (nb, d) */
+  double *psi; /* (nb) Psi_b = rho0 V_b [kg] */
+  double *bkind; /* (nb) 1: from a band as thick as the support (Psi = m), 0: Akinci's V_b */
+  /* neighbour lists (valid after tide_sph_search while nvalid) */
+  int nvalid;
+  int64_t lcap, blcap;     /* entries allocated */
+  int64_t *nstart, *bstart; /* n + 1 */
+  int32_t *nbr, *bnbr;
+  int64_t nscap;            /* rows of nstart / bstart */
+  /* cell ranges (ncells) of the sorted fluid and boundary particles */
+  int64_t *fbeg, *fend, *bbeg, *bend;
+  /* sort workspace */
+  uint64_t *key, *key2;
+  int64_t *idx, *idx2;
+  int64_t *cellid;
+  int64_t wscap;
+  void *tmp;
+  size_t tmp_bytes;
+  int64_t clamped; /* particles clamped into the box by the last drift */
+} tide_sph;
+
+typedef struct tide_sph_params {
+  int kernel;         /* tide_sph_kernel_kind */
+  double support;     /* H / dx (> 1) */
+  double rho0;        /* rest density */
+  double gravity[3];
+  double c;           /* speed of sound */
+  double alpha_visc, alpha_bound;
+} tide_sph_params;
+
+int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out);
+void tide_sph_free(tide_sph *s);
+int64_t tide_sph_bytes(const tide_sph *s);
+
+/* Morton code of cell (i, j[, k]): bits interleaved, x lowest. */
+uint64_t tide_sph_morton(int dim, int i, int j, int k);
+
+/* Fluid particles inside shape (phi < 0) at the grid's cell centres,
+ * jittered by jitter * dx/2 (tide_rand01(stream, cell)), velocity vel (may be
+ * NULL); appended, *added the count.  Sets the mass from the lattice. */
+int tide_sph_seed(tide_sph *s, const tide_shape *shape, double jitter, uint64_t stream,
+                  const double *vel, int64_t *added);
+/* Boundary particles at the cell centres whose shape distance lies in
+ * [0, layers dx) (outside = 1: a band outside the shape, e.g. around a
+ * tank's inside) or (-layers dx, 0] (outside = 0: the skin of an obstacle);
+ * Psi_b recomputed for all boundary particles.  *added the count. */
+int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outside,
+                      int64_t *added);
+
+/* Sort the fluid by Morton code and list every particle's neighbours
+ * (r < H).  TIDE_EINVAL when a particle is outside the box, TIDE_ENONFINITE
+ * for a non-finite position. */
+int tide_sph_search(tide_sph *s);
+/* rho_i (requires the neighbour lists). */
+int tide_sph_density(tide_sph *s);
+/* Tait equation of state p_i (clamped to >= 0). */
+int tide_sph_tait(tide_sph *s);
+/* a_i = g + [pressure] symmetric pressure gradient (with boundary mirroring)
+ * + [viscosity] artificial viscosity (fluid and boundary). */
+int tide_sph_forces(tide_sph *s, int pressure, int viscosity);
+/* v += dt a */
+int tide_sph_kick(tide_sph *s, double dt);
+/* x += dt v, clamped into the box shrunk by dx/2 (s->clamped counts the
+ * clamped particles); invalidates the neighbour lists. */
+int tide_sph_drift(tide_sph *s, double dt);
+/* DFSPH factor alpha_i (requires density). */
+int tide_sph_dfsph_factor(tide_sph *s);
+/* DFSPH constant-density solve (Bender & Koschier 2015, Alg. 3) on the
+ * velocities; p_i receives rho_i sum kappa_i.  *iters, *error (mean
+ * relative compression) and *converged (error <= eta) report the solve. */
+int tide_sph_density_solve(tide_sph *s, double dt, double eta, int maxit, int *iters,
+                           double *error, int *converged);
+/* DFSPH divergence-free solve (Alg. 2); p_i += rho_i sum kappa^v_i. */
+int tide_sph_divergence_solve(tide_sph *s, double dt, double eta, int maxit, int *iters,
+                              double *error, int *converged);
+
+/* Gradient of the particle field A (n values) into out (n, d):
+ * symmetric = 0 difference form, 1 symmetric form (see above). */
+int tide_sph_gradient(const tide_sph *s, const double *A, int symmetric, double *out);
+
+/* Largest particle speed [m/s]. */
+int tide_sph_max_speed(const tide_sph *s, double *out);
+
+/* Diagnostics: kinetic energy, momentum (d), mean and max of
+ * (rho_i - rho0)/rho0 over the particles (any output may be NULL). */
+int tide_sph_diagnostics(const tide_sph *s, double *kinetic, double *momentum, double *mean_err,
+                         double *max_err);
+
+#endif
