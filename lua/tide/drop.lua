@@ -15,10 +15,12 @@
 --      default; `advect_u = "maccormack" | "bfecc"` for the corrected schemes)
 --   4. gravity; labels from phi
 --   5. viscosity: variational with a traction-free surface (Batty & Bridson 2008)
---   6. surface tension: ghost-fluid jump sigma kappa (default; kappa by height
---      functions at the interface crossings) or Liu Eq. 8
+--   6. surface tension: ghost-fluid jump sigma kappa (default; kappa from the
+--      cell curvatures at the interface crossings, or by height functions) or
+--      Liu Eq. 8
 --   7. ghost-fluid projection (tide.liquid.project with phi)
---   8. extend the velocity along the normals (tide.liquid.extend, linear)
+--   8. extend the velocity along the normals (constant, or linear with the
+--      height-function curvature: tide.liquid.extend)
 -- With `periodic = {true, false}` the same steps run on the torus: the
 -- advections, the projection (with the same ghost-fluid surface), the
 -- extension and the redistancing of a tide.liquid.periodic workspace (S.P).
@@ -39,7 +41,11 @@ local defaults = {
   sigma = 0,               -- surface tension [N/m]
   nu = 0,                  -- kinematic viscosity [m^2/s]
   tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
-  curvature = "heights",   -- "heights" (height functions at the crossings; Liu: extended into the band) or "cells"
+  curvature = false,       -- "cells" (cell curvature interpolated to the crossing: the robust default, a drop at
+                           -- rest stays quiet) or "heights" (height functions at the crossings: accurate
+                           -- oscillation frequencies and contact angles, but spurious currents grow around a
+                           -- drop at rest at 25 cells per diameter; the default where contact_angle ~= 90:
+                           -- docs/liquids-physics.md, "The default")
   side = "liquid",         -- Liu's band: "liquid" (one-sided) or "both" (as in the paper)
   cfl = 1,                 -- advective CFL number of max_dt
   capillary = 0.5,         -- fraction of the explicit capillary step sqrt(rho dx^3 / (2 pi sigma))
@@ -49,8 +55,9 @@ local defaults = {
   redistance = false,      -- redistance phi every n steps (0: never; default 1 in 3D, 0 in 2D)
   tol = 1e-8,              -- pressure solve
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
-  extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost") or
-                           -- "constant" along the normals (default with "liu": linear made its drop 2% orientation-dependent)
+  extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
+                           -- curvature "heights") or "constant" along the normals (the other defaults: linear made
+                           -- Liu's drop 2% orientation-dependent and a drop at rest unstable with the cell curvature)
 }
 
 local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true, periodic = true }
@@ -94,11 +101,14 @@ function drop.new(opts)
   end
   if not (S.rho > 0 and S.cfl > 0 and S.capillary > 0) then raise("tide.drop.new: rho, cfl and capillary must be positive") end
   check_choice(S.tension, { "ghost", "liu" }, "tension")
+  -- the cell curvature reads the contact angle only through first-order ghost
+  -- cells (a 60 degree sessile drop stops 2.8 cells high, area -6%): heights there
+  if not S.curvature then S.curvature = S.contact_angle ~= 90 and "heights" or "cells" end
   check_choice(S.curvature, { "heights", "cells" }, "curvature")
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
-  if not S.extend then S.extend = S.tension == "ghost" and "linear" or "constant" end
+  if not S.extend then S.extend = (S.tension == "ghost" and S.curvature == "heights") and "linear" or "constant" end
   check_choice(S.extend, { "linear", "constant" }, "extend")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
   -- periodic = {true, false[, ..]}: periodic axes (the others are walls); every

@@ -39,7 +39,9 @@ local defaults = {
 -- surface_tension = {...}: the options of the surface-tension operator (flip.tension)
 local tension_defaults = {
   method = "ghost",       -- "ghost" (pressure jump at the surface) or "liu" (Liu Eq. 8, liquid-side band)
-  curvature = "heights",  -- "heights" (height functions of the surface) or "cells"
+  curvature = nil,        -- "cells" (robust: a drop at rest stays quiet; the default at 90 degrees) or "heights"
+                          -- (height functions of the surface: accurate frequencies and contact angles, spurious
+                          -- currents grow at rest; the default with contact_angle ~= 90; docs/liquids-physics.md)
   level_set = "tracked",  -- "tracked": a grid level set moved with the grid velocity (volume-corrected);
                           -- "particles": the particle level set (S.level_set) redistanced every step
   side = "liquid",        -- Liu's band: "liquid" or "both"
@@ -51,7 +53,7 @@ local tension_defaults = {
 
 local keys = { grid = true, particles = true, solid = true, gravity = true, layers = true, per_cell = true,
   fractions = true, solid_phi = true, reseed = true, radius = true, solid_velocity = true,
-  open = true, emitters = true, sinks = true, surface_tension = true, phi = true }
+  open = true, emitters = true, sinks = true, surface_tension = true, phi = true, periodic = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the simulation state.
@@ -84,6 +86,7 @@ function flip.new(opts)
   -- reseed = {min = 8, max = 16}: keep the particles per bulk liquid cell in range every step
   S.reseed = opts.reseed
   S.gravity = opts.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
+  flip.periodic_setup(S, opts)
   S.layers = S.layers or math.ceil(S.cfl) + 2
   S.u = g:mac()               -- grid velocity (after the last projection)
   S.u_old = g:mac()           -- grid velocity before forces (FLIP)
@@ -113,6 +116,32 @@ function flip.new(opts)
   S.t, S.steps = 0, 0
   flip.transfer_to_grid(S)
   return S
+end
+
+--- Periodic axes (flip.new option periodic = {true, false[, ..]}): transfers,
+-- extrapolation, particle advection, the projection (ghost-fluid with the
+-- tracked level set of the surface tension) and the tracked level set run on
+-- the torus of a tide.liquid.periodic workspace S.P; the other axes are walls
+-- (not separating).  Not with solids, cut cells, open sides, emitters, sinks,
+-- the particle level set or the density correction (separation, off by
+-- default here), which are not periodic yet; with surface tension the
+-- initial level set phi is required.
+function flip.periodic_setup(S, opts)
+  if opts.periodic == nil then return end
+  for _, k in ipairs { "solid", "fractions", "solid_phi", "solid_velocity", "open", "emitters", "sinks", "level_set" } do
+    if opts[k] ~= nil and opts[k] ~= false then
+      error(string.format("tide.flip.new: periodic axes with '%s' are not supported", k), 4)
+    end
+  end
+  if opts.separation == nil then S.separation = 0 end
+  if S.separation > 0 then error("tide.flip.new: periodic axes need separation = 0 (the density correction is not periodic)", 4) end
+  local st = opts.surface_tension
+  if (S.sigma or 0) > 0 and ((st and st.level_set == "particles") or opts.phi == nil) then
+    error("tide.flip.new: periodic surface tension needs the tracked level set and its initial phi", 4)
+  end
+  local ok, P = pcall(liquid.periodic, { grid = S.grid, periodic = opts.periodic })
+  if not ok then error("tide.flip.new: periodic: " .. tostring(P), 4) end
+  S.P, S.periodic = P, P.periodic
 end
 
 local function choice(v, list, name)
@@ -146,12 +175,13 @@ function flip.tension_setup(S, opts)
   local T = {}
   for k, v in pairs(tension_defaults) do T[k] = v end
   for k, v in pairs(st or {}) do
-    if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "contact_angle" then
+    if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "contact_angle" and k ~= "curvature" then
       raise(string.format("tide.flip.new: surface_tension: unknown option '%s'", tostring(k)))
     end
     T[k] = v
   end
   choice(T.method, { "ghost", "liu" }, "method")
+  if T.curvature == nil then T.curvature = (T.contact_angle and T.contact_angle ~= 90) and "heights" or "cells" end
   choice(T.curvature, { "heights", "cells" }, "curvature")
   choice(T.level_set, { "tracked", "particles" }, "level_set")
   choice(T.side, { "liquid", "both" }, "side")
@@ -194,11 +224,17 @@ end
 function flip.tension_surface(S, dt)
   local T, g = S.tension, S.grid
   if T.level_set == "tracked" then
-    local a = S.advect_phi
-    a.velocity, a.field, a.dt, a.out = S.u, S.phi, dt, S.phi2
-    time("advect phi", tide.grid.advect_scalar, a)
+    if S.P then
+      time("advect phi", S.P.advect_cells, S.P, S.u, S.phi, dt, { scheme = "maccormack", interp = "cubic", out = S.phi2 })
+    else
+      local a = S.advect_phi
+      a.velocity, a.field, a.dt, a.out = S.u, S.phi, dt, S.phi2
+      time("advect phi", tide.grid.advect_scalar, a)
+    end
     S.phi, S.phi2 = S.phi2, S.phi
-    if T.redistance > 0 and (S.steps + 1) % T.redistance == 0 then time("redistance", tide.grid.redistance, g, S.phi) end
+    if T.redistance > 0 and (S.steps + 1) % T.redistance == 0 then
+      if S.P then time("redistance", S.P.redistance, S.P, S.phi) else time("redistance", tide.grid.redistance, g, S.phi) end
+    end
     if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   else
     time("redistance", tide.grid.redistance, g, S.phi)
@@ -211,7 +247,7 @@ end
 -- use the same phi and labels): the ghost-fluid jump or Liu's band.
 function flip.tension(S, dt)
   local T = S.tension
-  local o = { sigma = S.sigma, rho = S.rho, dt = dt, labels = S.labels, curvature = T.curvature }
+  local o = { sigma = S.sigma, rho = S.rho, dt = dt, labels = S.labels, curvature = T.curvature, periodic = S.periodic }
   if T.method == "liu" then
     o.method, o.side, o.band = "liu", T.side, T.band
     S.tension_solver = S.tension_solver or liquid.viscosity_solver()
@@ -324,6 +360,12 @@ end
 
 --- Particle velocities onto the grid, extended into the air around them.
 function flip.transfer_to_grid(S)
+  if S.P then
+    time("p2g", S.P.p2g, S.P, S.particles, S.u, { scheme = S.scheme, weights = S.valid })
+    time("extrapolate", S.P.extrapolate, S.P, S.u, S.valid, S.layers, true)
+    S.P:enforce_walls(S.u)
+    return
+  end
   time("p2g", liquid.p2g, S.particles, S.u, { scheme = S.scheme, weights = S.valid })
   time("extrapolate", S.u.extrapolate, S.u, S.valid, S.layers, true)
   S.u:enforce_walls(S.solid, true, S.fractions, S.open)
@@ -369,17 +411,33 @@ function flip.step(S, dt)
   flip.inflow(S)
   if S.tension then flip.tension(S, dt) end
   -- 4. pressure projection: free surface (p = 0 in air) and solid walls
-  local stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
-    maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, phi = S.phi,
-    solid_velocity = S.solid_velocity, valid = S.valid, pressure = S.pressure, fixed = S.fixed })
+  local stats
+  if S.P then
+    stats = time("project", S.P.project, S.P, u, { dt = dt, rho = S.rho, labels = S.labels, phi = S.phi, tol = S.tol,
+      maxit = S.maxit, valid = S.valid, pressure = S.pressure })
+  else
+    stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
+      maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, phi = S.phi,
+      solid_velocity = S.solid_velocity, valid = S.valid, pressure = S.pressure, fixed = S.fixed })
+  end
   -- 5. extend the divergence-free velocity into the air; walls stay closed
-  time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
-  u:enforce_walls(S.solid, true, S.fractions, S.open)
+  if S.P then
+    time("extrapolate", S.P.extrapolate, S.P, u, S.valid, S.layers, true)
+    S.P:enforce_walls(u)
+  else
+    time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
+    u:enforce_walls(S.solid, true, S.fractions, S.open)
+  end
   -- 6. grid velocities back to the particles (PIC / FLIP blend / APIC), and
   -- 7. the particles moved through the divergence-free grid velocity: one
   -- pass (advect = dt; the same as liquid.g2p then ps:advect(u, dt, ...))
-  time("g2p+advect", liquid.g2p, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip,
-    advect = dt, order = S.order, labels = S.solid, solid_phi = S.solid_phi })
+  if S.P then
+    time("g2p", S.P.g2p, S.P, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip })
+    time("advect", S.P.advect_particles, S.P, ps, u, dt, { order = S.order })
+  else
+    time("g2p+advect", liquid.g2p, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip,
+      advect = dt, order = S.order, labels = S.solid, solid_phi = S.solid_phi })
+  end
   -- 7b. particles that left through an open side or entered a sink are gone
   flip.drain(S)
   -- 8. spread particles out of over-full cells (positions only)

@@ -70,6 +70,45 @@ function M.surface(mesh, color, extra)
   return t
 end
 
+--- Rods of a segment mesh as render tubes for tide.fileio.png3d: each
+-- segment a prism of `sides` (default 6) faces and the given radius [m]
+-- (3D meshes).
+function M.tubes(mesh, radius, color, sides)
+  local A = require "tide.array"
+  sides = sides or 6
+  local seg, x = mesh:elements(), mesh.x
+  local ns = seg.shape[1]
+  local V = A.zeros({ 2 * sides * ns, 3 })
+  local T = A.zeros({ 2 * sides * ns, 3 }, "i32")
+  for s = 1, ns do
+    local a, b = seg:get(s, 1), seg:get(s, 2)
+    local p, q = { x:get(a, 1), x:get(a, 2), x:get(a, 3) }, { x:get(b, 1), x:get(b, 2), x:get(b, 3) }
+    local t = { q[1] - p[1], q[2] - p[2], q[3] - p[3] }
+    local l = math.sqrt(t[1] ^ 2 + t[2] ^ 2 + t[3] ^ 2)
+    t = { t[1] / l, t[2] / l, t[3] / l }
+    local e = math.abs(t[1]) < 0.9 and { 1, 0, 0 } or { 0, 1, 0 }
+    local dp = e[1] * t[1] + e[2] * t[2] + e[3] * t[3]
+    e = { e[1] - dp * t[1], e[2] - dp * t[2], e[3] - dp * t[3] }
+    local le = math.sqrt(e[1] ^ 2 + e[2] ^ 2 + e[3] ^ 2)
+    e = { e[1] / le, e[2] / le, e[3] / le }
+    local f = { t[2] * e[3] - t[3] * e[2], t[3] * e[1] - t[1] * e[3], t[1] * e[2] - t[2] * e[1] }
+    local v0 = (s - 1) * 2 * sides
+    for k = 0, sides - 1 do
+      local c, sn = math.cos(2 * math.pi * k / sides), math.sin(2 * math.pi * k / sides)
+      for j = 1, 3 do
+        local o = radius * (c * e[j] + sn * f[j])
+        V:set(v0 + 2 * k + 1, j, p[j] + o)
+        V:set(v0 + 2 * k + 2, j, q[j] + o)
+      end
+      local k1 = (k + 1) % sides
+      local i0, i1, j0, j1 = v0 + 2 * k + 1, v0 + 2 * k + 2, v0 + 2 * k1 + 1, v0 + 2 * k1 + 2
+      T:set(v0 + 2 * k + 1, 1, i0); T:set(v0 + 2 * k + 1, 2, j0); T:set(v0 + 2 * k + 1, 3, j1)
+      T:set(v0 + 2 * k + 2, 1, i0); T:set(v0 + 2 * k + 2, 2, j1); T:set(v0 + 2 * k + 2, 3, i1)
+    end
+  end
+  return { vertices = V, triangles = T, index_base = 1, color = color or { 0.8, 0.7, 0.3 } }
+end
+
 --- A box (min, max) as a render mesh (its boundary triangles).
 function M.box_surface(lo, hi, color)
   local b = S.box { min = lo, max = hi, cells = { 1, 1, 1 } }

@@ -23,6 +23,15 @@
 /* Factorizations below this many flops run single-threaded (see
  * blas_threads_begin). */
 #define SMALL_FACTOR_FLOPS 2e9
+/* Supernodal Cholesky runs its BLAS on several threads only when its
+ * largest dense front holds this much work (a front of ~1450 columns).
+ * CHOLMOD calls BLAS once per supernode and update; the OpenMP OpenBLAS
+ * forks a parallel region for every call, and a sparse factorization of a
+ * mesh is thousands of calls on fronts of tens to hundreds of columns: with
+ * 2 threads, bench/fem's 14553-unknown factorization took 0.83 s instead of
+ * 0.32 s (passive wait policy) and 5.0 s instead of 0.14 s (spinning) on
+ * shared cores.  Only the top fronts of big 3D meshes gain from threads. */
+#define LARGE_FRONT_FLOPS 3e9
 /* Triangular solves with factors smaller than this run single-threaded. */
 #define SMALL_SOLVE_NNZ 4000000
 
@@ -137,6 +146,11 @@ static int numeric(tide_factor *F) {
   if (F->kind == TIDE_FACTOR_LU) {
     if (F->num) umfpack_di_free_numeric(&F->num);
     int nth = blas_threads_begin(F->info[UMFPACK_FLOPS_ESTIMATE], SMALL_FACTOR_FLOPS);
+#ifdef _OPENMP
+    F->stats.threads = omp_get_max_threads();
+#else
+    F->stats.threads = 1;
+#endif
     int s = umfpack_di_numeric(F->A->rowptr, F->A->col, F->A->val, F->sym, &F->num, F->control,
                                F->info);
     blas_threads_end(nth);
@@ -151,7 +165,13 @@ static int numeric(tide_factor *F) {
     F->stats.flops = F->info[UMFPACK_FLOPS];
   } else {
     cholmod_sparse As = wrap(F->A);
-    int nth = blas_threads_begin(F->stats.flops, SMALL_FACTOR_FLOPS);
+    double work = F->stats.front_flops >= LARGE_FRONT_FLOPS ? F->stats.flops : 0;
+    int nth = blas_threads_begin(work, SMALL_FACTOR_FLOPS);
+#ifdef _OPENMP
+    F->stats.threads = omp_get_max_threads();
+#else
+    F->stats.threads = 1;
+#endif
     cholmod_factorize(&As, F->L, &F->c);
     blas_threads_end(nth);
     F->stats.factor_seconds = tide_wtime() - t0;
@@ -245,6 +265,14 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
     F->stats.nnz_factor = (int64_t)F->c.lnz;
     F->stats.flops = F->c.fl;
     F->stats.supernodal = F->L->is_super;
+    /* the largest dense front: ncols^2 nrows multiply-adds per supernode */
+    if (F->L->is_super) {
+      const int *sup = F->L->super, *pi = F->L->pi;
+      for (size_t k = 0; k < F->L->nsuper; k++) {
+        double nc = sup[k + 1] - sup[k], nr = pi[k + 1] - pi[k];
+        F->stats.front_flops = fmax(F->stats.front_flops, nc * nc * nr);
+      }
+    }
   }
   F->stats.analyze_seconds = tide_wtime() - t0;
   account(F);
@@ -304,8 +332,8 @@ static int factor_solve(tide_factor *F, const double *b, double *x, int transpos
   if (F->kind == TIDE_FACTOR_LU) {
     if (!F->num) return tide_fail(TIDE_EINVAL, "lu solve: no valid factorization");
     memcpy(F->xb, b, (size_t)n * sizeof(double));
-    int s = umfpack_di_wsolve(transpose ? UMFPACK_A : UMFPACK_At, F->A->rowptr, F->A->col, F->A->val, x, F->xb, F->num,
-                              F->control, F->info, F->wi, F->w);
+    int s = umfpack_di_wsolve(transpose ? UMFPACK_A : UMFPACK_At, F->A->rowptr, F->A->col,
+                              F->A->val, x, F->xb, F->num, F->control, F->info, F->wi, F->w);
     if (s == UMFPACK_WARNING_singular_matrix)
       return tide_fail(TIDE_ESINGULAR, "lu solve: the matrix is singular");
     if (s != UMFPACK_OK) return tide_fail(TIDE_EINVAL, "lu solve: UMFPACK failed (status %d)", s);

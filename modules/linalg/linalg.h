@@ -289,6 +289,8 @@ typedef struct tide_factor_stats {
   double analyze_seconds, factor_seconds; /* last analysis and numeric factorization */
   int supernodal;                         /* 1 if CHOLMOD chose/was given the supernodal method */
   int refactors;                          /* numeric factorizations done since the analysis */
+  double front_flops; /* Cholesky/LDL^T: flops of the largest dense front (supernode) */
+  int threads;        /* threads the last numeric factorization ran BLAS with */
 } tide_factor_stats;
 
 /* A sparse direct factorization with its symbolic analysis (fill-reducing

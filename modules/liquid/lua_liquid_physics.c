@@ -562,6 +562,23 @@ static int per_extend(lua_State *L) {
   return 1;
 }
 
+/* P:extrapolate(u, valid [, layers = 2 [, clear = false]]) -> u: Mac:extrapolate on the torus */
+static int per_extrapolate(lua_State *L) {
+  const char *fn = "Periodic:extrapolate";
+  tide_periodic *P = checkper(L, 1);
+  tide_mac *u = checkmac(L, 2);
+  tide_mac *valid = checkmac(L, 3);
+  int layers = lua_isnoneornil(L, 4) ? 2 : (int)tide_lua_checkrange(L, 4, fn, "layers", 0, 1 << 20);
+  int clear = 0;
+  if (!lua_isnoneornil(L, 5)) {
+    luaL_checktype(L, 5, LUA_TBOOLEAN);
+    clear = lua_toboolean(L, 5);
+  }
+  tide_lua_check(L, tide_periodic_extrapolate(P, u, valid, layers, clear), fn);
+  lua_settop(L, 2);
+  return 1;
+}
+
 /* P:enforce_walls(u [, labels]) -> u: zero normal velocity on the non-periodic walls and the faces
  * of solid cells (labels u8 cells, 2 = solid) */
 static int per_enforce_walls(lua_State *L) {
@@ -634,6 +651,7 @@ static const luaL_Reg per_methods[] = {{"p2g", per_p2g},
                                        {"advect_cells", per_advect_cells},
                                        {"project", per_project},
                                        {"extend", per_extend},
+                                       {"extrapolate", per_extrapolate},
                                        {"enforce_walls", per_enforce_walls},
                                        {"redistance", per_redistance},
                                        {"sync", per_sync},

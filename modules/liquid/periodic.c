@@ -866,32 +866,51 @@ static void mac_f64_to_u8(const tide_mac *m, tide_mac *out) {
   }
 }
 
-int tide_periodic_extend(tide_periodic *P, tide_mac *u, const tide_array *phi, tide_mac *valid,
-                         int linear, double maxdist) {
+/* u and valid onto the grid padded by at least G cells (P->pa, P->pv) */
+static int pad_u_valid(tide_periodic *P, const tide_mac *u, const tide_mac *valid, int G) {
   int st;
   const tide_grid *g = &P->grid;
-  if ((st = check_vel(P, u, "u")) || (st = tide_mac_check(valid, g, TIDE_U8, "valid")) ||
-      (st = tide_grid_check_cells(g, phi, TIDE_F64, "phi")))
-    return st;
-  if (isnan(maxdist)) return tide_fail(TIDE_EINVAL, "maxdist is NaN");
-  if ((st = ensure_padded(P, TIDE_PERIODIC_EXTEND_PAD))) return st;
-  int G = P->pad;
+  if ((st = check_vel(P, u, "u")) || (st = tide_mac_check(valid, g, TIDE_U8, "valid"))) return st;
+  if ((st = ensure_padded(P, G))) return st;
   if (!P->pv && (st = tide_mac_new(&P->pgrid, TIDE_U8, &P->pv))) return st;
   if (!P->tmp && (st = tide_mac_new(g, TIDE_F64, &P->tmp))) return st;
-  /* valid -> padded u8 (through f64 copies), u and phi padded */
+  /* valid -> padded u8 through f64 copies */
   mac_u8_to_f64(valid, P->tmp);
-  if ((st = tide_periodic_fill_mac(P->tmp, P->per, G, P->pw))) return st;
+  if ((st = tide_periodic_fill_mac(P->tmp, P->per, P->pad, P->pw))) return st;
   mac_f64_to_u8(P->pw, P->pv);
-  if ((st = tide_periodic_fill_mac(u, P->per, G, P->pa))) return st;
-  if ((st = tide_periodic_fill_cells(g, TIDE_F64P(phi), P->per, G, TIDE_F64P(P->pcell)))) return st;
-  st = linear ? tide_liquid_extend_linear(P->pa, TIDE_F64P(P->pcell), maxdist, P->pv)
-              : tide_levelset_extrapolate_mac(P->pa, TIDE_F64P(P->pcell), 1, maxdist, P->pv);
-  if (st) return st;
+  return tide_periodic_fill_mac(u, P->per, P->pad, P->pa);
+}
+
+/* the interior of P->pa and P->pv back into u and valid */
+static int unpad_u_valid(tide_periodic *P, tide_mac *u, tide_mac *valid) {
+  int st, G = P->pad;
   if ((st = tide_periodic_extract_mac(P->pa, P->per, G, u))) return st;
   mac_u8_to_f64(P->pv, P->pw);
   if ((st = tide_periodic_extract_mac(P->pw, P->per, G, P->tmp))) return st;
   mac_f64_to_u8(P->tmp, valid);
   return TIDE_OK;
+}
+
+int tide_periodic_extend(tide_periodic *P, tide_mac *u, const tide_array *phi, tide_mac *valid,
+                         int linear, double maxdist) {
+  int st;
+  const tide_grid *g = &P->grid;
+  if ((st = tide_grid_check_cells(g, phi, TIDE_F64, "phi"))) return st;
+  if (isnan(maxdist)) return tide_fail(TIDE_EINVAL, "maxdist is NaN");
+  if ((st = pad_u_valid(P, u, valid, TIDE_PERIODIC_EXTEND_PAD))) return st;
+  if ((st = tide_periodic_fill_cells(g, TIDE_F64P(phi), P->per, P->pad, TIDE_F64P(P->pcell)))) return st;
+  st = linear ? tide_liquid_extend_linear(P->pa, TIDE_F64P(P->pcell), maxdist, P->pv)
+              : tide_levelset_extrapolate_mac(P->pa, TIDE_F64P(P->pcell), 1, maxdist, P->pv);
+  if (st) return st;
+  return unpad_u_valid(P, u, valid);
+}
+
+int tide_periodic_extrapolate(tide_periodic *P, tide_mac *u, tide_mac *valid, int layers, int clear) {
+  int st;
+  if (layers < 0) return tide_fail(TIDE_EINVAL, "layers must be >= 0, got %d", layers);
+  if ((st = pad_u_valid(P, u, valid, layers + 1))) return st;
+  if ((st = tide_mac_extrapolate(P->pa, P->pv, layers, clear))) return st;
+  return unpad_u_valid(P, u, valid);
 }
 
 int tide_periodic_enforce_walls(const tide_periodic *P, tide_mac *u, const tide_array *labels) {

@@ -183,6 +183,12 @@ int tide_periodic_project_ghost(tide_periodic *P, tide_mac *u, const tide_array 
 int tide_periodic_extend(tide_periodic *P, tide_mac *u, const tide_array *phi, tide_mac *valid,
                          int linear, double maxdist);
 
+/* tide_mac_extrapolate (neighbour averages from the valid faces, layers
+ * sweeps, clear: zero the faces still invalid) on the torus: the grid padded
+ * by layers + 1 cells per periodic axis, the interior read back; valid
+ * updated. */
+int tide_periodic_extrapolate(tide_periodic *P, tide_mac *u, tide_mac *valid, int layers, int clear);
+
 /* Zero normal velocity on the walls of the non-periodic axes and on the
  * faces of SOLID cells (labels u8 cells or NULL; across the wrap faces too),
  * then face n[a] = face 0 on the periodic axes. */

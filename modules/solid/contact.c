@@ -3,6 +3,7 @@
  * (see contact.h).
  */
 #include "solid/contact.h"
+#include "solid/thin.h"
 
 #include <math.h>
 #include <string.h>
@@ -115,13 +116,30 @@ static void constrain_block(int n, int d, int b, const double *q, double *H) {
 void tide_contacts_constrain_elements(const tide_tetmesh *m, const uint8_t *na, const double *Q,
                                       double *V) {
   int d = m->dim, nper = m->nper, n = nper * d;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+  int64_t nvol = tide_fem_nvol(m);
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     const int32_t *el = TIDE_I32P(m->elem) + e * nper;
     for (int b = 0; b < nper; b++)
       for (int a = 0; a < na[el[b]]; a++)
         constrain_block(n, d, b, Q + ((int64_t)el[b] * d + a) * d, V + e * n * n);
   }
+  /* then the stencils of the shells and rods (thin.h), in their order */
+  const tide_thin *th = m->fem ? m->fem->thin : NULL;
+  int64_t t0 = nvol * n * n;
+  for (int i = 0; th && i < th->nparts; i++)
+    for (int set = 1; set <= TIDE_THIN_SETS; set++) {
+      int nn;
+      const int32_t *st;
+      int64_t cnt = tide_thin_set(&th->parts[i], set, &nn, &st), k = (int64_t)nn * d;
+#pragma omp parallel for schedule(static) if (cnt > TIDE_SOLID_PAR_ELEM)
+      for (int64_t e = 0; e < cnt; e++)
+        for (int b = 0; b < nn; b++)
+          for (int a = 0; a < na[st[e * nn + b]]; a++)
+            constrain_block((int)k, d, b, Q + ((int64_t)st[e * nn + b] * d + a) * d,
+                            V + t0 + e * k * k);
+      t0 += cnt * k * k;
+    }
 }
 
 void tide_contacts_constrain_nodes(const tide_tetmesh *m, const uint8_t *na, const double *Q,

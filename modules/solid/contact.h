@@ -43,8 +43,9 @@ int64_t tide_contacts_active(const tide_tetmesh *m, const uint8_t *skip, tide_co
 /* y_i <- P_i y_i at active nodes (y: nv*d). */
 void tide_contacts_tangential(const tide_tetmesh *m, const uint8_t *na, const double *Q, double *y);
 
-/* Element Hessian blocks V (ne * (nper d)^2, row-major per element, as
- * fem.h writes them): B_ab <- P_a B_ab P_b. */
+/* Element Hessian blocks V (the volume elements' (nper d)^2 blocks, then
+ * the shells' and rods' stencil blocks, row-major, as fem.h / thin.h write
+ * them: tide_fem_elem_nnz entries): B_ab <- P_a B_ab P_b. */
 void tide_contacts_constrain_elements(const tide_tetmesh *m, const uint8_t *na, const double *Q,
                                       double *V);
 

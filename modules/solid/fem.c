@@ -3,6 +3,7 @@
  */
 #include "solid/fem.h"
 #include "solid/small.h"
+#include "solid/thin.h"
 
 #include <math.h>
 #include <string.h>
@@ -159,6 +160,7 @@ void tide_fem_free(tide_fem *f) {
   tide_array_release(f->Kt);
   tide_array_release(f->R);
   tide_array_release(f->ebuf);
+  tide_thin_free(f->thin);
   if (f->work && f->work_free) f->work_free(f->work);
   tide_free(f, sizeof *f);
 }
@@ -170,42 +172,53 @@ size_t tide_fem_bytes(const tide_fem *f) {
   return sizeof *f + abytes(f->mass) + abytes(f->pinned) + abytes(f->target) + abytes(f->force) +
          abytes(f->fiber) + abytes(f->contact_force) + abytes(f->contact_collider) +
          abytes(f->Fpinv) + abytes(f->Fpgoal) + abytes(f->Dminv_eff) +
-         abytes(f->Kt) + abytes(f->R) + abytes(f->ebuf) + f->work_bytes;
+         abytes(f->Kt) + abytes(f->R) + abytes(f->ebuf) + tide_thin_bytes(f->thin) +
+         f->work_bytes;
+}
+
+int tide_fem_alloc(tide_tetmesh *m) {
+  if (m->fem) return TIDE_OK;
+  int d = m->dim;
+  tide_fem *f = tide_calloc(sizeof *f);
+  if (!f) return TIDE_ENOMEM;
+  int64_t nvol = tide_fem_nvol(m);
+  f->mass = tide_array_new1(TIDE_F64, m->nv);
+  f->pinned = tide_array_new1(TIDE_U8, m->nv);
+  f->target = tide_array_new2(TIDE_F64, m->nv, d);
+  f->force = tide_array_new2(TIDE_F64, m->nv, d);
+  f->R = tide_array_new3(TIDE_F64, nvol, d, d);
+  f->contact_force = tide_array_new1(TIDE_F64, m->nv);
+  f->contact_collider = tide_array_new1(TIDE_I32, m->nv);
+  int64_t nb = nvol * m->nper * d > m->nv * d ? nvol * m->nper * d : m->nv * d;
+  f->ebuf = tide_array_new1(TIDE_F64, nb);
+  if (!f->mass || !f->pinned || !f->target || !f->force || !f->R || !f->ebuf ||
+      !f->contact_force || !f->contact_collider) {
+    tide_fem_free(f);
+    return TIDE_ENOMEM;
+  }
+  memcpy(TIDE_F64P(f->target), TIDE_F64P(m->x), (size_t)(m->nv * d) * sizeof(double));
+  f->gravity[1] = -9.81;
+  double *R = TIDE_F64P(f->R);
+  for (int64_t e = 0; e < nvol; e++)
+    for (int i = 0; i < d; i++) R[e * d * d + i * d + i] = 1;
+  m->fem = f;
+  return TIDE_OK;
 }
 
 int tide_fem_attach(tide_tetmesh *m, const tide_material *mat, double rho) {
   if (m->surface)
-    return tide_fail(TIDE_EINVAL, "a material needs a volume mesh (tetrahedra or 2D triangles), "
-                                  "not a surface");
+    return tide_fail(TIDE_EINVAL, "a volume material needs a volume mesh (tetrahedra or 2D "
+                                  "triangles); a %s takes %s",
+                     m->surface == TIDE_MESH_ROD ? "rod mesh" : "surface",
+                     m->surface == TIDE_MESH_ROD ? "mesh:rod{...}" : "mesh:shell{...}");
   int st = tide_material_check(mat);
   if (st) return st;
   if (!(rho > 0) || !isfinite(rho))
     return tide_fail(TIDE_EINVAL, "density must be positive and finite, got %g", rho);
-  int d = m->dim;
   tide_fem *f = m->fem;
   if (!f) {
-    f = tide_calloc(sizeof *f);
-    if (!f) return TIDE_ENOMEM;
-    f->mass = tide_array_new1(TIDE_F64, m->nv);
-    f->pinned = tide_array_new1(TIDE_U8, m->nv);
-    f->target = tide_array_new2(TIDE_F64, m->nv, d);
-    f->force = tide_array_new2(TIDE_F64, m->nv, d);
-    f->R = tide_array_new3(TIDE_F64, m->ne, d, d);
-    f->contact_force = tide_array_new1(TIDE_F64, m->nv);
-    f->contact_collider = tide_array_new1(TIDE_I32, m->nv);
-    int64_t nb = m->ne * m->nper * d > m->nv * d ? m->ne * m->nper * d : m->nv * d;
-    f->ebuf = tide_array_new1(TIDE_F64, nb);
-    if (!f->mass || !f->pinned || !f->target || !f->force || !f->R || !f->ebuf ||
-        !f->contact_force || !f->contact_collider) {
-      tide_fem_free(f);
-      return TIDE_ENOMEM;
-    }
-    memcpy(TIDE_F64P(f->target), TIDE_F64P(m->x), (size_t)(m->nv * d) * sizeof(double));
-    f->gravity[1] = -9.81;
-    double *R = TIDE_F64P(f->R);
-    for (int64_t e = 0; e < m->ne; e++)
-      for (int i = 0; i < d; i++) R[e * d * d + i * d + i] = 1;
-    m->fem = f;
+    if ((st = tide_fem_alloc(m))) return st;
+    f = m->fem;
   } else if (f->Kt && (f->mat.mu != mat->mu || f->mat.lambda != mat->lambda)) {
     tide_array_release(f->Kt); /* element stiffness depends on mu, lambda */
     f->Kt = NULL;
@@ -214,7 +227,7 @@ int tide_fem_attach(tide_tetmesh *m, const tide_material *mat, double rho) {
   f->rho = rho;
   /* lumped mass (Zarifi Alg. 1 lines 3-4): rho V_e / (d+1) to each node,
    * gathered per node in element order */
-  const double *vol = TIDE_F64P(m->vol);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL);
   const int32_t *ptr = TIDE_I32P(m->adj_ptr), *adj = TIDE_I32P(m->adj);
   double *mass = TIDE_F64P(f->mass);
   int nper = m->nper;
@@ -230,6 +243,7 @@ int tide_fem_attach(tide_tetmesh *m, const tide_material *mat, double rho) {
 int tide_fem_set_fibers(tide_tetmesh *m, const double *dirs) {
   tide_fem *f = m->fem;
   if (!f) return tide_fail(TIDE_EINVAL, "the mesh has no material");
+  if (m->surface) return tide_fail(TIDE_EINVAL, "fibres are for volume meshes");
   int d = m->dim;
   if (!dirs) {
     tide_array_release(f->fiber);
@@ -268,6 +282,10 @@ static inline void gather_elem(const tide_tetmesh *m, const double *x, int64_t e
 static void gather_nodes(const tide_tetmesh *m, const double *ebuf, double *out) {
   const int32_t *ptr = TIDE_I32P(m->adj_ptr), *adj = TIDE_I32P(m->adj);
   int d = m->dim;
+  if (!tide_fem_nvol(m)) { /* shells, rods: no volume element contributions */
+    memset(out, 0, (size_t)(m->nv * d) * sizeof(double));
+    return;
+  }
 #pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
     double s[3] = {0, 0, 0};
@@ -288,6 +306,8 @@ int tide_fem_set_plasticity(tide_tetmesh *m, double yield, double limit, const d
                             int isochoric) {
   int st = need_fem(m);
   if (st) return st;
+  if (m->surface || m->fem->thin)
+    return tide_fail(TIDE_EINVAL, "plasticity: volume meshes only (not shells or rods)");
   if (!(yield > 0) || !isfinite(yield))
     return tide_fail(TIDE_EINVAL, "plasticity: yield must be positive, got %g", yield);
   if (!(limit > 1) || !isfinite(limit))
@@ -431,7 +451,7 @@ int tide_fem_plastic_flow(tide_tetmesh *m, const double *x, int64_t *flowed) {
 
 int64_t tide_fem_elem_nnz(const tide_tetmesh *m) {
   int64_t n = (int64_t)m->nper * m->dim;
-  return m->ne * n * n;
+  return tide_fem_nvol(m) * n * n + tide_thin_nnz(m);
 }
 
 int64_t tide_fem_ip_nnz(const tide_tetmesh *m) { return tide_fem_elem_nnz(m) + m->nv * m->dim; }
@@ -439,46 +459,49 @@ int64_t tide_fem_ip_nnz(const tide_tetmesh *m) { return tide_fem_elem_nnz(m) + m
 int tide_fem_energy(const tide_tetmesh *m, const double *x, double *E) {
   int st = need_fem(m);
   if (st) return st;
+  int64_t nvol = tide_fem_nvol(m);
   double *eb = TIDE_F64P(m->fem->ebuf);
-  const double *vol = TIDE_F64P(m->vol);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12];
     gather_elem(m, x, e, p);
     tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), 0, eb + e, NULL,
                    NULL);
   }
-  *E = tide_sum(m->ne, eb);
+  *E = tide_sum(nvol, eb);
+  if (m->fem->thin) {
+    double Et;
+    if ((st = tide_thin_energy(m, x, &Et))) return st;
+    *E += Et;
+  }
   return TIDE_OK;
 }
 
 int tide_fem_gradient(const tide_tetmesh *m, const double *x, double *grad) {
   int st = need_fem(m);
   if (st) return st;
+  int64_t nvol = tide_fem_nvol(m);
   double *eb = TIDE_F64P(m->fem->ebuf);
-  const double *vol = TIDE_F64P(m->vol);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim, n = m->nper * d;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12];
     gather_elem(m, x, e, p);
     tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), 0, NULL, eb + e * n,
                    NULL);
   }
   gather_nodes(m, eb, grad);
-  return TIDE_OK;
+  return m->fem->thin ? tide_thin_gradient(m, x, 1, grad) : TIDE_OK;
 }
 
-/* write one element block (n x n) into tb at block e; pinned rows/cols
- * zeroed when flags ask */
-static void write_block(const tide_tetmesh *m, int64_t e, const double *H, int flags,
-                        const uint8_t *pinned, tide_tripletbuf *tb) {
-  int d = m->dim, n = m->nper * d;
-  const int32_t *el = TIDE_I32P(m->elem) + e * m->nper;
-  int64_t t = tb->start + e * n * n;
+void tide_fem_write_block(int d, int nn, const int32_t *el, const double *H, int flags,
+                          const uint8_t *pinned, tide_tripletbuf *tb, int64_t t) {
+  int n = nn * d;
   for (int r = 0; r < n; r++) {
     int64_t gr = (int64_t)el[r / d] * d + r % d;
     int pr = (flags & TIDE_FEM_PINNED) && pinned && pinned[el[r / d]];
@@ -492,21 +515,35 @@ static void write_block(const tide_tetmesh *m, int64_t e, const double *H, int f
   }
 }
 
+/* one volume element block (n x n) into tb at block e */
+static void write_block(const tide_tetmesh *m, int64_t e, const double *H, int flags,
+                        const uint8_t *pinned, tide_tripletbuf *tb) {
+  int n = m->nper * m->dim;
+  tide_fem_write_block(m->dim, m->nper, TIDE_I32P(m->elem) + e * m->nper, H, flags, pinned, tb,
+                       tb->start + e * n * n);
+}
+
 int tide_fem_hessian(const tide_tetmesh *m, const double *x, int flags, tide_tripletbuf *tb) {
   int st = need_fem(m);
   if (st) return st;
-  const double *vol = TIDE_F64P(m->vol);
+  int64_t nvol = tide_fem_nvol(m);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL);
   const tide_material *mat = &m->fem->mat;
   const uint8_t *pinned = TIDE_U8P(m->fem->pinned);
   int d = m->dim;
   int project = (flags & TIDE_FEM_PROJECT) != 0;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], H[144];
     gather_elem(m, x, e, p);
     tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), project, NULL, NULL,
                    H);
     write_block(m, e, H, flags, pinned, tb);
+  }
+  if (m->fem->thin) {
+    tide_tripletbuf t2 = *tb;
+    t2.start += nvol * (int64_t)(m->nper * d) * (m->nper * d);
+    return tide_thin_hessian(m, x, 1, flags, &t2);
   }
   return TIDE_OK;
 }
@@ -515,12 +552,13 @@ int tide_fem_damping_gradient(const tide_tetmesh *m, const double *x, const doub
                               double *grad) {
   int st = need_fem(m);
   if (st) return st;
+  int64_t nvol = tide_fem_nvol(m);
   double *eb = TIDE_F64P(m->fem->ebuf);
-  const double *vol = TIDE_F64P(m->vol);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim, n = m->nper * d;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], q[12];
     gather_elem(m, x, e, p);
     gather_elem(m, v, e, q);
@@ -533,11 +571,12 @@ int tide_fem_damping_gradient(const tide_tetmesh *m, const double *x, const doub
 int tide_fem_damping_matrix(const tide_tetmesh *m, const double *x, tide_tripletbuf *tb) {
   int st = need_fem(m);
   if (st) return st;
-  const double *vol = TIDE_F64P(m->vol);
+  int64_t nvol = tide_fem_nvol(m);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL);
   const tide_material *mat = &m->fem->mat;
   int d = m->dim;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], zero[12] = {0}, C[144];
     gather_elem(m, x, e, p);
     tide_fe_damping(mat, d, p, zero, tide_fem_dminv(m, e), vol[e], NULL, NULL, C);
@@ -552,11 +591,12 @@ static int corot_prepare(tide_tetmesh *m) {
   tide_fem *f = m->fem;
   if (f->Kt) return TIDE_OK;
   int d = m->dim, n = m->nper * d;
+  int64_t nvol = m->ne;
   if (!(f->Kt = tide_array_new3(TIDE_F64, m->ne, n, n))) return TIDE_ENOMEM;
   double *Kt = TIDE_F64P(f->Kt);
-  const double *Dminv = TIDE_F64P(m->Dminv), *vol = TIDE_F64P(m->vol);
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++)
+  const double *Dminv = TIDE_F64P(m->Dminv), *vol = (m->vol ? TIDE_F64P(m->vol) : NULL);
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++)
     tide_fe_corot_stiffness(f->mat.mu, f->mat.lambda, d, Dminv + e * d * d, vol[e],
                             Kt + e * n * n);
   return TIDE_OK;
@@ -565,13 +605,18 @@ static int corot_prepare(tide_tetmesh *m) {
 int tide_fem_corot_system(tide_tetmesh *m, const double *x, int rotate, tide_tripletbuf *tb,
                           double *b) {
   int st = need_fem(m);
-  if (st || (st = corot_prepare(m))) return st;
+  if (st) return st;
+  if (m->surface || m->fem->thin)
+    return tide_fail(TIDE_EINVAL, "the corotational linear system is for volume meshes only "
+                                  "(shells and rods step with step_newton)");
+  if ((st = corot_prepare(m))) return st;
+  int64_t nvol = m->ne;
   tide_fem *f = m->fem;
   int d = m->dim, n = m->nper * d;
   const double *Kt = TIDE_F64P(f->Kt), *X = TIDE_F64P(m->rest), *Dminv = TIDE_F64P(m->Dminv);
   double *R = TIDE_F64P(f->R), *eb = TIDE_F64P(f->ebuf);
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], P0[12], K[144];
     gather_elem(m, x, e, p);
     gather_elem(m, X, e, P0);
@@ -599,13 +644,15 @@ int tide_fem_corot_system(tide_tetmesh *m, const double *x, int rotate, tide_tri
 int tide_fem_corot_energy(const tide_tetmesh *m, const double *x, double *E) {
   int st = need_fem(m);
   if (st) return st;
+  int64_t nvol = tide_fem_nvol(m);
   tide_fem *f = m->fem;
   if (!f->Kt) return tide_fail(TIDE_EINVAL, "no corotational system assembled yet");
+  nvol = m->ne;
   int d = m->dim, n = m->nper * d;
   const double *Kt = TIDE_F64P(f->Kt), *X = TIDE_F64P(m->rest), *R = TIDE_F64P(f->R);
   double *eb = TIDE_F64P(f->ebuf);
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], P0[12], u[12];
     gather_elem(m, x, e, p);
     gather_elem(m, X, e, P0);
@@ -621,7 +668,7 @@ int tide_fem_corot_energy(const tide_tetmesh *m, const double *x, double *E) {
       for (int c = 0; c < n; c++) s += u[r] * Kt[e * n * n + r * n + c] * u[c];
     eb[e] = 0.5 * s;
   }
-  *E = tide_sum(m->ne, eb);
+  *E = tide_sum(nvol, eb);
   return TIDE_OK;
 }
 
@@ -634,7 +681,7 @@ static int ip_check(const tide_tetmesh *m, const tide_ip *ip) {
     return tide_fail(TIDE_EINVAL, "incremental potential: dt must be positive");
   if (!ip->xhat) return tide_fail(TIDE_EINVAL, "incremental potential: xhat missing");
   const tide_material *mat = &m->fem->mat;
-  if ((mat->damp_alpha > 0 || mat->damp_beta > 0) && !ip->xn)
+  if ((mat->damp_alpha > 0 || mat->damp_beta > 0 || tide_thin_has_damping(m)) && !ip->xn)
     return tide_fail(TIDE_EINVAL, "incremental potential: damping needs the start positions xn");
   return TIDE_OK;
 }
@@ -646,13 +693,14 @@ static int has_damping(const tide_tetmesh *m) {
 int tide_fem_ip_value(const tide_tetmesh *m, const tide_ip *ip, const double *x, double *E) {
   int st = ip_check(m, ip);
   if (st) return st;
-  const double *vol = TIDE_F64P(m->vol), *mass = TIDE_F64P(m->fem->mass);
+  int64_t nvol = tide_fem_nvol(m);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL), *mass = TIDE_F64P(m->fem->mass);
   const tide_material *mat = &m->fem->mat;
   double *eb = TIDE_F64P(m->fem->ebuf);
   int d = m->dim, damp = has_damping(m);
   double dt = ip->dt;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], Ee, Dd = 0;
     gather_elem(m, x, e, p);
     tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), 0, &Ee, NULL, NULL);
@@ -664,31 +712,47 @@ int tide_fem_ip_value(const tide_tetmesh *m, const tide_ip *ip, const double *x,
     }
     eb[e] = dt * dt * Ee + dt * Dd;
   }
-  double Eel = tide_sum(m->ne, eb);
-  /* kinetic part, per node into the scratch (nv <= ne * nper) */
+  double Eel = tide_sum(nvol, eb);
+  /* kinetic part, per node into the scratch (nv <= ne * nper); with xn
+   * relative to its value at xn, 1/2 |x - xhat|^2_M - 1/2 |xn - xhat|^2_M =
+   * 1/2 (x - xn)^T M (x - xn - 2 (xhat - xn)), free of the cancellation of
+   * two large numbers when xhat lies far away (large dt: static solves) */
 #pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++) {
     double s = 0;
     for (int k = 0; k < d; k++) {
-      double r = x[i * d + k] - ip->xhat[i * d + k];
-      s += r * r;
+      int64_t q = i * d + k;
+      if (ip->xn) {
+        double dx = x[q] - ip->xn[q];
+        s += dx * (dx - 2 * (ip->xhat[q] - ip->xn[q]));
+      } else {
+        double r = x[q] - ip->xhat[q];
+        s += r * r;
+      }
     }
     eb[i] = 0.5 * mass[i] * s;
   }
   *E = Eel + tide_sum(m->nv, eb);
+  if (m->fem->thin) { /* shells and rods: dt^2 E_thin + their Rayleigh dissipation */
+    double Et;
+    if ((st = tide_thin_energy(m, x, &Et))) return st;
+    *E += dt * dt * Et;
+    if ((st = tide_thin_damping(m, x, ip->xn, dt, E, NULL, NULL))) return st;
+  }
   return TIDE_OK;
 }
 
 int tide_fem_ip_gradient(const tide_tetmesh *m, const tide_ip *ip, const double *x, double *g) {
   int st = ip_check(m, ip);
   if (st) return st;
-  const double *vol = TIDE_F64P(m->vol), *mass = TIDE_F64P(m->fem->mass);
+  int64_t nvol = tide_fem_nvol(m);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL), *mass = TIDE_F64P(m->fem->mass);
   const tide_material *mat = &m->fem->mat;
   double *eb = TIDE_F64P(m->fem->ebuf);
   int d = m->dim, n = m->nper * d, damp = has_damping(m);
   double dt = ip->dt;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], ge[12];
     gather_elem(m, x, e, p);
     tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), 0, NULL, ge, NULL);
@@ -705,6 +769,10 @@ int tide_fem_ip_gradient(const tide_tetmesh *m, const tide_ip *ip, const double 
 #pragma omp parallel for schedule(static) if (m->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < m->nv; i++)
     for (int k = 0; k < d; k++) g[i * d + k] += mass[i] * (x[i * d + k] - ip->xhat[i * d + k]);
+  if (m->fem->thin) {
+    if ((st = tide_thin_gradient(m, x, dt * dt, g))) return st;
+    if ((st = tide_thin_damping(m, x, ip->xn, dt, NULL, g, NULL))) return st;
+  }
   return TIDE_OK;
 }
 
@@ -712,15 +780,16 @@ int tide_fem_ip_gradient_hessian(const tide_tetmesh *m, const tide_ip *ip, const
                                  int flags, double *g, tide_tripletbuf *tb) {
   int st = ip_check(m, ip);
   if (st) return st;
-  const double *vol = TIDE_F64P(m->vol), *mass = TIDE_F64P(m->fem->mass);
+  int64_t nvol = tide_fem_nvol(m);
+  const double *vol = (m->vol ? TIDE_F64P(m->vol) : NULL), *mass = TIDE_F64P(m->fem->mass);
   const tide_material *mat = &m->fem->mat;
   const uint8_t *pinned = TIDE_U8P(m->fem->pinned);
   double *eb = TIDE_F64P(m->fem->ebuf);
   int d = m->dim, n = m->nper * d, damp = has_damping(m);
   int project = (flags & TIDE_FEM_PROJECT) != 0;
   double dt = ip->dt;
-#pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_ELEM)
-  for (int64_t e = 0; e < m->ne; e++) {
+#pragma omp parallel for schedule(static) if (nvol > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nvol; e++) {
     double p[12], H[144], ge[12];
     gather_elem(m, x, e, p);
     tide_fe_energy(mat, d, p, tide_fem_dminv(m, e), vol[e], elem_fiber(m, e), project, NULL,
@@ -754,6 +823,13 @@ int tide_fem_ip_gradient_hessian(const tide_tetmesh *m, const tide_ip *ip, const
       tb->i[t] = tb->j[t] = (int)(i * d + k + tb->offset);
       tb->v[t] = mass[i] > 0 ? mass[i] : 1; /* unused nodes keep the system regular */
     }
+  if (m->fem->thin) {
+    tide_tripletbuf t2 = *tb;
+    t2.start += nvol * (int64_t)n * n;
+    if ((st = tide_thin_hessian(m, x, dt * dt, flags, &t2))) return st;
+    if (g && (st = tide_thin_gradient(m, x, dt * dt, g))) return st;
+    if ((st = tide_thin_damping(m, x, ip->xn, dt, NULL, g, &t2))) return st;
+  }
   return TIDE_OK;
 }
 

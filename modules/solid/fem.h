@@ -104,6 +104,7 @@ typedef struct tide_fem {
   tide_array *Kt;       /* (ne, k, k) f64, k = nper*d; allocated on first use */
   tide_array *R;        /* (ne, d, d) f64 */
   tide_array *ebuf;     /* (max(ne*nper, nv) * d) f64 scratch for per-element results */
+  struct tide_thin *thin; /* shells and rods of the mesh (thin.h), or NULL */
   void *work;           /* integrator workspaces (integrate.c) */
   size_t work_bytes;
   void (*work_free)(void *);
@@ -114,6 +115,13 @@ typedef struct tide_fem {
  * Replacing keeps pins, targets and forces.  Fails for surface meshes and
  * invalid parameters. */
 int tide_fem_attach(tide_tetmesh *m, const tide_material *mat, double rho);
+/* The material state of m (masses zero, no pins, zero forces, gravity
+ * (0, -9.81[, 0])) if it has none yet; thin.c attaches shells and rods
+ * through it. */
+int tide_fem_alloc(tide_tetmesh *m);
+/* Volume elements the element kernels act on: m->ne for volume meshes, 0
+ * for shells and rods (their energies are thin.h's). */
+static inline int64_t tide_fem_nvol(const tide_tetmesh *m) { return m->surface ? 0 : m->ne; }
 void tide_fem_free(tide_fem *f);
 size_t tide_fem_bytes(const tide_fem *f);
 
@@ -164,9 +172,17 @@ typedef struct tide_tripletbuf {
 } tide_tripletbuf;
 
 /* Number of triplets one element block writes: (nper*d)^2; and for the
- * whole mesh: ne * (nper*d)^2 (+ nv*d for the mass diagonal in IP
- * Hessians). */
+ * whole mesh: ne * (nper*d)^2 for the volume elements, then the blocks of
+ * the thin parts (thin.h, tide_thin_nnz) (+ nv*d for the mass diagonal in
+ * IP Hessians).  Energies, gradients and Hessians below include the thin
+ * parts. */
 int64_t tide_fem_elem_nnz(const tide_tetmesh *m);
+
+/* Write the (nn*d)^2 block H of a stencil with nodes el[0..nn-1] into tb at
+ * triplet t (row-major, rows/columns of pinned nodes zeroed when flags
+ * hold TIDE_FEM_PINNED). */
+void tide_fem_write_block(int d, int nn, const int32_t *el, const double *H, int flags,
+                          const uint8_t *pinned, tide_tripletbuf *tb, int64_t t);
 
 /* Flags of the assembly routines. */
 enum {
@@ -209,8 +225,12 @@ int tide_fem_corot_energy(const tide_tetmesh *m, const double *x, double *E);
  *          + dt sum_e vol_e D_e(F_e(x) - F_e(xn))
  * with xhat = xn + dt vn + dt^2 M^-1 (f_ext + M g) and the damping
  * rotations taken at xn (so the last term is quadratic).  Its minimizer x
- * gives v = (x - xn)/dt of one backward Euler step.  xn may be NULL when
- * the material has no damping. */
+ * gives v = (x - xn)/dt of one backward Euler step, plus the thin parts'
+ * dt^2 E_thin and their Rayleigh term (thin.h).  xn may be NULL when
+ * nothing is damped; given, the value is taken relative to the constant
+ * 1/2 (xn - xhat)^T M (xn - xhat) (tide_fem_ip_value computes the
+ * kinetic term as 1/2 (x - xn)^T M (x - xn - 2 (xhat - xn)), which stays
+ * exact in floating point when xhat lies far away, as for large dt). */
 typedef struct tide_ip {
   double dt;
   const double *xhat; /* nv*d */

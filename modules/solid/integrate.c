@@ -5,6 +5,7 @@
 #include "solid/contact.h"
 #include "solid/friction.h"
 #include "solid/small.h"
+#include "solid/thin.h"
 
 #include <math.h>
 #include <string.h>
@@ -79,7 +80,8 @@ static solid_work *get_work(tide_tetmesh *m, int *st) {
   int d = m->dim, n = m->nper * d;
   w->N = m->nv * d;
   w->d = d;
-  w->nel = m->ne * n * n;
+  w->nel = tide_fem_elem_nnz(m); /* volume element blocks, then shells' and rods' */
+  (void)n;
   w->nfr = m->nv * d * d;
   w->nnz = w->nel + w->N + w->nfr;
   if (w->nnz > INT32_MAX) {
@@ -283,6 +285,8 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   double t0 = tide_wtime();
   int s = check_step(m, o, "linear step");
   if (s) return s;
+  if (m->fem->thin)
+    return tide_fail(TIDE_EINVAL, "linear step: shells and rods step with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
@@ -337,6 +341,11 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     s = krylov_solve(w, o, rhs, vn, st);
   else
     s = direct_solve(w, o->solver, o->reuse, rhs, vn, st);
+  /* one message naming what the user can change (the factorization's own
+   * advice names solvers step_linear does not offer) */
+  if (s == TIDE_ENOTSPD || s == TIDE_ESINGULAR)
+    return tide_fail(s, "linear step: the system M/dt + D + dt K is not positive definite (check "
+                        "the material: density > 0, E > 0, nu < 0.5)");
   if (s) return s;
   if (o->solver != TIDE_SOLID_PCG) st->converged = 1;
     /* x = x* + dt v (Alg. 2 line 15) */
@@ -769,7 +778,11 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   double *xn = w->vec[0], *xhat = w->vec[1], *g = w->vec[2];
   memcpy(xn, x, (size_t)N * sizeof(double));
   if ((s = tide_fem_predict(m, dt, xhat))) return s;
+  if ((s = tide_thin_damping_prepare(m, xn))) return s; /* shells' and rods' Rayleigh term */
   memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
+  if (o->guess) /* ... or the start positions of the free nodes */
+    for (int64_t q = 0; q < N; q++)
+      if (!fixed_node(m->fem, q / m->dim)) x[q] = xn[q];
   tide_ip ip = {dt, xhat, xn};
   double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
   int maxit = o->maxit > 0 ? o->maxit : 50;
@@ -954,6 +967,8 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   double t0 = tide_wtime();
   int s = check_step(m, o, "Newmark step");
   if (s) return s;
+  if (m->fem->thin)
+    return tide_fail(TIDE_EINVAL, "Newmark step: shells and rods step with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;

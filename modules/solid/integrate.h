@@ -77,6 +77,10 @@ typedef struct tide_step_opts {
   double eps_v;            /* slip speed below which friction is static [m/s] (default 1e-4) */
   int friction_iterations; /* solves per step while the normal forces change (default 2) */
   double friction_tol;     /* ... by more than this relative to the largest mu lambda (0.02) */
+  /* Newton: the initial guess, 0 the prediction xhat (inertia and external
+   * forces), 1 the start positions (pinned nodes at their targets): the
+   * robust start for large dt, i.e. static solves, where xhat lies far off */
+  int guess;
 } tide_step_opts;
 
 /* Defaults: dt = 1/60, no colliders, friction contact, corotational,

@@ -19,6 +19,9 @@
 #define MESH_T TIDE_TETMESH_T
 
 void tide_lua_solid_ckpt_open(lua_State *L); /* lua_solid_ckpt.c: checkpoint hooks */
+/* lua_solid_thin.c: shell and rod generators into the module table `module`,
+ * their methods into the TetMesh method table `methods` */
+void tide_lua_solid_thin_open(lua_State *L, int methods, int module);
 
 tide_tetmesh *tide_lua_checkmesh(lua_State *L, int idx) { return tide_lua_checkobj(L, idx, MESH_T); }
 
@@ -92,8 +95,9 @@ static int l_mesh(lua_State *L) {
   if (X->ndim != 2 || (X->shape[1] != 2 && X->shape[1] != 3))
     tide_lua_error(L, "%s: nodes must be an array of shape (nv, 2|3)", fn);
   int d = (int)X->shape[1];
-  if (E->ndim != 2 || E->shape[1] < 3 || E->shape[1] > 4)
-    tide_lua_error(L, "%s: elements must be an array of shape (ne, %d)", fn, d + 1);
+  if (E->ndim != 2 || E->shape[1] < 2 || E->shape[1] > 4)
+    tide_lua_error(L, "%s: elements must be an array of shape (ne, %d) (volume), (ne, 3) "
+                      "(3D surface) or (ne, 2) (segments)", fn, d + 1);
   int64_t nv = X->shape[0], ne = E->shape[0];
   int nper = (int)E->shape[1];
   size_t xb = (size_t)(nv * d) * sizeof(double), eb = (size_t)(ne * nper) * sizeof(int32_t);
@@ -179,7 +183,10 @@ static const char *const material_keys[] = {
 static int m_material(lua_State *L) {
   const char *fn = "TetMesh:material";
   tide_tetmesh *m = tide_lua_checkmesh(L, 1);
-  if (m->surface) tide_lua_error(L, "%s: a surface mesh cannot take a volume material", fn);
+  if (m->surface)
+    tide_lua_error(L, "%s: a %s mesh cannot take a volume material; use %s", fn,
+                   m->surface == TIDE_MESH_ROD ? "rod" : "surface",
+                   m->surface == TIDE_MESH_ROD ? "mesh:rod{...}" : "mesh:shell{...}");
   tide_opts o = tide_lua_opts(L, 2, fn, material_keys);
   int model = tide_opt_choice(&o, "model", "neohookean", model_choices);
   if (model == TIDE_MODEL_COUNT) model = TIDE_MODEL_ROTATED_LINEAR; /* "corotational" */
@@ -498,11 +505,13 @@ static int mm_tostring(lua_State *L) {
     lua_pushstring(L, MESH_T " (freed)");
     return 1;
   }
-  const char *kind = m->surface ? "triangle surface" : (m->dim == 3 ? "tetrahedra" : "triangles");
+  const char *kind = m->surface == TIDE_MESH_SHELL ? "surface triangles"
+                     : m->surface == TIDE_MESH_ROD ? "segments"
+                     : (m->dim == 3 ? "tetrahedra" : "triangles");
   if (m->fem)
     lua_pushfstring(L, MESH_T " %dD, %I nodes, %I %s, %I boundary faces, %s", m->dim,
                     (lua_Integer)m->nv, (lua_Integer)m->ne, kind, (lua_Integer)m->nb,
-                    tide_model_name(m->fem->mat.model));
+                    m->surface == TIDE_MESH_ROD ? "rod" : tide_model_name(m->fem->mat.model));
   else
     lua_pushfstring(L, MESH_T " %dD, %I nodes, %I %s, %I boundary faces", m->dim,
                     (lua_Integer)m->nv, (lua_Integer)m->ne, kind, (lua_Integer)m->nb);
@@ -527,7 +536,10 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "nv")) lua_pushinteger(L, m->nv);
   else if (!strcmp(k, "ne")) lua_pushinteger(L, m->ne);
   else if (!strcmp(k, "nb")) lua_pushinteger(L, m->nb);
-  else if (!strcmp(k, "surface")) lua_pushboolean(L, m->surface);
+  else if (!strcmp(k, "surface")) lua_pushboolean(L, m->surface == TIDE_MESH_SHELL);
+  else if (!strcmp(k, "kind"))
+    lua_pushstring(L, m->surface == TIDE_MESH_SHELL ? "shell"
+                      : m->surface == TIDE_MESH_ROD ? "rod" : "volume");
   else if (!strcmp(k, "x")) push_view(L, m->x);
   else if (!strcmp(k, "v")) push_view(L, m->v);
   else if (!strcmp(k, "rest")) push_view(L, m->rest);
@@ -604,6 +616,7 @@ int luaopen_tide_solid(lua_State *L) {
   luaL_getmetatable(L, MESH_T);
   lua_getfield(L, -1, "methods");
   tide_lua_solid_step_open(L, lua_gettop(L), lua_gettop(L) - 2);
+  tide_lua_solid_thin_open(L, lua_gettop(L), lua_gettop(L) - 2);
   tide_lua_solid_static_open(L, lua_gettop(L));
   lua_pop(L, 2);
   return 1;

@@ -15,6 +15,7 @@
  */
 #include "grid/lua_grid_ckpt.h"
 #include "solid/fem.h"
+#include "solid/thin.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,6 +70,8 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
 
 static int mesh_checkpoint(lua_State *L) {
   tide_tetmesh *m = tide_lua_checkobj(L, 1, TIDE_TETMESH_T);
+  if (m->fem && m->fem->thin)
+    tide_lua_error(L, "checkpoint: meshes with shells or rods cannot be checkpointed yet");
   lua_createtable(L, 0, 10);
   tide_ckpt_setint(L, "dim", m->dim);
   tide_ckpt_setint(L, "nper", m->nper);

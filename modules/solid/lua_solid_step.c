@@ -271,11 +271,12 @@ static int m_step_newmark(lua_State *L) {
 
 static const char *const newton_keys[] = {
     "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
-    "eps_v", "friction_iterations", "friction_tol", NULL};
+    "eps_v", "friction_iterations", "friction_tol", "guess", NULL};
+static const char *const guess_choices[] = {"predicted", "start", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
  *               contact =, eps_v = 1e-4, friction_iterations = 2,
- *               friction_tol = 0.02} -> stats */
+ *               friction_tol = 0.02, guess = "predicted"|"start"} -> stats */
 static int m_step_newton(lua_State *L) {
   const char *fn = "TetMesh:step_newton";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
@@ -290,6 +291,7 @@ static int m_step_newton(lua_State *L) {
   so.eps_v = tide_opt_num(&o, "eps_v", 1e-4, 1e-300, HUGE_VAL);
   so.friction_iterations = (int)tide_opt_int(&o, "friction_iterations", 2, 1, 1000);
   so.friction_tol = tide_opt_num(&o, "friction_tol", 0.02, 1e-300, HUGE_VAL);
+  so.guess = tide_opt_choice(&o, "guess", "predicted", guess_choices);
   tide_step_stats st;
   tide_lua_check(L, tide_solid_step_newton(m, &so, &st), fn);
   tide_lua_gcaccount(L);

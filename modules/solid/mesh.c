@@ -64,6 +64,12 @@ static void sort3(int32_t *k, int n) {
 
 static int extract_boundary(tide_tetmesh *m) {
   const int32_t *el = TIDE_I32P(m->elem);
+  if (m->surface == TIDE_MESH_ROD) { /* curves have no boundary faces */
+    m->nb = 0;
+    m->bound = tide_array_new2(TIDE_I32, 0, m->dim);
+    m->bound_elem = tide_array_new1(TIDE_I32, 0);
+    return m->bound && m->bound_elem ? TIDE_OK : TIDE_ENOMEM;
+  }
   if (m->surface) {
     /* a surface is its own boundary */
     m->nb = m->ne;
@@ -192,10 +198,26 @@ static int precompute(tide_tetmesh *m, const char *src, const int64_t *lines) {
   return TIDE_OK;
 }
 
-/* zero-area triangles of a surface are an error */
+/* zero-area triangles of a surface, zero-length segments of a curve are
+ * errors */
 static int check_surface(const tide_tetmesh *m, const char *src, const int64_t *lines) {
   const double *X = TIDE_F64P(m->rest);
-  for (int64_t e = 0; e < m->ne; e++) {
+  const char *what = src ? src : "mesh";
+  for (int64_t e = 0; m->surface == TIDE_MESH_ROD && e < m->ne; e++) {
+    const int32_t *el = TIDE_I32P(m->elem) + 2 * e;
+    double l2 = 0;
+    for (int k = 0; k < m->dim; k++) {
+      double t = X[(int64_t)el[1] * m->dim + k] - X[(int64_t)el[0] * m->dim + k];
+      l2 += t * t;
+    }
+    if (!(l2 > 0)) {
+      if (lines)
+        return tide_fail(TIDE_EFORMAT, "%s:%lld: segment %lld has zero length", what,
+                         (long long)lines[e], (long long)e + 1);
+      return tide_fail(TIDE_EFORMAT, "%s: segment %lld has zero length", what, (long long)e + 1);
+    }
+  }
+  for (int64_t e = 0; m->surface == TIDE_MESH_SHELL && e < m->ne; e++) {
     double p[9], u[3], w[3], n[3], L2 = 0;
     gather(m, X, e, p);
     for (int k = 0; k < 3; k++) {
@@ -206,7 +228,6 @@ static int check_surface(const tide_tetmesh *m, const char *src, const int64_t *
     double a2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
     for (int k = 0; k < 3; k++) L2 += u[k] * u[k] + w[k] * w[k];
     if (!(a2 > 1e-20 * L2 * L2)) {
-      const char *what = src ? src : "mesh";
       if (lines)
         return tide_fail(TIDE_EFORMAT, "%s:%lld: triangle %lld is degenerate (zero area)", what,
                          (long long)lines[e], (long long)e + 1);
@@ -241,9 +262,11 @@ int tide_tetmesh_new(int dim, int nper, int64_t nv, const double *X, int64_t ne,
   *out = NULL;
   const char *what = src ? src : "mesh";
   if (dim != 2 && dim != 3) return tide_fail(TIDE_EINVAL, "%s: dimension must be 2 or 3", what);
-  int surface = 0;
+  int surface = TIDE_MESH_VOLUME;
   if (nper == 3 && dim == 3)
-    surface = 1;
+    surface = TIDE_MESH_SHELL;
+  else if (nper == 2)
+    surface = TIDE_MESH_ROD;
   else if (nper != dim + 1)
     return tide_fail(TIDE_EINVAL, "%s: %d nodes per element do not fit dimension %d", what, nper,
                      dim);
@@ -335,7 +358,9 @@ size_t tide_tetmesh_bytes(const tide_tetmesh *m) {
 /* -------------------------------------------------------------- queries */
 
 int tide_tetmesh_volumes(const tide_tetmesh *m, const double *x, double *vol_out) {
-  if (m->surface) return tide_fail(TIDE_EINVAL, "a surface mesh has no volume elements");
+  if (m->surface)
+    return tide_fail(TIDE_EINVAL, "a %s mesh has no volume elements",
+                     m->surface == TIDE_MESH_ROD ? "rod" : "surface");
 #pragma omp parallel for schedule(static) if (m->ne > TIDE_SOLID_PAR_MIN)
   for (int64_t e = 0; e < m->ne; e++) {
     double p[12];
@@ -346,7 +371,9 @@ int tide_tetmesh_volumes(const tide_tetmesh *m, const double *x, double *vol_out
 }
 
 int tide_tetmesh_total_volume(const tide_tetmesh *m, const double *x, double *out) {
-  if (m->surface) return tide_fail(TIDE_EINVAL, "a surface mesh has no volume elements");
+  if (m->surface)
+    return tide_fail(TIDE_EINVAL, "a %s mesh has no volume elements",
+                     m->surface == TIDE_MESH_ROD ? "rod" : "surface");
   size_t bytes = (size_t)m->ne * sizeof(double);
   double *v = tide_alloc(bytes);
   if (!v) return TIDE_ENOMEM;

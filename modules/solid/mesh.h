@@ -10,7 +10,8 @@
  *   - SI units: positions in metres, velocities in m/s, masses in kg.
  *   - dim is the spatial dimension (2 or 3); nper the nodes per element
  *     (dim + 1 for volume meshes: triangles in 2D, tetrahedra in 3D; 3 for a
- *     triangle surface in 3D, see tide_tetmesh.surface).
+ *     triangle surface in 3D (shells); 2 for segments in 2D or 3D (rods,
+ *     polylines and networks), see tide_tetmesh.surface).
  *   - Element node order follows VTK (VTK_TRIANGLE = 5, VTK_TETRA = 10):
  *     volume elements are positively oriented, i.e.
  *       3D: det[x1-x0, x2-x0, x3-x0] > 0 (x3 on the side the right-handed
@@ -36,10 +37,14 @@ extern "C" {
 
 struct tide_fem; /* material, masses and integrator state (fem.h) */
 
+/* kinds of mesh (tide_tetmesh.surface) */
+enum { TIDE_MESH_VOLUME = 0, TIDE_MESH_SHELL = 1, TIDE_MESH_ROD = 2 };
+
 typedef struct tide_tetmesh {
   int dim;      /* spatial dimension, 2 or 3 */
-  int nper;     /* nodes per element: dim + 1 (volume) or 3 (surface in 3D) */
-  int surface;  /* 1: triangle surface in 3D (no volume elements) */
+  int nper;     /* nodes per element: dim + 1 (volume), 3 (surface in 3D), 2 (segments) */
+  int surface;  /* TIDE_MESH_VOLUME, TIDE_MESH_SHELL (triangle surface in 3D) or
+                   TIDE_MESH_ROD (segments; no volume elements, no boundary faces) */
   int64_t nv;   /* nodes */
   int64_t ne;   /* elements */
   int64_t nb;   /* boundary faces (3D: triangles, 2D: segments) */
@@ -64,7 +69,8 @@ typedef struct tide_tetmesh {
 /* Build a mesh from node positions and element connectivity (both copied).
  *   X:    nv*dim rest positions (row-major), all finite
  *   elem: ne*nper 0-based node indices in [0, nv)
- *   nper: dim + 1 for volume meshes; 3 with dim == 3 for a triangle surface
+ *   nper: dim + 1 for volume meshes; 3 with dim == 3 for a triangle surface;
+ *         2 for segments (a rod mesh: polylines and networks)
  * Volume elements must be non-degenerate; if every element is negatively
  * oriented the whole mesh is flipped to VTK order (some generators and file
  * formats use the opposite convention); a mix of orientations is an

@@ -659,14 +659,51 @@ done:
 
 /* ---------------------------------------------------------------- OBJ */
 
+/* the vertex indices of an OBJ face or line statement (v, v/vt, v/vt/vn,
+ * v//vn; negative = relative to the nv vertices so far), 0-based into idx
+ * (at most 256); returns their count or -1 after rd_err */
+static int obj_indices(reader *r, char *p, int64_t nv, const char *what, int32_t *idx, int *st) {
+  int n = 0;
+  while (*p) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p) break;
+    char *end;
+    errno = 0;
+    long long id = strtoll(p, &end, 10);
+    if (end == p || (*end && *end != '/' && *end != ' ' && *end != '\t') || errno) {
+      char msg[64];
+      snprintf(msg, sizeof msg, "bad %s vertex index", what);
+      *st = rd_err(r, msg);
+      return -1;
+    }
+    while (*end && *end != ' ' && *end != '\t') end++; /* skip /vt/vn */
+    p = end;
+    if (id < 0) id = nv + id + 1; /* relative */
+    if (id < 1 || id > nv) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "%s vertex %lld outside 1..%lld", what, id, (long long)nv);
+      *st = rd_err(r, msg);
+      return -1;
+    }
+    if (n == 256) {
+      char msg[64];
+      snprintf(msg, sizeof msg, "%s with more than 256 vertices", what);
+      *st = rd_err(r, msg);
+      return -1;
+    }
+    idx[n++] = (int32_t)(id - 1);
+  }
+  return n;
+}
+
 int tide_mesh_read_obj(const char *path, tide_tetmesh **out) {
   *out = NULL;
   reader r;
   int st = rd_open(&r, path);
   if (st) return st;
   dbuf X = {0};
-  ibuf el = {0};
-  lbuf lines = {0};
+  ibuf el = {0}, seg = {0};
+  lbuf lines = {0}, seglines = {0};
   char *s;
   while ((s = rd_data(&r, '#'))) {
     if (s[0] == 'v' && (s[1] == ' ' || s[1] == '\t')) {
@@ -685,34 +722,8 @@ int tide_mesh_read_obj(const char *path, tide_tetmesh **out) {
       }
     } else if (s[0] == 'f' && (s[1] == ' ' || s[1] == '\t')) {
       int32_t idx[256];
-      int n = 0;
-      char *p = s + 2;
-      int64_t nv = X.n / 3;
-      while (*p) {
-        while (*p == ' ' || *p == '\t') p++;
-        if (!*p) break;
-        char *end;
-        errno = 0;
-        long long id = strtoll(p, &end, 10);
-        if (end == p || (*end && *end != '/' && *end != ' ' && *end != '\t') || errno) {
-          st = rd_err(&r, "bad face vertex index");
-          goto done;
-        }
-        while (*end && *end != ' ' && *end != '\t') end++; /* skip /vt/vn */
-        p = end;
-        if (id < 0) id = nv + id + 1; /* relative */
-        if (id < 1 || id > nv) {
-          char msg[128];
-          snprintf(msg, sizeof msg, "face vertex %lld outside 1..%lld", id, (long long)nv);
-          st = rd_err(&r, msg);
-          goto done;
-        }
-        if (n == 256) {
-          st = rd_err(&r, "face with more than 256 vertices");
-          goto done;
-        }
-        idx[n++] = (int32_t)(id - 1);
-      }
+      int n = obj_indices(&r, s + 2, X.n / 3, "face", idx, &st);
+      if (n < 0) goto done;
       if (n < 3) {
         st = rd_err(&r, "a face needs at least 3 vertices");
         goto done;
@@ -722,11 +733,38 @@ int tide_mesh_read_obj(const char *path, tide_tetmesh **out) {
             (st = ibuf_push(&el, idx[k + 1])) || (st = lbuf_push(&lines, r.line)))
           goto done;
       }
+    } else if (s[0] == 'l' && (s[1] == ' ' || s[1] == '\t')) {
+      /* a polyline: its consecutive vertex pairs are rod segments */
+      int32_t idx[256];
+      int n = obj_indices(&r, s + 2, X.n / 3, "line", idx, &st);
+      if (n < 0) goto done;
+      if (n < 2) {
+        st = rd_err(&r, "a line needs at least 2 vertices");
+        goto done;
+      }
+      for (int k = 0; k + 1 < n; k++) {
+        if (idx[k] == idx[k + 1]) {
+          st = rd_err(&r, "a line repeats a vertex in a row");
+          goto done;
+        }
+        if ((st = ibuf_push(&seg, idx[k])) || (st = ibuf_push(&seg, idx[k + 1])) ||
+            (st = lbuf_push(&seglines, r.line)))
+          goto done;
+      }
     }
-    /* other statements (vn, vt, g, o, s, usemtl, mtllib, l) are ignored */
+    /* other statements (vn, vt, g, o, s, usemtl, mtllib) are ignored */
   }
-  if (el.n == 0) {
-    st = tide_fail(TIDE_EFORMAT, "%s: no faces", path);
+  if (el.n && seg.n) {
+    st = tide_fail(TIDE_EFORMAT, "%s: both faces and lines (l): a mesh is a triangle surface or a "
+                                 "rod network, split the file", path);
+    goto done;
+  }
+  if (el.n == 0 && seg.n == 0) {
+    st = tide_fail(TIDE_EFORMAT, "%s: no faces and no lines", path);
+    goto done;
+  }
+  if (seg.n) {
+    st = finish(3, 2, &X, &seg, &seglines, path, out);
     goto done;
   }
   st = finish(3, 3, &X, &el, &lines, path, out);
@@ -734,6 +772,8 @@ done:
   rd_close(&r);
   dbuf_free(&X);
   ibuf_free(&el);
+  ibuf_free(&seg);
   lbuf_free(&lines);
+  lbuf_free(&seglines);
   return st;
 }

@@ -13,24 +13,43 @@
 
 /* ------------------------------------------------------- surface loads */
 
-/* area-weighted outward normal c of boundary face f at positions x
- * (3D: (x1 - x0) x (x2 - x0) / 2; 2D: the segment rotated by -90 degrees,
- * as tide_tetmesh_boundary_normals) */
-static void face_normal(const tide_tetmesh *m, int64_t f, const double *x, double *c) {
-  const int32_t *b = TIDE_I32P(m->bound) + f * m->dim;
-  if (m->dim == 3) {
-    const double *p0 = x + 3 * (int64_t)b[0], *p1 = x + 3 * (int64_t)b[1],
-                 *p2 = x + 3 * (int64_t)b[2];
-    double u[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-    double w[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+void tide_pressure_face(int d, const double *xf, double p, double *f, double *D) {
+  double c[3];
+  if (d == 3) {
+    const double *x0 = xf, *x1 = xf + 3, *x2 = xf + 6;
+    double u[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+    double w[3] = {x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]};
     tide_cross3(u, w, c);
     for (int k = 0; k < 3; k++)
-      c[k] *= 0.5;
+      f[k] = -p * 0.5 * c[k] / 3;
+    /* c = (x0 x x1 + x1 x x2 + x2 x x0)/2: dc/dx_b = [x_{b+2} - x_{b+1}]x / 2 */
+    if (D)
+      for (int b = 0; b < 3; b++) {
+        const double *xn = xf + 3 * ((b + 1) % 3), *xp = xf + 3 * ((b + 2) % 3);
+        double e[3] = {0.5 * (xp[0] - xn[0]), 0.5 * (xp[1] - xn[1]), 0.5 * (xp[2] - xn[2])};
+        double S[9] = {0, -e[2], e[1], e[2], 0, -e[0], -e[1], e[0], 0};
+        for (int k = 0; k < 9; k++)
+          D[b * 9 + k] = -p / 3 * S[k];
+      }
   } else {
-    const double *p0 = x + 2 * (int64_t)b[0], *p1 = x + 2 * (int64_t)b[1];
-    c[0] = p1[1] - p0[1];
-    c[1] = -(p1[0] - p0[0]);
+    /* c = (y1 - y0, x0 - x1): dc/dx0 = [[0, -1], [1, 0]] = -dc/dx1 */
+    f[0] = -p * (xf[3] - xf[1]) / 2;
+    f[1] = -p * (xf[0] - xf[2]) / 2;
+    if (D)
+      for (int b = 0; b < 2; b++) {
+        double sg = b == 0 ? 1 : -1;
+        D[b * 4 + 0] = 0, D[b * 4 + 1] = p / 2 * sg, D[b * 4 + 2] = -p / 2 * sg, D[b * 4 + 3] = 0;
+      }
   }
+}
+
+/* the positions of boundary face f's nodes (d x d) */
+static void face_nodes(const tide_tetmesh *m, int64_t f, const double *x, double *xf) {
+  int d = m->dim;
+  const int32_t *b = TIDE_I32P(m->bound) + f * d;
+  for (int a = 0; a < d; a++)
+    for (int k = 0; k < d; k++)
+      xf[a * d + k] = x[(int64_t)b[a] * d + k];
 }
 
 /* the force per face node of load l on face f: a constant load integrated
@@ -39,16 +58,16 @@ static void face_normal(const tide_tetmesh *m, int64_t f, const double *x, doubl
 static void face_force(const tide_tetmesh *m, const tide_surface_load *l, int64_t f,
                        const double *x, double *fa) {
   int d = m->dim;
-  double c[3];
+  double xf[9];
+  face_nodes(m, f, l->kind == TIDE_LOAD_PRESSURE && l->follower ? x : TIDE_F64P(m->rest), xf);
   if (l->kind == TIDE_LOAD_TRACTION) {
-    face_normal(m, f, TIDE_F64P(m->rest), c);
-    double A = sqrt(c[0] * c[0] + c[1] * c[1] + (d == 3 ? c[2] * c[2] : 0));
+    double c[3]; /* the area from a unit pressure: f = -c / d */
+    tide_pressure_face(d, xf, 1, c, NULL);
+    double A = sqrt(c[0] * c[0] + c[1] * c[1] + (d == 3 ? c[2] * c[2] : 0)) * d;
     for (int k = 0; k < d; k++)
       fa[k] = l->value[k] * A / d;
   } else {
-    face_normal(m, f, l->follower ? x : TIDE_F64P(m->rest), c);
-    for (int k = 0; k < d; k++)
-      fa[k] = -l->value[0] * c[k] / d;
+    tide_pressure_face(d, xf, l->value[0], fa, NULL);
   }
 }
 
@@ -97,23 +116,34 @@ int tide_solid_surface_forces(const tide_tetmesh *m, const tide_surface_load *lo
   return TIDE_OK;
 }
 
-/* the derivative of the follower force on each face node with respect to
- * the face's node b: df_a/dx_b = -(p/d) dc/dx_b (the same for every a),
- * d x d row-major into D.  3D: c = (x0 x x1 + x1 x x2 + x2 x x0)/2, so
- * dc/dx0 = [x2 - x1]x / 2 and cyclically; 2D: c = (y1 - y0, x0 - x1). */
-static void follower_dc(const tide_tetmesh *m, int64_t f, const double *x, int b, double p,
-                        double *D) {
-  const int32_t *bd = TIDE_I32P(m->bound) + f * m->dim;
-  double s = -p / m->dim;
-  if (m->dim == 3) {
-    const double *xn = x + 3 * (int64_t)bd[(b + 1) % 3], *xp = x + 3 * (int64_t)bd[(b + 2) % 3];
-    double a[3] = {0.5 * (xp[0] - xn[0]), 0.5 * (xp[1] - xn[1]), 0.5 * (xp[2] - xn[2])};
-    double S[9] = {0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0};
-    for (int k = 0; k < 9; k++)
-      D[k] = s * S[k];
-  } else {
-    double sg = b == 0 ? 1 : -1; /* dc/dx0 = [[0, -1], [1, 0]], dc/dx1 = -dc/dx0 */
-    D[0] = 0, D[1] = -sg * s, D[2] = sg * s, D[3] = 0;
+/* The follower pressure's tangent blocks, one d x d block per pair of face
+ * nodes (a, b) of every loaded face, in a fixed order: their row/column
+ * indices into I, J (when not NULL) and/or their values at x into V (when
+ * not NULL): r = grad - f_ext, so dr_a/dx_b = -lam df_a/dx_b. */
+static void follower_blocks(const tide_tetmesh *m, const tide_static_opts *o, const double *x,
+                            double lam, int *I, int *J, double *V) {
+  int d = m->dim;
+  const int32_t *bd = TIDE_I32P(m->bound);
+  int64_t t = 0;
+  for (int l = 0; l < o->nloads; l++) {
+    const tide_surface_load *L = o->loads + l;
+    if (!(L->kind == TIDE_LOAD_PRESSURE && L->follower)) continue;
+    for (int64_t i = 0; i < L->nfaces; i++) {
+      double D[27], xf[9], fa[3];
+      if (V) {
+        face_nodes(m, L->faces[i], x, xf);
+        tide_pressure_face(d, xf, lam * L->value[0], fa, D);
+      }
+      for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++)
+          for (int k = 0; k < d * d; k++, t++) {
+            if (I) {
+              I[t] = bd[L->faces[i] * d + a] * d + k / d;
+              J[t] = bd[L->faces[i] * d + b] * d + k % d;
+            }
+            if (V) V[t] = -D[b * d * d + k];
+          }
+    }
   }
 }
 
@@ -142,13 +172,14 @@ typedef struct static_work {
   uint8_t *na;    /* (nv) active contact directions */
   double *Q;      /* (nv d d) */
   double *xs, *fd, *r, *p, *xt, *rt, *fi, *xp;
+  double *xfix; /* prescribed values of the fixed degrees of freedom in this load step */
   tide_csr *A;
   tide_factor *F;
   int kind;
   size_t bytes;
 } static_work;
 
-#define SW_NVEC 8
+#define SW_NVEC 9
 
 static void sw_free(static_work *w) {
   if (!w) return;
@@ -161,7 +192,7 @@ static void sw_free(static_work *w) {
   tide_free(w->skip, nv);
   tide_free(w->na, nv);
   tide_free(w->Q, nb * (size_t)w->d + 1);
-  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp};
+  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp, &w->xfix};
   for (int i = 0; i < SW_NVEC; i++)
     tide_free(*vecs[i], nb + 1);
   tide_csr_free(w->A);
@@ -176,7 +207,8 @@ static int sw_new(const tide_tetmesh *m, const tide_static_opts *o, static_work 
   w->d = d;
   w->nper = m->nper;
   w->N = m->nv * d;
-  w->nel = m->ne * n * n;
+  w->nel = tide_fem_elem_nnz(m); /* volume element blocks, then shells' and rods' */
+  (void)n;
   for (int l = 0; l < o->nloads; l++)
     if (o->loads[l].kind == TIDE_LOAD_PRESSURE && o->loads[l].follower)
       w->nfl += o->loads[l].nfaces * d * d * d * d;
@@ -197,7 +229,7 @@ static int sw_new(const tide_tetmesh *m, const tide_static_opts *o, static_work 
   w->na = tide_calloc(nv);
   w->Q = tide_calloc(nb * (size_t)d + 1);
   int ok = w->I && w->J && w->V && w->fixed && w->skip && w->na && w->Q;
-  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp};
+  double **vecs[SW_NVEC] = {&w->xs, &w->fd, &w->r, &w->p, &w->xt, &w->rt, &w->fi, &w->xp, &w->xfix};
   for (int i = 0; i < SW_NVEC; i++)
     ok = ok && (*vecs[i] = tide_calloc(nb + 1));
   if (!ok) {
@@ -206,21 +238,8 @@ static int sw_new(const tide_tetmesh *m, const tide_static_opts *o, static_work 
   }
   for (int64_t q = 0; q < w->N; q++)
     w->I[w->nel + q] = w->J[w->nel + q] = (int)q;
-  /* follower face blocks: rows of every face node a, columns of every b */
-  const int32_t *bd = TIDE_I32P(m->bound);
-  int64_t t = w->nel + w->N;
-  for (int l = 0; l < o->nloads; l++) {
-    const tide_surface_load *L = o->loads + l;
-    if (!(L->kind == TIDE_LOAD_PRESSURE && L->follower)) continue;
-    for (int64_t i = 0; i < L->nfaces; i++)
-      for (int a = 0; a < d; a++)
-        for (int b = 0; b < d; b++)
-          for (int r = 0; r < d; r++)
-            for (int c = 0; c < d; c++, t++) {
-              w->I[t] = bd[L->faces[i] * d + a] * d + r;
-              w->J[t] = bd[L->faces[i] * d + b] * d + c;
-            }
-  }
+  follower_blocks(m, o, NULL, 0, w->I + w->nel + w->N, w->J + w->nel + w->N, NULL);
+  int64_t t = w->nel + w->N + w->nfl;
   /* node blocks (contact directions, after the follower blocks) */
   for (int64_t i = 0; i < m->nv; i++)
     for (int r = 0; r < d; r++)
@@ -275,21 +294,8 @@ static int tangent(tide_tetmesh *m, const tide_static_opts *o, static_work *w, d
   int s = tide_fem_hessian(m, x, project ? TIDE_FEM_PROJECT : 0, &tb);
   if (s) return s;
   if (nact) tide_contacts_constrain_elements(m, w->na, w->Q, w->V);
+  follower_blocks(m, o, x, lam, NULL, NULL, w->V + w->nel + w->N);
   int d = w->d;
-  int64_t t = w->nel + w->N;
-  for (int l = 0; l < o->nloads; l++) {
-    const tide_surface_load *L = o->loads + l;
-    if (!(L->kind == TIDE_LOAD_PRESSURE && L->follower)) continue;
-    for (int64_t i = 0; i < L->nfaces; i++)
-      for (int a = 0; a < d; a++)
-        for (int b = 0; b < d; b++) {
-          double D[9];
-          /* r = grad - f_ext: dr_a/dx_b = -lam df_a/dx_b */
-          follower_dc(m, L->faces[i], x, b, lam * L->value[0], D);
-          for (int k = 0; k < d * d; k++)
-            w->V[t++] = -D[k];
-        }
-  }
   double dsum = 0;
   for (int64_t k = 0; k < w->nel; k++)
     if (w->I[k] == w->J[k]) dsum += fabs(w->V[k]);
@@ -335,6 +341,19 @@ static int factor_solve(static_work *w, const tide_static_opts *o, const double 
 }
 
 static double norm2(int64_t n, const double *x) { return sqrt(tide_norm2sq(n, x)); }
+
+/* project the free nodes out of the colliders; a node fixed in some of its
+ * components keeps them (it slides along its free ones); returns the
+ * number of nodes moved */
+static int64_t project_contacts(const tide_tetmesh *m, const tide_static_opts *o,
+                                const static_work *w, double *x) {
+  if (!o->ncolliders) return 0;
+  int64_t n = tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, x);
+  if (n)
+    for (int64_t q = 0; q < w->N; q++)
+      if (w->fixed[q]) x[q] = w->xfix[q];
+  return n;
+}
 
 /* relative increment |p| / |x + p - X| */
 static double rel_increment(const tide_tetmesh *m, const static_work *w, const double *x) {
@@ -415,7 +434,7 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
     if (res <= o->tol && inc <= o->xtol) {
       for (int64_t q = 0; q < N; q++)
         x[q] += p[q];
-      if (nc) tide_contacts_project(m, w->skip, o->colliders, nc, x);
+      project_contacts(m, o, w, x);
       *conv = 1;
       return TIDE_OK;
     }
@@ -430,7 +449,7 @@ static int newton_step(tide_tetmesh *m, const tide_static_opts *o, static_work *
       for (int64_t q = 0; q < N; q++)
         xt[q] = x[q] + alpha * p[q];
       double dec = alpha * gp;
-      if (nc && tide_contacts_project(m, w->skip, o->colliders, nc, xt)) {
+      if (project_contacts(m, o, w, xt)) {
         double gd = 0;
         for (int64_t q = 0; q < N; q++)
           gd += r[q] * (xt[q] - x[q]);
@@ -469,7 +488,7 @@ static int predict(tide_tetmesh *m, const tide_static_opts *o, static_work *w, d
   int s;
   for (int64_t q = 0; q < N; q++)
     w->xt[q] = w->fixed[q] ? x[q] : 2 * x[q] - w->xp[q];
-  if (o->ncolliders) tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, w->xt);
+  project_contacts(m, o, w, w->xt);
   double a, b, sa, sb;
   if (!w->lu) {
     if ((s = potential(m, w, lam, x, &a, &sa)) || (s = potential(m, w, lam, w->xt, &b, &sb)))
@@ -516,7 +535,8 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   int d = m->dim;
   int64_t N = w->N;
   double *x = TIDE_F64P(m->x);
-  const double *tg = TIDE_F64P(f->target), *mass = TIDE_F64P(f->mass), *vol = TIDE_F64P(m->vol);
+  const double *tg = TIDE_F64P(f->target), *mass = TIDE_F64P(f->mass),
+               *vol = m->vol ? TIDE_F64P(m->vol) : NULL;
   const uint8_t *pin = TIDE_U8P(f->pinned);
   memcpy(w->xs, x, (size_t)N * sizeof(double));
   memcpy(w->xp, x, (size_t)N * sizeof(double));
@@ -556,7 +576,7 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   for (int64_t i = 0; i < m->nv; i++)
     for (int k = 0; k < d; k++)
       if (o->gravity) w->fd[i * d + k] += mass[i] * f->gravity[k];
-  for (int64_t e = 0; e < m->ne; e++)
+  for (int64_t e = 0; e < tide_fem_nvol(m); e++) /* body force on the volume elements */
     for (int a = 0; a < m->nper; a++)
       for (int k = 0; k < d; k++)
         w->fd[(int64_t)el[e * m->nper + a] * d + k] += o->body[k] * vol[e] / m->nper;
@@ -566,8 +586,9 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   for (int k = 1; k <= o->steps && conv; k++) {
     double lam = (double)k / o->steps;
     for (int64_t q = 0; q < N; q++)
-      if (w->fixed[q]) x[q] = pin[q / d] ? w->xs[q] + lam * (tg[q] - w->xs[q]) : w->xs[q];
-    if (o->ncolliders) tide_contacts_project(m, w->skip, o->colliders, o->ncolliders, x);
+      if (w->fixed[q])
+        x[q] = w->xfix[q] = pin[q / d] ? w->xs[q] + lam * (tg[q] - w->xs[q]) : w->xs[q];
+    project_contacts(m, o, w, x);
     /* from the second step on, the secant predictor x + (x - x_prev) (the
      * path's tangent; a slender body's rotation is not a linearized
      * stretch) where it is the better start */

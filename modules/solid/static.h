@@ -49,6 +49,15 @@ typedef struct tide_surface_load {
   double value[3];
 } tide_surface_load;
 
+/* A pressure p [Pa] on one boundary face with nodes xf (d x d: node a at
+ * xf[a*d], counter-clockwise / outward as m->bound): the consistent force
+ * on each of its d nodes f = -p c / d (d entries), c the area-weighted
+ * outward normal (3D: (x1 - x0) x (x2 - x0) / 2; 2D: the segment rotated by
+ * -90 degrees), and (D != NULL) its derivative D[b*d*d + r*d + k] =
+ * df_r / dx_{b,k} for each face node b (the follower tangent; 3D:
+ * -p/3 [x_{b+2} - x_{b+1}]x / 2). */
+void tide_pressure_face(int d, const double *xf, double p, double *f, double *D);
+
 /* Consistent nodal forces of the dead loads (tractions, reference-surface
  * pressures) added to f (nv*d) [N]; follower pressures at positions x (may
  * be NULL to skip them). */

@@ -18,7 +18,7 @@ local function parasitic(every)
   local g = tide.grid.new { size = { n, n }, dx = dx }
   local c = { n * dx / 2, n * dx / 2 }
   local S = drop.new { grid = g, phi = drop.disk { grid = g, center = c, radius = R }, rho = rho,
-    sigma = sigma, redistance = every }
+    sigma = sigma, redistance = every, curvature = "heights" }
   local V0 = drop.volume(S)
   local dt = drop.max_dt(S)
   local steps = math.ceil(0.5 * period / dt)

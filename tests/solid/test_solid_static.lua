@@ -268,6 +268,21 @@ do
   T.near(s3, -7, 1e-12, "3D pressure on the top face: total force = -p n A")
 end
 
+---------------------------------------------------------------- selections
+do
+  local m = box2() -- 5 x 5 nodes on [0, 1]^2
+  T.check(m:select_nodes { min = { -1, -1 }, max = { 0.3, 2 } }:size() == 10, "box: two columns of nodes")
+  T.check(m:select_nodes(S.shape.sphere { center = { 0, 0 }, radius = 0.3 }):size() == 3,
+    "shape: the nodes inside or on a disk of radius 0.3 at a corner")
+  T.check(m:select_nodes(function(x, y) return x + y < 0.3 end):size() == 3, "predicate")
+  T.check(m:select_nodes { 1, 2, 25 }:size() == 3, "index list")
+  local f = m:select_faces { min = { -1, -1 }, max = { 2, 1e-9 } }
+  T.check(f:size() == 4, "the bottom edge has 4 boundary segments")
+  T.check(m:select_faces { 1, 7, 13 }:size() == 0, "faces need all their nodes selected (a diagonal: none)")
+  T.check(m:select_faces { 1, 2, 3 }:size() == 2, "three bottom nodes: two segments")
+  T.raises(function() m:select_nodes { 0 } end, "node index", "indices are checked")
+end
+
 --------------------------------------------------------------- 3. honesty
 local function plate()
   local m = S.box { min = { 0, 0 }, max = { 1, 0.1 }, cells = { 20, 2 } }

@@ -35,6 +35,15 @@ for _, n in ipairs { 8, 32 } do
     T.check(r.stats.iterations <= 4, "follower tangent: Newton converges in a few iterations")
   end
 end
+-- the same in 3D (tetrahedra, the 3D follower tangent), u_z = 0
+do
+  local r = C.lame { n = 16, dim = 3, model = "neohookean", follower = true }
+  print(string.format("Lame cylinder 3D slab 16 x 64 x 1 (%d tetrahedra, %d inner triangles), follower: u_r(a) %+.3f%%, u_r(b) %+.3f%%, largest %.3f%% (%d iterations)",
+    r.ne, r.inner_faces, 100 * r.inner, 100 * r.outer, 100 * r.max, r.stats.iterations))
+  T.check(r.stats.converged and r.inner_faces == 2 * 64, "3D Lame converged, pressure on the inner surface")
+  T.check(r.max < 0.01, "3D Lame: u_r within 1% everywhere")
+  T.check(r.stats.iterations <= 4, "3D follower tangent: Newton converges in a few iterations")
+end
 -- dead vs follower: the follower pressure acts on the expanded inner arc
 -- (larger by u_r(a)/a), so the displacement grows by about that fraction
 local rd, rf = C.lame { n = 16, model = "linear", follower = false }, C.lame { n = 16, model = "linear", follower = true }

@@ -16,19 +16,20 @@ local M = {}
 -- unit thickness), E = 1e7 Pa, clamped at x = 0, total tip load P = 1 N as a
 -- uniform shear traction on the end face.  2D: nu = 0.3, cells 10n x n
 -- (2 triangles each).  3D: nu = 0, cells 10n x n x 1 (6 tetrahedra each; with
--- nu = 0 the width needs no resolution).  Timoshenko beam theory:
---   delta = P L^3 / (3 E I) + P L / (k G A),  k = 5/6 (rectangle).
+-- nu = 0 the width needs no resolution; o.nu, o.across change them).  Timoshenko beam theory:
+--   delta = P L^3 / (3 E I) + P L / (k G A),  k = 5/6 (rectangle; 3D: Cowper's
+--   10(1 + nu)/(12 + 11 nu), 5/6 at nu = 0).
 -- The measured tip deflection is the mean over the end-face nodes.
 function M.tip_cantilever(o)
   local L, h, E, P = 1.0, 0.1, 1e7, 1.0
   local dim, n = o.dim, o.n
-  local nu = dim == 2 and 0.3 or 0
+  local nu = o.nu or (dim == 2 and 0.3 or 0)
   local m
   if dim == 2 then
     m = S.box { min = { 0, -h / 2 }, max = { L, h / 2 }, cells = { 10 * n, n } }
     m:material { model = "linear", E = E, nu = nu, plane_stress = true }
   else
-    m = S.box { min = { 0, -h / 2, -h / 2 }, max = { L, h / 2, h / 2 }, cells = { 10 * n, n, 1 } }
+    m = S.box { min = { 0, -h / 2, -h / 2 }, max = { L, h / 2, h / 2 }, cells = { 10 * n, n, o.across or 1 } }
     m:material { model = "linear", E = E, nu = nu }
   end
   m:pin(function(x) return x < 1e-9 end)
@@ -42,7 +43,9 @@ function M.tip_cantilever(o)
     if m.rest:get(i, 1) > L - 1e-9 then tip, c = tip - (m.x:get(i, 2) - m.rest:get(i, 2)), c + 1 end
   end
   local I, G = (dim == 2 and h ^ 3 or h ^ 4) / 12, E / (2 * (1 + nu))
-  local timo = P * L ^ 3 / (3 * E * I) + P * L / (5 / 6 * G * A)
+  -- shear coefficient of a rectangle: 5/6 (Cowper's 10(1 + nu)/(12 + 11 nu) for the 3D section)
+  local k = dim == 3 and 10 * (1 + nu) / (12 + 11 * nu) or 5 / 6
+  local timo = P * L ^ 3 / (3 * E * I) + P * L / (k * G * A)
   return { tip = tip / c, exact = timo, error = tip / c / timo - 1, ne = m.ne, stats = st }
 end
 
@@ -71,22 +74,37 @@ function M.annulus(a, b, nr, nt)
   return S.mesh { nodes = tide.array.from(nodes), elements = tide.array.from(els, "i32") }
 end
 
+--- The same quarter annulus as a slab of tetrahedra, thickness t in z: a
+-- Kuhn box in (r, theta, z) mapped to (r cos theta, r sin theta, z) (the map
+-- keeps the orientation: its Jacobian determinant is r > 0).
+function M.annulus3(a, b, t, nr, nt)
+  local box = S.box { min = { a, 0, 0 }, max = { b, 0.5 * math.pi, t }, cells = { nr, nt, 1 } }
+  local nodes = {}
+  for i = 1, box.nv do
+    local r, th, z = box.rest:get(i, 1), box.rest:get(i, 2), box.rest:get(i, 3)
+    nodes[i] = { r * math.cos(th), r * math.sin(th), z }
+  end
+  return S.mesh { nodes = tide.array.from(nodes), elements = box:elements() }
+end
+
 --- Thick-walled cylinder (plane strain) a = 0.5 m, b = 1 m, E = 1e6 Pa,
 -- nu = 0.3, internal pressure p = 2 kPa on the inner arc (follower: on the
 -- current surface), quarter model with symmetry conditions (x = 0: u_x = 0,
--- y = 0: u_y = 0), mesh n x 4n.  Lame (plane strain):
+-- y = 0: u_y = 0), mesh n x 4n (o.dim = 3: a slab of tetrahedra 0.05 m thick
+-- with u_z = 0 everywhere).  Lame (plane strain):
 --   u_r(r) = (1 + nu) p a^2 / (E (b^2 - a^2)) ((1 - 2 nu) r + b^2 / r).
 -- Returns the relative errors of u_r at r = a and r = b and the largest
 -- over all nodes.
 function M.lame(o)
   local a, b, E, nu, p = 0.5, 1.0, 1e6, 0.3, o.p or 2e3
-  local m = M.annulus(a, b, o.n, 4 * o.n)
+  local m = o.dim == 3 and M.annulus3(a, b, 0.05, o.n, 4 * o.n) or M.annulus(a, b, o.n, 4 * o.n)
   m:material { model = o.model or "neohookean", E = E, nu = nu }
   local inner = m:select_faces(function(x, y) return x * x + y * y < (a * (1 + 1e-9)) ^ 2 end)
+  local fix = { { nodes = function(x) return math.abs(x) < 1e-9 end, components = { 1 } },
+    { nodes = function(_, y) return math.abs(y) < 1e-9 end, components = { 2 } } }
+  if o.dim == 3 then fix[3] = { nodes = function() return true end, components = { 3 } } end -- plane strain
   local st = m:solve_static { gravity = false, steps = o.steps or 1,
-    loads = { { faces = inner, pressure = p, follower = o.follower ~= false } },
-    fix = { { nodes = function(x) return math.abs(x) < 1e-9 end, components = { 1 } },
-      { nodes = function(_, y) return math.abs(y) < 1e-9 end, components = { 2 } } } }
+    loads = { { faces = inner, pressure = p, follower = o.follower ~= false } }, fix = fix }
   local function exact(r) return (1 + nu) * p * a * a / (E * (b * b - a * a)) * ((1 - 2 * nu) * r + b * b / r) end
   local r = { inner_faces = inner:size(), stats = st, ne = m.ne, max = 0 }
   for i = 1, m.nv do

@@ -31,6 +31,18 @@ return {
     returns = "u",
     see = see,
   },
+  ["tide.Periodic:extrapolate"] = {
+    sig = "P:extrapolate(u, valid [, layers = 2 [, clear = false]]) -> u",
+    does = "Mac:extrapolate (neighbour averages from the valid faces, layers sweeps; clear zeroes the faces still invalid) on the torus; valid updated.",
+    args = {
+      { "u", "tide.Mac (f64)", "required", "velocity" },
+      { "valid", "u8 tide.Mac", "required", "source faces" },
+      { "layers", "integer >= 0", "2", "sweeps" },
+      { "clear", "boolean", "false", "zero the faces not reached" },
+    },
+    returns = "u",
+    see = see,
+  },
   ["tide.Periodic:enforce_walls"] = {
     sig = "P:enforce_walls(u [, labels]) -> u",
     does = "Zero normal velocity on the walls of the non-periodic axes and on the faces of solid cells (wrap faces included); face n of a periodic axis copies face 0.",
@@ -46,12 +58,14 @@ return {
     see = see,
   },
   ["tide.drop.new"] = {
-    sig = "drop.new{ grid =, phi =, rho = 1000, sigma = 0, nu = 0, tension = \"ghost\", curvature = \"heights\", contact_angle = 90, periodic = {..}, gravity, solid, solid_phi, open, ... } -> state",
+    sig = "drop.new{ grid =, phi =, rho = 1000, sigma = 0, nu = 0, tension = \"ghost\", curvature = \"cells\", extend, contact_angle = 90, periodic = {..}, gravity, solid, solid_phi, open, ... } -> state",
     does = "The grid-only level-set liquid with surface tension and viscosity; periodic = {true, false[, ..]} runs its operators on the torus (tide.liquid.periodic: advection, ghost-fluid projection, extension, redistancing).",
     args = {
       { "grid, phi", "tide.Grid, f64 cells", "required", "grid and liquid level set (< 0 inside)" },
       { "periodic", "list of dim booleans", "none (walls)", "periodic axes; excludes open" },
       { "contact_angle", "degrees in (0, 180)", "90", "static contact angle at walls and solids" },
+      { "curvature", "\"cells\" | \"heights\"", "cells at 90 degrees, heights otherwise", "curvature of the jump: cells keeps a drop at rest quiet, heights gives accurate frequencies and contact angles (docs: The default)" },
+      { "extend", "\"constant\" | \"linear\"", "linear with ghost + heights, else constant", "velocity extension into the air" },
     },
     returns = "state table (S.u, S.phi, S.pressure, S.labels, S.t, S.P)",
     see = see,

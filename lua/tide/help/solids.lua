@@ -38,4 +38,9 @@ return {
   ["tide.solids.volume_ratio"] = {
     sig = "solids.volume_ratio(mesh) -> r", does = "Current volume over rest volume.", args = { { "mesh", "tide.TetMesh", "required", "" } }, returns = "number", see = see,
   },
+  ["tide.solids.tubes"] = {
+    sig = "solids.tubes(mesh, radius [, color [, sides = 6]]) -> table", does = "The rods of a segment mesh as render tubes for tide.fileio.png3d: each segment a prism of `sides` faces (3D meshes).",
+    args = { { "mesh", "tide.TetMesh (segments, 3D)", "required", "" }, { "radius", "number > 0", "required", "[m]" }, { "color", "{r, g, b}", "default", "" }, { "sides", "integer", "6", "" } },
+    returns = "a png3d mesh table", see = see,
+  },
 }

@@ -1,0 +1,47 @@
+--- The dam break against a beam pinned at its top (Zarifi thesis §6.1.1, Fig. 6.1, Table 6.1-6.2)
+-- in the unit tank: a water column over the left 35% of the tank, 70% high, and a corotational
+-- beam 0.1 wide hanging from the lid down to y = 0.15 at x = 0.55 (3D: 0.2 deep, centred).
+-- Shared by scenes/zarifi_dam_beam.lua, figures/zarifi_table6_2.lua and bench/couple.lua.
+--
+--   local case = require "tide.cases.zarifi_dam_beam"
+--   local S, beam = case.new { res = 32, dim = 2, scheme = "spd" }
+-- Options (all optional): res (cells across the tank, 32), dim (2), paper (Table 6.1: the
+-- 725-node / 2688-tet beam), beam_cells (elements across the beam, 0: about 0.1/dx), E = 2e5,
+-- nu = 0.3, density = 800, tau_m = 0.5, tau_k = 0.002, per_cell, and zarifi.new's options
+-- (scheme, sampling, cfl, tol, solver, ...).
+local tide = require "tide"
+local zarifi = require "tide.zarifi"
+
+local M = {}
+
+local own = { res = true, dim = true, paper = true, beam_cells = true, E = true, nu = true, density = true,
+  tau_m = true, tau_k = true, per_cell = true }
+
+function M.new(o)
+  o = o or {}
+  local dim, res = o.dim or 2, o.res or 32
+  local dx = 1 / res
+  local g = tide.grid.new { size = dim == 2 and { res, res } or { res, res, res }, dx = dx }
+  local bc = (o.beam_cells or 0) > 0 and o.beam_cells or (o.paper and 4 or math.max(2, math.floor(0.1 / dx + 0.5)))
+  local ny = math.max(4, math.floor(0.85 / 0.1 * bc + 0.5))
+  local beam
+  if dim == 2 then
+    beam = tide.solid.box { min = { 0.55, 0.15 }, max = { 0.65, 1.0 - 0.5 * dx }, cells = { bc, ny } }
+  else
+    -- Table 6.1 beam: 725 nodes, 2688 tets = 4 x 28 x 4 cubes of 6 tets (5 x 29 x 5 nodes)
+    local nz = o.paper and 4 or bc
+    if o.paper then ny = 28 end
+    beam = tide.solid.box { min = { 0.55, 0.15, 0.4 }, max = { 0.65, 1.0 - 0.5 * dx, 0.6 }, cells = { bc, ny, nz } }
+  end
+  beam:material { model = "corotational", E = o.E or 2e5, nu = o.nu or 0.3, density = o.density or 800,
+    rayleigh_mass = o.tau_m or 0.5, rayleigh_stiffness = o.tau_k or 0.002 }
+  local top = 1.0 - 0.5 * dx - 1e-9
+  beam:pin(function(_, y) return y > top end)
+  local box = dim == 2 and { min = { 0, 0 }, max = { 0.35, 0.7 } } or { min = { 0, 0, 0 }, max = { 0.35, 0.7, 1 } }
+  local ps = zarifi.seed(g, { box = box }, { beam }, (o.per_cell or 0) > 0 and o.per_cell or nil)
+  local zo = { grid = g, particles = ps, solids = { beam } }
+  for k, v in pairs(o) do if not own[k] then zo[k] = v end end
+  return zarifi.new(zo), beam
+end
+
+return M

@@ -1,0 +1,221 @@
+/*
+ * thin.h -- thin solids of tide.solid: discrete shells on triangle surfaces
+ * in 3D and discrete rods on segment networks (2D or 3D), the solids of Liu
+ * et al. 2024 (Sec. 4.1) and Irving's cloth (thesis 2.8).
+ *
+ * Energies (each with its gradient and a PSD-projected Hessian; element
+ * kernels are pure functions over fixed-size arrays, node a coordinate i at
+ * x[a*d + i], Hessians row-major):
+ *
+ *   membrane   per triangle (Irving 2.8): F = Ds Dm^-1 is 3x2 (Ds the two
+ *              current edge vectors, Dm the rest edges in a 2D frame of the
+ *              rest triangle).  With the Gram-Schmidt basis Q = [q1 q2] of
+ *              the deformed plane (q1 along the first column of F) and the
+ *              normal n = q1 x q2, F = Q F^ with F^ = Q^T F 2x2 upper
+ *              triangular, det F^ > 0.  The energy is
+ *                  E = h A Psi(F^)
+ *              with Psi the plane-stress 2D form of a tide_material model
+ *              (material.h: exact condensation of the 3D model), h the
+ *              thickness [m], A the rest area [m^2].  P = Q P^ and
+ *                  dP/dF = (Q x Q) dP^/dF^ (Q x Q)^T + (n n^T) x S,
+ *              S = F^-1 P^ the second Piola-Kirchhoff stress: the in-plane
+ *              block is the 2D model's, the out-of-plane block (a
+ *              perturbation n c^T changes C = F^T F by c c^T only at second
+ *              order) is S; projection clamps both blocks.  Isotropic models
+ *              only (not "linear", which is not rotation invariant).
+ *   hinge      per interior edge (Grinspun et al. 2003, "Discrete shells"):
+ *              E = k (theta - theta0)^2, theta the signed dihedral angle of
+ *              the two triangles, theta0 its rest value (a crease),
+ *              k = (D/2) |e0|^2 / (A1 + A2) with D = E h^3 / (12 (1 - nu^2))
+ *              the plate bending stiffness [N m], |e0| the rest edge length
+ *              and A1, A2 the rest areas of the two triangles.  On the
+ *              cloth generator's right-triangle grid this gives exactly
+ *              D/2 kappa^2 per unit area for cylindrical bending along either
+ *              grid axis (other meshes: docs/shells.md).  Gradient of theta
+ *              as Bridson et al. 2003; its Hessian by differentiating those
+ *              closed forms.  The 12x12 Hessian is projected by eigenvalue
+ *              clamping.
+ *   stretch    per rod segment: E = (EA / 2) L0 (l / L0 - 1)^2, EA the axial
+ *              stiffness [N], L0 the rest length, l the current length.
+ *   bend       per pair of consecutive rod segments meeting at a node
+ *              (Bergou et al. 2008, without twist as Liu et al. use it):
+ *              with a = x1 - x0, b = x2 - x1, the curvature binormal
+ *              kb = 2 a x b / (|a||b| + a.b), |kb| = 2 tan(phi/2) (phi the
+ *              turning angle); E = (EI / l0) (|kb| - kbar)^2 with l0 = |a0| +
+ *              |b0| the rest lengths, kbar the rest value, EI the bending
+ *              stiffness [N m^2].  For a circular arc of curvature c sampled
+ *              at spacing s this is (EI/2) c^2 s.  In 2D kb is the signed
+ *              scalar 2 (a x b) / (|a||b| + a.b) and the energy is smooth;
+ *              in 3D |kb| is not differentiable at kb = 0, so a rod with
+ *              kbar != 0 passing exactly through a straight configuration
+ *              has no Hessian there (the kernel then uses kbar = 0's).
+ *
+ * A mesh carries its thin energies as "parts" (a shell: triangles + hinges;
+ * a rod: segments + bends) with their own parameters, so one mesh may hold
+ * tetrahedra, shells and rods together (tide_thin_merge): one Newton solve,
+ * one Hessian with every part's blocks at their node offsets.
+ */
+#ifndef TIDE_SOLID_THIN_H
+#define TIDE_SOLID_THIN_H
+
+#include "solid/fem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------- kernels */
+
+/* Rest frame of a triangle X (3 nodes x 3): Dm^-1 (2x2, row-major) of the
+ * edges X1 - X0, X2 - X0 in the orthonormal frame (t1 along X1 - X0) and
+ * the area.  TIDE_EINVAL for a degenerate triangle. */
+int tide_shell_rest(const double *X, double *Dminv, double *area);
+
+/* Membrane energy of one triangle (x: 9), vol = h A; material with
+ * plane_stress set.  Any output may be NULL; grad 9, hess 81. */
+void tide_shell_membrane(const tide_material *m, const double *x, const double *Dminv,
+                         double vol, int project, double *E, double *grad, double *hess);
+
+/* Signed dihedral angle of the hinge x = (x0, x1, x2, x3) (12): edge x0 -> x1
+ * shared by triangle (x0, x1, x2) and (x1, x0, x3) (consistently oriented),
+ * theta = atan2((nA x nB) . e^, nA . nB) with nA = e x (x2 - x0),
+ * nB = (x3 - x0) x e; 0 when flat, in (-pi, pi]. */
+double tide_shell_dihedral(const double *x);
+
+/* Hinge energy k (theta - theta0)^2 (difference wrapped into (-pi, pi]);
+ * grad 12, hess 144. */
+void tide_shell_hinge(const double *x, double theta0, double k, int project, double *E,
+                      double *grad, double *hess);
+
+/* Rod segment stretching (EA/2) L0 (l/L0 - 1)^2 in d = 2 or 3 dimensions
+ * (x: 2*d); grad 2d, hess (2d)^2. */
+void tide_rod_stretch(int d, const double *x, double L0, double EA, int project, double *E,
+                      double *grad, double *hess);
+
+/* Curvature at the middle node of x = (x0, x1, x2) (3*d): |kb| in 3D, the
+ * signed kb in 2D (positive turning counter-clockwise). */
+double tide_rod_curvature(int d, const double *x);
+
+/* Rod bending k (kb - kbar)^2 with k = EI / l0; grad 3d, hess (3d)^2. */
+void tide_rod_bend(int d, const double *x, double kbar, double k, int project, double *E,
+                   double *grad, double *hess);
+
+/* --------------------------------------------------------------- parts */
+
+enum { TIDE_THIN_SHELL = 1, TIDE_THIN_ROD = 2 };
+
+/* Parameters of a thin part (SI units). */
+typedef struct tide_thin_params {
+  int kind;          /* TIDE_THIN_SHELL or TIDE_THIN_ROD */
+  tide_material mat; /* shell membrane model (plane stress is set on attach) */
+  double thickness;  /* shell thickness h [m] (membrane energy h A Psi) */
+  double bending;    /* shell: plate stiffness D [N m]; rod: EI [N m^2] */
+  double stretch;    /* rod: EA [N] */
+  /* rod (3D): geometric torsion stiffness GJ [N m^2], 0 = none (Liu et al.'s
+   * rods have none): per segment whose two neighbouring bends define
+   * osculating planes, E = GJ / (2 |e0|) (phi - phi0)^2 with phi the
+   * dihedral angle between the planes (x_{i-1}, x_i, x_{i+1}) and
+   * (x_i, x_{i+1}, x_{i+2}) (the hinge kernel), a discrete (GJ/2) tau^2 for
+   * the curve's torsion tau; undefined on straight pieces, which get none */
+  double twist;
+  double density;    /* mass per area [kg/m^2] (shell), per length [kg/m] (rod) */
+  /* Rayleigh damping inside the incremental potential (Liu et al. 4.1:
+   * the semi-implicit damping of Gast et al. 2015): the dissipation
+   * dt * beta/2 (x - xn)^T H(xn) (x - xn) / dt^2, H the projected Hessian of
+   * this part's elastic energy at the step's start [s] */
+  double damping;
+} tide_thin_params;
+
+typedef struct tide_thin_part {
+  tide_thin_params p;
+  int64_t n1, n2;   /* shell: triangles, hinges; rod: segments, bends */
+  tide_array *s1;   /* shell (n1, 3), rod (n1, 2) i32 node indices of the mesh */
+  tide_array *s2;   /* shell hinges (n2, 4), rod bends (n2, 3) i32 */
+  tide_array *r1;   /* shell: (n1, 2, 2) Dm^-1; rod: (n1) rest lengths [m] */
+  tide_array *a1;   /* shell: (n1) rest areas [m^2]; rod: unused (NULL) */
+  tide_array *r2;   /* rest dihedral angles [rad] / rest curvatures kbar [1] (n2) */
+  tide_array *w2;   /* hinge |e0|^2 / (A1 + A2) [1] / rod l0 [m] (n2) */
+  int64_t n3;       /* rod torsion stencils (twist > 0) */
+  tide_array *s3;   /* (n3, 4) i32: segment (x_i, x_{i+1}), then x_{i-1}, x_{i+2} */
+  tide_array *r3;   /* (n3) rest dihedral angles [rad] */
+  tide_array *w3;   /* (n3) rest segment lengths [m] */
+  int64_t nodes0, nodes1; /* node range [nodes0, nodes1) the part was built on */
+} tide_thin_part;
+
+/* stencil sets of a part: 1 triangles / segments, 2 hinges / bends, 3 rod
+ * torsion; tide_thin_set returns the count of set w, its nodes per stencil
+ * and the stencils (count x nodes, 0-based mesh nodes) */
+#define TIDE_THIN_SETS 3
+int64_t tide_thin_set(const tide_thin_part *p, int w, int *nodes, const int32_t **stencils);
+
+typedef struct tide_thin {
+  int nparts;
+  tide_thin_part *parts;
+  double *hn;      /* damping: projected Hessian values at the step's start (thin nnz) */
+  int *hi, *hj;    /* ... and their (unused) indices */
+  int64_t hn_size;
+  double *sbuf;    /* per-stencil scratch (energies, gradients) */
+  int64_t sbuf_size;
+} tide_thin;
+
+void tide_thin_free(tide_thin *t);
+size_t tide_thin_bytes(const tide_thin *t);
+
+/* Build a part of mesh m from stencils s1 (n1 x 3 triangles or n1 x 2
+ * segments, 0-based, copied) at the mesh's rest positions; hinges / bends
+ * are found here: hinges are the interior edges shared by exactly two
+ * triangles (an edge of three or more triangles is non-manifold and gets no
+ * hinge; orientation of the second triangle is taken as it is); bends are
+ * consecutive segment pairs at every node: at a node of degree 2 the two
+ * segments, at a junction the segments are paired greedily by the
+ * straightest continuation (most opposite rest directions), each segment
+ * once; a `bends` list (n2 x 3, may be NULL) overrides that. */
+int tide_thin_part_new(const tide_tetmesh *m, const tide_thin_params *p, int64_t n1,
+                       const int32_t *s1, int64_t nbends, const int32_t *bends,
+                       tide_thin_part *out);
+void tide_thin_part_clear(tide_thin_part *pt);
+
+/* Attach thin material to a surface (shell) or segment (rod) mesh: one part
+ * over all its elements, lumped masses density * A / 3 (density * L / 2)
+ * per node, the usual fem state (pins, targets, forces, gravity).  A second
+ * call replaces the parameters (keeps pins, targets, forces). */
+int tide_thin_attach(tide_tetmesh *m, const tide_thin_params *p);
+
+/* Number of Hessian triplets of all parts: 81 n1 + 144 n2 (shell),
+ * 4 d^2 n1 + 9 d^2 n2 + 144 n3 (rod). */
+int64_t tide_thin_nnz(const tide_tetmesh *m);
+
+/* Elastic energy of the thin parts at x [J]; deterministic. */
+int tide_thin_energy(const tide_tetmesh *m, const double *x, double *E);
+/* Add scale * dE/dx to g (nv*d); per-node gather in a fixed order. */
+int tide_thin_gradient(const tide_tetmesh *m, const double *x, double scale, double *g);
+/* Hessian blocks scaled by `scale` into tb at tb->start (tide_thin_nnz
+ * entries, fixed order); flags TIDE_FEM_PROJECT / TIDE_FEM_PINNED as fem.h. */
+int tide_thin_hessian(const tide_tetmesh *m, const double *x, double scale, int flags,
+                      tide_tripletbuf *tb);
+
+/* The Rayleigh damping of the parts with damping > 0 (see tide_thin_params):
+ * store H(xn) (call at the start of a step), then its value
+ * sum_parts beta/(2 dt) dx^T H dx, gradient and Hessian (beta/dt) H
+ * at dx = x - xn, added to E / g / written into tb at tb->start (same layout
+ * as tide_thin_hessian, added to the values there; rows and columns of
+ * pinned nodes are left alone). */
+int tide_thin_damping_prepare(tide_tetmesh *m, const double *xn);
+int tide_thin_has_damping(const tide_tetmesh *m);
+int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, double dt,
+                      double *E, double *g, tide_tripletbuf *tb);
+
+/* One mesh holding the nodes of several meshes in order (node offsets =
+ * running sums of nv): the volume elements of the volume meshes (all of one
+ * dimension and, when they have materials, of the same material), the thin
+ * parts of the shells and rods (each keeps its parameters), masses, pins,
+ * targets, forces, positions and velocities copied.  The result's primary
+ * elements are the volume elements if there are any, else the triangles of
+ * the first shell, else the segments of the first rod; its boundary holds
+ * the volume boundary and every shell triangle. */
+int tide_thin_merge(tide_tetmesh *const *ms, int n, tide_tetmesh **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
