@@ -9,7 +9,7 @@
 --   ["tide.liquid.seed"] = {
 --     sig = "tide.liquid.seed{ grid =, box = {min =, max =} | sphere = | phi =, ... } -> particles, count",
 --     does = "What it does, in a sentence or a few (the formula when there is one).",
---     args = { { name, type, default ("required" when it must be given), meaning with [units] }, ... },
+--     args = { { name, type, default ("required" when it must be given), meaning with [units] }, ... } (nil: none),
 --     returns = "what it returns",
 --     ref = "the paper and equation it implements (optional)",
 --     see = "docs/<module>.md",
@@ -21,7 +21,7 @@
 local M = {}
 
 --- The help files, in the order of the overview.
-M.FILES = { "tide", "array", "grid", "linalg", "liquid", "solid", "fileio", "couple", "couple_liu", "mpm", "sph", "flip",
+M.FILES = { "tide", "array", "grid", "linalg", "liquid", "solid", "solid_thin", "fileio", "couple", "couple_liu", "mpm", "sph", "flip",
   "drop", "liu", "zarifi", "solids", "figures" }
 
 --- Where the entries of a module or native type live (for messages).
