@@ -3,7 +3,10 @@
 -- FLIP/PIC/APIC particles on a MAC grid with a free surface (p = 0 in air),
 -- free-slip walls and a MIC(0)-PCG pressure solve: the recipe in
 -- lua/tide/flip.lua.  Frames: out/dam_break/frame_%04d.png (particles coloured
--- by speed), run manifest out/dam_break/run.json.
+-- by speed), run manifest out/dam_break/run.json, probes out/dam_break/probes.csv
+-- (the surge front along the floor and the column height at the left wall, as
+-- Martin & Moyce 1952 measured them, the volume, energies and largest speed of
+-- the particles: tide.probes).
 local tide = require "tide"
 local flip = require "tide.flip"
 
@@ -42,11 +45,18 @@ local function write_frame(i, t)
   }
 end
 
+local probes = tide.probes.new { grid = g, per_cell = P.per_cell, state = function() return { particles = ps } end,
+  { "front", wall = "y-", direction = "x+" }, { "elevation", wall = "x-", name = "column" },
+  { "volume" }, { "kinetic" }, { "potential" }, { "max_speed" } }
+
 local result = tide.run {
   frames = P.frames, fps = P.fps, out = P.out, params = P, name = "dam_break",
   max_dt = function() return flip.max_dt(S) end,
   step = function(dt) return flip.step(S, dt) end,
-  frame = write_frame,
+  frame = write_frame, probes = probes,
 }
+local last = probes.rows[#probes.rows]
+print(string.format("t = %.3f s: front %.3f m (column width %.3f), column height %.3f m (of %.3f)", last[1], last[2],
+  P.column_w, last[3], P.column_h))
 assert(#ps == n0, "particle count changed")
 print(string.format("%d particles kept, %d steps, particle checksum %s", #ps, result.steps, ps.x:checksum()))

@@ -162,6 +162,9 @@ function drop.step(S, dt)
       interp = "cubic", out = S.phi2 })
   end
   S.phi, S.phi2 = S.phi2, S.phi
+  if S.phi:nonfinite() > 0 then
+    raise(string.format("tide.drop.step: the level set is not finite at t = %g s (step %d): the run blew up", S.t, S.steps + 1))
+  end
   if S.open then liquid.open_phi(g, S.phi, S.open) end -- continued linearly out of the domain
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then
     if P then time("redistance", P.redistance, P, S.phi) else time("redistance", grid.redistance, g, S.phi) end
@@ -212,6 +215,10 @@ function drop.step(S, dt)
       time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
     end
     u:enforce_walls(S.solid, false, nil, S.open)
+  end
+  local vmax = u:max_speed()
+  if vmax ~= vmax or vmax == math.huge then
+    raise(string.format("tide.drop.step: the velocity is not finite at t = %g s (step %d): the run blew up", S.t, S.steps + 1))
   end
   S.t, S.steps = S.t + dt, S.steps + 1
   return stats

@@ -50,7 +50,7 @@ local defaults = {
   ccd = "common",        -- CCD bound: "common" (time of impact at a common t) or "paper" (min(gamma, beta))
   max_iter = 30,         -- Newton iterations
   tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
-  solver = "cholmod",    -- "cholmod" or "bicgstab" (+ ILU(0))
+  solver = "cholmod",    -- "cholmod", "bicgstab" (+ ILU(0)) or "pcg" (CG + IC(0))
   contact_velocity = true, -- Eq. 23 faces in the projections
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
@@ -59,7 +59,8 @@ local defaults = {
   ptol = 1e-8,           -- pressure solve tolerance
 }
 
-local keys = { grid = true, phi = true, x = true, v = true, mass = true, fixed = true, gravity = true, walls = true }
+local keys = { grid = true, phi = true, x = true, v = true, mass = true, fixed = true, gravity = true, walls = true,
+  solid = true }
 for k in pairs(defaults) do keys[k] = true end
 
 --- Build the state.  opts: grid, phi (copied), x ({nv, dim} f64, copied; may be
@@ -67,6 +68,10 @@ for k in pairs(defaults) do keys[k] = true end
 -- array [kg]), fixed ({nv} u8), gravity ({gx, gy[, gz]}), walls (a list of faces
 -- {axis, i, j[, k]}, 1-based, held at zero velocity in both projections: a plain
 -- Neumann condition, the comparison of Fig. 11a), and the defaults above.
+-- Or solid = m, a tide.solid volume mesh with a material (instead of x, v, mass,
+-- fixed): its nodes are the vertices, m.x and m.v are advanced in place, and its
+-- incremental potential (elasticity, damping, gravity, pinned nodes) is the solid
+-- term of the optimization (Eq. 22).  A mesh's own gravity applies to it.
 function liu.new(opts)
   if type(opts) ~= "table" then raise("tide.liu.new: table of named arguments expected") end
   for k in pairs(opts) do
@@ -80,7 +85,9 @@ function liu.new(opts)
   if S.redistance_at ~= "after" and S.redistance_at ~= "prediction" then
     raise("tide.liu.new: redistance_at must be after or prediction")
   end
-  if S.solver ~= "cholmod" and S.solver ~= "bicgstab" then raise("tide.liu.new: solver must be cholmod or bicgstab") end
+  if S.solver ~= "cholmod" and S.solver ~= "bicgstab" and S.solver ~= "pcg" then
+    raise("tide.liu.new: solver must be cholmod, bicgstab or pcg")
+  end
   for _, k in ipairs { "rho", "sigma", "cfl", "capillary", "max_iter", "redistance" } do
     local v = S[k]
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
@@ -100,8 +107,19 @@ function liu.new(opts)
   S.advect_opts = { out = S.u2, work = grid.advect_work() }
   S.dhat_v = S.dhat or 0.5 * g.dx
   local nv = opts.x and opts.x.shape[1] or 0
+  if opts.solid then
+    if opts.x or opts.v or opts.mass or opts.fixed then
+      raise("tide.liu.new: give 'solid' (a tide.solid mesh) or the vertices x, v, mass, fixed, not both")
+    end
+    S.mesh = opts.solid
+    nv = S.mesh.nv
+  end
   S.nv = nv
-  if nv > 0 then
+  if S.mesh then
+    S.x, S.v = S.mesh.x, S.mesh.v -- views: the mesh's own positions and velocities
+    S.xs, S.xn = tide.array.zeros({ nv, g.dim }), tide.array.zeros({ nv, g.dim })
+    S.mass = 1
+  elseif nv > 0 then
     S.x = tide.array.zeros({ nv, g.dim }) ; S.x:copy(opts.x)
     S.v = tide.array.zeros({ nv, g.dim }) ; if opts.v then S.v:copy(opts.v) end
     S.xs, S.xn = tide.array.zeros({ nv, g.dim }), tide.array.zeros({ nv, g.dim })
@@ -160,7 +178,12 @@ local function project(S, dt, phi, reach)
   liquid.label_phi(g, phi, { out = S.labels })
   local st = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = phi, tol = S.ptol,
     valid = S.valid, pressure = S.pressure, fixed = nfaces > 0 and S.fixed_faces or nil })
-  time("extrapolate", grid.extrapolate, { phi = phi, field = u, valid = S.valid })
+  -- extension along the normals to (cfl + 3) cells from the liquid (what the advection
+  -- of the next step reads); the faces beyond are zeroed (no stale speeds in max_dt)
+  S.ext = S.ext or { valid = S.valid }
+  S.ext.phi, S.ext.field, S.ext.maxdist = phi, u, (math.max(S.cfl, 1) + 3) * g.dx
+  time("extrapolate", grid.extrapolate, S.ext)
+  u:extrapolate(S.valid, 0, true)
   u:enforce_walls(nil, false)
   return st, nfaces
 end
@@ -210,15 +233,19 @@ function liu.step(S, dt)
     end
     maxdisp = math.max(maxdisp, math.sqrt(s))
   end
+  local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
   -- (redistance_at = "prediction": redistance phi* here instead of step 6, so that the
-  --  constrained volume is that of phi^{n+1} itself)
+  --  constrained volume is that of phi^{n+1} itself; the march stops 3 cells beyond the
+  --  solve's band, at least 8 cells out: farther cells get +-that distance)
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "prediction" then
-    time("redistance", grid.redistance, g, S.phi2)
+    S.march = S.march or {}
+    S.march.band = math.max(8 * g.dx, band + 3 * g.dx)
+    time("redistance", grid.redistance, g, S.phi2, S.march)
   end
   -- 5. joint optimization (Eq. 22) from (phi^n, x^n); phi* in phi2
-  local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
-  local st = time("optimize", couple.liu_solve, { grid = g, phi = S.phi, phi_star = S.phi2, x = S.x, x_star = S.xs,
-    mass = S.mass, fixed = S.fixed, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
+  local so = S.mesh and { solid = S.mesh } or { x = S.x, x_star = S.xs, mass = S.mass, fixed = S.fixed }
+  local st = time("optimize", couple.liu_solve, { grid = g, phi = S.phi, phi_star = S.phi2, x = so.x, x_star = so.x_star,
+    mass = so.mass, fixed = so.fixed, solid = so.solid, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
     kappa = S.kappa or nil, rho = S.rho, band = band, tol = S.tol or nil, max_iter = S.max_iter,
     line_search = S.line_search, solver = S.solver, ccd = S.ccd,
     hessian = S.hessian })
@@ -299,5 +326,42 @@ end
 
 --- Liquid volume [m^dim] (smoothed Heaviside, as the constraint).
 function liu.volume(S) return grid.volume(S.grid, S.phi) end
+
+--- Run a scene: tide.run with liu.step and the invariant checked every step, a
+-- PNG per frame (the level set and the solid mesh; 3D: png3d) and, with P.vtk, the
+-- mesh as .vtu with a .pvd collection.  P: frames, fps, image, vtk (tide.params);
+-- name: the scene's name; out: the output directory; title: the frames' caption.
+-- Returns steps, Newton iterations per step.
+function liu.run_scene(S, P, name, out, title)
+  local g, m = S.grid, S.mesh
+  local steps, iters = 0, 0
+  tide.run {
+    frames = P.frames, fps = P.fps, out = out, params = P, name = name,
+    max_dt = function() return liu.max_dt(S) end,
+    step = function(dt)
+      local st = liu.step(S, dt)
+      liu.check(S)
+      steps, iters = steps + 1, iters + st.iterations
+    end,
+    frame = function(i, t)
+      local caption = string.format("%s  t = %.2f s", title, t)
+      local path = string.format("%s/frame_%04d.png", out, i)
+      if g.dim == 2 then
+        tide.fileio.png2d { path = path, grid = g, phi = S.phi, mesh = m, width = P.image, title = caption }
+      else
+        tide.fileio.png3d { path = path, grid = g, phi = S.phi, width = P.image, title = caption,
+          meshes = m and { { mesh = m, color = { 0.85, 0.45, 0.25 } } } or nil }
+      end
+      if P.vtk and m then
+        local f = string.format("%s/solid_%04d.vtu", out, i)
+        tide.fileio.vtu { path = f, mesh = m }
+        tide.fileio.pvd(out .. "/solid.pvd", t, f)
+      end
+    end,
+  }
+  local per = iters / math.max(1, steps)
+  print(string.format("%d steps, %.2f Newton iterations per step", steps, per))
+  return steps, per
+end
 
 return liu

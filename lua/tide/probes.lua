@@ -67,13 +67,15 @@ function probes.new(o)
     local name = p.name or p[1]
     if names[name] then raise(string.format("tide.probes.new: two probes named '%s' (give them names)", name)) end
     names[name] = true
-    local opts
+    -- the options for the level set, and for the particles (layer, half_width)
+    local opts, popts
     if p[1] == "front" then
-      opts = { wall = p.wall, direction = p.direction, layer = p.layer }
+      opts, popts = { wall = p.wall, direction = p.direction }, { wall = p.wall, direction = p.direction, layer = p.layer }
     elseif p[1] == "elevation" then
-      opts = { at = p.at, wall = p.wall, up = p.up, half_width = p.half_width }
+      opts = { at = p.at, wall = p.wall, up = p.up }
+      popts = { at = p.at, wall = p.wall, up = p.up, half_width = p.half_width }
     end
-    P.list[#P.list + 1] = { kind = p[1], name = name, source = p.source, opts = opts }
+    P.list[#P.list + 1] = { kind = p[1], name = name, source = p.source, opts = opts, popts = popts }
     P.header[#P.header + 1] = name
   end
   return P
@@ -101,15 +103,11 @@ function Probes:sample(t)
   for _, p in ipairs(self.list) do
     local kind, v = p.kind
     local which, src = source(self, p, st)
-    if which == "particles" and p.opts then
-      -- layer / half_width only mean something for particles
-    elseif p.opts then
-      p.opts.layer, p.opts.half_width = nil, nil
-    end
+    local o = which == "particles" and p.popts or p.opts
     if kind == "front" then
-      v = tide.liquid.front(g, src, p.opts)
+      v = tide.liquid.front(g, src, o)
     elseif kind == "elevation" then
-      v = tide.liquid.elevation(g, src, p.opts)
+      v = tide.liquid.elevation(g, src, o)
     else
       local m = measured[which]
       if not m then

@@ -73,7 +73,7 @@ int tide_liu_distances(const tide_grid *g, const double *phi, int interp, int64_
 
 /* ------------------------------------------------- joint optimization (Eq. 22) */
 
-enum { TIDE_LIU_CHOLMOD = 0, TIDE_LIU_BICGSTAB = 1 };
+enum { TIDE_LIU_CHOLMOD = 0, TIDE_LIU_BICGSTAB = 1, TIDE_LIU_PCG = 2 };
 enum { TIDE_LIU_CCD_COMMON = 0, TIDE_LIU_CCD_PAPER = 1 }; /* see ccd in tide_liu_params */
 enum { TIDE_LIU_HESS_GAUSS_NEWTON = 0, TIDE_LIU_HESS_PROJECTED = 1 }; /* see hessian */
 
@@ -113,8 +113,9 @@ typedef struct tide_liu_params {
                          two points come within 10% of their starting distance (the
                          paper's bound stops a vertex pushing the surface ahead of it,
                          whose segments are collinear) */
-  int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block) or
-                         TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) */
+  int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block),
+                         TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) or
+                         TIDE_LIU_PCG (CG + IC(0), tol 1e-10; the block is SPD) */
 } tide_liu_params;
 
 /* interp quadratic, dhat/kappa/band/tol from the grid, rho 1000, air 1e-3,
@@ -122,12 +123,24 @@ typedef struct tide_liu_params {
  * search on, CHOLMOD. */
 tide_liu_params tide_liu_params_default(void);
 
-/* The solid vertices: positions are unknowns unless fixed. */
+struct tide_tetmesh;
+
+/* The solid vertices: positions are unknowns unless fixed.  With a mesh
+ * (a tide.solid mesh with its material -- volume elements, shells, rods or a
+ * merge of them, nv = its nodes), the solid
+ * term of Eq. 22 is the mesh's incremental potential
+ * 1/2 (x - x*)^T M (x - x*) + dt^2 Psi(x) + damping (tide_fem_ip_*, element
+ * Hessians PSD-projected) instead of the inertia alone: x_star = the mesh's
+ * prediction (tide_fem_predict), mass = its lumped masses, fixed = its
+ * pinned or massless nodes, xn = the positions at the start of the step
+ * (damping). */
 typedef struct tide_liu_solid {
   int64_t nv;
   const double *x_star; /* nv x dim predicted positions x* (Eq. 5) [m] */
   const double *mass;   /* nv lumped masses [kg] (> 0 for free vertices) */
   const uint8_t *fixed; /* nv, 1: fixed (placed at x*); NULL: none */
+  const struct tide_tetmesh *mesh; /* NULL: free points with inertia only */
+  const double *xn;     /* nv x dim x^n (with a mesh; NULL without damping) */
 } tide_liu_solid;
 
 typedef struct tide_liu_stats {

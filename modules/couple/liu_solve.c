@@ -4,6 +4,8 @@
 #include "couple/liu.h"
 #include "linalg/linalg.h"
 #include "solid/barrier.h"
+#include "solid/fem.h"
+#include "solid/mesh.h"
 #include "solid/small.h"
 
 #include <math.h>
@@ -44,6 +46,12 @@ typedef struct ctx {
   double *fixvol; /* ncomp: volume of the labelled non-unknown cells */
   double *vbuf;   /* nv: per-vertex energies */
   double *ubuf;   /* nphi: per-unknown energies / volumes */
+  /* elastic solid (S->mesh): the incremental potential's gradient and Hessian */
+  tide_ip ip;
+  double *mg;            /* nv*dim gradient */
+  int *mi, *mj;          /* Hessian triplets (DOF indices) */
+  double *mv;
+  int64_t mnnz;
 } ctx;
 
 static void vertex_dist(const ctx *C, const double *phi, const double *x, int64_t v,
@@ -71,10 +79,13 @@ static double energy(const ctx *C, const double *phi, const double *x, double *m
     double e = phi[C->ucell[u]] - ps[C->ucell[u]];
     C->ubuf[u] = 0.5 * C->mf[u] * e * e;
   }
+  int mesh = C->S->mesh != NULL;
+  double eip = 0;
+  if (mesh && tide_fem_ip_value(C->S->mesh, &C->ip, x, &eip)) eip = INFINITY;
 #pragma omp parallel for schedule(static) reduction(min : md)
   for (int64_t v = 0; v < C->nv; v++) {
     double e = 0;
-    if (C->xmap[v] >= 0)
+    if (C->xmap[v] >= 0 && !mesh)
       for (int a = 0; a < dim; a++) {
         double q = x[v * dim + a] - xs[v * dim + a];
         e += 0.5 * C->S->mass[v] * q * q;
@@ -90,7 +101,7 @@ static double energy(const ctx *C, const double *phi, const double *x, double *m
     C->vbuf[v] = e;
   }
   *mind = md;
-  return tide_sum(C->nphi, C->ubuf) + tide_sum(C->nv, C->vbuf);
+  return tide_sum(C->nphi, C->ubuf) + tide_sum(C->nv, C->vbuf) + (isfinite(eip) ? eip : INFINITY);
 }
 
 /* h_c = V_c - V0_c */
@@ -114,8 +125,8 @@ static double heaviside_slope(double ph, double k) {
 }
 
 /* gradient g and the SPD Hessian (triplets) at (phi, x) */
-static void assemble(const ctx *C, const double *phi, const double *x, double *grad,
-                     tide_triplets *T) {
+static int assemble(const ctx *C, const double *phi, const double *x, double *grad,
+                    tide_triplets *T) {
   int dim = C->dim;
   double dhat = C->p.dhat, kappa = C->p.kappa;
   const double *ps = C->phi_star, *xs = C->S->x_star;
@@ -123,18 +134,36 @@ static void assemble(const ctx *C, const double *phi, const double *x, double *g
 #pragma omp parallel for schedule(static)
   for (int64_t u = 0; u < C->nphi; u++)
     grad[u] = C->mf[u] * (phi[C->ucell[u]] - ps[C->ucell[u]]);
-  for (int64_t v = 0; v < C->nv; v++)
-    if (C->xmap[v] >= 0)
-      for (int a = 0; a < dim; a++)
-        grad[C->xmap[v] + a] = C->S->mass[v] * (x[v * dim + a] - xs[v * dim + a]);
 #pragma omp parallel for schedule(static)
   for (int64_t u = 0; u < C->nphi; u++)
     tide_triplets_add(T, (int)u, (int)u, C->mf[u]);
+  if (C->S->mesh) {
+    /* the solid's incremental potential (inertia, dt^2 elasticity, damping),
+     * element Hessians PSD-projected, at the offsets of the free DOFs */
+    tide_tripletbuf tb = {C->mi, C->mj, C->mv, 0, 0};
+    int s = tide_fem_ip_gradient_hessian(C->S->mesh, &C->ip, x, TIDE_FEM_PROJECT, C->mg, &tb);
+    if (s) return s;
+    for (int64_t v = 0; v < C->nv; v++)
+      if (C->xmap[v] >= 0)
+        for (int a = 0; a < dim; a++)
+          grad[C->xmap[v] + a] = C->mg[v * dim + a];
 #pragma omp parallel for schedule(static)
-  for (int64_t v = 0; v < C->nv; v++)
-    if (C->xmap[v] >= 0)
-      for (int a = 0; a < dim; a++)
-        tide_triplets_add(T, (int)(C->xmap[v] + a), (int)(C->xmap[v] + a), C->S->mass[v]);
+    for (int64_t t = 0; t < C->mnnz; t++) {
+      int64_t gi = C->xmap[C->mi[t] / dim], gj = C->xmap[C->mj[t] / dim];
+      if (gi >= 0 && gj >= 0)
+        tide_triplets_add(T, (int)(gi + C->mi[t] % dim), (int)(gj + C->mj[t] % dim), C->mv[t]);
+    }
+  } else {
+    for (int64_t v = 0; v < C->nv; v++)
+      if (C->xmap[v] >= 0)
+        for (int a = 0; a < dim; a++)
+          grad[C->xmap[v] + a] = C->S->mass[v] * (x[v * dim + a] - xs[v * dim + a]);
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < C->nv; v++)
+      if (C->xmap[v] >= 0)
+        for (int a = 0; a < dim; a++)
+          tide_triplets_add(T, (int)(C->xmap[v] + a), (int)(C->xmap[v] + a), C->S->mass[v]);
+  }
         /* barrier blocks (Eq. 20); the gradient entries are few and shared
          * between vertices: added serially after the parallel Hessian pass */
 #pragma omp parallel for schedule(static)
@@ -195,6 +224,7 @@ static void assemble(const ctx *C, const double *phi, const double *x, double *g
       for (int a = 0; a < dim; a++)
         grad[C->xmap[v] + a] += kappa * db * r.grad[a];
   }
+  return TIDE_OK;
 }
 
 /* closest points of segments P0->P1 and Q0->Q1: parameters s (on P), t (on Q)
@@ -310,6 +340,12 @@ static void ctx_free(ctx *C) {
   tide_free(C->fixvol, (size_t)(C->ncomp > 0 ? C->ncomp : 1) * sizeof(double));
   tide_free(C->vbuf, (size_t)(C->nv > 0 ? C->nv : 1) * sizeof(double));
   tide_free(C->ubuf, (size_t)(C->nphi > 0 ? C->nphi : 1) * sizeof(double));
+  if (C->mg) {
+    tide_free(C->mg, (size_t)C->nv * C->dim * sizeof(double));
+    tide_free(C->mi, (size_t)C->mnnz * sizeof(int));
+    tide_free(C->mj, (size_t)C->mnnz * sizeof(int));
+    tide_free(C->mv, (size_t)C->mnnz * sizeof(double));
+  }
 }
 
 /* Solve A y = b with the chosen solver (factor F built for A by the caller
@@ -321,7 +357,9 @@ static int lin_solve(const ctx *C, tide_factor *F, const tide_csr *A, const doub
   o.tol = 1e-10;
   tide_solve_stats ks;
   memset(y, 0, (size_t)C->n * sizeof(double));
-  int s = tide_solve_krylov(A, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, y, &o, &ks);
+  int s = C->p.solver == TIDE_LIU_PCG
+              ? tide_solve_krylov(A, TIDE_KRYLOV_PCG, TIDE_PRECOND_IC0, b, y, &o, &ks)
+              : tide_solve_krylov(A, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, y, &o, &ks);
   st->krylov_iters += ks.iterations;
   return s;
 }
@@ -357,7 +395,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     return tide_fail(TIDE_EINVAL, "%s: unknown hessian %d", fn, p->hessian);
   if (p->ccd != TIDE_LIU_CCD_COMMON && p->ccd != TIDE_LIU_CCD_PAPER)
     return tide_fail(TIDE_EINVAL, "%s: unknown ccd %d", fn, p->ccd);
-  if (p->solver != TIDE_LIU_CHOLMOD && p->solver != TIDE_LIU_BICGSTAB)
+  if (p->solver != TIDE_LIU_CHOLMOD && p->solver != TIDE_LIU_BICGSTAB && p->solver != TIDE_LIU_PCG)
     return tide_fail(TIDE_EINVAL, "%s: unknown solver %d", fn, p->solver);
   if (isnan(p->dhat) || isnan(p->kappa) || isnan(p->band) || isnan(p->tol) || !(p->vol_tol > 0))
     return tide_fail(TIDE_EINVAL, "%s: dhat, kappa, band, tol must not be NaN, vol_tol > 0", fn);
@@ -379,6 +417,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   for (int c = 0; c < ncomp; c++)
     if (!(target[c] > 0) || !isfinite(target[c]))
       return tide_fail(TIDE_EINVAL, "%s: target volume %d must be positive", fn, c + 1);
+  if (S->mesh && (S->mesh->nv != S->nv || S->mesh->dim != dim || !S->mesh->fem))
+    return tide_fail(TIDE_EINVAL, "%s: the solid mesh must have a material, nv = %lld nodes and the grid's dimension",
+                     fn, (long long)S->nv);
   for (int64_t v = 0; v < C.nv; v++) {
     int fixed = S->fixed && S->fixed[v];
     for (int a = 0; a < dim; a++)
@@ -406,6 +447,18 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   if (!C.umap || !C.xmap || !C.base || !C.live || !C.fixvol || !C.vbuf) {
     s = TIDE_ENOMEM;
     goto done;
+  }
+  if (S->mesh) {
+    C.ip.dt = p->dt, C.ip.xhat = S->x_star, C.ip.xn = S->xn;
+    C.mnnz = tide_fem_ip_nnz(S->mesh);
+    C.mg = tide_alloc((size_t)C.nv * dim * sizeof(double));
+    C.mi = tide_alloc((size_t)C.mnnz * sizeof(int));
+    C.mj = tide_alloc((size_t)C.mnnz * sizeof(int));
+    C.mv = tide_alloc((size_t)C.mnnz * sizeof(double));
+    if (!C.mg || !C.mi || !C.mj || !C.mv) {
+      s = TIDE_ENOMEM;
+      goto done;
+    }
   }
   /* unknowns: band cells of phi* or phi^n, and the stencil cells of every
    * vertex at x^n and x* (a vertex sees no frozen cell).  The start is
@@ -520,7 +573,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       Jv[u] = labels[C.ucell[u]] >= 0 ? heaviside_slope(ph, p->k) * C.vc : 0;
     }
     tide_triplets_clear(T);
-    assemble(&C, phi, x, grad, T);
+    if ((s = assemble(&C, phi, x, grad, T))) goto done;
     constraints(&C, phi, h);
     tide_csr_free(A);
     A = NULL;

@@ -2,6 +2,8 @@
  * liu.h and docs/couple-liu.md). */
 #include "couple/couple.h"
 #include "couple/liu.h"
+#include "solid/fem.h"
+#include "solid/mesh.h"
 #include "tide_lua.h"
 
 #include <string.h>
@@ -52,6 +54,11 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 /* tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt [, fixed, tracker,
  *   interp, dhat, kappa, rho, band, tol, vol_tol, max_iter, line_search, solver,
  *   ccd = "common" | "paper", hessian = "gauss_newton" | "projected"] }
+ *   or with solid = m (a tide.solid mesh with a material: volume, shells, rods
+ *   or a merge of them) instead of x,
+ *   x_star, mass and fixed: the mesh's nodes are the vertices, its positions
+ *   m.x are updated in place, its incremental potential (inertia, elasticity,
+ *   damping, gravity; pinned nodes fixed) is the solid term of Eq. 22
  *   -> stats.  The constrained optimization of Liu Eq. 22 (liu.h): phi (cells,
  *   phi^n in, phi^{n+1} out) and x ({nv, dim}, x^n in, x^{n+1} out) in place.
  *   tracker (tide.grid.volume_tracker): relabelled on phi_star, one volume
@@ -62,8 +69,8 @@ static int l_liu_solve(lua_State *L) {
                                      "mass",    "fixed",    "tracker",     "dt",     "interp",
                                      "dhat",    "kappa",    "rho",         "band",   "tol",
                                      "vol_tol", "max_iter", "line_search", "solver", "ccd",
-                                     "hessian", NULL};
-  static const char *const solvers[] = {"cholmod", "bicgstab", NULL};
+                                     "hessian", "solid",   NULL};
+  static const char *const solvers[] = {"cholmod", "bicgstab", "pcg", NULL};
   static const char *const ccds[] = {"common", "paper", NULL};
   static const char *const hessians[] = {"gauss_newton", "projected", NULL};
   tide_opts o = tide_lua_opts(L, 1, fn, keys);
@@ -71,21 +78,40 @@ static int l_liu_solve(lua_State *L) {
   tide_array *phi = tide_opt_reqarray(&o, "phi"), *ps = tide_opt_reqarray(&o, "phi_star");
   tide_lua_check(L, tide_grid_check_cells(g, phi, TIDE_F64, "phi"), fn);
   tide_lua_check(L, tide_grid_check_cells(g, ps, TIDE_F64, "phi_star"), fn);
-  tide_array *x = check_points(L, &o, "x", g, fn), *xs = check_points(L, &o, "x_star", g, fn);
-  int64_t nv = x->shape[0], shp[1] = {nv};
-  if (xs->shape[0] != nv) tide_lua_error(L, "%s: x_star must have as many rows as x", fn);
-  tide_array *mass = NULL, *fixed = tide_opt_array(&o, "fixed");
+  tide_tetmesh *mesh = tide_opt_obj(&o, "solid", TIDE_TETMESH_T);
+  tide_array *x = NULL, *xs = NULL, *mass = NULL, *fixed = NULL;
+  int64_t nv;
   double mconst = 0;
-  lua_getfield(L, o.idx, "mass");
-  int mnum = lua_type(L, -1) == LUA_TNUMBER;
-  lua_pop(L, 1);
-  if (mnum) {
-    mconst = tide_opt_num(&o, "mass", 0, 0, HUGE_VAL);
+  int mnum = 0;
+  if (mesh) {
+    static const char *const excl[] = {"x", "x_star", "mass", "fixed", NULL};
+    for (int k = 0; excl[k]; k++) {
+      lua_getfield(L, o.idx, excl[k]);
+      if (!lua_isnil(L, -1)) tide_lua_error(L, "%s: '%s' comes from the solid mesh: give solid or %s, not both", fn, excl[k], excl[k]);
+      lua_pop(L, 1);
+    }
+    if (!mesh->fem) tide_lua_error(L, "%s: the solid mesh has no material (m:material{...})", fn);
+    if (mesh->dim != g->dim)
+      tide_lua_error(L, "%s: the solid mesh is %dD, the grid %dD", fn, mesh->dim, g->dim);
+    x = mesh->x;
+    nv = mesh->nv;
   } else {
-    mass = tide_opt_reqarray(&o, "mass");
-    tide_lua_check(L, tide_array_expect(mass, "mass", TIDE_F64, 1, shp), fn);
+    x = check_points(L, &o, "x", g, fn), xs = check_points(L, &o, "x_star", g, fn);
+    nv = x->shape[0];
+    int64_t shp[1] = {nv};
+    if (xs->shape[0] != nv) tide_lua_error(L, "%s: x_star must have as many rows as x", fn);
+    fixed = tide_opt_array(&o, "fixed");
+    lua_getfield(L, o.idx, "mass");
+    mnum = lua_type(L, -1) == LUA_TNUMBER;
+    lua_pop(L, 1);
+    if (mnum) {
+      mconst = tide_opt_num(&o, "mass", 0, 0, HUGE_VAL);
+    } else {
+      mass = tide_opt_reqarray(&o, "mass");
+      tide_lua_check(L, tide_array_expect(mass, "mass", TIDE_F64, 1, shp), fn);
+    }
+    if (fixed) tide_lua_check(L, tide_array_expect(fixed, "fixed", TIDE_U8, 1, shp), fn);
   }
-  if (fixed) tide_lua_check(L, tide_array_expect(fixed, "fixed", TIDE_U8, 1, shp), fn);
   tide_volume_tracker *t = tide_opt_obj(&o, "tracker", VT_T);
   tide_liu_params p = tide_liu_params_default();
   p.dt = tide_opt_reqnum(&o, "dt", 0, HUGE_VAL);
@@ -126,8 +152,24 @@ static int l_liu_solve(lua_State *L) {
       labels[c] = -1;
     p.k = 1 / g->dx;
   }
-  tide_liu_solid S = {nv, TIDE_F64P(xs), mnum ? mbuf : TIDE_F64P(mass),
-                      fixed ? TIDE_U8P(fixed) : NULL};
+  tide_liu_solid S = {nv, NULL, NULL, NULL, NULL, NULL};
+  if (mesh) {
+    /* x* = the mesh's prediction (gravity, external forces, pinned targets),
+     * fixed = pinned or massless nodes, x^n for the damping */
+    size_t bytes = (size_t)(nv > 0 ? nv : 1) * g->dim * sizeof(double);
+    double *xhat = lua_newuserdatauv(L, bytes, 0), *xn = lua_newuserdatauv(L, bytes, 0);
+    uint8_t *fx = lua_newuserdatauv(L, (size_t)(nv > 0 ? nv : 1), 0);
+    tide_lua_check(L, tide_fem_predict(mesh, p.dt, xhat), fn);
+    memcpy(xn, TIDE_F64P(mesh->x), (size_t)nv * g->dim * sizeof(double));
+    const double *mm = TIDE_F64P(mesh->fem->mass);
+    const uint8_t *pin = TIDE_U8P(mesh->fem->pinned);
+    for (int64_t v = 0; v < nv; v++)
+      fx[v] = pin[v] || !(mm[v] > 0);
+    S.x_star = xhat, S.mass = mm, S.fixed = fx, S.mesh = mesh, S.xn = xn;
+  } else {
+    S.x_star = TIDE_F64P(xs), S.mass = mnum ? mbuf : TIDE_F64P(mass);
+    S.fixed = fixed ? TIDE_U8P(fixed) : NULL;
+  }
   tide_liu_stats st;
   tide_lua_check(L,
                  tide_liu_solve(g, TIDE_F64P(ps), labels, ncomp, target, &S, &p, TIDE_F64P(phi),

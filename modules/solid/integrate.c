@@ -6,6 +6,7 @@
 #include "solid/friction.h"
 #include "solid/small.h"
 #include "solid/thin.h"
+#include "solid/ipc.h"
 
 #include <math.h>
 #include <string.h>
@@ -36,6 +37,8 @@ typedef struct solid_work {
   double *fr_ml; /* (nv) mu lambda of the lagged contact, 0: none [N] */
   double *fr_N;  /* (nv d) lagged normals */
   double *fr_dB; /* (nv d) collider displacement over the step [m] */
+  tide_ipc *ipc; /* contact among the mesh's own primitives (IPC), NULL when off */
+  double ipc_dhat, ipc_kappa; /* the options it was built with */
   size_t bytes;
 } solid_work;
 
@@ -65,6 +68,7 @@ static void work_free(void *p) {
   tide_free(w->fr_ml, nv * sizeof(double));
   tide_free(w->fr_N, nb);
   tide_free(w->fr_dB, nb);
+  tide_ipc_free(w->ipc);
   tide_free(w, sizeof *w);
 }
 
@@ -252,6 +256,7 @@ static int finish_step(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
     st->contacts += c;
   }
   if (m->fem->Fpinv && (s = tide_fem_plastic_flow(m, TIDE_F64P(m->x), &st->plastic))) return s;
+  if (m->fem->thin) st->plastic += tide_thin_plastic_flow(m, TIDE_F64P(m->x)); /* bending */
   if (tide_array_nonfinite(m->x) || tide_array_nonfinite(m->v))
     return tide_fail(TIDE_ENONFINITE, "the step produced NaN/Inf positions or velocities");
   return TIDE_OK;
@@ -623,6 +628,7 @@ static int newton_energy(tide_tetmesh *m, const solid_work *w, const tide_ip *ip
                          double eps_u, double *E) {
   int s = tide_fem_ip_value(m, ip, x, E);
   if (!s && eps_u > 0) *E += friction_energy(m, w, x, ip->xn, ip->dt, eps_u);
+  if (!s && w->ipc) *E += tide_ipc_energy(w->ipc, x);
   return s;
 }
 
@@ -632,11 +638,32 @@ static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, co
   int s = tide_fem_ip_gradient(m, ip, x, g);
   if (!s && eps_u > 0)
     friction_derivatives(m, w, x, ip->xn, ip->dt, eps_u, g, w->V + w->nnz - w->nfr);
+  if (!s && w->ipc) tide_ipc_gradient(w->ipc, x, g);
   return s;
 }
 
 /* the line-search point xt = x + alpha p (projected onto the colliders), its
  * incremental potential E and the linear model's decrease g . (xt - x) */
+/* with solid contact: shorten the move x_from -> x_to (collider
+ * projections, friction corrections, the final small Newton step, which the
+ * line search's CCD bound did not see) to the CCD bound of that move */
+static int ipc_limit(const tide_tetmesh *m, const solid_work *w, const double *x_from, double *x_to,
+                     double *tmp) {
+  int64_t N = m->nv * m->dim;
+  double mv = 0;
+  for (int64_t q = 0; q < N; q++) {
+    tmp[q] = x_to[q] - x_from[q];
+    mv = fmax(mv, fabs(tmp[q]));
+  }
+  if (!(mv > 0)) return TIDE_OK;
+  int s = tide_ipc_update(w->ipc, x_from, mv);
+  if (s) return s;
+  double t = tide_ipc_step_bound(w->ipc, x_from, tmp);
+  if (t < 1)
+    for (int64_t q = 0; q < N; q++) x_to[q] = x_from[q] + t * tmp[q];
+  return TIDE_OK;
+}
+
 static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_work *w,
                         const tide_ip *ip, double eps_u, const double *x, const double *p,
                         const double *g, double alpha, double gp, double *xt, double *E,
@@ -646,6 +673,10 @@ static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_wo
     xt[q] = x[q] + alpha * p[q];
   *dec = alpha * gp;
   if (o->ncolliders && contacts_project(m, o, xt)) {
+    if (w->ipc) {
+      int s = ipc_limit(m, w, x, xt, w->vec[7]);
+      if (s) return s;
+    }
     double gd = 0;
     for (int64_t q = 0; q < N; q++)
       gd += g[q] * (xt[q] - x[q]);
@@ -671,6 +702,58 @@ static int newton_factor_failed(int s, const tide_step_opts *o, int it) {
                    it + 1);
 }
 
+/* the Newton system with the contact blocks: the fixed-pattern triplets of
+ * the elements, diagonal and friction plus the active pairs' blocks, whose
+ * pattern changes with the contacts: a fresh CSR and factorization */
+static int ipc_solve(tide_tetmesh *m, solid_work *w, const double *x, const double *b, double *p,
+                     tide_step_stats *st) {
+  int64_t nc;
+  int *I, *J;
+  double *V;
+  double t0 = tide_wtime();
+  int s = tide_ipc_hessian(w->ipc, x, TIDE_U8P(m->fem->pinned), &nc, &I, &J, &V);
+  if (s) return s;
+  if (!nc) {
+    tide_ipc_triplets_free(nc, I, J, V);
+    return direct_solve(w, TIDE_SOLID_AUTO, 1, b, p, st);
+  }
+  int64_t n = w->nnz + nc;
+  size_t ib = (size_t)n * sizeof(int), vb = (size_t)n * sizeof(double);
+  int *I2 = tide_alloc(ib), *J2 = tide_alloc(ib);
+  double *V2 = tide_alloc(vb);
+  tide_csr *A = NULL;
+  tide_factor *F = NULL;
+  if (!I2 || !J2 || !V2) {
+    s = TIDE_ENOMEM;
+    goto done;
+  }
+  memcpy(I2, w->I, (size_t)w->nnz * sizeof(int));
+  memcpy(J2, w->J, (size_t)w->nnz * sizeof(int));
+  memcpy(V2, w->V, (size_t)w->nnz * sizeof(double));
+  memcpy(I2 + w->nnz, I, (size_t)nc * sizeof(int));
+  memcpy(J2 + w->nnz, J, (size_t)nc * sizeof(int));
+  memcpy(V2 + w->nnz, V, (size_t)nc * sizeof(double));
+  if ((s = tide_csr_from_triplets((int)w->N, (int)w->N, n, I2, J2, V2, TIDE_CSR_UPPER, &A))) goto done;
+  st->assemble_seconds += tide_wtime() - t0;
+  double t1 = tide_wtime();
+  s = tide_factor_new(A, w->N < TIDE_SOLID_SUPERNODAL_MIN ? TIDE_FACTOR_LDLT : TIDE_FACTOR_CHOLESKY, &F);
+  st->analyses++;
+  st->factor_seconds += tide_wtime() - t1;
+  if (!s) {
+    double t2 = tide_wtime();
+    s = tide_factor_solve(F, b, p);
+    st->solve_seconds += tide_wtime() - t2;
+  }
+done:
+  tide_factor_free(F);
+  tide_csr_free(A);
+  tide_free(I2, ib);
+  tide_free(J2, ib);
+  tide_free(V2, vb);
+  tide_ipc_triplets_free(nc, I, J, V);
+  return s;
+}
+
 /* Projected Newton on the incremental potential (plus friction when
  * eps_u > 0) from x, subject to the colliders; st accumulates iterations,
  * line search, timings; *converged, st->residual report the outcome. */
@@ -691,7 +774,9 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   kv_to_tb(w, w->V, &tb);
   for (int it = 0; it < maxit; it++) {
     double ta = tide_wtime();
+    if (w->ipc && (s = tide_ipc_update(w->ipc, x, 0))) return s;
     if ((s = tide_fem_ip_gradient_hessian(m, ip, x, flags, g, &tb))) return s;
+    if (w->ipc) tide_ipc_gradient(w->ipc, x, g);
     if (eps_u > 0)
       friction_derivatives(m, w, x, ip->xn, dt, eps_u, g, Vf);
     else
@@ -705,7 +790,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     for (int64_t q = 0; q < N; q++)
       ng[q] = -g[q];
     if (nact) contacts_tangential(m, w, ng);
-    if ((s = direct_solve(w, o->solver, o->reuse, ng, p, st)))
+    if ((s = w->ipc ? ipc_solve(m, w, x, ng, p, st) : direct_solve(w, o->solver, o->reuse, ng, p, st)))
       return newton_factor_failed(s, o, it);
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) p[q] = 0;
@@ -717,9 +802,11 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     double gp = tide_dot(N, g, p);
     st->residual = pinf / dt;
     if (pinf / dt < tol) {
+      if (w->ipc) memcpy(xt, x, (size_t)N * sizeof(double));
       for (int64_t q = 0; q < N; q++)
         x[q] += p[q];
       if (nc) contacts_project(m, o, x);
+      if (w->ipc && (s = ipc_limit(m, w, xt, x, w->vec[7]))) return s;
       *converged = 1;
       return TIDE_OK;
     }
@@ -727,8 +814,14 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
      * without projection): stop, not converged */
     if (!(gp < 0)) return TIDE_OK;
     /* backtracking (Armijo) line search on the incremental potential, along
-     * the arc projected onto the colliders */
+     * the arc projected onto the colliders; with solid contact it starts at
+     * the CCD bound (every pair stays apart along the step) */
     double alpha = 1, E1 = E0;
+    if (w->ipc) {
+      if ((s = tide_ipc_update(w->ipc, x, pinf))) return s;
+      alpha = tide_ipc_step_bound(w->ipc, x, p);
+      st->ccd_limited += alpha < 1;
+    }
     int halvings = 0;
     for (; halvings < 30; halvings++) {
       double dec;
@@ -743,7 +836,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
      * inertia still makes the whole system convex.  Extend it (doubling)
      * while the potential keeps falling, so that those modes do not crawl
      * at a linear rate. */
-    if (halvings == 0 && E0 - E1 > -0.75 * gp) {
+    if (halvings == 0 && !w->ipc && E0 - E1 > -0.75 * gp) {
       double *xe = w->vec[6];
       for (int k = 0; k < 6; k++) {
         double E2, dec;
@@ -779,8 +872,32 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   memcpy(xn, x, (size_t)N * sizeof(double));
   if ((s = tide_fem_predict(m, dt, xhat))) return s;
   if ((s = tide_thin_damping_prepare(m, xn))) return s; /* shells' and rods' Rayleigh term */
+  /* contact among the mesh's own primitives (IPC): built once per
+   * (dhat, kappa); the start must be intersection-free and apart */
+  if (o->dhat > 0) {
+    if (!w->ipc || w->ipc_dhat != o->dhat || w->ipc_kappa != o->kappa) {
+      tide_ipc_free(w->ipc);
+      w->ipc = NULL;
+      if ((s = tide_ipc_new(m, o->dhat, o->kappa, &w->ipc))) return s;
+      w->ipc_dhat = o->dhat, w->ipc_kappa = o->kappa;
+    }
+    if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
+    int touching = 0, kind = 0;
+    int32_t nd[4];
+    tide_ipc_min_distance(w->ipc, xn, &touching, &kind, nd);
+    if (touching)
+      return tide_fail(TIDE_EINVAL,
+                       "Newton step: solid contact needs a start without contact, but %s "
+                       "(nodes %d %d %d %d) touch or intersect",
+                       kind ? "edges" : "a point and a triangle", nd[0] + 1, nd[1] + 1, nd[2] + 1,
+                       nd[3] + 1);
+  } else if (w->ipc) {
+    tide_ipc_free(w->ipc);
+    w->ipc = NULL;
+  }
   memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
-  if (o->guess) /* ... or the start positions of the free nodes */
+  if (o->guess || w->ipc) /* ... or the start positions of the free nodes (with contact:
+                             the prediction may pass through other primitives) */
     for (int64_t q = 0; q < N; q++)
       if (!fixed_node(m->fem, q / m->dim)) x[q] = xn[q];
   tide_ip ip = {dt, xhat, xn};
@@ -811,7 +928,15 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   if (nc) {
     /* the contact impulses: the gradient at the final positions */
     if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
+    double *xb = w->vec[6];
+    if (w->ipc) memcpy(xb, x, (size_t)N * sizeof(double));
     st->contacts = contacts_finish(m, o, g, ceps, fric, x, v);
+    if (w->ipc) { /* the contact corrections must not pass primitives through each other */
+      if ((s = ipc_limit(m, w, xb, x, w->vec[7]))) return s;
+#pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
+      for (int64_t q = 0; q < N; q++)
+        v[q] = (x[q] - xn[q]) / dt;
+    }
   }
   s = finish_step(m, o, st, 0);
   st->total_seconds = tide_wtime() - t0;

@@ -81,6 +81,12 @@ typedef struct tide_step_opts {
    * forces), 1 the start positions (pinned nodes at their targets): the
    * robust start for large dt, i.e. static solves, where xhat lies far off */
   int guess;
+  /* Newton: contact among the mesh's own primitives (self-contact of cloth,
+   * shells and rods touching each other, tets' boundaries; ipc.h): dhat > 0
+   * turns it on, the barrier threshold [m]; kappa its stiffness (<= 0:
+   * IPC's kappa_min).  The step then starts from the start positions, its
+   * line search from the CCD bound. */
+  double dhat, kappa;
 } tide_step_opts;
 
 /* Defaults: dt = 1/60, no colliders, friction contact, corotational,
@@ -99,6 +105,7 @@ typedef struct tide_step_stats {
   int analyses;            /* symbolic analyses done in this step */
   int friction_iterations; /* Newton: solves done for the lagged normal forces */
   double friction_change;  /* Newton: relative change of mu lambda in the last solve */
+  int ccd_limited;         /* Newton with solid contact: iterations the CCD bound shortened */
 } tide_step_stats;
 
 int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);

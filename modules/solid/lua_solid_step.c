@@ -214,6 +214,8 @@ static void push_stats(lua_State *L, const tide_step_stats *s) {
   lua_setfield(L, -2, "friction_iterations");
   lua_pushnumber(L, s->friction_change);
   lua_setfield(L, -2, "friction_change");
+  lua_pushinteger(L, s->ccd_limited);
+  lua_setfield(L, -2, "ccd_limited");
 }
 
 static const char *const contact_choices[] = {"friction", "simple", NULL};
@@ -271,12 +273,14 @@ static int m_step_newmark(lua_State *L) {
 
 static const char *const newton_keys[] = {
     "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
-    "eps_v", "friction_iterations", "friction_tol", "guess", NULL};
+    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", NULL};
 static const char *const guess_choices[] = {"predicted", "start", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
  *               contact =, eps_v = 1e-4, friction_iterations = 2,
- *               friction_tol = 0.02, guess = "predicted"|"start"} -> stats */
+ *               friction_tol = 0.02, guess = "predicted"|"start",
+ *               dhat = 0 (> 0: contact among the mesh's primitives, ipc.h),
+ *               kappa = IPC's kappa_min} -> stats */
 static int m_step_newton(lua_State *L) {
   const char *fn = "TetMesh:step_newton";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
@@ -292,6 +296,8 @@ static int m_step_newton(lua_State *L) {
   so.friction_iterations = (int)tide_opt_int(&o, "friction_iterations", 2, 1, 1000);
   so.friction_tol = tide_opt_num(&o, "friction_tol", 0.02, 1e-300, HUGE_VAL);
   so.guess = tide_opt_choice(&o, "guess", "predicted", guess_choices);
+  so.dhat = tide_opt_num(&o, "dhat", 0, 0, HUGE_VAL);
+  so.kappa = tide_opt_num(&o, "kappa", 0, 0, HUGE_VAL);
   tide_step_stats st;
   tide_lua_check(L, tide_solid_step_newton(m, &so, &st), fn);
   tide_lua_gcaccount(L);

@@ -7,6 +7,7 @@
 #include "solid/lua_solid.h"
 #include "solid/thin.h"
 #include "solid/thingen.h"
+#include "solid/broadphase.h"
 
 #include <string.h>
 
@@ -277,10 +278,10 @@ static void set_gravity(lua_State *L, tide_opts *o, tide_tetmesh *m) {
 
 static const char *const shell_keys[] = {"model", "E", "nu", "mu", "lambda", "thickness",
                                          "bending", "density", "area_density", "damping",
-                                         "gravity", NULL};
+                                         "gravity", "bend_yield", NULL};
 /* m:shell{model = "neohookean", E =, nu = 0.3 | mu =, lambda =, thickness =,
  *         bending = E h^3 / (12 (1 - nu^2)), density = 1000 | area_density =,
- *         damping = 0, gravity = {0, -9.81, 0}} */
+ *         damping = 0, gravity = {0, -9.81, 0}, bend_yield = 0 [rad]} */
 static int m_shell(lua_State *L) {
   const char *fn = "TetMesh:shell";
   tide_tetmesh *m = tide_lua_checkmesh(L, 1);
@@ -316,6 +317,7 @@ static int m_shell(lua_State *L) {
   p.density = tide_opt_has(&o, "area_density") ? tide_opt_num(&o, "area_density", 0, 0, HUGE_VAL)
                                                 : h * tide_opt_num(&o, "density", 1000, 0, HUGE_VAL);
   p.damping = tide_opt_num(&o, "damping", 0, 0, HUGE_VAL);
+  p.bend_yield = tide_opt_num(&o, "bend_yield", 0, 0, M_PI);
   tide_lua_check(L, tide_thin_attach(m, &p), fn);
   set_gravity(L, &o, m);
   tide_lua_gcaccount(L);
@@ -389,12 +391,40 @@ static int m_hinges(lua_State *L) { return push_stencils(L, TIDE_THIN_SHELL, 2, 
 /* m:bends() -> Array (nb, 3) i32 (previous, middle, next node), 1-based */
 static int m_bends(lua_State *L) { return push_stencils(L, TIDE_THIN_ROD, 2, "TetMesh:bends"); }
 
+/* m:intersections() -> count, {edge nodes} | nil, {triangle nodes} | nil:
+ * segment-triangle intersections of the mesh's edges and its triangles at
+ * the current positions (pairs sharing a node excluded), the first one's
+ * nodes 1-based (3D meshes) */
+static int m_intersections(lua_State *L) {
+  const char *fn = "TetMesh:intersections";
+  tide_tetmesh *m = tide_lua_checkmesh(L, 1);
+  int64_t cnt, fe, ft, ne;
+  int32_t *E;
+  tide_lua_check(L, tide_mesh_intersections(m, TIDE_F64P(m->x), &cnt, &fe, &ft), fn);
+  lua_pushinteger(L, cnt);
+  if (!cnt) return 1;
+  tide_lua_check(L, tide_mesh_edges(m, &ne, &E), fn);
+  lua_createtable(L, 2, 0);
+  for (int k = 0; k < 2; k++) {
+    lua_pushinteger(L, E[fe * 2 + k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  tide_free(E, (size_t)(ne > 0 ? ne : 1) * 2 * sizeof(int32_t));
+  lua_createtable(L, 3, 0);
+  for (int k = 0; k < 3; k++) {
+    lua_pushinteger(L, TIDE_I32P(m->bound)[ft * 3 + k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 3;
+}
+
 static const luaL_Reg thin_funcs[] = {{"sheet", l_sheet},   {"disc", l_disc},     {"rod", l_rod},
                                       {"polyline", l_polyline}, {"bundle", l_bundle},
                                       {"helix", l_helix},   {"web", l_web},       {"merge", l_merge},
                                       {NULL, NULL}};
 static const luaL_Reg thin_methods[] = {
-    {"shell", m_shell}, {"rod", m_rod}, {"hinges", m_hinges}, {"bends", m_bends}, {NULL, NULL}};
+    {"shell", m_shell},   {"rod", m_rod}, {"hinges", m_hinges}, {"bends", m_bends},
+    {"intersections", m_intersections}, {NULL, NULL}};
 
 void tide_lua_solid_thin_open(lua_State *L, int methods, int module) {
   lua_pushvalue(L, methods);

@@ -164,6 +164,7 @@ tide_static_opts tide_static_opts_default(void) {
 typedef struct static_work {
   int64_t N, nel, nfl, nnb, nnz; /* element, follower, node-block triplets; all */
   double ceps;                   /* contact distance: 1e-10 of the mesh's extent [m] */
+  double reg; /* diagonal regularization, relative to the mean stiffness diagonal */
   int d, nper, lu;
   int *I, *J;
   double *V;
@@ -303,7 +304,7 @@ static int tangent(tide_tetmesh *m, const tide_static_opts *o, static_work *w, d
   for (int64_t k = 0; k < w->nnz; k++)
     if (w->fixed[w->I[k]] || w->fixed[w->J[k]]) w->V[k] = 0;
   for (int64_t q = 0; q < w->N; q++)
-    w->V[w->nel + q] = w->fixed[q] ? dscale : 0;
+    w->V[w->nel + q] = w->fixed[q] ? dscale : w->reg * dscale;
   /* active contact directions: P H P is singular along them; dscale q q^T
    * there keeps the system regular and the Newton step tangential */
   double *Vn = w->V + w->nnz - w->nnb;
@@ -561,6 +562,13 @@ int tide_solid_solve_static(tide_tetmesh *m, const tide_static_opts *o, tide_sta
   int64_t nfix = 0;
   for (int64_t q = 0; q < N; q++)
     nfix += w->fixed[q];
+  /* a body held by frictionless colliders alone keeps rigid motions along
+   * them (a block on the ground slides freely): the stiffness is singular
+   * there, the equilibrium is not unique and Newton corrections drift along
+   * those motions.  A diagonal 1e-8 of the stiffness's mean picks the
+   * solution nearest the start (the gradient has no component along them)
+   * and barely changes the others. */
+  if (o->ncolliders && nfix < d * (d + 1) / 2) w->reg = 1e-8;
   if (!o->ncolliders && nfix < d * (d + 1) / 2) {
     sw_free(w);
     return tide_fail(

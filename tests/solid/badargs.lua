@@ -10,7 +10,7 @@ end
 
 local queries = { energy = "any", kinetic_energy = "any", volume = "any", volumes = "any", forces = "any",
   elements = "any", boundary = "any", boundary_normals = "any", boundary_nodes = "any", reset = "any",
-  free = "any", plastic_flow = "any", total_energy = "any", hinges = "any", bends = "any",
+  free = "any", plastic_flow = "any", total_energy = "any", hinges = "any", bends = "any", intersections = "any",
   stiffness = { ["nil"] = "defaults", ["empty table"] = "defaults" }, fibers = { ["nil"] = "removes per-element fibres" },
   pin = { ["empty table"] = "an empty node list pins nothing", ["function"] = "a predicate (print: false)" },
   unpin = { ["empty table"] = "an empty node list unpins nothing", ["function"] = "a predicate" },

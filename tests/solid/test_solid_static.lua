@@ -243,6 +243,33 @@ do
   T.check(err < 1e-12, "collider support: the uniaxial solution exactly")
 end
 
+-- a block resting on a frictionless ground under its weight, nothing fixed:
+-- it may slide along the ground (rigid motions the stiffness cannot fix);
+-- the solve converges to the equilibrium nearest the start, without drift
+for _, dim in ipairs { 2, 3 } do
+  local m = dim == 2 and S.box { min = { 0, 0 }, max = { 1, 0.5 }, cells = { 8, 4 } }
+      or S.box { min = { 0, 0, 0 }, max = { 1, 0.5, 1 }, cells = { 4, 2, 4 } }
+  m:material { model = "linear", E = 1e6, nu = 0.3 }
+  local ground = S.collider { shape = S.shape.plane { point = dim == 2 and { 0, 0 } or { 0, 0, 0 },
+    normal = dim == 2 and { 0, 1 } or { 0, 1, 0 } } }
+  local st = m:solve_static { colliders = ground }
+  -- the regularization picks the equilibrium with the least displacement:
+  -- its mean displacement along the ground (the free rigid motion) is 0
+  local ux, uz, low, umax = 0, 0, 0, 0
+  for i = 1, m.nv do
+    ux = ux + (m.x:get(i, 1) - m.rest:get(i, 1)) / m.nv
+    if dim == 3 then uz = uz + (m.x:get(i, 3) - m.rest:get(i, 3)) / m.nv end
+    umax = math.max(umax, math.abs(m.x:get(i, 2) - m.rest:get(i, 2)))
+    low = math.min(low, m.x:get(i, 2))
+  end
+  print(string.format("%dD block on the ground: converged %s in %d iterations, %d contacts, mean u along the ground %.1e m (|u| %.1e m), lowest y %.1e",
+    dim, tostring(st.converged), st.iterations, st.contacts, math.max(math.abs(ux), math.abs(uz)), umax, low))
+  T.check(st.converged, dim .. "D block on a frictionless ground converges")
+  T.check(st.contacts == (dim == 2 and 9 or 25), dim .. "D: the bottom nodes rest on the ground")
+  T.check(math.abs(ux) < 1e-6 * umax and math.abs(uz) < 1e-6 * umax, dim .. "D: no drift along the ground")
+  T.check(low > -1e-12, dim .. "D: nothing below the ground")
+end
+
 ------------------------------------------- 2d. consistent nodal integration
 -- a traction t on the top edge of a 2D box (4 segments of 0.25 m) and on
 -- the top face of a 3D box (8 triangles): every face node gets t A_f / d,

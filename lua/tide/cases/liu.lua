@@ -9,6 +9,7 @@
 --   local r = L.vertex_through_drop { n = 32, interp = "quadratic", cfl = 1 }     -- Fig. 9
 --   local r = L.drop_on_ground { n = 32, volume = true, t_end = 0.3 }              -- Fig. 11b
 --   local r = L.drop_on_row { n = 32, spacing = 1.5, cfl = 1, frames = 48 }        -- Figs. 11c, 12
+--   local S = L.bands { dim = 2, n = 48 }                                          -- Fig. 13 (scene, bench)
 local tide = require "tide"
 local liu = require "tide.liu"
 local drop = require "tide.drop"
@@ -195,6 +196,142 @@ function M.drop_on_row(o)
   r.leak = below / math.max(1, total)
   r.S = S
   return r
+end
+
+--- Fig. 13 (Table I case a): drops falling through elastic bands pinned at
+-- both ends.  o: dim (2 | 3), n (cells per side of the unit box), drops
+-- (number, 1-3), cells (elements along a band), width (3D: elements across a
+-- band), low (the drops start just above the top band: contact within a few
+-- steps), and the tide.liu options interp, cfl, solver.  Bands: 0.7 m long at
+-- three heights, 0.1 m wide in 3D: thin (default) ribbons 1 mm thick (thickness),
+-- E 1e7 Pa, density 500 kg/m^3 -- rods of unit depth in 2D (EA = E h, EI = E h^3/12),
+-- shells in 3D; or, with slab = true, neo-Hookean tet/triangle slabs thick cells
+-- thick (E 2e5 Pa).
+-- Returns the tide.liu state S (S.mesh the bands).
+function M.bands(o)
+  local dim, n = o.dim or 2, o.n or 48
+  local dx = 1 / n
+  local g = tide.grid.new { size = dim == 3 and { n, n, n } or { n, n }, dx = dx }
+  local th = (o.thick or 1) * dx
+  local along = o.cells or math.max(8, math.floor(0.7 / dx + 0.5)) -- nodes a cell apart: a tight band (Fig. 11c)
+  local across = o.width or math.max(1, math.floor(0.1 / dx + 0.5))
+  local list = {}
+  for k, y in ipairs { 0.55, 0.4, 0.25 } do
+    local x0 = k == 2 and 0.2 or 0.1
+    if dim == 2 then
+      list[#list + 1] = { min = { x0, y }, max = { x0 + 0.7, y + th }, cells = { along, 1 } }
+    else
+      list[#list + 1] = { min = { x0, y, 0.45 }, max = { x0 + 0.7, y + th, 0.55 }, cells = { along, 1, across } }
+    end
+  end
+  local bands
+  if o.slab then
+    local parts = {}
+    for _, b in ipairs(list) do
+      parts[#parts + 1] = tide.solid.box(b)
+      parts[#parts]:material { model = "neohookean", E = o.E or 2e5, nu = 0.3, density = o.density or 500 }
+    end
+    bands = tide.solid.merge(parts)
+  else -- thin: rods in 2D, shell ribbons in 3D (tide.solid's shells and rods), merged into one mesh
+    local parts = {}
+    for _, b in ipairs(list) do
+      local p
+      if dim == 2 then
+        p = tide.solid.rod { from = { b.min[1], b.min[2] }, to = { b.max[1], b.min[2] }, segments = along }
+        -- a ribbon of unit depth, 1 mm thick: EA = E h, EI = E h^3 / 12, line density rho h
+        local E, h = o.E or 1e7, o.thickness or 1e-3
+        p:rod { EA = E * h, EI = E * h ^ 3 / 12, line_density = (o.density or 500) * h }
+      else
+        p = tide.solid.sheet { origin = b.min, u = { b.max[1] - b.min[1], 0, 0 }, v = { 0, 0, b.max[3] - b.min[3] },
+          cells = { along, across } }
+        p:shell { E = o.E or 1e7, thickness = o.thickness or 1e-3, density = o.density or 500 }
+      end
+      parts[#parts + 1] = p
+    end
+    bands = #parts == 1 and parts[1] or tide.solid.merge(parts)
+  end
+  bands:pin(function(x) return math.abs(x - 0.1) < 1e-9 or math.abs(x - 0.8) < 1e-9 or math.abs(x - 0.2) < 1e-9
+    or math.abs(x - 0.9) < 1e-9 end)
+  -- drops above the bands, falling at 1 m/s
+  local shapes = {}
+  local R = o.radius or 0.07
+  -- low: the lowest of the first two drops starts 2 cells above the top band
+  local lift = o.low and (0.55 + th + R + 2 * dx) - 0.8 or 0
+  local centres = { { 0.35, 0.8 + lift }, { 0.62, 0.88 + lift }, { 0.5, 0.7 + lift } }
+  for k = 1, math.min(o.drops or 2, 3) do
+    local c = centres[k]
+    if dim == 3 then c = { c[1], c[2], 0.5 } end
+    shapes[#shapes + 1] = tide.grid.shape.sphere { center = c, radius = R }
+  end
+  local sh = shapes[1]
+  for k = 2, #shapes do sh = tide.grid.shape.union(sh, shapes[k]) end
+  local phi = sh:sdf(g)
+  local grav = dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 }
+  local S = liu.new { grid = g, phi = phi, solid = bands, gravity = grav, interp = o.interp or "quadratic",
+    cfl = o.cfl or 1, solver = o.solver or "cholmod" }
+  S.u:component(2):fill(-1)
+  S.u:enforce_walls(nil, false)
+  return S
+end
+
+--- Figs. 1 and 2 (Table I cases c, e): a cloth (nodes a cell apart: a tight
+-- sheet, Fig. 11c) stretched across the box at height y (0.35 m) and pinned along
+-- its two x ends (2D) or its four edges (3D), with liquid = "drops" (drops at
+-- 2 m/s onto it, Fig. 1) or "dam" (a column collapsing onto it, Fig. 2).  The
+-- cloth: 1 mm thick, E 1e7 Pa, a shell (3D) or a rod of unit depth (2D: EA = E h,
+-- EI = E h^3/12), or with slab = true a neo-Hookean slab one cell thick (E 5e4 Pa).
+-- o: dim, n, liquid, E, density (200 kg/m^3), cells (elements along a side),
+-- slab, tide.liu options interp, cfl, solver.  Returns the tide.liu state S
+-- (S.mesh the cloth).
+function M.cloth(o)
+  local dim, n = o.dim or 2, o.n or 48
+  local dx = 1 / n
+  local g = tide.grid.new { size = dim == 3 and { n, n, n } or { n, n }, dx = dx }
+  local y, lo, hi = o.height or 0.35, 0.1, 0.9
+  local k = o.cells or math.max(8, math.floor((hi - lo) / dx + 0.5))
+  local box = dim == 2 and { min = { lo, y }, max = { hi, y + dx }, cells = { k, 1 } }
+    or { min = { lo, y, lo }, max = { hi, y + dx, hi }, cells = { k, 1, k } }
+  local cloth
+  if o.slab then
+    cloth = tide.solid.box(box)
+    cloth:material { model = "neohookean", E = o.E or 5e4, nu = 0.3, density = o.density or 200 }
+  elseif dim == 2 then -- the 2D cloth: a rod across the box
+    cloth = tide.solid.rod { from = { lo, y }, to = { hi, y }, segments = k }
+    local E, h = o.E or 1e7, 1e-3 -- a sheet of unit depth, 1 mm thick
+    cloth:rod { EA = E * h, EI = E * h ^ 3 / 12, line_density = (o.density or 200) * h }
+  else
+    cloth = tide.solid.sheet { origin = { lo, y, lo }, u = { hi - lo, 0, 0 }, v = { 0, 0, hi - lo }, cells = { k, k } }
+    cloth:shell { E = o.E or 1e7, thickness = 1e-3, density = o.density or 200 }
+  end
+  local eps = 1e-9
+  cloth:pin(function(x, _, z)
+    local edge = math.abs(x - lo) < eps or math.abs(x - hi) < eps
+    if dim == 3 then edge = edge or math.abs(z - lo) < eps or math.abs(z - hi) < eps end
+    return edge
+  end)
+  local sh
+  local vy = 0
+  if (o.liquid or "drops") == "drops" then
+    local centres = { { 0.35, 0.62 }, { 0.65, 0.75 }, { 0.5, 0.9 } }
+    for j = 1, math.min(o.drops or 3, 3) do
+      local c = centres[j]
+      if dim == 3 then c = { c[1], c[2], j == 2 and 0.6 or 0.42 } end
+      local s1 = tide.grid.shape.sphere { center = c, radius = o.radius or 0.07 }
+      sh = sh and tide.grid.shape.union(sh, s1) or s1
+    end
+    vy = -2
+  else -- a column on the left, falling onto the cloth
+    sh = dim == 2 and tide.grid.shape.box { min = { 0, y + 3 * dx }, max = { 0.3, 0.95 } }
+      or tide.grid.shape.box { min = { 0, y + 3 * dx, 0 }, max = { 0.3, 0.95, 1 } }
+  end
+  local grav = dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 }
+  local S = liu.new { grid = g, phi = sh:sdf(g), solid = cloth, gravity = grav, interp = o.interp or "quadratic",
+    cfl = o.cfl or 1, solver = o.solver or "cholmod" }
+  if vy ~= 0 then
+    S.u:component(2):fill(vy)
+    S.u:enforce_walls(nil, false)
+  end
+  return S
 end
 
 return M

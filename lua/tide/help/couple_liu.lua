@@ -14,11 +14,12 @@ return {
     see = see,
   },
   ["tide.couple.liu_solve"] = {
-    sig = "tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt, fixed, tracker, interp, dhat, kappa, rho, band, tol, vol_tol, max_iter = 30, line_search = true, solver = \"cholmod\", ccd = \"common\", hessian = \"projected\" } -> stats",
+    sig = "tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt, fixed | solid = m, tracker, interp, dhat, kappa, rho, band, tol, vol_tol, max_iter = 30, line_search = true, solver = \"cholmod\", ccd = \"common\", hessian = \"projected\" } -> stats",
     does = "The joint Newton solve of Eq. 22 over the narrow-band level-set values and the free vertex positions: liquid and solid inertia, the vertex-level-set barrier, one volume constraint per component of the tracker. phi (phi^n in) and x (x^n in, penetration-free) are updated in place.",
     args = {
       { "phi_star, x_star", "cells, {nv, dim}", "required", "the predictions phi*, x*" },
       { "mass", "number or {nv}", "required", "lumped vertex masses [kg]" },
+      { "solid", "tide.TetMesh with a material", "none", "instead of x, x_star, mass, fixed: the mesh's nodes, its incremental potential as the solid term" },
       { "fixed", "{nv} u8", "none", "1: vertex held at x*" },
       { "tracker", "tide.grid.volume_tracker", "none (no constraint)", "components and reference volumes" },
       { "dhat, kappa", "numbers", "dx/2, rho dx^dim", "barrier threshold [m] and stiffness [kg]" },
@@ -26,7 +27,7 @@ return {
       { "line_search", "boolean", "true", "backtracking + CCD bound + feasibility; false: full Newton steps" },
       { "ccd", "\"common\" | \"paper\"", "\"common\"", "CCD bound: time at a common t, or the paper's min(gamma, beta)" },
       { "hessian", "\"projected\" | \"gauss_newton\"", "\"projected\"", "full barrier Hessian projected to PSD per pair, or Eq. 20" },
-      { "solver", "\"cholmod\" | \"bicgstab\"", "\"cholmod\"", "linear solver of the SPD block (BiCGSTAB + ILU(0))" },
+      { "solver", "\"cholmod\" | \"pcg\" | \"bicgstab\"", "\"cholmod\"", "linear solver of the SPD block: supernodal Cholesky, CG + IC(0), BiCGSTAB + ILU(0)" },
     },
     returns = "stats: iterations, converged, diverged, nphi, nx, pairs, rebased, dropped, penetrating, halvings, ccd_limited, shifted, components, krylov_iterations, min_d, step, alpha, vol_err, t_assemble, t_solve, t_ccd, t_search",
     ref = "Liu et al. 2024 Eq. 10-13, 18-22, Sec. 4.3.4-4.3.5",
@@ -58,11 +59,11 @@ return {
   ["tide.liu.step"] = {
     sig = "tide.liu.step(S, dt) -> stats",
     does = "One step: forces, projection, advection, prediction, the joint solve, velocities, projection with the contact faces; stats of the solve plus min_d, penetrating (vertices at d <= 0 after the step) and contact_faces.",
-    args = { { "S", "liu state", "required", "from liu.new" }, { "dt", "number > 0", "required", "[s]" } },
     returns = "stats (see tide.couple.liu_solve)",
     see = see,
   },
-  ["tide.liu.max_dt"] = { sig = "tide.liu.max_dt(S) -> dt", does = "cfl cells per step at the fastest face or vertex, the gravity and capillary limits.", args = { { "S", "liu state", "required", "from liu.new" } }, returns = "dt [s]", see = see },
-  ["tide.liu.check"] = { sig = "tide.liu.check(S)", does = "Raise if a vertex ended the last step inside the liquid (the method's invariant).", args = { { "S", "liu state", "required", "from liu.new" } }, returns = "nothing", see = see },
-  ["tide.liu.volume"] = { sig = "tide.liu.volume(S) -> V", does = "Liquid volume (smoothed Heaviside, the constrained quantity) [m^dim].", args = { { "S", "liu state", "required", "from liu.new" } }, returns = "V [m^dim]", see = see },
+  ["tide.liu.max_dt"] = { sig = "tide.liu.max_dt(S) -> dt", does = "cfl cells per step at the fastest face or vertex, the gravity and capillary limits.", see = see },
+  ["tide.liu.check"] = { sig = "tide.liu.check(S)", does = "Raise if a vertex ended the last step inside the liquid (the method's invariant).", see = see },
+  ["tide.liu.run_scene"] = { sig = "tide.liu.run_scene(S, P, name, out, title) -> steps, iterations per step", does = "A scene's run: tide.run with liu.step and liu.check every step, PNG frames (level set and solid mesh) and, with P.vtk, the mesh as .vtu + .pvd.", see = see },
+  ["tide.liu.volume"] = { sig = "tide.liu.volume(S) -> V", does = "Liquid volume (smoothed Heaviside, the constrained quantity) [m^dim].", see = see },
 }

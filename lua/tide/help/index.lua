@@ -10,7 +10,7 @@
 --     sig = "tide.liquid.seed{ grid =, box = {min =, max =} | sphere = | phi =, ... } -> particles, count",
 --     does = "What it does, in a sentence or a few (the formula when there is one).",
 --     args = { { name, type, default ("required" when it must be given), meaning with [units] }, ... } (nil: none),
---     returns = "what it returns",
+--     returns = "what it returns" (nil: what the sig's -> says, or nothing),
 --     ref = "the paper and equation it implements (optional)",
 --     see = "docs/<module>.md",
 --   },
@@ -22,7 +22,7 @@ local M = {}
 
 --- The help files, in the order of the overview.
 M.FILES = { "tide", "array", "grid", "linalg", "liquid", "solid", "solid_thin", "fileio", "couple", "couple_liu", "mpm", "sph", "flip",
-  "drop", "liu", "zarifi", "solids", "figures" }
+  "drop", "liu", "zarifi", "solids", "figures", "runs" }
 
 --- Where the entries of a module or native type live (for messages).
 M.TYPE_FILE = { Array = "array", Grid = "grid", Mac = "grid", Shape = "grid", VolumeTracker = "grid",
@@ -30,16 +30,16 @@ M.TYPE_FILE = { Array = "array", Grid = "grid", Mac = "grid", Shape = "grid", Vo
   Particles = "liquid", Projector = "liquid", Periodic = "liquid", ViscositySolver = "liquid", TetMesh = "solid",
   ["solid.Collider"] = "solid", MPM = "mpm", SPH = "sph" }
 M.MODULE_FILE = { shape = "grid", run = "tide", params = "tide", timers = "tide", json = "tide", mls_mpm = "mpm",
-  sph_step = "sph", probes = "liquid" }
+  sph_step = "sph", probes = "liquid", runlog = "runs", sandbox = "runs" }
 
 --- Modules whose functions are the API: the native modules (every
 -- tide.<name> registered in package.preload, found at run time) and the Lua
 -- recipes of lua/tide/ listed here (tests/runtime/test_help.lua fails on a
 -- lua/tide/*.lua module that is in neither RECIPES nor INTERNAL).
-M.RECIPES = { "shape", "flip", "drop", "liu", "zarifi", "solids", "mls_mpm", "sph_step", "probes", "timers", "json",
+M.RECIPES = { "shape", "flip", "drop", "liu", "zarifi", "solids", "mls_mpm", "sph_step", "probes", "sandbox", "timers", "json",
   "figures" }
 M.INTERNAL = { prelude = "the tide table itself", run = "tide.run (a function)", params = "tide.params (a callable)",
-  testing = "test helpers" }
+  testing = "test helpers", runlog = "run.json bookkeeping of tide.run" }
 M.NATIVE = {}
 do
   local names = {}

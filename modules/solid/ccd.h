@@ -1,0 +1,41 @@
+/*
+ * ccd.h -- continuous collision detection for Incremental Potential
+ * Contact: additive CCD (Li, Kaufman & Jiang 2021, "Codimensional
+ * Incremental Potential Contact", Sec. 5 and Alg. 1), a conservative time
+ * of impact for a point-triangle, edge-edge or point-edge pair moving
+ * linearly from x to x + t p, t in [0, tmax].
+ *
+ * With the stencil's displacements made relative (their mean removed), l_p
+ * = max |p_i| over the first primitive + max |p_j| over the second bounds
+ * the rate at which their distance can shrink: from distance d the pair
+ * can advance by (1 - s) d / l_p (first step, d0 the start distance, s in
+ * (0, 1) the fraction kept, 0.1 in IPC) and then by 0.9 d / l_p without
+ * coming closer than s d0, resp. 0.1 d.  The iteration advances by such
+ * steps until a step ends below s d0 (that step is not taken) or tmax is
+ * passed.  Every returned t keeps the pair apart along the whole straight
+ * path [0, t] and at distance >= s d0 at t (a Lipschitz bound, not a
+ * sample).  Plain C, no state.
+ */
+#ifndef TIDE_SOLID_CCD_H
+#define TIDE_SOLID_CCD_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The conservative step t in [0, tmax] for the pair at x (stencil
+ * positions as in distance.h: point-triangle (p, a, b, c), edge-edge (a0,
+ * a1, b0, b1), point-edge 2D (p, a, b)) moving by dx.  s: the kept
+ * fraction of the distance (0 < s < 1, e.g. 0.1); max_iter bounds the
+ * iterations (the step then returned is still safe, only shorter).  A pair
+ * already in contact (distance 0) returns 0. */
+double tide_ccd_point_triangle(const double *x, const double *dx, double s, double tmax,
+                               int max_iter);
+double tide_ccd_edge_edge(const double *x, const double *dx, double s, double tmax, int max_iter);
+double tide_ccd_point_edge_2d(const double *x, const double *dx, double s, double tmax,
+                              int max_iter);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

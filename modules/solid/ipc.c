@@ -1,0 +1,289 @@
+/*
+ * ipc.c -- barrier contact among a mesh's primitives (see ipc.h).
+ */
+#include "solid/ipc.h"
+#include "solid/barrier.h"
+#include "solid/broadphase.h"
+#include "solid/ccd.h"
+#include "solid/distance.h"
+#include "solid/small.h"
+
+#include <math.h>
+#include <string.h>
+
+struct tide_ipc {
+  double dhat, kappa;
+  int64_t np, ne, nt;
+  int32_t *pts;   /* (np) contact points: mesh nodes */
+  int32_t *edges; /* (ne, 2) */
+  const int32_t *tri; /* (nt, 3) the mesh's boundary (not owned) */
+  double *eps_x;  /* (ne) mollifier thresholds from the rest edges, per edge pair below */
+  const double *rest;
+  /* candidates: point-triangle (pt[2k] point index into pts, pt[2k+1] triangle),
+   * edge-edge (ee[2k], ee[2k+1] edge indices) */
+  int64_t npt, nee, cap_pt, cap_ee;
+  int32_t *pt, *ee;
+};
+
+static size_t pbytes(int64_t n) { return (size_t)(n > 0 ? n : 1) * 2 * sizeof(int32_t); }
+
+void tide_ipc_free(tide_ipc *c) {
+  if (!c) return;
+  tide_free(c->pts, (size_t)(c->np > 0 ? c->np : 1) * sizeof(int32_t));
+  tide_free(c->edges, (size_t)(c->ne > 0 ? c->ne : 1) * 2 * sizeof(int32_t));
+  tide_free(c->eps_x, (size_t)(c->ne > 0 ? c->ne : 1) * sizeof(double));
+  tide_free(c->pt, pbytes(c->cap_pt));
+  tide_free(c->ee, pbytes(c->cap_ee));
+  tide_free(c, sizeof *c);
+}
+
+size_t tide_ipc_bytes(const tide_ipc *c) {
+  return c ? sizeof *c + (size_t)c->np * 4 + (size_t)c->ne * 16 + pbytes(c->cap_pt) + pbytes(c->cap_ee) : 0;
+}
+
+double tide_ipc_kappa(const tide_ipc *c) { return c->kappa; }
+
+int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **out) {
+  *out = NULL;
+  if (m->dim != 3) return tide_fail(TIDE_EINVAL, "solid contact (IPC): 3D meshes only");
+  if (!(dhat > 0) || !isfinite(dhat))
+    return tide_fail(TIDE_EINVAL, "solid contact (IPC): dhat must be positive, got %g", dhat);
+  if (!m->fem) return tide_fail(TIDE_EINVAL, "solid contact (IPC): the mesh has no material");
+  tide_ipc *c = tide_calloc(sizeof *c);
+  if (!c) return TIDE_ENOMEM;
+  int st = tide_mesh_edges(m, &c->ne, &c->edges);
+  if (st) {
+    tide_free(c, sizeof *c);
+    return st;
+  }
+  /* points: the nodes of the triangles and edges, in node order */
+  size_t fb = (size_t)(m->nv > 0 ? m->nv : 1);
+  uint8_t *flag = tide_calloc(fb);
+  c->eps_x = tide_alloc((size_t)(c->ne > 0 ? c->ne : 1) * sizeof(double));
+  if (!flag || !c->eps_x) {
+    tide_free(flag, fb);
+    tide_ipc_free(c);
+    return TIDE_ENOMEM;
+  }
+  for (int64_t k = 0; k < c->ne * 2; k++) flag[c->edges[k]] = 1;
+  for (int64_t k = 0; k < m->nb * 3; k++) flag[TIDE_I32P(m->bound)[k]] = 1;
+  for (int64_t i = 0; i < m->nv; i++) c->np += flag[i];
+  c->pts = tide_alloc((size_t)(c->np > 0 ? c->np : 1) * sizeof(int32_t));
+  if (!c->pts) {
+    tide_free(flag, fb);
+    tide_ipc_free(c);
+    return TIDE_ENOMEM;
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < m->nv; i++)
+    if (flag[i]) c->pts[k++] = (int32_t)i;
+  tide_free(flag, fb);
+  c->tri = TIDE_I32P(m->bound);
+  c->nt = m->nb;
+  c->rest = TIDE_F64P(m->rest);
+  /* per edge: its squared rest length (the mollifier threshold of a pair
+   * is 1e-3 |Ea|^2 |Eb|^2) */
+  for (int64_t e = 0; e < c->ne; e++) {
+    double l = 0;
+    for (int q = 0; q < 3; q++) {
+      double t = c->rest[(int64_t)c->edges[e * 2 + 1] * 3 + q] - c->rest[(int64_t)c->edges[e * 2] * 3 + q];
+      l += t * t;
+    }
+    c->eps_x[e] = l;
+  }
+  c->dhat = dhat;
+  if (kappa > 0) {
+    c->kappa = kappa;
+  } else {
+    const double *mass = TIDE_F64P(m->fem->mass), *X = TIDE_F64P(m->rest);
+    double ms = 0, lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (int64_t i = 0; i < m->nv; i++) {
+      ms += mass[i];
+      for (int q = 0; q < 3; q++) lo[q] = fmin(lo[q], X[i * 3 + q]), hi[q] = fmax(hi[q], X[i * 3 + q]);
+    }
+    double bb = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    c->kappa = tide_barrier_kappa_min(ms / (double)m->nv, bb, dhat * dhat);
+  }
+  *out = c;
+  return TIDE_OK;
+}
+
+static int grow(int32_t **a, int64_t *cap, int64_t need) {
+  if (need <= *cap) return TIDE_OK;
+  int64_t nc = need > 2 * *cap ? need : 2 * *cap;
+  int32_t *b = tide_alloc(pbytes(nc));
+  if (!b) return TIDE_ENOMEM;
+  tide_free(*a, pbytes(*cap));
+  *a = b, *cap = nc;
+  return TIDE_OK;
+}
+
+/* the CSR candidates P as (query, candidate) pairs into *a (grown), P freed */
+static int take_pairs(tide_pairs *P, int32_t **a, int64_t *cap, int64_t *n) {
+  int st = grow(a, cap, P->ptr[P->nq]);
+  int64_t k = 0;
+  for (int64_t q = 0; !st && q < P->nq; q++)
+    for (int64_t t = P->ptr[q]; t < P->ptr[q + 1]; t++, k++) {
+      (*a)[k * 2] = (int32_t)q;
+      (*a)[k * 2 + 1] = P->cand[t];
+    }
+  *n = st ? 0 : k;
+  tide_pairs_free(P);
+  return st;
+}
+
+int tide_ipc_update(tide_ipc *c, const double *x, double move) {
+  double margin = c->dhat + 2 * move;
+  tide_pairs P;
+  int st = tide_broad_points_triangles(x, c->np, c->pts, c->nt, c->tri, margin, &P);
+  if (st || (st = take_pairs(&P, &c->pt, &c->cap_pt, &c->npt))) return st;
+  if ((st = tide_broad_edge_edge(x, c->ne, c->edges, margin, 0, &P))) return st;
+  return take_pairs(&P, &c->ee, &c->cap_ee, &c->nee);
+}
+
+/* stencil nodes of candidate k (point-triangle k < npt, then edge-edge) */
+static void pair_nodes(const tide_ipc *c, int64_t k, int32_t *nd) {
+  if (k < c->npt) {
+    nd[0] = c->pts[c->pt[k * 2]];
+    memcpy(nd + 1, c->tri + (int64_t)c->pt[k * 2 + 1] * 3, 3 * sizeof(int32_t));
+  } else {
+    k -= c->npt;
+    memcpy(nd, c->edges + (int64_t)c->ee[k * 2] * 2, 2 * sizeof(int32_t));
+    memcpy(nd + 2, c->edges + (int64_t)c->ee[k * 2 + 1] * 2, 2 * sizeof(int32_t));
+  }
+}
+
+static void gather(const double *x, const int32_t *nd, double *y) {
+  for (int a = 0; a < 4; a++) memcpy(y + a * 3, x + (int64_t)nd[a] * 3, 3 * sizeof(double));
+}
+
+/* energy, gradient, Hessian (12) of candidate k; returns 0 when inactive */
+static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, double *g, double *H) {
+  int32_t nd[4];
+  double y[12], d2, gd[12], Hd[144];
+  pair_nodes(c, k, nd);
+  gather(x, nd, y);
+  int ee = k >= c->npt;
+  (ee ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, g || H ? gd : NULL, H ? Hd : NULL);
+  double dh2 = c->dhat * c->dhat;
+  if (!(d2 < dh2)) return 0;
+  double b, db, ddb;
+  tide_barrier_eval(d2, dh2, &b, &db, &ddb);
+  double mo = 1, gm[12], Hm[144];
+  if (ee) {
+    int64_t q = k - c->npt;
+    double eps = 1e-3 * c->eps_x[c->ee[q * 2]] * c->eps_x[c->ee[q * 2 + 1]];
+    tide_edge_mollifier(y, eps, &mo, g || H ? gm : NULL, H ? Hm : NULL);
+  }
+  double kap = c->kappa;
+  if (E) *E = kap * mo * b;
+  if (g)
+    for (int i = 0; i < 12; i++) g[i] = kap * (mo * db * gd[i] + (ee ? b * gm[i] : 0));
+  if (H) {
+    for (int i = 0; i < 12; i++)
+      for (int j = 0; j < 12; j++) {
+        double h = mo * (ddb * gd[i] * gd[j] + db * Hd[i * 12 + j]);
+        if (ee) h += db * (gm[i] * gd[j] + gd[i] * gm[j]) + b * Hm[i * 12 + j];
+        H[i * 12 + j] = kap * h;
+      }
+    tide_sym_project_psd(12, H);
+  }
+  return 1;
+}
+
+double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, int *kind,
+                             int32_t *nodes) {
+  double best = HUGE_VAL;
+  *touching = 0;
+  for (int64_t k = 0; k < c->npt + c->nee; k++) {
+    int32_t nd[4];
+    double y[12], d2;
+    pair_nodes(c, k, nd);
+    gather(x, nd, y);
+    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
+    if (!(d2 > 0) && !*touching) {
+      *touching = 1;
+      *kind = k >= c->npt;
+      memcpy(nodes, nd, sizeof nd);
+    }
+    best = fmin(best, sqrt(d2));
+  }
+  return best;
+}
+
+double tide_ipc_energy(const tide_ipc *c, const double *x) {
+  double E = 0;
+  for (int64_t k = 0; k < c->npt + c->nee; k++) { /* fixed order: deterministic */
+    double e;
+    if (pair_eval(c, k, x, &e, NULL, NULL)) E += e;
+  }
+  return E;
+}
+
+void tide_ipc_gradient(const tide_ipc *c, const double *x, double *g) {
+  for (int64_t k = 0; k < c->npt + c->nee; k++) {
+    double gk[12];
+    if (!pair_eval(c, k, x, NULL, gk, NULL)) continue;
+    int32_t nd[4];
+    pair_nodes(c, k, nd);
+    for (int a = 0; a < 4; a++)
+      for (int q = 0; q < 3; q++) g[(int64_t)nd[a] * 3 + q] += gk[a * 3 + q];
+  }
+}
+
+void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V) {
+  size_t m = (size_t)(n > 0 ? n : 1);
+  tide_free(I, m * sizeof(int));
+  tide_free(J, m * sizeof(int));
+  tide_free(V, m * sizeof(double));
+}
+
+int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, int64_t *n,
+                     int **I, int **J, double **V) {
+  /* active pairs first (a cheap distance pass), then their blocks */
+  int64_t na = 0, tot = c->npt + c->nee;
+  for (int64_t k = 0; k < tot; k++) {
+    int32_t nd[4];
+    double y[12], d2;
+    pair_nodes(c, k, nd);
+    gather(x, nd, y);
+    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
+    na += d2 < c->dhat * c->dhat;
+  }
+  size_t m = (size_t)(na > 0 ? na * 144 : 1);
+  *I = tide_alloc(m * sizeof(int));
+  *J = tide_alloc(m * sizeof(int));
+  *V = tide_alloc(m * sizeof(double));
+  *n = na * 144;
+  if (!*I || !*J || !*V) {
+    tide_ipc_triplets_free(na * 144, *I, *J, *V);
+    return TIDE_ENOMEM;
+  }
+  tide_tripletbuf tb = {*I, *J, *V, 0, 0};
+  int64_t t = 0;
+  for (int64_t k = 0; k < tot && t < na; k++) {
+    double H[144];
+    if (!pair_eval(c, k, x, NULL, NULL, H)) continue;
+    int32_t nd[4];
+    pair_nodes(c, k, nd);
+    tide_fem_write_block(3, 4, nd, H, pinned ? TIDE_FEM_PINNED : 0, pinned, &tb, t * 144);
+    t++;
+  }
+  *n = t * 144;
+  return TIDE_OK;
+}
+
+double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p) {
+  double alpha = 1;
+  for (int64_t k = 0; k < c->npt + c->nee; k++) {
+    int32_t nd[4];
+    double y[12], dy[12];
+    pair_nodes(c, k, nd);
+    gather(x, nd, y);
+    gather(p, nd, dy);
+    double t = (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, 0.1, alpha, 100000);
+    if (t < alpha) alpha = t;
+  }
+  return alpha;
+}

@@ -1,0 +1,105 @@
+/* test_solid_ccd.c -- additive CCD (ccd.h) on adversarial pairs: a point
+ * shot through a triangle's interior, through an edge and a vertex, moving
+ * parallel to the face at a tiny gap, touching exactly at t = 1, tiny
+ * motions; edges crossing at high speed, parallel edges closing, edges
+ * sliding along each other; 2D point-edge the same; random motions (fixed
+ * seeds).  Every returned step is checked: along the straight path up to
+ * it, at 2000 samples and at the end, the distance (distance.h, exact
+ * closest features) stays positive, and at the end >= s d0; the step is
+ * 1 for tiny motions far from contact, positive for tangential motion at a
+ * tiny gap, and for a head-on crossing within a factor 0.9 (1 - s) of the
+ * exact time of impact (no needless shortening). */
+#include "check.h"
+#include "solid/ccd.h"
+#include "solid/distance.h"
+#include "tide.h"
+
+#include <string.h>
+
+static uint64_t ctr = 0;
+static double rnd(void) { return 2 * tide_rand01(5151, ctr++) - 1; }
+
+typedef int (*dist_fn)(const double *x, double *d2, double *g, double *H);
+typedef double (*ccd_fn)(const double *x, const double *dx, double s, double tmax, int max_iter);
+
+/* the minimum distance along [0, t] (samples) and at t */
+static double min_along(dist_fn f, int n, const double *x, const double *dx, double t, double *dend) {
+  double y[12], d2, m = HUGE_VAL;
+  for (int k = 0; k <= 2000; k++) {
+    double tt = t * k / 2000.0;
+    for (int i = 0; i < n; i++) y[i] = x[i] + tt * dx[i];
+    f(y, &d2, NULL, NULL);
+    m = fmin(m, d2);
+    if (k == 2000) *dend = sqrt(d2);
+  }
+  return sqrt(m);
+}
+
+static double check_case(dist_fn f, ccd_fn c, int n, const double *x, const double *dx, const char *what) {
+  double s = 0.1, d2;
+  f(x, &d2, NULL, NULL);
+  double t = c(x, dx, s, 1.0, 10000), dend;
+  double m = min_along(f, n, x, dx, t, &dend);
+  CHECK(t >= 0 && t <= 1, "%s: step %.3g in [0, 1]", what, t);
+  CHECK(m > 0, "%s: the pair stays apart up to t = %.6g (min distance %.3g)", what, t, m);
+  CHECK(dend >= s * sqrt(d2) * (1 - 1e-12), "%s: at t the distance %.3g >= s d0 = %.3g", what, dend, s * sqrt(d2));
+  return t;
+}
+
+int main(void) {
+  /* point shot through the triangle's interior at high speed: TOI 0.1 */
+  double T[12] = {0.2, 0.2, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+  double V[12] = {0, 0, -10, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  double t = check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, T, V, "point through face");
+  CHECK(t >= 0.9 * 0.1 * 0.999 && t < 0.1, "point through face: t = %.6g vs TOI 0.1", t);
+  /* ... through an edge and through a vertex */
+  double Te[12] = {0.5, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+  check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, Te, V, "point through edge");
+  double Tv[12] = {0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+  check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, Tv, V, "point through vertex");
+  /* parallel to the face at a tiny gap: never collides; the Lipschitz
+   * bound cannot tell tangential from normal motion, so the step is short
+   * but positive (the line search's backtracking takes it from there) */
+  double Tp[12] = {-1, 0.3, 1e-9, 0, 0, 0, 1, 0, 0, 0, 1, 0}, Vp[12] = {3, 0, 0};
+  t = check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, Tp, Vp, "parallel at 1e-9");
+  CHECK(t > 0, "parallel motion: a positive step (t = %.6g)", t);
+  /* touching exactly at t = 1 */
+  double Vt[12] = {0, 0, -1};
+  t = check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, T, Vt, "touch at t = 1");
+  CHECK(t < 1, "touching at t = 1 is not allowed (t = %.6g)", t);
+  /* tiny motion far from contact */
+  double Vs[12] = {1e-12, -1e-12, 1e-12, 0, 0, 0, 0, 0, 0, 0, 0, 1e-12};
+  t = check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, T, Vs, "tiny motion");
+  CHECK(t == 1, "tiny motion: full step");
+  /* the triangle moving onto the point (relative motion) */
+  double Vm[12] = {0, 0, 0, 0, 0, 5, 0, 0, 5, 0, 0, 5};
+  check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, T, Vm, "triangle onto point");
+  /* edges crossing at high speed */
+  double E[12] = {-1, 0, 0, 1, 0, 0, 0, -1, 0.5, 0, 1, 0.5}, VE[12] = {0, 0, 0, 0, 0, 0, 0, 0, -20, 0, 0, -20};
+  t = check_case(tide_dist_edge_edge, tide_ccd_edge_edge, 12, E, VE, "edges crossing");
+  CHECK(t >= 0.9 * 0.025 * 0.999 && t < 0.025, "edges crossing: t = %.6g vs TOI 0.025", t);
+  /* parallel edges closing */
+  double P[12] = {0, 0, 0, 1, 0, 0, 0.3, 0.2, 0, 1.3, 0.2, 0}, VP[12] = {0, 0, 0, 0, 0, 0, 0, -1, 0, 0, -1, 0};
+  check_case(tide_dist_edge_edge, tide_ccd_edge_edge, 12, P, VP, "parallel edges closing");
+  /* sliding along each other at a small gap: no collision */
+  double VS[12] = {0, 0, 0, 0, 0, 0, 2, 0, 0, 2, 0, 0};
+  double Ps[12] = {0, 0, 0, 1, 0, 0, 0.3, 1e-6, 0, 1.3, 1e-6, 0};
+  t = check_case(tide_dist_edge_edge, tide_ccd_edge_edge, 12, Ps, VS, "edges sliding");
+  CHECK(t > 0, "sliding edges: a positive step (t = %.6g)", t);
+  /* 2D point-edge */
+  double Q[6] = {0.5, 1, 0, 0, 1, 0}, VQ[6] = {0, -3, 0, 0, 0, 0};
+  t = check_case(tide_dist_point_edge_2d, tide_ccd_point_edge_2d, 6, Q, VQ, "2D point through edge");
+  CHECK(t < 1.0 / 3, "2D: stops before the edge (t = %.6g)", t);
+  /* random motions */
+  for (int trial = 0; trial < 300; trial++) {
+    double x[12], dx[12];
+    for (int i = 0; i < 12; i++) x[i] = rnd(), dx[i] = 2 * rnd();
+    char what[64];
+    snprintf(what, sizeof what, "random trial %d", trial);
+    if (trial % 2)
+      check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, x, dx, what);
+    else
+      check_case(tide_dist_edge_edge, tide_ccd_edge_edge, 12, x, dx, what);
+  }
+  return check_report();
+}
