@@ -19,19 +19,28 @@
 #include <stdio.h>
 #include <string.h>
 
-static double run(int dim, int n, int steps, int64_t *np) {
+/* an MPM state on an n^dim grid with one elastic material, separating
+ * walls and gravity (no particles yet) */
+static tide_mpm *state(int dim, int n, int sparse, int *idx) {
   tide_grid g = {dim, {n, n, dim == 3 ? n : 1}, 1.0 / n, {0, 0, 0}};
   tide_mpm *m;
-  if (tide_mpm_new(&g, 2, &m)) return 0;
+  if (tide_mpm_new(&g, 2, &m)) return NULL;
+  tide_mpm_set_sparse(m, sparse);
   tide_mpm_material mt;
   memset(&mt, 0, sizeof mt);
   mt.elastic = tide_material_default(TIDE_MODEL_FIXED_COROTATED, 1e4, 1e4);
   mt.rho = 1000;
-  int idx;
-  tide_mpm_add_material(m, &mt, &idx);
+  tide_mpm_add_material(m, &mt, idx);
   for (int s = 0; s < 2 * dim; s++)
     m->wall_bc[s] = TIDE_MPM_SEPARATE;
   m->gravity[1] = -9.81;
+  return m;
+}
+
+static double run(int dim, int n, int steps, int64_t *np) {
+  int idx;
+  tide_mpm *m = state(dim, n, 0, &idx);
+  if (!m) return 0;
   tide_shape *box;
   double lo[3] = {0.25, 0.25, 0.25}, hi[3] = {0.75, 0.75, 0.75};
   tide_shape_box(dim, lo, hi, &box);
@@ -50,6 +59,35 @@ static double run(int dim, int n, int steps, int64_t *np) {
   return (double)(*np) * steps / t;
 }
 
+/* sparse block grid against the dense one: a ball filling 5% of the box
+ * (3D), node bytes and seconds per step */
+static void sparse_vs_dense(int n, int steps) {
+  printf("\n-- sparse 4^3-node blocks vs dense nodes, 3D %d^3 grid, a ball filling 5%% of the box:\n", n);
+  for (int sparse = 0; sparse < 2; sparse++) {
+    int idx;
+    tide_mpm *m = state(3, n, sparse, &idx);
+    if (!m) return;
+    tide_shape *ball;
+    double c[3] = {0.5, 0.5, 0.5}, r = cbrt(0.05 * 3 / (4 * M_PI));
+    tide_shape_sphere(3, c, r, &ball);
+    int64_t added;
+    tide_mpm_seed(m, ball, 8, 1, 1, idx, NULL, NULL, &added);
+    tide_shape_release(ball);
+    tide_mpm_sort(m);
+    tide_mpm_step(m, 1e-4);
+    double t = tide_wtime();
+    for (int s = 0; s < steps; s++)
+      tide_mpm_step(m, 1e-4);
+    t = (tide_wtime() - t) / steps;
+    double nodeb = (double)m->node_cap * 8 * 4 + (sparse ? (double)m->nbtot * 5 + m->actcap * 8 : 0);
+    printf("  %s: %lld particles, %lld nodes held (%.1f MB node storage%s), %.2f ms per step, %lld B "
+           "total\n",
+           sparse ? "sparse" : "dense ", (long long)m->ps->n, (long long)m->nn, nodeb / 1e6,
+           sparse ? " incl. page table" : "", 1e3 * t, (long long)tide_mpm_bytes(m));
+    tide_mpm_free(m);
+  }
+}
+
 int main(int argc, char **argv) {
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
   printf("bench_mpm: explicit MLS-MPM, quadratic B-splines, double precision (Tide %s)\n",
@@ -60,7 +98,7 @@ int main(int argc, char **argv) {
     printf("\n-- %d thread%s: triad bandwidth %.1f GB/s\n", threads, threads > 1 ? "s" : "", gbs);
     for (int dim = 2; dim <= 3; dim++) {
       int n = dim == 2 ? (quick ? 128 : 512) : (quick ? 32 : 64);
-      int64_t np;
+      int64_t np = 0;
       double rate = run(dim, n, quick ? 5 : 20, &np);
       double bytes = 8.0 * (2 * dim + 2 * dim * dim + 3) + 4 + 16.0 * (2 * dim + 2 * dim * dim);
       double bound = gbs * 1e9 / bytes;
@@ -70,6 +108,8 @@ int main(int argc, char **argv) {
           dim, n, dim, (long long)np, rate / 1e6, bound / 1e6, bytes, 100 * rate / bound);
     }
   }
+  tide_threads_set(1);
+  sparse_vs_dense(quick ? 48 : 128, quick ? 5 : 20);
   printf("\nreference: a plain C quadratic MLS-MPM loop, 3D single precision, one core of this "
          "machine class: "
          "~8.4 M particle-substeps/s (issue 17)\n");

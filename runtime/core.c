@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#include <limits.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -189,6 +191,8 @@ double tide_wtime(void) {
 
 int tide_mkdirs(const char *path) {
   char buf[4096];
+  int ps = tide_path_allowed(path, 1);
+  if (ps) return ps;
   size_t n = strlen(path);
   if (n == 0 || n >= sizeof buf) return tide_fail(TIDE_EINVAL, "directory name empty or too long");
   memcpy(buf, path, n + 1);
@@ -210,6 +214,8 @@ int tide_mkdirs(const char *path) {
 int tide_file_open_read(const char *path, FILE **f, uint64_t *size) {
   *f = NULL;
   *size = 0;
+  int ps = tide_path_allowed(path, 0);
+  if (ps) return ps;
   FILE *in = fopen(path, "rb");
   if (!in) return tide_fail(TIDE_EIO, "%s: cannot read (%s)", path, strerror(errno));
   struct stat st;
@@ -220,4 +226,97 @@ int tide_file_open_read(const char *path, FILE **f, uint64_t *size) {
   *f = in;
   *size = (uint64_t)st.st_size;
   return TIDE_OK;
+}
+
+/* ---------------------------------------------------------------- sandbox */
+
+#define SB_MAXROOTS 8
+static char sb_read[SB_MAXROOTS][4096], sb_write[SB_MAXROOTS][4096];
+static int sb_nread = -1, sb_nwrite = 0; /* -1: no sandbox */
+
+int tide_sandbox_on(void) { return sb_nread >= 0; }
+
+int tide_sandbox_paths(const char *const *read_roots, int nread, const char *const *write_roots,
+                       int nwrite) {
+  if (sb_nread >= 0) return tide_fail(TIDE_EINVAL, "sandbox: the path policy is already set");
+  if (nread > SB_MAXROOTS || nwrite > SB_MAXROOTS)
+    return tide_fail(TIDE_EINVAL, "sandbox: at most %d roots", SB_MAXROOTS);
+  for (int k = 0; k < nread + nwrite; k++) {
+    const char *r = k < nread ? read_roots[k] : write_roots[k - nread];
+    char *dst = k < nread ? sb_read[k] : sb_write[k - nread];
+    if (!realpath(r, dst)) return tide_fail(TIDE_EINVAL, "sandbox: root '%s': %s", r, strerror(errno));
+  }
+  sb_nwrite = nwrite;
+  sb_nread = nread;
+  return TIDE_OK;
+}
+
+/* the canonical absolute form of path: the longest existing prefix through
+ * realpath, the rest appended; 0 when it cannot be formed (or a '..' would
+ * have to be resolved in the part that does not exist) */
+static int canonical(const char *path, char *out, size_t cap) {
+  char abs[4096];
+  if (path[0] == '/') {
+    if (snprintf(abs, sizeof abs, "%s", path) >= (int)sizeof abs) return 0;
+  } else {
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return 0;
+    if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= (int)sizeof abs) return 0;
+  }
+  size_t n = strlen(abs);
+  while (n > 1 && abs[n - 1] == '/') abs[--n] = '\0';
+  /* cut components off the end until what is left exists */
+  size_t cut = n;
+  char head[4096];
+  for (;;) {
+    memcpy(head, abs, cut);
+    head[cut] = '\0';
+    char real[4096];
+    if (realpath(cut ? head : "/", real)) {
+      const char *rest = abs + cut; /* "" or "/a/b" */
+      for (const char *c = rest; *c;) { /* no '..' or '.' in the missing part */
+        while (*c == '/') c++;
+        const char *e = strchr(c, '/');
+        size_t l = e ? (size_t)(e - c) : strlen(c);
+        if ((l == 2 && c[0] == '.' && c[1] == '.') || (l == 1 && c[0] == '.')) return 0;
+        c += l;
+      }
+      if (snprintf(out, cap, "%s%s", strcmp(real, "/") ? real : "", rest) >= (int)cap) return 0;
+      if (!out[0]) snprintf(out, cap, "/");
+      return 1;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) return 0;
+    char *slash = strrchr(head, '/');
+    if (!slash) return 0;
+    cut = (size_t)(slash - head);
+  }
+}
+
+static int below(const char *p, const char *root) {
+  size_t l = strlen(root);
+  if (l == 1) return 1; /* "/" */
+  return strncmp(p, root, l) == 0 && (p[l] == '\0' || p[l] == '/');
+}
+
+int tide_path_allowed(const char *path, int write) {
+  if (sb_nread < 0) return TIDE_OK;
+  char c[4096];
+  if (!canonical(path, c, sizeof c))
+    return tide_fail(TIDE_EINVAL, "sandbox: path '%s' cannot be resolved (or uses '..' below a missing folder)",
+                     path);
+  int n = write ? sb_nwrite : sb_nread;
+  for (int k = 0; k < n; k++)
+    if (below(c, write ? sb_write[k] : sb_read[k])) return TIDE_OK;
+  char roots[1024] = "";
+  size_t l = 0;
+  for (int k = 0; k < n; k++) {
+    const char *r = write ? sb_write[k] : sb_read[k];
+    size_t rl = strlen(r);
+    if (l + rl + 3 >= sizeof roots) break;
+    if (k) memcpy(roots + l, ", ", 2), l += 2;
+    memcpy(roots + l, r, rl + 1);
+    l += rl;
+  }
+  return tide_fail(TIDE_EINVAL, "sandbox: %s '%s' refused (%s only below %s)", write ? "writing" : "reading",
+                   path, write ? "writes" : "reads", n ? roots : "nowhere");
 }

@@ -10,8 +10,11 @@
 #include "tide_lua.h"
 #include "version.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef TIDE_LUA_DIR
 #define TIDE_LUA_DIR "lua"
@@ -123,7 +126,156 @@ static int l_locate(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg core_funcs[] = {{"_raise", l_raise}, {"_locate", l_locate},{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
+/* tide._process([pid]): this process's pid and host name; with pid, whether
+ * that process runs on this host (tide.run tells a dead run from a live one) */
+static int l_process(lua_State *L) {
+  if (!lua_isnoneornil(L, 1)) {
+    lua_Integer pid = luaL_checkinteger(L, 1);
+    lua_pushboolean(L, pid > 0 && pid <= 0x7fffffff && (kill((pid_t)pid, 0) == 0 || errno == EPERM));
+    return 1;
+  }
+  char host[256] = "?";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "?");
+  host[sizeof host - 1] = '\0';
+  lua_pushinteger(L, (lua_Integer)getpid());
+  lua_pushstring(L, host);
+  return 2;
+}
+
+/* tide._signal(): the signal that interrupted the run ("SIGINT", "SIGTERM") or nil */
+static int l_signal(lua_State *L) {
+  int s = tide_interrupt_flag;
+  if (s == SIGTERM)
+    lua_pushliteral(L, "SIGTERM");
+  else if (s)
+    lua_pushliteral(L, "SIGINT");
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
+/* ------------------------------------------------------------ sandbox */
+
+/* The sandbox's limits (tide --sandbox, lua/tide/sandbox.lua): a Lua
+ * allocator that refuses to grow the Lua heap plus Tide's counted memory
+ * beyond the limit, and a count hook (inherited by coroutines created
+ * afterwards) that raises once the wall-clock deadline has passed -- and
+ * again at every later check, so pcall cannot swallow it.  A SIGALRM timer
+ * sets the interrupt flag so long C operators stop too. */
+typedef struct sb_alloc {
+  lua_Alloc f;
+  void *ud;
+  int64_t lua_bytes, limit;
+} sb_alloc;
+static sb_alloc sb_mem;
+static double sb_deadline = 0, sb_seconds = 0;
+static int sb_armed = 0;
+
+static void *sb_allocf(void *ud, void *ptr, size_t osize, size_t nsize) {
+  sb_alloc *a = ud;
+  size_t old = ptr ? osize : 0;
+  if (nsize > old && a->limit > 0 &&
+      a->lua_bytes + (int64_t)(nsize - old) + tide_mem_bytes() > a->limit)
+    return NULL; /* Lua raises "not enough memory" */
+  void *q = a->f(a->ud, ptr, osize, nsize);
+  if (q || nsize == 0) a->lua_bytes += (int64_t)nsize - (int64_t)old;
+  return q;
+}
+
+static void sb_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  if (sb_armed && (tide_interrupt_flag == SIGALRM || tide_wtime() > sb_deadline)) {
+    tide_interrupt_flag = SIGALRM;
+    /* from now on every instruction of this thread raises: a pcall that
+     * caught the error cannot go on looping */
+    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+    luaL_error(L, "sandbox: time limit of %f s reached", sb_seconds);
+  }
+}
+
+static void sb_alarm(int sig) {
+  (void)sig;
+  tide_interrupt_flag = SIGALRM;
+}
+
+static const char **sb_strings(lua_State *L, int t, const char *key, int *n) {
+  lua_getfield(L, t, key);
+  *n = lua_istable(L, -1) ? (int)luaL_len(L, -1) : 0;
+  const char **v = lua_newuserdatauv(L, sizeof(char *) * (size_t)(*n + 1), 0);
+  for (int k = 0; k < *n; k++) {
+    lua_rawgeti(L, -2, k + 1);
+    v[k] = luaL_checkstring(L, -1);
+    lua_pop(L, 1);
+  }
+  return v; /* the strings stay referenced by the table below on the stack */
+}
+
+/* tide._sandbox{ read = {dirs}, write = {dirs}, memory = bytes, time = seconds }:
+ * set the sandbox's path policy and limits (once per process) */
+static int l_sandbox(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int nr, nw;
+  const char **r = sb_strings(L, 1, "read", &nr);
+  const char **w = sb_strings(L, 1, "write", &nw);
+  tide_lua_check(L, tide_sandbox_paths(r, nr, w, nw), "tide.sandbox");
+  lua_getfield(L, 1, "memory");
+  lua_Integer mem = lua_tointeger(L, -1);
+  lua_getfield(L, 1, "time");
+  double secs = lua_tonumber(L, -1);
+  if (mem > 0) {
+    tide_mem_limit_set((int64_t)mem);
+    sb_mem.f = lua_getallocf(L, &sb_mem.ud);
+    sb_mem.lua_bytes = (int64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0);
+    sb_mem.limit = (int64_t)mem;
+    lua_setallocf(L, sb_allocf, &sb_mem);
+  }
+  if (secs > 0) {
+    sb_seconds = secs;
+    sb_deadline = tide_wtime() + secs;
+    sb_armed = 1;
+    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 10000);
+    signal(SIGALRM, sb_alarm);
+    alarm((unsigned)(secs + 0.999));
+  }
+  return 0;
+}
+
+/* tide._sandbox_call(f, ...) -> ok, err or results: f called under the
+ * limits, which are disarmed before returning to the caller */
+static int l_sandbox_call(lua_State *L) {
+  static int used = 0; /* once, by tide.sandbox.run: a scene cannot disarm its limits */
+  if (used) return luaL_error(L, "sandbox: tide._sandbox_call is not allowed");
+  used = 1;
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  int st = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
+  sb_armed = 0;
+  alarm(0);
+  lua_sethook(L, NULL, 0, 0);
+  if (tide_interrupt_flag == SIGALRM) tide_interrupt_clear();
+  lua_pushboolean(L, st == LUA_OK);
+  if (st == LUA_OK) return 1;
+  if (st == LUA_ERRMEM && sb_mem.limit > 0)
+    lua_pushfstring(L, "sandbox: memory limit of %d MB reached", (int)(sb_mem.limit >> 20));
+  else
+    lua_pushvalue(L, -2);
+  return 2;
+}
+
+/* tide._path_allowed(path, write) -> true or nil, message */
+static int l_path_allowed(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  if (tide_path_allowed(p, lua_toboolean(L, 2))) {
+    lua_pushnil(L);
+    lua_pushstring(L, tide_errmsg());
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static const luaL_Reg core_funcs[] = {{"_process", l_process}, {"_signal", l_signal},
+                                      {"_sandbox", l_sandbox}, {"_sandbox_call", l_sandbox_call},
+                                      {"_path_allowed", l_path_allowed},{"_raise", l_raise}, {"_locate", l_locate},{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
                                       {"memory", l_memory},     {"clock", l_clock},
                                       {"rand", l_rand},         {"interrupted", l_interrupted},
                                       {"versions", l_versions}, {NULL, NULL}};

@@ -203,7 +203,12 @@ int tide_lua_error(lua_State *L, const char *fmt, ...) {
 
 void tide_lua_check(lua_State *L, int status, const char *fname) {
   if (status == TIDE_OK) return;
-  if (status == TIDE_EINTR) tide_interrupt_clear();
+  if (status == TIDE_EINTR) {
+    int sig = tide_interrupt_flag;
+    tide_interrupt_clear();
+    if (sig == 15) tide_lua_error(L, "%s: %s: terminated (SIGTERM)", fname, tide_errmsg());
+    if (sig == 14) tide_lua_error(L, "%s: %s: sandbox: time limit reached", fname, tide_errmsg());
+  }
   tide_lua_error(L, "%s: %s", fname, tide_errmsg());
 }
 

@@ -40,6 +40,12 @@ static void usage(FILE *f) {
       "  --quiet        no per-frame output\n"
       "  --progress     progress bar on stderr even when it is not a terminal\n"
       "  --no-progress  never draw a progress bar\n"
+      "  --sandbox      run the script without process execution, native code, binary chunks,\n"
+      "                 debug, reads outside its folder/Tide's library/the output folder,\n"
+      "                 writes outside the output folder (docs/getting-started.md)\n"
+      "  --out DIR      the sandbox's output folder (default: out)\n"
+      "  --memory MB    the sandbox's memory limit (default: none)\n"
+      "  --time S       the sandbox's wall-clock limit in seconds (default: none)\n"
       "  -h, --help     show this help\n"
       "  --             stop handling options\n"
       "  -              stop handling options and execute stdin\n",
@@ -51,13 +57,17 @@ static void usage(FILE *f) {
 static void lstop(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lua_sethook(L, NULL, 0, 0);
+  if (tide_interrupt_flag == SIGTERM) luaL_error(L, "terminated (SIGTERM)");
   luaL_error(L, "interrupted!");
 }
 
+/* SIGINT (Ctrl-C) and SIGTERM alike: the flag holds the signal, so long C
+ * loops return TIDE_EINTR and tide.run records the reason; Lua code stops at
+ * the next instruction.  A second signal kills the process. */
 static void laction(int i) {
   int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
-  signal(i, SIG_DFL); /* a second Ctrl-C kills the process */
-  tide_interrupt_flag = 1;
+  signal(i, SIG_DFL);
+  tide_interrupt_flag = i;
   lua_sethook(globalL, lstop, flag, 1);
 }
 
@@ -79,8 +89,10 @@ static int docall(lua_State *L, int narg, int nres) {
   globalL = L;
   tide_interrupt_clear();
   signal(SIGINT, laction);
+  signal(SIGTERM, laction);
   int status = lua_pcall(L, narg, nres, base);
   signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   tide_interrupt_clear();
   lua_remove(L, base);
   return status;
@@ -413,6 +425,9 @@ typedef struct options {
   int had_e;
   int quiet;
   int progress; /* -1 auto, 0 off, 1 on */
+  int sandbox;
+  const char *out;
+  double memory, time;
 } options;
 
 /* First pass: validate options; returns 0 on a usage error. */
@@ -438,6 +453,26 @@ static int collectargs(char **argv, options *o) {
       o->progress = 1;
     else if (!strcmp(a, "--no-progress"))
       o->progress = 0;
+    else if (!strcmp(a, "--sandbox"))
+      o->sandbox = 1;
+    else if (!strcmp(a, "--out") || !strcmp(a, "--memory") || !strcmp(a, "--time")) {
+      if (argv[i + 1] == NULL) {
+        fprintf(stderr, "%s: '%s' needs an argument\n", progname, a);
+        return 0;
+      }
+      if (!strcmp(a, "--out")) {
+        o->out = argv[i + 1];
+      } else {
+        char *end;
+        double v = strtod(argv[i + 1], &end);
+        if (*end || end == argv[i + 1] || !(v > 0) || v > 1e12) {
+          fprintf(stderr, "%s: '%s' needs a positive number, got '%s'\n", progname, a, argv[i + 1]);
+          return 0;
+        }
+        if (!strcmp(a, "--memory")) o->memory = v; else o->time = v;
+      }
+      i++;
+    }
     else if (!strcmp(a, "-e") || !strcmp(a, "-l") || !strcmp(a, "--threads") ||
              !strcmp(a, "--seed")) {
       if (!strcmp(a, "-e")) o->had_e = 1;
@@ -462,7 +497,47 @@ static int collectargs(char **argv, options *o) {
     }
   }
   o->script = argv[i] ? i : 0;
+  if ((o->out || o->memory > 0 || o->time > 0) && !o->sandbox) {
+    fprintf(stderr, "%s: --out, --memory and --time belong to --sandbox\n", progname);
+    return 0;
+  }
+  if (o->sandbox && (!o->script || o->interactive || o->had_e || strcmp(argv[o->script], "-") == 0)) {
+    fprintf(stderr, "%s: --sandbox runs a script file (no -e, -i, REPL or stdin)\n", progname);
+    return 0;
+  }
   return 1;
+}
+
+/* tide --sandbox: the script through tide.sandbox.run (lua/tide/sandbox.lua) */
+static int handle_sandbox(lua_State *L, char **argv, const options *o) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "tide.sandbox");
+  int status = docall(L, 1, 1);
+  if (status != LUA_OK) return report(L, status);
+  lua_getfield(L, -1, "run");
+  lua_remove(L, -2);
+  lua_createtable(L, 0, 5);
+  lua_pushstring(L, argv[0]);
+  lua_setfield(L, -2, "script");
+  if (o->out) {
+    lua_pushstring(L, o->out);
+    lua_setfield(L, -2, "out");
+  }
+  if (o->memory > 0) {
+    lua_pushnumber(L, o->memory);
+    lua_setfield(L, -2, "memory");
+  }
+  if (o->time > 0) {
+    lua_pushnumber(L, o->time);
+    lua_setfield(L, -2, "time");
+  }
+  lua_newtable(L);
+  for (int k = 1; argv[k]; k++) {
+    lua_pushstring(L, argv[k]);
+    lua_rawseti(L, -2, k);
+  }
+  lua_setfield(L, -2, "args");
+  return report(L, docall(L, 1, 0));
 }
 
 /* Second pass: run -e and -l in order (and apply --threads/--seed). */
@@ -474,6 +549,8 @@ static int runargs(lua_State *L, char **argv, int n) {
       tide_threads_set(atoi(argv[++i]));
     else if (!strcmp(a, "--seed"))
       tide_seed_set((uint64_t)strtoull(argv[++i], NULL, 10));
+    else if (!strcmp(a, "--out") || !strcmp(a, "--memory") || !strcmp(a, "--time"))
+      i++; /* the sandbox's, handled in handle_sandbox */
     else if (!strcmp(a, "-e")) {
       if (dostring(L, argv[++i], "=(command line)") != LUA_OK) return 0;
     } else if (!strcmp(a, "-l")) {
@@ -499,7 +576,7 @@ static void set_core_options(lua_State *L, const options *o) {
 static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
-  options o = {0, 0, 0, 0, 0, -1};
+  options o = {0, 0, 0, 0, 0, -1, 0, NULL, 0, 0};
   int ok = collectargs(argv, &o);
   if (ok <= 0) {
     usage(ok < 0 ? stdout : stderr);
@@ -518,7 +595,7 @@ static int pmain(lua_State *L) {
     lua_pushinteger(L, 1);
     return 1;
   }
-  if (o.script && handle_script(L, argv + o.script) != LUA_OK) {
+  if (o.script && (o.sandbox ? handle_sandbox(L, argv + o.script, &o) : handle_script(L, argv + o.script)) != LUA_OK) {
     lua_pushinteger(L, 1);
     return 1;
   }

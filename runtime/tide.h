@@ -207,6 +207,21 @@ int tide_mkdirs(const char *path);
  * (tide_path_allowed). */
 int tide_file_open_read(const char *path, FILE **f, uint64_t *size);
 
+/* ---------------------------------------------------------------- sandbox */
+
+/* The sandbox's path policy (tide --sandbox, tide.sandbox.run): once set
+ * (for the rest of the process), reads are allowed only below the read roots
+ * and writes only below the write roots.  Roots are existing directories
+ * (made canonical with realpath).  Every reader and writer of the core calls
+ * tide_path_allowed; the Lua io/os functions are wrapped to call it too. */
+int tide_sandbox_paths(const char *const *read_roots, int nread, const char *const *write_roots,
+                       int nwrite);
+int tide_sandbox_on(void);
+/* TIDE_OK, or TIDE_EINVAL with "sandbox: ..." naming the path and the roots.
+ * Paths are made absolute and canonical (symbolic links resolved, ".."
+ * refused in the part that does not exist yet) before the comparison. */
+int tide_path_allowed(const char *path, int write);
+
 /* ---------------------------------------------------------------- timers */
 
 double tide_wtime(void); /* wall clock seconds, monotonic */

@@ -49,18 +49,9 @@ end
 print(string.format("mpm jelly: %dD, %d cells per side, %d particles, %s B-splines", d, n, M.n,
   P.order == 2 and "quadratic" or "cubic"))
 
-local colour
 local function frame(i, t)
-  colour = mpm.colour_by_material(M)
-  local path = string.format("%s/frame_%04d.png", P.out, i)
-  local title = string.format("MPM  t = %.2f s", t)
-  if d == 2 then
-    tide.fileio.png2d { path = path, grid = g, width = P.image, particles = M.x, particle_color = colour,
-      particle_range = { 0, 1 }, particle_colormap = "viridis", title = title }
-  else
-    tide.fileio.png3d { path = path, width = P.image, particles = M.x, particle_color = colour,
-      particle_range = { 0, 1 }, particle_colormap = "viridis", radius = 0.35 / n, title = title }
-  end
+  mpm.picture(M, g, string.format("%s/frame_%04d.png", P.out, i), { width = P.image,
+    title = string.format("MPM  t = %.2f s", t) })
 end
 
 local step = 0

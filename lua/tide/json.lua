@@ -63,8 +63,14 @@ end
 function M.encode(v, indent) return enc(v, indent, 0, {}) end
 
 --- Write v as JSON to path atomically (temporary file, then rename).
+local tmp_count = 0
 function M.write(path, v)
-  local tmp = path .. ".tmp"
+  -- <dir>/.<name>.tmp-<pid>-<n>, the pattern of Tide's C writers, so
+  -- tide.fileio.clean_temps removes it when a run dies in between
+  local pid = require("tide.core")._process()
+  tmp_count = tmp_count + 1
+  local dir, name = path:match("^(.*/)([^/]*)$")
+  local tmp = string.format("%s.%s.tmp-%d-%d", dir or "", name or path, pid, 900000000 + tmp_count)
   local f, err = io.open(tmp, "w")
   if not f then return nil, err end
   f:write(M.encode(v, "  "), "\n")

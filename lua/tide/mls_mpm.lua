@@ -34,4 +34,19 @@ function mpm.colour_by_material(M)
   return out
 end
 
+--- One frame of the particles: png2d (2D, on the cells of g) or png3d (3D).
+-- opts: color (Array (n), default by material), range ({0, 1}), title, width (640).
+function mpm.picture(M, g, path, opts)
+  opts = opts or {}
+  local color = opts.color or mpm.colour_by_material(M)
+  local common = { path = path, width = opts.width or 640, particles = M.x, particle_color = color,
+    particle_range = opts.range or { 0, 1 }, particle_colormap = "viridis", title = opts.title }
+  if M.dim == 2 then
+    common.grid = g
+    return tide.fileio.png2d(common)
+  end
+  common.radius = 0.35 * M.dx
+  return tide.fileio.png3d(common)
+end
+
 return mpm

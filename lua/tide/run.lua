@@ -20,17 +20,23 @@
 -- one line per frame (none with --quiet).  Operator timings (tide.time) are
 -- printed at the end.  The manifest out/run.json (versions, git revision,
 -- seed, threads, params, timings) is written at the start and completed at
--- the end, or marked failed with the error if the run stops on one.
+-- the end, or marked failed with the error if the run stops on one (or on
+-- Ctrl-C/SIGTERM, with the signal as reason); while running it carries pid,
+-- host, heartbeat and last_frame, so a later run tells a dead run from a live
+-- one (tide.runlog).  checkpoint = {save, load, every, file} writes
+-- out/checkpoint.ckpt every `every` frames; resume = true continues from it
+-- and keeps the earlier runs in run.json's history (docs/api.md).
 local raise = require("tide.core")._raise -- errors at the scene's line
 local core = require "tide.core"
 local timers = require "tide.timers"
-local json = require "tide.json"
+local runlog = require "tide.runlog"
 
 local clock = core.clock
 
 local keys = { frames = "number", fps = "number", out = "string", params = "table", max_dt = "function",
   step = "function", frame = "function", max_substeps = "number", name = "string", t0 = "number",
-  quiet = "boolean", progress = "boolean", probes = "table" }
+  quiet = "boolean", progress = "boolean", probes = "table", checkpoint = "table", resume = "boolean" }
+local ckpt_keys = { every = "number", save = "function", load = "function", file = "string" }
 
 local function check_opts(o)
   if type(o) ~= "table" then raise("tide.run: table of named arguments expected, got " .. type(o)) end
@@ -51,6 +57,17 @@ local function check_opts(o)
   if math.type(frames) ~= "integer" or frames < 0 then raise("tide.run: 'frames' must be a non-negative integer") end
   local fps = o.fps or 30
   if not (fps > 0 and fps < math.huge) then raise("tide.run: 'fps' must be positive and finite") end
+  local c = o.checkpoint
+  if c then
+    for k, v in pairs(c) do
+      if not ckpt_keys[k] then raise(string.format("tide.run: unknown checkpoint option '%s' (accepted: every, file, load, save)", tostring(k))) end
+      if type(v) ~= ckpt_keys[k] then raise(string.format("tide.run: checkpoint option '%s' must be a %s, got %s", k, ckpt_keys[k], type(v))) end
+    end
+    if not (c.save and c.load) then raise("tide.run: 'checkpoint' needs save = function() -> table and load = function(table)") end
+    if c.every and (math.type(c.every) ~= "integer" or c.every < 1) then raise("tide.run: checkpoint 'every' must be a positive integer (frames)") end
+    if not o.out then raise("tide.run: 'checkpoint' needs 'out' (the checkpoint is written there)") end
+  end
+  if o.resume and not c then raise("tide.run: 'resume' needs 'checkpoint' (what to restore)") end
 end
 
 --- The substep toward the end of a frame `left` seconds away under the bound
@@ -104,8 +121,13 @@ return function(o)
   end
 
   timers.reset()
-  local manifest
+  local manifest, log
   local wall0 = clock()
+  local t = o.t0 or 0.0
+  local steps_total, iters_total = 0, 0
+  local first = 1 -- the first frame computed (after a resume: the one after the checkpoint's)
+  local ck = o.checkpoint
+  local ck_path = ck and (o.out .. "/" .. (ck.file or "checkpoint.ckpt"))
   if o.out then
     assert(mkdir(o.out), "tide.run: cannot create output directory " .. o.out)
     local vers, git = versions()
@@ -115,15 +137,36 @@ return function(o)
       seed = core.seed(), threads = core.threads(), params = o.params or (require "tide.params").last or {},
       frames = frames, fps = fps,
     }
-    assert(json.write(o.out .. "/run.json", manifest))
+    log = runlog.open(o.out, manifest, { resume = o.resume })
+  end
+  if o.resume then
+    local data = require("tide.fileio").restore(ck_path) -- nil when there is none yet: a fresh start
+    if data then
+      if math.type(data.frame) ~= "integer" or type(data.t) ~= "number" or data.state == nil then
+        raise("tide.run: " .. ck_path .. " is not a checkpoint of tide.run (no frame, t and state)")
+      end
+      ck.load(data.state)
+      first, t, steps_total = data.frame + 1, data.t, data.steps or 0
+      manifest.resumed_from = { frame = data.frame, t = data.t, checkpoint = ck_path }
+    end
+  end
+  if manifest then manifest.first_frame = first end
+
+  local function completed(i)
+    if ck and i > 0 and (i % (ck.every or 1) == 0 or i == frames) then
+      timers.time("checkpoint", require("tide.fileio").checkpoint, ck_path,
+        { frame = i, t = t, steps = steps_total, state = ck.save() })
+    end
+    if log then runlog.beat(log, i, t) end
   end
 
-  local t = o.t0 or 0.0
-  local steps_total, iters_total = 0, 0
   local ok, err = xpcall(function()
-    timers.time("frame output", frame, 0, t)
-    timers.time("probes", sample, t)
-    for i = 1, frames do
+    if first == 1 then
+      timers.time("frame output", frame, 0, t)
+      timers.time("probes", sample, t)
+      completed(0)
+    end
+    for i = first, frames do
       local t_end = (o.t0 or 0.0) + i / fps
       local sub, iters = 0, 0
       while t < t_end - 1e-12 * math.max(1, math.abs(t_end)) do
@@ -142,13 +185,14 @@ return function(o)
           error(string.format("tide.run: more than %d substeps in frame %d (dt = %g): raise max_substeps or check the CFL bound",
             max_substeps, i, dt), 0)
         end
-        if core.interrupted() then error("interrupted", 0) end
+        if core.interrupted() then error(core._signal() == "SIGTERM" and "terminated (SIGTERM)" or "interrupted", 0) end
       end
       steps_total, iters_total = steps_total + sub, iters_total + iters
       timers.time("frame output", frame, i, t)
       timers.time("probes", sample, t)
+      completed(i)
       local elapsed = clock() - wall0
-      local eta = elapsed / i * (frames - i)
+      local eta = elapsed / (i - first + 1) * (frames - i)
       if progress then
         local width = 24
         local filled = math.floor(width * i / frames + 0.5)
@@ -165,15 +209,9 @@ return function(o)
   end)
   local wall = clock() - wall0
   local report = timers.report()
-  if manifest then
-    manifest.status = ok and "finished" or "failed"
-    manifest.error = (not ok) and tostring(err) or nil
-    manifest.finished = os.date("!%Y-%m-%dT%H:%M:%SZ")
-    manifest.wall_seconds = wall
-    manifest.steps = steps_total
-    manifest.solver_iterations = iters_total
-    manifest.timings = report
-    json.write(o.out .. "/run.json", manifest)
+  if log then
+    runlog.close(log, ok, err, { wall_seconds = wall, steps = steps_total, solver_iterations = iters_total,
+      timings = report })
   end
   if not ok then
     if progress then io.stderr:write("\n") end

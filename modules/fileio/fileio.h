@@ -47,6 +47,12 @@ typedef struct tide_afile {
 } tide_afile;
 
 int tide_afile_open(tide_afile *af, const char *path);
+/* Remove the temporaries tide_afile_open names <dir>/.<name>.tmp-<pid>-<n>
+ * below dir (8 levels deep): those of processes that no longer run (a run
+ * killed while writing), or with own != 0 those of this process (writers
+ * left by an error).  Files of other live processes are never touched.
+ * *count and *bytes receive what was removed; a missing dir is no error. */
+int tide_fileio_clean_temps(const char *dir, int own, int64_t *count, int64_t *bytes);
 int tide_afile_commit(tide_afile *af);
 void tide_afile_abort(tide_afile *af);
 

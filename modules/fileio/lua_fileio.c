@@ -656,6 +656,21 @@ static int l_colormap(lua_State *L) {
   return tide_lua_error(L, FN ".colormap: unknown colour map '%s'", name);
 }
 
+/* tide.fileio.clean_temps(dir [, {own = false}]) -> count, bytes: remove the
+ * temporaries of dead writers (or, own = true, of this process) below dir */
+static int l_clean_temps(lua_State *L) {
+  const char *F = FN ".clean_temps";
+  const char *dir = tide_lua_fileio_path(L, 1, F);
+  static const char *const keys[] = {"own", NULL};
+  tide_opts o = tide_lua_optopts(L, 2, F, keys);
+  int own = tide_opt_bool(&o, "own", 0);
+  int64_t n, b;
+  tide_lua_check(L, tide_fileio_clean_temps(dir, own, &n, &b), F);
+  lua_pushinteger(L, (lua_Integer)n);
+  lua_pushinteger(L, (lua_Integer)b);
+  return 2;
+}
+
 /* tide.fileio.mkdirs(path): create the missing parent directories of path */
 static int l_mkdirs(lua_State *L) {
   tide_lua_check(L, tide_fileio_mkdirs(tide_lua_fileio_path(L, 1, FN ".mkdirs")), FN ".mkdirs");
@@ -664,7 +679,7 @@ static int l_mkdirs(lua_State *L) {
 
 static const luaL_Reg funcs[] = {{"png2d", l_png2d},       {"png_write", l_png_write},
                                  {"png_read", l_png_read}, {"colormap", l_colormap},
-                                 {"mkdirs", l_mkdirs},     {NULL, NULL}};
+                                 {"mkdirs", l_mkdirs},     {"clean_temps", l_clean_temps},     {NULL, NULL}};
 
 int luaopen_tide_fileio(lua_State *L) {
   luaL_newlib(L, funcs);

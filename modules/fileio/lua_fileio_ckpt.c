@@ -426,6 +426,7 @@ static int l_restore(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   size_t n;
+  if (tide_path_allowed(path, 0)) tide_lua_error(L, FN ".restore: %s", tide_errmsg()); /* before probing */
   FILE *exists = fopen(path, "rb");
   if (!exists) { /* an expected failure (no checkpoint yet): nil, message */
     lua_pushnil(L);

@@ -190,6 +190,9 @@ static const char *const movie_keys[] = {"frames", "output", "fps", "crf", "star
  *   the command line to run by hand) */
 static int l_movie(lua_State *L) {
   const char *F = FN ".movie";
+  if (tide_sandbox_on()) /* no processes in the sandbox */
+    tide_lua_error(L, "%s: sandbox: running ffmpeg is not allowed (tide --sandbox); make the movie outside",
+                   F);
   tide_opts o = tide_lua_opts(L, 1, F, movie_keys);
   const char *frames = tide_opt_str(&o, "frames", NULL);
   if (!frames || !*frames)

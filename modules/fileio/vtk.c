@@ -398,6 +398,11 @@ int tide_pvd_add(const char *pvd, double t, const char *file) {
   size_t cap = 64, n = 0;
   pvd_entry *e = malloc(cap * sizeof *e);
   if (!e) return tide_fail(TIDE_ENOMEM, "pvd: out of memory");
+  int ps = tide_path_allowed(pvd, 1);
+  if (ps) {
+    free(e);
+    return ps;
+  }
   FILE *in = fopen(pvd, "r");
   if (in) { /* read back the entries this function wrote */
     char line[2048];

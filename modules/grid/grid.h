@@ -32,6 +32,21 @@ typedef struct tide_grid {
   double origin[3]; /* lower corner of cell (0,0,0) [m]; origin[2] == 0 in 2D */
 } tide_grid;
 
+/* Morton (Z-order) code of the integer point (i, j[, k]) >= 0: the bits of
+ * the coordinates interleaved, x lowest (21 bits per axis in 3D, 32 in 2D).
+ * Sorting by it keeps points that are close in space close in memory (Li's
+ * lecture, sparse grids). */
+static inline uint64_t tide_morton(int dim, int i, int j, int k) {
+  uint64_t c = 0;
+  int bits = dim == 3 ? 21 : 32;
+  for (int b = 0; b < bits; b++) {
+    c |= (uint64_t)((i >> b) & 1) << (dim * b);
+    c |= (uint64_t)((j >> b) & 1) << (dim * b + 1);
+    if (dim == 3) c |= (uint64_t)((k >> b) & 1) << (dim * b + 2);
+  }
+  return c;
+}
+
 static inline int64_t tide_grid_ncells(const tide_grid *g) {
   return (int64_t)g->n[0] * g->n[1] * g->n[2];
 }

@@ -55,9 +55,9 @@ static void read_walls(lua_State *L, tide_opts *o, tide_mpm *m, const char *fn) 
 }
 
 static const char *const new_keys[] = {"grid",     "order",      "gravity", "walls",
-                                       "friction", "wall_nodes", NULL};
+                                       "friction", "wall_nodes", "sparse",  NULL};
 /* tide.mpm.new{grid = g, order = 2, gravity = {0, -9.81}, walls = "separate", friction = 0,
- * wall_nodes = 3} */
+ * wall_nodes = 3, sparse = false} */
 static int l_new(lua_State *L) {
   const char *fn = "tide.mpm.new";
   tide_opts o = tide_lua_opts(L, 1, fn, new_keys);
@@ -68,8 +68,14 @@ static int l_new(lua_State *L) {
   tide_opt_vec(&o, "gravity", g->dim, g->dim, grav);
   double mu = tide_opt_num(&o, "friction", 0, 0, HUGE_VAL);
   int wn = (int)tide_opt_int(&o, "wall_nodes", 3, 1, 8);
+  int sparse = tide_opt_bool(&o, "sparse", 0);
   tide_mpm *m;
   tide_lua_check(L, tide_mpm_new(g, order, &m), fn);
+  int st = tide_mpm_set_sparse(m, sparse);
+  if (st) {
+    tide_mpm_free(m);
+    tide_lua_check(L, st, fn);
+  }
   for (int a = 0; a < 3; a++)
     m->gravity[a] = a < g->dim ? grav[a] : 0;
   m->wall_friction = mu;
@@ -265,6 +271,37 @@ static int m_g2p(lua_State *L) {
   tide_lua_check(L, tide_mpm_g2p(m, checkdt(L, 2, "MPM:g2p")), "MPM:g2p");
   return 0;
 }
+static const char *const impl_keys[] = {"tol", "maxit", "cg_maxit", NULL};
+/* shared by M:step_implicit and M:grid_implicit: dt, {tol = 1e-6, maxit = 20, cg_maxit = 2000} */
+static int implicit(lua_State *L, int whole) {
+  const char *fn = whole ? "MPM:step_implicit" : "MPM:grid_implicit";
+  tide_mpm *m = checkmpm(L, 1);
+  double dt = checkdt(L, 2, fn);
+  if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0", fn);
+  tide_opts o = tide_lua_optopts(L, 3, fn, impl_keys);
+  double tol = tide_opt_num(&o, "tol", 1e-6, 1e-14, 0.5);
+  int maxit = (int)tide_opt_int(&o, "maxit", 20, 1, 1000);
+  int cgit = (int)tide_opt_int(&o, "cg_maxit", 2000, 1, 10000000);
+  tide_mpm_implicit_stats st;
+  tide_lua_check(L, whole ? tide_mpm_step_implicit(m, dt, tol, maxit, cgit, &st)
+                          : tide_mpm_grid_implicit(m, dt, tol, maxit, cgit, &st),
+                 fn);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, st.newton);
+  lua_setfield(L, -2, "newton");
+  lua_pushinteger(L, st.cg);
+  lua_setfield(L, -2, "cg");
+  lua_pushboolean(L, st.converged);
+  lua_setfield(L, -2, "converged");
+  lua_pushnumber(L, st.residual);
+  lua_setfield(L, -2, "residual");
+  lua_pushnumber(L, st.energy);
+  lua_setfield(L, -2, "energy");
+  return 1;
+}
+static int m_step_implicit(lua_State *L) { return implicit(L, 1); }
+static int m_grid_implicit(lua_State *L) { return implicit(L, 0); }
+
 static int m_sort(lua_State *L) {
   tide_lua_check(L, tide_mpm_sort(checkmpm(L, 1)), "MPM:sort");
   return 0;
@@ -331,9 +368,9 @@ static int mm_tostring(lua_State *L) {
     snprintf(cells, sizeof cells, "%d x %d x %d", m->g.n[0], m->g.n[1], m->g.n[2]);
   else
     snprintf(cells, sizeof cells, "%d x %d", m->g.n[0], m->g.n[1]);
-  lua_pushfstring(L, "tide.MPM(%dD, %s cells, dx %f, %s B-splines, %I particles, %d materials)",
+  lua_pushfstring(L, "tide.MPM(%dD, %s cells, dx %f, %s B-splines, %I particles, %d materials%s)",
                   m->dim, cells, m->g.dx, m->order == 2 ? "quadratic" : "cubic",
-                  (lua_Integer)m->ps->n, m->nmat);
+                  (lua_Integer)m->ps->n, m->nmat, m->sparse ? ", sparse blocks" : "");
   return 1;
 }
 
@@ -372,11 +409,19 @@ static int mm_index(lua_State *L) {
   else if (!strcmp(k, "material_id"))
     push_rows(L, m, m->mat, 0);
   else if (!strcmp(k, "node_mass"))
-    tide_lua_pusharray(L, tide_array_retain(m->nm));
-  else if (!strcmp(k, "node_velocity"))
-    tide_lua_pusharray(L, tide_array_retain(m->nv));
+    tide_lua_pushrows(L, m->nm, m->nn, 1, NULL);
+  else if (!strcmp(k, "node_velocity")) {
+    int64_t tail[1] = {m->dim};
+    tide_lua_pushrows(L, m->nv, m->nn, 2, tail);
+  }
   else if (!strcmp(k, "gravity"))
     tide_lua_pushnumbers(L, m->gravity, m->dim);
+  else if (!strcmp(k, "sparse"))
+    lua_pushboolean(L, m->sparse);
+  else if (!strcmp(k, "blocks"))
+    lua_pushinteger(L, m->nact);
+  else if (!strcmp(k, "bytes"))
+    lua_pushinteger(L, tide_mpm_bytes(m));
   else {
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "methods");
@@ -399,7 +444,8 @@ static const luaL_Reg methods[] = {
     {"set_collider", m_set_collider}, {"step", m_step},     {"p2g", m_p2g},
     {"grid_update", m_grid_update},   {"g2p", m_g2p},       {"sort", m_sort},
     {"max_speed", m_max_speed},       {"max_dt", m_max_dt}, {"diagnostics", m_diagnostics},
-    {"grid_sums", m_grid_sums},       {"free", m_free},     {NULL, NULL}};
+    {"grid_sums", m_grid_sums},       {"free", m_free},     {"step_implicit", m_step_implicit},
+    {"grid_implicit", m_grid_implicit}, {NULL, NULL}};
 static const luaL_Reg meta[] = {
     {"__gc", m_free},      {"__close", m_free},         {"__tostring", mm_tostring},
     {"__index", mm_index}, {"__newindex", mm_newindex}, {NULL, NULL}};

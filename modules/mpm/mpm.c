@@ -3,10 +3,12 @@
  */
 #include "mpm/mpm.h"
 
+#include "linalg/linalg.h"
 #include "solid/small.h"
 #include "tide.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ weights */
@@ -48,6 +50,41 @@ static inline void node_strides(const tide_mpm *m, int64_t s[3]) {
   s[0] = (int64_t)(m->g.n[1] + 1) * nk;
 }
 
+/* storage index of node (i, j, k) (k = 0 in 2D) */
+static inline int64_t node_addr(const tide_mpm *m, const int64_t s[3], int i, int j, int k) {
+  if (!m->sparse) return i * s[0] + j * s[1] + k * s[2];
+  int64_t b = ((int64_t)(i >> 2) * m->nb[1] + (j >> 2)) * m->nb[2] + (k >> 2);
+  int64_t local = m->dim == 3 ? ((i & 3) * 4 + (j & 3)) * 4 + (k & 3) : (i & 3) * 4 + (j & 3);
+  return (int64_t)m->slot[b] * m->bvol + local;
+}
+
+/* node (i, j, k) of storage index id; 0 when it lies outside the grid (a
+ * block's nodes beyond the last node plane) */
+static inline int node_ijk(const tide_mpm *m, const int64_t s[3], int64_t id, int ijk[3]) {
+  if (!m->sparse) {
+    int64_t nj = m->g.n[1] + 1, nk = m->dim == 3 ? m->g.n[2] + 1 : 1;
+    ijk[0] = (int)(id / s[0]);
+    ijk[1] = (int)((id / s[1]) % nj);
+    ijk[2] = m->dim == 3 ? (int)(id % nk) : 0;
+    return 1;
+  }
+  int64_t b = m->active[id / m->bvol], local = id % m->bvol;
+  int bk = (int)(b % m->nb[2]), bj = (int)((b / m->nb[2]) % m->nb[1]),
+      bi = (int)(b / ((int64_t)m->nb[2] * m->nb[1]));
+  if (m->dim == 3) {
+    ijk[0] = 4 * bi + (int)(local / 16);
+    ijk[1] = 4 * bj + (int)((local / 4) % 4);
+    ijk[2] = 4 * bk + (int)(local % 4);
+  } else {
+    ijk[0] = 4 * bi + (int)(local / 4);
+    ijk[1] = 4 * bj + (int)(local % 4);
+    ijk[2] = 0;
+  }
+  for (int a = 0; a < m->dim; a++)
+    if (ijk[a] > m->g.n[a]) return 0;
+  return 1;
+}
+
 /* ------------------------------------------------------- construction */
 
 int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
@@ -79,6 +116,13 @@ int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
   }
   m->nm = tide_array_new1(TIDE_F64, m->nn);
   m->nv = tide_array_new2(TIDE_F64, m->nn, m->dim);
+  m->node_cap = m->nn;
+  m->bvol = g->dim == 3 ? 64 : 16;
+  m->nbtot = 1;
+  for (int a = 0; a < 3; a++) {
+    m->nb[a] = a < g->dim ? g->n[a] / TIDE_MPM_BLOCK + 1 : 1;
+    m->nbtot *= m->nb[a];
+  }
   if (!m->nm || !m->nv || (st = tide_mpm_reserve(m, 1024))) {
     tide_mpm_free(m);
     return st ? st : TIDE_ENOMEM;
@@ -95,6 +139,9 @@ void tide_mpm_free(tide_mpm *m) {
     tide_array_release(arrs[i]);
   for (int c = 0; c < m->ncoll; c++)
     tide_shape_release(m->coll[c].shape);
+  tide_free(m->slot, sizeof(int32_t) * (size_t)m->nbtot);
+  tide_free(m->mark, (size_t)m->nbtot);
+  tide_free(m->active, sizeof(int64_t) * (size_t)m->actcap);
   tide_free(m, sizeof *m);
 }
 
@@ -103,7 +150,118 @@ int64_t tide_mpm_bytes(const tide_mpm *m) {
   const tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
+  if (m->slot) b += (int64_t)m->nbtot * 5 + m->actcap * 8;
   return b + (int64_t)sizeof *m;
+}
+
+/* node mass and velocity arrays of cap nodes (contents undefined) */
+static int node_arrays(tide_mpm *m, int64_t cap) {
+  tide_array *nm = tide_array_new1(TIDE_F64, cap), *nv = tide_array_new2(TIDE_F64, cap, m->dim);
+  if (!nm || !nv) {
+    tide_array_release(nm);
+    tide_array_release(nv);
+    return TIDE_ENOMEM;
+  }
+  tide_array_release(m->nm);
+  tide_array_release(m->nv);
+  m->nm = nm, m->nv = nv, m->node_cap = cap;
+  return TIDE_OK;
+}
+
+int tide_mpm_set_sparse(tide_mpm *m, int sparse) {
+  if (!!sparse == m->sparse) return TIDE_OK;
+  if (sparse && !m->slot) {
+    m->slot = tide_alloc(sizeof(int32_t) * (size_t)m->nbtot);
+    m->mark = tide_calloc((size_t)m->nbtot);
+    if (!m->slot || !m->mark) return TIDE_ENOMEM;
+    for (int64_t b = 0; b < m->nbtot; b++)
+      m->slot[b] = -1;
+  }
+  int64_t nn = 1;
+  for (int a = 0; a < m->dim; a++)
+    nn *= m->g.n[a] + 1;
+  m->sparse = !!sparse;
+  m->nn = sparse ? 0 : nn;
+  m->nact = 0;
+  /* dense: the full node arrays again; sparse: grown at the next P2G */
+  return node_arrays(m, sparse ? 1 : nn);
+  return TIDE_OK;
+}
+
+typedef struct {
+  uint64_t code;
+  int64_t block;
+} morton_block;
+
+static int by_code(const void *a, const void *b) {
+  uint64_t x = ((const morton_block *)a)->code, y = ((const morton_block *)b)->code;
+  return x < y ? -1 : x > y;
+}
+
+/* Allocate the blocks the stencils of the binned particles touch: the
+ * particles of cell i reach nodes i-1 .. i+2 along each axis. */
+static int activate_blocks(tide_mpm *m) {
+  const tide_particles *ps = m->ps;
+  int d = m->dim, ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2];
+  unsigned char *mark = m->mark;
+  memset(mark, 0, (size_t)m->nbtot);
+#pragma omp parallel for schedule(static) if ((int64_t)ni * nj * nk > TIDE_PAR_MIN)
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < nj; j++)
+      for (int k = 0; k < nk; k++) {
+        int64_t cell = ((int64_t)i * nj + j) * nk + k;
+        if (ps->cell_start[cell] == ps->cell_start[cell + 1]) continue;
+        int lo[3] = {i - 1, j - 1, k - 1}, hi[3] = {i + 2, j + 2, k + 2};
+        for (int a = 0; a < 3; a++) {
+          lo[a] = a >= d || lo[a] < 0 ? 0 : lo[a] >> 2;
+          hi[a] = a >= d ? 0 : (hi[a] > m->g.n[a] ? m->g.n[a] : hi[a]) >> 2;
+        }
+        for (int bi = lo[0]; bi <= hi[0]; bi++)
+          for (int bj = lo[1]; bj <= hi[1]; bj++)
+            for (int bk = lo[2]; bk <= hi[2]; bk++) {
+              int64_t b = ((int64_t)bi * m->nb[1] + bj) * m->nb[2] + bk;
+#pragma omp atomic write
+              mark[b] = 1;
+            }
+      }
+  int64_t cnt = 0;
+  for (int64_t b = 0; b < m->nbtot; b++)
+    cnt += mark[b];
+  size_t lb = sizeof(morton_block) * (size_t)(cnt > 0 ? cnt : 1);
+  morton_block *list = tide_alloc(lb);
+  if (!list) return TIDE_ENOMEM;
+  int64_t q = 0;
+  for (int64_t b = 0; b < m->nbtot; b++) {
+    m->slot[b] = -1;
+    if (!mark[b]) continue;
+    int bk = (int)(b % m->nb[2]), bj = (int)((b / m->nb[2]) % m->nb[1]),
+        bi = (int)(b / ((int64_t)m->nb[2] * m->nb[1]));
+    list[q].code = tide_morton(d, bi, bj, bk);
+    list[q].block = b;
+    q++;
+  }
+  qsort(list, (size_t)cnt, sizeof *list, by_code);
+  if (cnt > m->actcap) {
+    int64_t c = cnt + cnt / 2 + 16;
+    tide_free(m->active, sizeof(int64_t) * (size_t)m->actcap);
+    m->active = tide_alloc(sizeof(int64_t) * (size_t)c);
+    m->actcap = m->active ? c : 0;
+    if (!m->active) {
+      tide_free(list, lb);
+      return TIDE_ENOMEM;
+    }
+  }
+  for (int64_t r = 0; r < cnt; r++) {
+    m->active[r] = list[r].block;
+    m->slot[list[r].block] = (int32_t)r;
+  }
+  tide_free(list, lb);
+  m->nact = cnt;
+  int64_t nn = cnt * m->bvol;
+  int st;
+  if (nn > m->node_cap && (st = node_arrays(m, nn + nn / 2 + m->bvol))) return st;
+  m->nn = nn;
+  return TIDE_OK;
 }
 
 /* grow one attribute array to cap rows of `cols` entries, keeping n rows */
@@ -339,7 +497,7 @@ static int scatter_cell(const p2g_ctx *X, int i, int j, int k) {
         for (int a2 = 0; a2 < ok; a2++) {
           double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
           int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = nd[0] * X->s[0] + nd[1] * X->s[1] + nd[2] * X->s[2];
+          int64_t id = node_addr(m, X->s, nd[0], nd[1], nd[2]);
           double r[3];
           for (int a = 0; a < d; a++)
             r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
@@ -374,6 +532,7 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
     if (bad) return tide_fail(TIDE_ENONFINITE, "MPM: a deformation gradient is not finite");
   }
   if ((st = tide_particles_bin(ps, &m->g))) return st;
+  if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
   node_strides(m, X.s);
   X.nm = TIDE_F64P(m->nm);
@@ -439,6 +598,65 @@ static inline void apply_bc(int d, int bc, double mu, const double *n, double *v
     vr[a] = vt[a] * scale;
 }
 
+/* The walls and colliders at node id (velocity v, in place); returns 1
+ * when a sticky condition fixed the node's velocity. */
+static int node_bcs(const tide_mpm *m, const int64_t s[3], int64_t id, double *v, double *nrm) {
+  int d = m->dim, wn = m->wall_nodes, fixed = 0, nnrm = 0;
+  if (nrm) nrm[0] = nrm[1] = nrm[2] = 0;
+  int N[3] = {m->g.n[0] + 1, m->g.n[1] + 1, d == 3 ? m->g.n[2] + 1 : 1};
+  int ijk[3];
+  if (!node_ijk(m, s, id, ijk)) return 0;
+  double x[3] = {0, 0, 0};
+  for (int a = 0; a < d; a++)
+    x[a] = m->g.origin[a] + ijk[a] * m->g.dx;
+  /* colliders */
+  for (int c = 0; c < m->ncoll; c++) {
+    const tide_mpm_collider *C = &m->coll[c];
+    if (tide_shape_eval(C->shape, x) > 0) continue;
+    double n[3], vs[3], r[3] = {0, 0, 0}, vr[3];
+    tide_shape_normal(C->shape, x, 0.25 * m->g.dx, n);
+    for (int a = 0; a < 3; a++)
+      r[a] = a < d ? x[a] - C->centre[a] : 0;
+    vs[0] = C->vel[0] + C->omega[1] * r[2] - C->omega[2] * r[1];
+    vs[1] = C->vel[1] + C->omega[2] * r[0] - C->omega[0] * r[2];
+    vs[2] = C->vel[2] + C->omega[0] * r[1] - C->omega[1] * r[0];
+    double vn = 0;
+    for (int a = 0; a < d; a++) {
+      vr[a] = v[a] - vs[a];
+      vn += vr[a] * n[a];
+    }
+    apply_bc(d, C->bc, C->friction, n, vr);
+    for (int a = 0; a < d; a++)
+      v[a] = vs[a] + vr[a];
+    fixed |= C->bc == TIDE_MPM_STICKY;
+    if (nrm && (C->bc == TIDE_MPM_SLIP || (C->bc == TIDE_MPM_SEPARATE && vn < 0))) {
+      for (int a = 0; a < d; a++)
+        nrm[a] = n[a];
+      nnrm++;
+    }
+  }
+  /* domain walls: normal pointing into the domain */
+  for (int a = 0; a < d; a++)
+    for (int side = 0; side < 2; side++) {
+      int bc = m->wall_bc[2 * a + side];
+      if (bc < 0) continue;
+      int in = side == 0 ? ijk[a] < wn : ijk[a] > N[a] - 1 - wn;
+      if (!in) continue;
+      double n[3] = {0, 0, 0};
+      n[a] = side == 0 ? 1 : -1;
+      double vn = v[a] * n[a];
+      apply_bc(d, bc, m->wall_friction, n, v);
+      fixed |= bc == TIDE_MPM_STICKY;
+      if (nrm && (bc == TIDE_MPM_SLIP || (bc == TIDE_MPM_SEPARATE && vn < 0))) {
+        for (int b = 0; b < d; b++)
+          nrm[b] = n[b];
+        nnrm++;
+      }
+    }
+  /* two constrained normals (a corner): held fixed */
+  return fixed || nnrm > 1 ? 1 : 0;
+}
+
 int tide_mpm_grid_update(tide_mpm *m, double dt) {
   int d = m->dim;
   if (!(dt >= 0 && isfinite(dt)))
@@ -446,8 +664,6 @@ int tide_mpm_grid_update(tide_mpm *m, double dt) {
   double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
   int64_t s[3];
   node_strides(m, s);
-  int N[3] = {m->g.n[0] + 1, m->g.n[1] + 1, d == 3 ? m->g.n[2] + 1 : 1};
-  int wn = m->wall_nodes;
   int64_t nn = m->nn;
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
   for (int64_t id = 0; id < nn; id++) {
@@ -455,39 +671,7 @@ int tide_mpm_grid_update(tide_mpm *m, double dt) {
     double *v = nv + id * d;
     for (int a = 0; a < d; a++)
       v[a] += dt * m->gravity[a];
-    int ijk[3] = {(int)(id / s[0]), (int)((id / s[1]) % N[1]), (int)(id % N[2])};
-    if (d == 2) ijk[2] = 0;
-    double x[3] = {0, 0, 0};
-    for (int a = 0; a < d; a++)
-      x[a] = m->g.origin[a] + ijk[a] * m->g.dx;
-    /* colliders */
-    for (int c = 0; c < m->ncoll; c++) {
-      const tide_mpm_collider *C = &m->coll[c];
-      if (tide_shape_eval(C->shape, x) > 0) continue;
-      double n[3], vs[3], r[3] = {0, 0, 0}, vr[3];
-      tide_shape_normal(C->shape, x, 0.25 * m->g.dx, n);
-      for (int a = 0; a < 3; a++)
-        r[a] = a < d ? x[a] - C->centre[a] : 0;
-      vs[0] = C->vel[0] + C->omega[1] * r[2] - C->omega[2] * r[1];
-      vs[1] = C->vel[1] + C->omega[2] * r[0] - C->omega[0] * r[2];
-      vs[2] = C->vel[2] + C->omega[0] * r[1] - C->omega[1] * r[0];
-      for (int a = 0; a < d; a++)
-        vr[a] = v[a] - vs[a];
-      apply_bc(d, C->bc, C->friction, n, vr);
-      for (int a = 0; a < d; a++)
-        v[a] = vs[a] + vr[a];
-    }
-    /* domain walls: normal pointing into the domain */
-    for (int a = 0; a < d; a++)
-      for (int side = 0; side < 2; side++) {
-        int bc = m->wall_bc[2 * a + side];
-        if (bc < 0) continue;
-        int in = side == 0 ? ijk[a] < wn : ijk[a] > N[a] - 1 - wn;
-        if (!in) continue;
-        double n[3] = {0, 0, 0};
-        n[a] = side == 0 ? 1 : -1;
-        apply_bc(d, bc, m->wall_friction, n, v);
-      }
+    node_bcs(m, s, id, v, NULL);
   }
   return TIDE_OK;
 }
@@ -591,7 +775,7 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
         for (int a2 = 0; a2 < ok2; a2++) {
           double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
           int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = nd[0] * s[0] + nd[1] * s[1] + nd[2] * s[2];
+          int64_t id = node_addr(m, s, nd[0], nd[1], nd[2]);
           const double *vi = nv + id * d;
           for (int a = 0; a < d; a++) {
             vn[a] += wt * vi[a];
@@ -636,6 +820,396 @@ int tide_mpm_step(tide_mpm *m, double dt) {
   if ((st = tide_mpm_p2g(m, dt)) || (st = tide_mpm_grid_update(m, dt)) ||
       (st = tide_mpm_g2p(m, dt)))
     return st;
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------- implicit grid update */
+
+/* B-spline weights and first node of particle position xp */
+static inline void stencil(const tide_mpm *m, const double *xp, double w[3][4], int base[3]) {
+  base[1] = base[2] = 0;
+  w[2][0] = 1, w[2][1] = w[2][2] = w[2][3] = 0;
+  for (int a = 0; a < m->dim; a++)
+    base[a] = bspline(m->order, (xp[a] - m->g.origin[a]) / m->g.dx, w[a]);
+}
+
+/* C_p = D^-1 sum_i w_ip v_i (x_i - x_p)^T for every particle (d x d) */
+static void gather_C(const tide_mpm *m, const double *v, double *C) {
+  int d = m->dim, o = m->order + 1, ok = d == 3 ? o : 1;
+  int64_t n = m->ps->n, s[3];
+  node_strides(m, s);
+  const double *x = TIDE_F64P(m->ps->x);
+  double Dinv = dinv(m);
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t p = 0; p < n; p++) {
+    const double *xp = x + p * d;
+    double w[3][4], B[9] = {0};
+    int base[3];
+    stencil(m, xp, w, base);
+    for (int a0 = 0; a0 < o; a0++)
+      for (int a1 = 0; a1 < o; a1++)
+        for (int a2 = 0; a2 < ok; a2++) {
+          double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
+          int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
+          const double *vi = v + node_addr(m, s, nd[0], nd[1], nd[2]) * d;
+          for (int a = 0; a < d; a++)
+            for (int b = 0; b < d; b++)
+              B[a * d + b] += wt * vi[a] * ((m->g.origin[b] + nd[b] * m->g.dx) - xp[b]);
+        }
+    for (int a = 0; a < d * d; a++)
+      C[p * d * d + a] = Dinv * B[a];
+  }
+}
+
+/* the hardened elastic model of particle p */
+static inline tide_material particle_model(const tide_mpm *m, int64_t p) {
+  const tide_mpm_material *mt = &m->mats[TIDE_I32P(m->mat)[p]];
+  tide_material e = mt->elastic;
+  if (mt->plastic == TIDE_MPM_SNOW) {
+    double h = exp(mt->xi * (1 - TIDE_F64P(m->Jp)[p]));
+    e.mu *= h, e.lambda *= h;
+  }
+  return e;
+}
+
+/* The coloured scatter of the implicit update, in the colour order of P2G
+ * (deterministic; the particles' binning is P2G's):
+ *   Q != NULL  out_i (nodes x d) = sum_p w_ip Q_p (x_i - x_p)
+ *   Q == NULL  out_i (nodes) += k sum_p V_p (lambda + 2 mu)_p w_ip^2 |F_p^T (x_i - x_p)|^2
+ *              (out holds the masses on entry: the Jacobi diagonal) */
+static void colour_scatter(const tide_mpm *m, const double *Q, double k, double *out) {
+  int d = m->dim, o = m->order + 1, ok = d == 3 ? o : 1;
+  int64_t s[3], nn = m->nn;
+  node_strides(m, s);
+  const tide_particles *ps = m->ps;
+  const double *x = TIDE_F64P(ps->x), *F = TIDE_F64P(m->F), *V0 = TIDE_F64P(m->vol0);
+  if (Q) memset(out, 0, sizeof(double) * (size_t)(nn * d));
+  int ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2];
+  for (int colour = 0; colour < 4; colour++) {
+#pragma omp parallel for schedule(dynamic, 1) if (ps->n > 1024)
+    for (int i = colour; i < ni; i += 4)
+      for (int j = 0; j < nj; j++)
+        for (int kk = 0; kk < nk; kk++) {
+          int64_t cell = ((int64_t)i * nj + j) * nk + kk;
+          for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
+            int64_t p = ps->order[q];
+            const double *xp = x + p * d, *Qp = Q ? Q + p * d * d : NULL, *Fp = F + p * d * d;
+            double kp = 0, w[3][4];
+            if (!Q) {
+              tide_material e = particle_model(m, p);
+              kp = k * V0[p] * (e.lambda + 2 * e.mu);
+            }
+            int base[3];
+            stencil(m, xp, w, base);
+            for (int a0 = 0; a0 < o; a0++)
+              for (int a1 = 0; a1 < o; a1++)
+                for (int a2 = 0; a2 < ok; a2++) {
+                  double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0), r[3];
+                  int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
+                  int64_t id = node_addr(m, s, nd[0], nd[1], nd[2]);
+                  for (int a = 0; a < d; a++)
+                    r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
+                  for (int a = 0; a < d; a++) {
+                    double t = 0;
+                    for (int b = 0; b < d; b++)
+                      t += Q ? Qp[a * d + b] * r[b] : Fp[b * d + a] * r[b];
+                    if (Q)
+                      out[id * d + a] += wt * t;
+                    else
+                      out[id] += kp * wt * wt * t * t;
+                  }
+                }
+          }
+        }
+  }
+}
+
+typedef struct {
+  tide_mpm *m;
+  double dt;
+  int64_t ndof;
+  const double *nm, *vhat;
+  const unsigned char *fixed;            /* nodes: not unknowns (massless or sticky) */
+  double *C, *Fh, *P, *A, *Q, *psi, *ke; /* per particle / node scratch */
+  double *diag;                          /* nodes: Jacobi preconditioner */
+  double *px; /* nodes x d: projected Hessian argument */
+  double *cn; /* nodes x 3: normal of a slip / separating contact (its normal velocity is held), or 0 */
+} implicit_ctx;
+
+/* remove the held normal components: x <- (I - n n^T) x on contact nodes,
+ * 0 on fixed nodes */
+static void project_dofs(const implicit_ctx *X, double *x) {
+  int d = X->m->dim;
+  int64_t nn = X->m->nn;
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++) {
+    double *xi = x + i * d;
+    if (X->fixed[i]) {
+      for (int a = 0; a < d; a++)
+        xi[a] = 0;
+      continue;
+    }
+    const double *n = X->cn + i * 3;
+    double t = 0;
+    for (int a = 0; a < d; a++)
+      t += n[a] * xi[a];
+    for (int a = 0; a < d; a++)
+      xi[a] -= t * n[a];
+  }
+}
+
+/* F^_p(v) = (I + dt C_p(v)) F_p; with want_h, P and the projected dP/dF
+ * too.  Returns E(v) = sum_i m_i/2 |v_i - v^_i|^2 + sum_p V_p Psi(F^_p). */
+static double implicit_eval(implicit_ctx *X, const double *v, int want_h) {
+  tide_mpm *m = X->m;
+  int d = m->dim, dd = d * d;
+  int64_t n = m->ps->n;
+  const double *F = TIDE_F64P(m->F), *V0 = TIDE_F64P(m->vol0);
+  gather_C(m, v, X->C);
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t p = 0; p < n; p++) {
+    double *Fh = X->Fh + p * dd;
+    const double *Cp = X->C + p * dd, *Fp = F + p * dd;
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        double t = Fp[a * d + b];
+        for (int k = 0; k < d; k++)
+          t += X->dt * Cp[a * d + k] * Fp[k * d + b];
+        Fh[a * d + b] = t;
+      }
+    tide_material e = particle_model(m, p);
+    double ps;
+    tide_material_eval(&e, d, Fh, NULL, 1, &ps, want_h ? X->P + p * dd : NULL,
+                       want_h ? X->A + p * dd * dd : NULL);
+    X->psi[p] = V0[p] * ps;
+  }
+  int64_t nn = m->nn;
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++) {
+    double e = 0;
+    for (int a = 0; a < d; a++) {
+      double t = v[i * d + a] - X->vhat[i * d + a];
+      e += t * t;
+    }
+    X->ke[i] = 0.5 * X->nm[i] * e;
+  }
+  return tide_sum(nn, X->ke) + tide_sum(n, X->psi);
+}
+
+/* Q_p = dt V_p D^-1 S_p F_p^T for per-particle S (P or dP), then
+ * out = scatter(Q) */
+static void force_scatter(implicit_ctx *X, const double *S, double *out) {
+  tide_mpm *m = X->m;
+  int d = m->dim, dd = d * d;
+  int64_t n = m->ps->n;
+  const double *F = TIDE_F64P(m->F), *V0 = TIDE_F64P(m->vol0);
+  double k = X->dt * dinv(m);
+#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < n; p++) {
+    const double *Sp = S + p * dd, *Fp = F + p * dd;
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        double t = 0;
+        for (int c = 0; c < d; c++)
+          t += Sp[a * d + c] * Fp[b * d + c];
+        X->Q[p * dd + a * d + b] = k * V0[p] * t;
+      }
+  }
+  colour_scatter(m, X->Q, 0, out);
+}
+
+/* y = H x: m_i x_i + dt sum_p V_p D^-1 (dP/dF : (dt C_p(x) F_p)) F_p^T w (x_i - x_p);
+ * fixed nodes: y = x */
+static int implicit_hess(void *ctx, const double *xin, double *y) {
+  implicit_ctx *X = ctx;
+  tide_mpm *m = X->m;
+  int d = m->dim, dd = d * d;
+  int64_t n = m->ps->n, nn = m->nn;
+  const double *F = TIDE_F64P(m->F);
+  double *x = X->px;
+  memcpy(x, xin, sizeof(double) * (size_t)(nn * d));
+  project_dofs(X, x);
+  gather_C(m, x, X->C);
+  /* dP = A : (dt dC F), stored in Fh (free during the solve) */
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t p = 0; p < n; p++) {
+    const double *Cp = X->C + p * dd, *Fp = F + p * dd, *Ap = X->A + p * dd * dd;
+    double dF[9];
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        double t = 0;
+        for (int k = 0; k < d; k++)
+          t += Cp[a * d + k] * Fp[k * d + b];
+        dF[a * d + b] = X->dt * t;
+      }
+    for (int r = 0; r < dd; r++) {
+      double t = 0;
+      for (int c = 0; c < dd; c++)
+        t += Ap[r * dd + c] * dF[c];
+      X->Fh[p * dd + r] = t;
+    }
+  }
+  force_scatter(X, X->Fh, y);
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++)
+    for (int a = 0; a < d; a++)
+      y[i * d + a] += X->nm[i] * x[i * d + a];
+  /* P H P x + (I - P) x: SPD on the whole space, the removed parts decouple */
+  project_dofs(X, y);
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t k = 0; k < nn * d; k++)
+    y[k] += xin[k] - x[k];
+  return TIDE_OK;
+}
+
+/* Jacobi: an estimate of the Hessian's diagonal per node,
+ *   diag_i = m_i + dt^2 sum_p V_p (lambda + 2 mu)_p w_ip^2 D^-2 |F_p^T (x_i - x_p)|^2
+ * (the isotropic small-strain stiffness of the particle's model), scattered
+ * in the colour order of P2G. */
+static void implicit_diag(implicit_ctx *X) {
+  tide_mpm *m = X->m;
+  double Dinv = dinv(m);
+  memcpy(X->diag, X->nm, sizeof(double) * (size_t)m->nn);
+  colour_scatter(m, NULL, X->dt * X->dt * Dinv * Dinv, X->diag);
+}
+
+static int implicit_prec(void *ctx, const double *x, double *y) {
+  implicit_ctx *X = ctx;
+  int d = X->m->dim;
+  int64_t nn = X->m->nn;
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++)
+    for (int a = 0; a < d; a++)
+      y[i * d + a] = X->fixed[i] ? x[i * d + a] : x[i * d + a] / X->diag[i];
+  return TIDE_OK;
+}
+
+int tide_mpm_grid_implicit(tide_mpm *m, double dt, double tol, int maxit, int cg_maxit,
+                           tide_mpm_implicit_stats *st) {
+  int d = m->dim, dd = d * d, status = TIDE_OK;
+  memset(st, 0, sizeof *st);
+  if (!(dt > 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "implicit MPM: time step must be finite and > 0, got %g", dt);
+  if (!(tol > 0 && tol < 1)) return tide_fail(TIDE_EINVAL, "implicit MPM: tol must be in (0, 1)");
+  int64_t n = m->ps->n, nn = m->nn, N = nn * d;
+  double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
+  int64_t s[3];
+  node_strides(m, s);
+  size_t bn = sizeof(double) * (size_t)(N > 0 ? N : 1), bp = sizeof(double) * (size_t)(n > 0 ? n : 1);
+  implicit_ctx X = {.m = m, .dt = dt, .ndof = N, .nm = nm};
+  double *vhat = tide_alloc(bn), *g = tide_alloc(bn), *dv = tide_alloc(bn), *vt = tide_alloc(bn),
+         *work = tide_alloc(4 * bn), *ke = tide_alloc(sizeof(double) * (size_t)(nn > 0 ? nn : 1)),
+         *diag = tide_alloc(sizeof(double) * (size_t)(nn > 0 ? nn : 1)), *px = tide_alloc(bn),
+         *cn = tide_alloc(3 * sizeof(double) * (size_t)(nn > 0 ? nn : 1));
+  unsigned char *fixed = tide_alloc((size_t)(nn > 0 ? nn : 1));
+  X.C = tide_alloc(bp * dd), X.Fh = tide_alloc(bp * dd), X.P = tide_alloc(bp * dd);
+  X.A = tide_alloc(bp * dd * dd), X.Q = tide_alloc(bp * dd), X.psi = tide_alloc(bp);
+  X.ke = ke, X.diag = diag, X.px = px, X.cn = cn;
+  if (!vhat || !g || !dv || !vt || !work || !ke || !diag || !px || !cn || !fixed || !X.C || !X.Fh || !X.P || !X.A || !X.Q ||
+      !X.psi) {
+    status = TIDE_ENOMEM;
+    goto done;
+  }
+  /* v^ = v + dt g with the boundary conditions; sticky nodes are fixed */
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++) {
+    double *v = nv + i * d;
+    X.cn[i * 3] = X.cn[i * 3 + 1] = X.cn[i * 3 + 2] = 0;
+    if (!(nm[i] > 0)) {
+      fixed[i] = 1;
+      for (int a = 0; a < d; a++)
+        v[a] = 0;
+    } else {
+      for (int a = 0; a < d; a++)
+        v[a] += dt * m->gravity[a];
+      fixed[i] = (unsigned char)node_bcs(m, s, i, v, X.cn + i * 3);
+    }
+  }
+  memcpy(vhat, nv, bn);
+  X.vhat = vhat, X.fixed = fixed;
+  implicit_diag(&X);
+  double E = implicit_eval(&X, nv, 1), g0 = 0;
+  for (int it = 0;; it++) {
+    /* gradient m (v - v^) + dt sum V P F^T D^-1 w (x_i - x_p) */
+    force_scatter(&X, X.P, g);
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < nn; i++)
+      for (int a = 0; a < d; a++)
+        g[i * d + a] = fixed[i] ? 0 : g[i * d + a] + nm[i] * (nv[i * d + a] - vhat[i * d + a]);
+    project_dofs(&X, g);
+    double gn = sqrt(tide_norm2sq(N, g));
+    if (it == 0) {
+      /* the scale of the gradient: its start, or the momentum |M v^| when
+       * v^ already nearly balances (free flight: round-off is no residual) */
+      double pm = 0;
+      for (int64_t i = 0; i < nn; i++)
+        for (int a = 0; a < d; a++)
+          pm += nm[i] * nm[i] * vhat[i * d + a] * vhat[i * d + a];
+      g0 = fmax(gn, 1e-6 * sqrt(pm));
+      if (!(g0 > 0)) g0 = 1;
+    }
+    st->residual = gn / g0;
+    st->newton = it;
+    if (gn <= tol * g0 || gn == 0) {
+      st->converged = 1;
+      break;
+    }
+    if (it >= maxit) break;
+    /* H dv = -g by PCG (the projected dP/dF keeps H SPD) */
+#pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
+    for (int64_t k = 0; k < N; k++)
+      vt[k] = -g[k];
+    tide_solve_opts o = tide_solve_opts_default();
+    o.tol = 1e-2 * (gn / g0 < 1 ? gn / g0 : 1) > tol * 0.1 ? 1e-3 : tol * 0.1;
+    o.maxit = cg_maxit;
+    tide_solve_stats cs;
+    int cst = tide_pcg_op(N, implicit_hess, &X, implicit_prec, &X, vt, dv, work, &o, &cs);
+    st->cg += cs.iterations;
+    if (cst && cst != TIDE_ENOCONV) {
+      status = cst;
+      goto done;
+    }
+    /* backtracking line search on E (Armijo) */
+    double slope = tide_dot(N, g, dv), alpha = 1, En = E;
+    int ok = 0;
+    for (int ls = 0; ls < 30; ls++) {
+#pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
+      for (int64_t k = 0; k < N; k++)
+        vt[k] = nv[k] + alpha * dv[k];
+      En = implicit_eval(&X, vt, 0);
+      /* Armijo, with E's round-off (sums of ~|E|) as slack near the minimum */
+      if (En <= E + 1e-4 * alpha * slope + 1e-13 * fabs(E)) {
+        ok = 1;
+        break;
+      }
+      alpha *= 0.5;
+    }
+    if (!ok) break; /* no descent: report the residual reached */
+    memcpy(nv, vt, bn);
+    E = implicit_eval(&X, nv, 1);
+  }
+  st->energy = E;
+  /* separating / slip walls and colliders act on the result */
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++)
+    if (nm[i] > 0) node_bcs(m, s, i, nv + i * d, NULL);
+done:
+  tide_free(vhat, bn), tide_free(g, bn), tide_free(dv, bn), tide_free(vt, bn);
+  tide_free(work, 4 * bn), tide_free(ke, sizeof(double) * (size_t)(nn > 0 ? nn : 1));
+  tide_free(diag, sizeof(double) * (size_t)(nn > 0 ? nn : 1));
+  tide_free(px, bn), tide_free(cn, 3 * sizeof(double) * (size_t)(nn > 0 ? nn : 1));
+  tide_free(fixed, (size_t)(nn > 0 ? nn : 1));
+  tide_free(X.C, bp * dd), tide_free(X.Fh, bp * dd), tide_free(X.P, bp * dd);
+  tide_free(X.A, bp * dd * dd), tide_free(X.Q, bp * dd), tide_free(X.psi, bp);
+  return status;
+}
+
+int tide_mpm_step_implicit(tide_mpm *m, double dt, double tol, int maxit, int cg_maxit,
+                           tide_mpm_implicit_stats *st) {
+  int s;
+  if ((s = tide_mpm_p2g(m, 0)) || (s = tide_mpm_grid_implicit(m, dt, tol, maxit, cg_maxit, st)) ||
+      (s = tide_mpm_g2p(m, dt)))
+    return s;
   return TIDE_OK;
 }
 

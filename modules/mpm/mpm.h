@@ -131,13 +131,38 @@ typedef struct tide_mpm {
   int ncoll;
   tide_mpm_collider coll[TIDE_MPM_MAXCOLL];
   double gravity[3];
+  /* sparse block grid (tide_mpm_set_sparse): node fields only in the blocks
+   * of TIDE_MPM_BLOCK^d nodes that particle stencils touch; blocks in
+   * Morton order of their block coordinates; nn = nact * bvol */
+  int sparse;
+  int nb[3];        /* blocks per axis */
+  int64_t nbtot;    /* blocks in the box */
+  int bvol;         /* nodes per block: 16 (2D), 64 (3D) */
+  int32_t *slot;    /* (nbtot) storage slot of a block, -1 when not allocated */
+  unsigned char *mark; /* (nbtot) blocks touched this step */
+  int64_t *active;  /* (actcap) block index of every slot */
+  int64_t nact, actcap;
+  int64_t node_cap; /* nodes the node arrays hold */
 } tide_mpm;
+
+#define TIDE_MPM_BLOCK 4
 
 /* A new MPM state on grid g (cells; nodes at corners) with B-spline order 2
  * or 3, no particles, walls sticky-free (-1: none), gravity 0. */
 int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out);
 void tide_mpm_free(tide_mpm *m);
 int64_t tide_mpm_bytes(const tide_mpm *m);
+
+/* Switch between the dense node grid (sparse = 0) and the sparse block
+ * grid (sparse = 1): blocks of 4^d nodes addressed through a page table
+ * (4 bytes per block), allocated each P2G where the stencils of the
+ * particles reach, stored in Morton (Z-order) order of the block
+ * coordinates.  Every node receives its contributions in the same order as
+ * on the dense grid, so both give bit-identical particles.  In sparse mode
+ * node_mass / node_velocity hold the allocated blocks only (nn = blocks x
+ * 4^d nodes, node (i, j, k) of block b at slot(b) 4^d + ((i & 3) 4 +
+ * (j & 3)) 4 + (k & 3)). */
+int tide_mpm_set_sparse(tide_mpm *m, int sparse);
 
 /* Add a material; *index receives its index.  Checks the elastic model
  * (tide_material_check) and the plasticity parameters. */
@@ -171,6 +196,39 @@ int tide_mpm_grid_update(tide_mpm *m, double dt);
 int tide_mpm_g2p(tide_mpm *m, double dt);
 /* The three in sequence. */
 int tide_mpm_step(tide_mpm *m, double dt);
+
+/* Implicit grid update [Gast, Schroeder, Stomakhin, Jiang & Teran 2015,
+ * "Optimization integrator for large time steps"; Li's lecture: implicit
+ * MPM as the minimisation of the incremental potential]: after a P2G of
+ * mass and momentum only (tide_mpm_p2g(m, 0)), the node velocities
+ * minimise
+ *   E(v) = sum_i m_i/2 |v_i - v^_i|^2 + sum_p V_p Psi(F^_p(v)),
+ *   v^_i = v_i + dt g (walls and colliders applied),
+ *   F^_p(v) = (I + dt C_p(v)) F_p,  C_p(v) = D^-1 sum_i w_ip v_i (x_i - x_p)^T
+ * (the G2P update of F, so the result is consistent with it), by Newton's
+ * method: gradient m_i (v_i - v^_i) + dt sum_p V_p w_ip P(F^_p) F_p^T
+ * D^-1 (x_i - x_p) (the MLS force at F^), Hessian applied matrix-free
+ * with dP/dF projected to positive semidefinite per particle
+ * (tide_material_eval), solved by PCG to a relative 1e-3 with the Jacobi
+ * preconditioner m_i + dt^2 sum_p V_p (lambda + 2 mu) w_ip^2 D^-2
+ * |F_p^T (x_i - x_p)|^2 (the small-strain stiffness's diagonal estimate),
+ * and an Armijo backtracking line search on E.  Nodes under a sticky wall
+ * or collider are fixed at their boundary velocity; slip and separating
+ * conditions act on the result.  Stops when |grad E| <= tol max(|grad E_0|,
+ * 1e-6 |M v^|) (the second term: a start that already balances, e.g. free
+ * flight, has only round-off left) or
+ * after maxit Newton steps (st->converged = 0 then, with the residual
+ * reached).  Plasticity is applied in G2P as for the explicit step. */
+typedef struct tide_mpm_implicit_stats {
+  int newton, cg, converged;
+  double residual; /* |grad E| / |grad E at v^| */
+  double energy;   /* E at the result [J] */
+} tide_mpm_implicit_stats;
+int tide_mpm_grid_implicit(tide_mpm *m, double dt, double tol, int maxit, int cg_maxit,
+                           tide_mpm_implicit_stats *st);
+/* P2G (momentum only), the implicit grid update, G2P. */
+int tide_mpm_step_implicit(tide_mpm *m, double dt, double tol, int maxit, int cg_maxit,
+                           tide_mpm_implicit_stats *st);
 
 /* A stable explicit step: dt = cfl dx / (max_p |v_p| + c), c the largest
  * elastic wave speed sqrt((lambda + 2 mu)/rho) of the materials in use

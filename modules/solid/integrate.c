@@ -256,6 +256,7 @@ static int finish_step(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
     st->contacts += c;
   }
   if (m->fem->Fpinv && (s = tide_fem_plastic_flow(m, TIDE_F64P(m->x), &st->plastic))) return s;
+  if (m->fem->thin) st->plastic += tide_thin_plastic_flow(m, TIDE_F64P(m->x)); /* bending */
   if (tide_array_nonfinite(m->x) || tide_array_nonfinite(m->v))
     return tide_fail(TIDE_ENONFINITE, "the step produced NaN/Inf positions or velocities");
   return TIDE_OK;

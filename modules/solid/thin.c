@@ -383,6 +383,10 @@ static int check_params(const tide_tetmesh *m, const tide_thin_params *p) {
     return tide_fail(TIDE_EINVAL, "twist stiffness must be >= 0, got %g", p->twist);
   if (p->twist > 0 && (p->kind != TIDE_THIN_ROD || m->dim != 3))
     return tide_fail(TIDE_EINVAL, "twist (geometric torsion) is for rods in 3D");
+  if (!(p->bend_yield >= 0) || !isfinite(p->bend_yield))
+    return tide_fail(TIDE_EINVAL, "bend_yield must be >= 0, got %g", p->bend_yield);
+  if (p->bend_yield > 0 && p->kind != TIDE_THIN_SHELL)
+    return tide_fail(TIDE_EINVAL, "bend_yield (plastic bending) is for shells");
   if (!(p->damping >= 0) || !isfinite(p->damping))
     return tide_fail(TIDE_EINVAL, "damping must be >= 0, got %g", p->damping);
   return TIDE_OK;
@@ -720,6 +724,35 @@ int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, 
   return TIDE_OK;
 }
 
+/* ------------------------------------------------------ plastic bending */
+
+int64_t tide_thin_plastic_flow(tide_tetmesh *m, const double *x) {
+  tide_thin *t = m->fem ? m->fem->thin : NULL;
+  int64_t count = 0;
+  for (int i = 0; t && i < t->nparts; i++) {
+    tide_thin_part *p = &t->parts[i];
+    double y = p->p.bend_yield;
+    if (p->p.kind != TIDE_THIN_SHELL || !(y > 0)) continue;
+    double *r2 = TIDE_F64P(p->r2);
+    const int32_t *h = TIDE_I32P(p->s2);
+#pragma omp parallel for schedule(static) reduction(+ : count) if (p->n2 > TIDE_SOLID_PAR_ELEM)
+    for (int64_t s = 0; s < p->n2; s++) {
+      double q[12];
+      for (int a = 0; a < 4; a++)
+        for (int c = 0; c < 3; c++) q[a * 3 + c] = x[(int64_t)h[s * 4 + a] * 3 + c];
+      double th = tide_shell_dihedral(q), d = th - r2[s];
+      while (d > M_PI) d -= 2 * M_PI;
+      while (d <= -M_PI) d += 2 * M_PI;
+      if (fabs(d) <= y) continue;
+      r2[s] += d - (d > 0 ? y : -y);
+      while (r2[s] > M_PI) r2[s] -= 2 * M_PI;
+      while (r2[s] <= -M_PI) r2[s] += 2 * M_PI;
+      count++;
+    }
+  }
+  return count;
+}
+
 /* --------------------------------------------------------------- merge */
 
 /* a part of mesh src with its node indices shifted by off */
@@ -746,7 +779,7 @@ static int part_shifted(const tide_thin_part *src, int64_t off, tide_thin_part *
   /* rest data is never modified: shared */
   dst->r1 = src->r1 ? tide_array_retain(src->r1) : NULL;
   dst->a1 = src->a1 ? tide_array_retain(src->a1) : NULL;
-  dst->r2 = src->r2 ? tide_array_retain(src->r2) : NULL;
+  dst->r2 = src->r2 ? tide_array_clone(src->r2, TIDE_F64) : NULL; /* plastic flow writes it */
   dst->w2 = src->w2 ? tide_array_retain(src->w2) : NULL;
   dst->r3 = src->r3 ? tide_array_retain(src->r3) : NULL;
   dst->w3 = src->w3 ? tide_array_retain(src->w3) : NULL;

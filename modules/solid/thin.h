@@ -124,6 +124,12 @@ typedef struct tide_thin_params {
    * dt * beta/2 (x - xn)^T H(xn) (x - xn) / dt^2, H the projected Hessian of
    * this part's elastic energy at the step's start [s] */
   double damping;
+  /* shells: plastic bending (Irving 2.8, Fig. 2.6: the plastic flow
+   * applied to the rest angles): after each step, a hinge whose angle
+   * differs from its rest angle by more than bend_yield [rad] has its rest
+   * angle moved toward the angle until the difference is bend_yield;
+   * 0: elastic */
+  double bend_yield;
 } tide_thin_params;
 
 typedef struct tide_thin_part {
@@ -204,6 +210,10 @@ int tide_thin_damping_prepare(tide_tetmesh *m, const double *xn);
 int tide_thin_has_damping(const tide_tetmesh *m);
 int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, double dt,
                       double *E, double *g, tide_tripletbuf *tb);
+
+/* Plastic bending flow of every shell part with bend_yield > 0 at x (see
+ * tide_thin_params); returns the number of hinges that yielded. */
+int64_t tide_thin_plastic_flow(tide_tetmesh *m, const double *x);
 
 /* One mesh holding the nodes of several meshes in order (node offsets =
  * running sums of nv): the volume elements of the volume meshes (all of one

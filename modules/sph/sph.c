@@ -56,16 +56,7 @@ double tide_sph_dW(const tide_sph_kernel *k, double r) {
 
 /* -------------------------------------------------------------- Morton */
 
-uint64_t tide_sph_morton(int dim, int i, int j, int k) {
-  uint64_t c = 0;
-  int bits = dim == 3 ? 21 : 32;
-  for (int b = 0; b < bits; b++) {
-    c |= (uint64_t)((i >> b) & 1) << (dim * b);
-    c |= (uint64_t)((j >> b) & 1) << (dim * b + 1);
-    if (dim == 3) c |= (uint64_t)((k >> b) & 1) << (dim * b + 2);
-  }
-  return c;
-}
+uint64_t tide_sph_morton(int dim, int i, int j, int k) { return tide_morton(dim, i, j, k); }
 
 /* ------------------------------------------------------- construction */
 

@@ -2,7 +2,8 @@
  * the updated-Lagrangian F update under an affine velocity field, mass and
  * momentum of the transfers, conservation of linear and angular momentum in
  * free flight with elastic stress, energy that never grows, and
- * bit-identical results for 1 and 2 threads.  Quadratic and cubic
+ * bit-identical results for 1 and 2 threads and for the sparse block grid
+ * against the dense one.  Quadratic and cubic
  * B-splines, 2D and 3D. */
 #include "check.h"
 #include "mpm/mpm.h"
@@ -235,8 +236,51 @@ static void errors(void) {
   tide_mpm_free(m);
 }
 
+/* the sparse block grid gives the dense grid's particles bit for bit: a
+ * block falling onto the floor (separating walls with friction, gravity, a
+ * collider), 2D and 3D, quadratic and cubic */
+static void sparse_vs_dense(int dim, int order) {
+  tide_mpm *m[2];
+  int n = dim == 2 ? 48 : 24;
+  double v0[3] = {1.0, -0.5, 0.2};
+  for (int k = 0; k < 2; k++) {
+    m[k] = make(dim, order, n, 2e4, 2e4, v0, NULL, 0.3, 0.55);
+    if (!m[k]) {
+      CHECK(0, "set-up");
+      return;
+    }
+    for (int s = 0; s < 2 * dim; s++)
+      m[k]->wall_bc[s] = TIDE_MPM_SEPARATE;
+    m[k]->wall_friction = 0.3;
+    m[k]->gravity[1] = -9.81;
+    CHECK(tide_mpm_set_sparse(m[k], k) == TIDE_OK, "sparse mode");
+  }
+  int64_t most = 0;
+  for (int step = 0; step < 60; step++)
+    for (int k = 0; k < 2; k++) {
+      int st = tide_mpm_step(m[k], 2e-3);
+      if (st) CHECK(0, "step: %s", tide_errmsg());
+      if (k == 1 && m[1]->nact > most) most = m[1]->nact;
+    }
+  int64_t np = m[0]->ps->n, d = dim;
+  int same = m[1]->ps->n == np &&
+             !memcmp(TIDE_F64P(m[0]->ps->x), TIDE_F64P(m[1]->ps->x), sizeof(double) * (size_t)(np * d)) &&
+             !memcmp(TIDE_F64P(m[0]->ps->v), TIDE_F64P(m[1]->ps->v), sizeof(double) * (size_t)(np * d)) &&
+             !memcmp(TIDE_F64P(m[0]->ps->c), TIDE_F64P(m[1]->ps->c), sizeof(double) * (size_t)(np * d * d)) &&
+             !memcmp(TIDE_F64P(m[0]->F), TIDE_F64P(m[1]->F), sizeof(double) * (size_t)(np * d * d));
+  printf("%dD order %d: sparse blocks %lld of %lld (most in a step), particles %s\n", dim, order,
+         (long long)most, (long long)m[1]->nbtot, same ? "bit-identical" : "DIFFER");
+  CHECK(same, "%dD order %d: sparse and dense grids give bit-identical particles", dim, order);
+  CHECK(most < m[1]->nbtot / 2, "the sparse grid allocates only blocks near particles");
+  tide_mpm_free(m[0]);
+  tide_mpm_free(m[1]);
+}
+
 int main(void) {
   tide_threads_set(2);
+  for (int order = 2; order <= 3; order++)
+    for (int dim = 2; dim <= 3; dim++)
+      sparse_vs_dense(dim, order);
   for (int order = 2; order <= 3; order++) {
     affine(2, order);
     affine(3, order);

@@ -76,6 +76,14 @@ T.check(st.geometry_seconds >= 0 and st.assembly_seconds >= 0 and st.solve_secon
 T.raises(function() project(1000, { formulation = "spd", solver = "minres" }) end, "solver", "solver mismatch")
 T.raises(function() project(1000, { formulation = "nope" }) end, "formulation", "bad formulation")
 T.raises(function() project(1000, { alpha = -1 }) end, "alpha", "bad alpha")
+T.raises(function() project(1000, { sampling = "cubic" }) end, "sampling", "bad sampling")
+-- the linear sampling and the damping-only coupling agree across formulations too
+local _, vl = project(1000, { sampling = "linear", formulation = "indefinite", solver = "ldlt" })
+local _, vl2 = project(1000, { sampling = "linear", formulation = "spd", solver = "cholmod" })
+T.check(math.abs(vl - vl2) < 1e-8, string.format("linear sampling: spd and indefinite agree (%.2e)", vl - vl2))
+local _, vd = project(1000, { elastic = false, formulation = "indefinite", solver = "ldlt" })
+local _, vd2 = project(1000, { elastic = false, formulation = "factored", solver = "cholmod" })
+T.check(math.abs(vd - vd2) < 1e-8, string.format("damping-only: factored and indefinite agree (%.2e)", vd - vd2))
 T.raises(function() project(1000, { solids = { 3 } }) end, "TetMesh", "bad solid")
 T.raises(function() tide.couple.project { u = g:mac(), labels = lab, solids = {}, dt = 0 } end, "dt", "bad dt")
 local bare = tide.solid.box { min = lo, max = hi, cells = { 2, 2 } }

@@ -31,6 +31,7 @@ local accepts = {
   ["tide.interrupted"] = "any", ["tide.quiet"] = "any", ["tide.progress_enabled"] = "any",
   ["tide.help"] = "any",
   ["tide.mkdir"] = { string = "creates ./garbage" },
+  ["tide.fileio.clean_temps"] = { string = "a missing folder holds no temporaries" },
   ["tide.time"] = { ["function"] = "times print()" },
   ["tide.array.from"] = { ["empty table"] = "an empty 1-d array" },
   ["tide.params"] = { ["empty table"] = "no parameters", ["table with unknown key"] = "declares a parameter" },

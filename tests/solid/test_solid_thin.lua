@@ -151,6 +151,56 @@ T.check(net:bends().shape[1] == 18, "junction: 9 + 9 bends, the two lines paired
 net:pin { 1, 2, 12, 13 }
 restores(net, "2D network with a junction")
 
+-- ------------------------------------------------------- plastic bending
+-- a clamped strip bent by a large tip load (static), then unloaded: with
+-- bend_yield the hinges that bent more than the yield angle keep
+-- theta_loaded - yield as their rest angle, and the unloaded strip is
+-- stress-free at exactly those angles; without it, it returns flat
+local function dihedral(x, h)
+  local function P(k) return { x:get(h[k], 1), x:get(h[k], 2), x:get(h[k], 3) } end
+  local p0, p1, p2, p3 = P(1), P(2), P(3), P(4)
+  local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
+  local function cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
+  local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
+  local e = sub(p1, p0)
+  local nA, nB = cross(e, sub(p2, p0)), cross(sub(p3, p0), e)
+  return math.atan(dot(cross(nA, nB), e) / math.sqrt(dot(e, e)), dot(nA, nB))
+end
+for _, yield in ipairs { 0, 0.01 } do
+  local n = 20
+  local m = S.sheet { origin = { 0, 0, 0 }, u = { L, 0, 0 }, v = { 0, 0, b }, cells = { n, 4 } }
+  m:shell { model = "stvk", E = E, nu = 0, thickness = h, gravity = { 0, 0, 0 }, bend_yield = yield }
+  m:pin(function(x) return x < 1.01 * L / n end)
+  local tipn = {}
+  for i = 1, m.nv do if m.x:get(i, 1) > L - 1e-9 then tipn[#tipn + 1] = i end end
+  for _, i in ipairs(tipn) do m.force:set(i, 2, -40 * Ps / #tipn) end -- 20% of L deflection elastically
+  local st = static(m, 1e-11)
+  local hinges = m:hinges()
+  local loaded = {}
+  for k = 1, hinges.shape[1] do
+    loaded[k] = dihedral(m.x, { hinges:get(k, 1), hinges:get(k, 2), hinges:get(k, 3), hinges:get(k, 4) })
+  end
+  m.force:fill(0)
+  local st2 = static(m, 1e-11)
+  local worst, yielded = 0, 0
+  for k = 1, hinges.shape[1] do
+    local th = dihedral(m.x, { hinges:get(k, 1), hinges:get(k, 2), hinges:get(k, 3), hinges:get(k, 4) })
+    local want = 0
+    if math.abs(loaded[k]) > yield and yield > 0 then
+      want = loaded[k] - (loaded[k] > 0 and yield or -yield)
+      yielded = yielded + 1
+    end
+    worst = math.max(worst, math.abs(th - want))
+  end
+  local tip = 0
+  for _, i in ipairs(tipn) do tip = tip - m.x:get(i, 2) / #tipn end
+  print(string.format("plastic bending, yield %.3f rad: %d hinges yielded, unloaded angles vs theta_loaded - yield: %.2e rad, residual tip deflection %.4f m",
+    yield, yielded, worst, tip))
+  T.check(st.converged and st2.converged, "plastic bending solves converged")
+  T.check(worst < 1e-4, "unloaded hinge angles are the plastic rest angles (1% of the yield)")
+  if yield > 0 then T.check(yielded > 0 and tip > 0.05, "a permanent bend remains") else T.check(math.abs(tip) < 1e-4, "elastic: back to flat") end
+end
+
 -- ------------------------------------------------------------ free fall
 do
   local m = S.disc { radius = 0.2, rings = 3 }

@@ -5,8 +5,9 @@
 --
 --   local case = require "tide.cases.zarifi_dam_beam"
 --   local S, beam = case.new { res = 32, dim = 2, scheme = "spd" }
--- Options (all optional): res (cells across the tank, 32), dim (2), paper (Table 6.1: the
--- 725-node / 2688-tet beam), beam_cells (elements across the beam, 0: about 0.1/dx), E = 2e5,
+-- Options (all optional): res (cells across the tank, 32), dim (2), paper (3D beams of the thesis:
+-- "coarse" 135 nodes / 336 tets, "medium" 352 / 1134, "fine" 725 / 2688 (Table 6.1); true = fine),
+-- beam_cells (elements across the beam, 0: about 0.1/dx), E = 2e5,
 -- nu = 0.3, density = 800, tau_m = 0.5, tau_k = 0.002, per_cell, and zarifi.new's options
 -- (scheme, sampling, cfl, tol, solver, ...).
 local tide = require "tide"
@@ -28,9 +29,14 @@ function M.new(o)
   if dim == 2 then
     beam = tide.solid.box { min = { 0.55, 0.15 }, max = { 0.65, 1.0 - 0.5 * dx }, cells = { bc, ny } }
   else
-    -- Table 6.1 beam: 725 nodes, 2688 tets = 4 x 28 x 4 cubes of 6 tets (5 x 29 x 5 nodes)
-    local nz = o.paper and 4 or bc
-    if o.paper then ny = 28 end
+    -- the thesis's beams (Tables 6.1-6.4), cubes of 6 tets: coarse 2 x 14 x 2 (135 nodes, 336 tets),
+    -- medium 3 x 21 x 3 (352, 1134), fine 4 x 28 x 4 (725, 2688)
+    local nz = bc
+    if o.paper then
+      local c = ({ coarse = 2, medium = 3, fine = 4 })[o.paper == true and "fine" or o.paper]
+      if not c then error("zarifi_dam_beam: paper must be true, \"coarse\", \"medium\" or \"fine\"", 2) end
+      bc, ny, nz = c, 7 * c, c
+    end
     beam = tide.solid.box { min = { 0.55, 0.15, 0.4 }, max = { 0.65, 1.0 - 0.5 * dx, 0.6 }, cells = { bc, ny, nz } }
   end
   beam:material { model = "corotational", E = o.E or 2e5, nu = o.nu or 0.3, density = o.density or 800,

@@ -2,7 +2,7 @@
 local see = "docs/mpm.md"
 return {
   ["tide.mpm.new"] = {
-    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3 } -> tide.MPM",
+    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3, sparse = false } -> tide.MPM",
     does = "A material point method state on the collocated node grid of g (nodes at the cell corners), with no particles yet.",
     args = {
       { "grid", "tide.Grid", "required", "cells; nodes at origin + (i, j[, k]) dx; at least 6 cells per axis" },
@@ -11,6 +11,7 @@ return {
       { "walls", "string or {[\"x-\"] = bc, ...}", "\"separate\" on every side", "domain walls: sticky, slip or separate; a table names only the sides that have a wall" },
       { "friction", "number >= 0", "0", "Coulomb coefficient of separating walls" },
       { "wall_nodes", "integer 1..8", "3", "nodes from each side that belong to the wall" },
+      { "sparse", "boolean", "false", "node fields only in 4^d-node blocks near particles, Morton-ordered (bit-identical to dense)" },
     },
     returns = "tide.MPM",
     ref = "Li's lecture (The Material-Point Method); Hu et al. 2018 (MLS-MPM), Eq. 16-17",
@@ -84,6 +85,20 @@ return {
     returns = "nothing",
     ref = "Jiang et al. 2015 (APIC); Hu et al. 2018 Eq. 16",
     see = see,
+  },
+  ["tide.MPM:step_implicit"] = {
+    sig = "M:step_implicit(dt, { tol = 1e-6, maxit = 20, cg_maxit = 2000 }) -> { newton, cg, converged, residual, energy }",
+    does = "One implicit step: P2G of mass and momentum, Newton on the incremental potential sum m/2 |v - v^|^2 + sum V Psi((I + dt C(v)) F) (matrix-free PSD-projected Hessian, PCG, Armijo line search; sticky nodes held, slip/separating contacts hold their normal velocity), G2P. A solve stopped by maxit or a failed line search says converged = false.",
+    args = { { "dt", "number > 0", "required", "time step [s] (beyond the explicit limit)" },
+      { "tol", "number in (0, 0.5)", "1e-6", "relative gradient norm" }, { "maxit", "integer", "20", "Newton steps" },
+      { "cg_maxit", "integer", "2000", "CG iterations per Newton step" } },
+    returns = "table", ref = "Gast et al. 2015; Li's lecture (implicit MPM)", see = see,
+  },
+  ["tide.MPM:grid_implicit"] = {
+    sig = "M:grid_implicit(dt, { tol, maxit, cg_maxit }) -> stats",
+    does = "The implicit grid update alone, after M:p2g(0) (mass and momentum only); then M:g2p(dt).",
+    args = { { "dt", "number > 0", "required", "time step [s]" } },
+    returns = "table", see = see,
   },
   ["tide.MPM:grid_update"] = {
     sig = "M:grid_update(dt)",

@@ -91,7 +91,7 @@ return {
     see = see,
   },
   ["tide.TetMesh:shell"] = {
-    sig = "m:shell{ model = \"neohookean\", E =, nu = 0.3 | mu =, lambda =, thickness =, bending = E h^3/(12(1-nu^2)), density = 1000 | area_density =, damping = 0, gravity = {0,-9.81,0} } -> m",
+    sig = "m:shell{ model = \"neohookean\", E =, nu = 0.3 | mu =, lambda =, thickness =, bending = E h^3/(12(1-nu^2)), density = 1000 | area_density =, damping = 0, bend_yield = 0, gravity = {0,-9.81,0} } -> m",
     does = "Make a triangle surface a discrete shell: membrane h A Psi(F^) (plane stress) plus hinge bending (D/2) |e|^2/(A1+A2) (theta - theta0)^2.",
     args = {
       { "model", "string", "\"neohookean\"", "membrane model: neohookean, stvk, fixed_corotated, neohookean_j, rotated_linear, spline" },
@@ -100,6 +100,7 @@ return {
       { "bending", "number >= 0", "E h^3 / (12 (1 - nu^2))", "plate bending stiffness D [N m]" },
       { "density | area_density", "number > 0", "1000 kg/m^3", "mass per volume (times h) or per area [kg/m^2]" },
       { "damping", "number >= 0", "0", "Rayleigh stiffness damping beta [s] in the incremental potential" },
+      { "bend_yield", "angle [rad] >= 0", "0", "plastic bending: rest angles flow toward the angles beyond this difference (Irving Fig. 2.6)" },
       { "gravity", "{gx, gy, gz}", "{0, -9.81, 0}", "[m/s^2]" },
     },
     returns = "m",

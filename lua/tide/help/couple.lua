@@ -1,0 +1,78 @@
+-- Help entries of tide.couple's Zarifi coupling and its recipe tide.zarifi (the Liu coupling has its own).
+local see = "docs/couple.md"
+return {
+  ["tide.couple.clip"] = {
+    sig = "tide.couple.clip{ grid = g, solid = m [, x = Array (nv, d)] } -> { n, cell, face, area, normal, bary, centroid, outside, total, N, C, J }",
+    does = "The solid's boundary triangles (segments in 2D) clipped against the grid cells: per piece its cell, face, area, unit normal into the solid, barycentric centroid; the sparse N, C and J = N^T C.",
+    args = {
+      { "grid", "tide.Grid", "required", "the liquid's grid" },
+      { "solid", "tide.TetMesh", "required", "a volume mesh of the grid's dimension" },
+      { "x", "Array (nv, d)", "m.x", "positions to clip at" },
+    },
+    returns = "table; J (ncells x nv*d): J v is the boundary flux per cell [m^d/s], J^T p the nodal pressure forces [N]",
+    ref = "Zarifi 2017 (thesis) section 5.1.1, Fig. 5.1, Eq. 5.7-5.13",
+    see = see,
+  },
+  ["tide.couple.project"] = {
+    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, sampling = \"cell\", theta_min, pressure, valid, matrix = false, must_converge = true } -> stats",
+    does = "One coupled pressure projection of a MAC liquid and corotational solids: u projected in place, the solids' velocities set; the pressure in liquid cells.",
+    args = {
+      { "u", "tide.Mac", "required", "u* on entry, projected on return" },
+      { "labels", "u8 cells", "required", "AIR / LIQUID / SOLID" },
+      { "solids", "tide.TetMesh or list", "required", "meshes with a material; v = v* (gravity added); pinned nodes move to their targets" },
+      { "dt", "number > 0", "required", "step [s]" },
+      { "formulation", "\"spd\" | \"indefinite\" | \"factored\"", "\"spd\"", "Eq. 5.25-5.36, 5.17, 5.37-5.45" },
+      { "solver", "string", "pcg (spd, factored), bicgstab (indefinite)", "pcg, cholmod; bicgstab, minres, ldlt" },
+      { "sampling", "\"cell\" | \"linear\"", "\"cell\"", "pressure felt by the clipped pieces: the cell's (thesis) or an affine fit at the piece centroid (exact Archimedes)" },
+      { "elastic", "boolean", "true", "false: damping-only coupling (section 6.3)" },
+      { "sigma, alpha", "numbers", "0.9, \"auto\"", "Z1 = sigma zeta_M M (5.31); block scaling (5.36)" },
+      { "matrix", "boolean", "false", "also return the system matrix (stats.matrix)" },
+    },
+    returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations, residual, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds, formulation, solver [, matrix] }",
+    ref = "Zarifi 2017 (thesis) ch. 5, Algorithm 4 line 7",
+    see = see,
+  },
+  ["tide.zarifi.new"] = {
+    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, colliders, obstacles, gravity, max_speed = 1000 } -> S",
+    does = "The state of the strongly coupled liquid + solids simulation (FLIP/APIC liquid of tide.flip, corotational solids).",
+    args = {
+      { "scheme", "spd | indefinite | factored | damping | weak", "\"spd\"", "strong coupling formulations, damping-only and weak (alternating) coupling of section 6.3" },
+      { "sampling", "\"linear\" | \"cell\"", "\"linear\"", "pressure on the solid boundary (see tide.couple.project)" },
+    },
+    returns = "S (S.u, S.labels, S.pressure, S.fallbacks, ...)",
+    ref = "Zarifi 2017 (thesis) Algorithm 4",
+    see = see,
+  },
+  ["tide.zarifi.step"] = {
+    sig = "zarifi.step(S, dt) -> stats",
+    does = "One step of Algorithm 4; raises 'tide.zarifi.step: the coupling became unstable ...' on an inverted element, a non-finite value or a speed above max_speed. A stalled default Krylov solve is redone with cholmod (ldlt) and counted in S.fallbacks.",
+    args = { { "dt", "number > 0", "required", "e.g. zarifi.max_dt(S)" } },
+    returns = "the projection's stats",
+    ref = "Zarifi 2017 (thesis) Algorithm 4",
+    see = see,
+  },
+  ["tide.zarifi.hydrostatic"] = {
+    sig = "zarifi.hydrostatic{ dx = 0.05, params = 1 | 2, h, x0, exact = false, dt = 0.01 } -> H; H.run{ sampling, formulation, solver, tol } -> { p, solid, liquid, stats }",
+    does = "The section 6.4 accuracy test (Eq. 6.1-6.10): a 2D solid in hydrostatic equilibrium, one coupled projection, infinity-norm errors.",
+    args = { { "params", "1 or 2", "1", "Table 6.5 or Table 6.6 parameters" } },
+    returns = "H with run()",
+    ref = "Zarifi 2017 (thesis) section 6.4, Tables 6.5-6.6",
+    see = see,
+  },
+  ["tide.zarifi.seed"] = {
+    sig = "zarifi.seed(g, { box = { min, max } | below = y }, solids, per_cell) -> particles",
+    does = "Liquid particles filling a box and/or a pool below y, minus the solids.",
+    args = {},
+    returns = "tide.Particles",
+    ref = "",
+    see = see,
+  },
+  ["tide.zarifi.frame"] = {
+    sig = "zarifi.frame(S, dir, i, t, { png = true, vtk = false, width = 640, title, camera }) ",
+    does = "Frame output of a coupled scene: PNG (2D particles and meshes, 3D liquid surface and meshes) and VTK (.vtu solids, .vtp particles, .pvd collections).",
+    args = {},
+    returns = "nothing",
+    ref = "",
+    see = see,
+  },
+}
