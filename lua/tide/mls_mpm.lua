@@ -41,9 +41,9 @@ function mpm.picture(M, g, path, opts)
   opts = opts or {}
   local color = opts.color or mpm.colour_by_material(M)
   local common = { path = path, width = opts.width or 640, particles = M.x, particle_color = color,
-    particle_range = opts.range or { 0, 1 }, particle_colormap = "viridis", title = opts.title }
+    particle_range = opts.range or { 0, 1 }, particle_colormap = "viridis", title = opts.title,
+    grid = g, colorbar = opts.color ~= nil } -- the grid frames a 3D sequence; no bar for material ids
   if M.dim == 2 then
-    common.grid = g
     common.labels = opts.labels
     return tide.fileio.png2d(common)
   end
