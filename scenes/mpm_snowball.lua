@@ -31,9 +31,10 @@ local wall = d == 3 and tide.shape.box { min = { 0.78, 0, 0 }, max = { 0.85, 1, 
 M:collider { shape = wall, bc = "separate", friction = 0.3 }
 print(string.format("mpm snowball: %dD, %d particles", d, M.n))
 
+local solid = d == 2 and select(2, g:face_fractions(wall)) or nil -- the wall drawn in 2D frames
 local function frame(i, t)
   mpm.picture(M, g, string.format("%s/frame_%04d.png", P.out, i), { color = M.Jp, range = { 0.8, 1.0 },
-    width = P.image, title = string.format("MPM snow  t = %.3f s", t) })
+    width = P.image, labels = solid, title = string.format("MPM snow  t = %.3f s", t) })
 end
 
 local step = 0

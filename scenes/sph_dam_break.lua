@@ -42,16 +42,23 @@ local function speed()
 end
 
 local bx = S.boundary_x
+local obstacle_mesh -- 3D frames draw the block as a mesh (the tank's walls would hide the water)
+local obstacle_cells = d == 2 and select(2, g:face_fractions(obstacle)) or nil -- 2D frames: the block's cells
+if d == 3 then
+  local V, N, T = tide.fileio.isosurface { phi = obstacle:sdf(g), grid = g }
+  obstacle_mesh = { vertices = V, normals = N, triangles = T, color = { 0.8, 0.45, 0.3 } }
+end
 local function frame(i, t)
   local path = string.format("%s/frame_%04d.png", P.out, i)
   local title = string.format("SPH (%s)  t = %.2f s", P.method, t)
   if d == 2 then
-    tide.fileio.png2d { path = path, domain = { origin = { 0, 0 }, size = { W, Hh } }, width = P.image,
+    tide.fileio.png2d { path = path, grid = g, labels = obstacle_cells, width = P.image,
       particles = S.x, particle_color = speed(), particle_range = { 0, 4 }, particle_colormap = "viridis",
       radius_px = math.max(1, P.image / P.res / W / 2.5), title = title }
   else
     tide.fileio.png3d { path = path, width = P.image, particles = S.x, particle_color = speed(),
-      particle_range = { 0, 4 }, particle_colormap = "viridis", radius = 0.45 * dx, title = title }
+      particle_range = { 0, 4 }, particle_colormap = "viridis", radius = 0.45 * dx, title = title,
+      meshes = { obstacle_mesh } }
   end
 end
 assert(bx.shape[1] == S.nb)

@@ -35,14 +35,16 @@ function mpm.colour_by_material(M)
 end
 
 --- One frame of the particles: png2d (2D, on the cells of g) or png3d (3D).
--- opts: color (Array (n), default by material), range ({0, 1}), title, width (640).
+-- opts: color (Array (n), default by material), range ({0, 1}), title, width (640),
+-- labels (2D: u8 cell labels of g, solid cells drawn grey, e.g. from g:face_fractions(shape)).
 function mpm.picture(M, g, path, opts)
   opts = opts or {}
   local color = opts.color or mpm.colour_by_material(M)
   local common = { path = path, width = opts.width or 640, particles = M.x, particle_color = color,
-    particle_range = opts.range or { 0, 1 }, particle_colormap = "viridis", title = opts.title }
+    particle_range = opts.range or { 0, 1 }, particle_colormap = "viridis", title = opts.title,
+    grid = g, colorbar = opts.color ~= nil } -- the grid frames a 3D sequence; no bar for material ids
   if M.dim == 2 then
-    common.grid = g
+    common.labels = opts.labels
     return tide.fileio.png2d(common)
   end
   common.radius = 0.35 * M.dx

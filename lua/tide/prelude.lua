@@ -53,30 +53,13 @@ end
 -- to the operator table printed by tide.run (see tide.timers).
 function tide.time(name, f, ...) return require("tide.timers").time(name, f, ...) end
 
---- Print an overview of the API (modules and their functions).
+--- Help: tide.help() lists the modules, tide.help("liquid") or
+-- tide.help(tide.liquid) one module with signatures, tide.help(tide.liquid.seed),
+-- tide.help("liquid.seed") or tide.help("Particles:seed") one function with its
+-- arguments (types, defaults, units), result and paper; tide.help(obj) the
+-- methods of a native object.  Entries: lua/tide/help/*.lua (docs/reference.md).
 function tide.help(what)
-  local lines = {}
-  local function list(name, m)
-    local keys = {}
-    for k, v in pairs(m) do
-      if type(k) == "string" and k:sub(1, 1) ~= "_" then
-        keys[#keys + 1] = k .. (type(v) == "function" and "()" or "")
-      end
-    end
-    table.sort(keys)
-    lines[#lines + 1] = name .. ": " .. table.concat(keys, " ")
-  end
-  if what then
-    list("tide." .. what, tide[what] or {})
-  else
-    list("tide", tide)
-    for _, m in ipairs { "array", "grid", "linalg", "liquid", "solid", "couple", "fileio" } do
-      local ok, mod = pcall(function() return tide[m] end)
-      if ok and mod then list("tide." .. m, mod) end
-    end
-    lines[#lines + 1] = "docs: docs/getting-started.md, docs/api.md"
-  end
-  print(table.concat(lines, "\n"))
+  print(require("tide.help.index").text(what))
 end
 
 return tide

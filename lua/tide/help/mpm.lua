@@ -160,4 +160,12 @@ return {
     args = { { "M", "tide.MPM", "required", "state" } },
     returns = "tide.Array (n)", see = see,
   },
+  ["tide.mls_mpm.picture"] = {
+    sig = "mls_mpm.picture(M, g, path [, { color, range = {0, 1}, title, width = 640, labels }]) -> path",
+    does = "One frame of the particles: png2d (2D) or png3d (3D) on the grid g (a fixed camera for a sequence), coloured by material unless color is given (then with a colour bar).",
+    args = { { "M", "tide.MPM", "required", "" }, { "g", "tide.Grid", "required", "" }, { "path", "string", "required", "" },
+      { "color", "f64 Array (n)", "by material", "" }, { "range", "{lo, hi}", "{0, 1}", "" }, { "title", "string", "none", "" }, { "width", "integer", "640", "pixels" },
+      { "labels", "u8 Array (cells of g)", "none", "2D only: solid cells drawn grey (e.g. the second result of g:face_fractions(shape))" } },
+    returns = "path", see = see,
+  },
 }

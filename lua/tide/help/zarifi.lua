@@ -1,0 +1,39 @@
+-- Help entries of the tide.zarifi recipe (Zarifi 2017: FLIP/APIC liquids and
+-- corotational FEM solids coupled through one pressure solve).
+local see = "docs/couple.md"
+local S_ = { "S", "zarifi state", "required", "from zarifi.new" }
+return {
+  ["tide.zarifi.max_dt"] = {
+    sig = "zarifi.max_dt(S) -> dt", does = "Largest stable step: the liquid's CFL step and cfl cells per step for the fastest solid node.", args = { S_ }, returns = "dt [s]", see = see,
+  },
+  ["tide.zarifi.geometry"] = {
+    sig = "zarifi.geometry(S)", does = "Line 5: the solids' and obstacles' signed distance and open face fractions (node SDF, Fig. 5.2, clamped as Sec. 4.6) and the cells closed by them.",
+    args = { S_ }, returns = "nothing", ref = "Zarifi Fig. 5.2, Sec. 4.6", see = see,
+  },
+  ["tide.zarifi.project"] = {
+    sig = "zarifi.project(S, dt) -> stats", does = "Line 7: the pressure projection of the chosen scheme (tide.couple.project, or the weak scheme's alternation).",
+    args = { S_, { "dt", "number > 0", "required", "[s]" } }, returns = "projection statistics", ref = "Zarifi ch. 5, Sec. 6.3", see = see,
+  },
+  ["tide.zarifi.walls"] = {
+    sig = "zarifi.walls(g) -> colliders", does = "The 2 dim planes of the domain walls as colliders pushing solids back inside.",
+    args = { { "g", "tide.Grid", "required", "" } }, returns = "list of tide.solid.Collider", ref = "Zarifi Sec. 7.1", see = see,
+  },
+  ["tide.zarifi.scene_params"] = {
+    sig = "zarifi.scene_params(own [, help]) -> P", does = "tide.params with the parameters every zarifi scene shares (res, dim, frames, fps, scheme, sampling, paper, per_cell, cfl, out, png, vtk, image) under the scene's own.",
+    args = { { "own", "table", "required", "the scene's defaults" }, { "help", "table", "none", "descriptions" } }, returns = "parameter table", see = see,
+  },
+  ["tide.zarifi.scene_grid"] = {
+    sig = "zarifi.scene_grid(P) -> grid, dim, dx", does = "The unit tank of a scene: P.res cells across (100 with --paper) in P.dim dimensions.",
+    args = { { "P", "table", "required", "from scene_params" } }, returns = "tide.Grid, dimension, dx [m]", see = see,
+  },
+  ["tide.zarifi.run_scene"] = {
+    sig = "zarifi.run_scene(S, P, name, title [, report [, on_step]]) -> result", does = "Run a scene's frames through tide.run with PNG/VTK output; report(S) prints the outcome, on_step(S, stats) runs after every step.",
+    args = { { "S", "zarifi state", "required", "" }, { "P", "table", "required", "scene parameters" }, { "name, title", "strings", "required", "" },
+      { "report", "function(S)", "none", "" }, { "on_step", "function(S, stats)", "none", "" } },
+    returns = "tide.run's summary", see = see,
+  },
+  ["tide.zarifi.centroid"] = {
+    sig = "zarifi.centroid(m) -> c, v", does = "Centre of mass and mean velocity of a solid (mass-weighted over its nodes).",
+    args = { { "m", "tide.TetMesh", "required", "with a material" } }, returns = "two lists of dim numbers [m], [m/s]", see = see,
+  },
+}
