@@ -142,6 +142,19 @@ void tide_contacts_constrain_elements(const tide_tetmesh *m, const uint8_t *na, 
     }
 }
 
+void tide_contacts_constrain_triplet_blocks(const tide_tetmesh *m, const uint8_t *na,
+                                            const double *Q, int nn, int64_t nblocks,
+                                            const int *I, double *V) {
+  int d = m->dim, n = nn * d;
+#pragma omp parallel for schedule(static) if (nblocks > TIDE_SOLID_PAR_ELEM)
+  for (int64_t e = 0; e < nblocks; e++)
+    for (int b = 0; b < nn; b++) {
+      int64_t i = I[e * n * n + (int64_t)b * d * n] / d;
+      for (int a = 0; a < na[i]; a++)
+        constrain_block(n, d, b, Q + (i * d + a) * d, V + e * n * n);
+    }
+}
+
 void tide_contacts_constrain_nodes(const tide_tetmesh *m, const uint8_t *na, const double *Q,
                                    double *V) {
   int d = m->dim;

@@ -53,6 +53,13 @@ void tide_contacts_constrain_elements(const tide_tetmesh *m, const uint8_t *na, 
 void tide_contacts_constrain_nodes(const tide_tetmesh *m, const uint8_t *na, const double *Q,
                                    double *V);
 
+/* nblocks row-major blocks of nn nodes' (nn d)^2 triplets (I, V, as
+ * tide_fem_write_block writes them at offset 0, e.g. IPC's pair blocks): the
+ * node of slot b is I[block start + b d (nn d)] / d; B_ab <- P_a B_ab P_b. */
+void tide_contacts_constrain_triplet_blocks(const tide_tetmesh *m, const uint8_t *na,
+                                            const double *Q, int nn, int64_t nblocks,
+                                            const int *I, double *V);
+
 #ifdef __cplusplus
 }
 #endif

@@ -705,14 +705,21 @@ static int newton_factor_failed(int s, const tide_step_opts *o, int it) {
 /* the Newton system with the contact blocks: the fixed-pattern triplets of
  * the elements, diagonal and friction plus the active pairs' blocks, whose
  * pattern changes with the contacts: a fresh CSR and factorization */
-static int ipc_solve(tide_tetmesh *m, solid_work *w, const double *x, const double *b, double *p,
-                     tide_step_stats *st) {
+static int ipc_solve(tide_tetmesh *m, solid_work *w, const double *x, int constrained,
+                     const double *b, double *p, tide_step_stats *st) {
   int64_t nc;
   int *I, *J;
   double *V;
   double t0 = tide_wtime();
   int s = tide_ipc_hessian(w->ipc, x, TIDE_U8P(m->fem->pinned), &nc, &I, &J, &V);
   if (s) return s;
+  /* the nodes held on a collider's surface move in its tangent plane: the
+   * pair blocks too are B_ab <- P_a B_ab P_b, as the elements' (else the
+   * system is not the constrained problem's Newton system, its step meets
+   * the barrier's normal stiffness it cannot use, and Newton crawls at a
+   * linear rate with 0.25 steps) */
+  if (constrained && nc)
+    tide_contacts_constrain_triplet_blocks(m, w->cflag, w->cQ, 4, nc / 144, I, V);
   if (!nc) {
     tide_ipc_triplets_free(nc, I, J, V);
     return direct_solve(w, TIDE_SOLID_AUTO, 1, b, p, st);
@@ -790,7 +797,8 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     for (int64_t q = 0; q < N; q++)
       ng[q] = -g[q];
     if (nact) contacts_tangential(m, w, ng);
-    if ((s = w->ipc ? ipc_solve(m, w, x, ng, p, st) : direct_solve(w, o->solver, o->reuse, ng, p, st)))
+    if ((s = w->ipc ? ipc_solve(m, w, x, nact > 0, ng, p, st)
+                    : direct_solve(w, o->solver, o->reuse, ng, p, st)))
       return newton_factor_failed(s, o, it);
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) p[q] = 0;

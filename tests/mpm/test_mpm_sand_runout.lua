@@ -4,7 +4,8 @@
 -- runout of 2D columns (r_inf - r0)/r0 = 1.2 a for a < 2.3, independent of
 -- the material; checked within 15% at 64 and 128 cells per metre, after
 -- 1 s (the pile is at rest: max speed < 2 cm/s).  Runout: the 99.5th
--- percentile of |x - 0.5|.  Larger aspects: docs/mpm.md (not converged).
+-- percentile of |x - 0.5|.  Larger aspects: docs/mpm.md (not validated: the
+-- runout of a >= 1 grows with resolution, a thin toe).
 local tide = require "tide"
 local T = require "tide.testing"
 local mpm = require "tide.mls_mpm"
