@@ -146,6 +146,25 @@ int tide_particles_max_speed(const tide_particles *ps, double *out) {
   return TIDE_OK;
 }
 
+int tide_particles_max_norm(const tide_particles *ps, double *out) {
+  int d = ps->dim;
+  int64_t n = ps->n;
+  const double *v = TIDE_F64P(ps->v);
+  double mx = 0;
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(max : mx) reduction(| : bad) if (n > TIDE_PAR_MIN)
+  for (int64_t p = 0; p < n; p++) {
+    double s = 0;
+    for (int a = 0; a < d; a++)
+      s += v[p * d + a] * v[p * d + a];
+    if (!isfinite(s)) bad = 1;
+    else if (s > mx) mx = s;
+  }
+  *out = sqrt(mx);
+  if (bad) return tide_fail(TIDE_ENONFINITE, "a particle velocity is not finite");
+  return TIDE_OK;
+}
+
 /* ------------------------------------------------------------ seeding */
 
 static int inside(const tide_shape *s, const tide_lattice *phi, const double *x) {

@@ -67,6 +67,9 @@ void *tide_particles_scratch(tide_particles *ps, size_t bytes);
  * an empty set), one parallel pass; TIDE_ENONFINITE when a velocity is not
  * finite. */
 int tide_particles_max_speed(const tide_particles *ps, double *out);
+/* Largest particle speed |v_p| (Euclidean norm of a row of v, m/s) into *out;
+   TIDE_ENONFINITE if a velocity is not finite.  The CFL bound of MPM and SPH. */
+int tide_particles_max_norm(const tide_particles *ps, double *out);
 
 /* Seed particles over the cells of g: every cell is split into r^dim
  * sub-cells with r = round(per_cell^(1/dim)) when per_cell is a perfect

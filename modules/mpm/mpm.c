@@ -1216,25 +1216,8 @@ int tide_mpm_step_implicit(tide_mpm *m, double dt, double tol, int maxit, int cg
 /* ---------------------------------------------------------- diagnostics */
 
 int tide_mpm_max_speed(const tide_mpm *m, double *out) {
-  int d = m->dim;
-  int64_t n = m->ps->n;
-  const double *v = TIDE_F64P(m->ps->v);
-  double mx = 0;
-  int bad = 0;
-#pragma omp parallel for schedule(static) reduction(max                                            \
-                                                    : mx) reduction(|                              \
-                                                                    : bad) if (n > TIDE_PAR_MIN)
-  for (int64_t p = 0; p < n; p++) {
-    double s = 0;
-    for (int a = 0; a < d; a++)
-      s += v[p * d + a] * v[p * d + a];
-    if (!isfinite(s))
-      bad = 1;
-    else if (s > mx)
-      mx = s;
-  }
-  *out = sqrt(mx);
-  if (bad) return tide_fail(TIDE_ENONFINITE, "MPM: a particle velocity is not finite");
+  if (tide_particles_max_norm(m->ps, out))
+    return tide_fail(TIDE_ENONFINITE, "MPM: a particle velocity is not finite");
   return TIDE_OK;
 }
 

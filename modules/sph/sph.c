@@ -879,21 +879,8 @@ int tide_sph_gradient(const tide_sph *s, const double *A, int symmetric, double 
 /* --------------------------------------------------------- diagnostics */
 
 int tide_sph_max_speed(const tide_sph *s, double *out) {
-  int d = s->dim;
-  int64_t n = s->ps->n;
-  const double *v = TIDE_F64P(s->ps->v);
-  double mx = 0;
-  int bad = 0;
-#pragma omp parallel for schedule(static) reduction(max : mx) reduction(| : bad) if (n > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    double q = 0;
-    for (int a = 0; a < d; a++)
-      q += v[i * d + a] * v[i * d + a];
-    if (!isfinite(q)) bad = 1;
-    else if (q > mx) mx = q;
-  }
-  *out = sqrt(mx);
-  if (bad) return tide_fail(TIDE_ENONFINITE, "SPH: a particle velocity is not finite");
+  if (tide_particles_max_norm(s->ps, out))
+    return tide_fail(TIDE_ENONFINITE, "SPH: a particle velocity is not finite");
   return TIDE_OK;
 }
 
