@@ -48,6 +48,7 @@ local defaults = {
   line_search = true,    -- backtracking + CCD filter (Sec. 4.3.5)
   hessian = "projected",  -- barrier Hessian: "projected" (full, PSD per pair) or "gauss_newton" (Eq. 20)
   ccd = "common",        -- CCD bound: "common" (time of impact at a common t) or "paper" (min(gamma, beta))
+  stencil_mass = "liquid", -- inertia of the vertices' stencil cells: "liquid" (rho V_cell) or "lagged" (Eq. 13, the paper's)
   max_iter = 30,         -- Newton iterations
   tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
   solver = "cholmod",    -- "cholmod", "bicgstab" (+ ILU(0)) or "pcg" (CG + IC(0))
@@ -248,7 +249,7 @@ function liu.step(S, dt)
     mass = so.mass, fixed = so.fixed, solid = so.solid, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
     kappa = S.kappa or nil, rho = S.rho, band = band, tol = S.tol or nil, max_iter = S.max_iter,
     line_search = S.line_search, solver = S.solver, ccd = S.ccd,
-    hessian = S.hessian })
+    hessian = S.hessian, stencil_mass = S.stencil_mass })
   -- 6. redistance once, keeping the cells around vertices in contact
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "after" then
     S.phi_keep:copy(S.phi)

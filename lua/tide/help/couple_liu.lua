@@ -14,7 +14,7 @@ return {
     see = see,
   },
   ["tide.couple.liu_solve"] = {
-    sig = "tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt, fixed | solid = m, tracker, interp, dhat, kappa, rho, band, tol, vol_tol, max_iter = 30, line_search = true, solver = \"cholmod\", ccd = \"common\", hessian = \"projected\" } -> stats",
+    sig = "tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt, fixed | solid = m, tracker, interp, dhat, kappa, rho, band, tol, vol_tol, max_iter = 30, line_search = true, solver = \"cholmod\", ccd = \"common\", hessian = \"projected\", stencil_mass = \"liquid\" } -> stats",
     does = "The joint Newton solve of Eq. 22 over the narrow-band level-set values and the free vertex positions: liquid and solid inertia, the vertex-level-set barrier, one volume constraint per component of the tracker. phi (phi^n in) and x (x^n in, penetration-free) are updated in place.",
     args = {
       { "phi_star, x_star", "cells, {nv, dim}", "required", "the predictions phi*, x*" },
@@ -27,6 +27,7 @@ return {
       { "line_search", "boolean", "true", "backtracking + CCD bound + feasibility; false: full Newton steps" },
       { "ccd", "\"common\" | \"paper\"", "\"common\"", "CCD bound: time at a common t, or the paper's min(gamma, beta)" },
       { "hessian", "\"projected\" | \"gauss_newton\"", "\"projected\"", "full barrier Hessian projected to PSD per pair, or Eq. 20" },
+      { "stencil_mass", "\"liquid\" | \"lagged\"", "\"liquid\"", "inertia of the cells in the vertices' stencils: a liquid cell's, or Eq. 13's (the paper's; air 1e3 times lighter: rows of vertices leak between them from 1.2 dx)" },
       { "solver", "\"cholmod\" | \"pcg\" | \"bicgstab\"", "\"cholmod\"", "linear solver of the SPD block: supernodal Cholesky, CG + IC(0), BiCGSTAB + ILU(0)" },
     },
     returns = "stats: iterations, converged, diverged, nphi, nx, pairs, rebased, dropped, penetrating, halvings, ccd_limited, shifted, components, krylov_iterations, min_d, step, alpha, vol_err, t_assemble, t_solve, t_ccd, t_search",
@@ -45,7 +46,7 @@ return {
     see = see,
   },
   ["tide.liu.new"] = {
-    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", ... } -> state",
+    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", ... } -> state",
     does = "State of Liu et al.'s coupled step (Algorithms 1-2) for a level-set liquid and solid vertices.",
     args = {
       { "x, v, mass, fixed", "{nv, dim}, {nv, dim}, number or {nv}, {nv} u8", "none", "the solid vertices" },
