@@ -511,7 +511,7 @@ function liu.run_scene(S, P, name, out, title, opts)
         end
         if not m and S.nv > 0 then pts = pts or S.x end
         tide.fileio.png3d { path = path, grid = g, phi = S.phi, width = P.image, title = caption, meshes = meshes,
-          particles = pts, radius = 0.4 * g.dx, view = view }
+          particles = pts, particle_rgb = { 0.45, 0.3, 0.15 }, radius = 0.3 * g.dx, view = view }
       end
       if P.vtk and m then
         local f = string.format("%s/solid_%04d.vtu", out, i)

@@ -509,7 +509,7 @@ end
 function M.sliding(o)
   local g, dx, h = setup(o, 3, 32)
   local dim = g.dim
-  local gap, R, slope = o.gap or 0.14, o.radius or 0.12, math.rad(o.slope or 10)
+  local gap, R, slope = o.gap or 0.08, o.radius or 0.1, math.rad(o.slope or 15)
   local x0, x1, ytop = 0.08, 0.92, 0.62
   local function yrod(x) return ytop - (x - x0) * math.tan(slope) end
   local common = { interp = o.interp, cfl = o.cfl or 0.7, solver = o.solver, sigma = o.sigma or 20 }
