@@ -4,6 +4,7 @@
 #include "couple/liu.h"
 #include "solid/fem.h"
 #include "solid/mesh.h"
+#include "solid/thin.h"
 #include "tide_lua.h"
 
 #include <string.h>
@@ -165,6 +166,8 @@ static int l_liu_solve(lua_State *L) {
     uint8_t *fx = lua_newuserdatauv(L, (size_t)(nv > 0 ? nv : 1), 0);
     tide_lua_check(L, tide_fem_predict(mesh, p.dt, xhat), fn);
     memcpy(xn, TIDE_F64P(mesh->x), (size_t)nv * g->dim * sizeof(double));
+    /* shells' and rods' Rayleigh damping: H(x^n) of the step's start, as step_newton does */
+    tide_lua_check(L, tide_thin_damping_prepare(mesh, xn), fn);
     const double *mm = TIDE_F64P(mesh->fem->mass);
     const uint8_t *pin = TIDE_U8P(mesh->fem->pinned);
     for (int64_t v = 0; v < nv; v++)

@@ -1,5 +1,6 @@
 -- Help entries of Liu et al.'s coupling: tide.couple.liu_* and the recipe tide.liu.
 local see = "docs/couple.md (Liu)"
+local S_ = { "S", "liu state", "required", "from liu.new" }
 return {
   ["tide.couple.liu_distance"] = {
     sig = "tide.couple.liu_distance{ grid = g, phi = phi, x = X, interp = \"quadratic\" } -> d",
@@ -66,6 +67,15 @@ return {
   },
   ["tide.liu.max_dt"] = { sig = "tide.liu.max_dt(S) -> dt", does = "cfl cells per step at the fastest face or vertex, the gravity and capillary limits.", see = see },
   ["tide.liu.check"] = { sig = "tide.liu.check(S)", does = "Raise if a vertex ended the last step inside the liquid (the method's invariant).", see = see },
-  ["tide.liu.run_scene"] = { sig = "tide.liu.run_scene(S, P, name, out, title) -> steps, iterations per step", does = "A scene's run: tide.run with liu.step and liu.check every step, PNG frames (level set and solid mesh) and, with P.vtk, the mesh as .vtu + .pvd.", see = see },
+  ["tide.liu.run_scene"] = { sig = "tide.liu.run_scene(S, P, name, out, title [, opts]) -> steps, iterations per step, summary", does = "A scene's run: tide.run with liu.step and liu.check every step, PNG frames (level set and solid mesh; 3D rods as tubes) and, with P.vtk, the mesh as .vtu + .pvd; prints and returns a summary (Newton iterations, steps at the cap, penetrating vertices, closest vertex distance, max |V/(V0 + added) - 1|, seconds per step).",
+    args = { S_, { "P", "tide.params table", "required", "frames, fps, image, vtk" }, { "name, out, title", "strings", "required", "scene name, output directory, caption" },
+      { "opts", "table", "{}", "rain = liu.rain (emits after each step), after_step(S, dt), points() -> Array (n, dim) drawn as particles, tube (3D rod radius drawn [m]), color" } }, see = see },
+  ["tide.liu.add_drop"] = { sig = "tide.liu.add_drop(S, {center =, radius =, velocity =}) -> volume | nil, reason", does = "Add a drop (disc / ball) to the liquid: phi = min(phi, |x - c| - r) around it and its velocity on the faces within r + dx; refused (nil, reason) outside the box, within 2 dx of liquid (a new volume component, not a merge) or within dhat + 2 dx of a solid vertex.",
+    args = { S_, { "center", "{x, y[, z]}", "required", "[m]" }, { "radius", "number >= dx", "required", "[m]" }, { "velocity", "{vx, vy[, vz]}", "0", "[m/s]" } },
+    returns = "the volume added [m^dim], or nil and the reason", see = see },
+  ["tide.liu.rain"] = { sig = "tide.liu.rain{ box = {min =, max =}, radius = {rmin, rmax}, rate = 10, velocity = {..}, jitter = 0, start = 0, count = inf, stream = 7 } -> R", does = "A rain emitter: drops due every 1/rate s from start, radii and centres uniform (tide.rand(stream, .): thread-count independent), velocity plus a uniform jitter; R:emit(S) adds the drops due at S.t through liu.add_drop (a drop refused at 8 places waits). R.drops, R.volume, R.waits.",
+    args = { { "box", "{min = {..}, max = {..}}", "required", "where the centres are drawn [m]" }, { "radius", "{rmin, rmax}", "required", "[m]" },
+      { "rate", "number > 0", "10", "drops per second" }, { "velocity, jitter", "{..}, number", "0, 0", "[m/s]" }, { "start, count", "number, integer", "0, no limit", "first drop time [s], number of drops" },
+      { "stream", "integer", "7", "tide.rand stream" } }, returns = "the emitter R", see = see },
   ["tide.liu.volume"] = { sig = "tide.liu.volume(S) -> V", does = "Liquid volume (smoothed Heaviside, the constrained quantity) [m^dim].", see = see },
 }
