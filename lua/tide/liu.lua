@@ -219,12 +219,14 @@ function liu.step(S, dt)
   --    u on the liquid and the air within band + maxd + 3 dx of it -- the second projection
   --    reads the faces of the liquid of phi^{n+1}, which lies in {phi* < band} (the solve's
   --    unknowns) and so in {phi^n < band + maxd}, and the extension after it rewrites every
-  --    other face; phi within maxd + 7 dx of the surface when phi* is redistanced here every
-  --    step (the march's cubic start reads phi up to about 5 cells beyond the new surface --
-  --    a closest-point search 1.5 cells out on the 4-wide cubic stencil, and the face
+  --    other face; phi within maxd + 6 dx of the surface when phi* is redistanced here every
+  --    step (the march's cubic start reads phi some cells beyond the new surface -- kink
+  --    flags, a closest-point search 1.5 cells out on the 4-wide cubic stencil, the face
   --    neighbours of the surface cells -- and needs only the signs of the cells farther out,
   --    which a displacement of at most maxd cannot change; 4 dx beyond maxd was measured to
-  --    differ, 5 dx to be identical: 2 cells of margin)
+  --    differ, 5 dx to be identical).  Both widths stay below the march's band (the cells
+  --    it does not reach hold exactly +-band, outside the strict masks) up to about CFL 1;
+  --    beyond, the masks cover the grid: correct, no faster.
   local reg_phi, reg_u = nil, nil
   if S.advect_region then
     local dx = g.dx
@@ -241,7 +243,7 @@ function liu.step(S, dt)
     S.reg_u = grid.band_mask(g, S.phi, -math.huge, band + maxd + 3 * dx, S.reg_u)
     reg_u = S.reg_u
     if S.redistance == 1 and S.redistance_at == "prediction" and S.advect ~= "bfecc" then
-      local w = maxd + 7 * dx
+      local w = maxd + 6 * dx
       S.reg_phi = grid.band_mask(g, S.phi, -w, w, S.reg_phi)
       reg_phi = S.reg_phi
     end
