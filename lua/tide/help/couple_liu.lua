@@ -28,7 +28,7 @@ return {
       { "line_search", "boolean", "true", "backtracking + CCD bound + feasibility; false: full Newton steps" },
       { "ccd", "\"common\" | \"paper\"", "\"common\"", "CCD bound: time at a common t, or the paper's min(gamma, beta)" },
       { "hessian", "\"projected\" | \"gauss_newton\"", "\"projected\"", "full barrier Hessian projected to PSD per pair, or Eq. 20" },
-      { "stencil_mass", "\"liquid\" | \"lagged\"", "\"liquid\"", "inertia of the cells in the vertices' stencils: a liquid cell's, or Eq. 13's (the paper's; air 1e3 times lighter: rows of vertices leak between them from 1.2 dx)" },
+      { "stencil_mass", "\"liquid\" | \"lagged\"", "\"liquid\"", "inertia of the cells in the vertices' stencils: a liquid cell's, or Eq. 13's (the paper's; air 1e3 times lighter: a row of vertices leaks between them from 1.6 dx, 1.9 dx with liquid mass)" },
       { "solver", "\"cholmod\" | \"pcg\" | \"bicgstab\"", "\"cholmod\"", "linear solver of the SPD block: supernodal Cholesky, CG + IC(0), BiCGSTAB + ILU(0)" },
     },
     returns = "stats: iterations, converged, diverged, nphi, nx, pairs, rebased, dropped, penetrating, halvings, ccd_limited, shifted, components, krylov_iterations, min_d, step, alpha, vol_err, t_assemble, t_solve, t_ccd, t_search",
