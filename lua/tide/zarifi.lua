@@ -15,9 +15,10 @@
 --   7 coupled pressure projection (ch. 5)   tide.couple.project: (5.17) / (5.25, 5.36) / (5.43-5.45)
 --   8 extrapolate fluid velocities (§4.6)   u extended from the projected faces, walls closed
 -- Schemes (S.scheme):
---   "spd"        strong coupling, SPD transform (5.25) with block scaling (5.36), CG + IC(0) (default)
+--   "spd"        strong coupling, SPD transform (5.25) with block scaling (5.36), CG with the
+--                multigrid-in-block preconditioner (default; solver = "pcg" for IC(0))
 --   "indefinite" strong coupling, symmetric indefinite (5.17), BiCGSTAB + ILU(0)
---   "factored"   strong coupling, stress-like variables z = R v (5.37-5.45), CG + IC(0)
+--   "factored"   strong coupling, stress-like variables z = R v (5.37-5.45), CG + MG-in-block
 --   "damping"    damping-only strong coupling (§6.3): the solid's implicit elastic step without
 --                pressure first, then a projection coupling only M/Δt + D to the pressure
 --   "weak"       weak (alternating) coupling (§6.3): the solid steps with the last pressure's
@@ -41,8 +42,9 @@ local defaults = {
   rho = 1000,          -- liquid density [kg/m^3]
   tol = 1e-10,         -- relative residual of the coupled solve (the thesis: 1e-10)
   maxit = 0,           -- 0: solver default
-  solver = nil,        -- default per formulation (pcg; bicgstab for indefinite), falling back to
-                       -- cholmod (ldlt) on a step the Krylov solver does not converge (S.fallbacks)
+  solver = nil,        -- default per formulation (mgpcg: PCG with the multigrid-in-block
+                       -- preconditioner; bicgstab for indefinite), falling back to cholmod (ldlt)
+                       -- on a step the Krylov solver does not converge (S.fallbacks)
   sigma = 0.9,         -- Z1 = sigma (1/dt + tau_M) M (5.31)
   alpha = "auto",      -- block scaling (5.36); "auto": |c1| / |c2|
   sampling = "linear", -- pressure felt by the clipped pieces: "cell" (the thesis, §5.1.2) or
@@ -167,10 +169,18 @@ local function add_gravity(m, dt, gvec)
 end
 
 -- the solids' implicit elastic step (5.1) with their current external forces, keeping x
--- (the solid half of the weak and damping-only schemes)
+-- (the solid half of the weak and damping-only schemes): the corotated linear step, or for any
+-- other material one Newton iteration of its incremental potential from x (the linearization the
+-- strong coupling makes, so the schemes differ only in how they couple)
+local COROTATED = { linear = true, rotated_linear = true }
 local function solid_solve(S, m, dt)
   local x = m.x:clone()
-  local st = m:step_linear { dt = dt }
+  local st
+  if COROTATED[m.model] then
+    st = m:step_linear { dt = dt }
+  else
+    st = m:step_newton { dt = dt, maxit = 1, guess = "start" }
+  end
   m.x:copy(x)
   return st
 end
@@ -234,7 +244,8 @@ function zarifi.project(S, dt)
   end
   local args = {
     u = S.u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
-    formulation = SCHEMES[scheme], solver = S.solver, sigma = S.sigma, alpha = S.alpha,
+    formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
+    sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
     pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil }
   local st = time("couple", couple.project, args)
@@ -244,8 +255,9 @@ function zarifi.project(S, dt)
     args.solver, args.must_converge = scheme == "indefinite" and "ldlt" or "cholmod", true
     S.fallbacks = (S.fallbacks or 0) + 1
     if S.fallbacks == 1 then
-      io.stderr:write(string.format("tide.zarifi: %s did not reach tol %g (residual %.3g after %d iterations) at step %d; "
-        .. "redone with %s (counted in S.fallbacks)\n", st.solver, S.tol, st.residual, st.iterations, S.steps + 1, args.solver))
+      io.stderr:write(string.format("tide.zarifi: %s did not reach tol %g (%s) at step %d; "
+        .. "redone with %s (counted in S.fallbacks)\n", st.solver, S.tol, st.error or string.format(
+          "residual %.3g after %d iterations", st.residual, st.iterations), S.steps + 1, args.solver))
     end
     st = time("couple", couple.project, args)
     st.fallback = true

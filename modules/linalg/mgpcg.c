@@ -756,6 +756,8 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
                      * (resistance shares 1/4, 1/2, 1/4); a link with a non-liquid cell
                      * counts as open */
                     double res = 0.5 / w2;
+                    int closed = 0; /* a closed fine link: the row conducts nothing (not
+                                       1e-300, whose 1/diag blew the V-cycle up to 1e290) */
                     for (int side = 0; side < 2; side++) {
                       const int64_t lo = side ? fc + sa : fc - sa; /* low cell of the link */
                       const int xl = fx[a] + (side ? 1 : -1);
@@ -767,9 +769,12 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
                       fx[a] = xl;
                       double w1 = l == 1 ? fine_open(S, P, lo, a, fx[0], fx[1], fx[2]) : F->w[a][lo];
                       fx[a] = f0[a];
-                      res += w1 > 0 ? 0.25 / w1 : 1e300;
+                      if (w1 > 0)
+                        res += 0.25 / w1;
+                      else
+                        closed = 1;
                     }
-                    w2 = 1.0 / res;
+                    w2 = closed ? 0.0 : 1.0 / res;
                   }
                   sum += w2;
                 }
@@ -1375,6 +1380,25 @@ static double precondition(tide_mac_solver *S, const double *r, double *z, int z
   if (S->nfloat) project_floating(S, z);
   if (S->nfloat || S->o.method != TIDE_MAC_MGPCG) rz = dot_cells(L, r, z);
   return rz;
+}
+
+int tide_mac_solver_precondition(tide_mac_solver *S, const double *r, double *z) {
+  if (!S || !r || !z)
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition: solver, r and z required");
+  if (!S->ready)
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition: the solver's last update failed");
+  mg_level *L = &S->lev[0];
+  double *vb = S->vb, *vz = S->o.method == TIDE_MAC_CG ? S->vr : L->x;
+  if (copy_in(S, r, vb))
+    return tide_fail(TIDE_ENONFINITE, "mac_solver_precondition: r has non-finite values");
+  if (S->nfloat) project_floating(S, vb); /* Pi V Pi: symmetric on floating regions */
+  if (S->o.method == TIDE_MAC_CG) {
+    MG_FOR_CELLS(L, vz[c] = vb[c];);
+  } else {
+    (void)precondition(S, vb, vz, 0);
+  }
+  copy_out(S, vz, z);
+  return TIDE_OK;
 }
 
 int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const tide_solve_opts *o,
