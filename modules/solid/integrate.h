@@ -93,6 +93,12 @@ typedef struct tide_step_opts {
    * primitives (IPC's lagged friction on the point-triangle and edge-edge
    * pairs, 0: frictionless) */
   double mu;
+  /* Newton with solid contact: IPC's adaptive barrier stiffness (Li et al.
+   * 2020, supplement): kappa (the option, else kappa_min) doubles, up to 100
+   * times its start, whenever the smallest contact distance stays below
+   * 1e-9 times the bounding-box diagonal and shrinks between Newton
+   * iterations; the raised kappa is kept for the next steps (default 1) */
+  int kappa_adapt;
 } tide_step_opts;
 
 /* Defaults: dt = 1/60, no colliders, friction contact, corotational,
@@ -113,6 +119,7 @@ typedef struct tide_step_stats {
   double friction_change;  /* Newton: relative change of mu lambda in the last solve */
   int ccd_limited;         /* Newton with solid contact: iterations the CCD bound shortened */
   double kappa;            /* Newton with dhat > 0: the barrier stiffness at the end of the step */
+  int kappa_updates;       /* ... its doublings in this step (kappa_adapt) */
   double min_distance;     /* ... the smallest contact distance at the end of the step [m]
                               (pairs and barrier colliders; HUGE_VAL when none is near) */
 } tide_step_stats;
@@ -128,6 +135,16 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
  * D = tau_m M + tau_k K (fem.h). */
 int tide_solid_corot_matrices(tide_tetmesh *m, const double *x, int rotate, const tide_csr **K,
                               const double **b);
+
+/* The same for any material, linearized at x (couplings of non-corotational
+ * materials, e.g. Zarifi Eq. 5.1 with a neo-Hookean solid): K = d^2E/dx^2 at
+ * x (element Hessians PSD-projected when flags hold TIDE_FEM_PROJECT) and
+ * b = K x - dE/dx, so that the elastic force -dE/dx(x + dx) is approximated by
+ * -(K (x + dx) - b) to first order in dx, the form of the corotated model.
+ * Same workspace and pattern as tide_solid_corot_matrices (one of the two is
+ * valid at a time); volume elements only. */
+int tide_solid_elastic_matrices(tide_tetmesh *m, const double *x, int flags, const tide_csr **K,
+                                const double **b);
 
 /* The incremental potential's Hessian as a CSR matrix (upper storage) at x,
  * for the given prediction (fem.h tide_ip); pattern fixed per mesh.
