@@ -3,7 +3,7 @@ local see = "docs/sph.md"
 local none = {}
 return {
   ["tide.sph.new"] = {
-    sig = "tide.sph.new{ grid = g, kernel = \"cubic\", support = 2, density = 1000, gravity = {0, -9.81[, 0]}, sound_speed = 10 sqrt(2 |g| height), viscosity = 0.05, boundary_viscosity = 0 } -> tide.SPH",
+    sig = "tide.sph.new{ grid = g, kernel = \"cubic\", support = 2, density = 1000, gravity = {0, -9.81[, 0]}, sound_speed = 10 sqrt(2 |g| height), viscosity = 0.05, boundary_viscosity = 0, renormalize = false, wall_pressure = \"mirror\" } -> tide.SPH",
     does = "An SPH state in the box of g: particles are seeded at its cell centres (spacing dx), the neighbour cells have the kernel's support H = support dx.",
     args = {
       { "grid", "tide.Grid", "required", "domain box and particle lattice" },
@@ -14,8 +14,10 @@ return {
       { "sound_speed", "number > 0", "10 sqrt(2 |g| box height)", "c of the Tait equation and the artificial viscosity [m/s]" },
       { "viscosity", "number in [0, 10]", "0.05", "Monaghan's artificial viscosity alpha" },
       { "boundary_viscosity", "number in [0, 10]", "0", "alpha against boundary particles (wall friction)" },
+      { "renormalize", "boolean", "false", "scale particle i's share of every pressure term by l_i = d / tr M_i (isotropic part of Bonet & Lok's corrected gradient): hydrostatics without the 2.5 % first-moment error" },
+      { "wall_pressure", "\"mirror\" | \"hydrostatic\"", "\"mirror\"", "boundary particle pressure p_b = p_i (Akinci et al. 2012) or max(0, p_i + rho_i g.(x_b - x_i)) (Adami et al. 2012, Eq. 27)" },
     },
-    returns = "tide.SPH", ref = "Li's lecture (SPH); Monaghan 1992; Wendland 1995", see = see,
+    returns = "tide.SPH", ref = "Li's lecture (SPH); Monaghan 1992; Wendland 1995; Bonet & Lok 1999; Adami, Hu & Adams 2012", see = see,
   },
   ["tide.sph.kernel"] = {
     sig = "tide.sph.kernel{ kernel = \"cubic\", dim = 2, support = H, r = r } -> W, dW/dr",
