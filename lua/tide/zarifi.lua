@@ -15,9 +15,10 @@
 --   7 coupled pressure projection (ch. 5)   tide.couple.project: (5.17) / (5.25, 5.36) / (5.43-5.45)
 --   8 extrapolate fluid velocities (§4.6)   u extended from the projected faces, walls closed
 -- Schemes (S.scheme):
---   "spd"        strong coupling, SPD transform (5.25) with block scaling (5.36), CG + IC(0) (default)
+--   "spd"        strong coupling, SPD transform (5.25) with block scaling (5.36), CG with the
+--                multigrid-in-block preconditioner (default; solver = "pcg" for IC(0))
 --   "indefinite" strong coupling, symmetric indefinite (5.17), BiCGSTAB + ILU(0)
---   "factored"   strong coupling, stress-like variables z = R v (5.37-5.45), CG + IC(0)
+--   "factored"   strong coupling, stress-like variables z = R v (5.37-5.45), CG + MG-in-block
 --   "damping"    damping-only strong coupling (§6.3): the solid's implicit elastic step without
 --                pressure first, then a projection coupling only M/Δt + D to the pressure
 --   "weak"       weak (alternating) coupling (§6.3): the solid steps with the last pressure's
@@ -41,8 +42,9 @@ local defaults = {
   rho = 1000,          -- liquid density [kg/m^3]
   tol = 1e-10,         -- relative residual of the coupled solve (the thesis: 1e-10)
   maxit = 0,           -- 0: solver default
-  solver = nil,        -- default per formulation (pcg; bicgstab for indefinite), falling back to
-                       -- cholmod (ldlt) on a step the Krylov solver does not converge (S.fallbacks)
+  solver = nil,        -- default per formulation (mgpcg: PCG with the multigrid-in-block
+                       -- preconditioner; bicgstab for indefinite), falling back to cholmod (ldlt)
+                       -- on a step the Krylov solver does not converge (S.fallbacks)
   sigma = 0.9,         -- Z1 = sigma (1/dt + tau_M) M (5.31)
   alpha = "auto",      -- block scaling (5.36); "auto": |c1| / |c2|
   sampling = "linear", -- pressure felt by the clipped pieces: "cell" (the thesis, §5.1.2) or
@@ -234,7 +236,8 @@ function zarifi.project(S, dt)
   end
   local args = {
     u = S.u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
-    formulation = SCHEMES[scheme], solver = S.solver, sigma = S.sigma, alpha = S.alpha,
+    formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
+    sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
     pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil }
   local st = time("couple", couple.project, args)

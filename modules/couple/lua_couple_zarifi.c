@@ -13,13 +13,15 @@
  *       solids = { m1, ... } | m, dt =, rho = 1000, phi = Array | nil,
  *       fractions = Mac | nil, formulation = "spd" | "indefinite" | "factored",
  *       solver = "pcg" | "cholmod" (spd, factored) | "bicgstab" | "minres" |
- *       "ldlt" (indefinite), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
+ *       "ldlt" (indefinite) | "mgpcg" (spd, factored: PCG with the multigrid-in-block
+ *       preconditioner, zarifi.h), ring = 1 (its interface layers), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
  *       maxit = auto, rotate = true, elastic = true, sampling = "cell" |
  *       "linear" (pressure felt by the clipped pieces, zarifi.h), theta_min = 0.01,
  *       pressure = Array out, valid = Mac u8 out, matrix = false,
  *       must_converge = true }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations,
- *       residual, converged, alpha, geometry_seconds, assembly_seconds,
+ *       residual, converged, alpha [, interface, precond_seconds (mgpcg)],
+ *       geometry_seconds, assembly_seconds,
  *       solve_seconds, formulation, solver [, matrix] }
  *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
  */
@@ -146,12 +148,13 @@ static int l_clip(lua_State *L) {
 
 static const char *const FORMS[] = {"spd", "indefinite", "factored", NULL};
 static const char *const SAMPLINGS[] = {"cell", "linear", NULL};
-static const char *const SOLVERS[] = {"pcg", "cholmod", "minres", "bicgstab", "ldlt", NULL};
+static const char *const SOLVERS[] = {"pcg",  "cholmod", "minres", "bicgstab",
+                                      "ldlt", "mgpcg",   NULL};
 
 static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
-    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", NULL};
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -195,6 +198,7 @@ static int l_project(lua_State *L) {
   zo.rotate = tide_opt_bool(&o, "rotate", 1);
   zo.elastic = tide_opt_bool(&o, "elastic", 1);
   zo.sampling = tide_opt_choice(&o, "sampling", "cell", SAMPLINGS);
+  zo.ring = (int)tide_opt_int(&o, "ring", 1, 0, 64);
   zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
@@ -250,6 +254,10 @@ static int l_project(lua_State *L) {
   lua_pushboolean(L, s == TIDE_OK && st.converged);
   lua_setfield(L, t, "converged");
   setnum(L, t, "alpha", st.alpha);
+  if (zo.solver == TIDE_ZARIFI_MGPCG) {
+    setint(L, t, "interface", st.interface);
+    setnum(L, t, "precond_seconds", st.precond_seconds);
+  }
   setnum(L, t, "geometry_seconds", st.geometry_seconds);
   setnum(L, t, "assembly_seconds", st.assembly_seconds);
   setnum(L, t, "solve_seconds", st.solve_seconds);

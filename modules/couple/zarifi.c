@@ -28,6 +28,7 @@ tide_zarifi_opts tide_zarifi_opts_default(void) {
   o.tol = 1e-10;
   o.rotate = 1;
   o.elastic = 1;
+  o.ring = 1;
   return o;
 }
 
@@ -199,6 +200,8 @@ typedef struct zwork {
   double *w;        /* nf */
   double *r1;       /* nl: E u* - J_c v_c */
   double *theta[3];
+  const tide_mac_poisson *P; /* the liquid's Poisson problem (for TIDE_ZARIFI_MGPCG) */
+  double bscale;             /* B = bscale A_poisson */
   int64_t nfaces;
   tide_zclip *clips;
 } zwork;
@@ -251,11 +254,12 @@ static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmes
   if (f < 0 || f > 2) return tide_fail(TIDE_EINVAL, "unknown formulation %d", f);
   int ok = f == TIDE_ZARIFI_INDEFINITE
                ? (v == TIDE_ZARIFI_MINRES || v == TIDE_ZARIFI_BICGSTAB || v == TIDE_ZARIFI_LDLT)
-               : (v == TIDE_ZARIFI_PCG || v == TIDE_ZARIFI_CHOLMOD);
+               : (v == TIDE_ZARIFI_PCG || v == TIDE_ZARIFI_CHOLMOD || v == TIDE_ZARIFI_MGPCG);
   if (!ok)
     return tide_fail(TIDE_EINVAL,
-                     "solver does not fit the formulation: spd and factored take pcg or cholmod, "
-                     "indefinite takes minres, bicgstab or ldlt");
+                     "solver does not fit the formulation: spd and factored take pcg, mgpcg or "
+                     "cholmod, indefinite takes minres, bicgstab or ldlt");
+  if (o->ring < 0 || o->ring > 64) return tide_fail(TIDE_EINVAL, "ring must be in [0, 64]");
   for (int k = 0; k < ns; k++) {
     const tide_tetmesh *m = solids[k];
     if (!m || !m->fem) return tide_fail(TIDE_EINVAL, "solid %d has no material", k + 1);
@@ -403,8 +407,35 @@ static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *sol
 }
 
 /* solve A x = b with the chosen solver; stats filled */
-static int solve(const tide_csr *A, const double *b, double *x, const tide_zarifi_opts *o,
-                 tide_zarifi_stats *st) {
+static int csr_op(void *ctx, const double *x, double *y) { return tide_csr_mul(ctx, x, y); }
+
+/* PCG with the multigrid-in-block preconditioner (zarifi.h) */
+static int solve_mgpcg(const zwork *z, const tide_csr *A, const double *b, double *x, int ring,
+                       const tide_solve_opts *so, tide_solve_stats *ks, tide_zarifi_stats *st) {
+  int n = A->nrows, s;
+  int *cell = tide_alloc((size_t)(z->nl + 1) * sizeof(int));
+  double *work = tide_alloc((size_t)(4 * (int64_t)n + 1) * sizeof(double));
+  tide_zarifi_precond *M = NULL;
+  if (!cell || !work) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  int64_t nc = tide_grid_ncells(&z->P->grid);
+  for (int64_t c = 0; c < nc; c++)
+    if (z->rowof[c] >= 0) cell[z->rowof[c]] = (int)c;
+  if ((s = tide_zarifi_precond_new(A, z->nl, cell, z->P, z->bscale, ring, &M))) goto done;
+  st->interface = tide_zarifi_precond_interface(M);
+  st->precond_seconds = tide_zarifi_precond_setup_seconds(M);
+  s = tide_pcg_op(n, csr_op, (void *)A, tide_zarifi_precond_apply, M, b, x, work, so, ks);
+done:
+  tide_zarifi_precond_free(M);
+  tide_free(cell, (size_t)(z->nl + 1) * sizeof(int));
+  tide_free(work, (size_t)(4 * (int64_t)n + 1) * sizeof(double));
+  return s;
+}
+
+static int solve(const zwork *z, const tide_csr *A, const double *b, double *x,
+                 const tide_zarifi_opts *o, tide_zarifi_stats *st) {
   int n = A->nrows, s;
   tide_solve_stats ks;
   memset(&ks, 0, sizeof ks);
@@ -416,6 +447,10 @@ static int solve(const tide_csr *A, const double *b, double *x, const tide_zarif
   switch (o->solver) {
   case TIDE_ZARIFI_PCG:
     s = tide_solve_krylov(A, TIDE_KRYLOV_PCG, TIDE_PRECOND_IC0, b, x, &so, &ks);
+    break;
+  case TIDE_ZARIFI_MGPCG:
+    st->ring = o->ring;
+    s = solve_mgpcg(z, A, b, x, o->ring, &so, &ks, st);
     break;
   case TIDE_ZARIFI_MINRES:
     s = tide_solve_krylov(A, TIDE_KRYLOV_MINRES, TIDE_PRECOND_JACOBI, b, x, &so, &ks);
@@ -574,13 +609,14 @@ static int coupled_solve(zwork *z, tide_tetmesh *const *solids, int ns, const ti
     }
   }
   if (o->system && (s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, o->system))) goto done;
-  int stype = o->solver == TIDE_ZARIFI_BICGSTAB ? TIDE_CSR_GENERAL : TIDE_CSR_UPPER;
+  int stype = o->solver == TIDE_ZARIFI_BICGSTAB || o->solver == TIDE_ZARIFI_MGPCG ? TIDE_CSR_GENERAL
+                                                                                  : TIDE_CSR_UPPER;
   if ((s = tide_csr_from_tripletlist(T, stype, &A))) goto done;
   st->assembly_seconds += tide_wtime() - ta;
   st->unknowns = n;
   st->nonzeros = full_nnz(A);
   st->alpha = alpha;
-  if ((s = solve(A, rhs, x, o, st))) goto done;
+  if ((s = solve(z, A, rhs, x, o, st))) goto done;
   memcpy(p, x, (size_t)nl * sizeof(double));
   if (f == TIDE_ZARIFI_INDEFINITE) {
     memcpy(vf, x + nl, (size_t)nf * sizeof(double));
@@ -670,8 +706,10 @@ int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *con
     goto done;
   }
   if ((s = tide_mac_poisson_number(&P, z.rowof, &z.nl))) goto done;
+  z.P = &P;
   if ((s = tide_mac_poisson_assemble(&P, z.rowof, z.nl, TIDE_CSR_GENERAL, &A))) goto done;
   double dxd = d == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
+  z.bscale = o->dt / o->rho * dxd;
   if ((s = tide_csr_clone(A, &B))) goto done;
   for (int64_t q = 0; q < tide_csr_nnz(B); q++)
     B->val[q] *= o->dt / o->rho * dxd;

@@ -29,6 +29,7 @@
 #include "couple/couple.h"
 #include "grid/grid.h"
 #include "linalg/linalg.h"
+#include "linalg/mac_poisson.h"
 #include "solid/mesh.h"
 
 #ifdef __cplusplus
@@ -142,7 +143,9 @@ enum {
   TIDE_ZARIFI_CHOLMOD = 1,  /* supernodal Cholesky (spd, factored) */
   TIDE_ZARIFI_MINRES = 2,   /* Jacobi(|diag|)-MINRES (indefinite) */
   TIDE_ZARIFI_BICGSTAB = 3, /* ILU(0)-BiCGSTAB (indefinite) */
-  TIDE_ZARIFI_LDLT = 4      /* LDL^T of the quasi-definite matrix (indefinite) */
+  TIDE_ZARIFI_LDLT = 4,     /* LDL^T of the quasi-definite matrix (indefinite) */
+  TIDE_ZARIFI_MGPCG = 5     /* PCG with the multigrid-in-block preconditioner below
+                               (spd, factored) */
 };
 
 typedef struct tide_zarifi_opts {
@@ -159,6 +162,8 @@ typedef struct tide_zarifi_opts {
                                 0: damping-only coupling of section 6.3 -- the solid has
                                 already taken its elastic step, v holds its result, and
                                 only M/dt + D couple (S = zeta_M M + tau_K K, w = -M v / dt) */
+  int ring;                  /* TIDE_ZARIFI_MGPCG: layers of liquid cells added around the
+                                interface block (default 1) */
   const tide_array *phi;     /* liquid level set on cells (ghost fluid) or NULL */
   const tide_mac *fractions; /* open face fractions (f64) or NULL */
   double theta_min;          /* 0: TIDE_MAC_THETA_MIN */
@@ -177,7 +182,10 @@ typedef struct tide_zarifi_stats {
   int iterations;     /* Krylov iterations (0 for direct) */
   double residual;    /* ||A x - b|| / ||b|| of the solved system */
   int converged;
-  double alpha; /* scaling used (SPD) */
+  double alpha;           /* scaling used (SPD) */
+  int64_t interface;      /* TIDE_ZARIFI_MGPCG: rows of the exactly solved interface block */
+  int ring;               /* TIDE_ZARIFI_MGPCG: the ring used */
+  double precond_seconds; /* TIDE_ZARIFI_MGPCG: preconditioner set-up (in solve_seconds) */
   double geometry_seconds, assembly_seconds, solve_seconds;
 } tide_zarifi_stats;
 
@@ -199,6 +207,45 @@ typedef struct tide_zarifi_stats {
 int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
                         const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
                         tide_zarifi_stats *st);
+
+/* ------------------------------------- block preconditioner (spd, factored)
+ * The SPD (5.25-5.36) and factored (5.43-5.45) systems
+ *   A = [A11 A12; A21 A22],  A11 = B + J Z^-1 J^T  (the nl liquid rows first)
+ * are a liquid Poisson problem B, the same for any solid, plus blocks that
+ * live on the solid and the cells its boundary cuts.  IC(0)-PCG sees all of
+ * it as one sparse matrix and needs more iterations as the grid is refined
+ * and as the solid gets finer or stiffer (K Mz^-1 K in A22).  This
+ * preconditioner splits the unknowns into two overlapping subspaces:
+ *   I  the interface: every solid row, the liquid rows with an entry in a
+ *      solid column (the cells J touches) and `ring` layers of their liquid
+ *      neighbours; A[I, I] is factored once (CHOLMOD; a few thousand rows);
+ *   L  all liquid rows, where A11 is approximated by B = c A_poisson
+ *      (c = dt dx^d / rho) and B^-1 by one geometric multigrid V-cycle V of
+ *      tide.linalg (mgpcg.h, McAdams et al. 2010) on the same labels, face
+ *      fractions and ghost-fluid theta;
+ * and applies them as symmetric multiplicative Schwarz (Smith, Bjorstad &
+ * Gropp, "Domain Decomposition", 1996, ch. 5):
+ *   z  = R_I^T A_II^-1 R_I r
+ *   z += R_L^T V R_L (r - A z) / c
+ *   z += R_I^T A_II^-1 R_I (r - A z)
+ * M^-1 = (I - E) A^-1 with E = Pi (I - R_L^T V R_L A / c) Pi, Pi = I -
+ * R_I^T A_II^-1 R_I A the A-orthogonal projection away from I: E is
+ * A-self-adjoint with eigenvalues < 1 when V is SPD, so M^-1 is SPD and PCG
+ * is valid.  The V-cycle's iteration count is nearly independent of the
+ * resolution; the interface solve captures the solid's stiffness exactly.
+ * A: the system in general storage (both triangles), kept by reference;
+ * cell_of_row: the cell of each liquid row (kept by reference); P: the
+ * liquid's Poisson problem (labels, weights, theta: copied into the
+ * multigrid hierarchy). */
+typedef struct tide_zarifi_precond tide_zarifi_precond;
+int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
+                            const tide_mac_poisson *P, double c, int ring,
+                            tide_zarifi_precond **out);
+/* z = M^-1 r (n = A->nrows); a tide_linop_fn with ctx = the preconditioner. */
+int tide_zarifi_precond_apply(void *ctx, const double *r, double *z);
+int64_t tide_zarifi_precond_interface(const tide_zarifi_precond *M);
+double tide_zarifi_precond_setup_seconds(const tide_zarifi_precond *M);
+void tide_zarifi_precond_free(tide_zarifi_precond *M);
 
 /* The factor R of the corotated stiffness, K = R^T R (Eq. 5.37-5.39), for
  * the solid's current rotations (after tide_solid_corot_matrices): per

@@ -1377,6 +1377,25 @@ static double precondition(tide_mac_solver *S, const double *r, double *z, int z
   return rz;
 }
 
+int tide_mac_solver_precondition(tide_mac_solver *S, const double *r, double *z) {
+  if (!S || !r || !z)
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition: solver, r and z required");
+  if (!S->ready)
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition: the solver's last update failed");
+  mg_level *L = &S->lev[0];
+  double *vb = S->vb, *vz = S->o.method == TIDE_MAC_CG ? S->vr : L->x;
+  if (copy_in(S, r, vb))
+    return tide_fail(TIDE_ENONFINITE, "mac_solver_precondition: r has non-finite values");
+  if (S->nfloat) project_floating(S, vb); /* Pi V Pi: symmetric on floating regions */
+  if (S->o.method == TIDE_MAC_CG) {
+    MG_FOR_CELLS(L, vz[c] = vb[c];);
+  } else {
+    (void)precondition(S, vb, vz, 0);
+  }
+  copy_out(S, vz, z);
+  return TIDE_OK;
+}
+
 int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const tide_solve_opts *o,
                           tide_solve_stats *st) {
   double t0 = tide_wtime();

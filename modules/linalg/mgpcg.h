@@ -95,6 +95,16 @@ int tide_mac_solver_update(tide_mac_solver *S, const tide_mac_poisson *P);
 int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const tide_solve_opts *o,
                           tide_solve_stats *st);
 void tide_mac_solver_free(tide_mac_solver *S);
+/* z = M^-1 r: one application of the solver's preconditioner (MGPCG: one
+ * V-cycle from z = 0; MIC(0): its two triangular solves; CG: z = r), for
+ * other Krylov solvers that hold the Poisson problem as a block (e.g. the
+ * liquid block of the coupled system's preconditioner, couple/zarifi.h).
+ * r, z: ncells doubles on the user grid; r at non-liquid cells is ignored, z
+ * there is set to 0.  On floating regions (no Dirichlet face) r and z are
+ * made mean-free per region, so the operator is Pi V Pi.  A fixed symmetric
+ * positive (semi-)definite operator, in the units of A^-1 (m^2); allocates
+ * nothing.  Errors: TIDE_ENONFINITE (r), TIDE_EINVAL. */
+int tide_mac_solver_precondition(tide_mac_solver *S, const double *r, double *z);
 
 /* What a solver built, and the memory traffic model used by the benchmark. */
 typedef struct tide_mac_solver_info {

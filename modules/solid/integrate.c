@@ -39,6 +39,8 @@ typedef struct solid_work {
   double *fr_dB; /* (nv d) collider displacement over the step [m] */
   tide_ipc *ipc; /* contact among the mesh's own primitives (IPC), NULL when off */
   double ipc_dhat, ipc_kappa; /* the options it was built with */
+  tide_ipc_sdf sdf;           /* colliders as barriers (contact = "barrier") for this step */
+  int sdf_on;
   size_t bytes;
 } solid_work;
 
@@ -629,6 +631,7 @@ static int newton_energy(tide_tetmesh *m, const solid_work *w, const tide_ip *ip
   int s = tide_fem_ip_value(m, ip, x, E);
   if (!s && eps_u > 0) *E += friction_energy(m, w, x, ip->xn, ip->dt, eps_u);
   if (!s && w->ipc) *E += tide_ipc_energy(w->ipc, x);
+  if (!s && w->sdf_on) *E += tide_ipc_sdf_energy(&w->sdf, x);
   return s;
 }
 
@@ -639,6 +642,7 @@ static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, co
   if (!s && eps_u > 0)
     friction_derivatives(m, w, x, ip->xn, ip->dt, eps_u, g, w->V + w->nnz - w->nfr);
   if (!s && w->ipc) tide_ipc_gradient(w->ipc, x, g);
+  if (!s && w->sdf_on) tide_ipc_sdf_derivatives(&w->sdf, x, g, NULL);
   return s;
 }
 
@@ -672,7 +676,7 @@ static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_wo
   for (int64_t q = 0; q < N; q++)
     xt[q] = x[q] + alpha * p[q];
   *dec = alpha * gp;
-  if (o->ncolliders && contacts_project(m, o, xt)) {
+  if (o->ncolliders && !w->sdf_on && contacts_project(m, o, xt)) {
     if (w->ipc) {
       int s = ipc_limit(m, w, x, xt, w->vec[7]);
       if (s) return s;
@@ -788,9 +792,10 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
       friction_derivatives(m, w, x, ip->xn, dt, eps_u, g, Vf);
     else
       memset(Vf, 0, (size_t)w->nfr * sizeof(double));
+    if (w->sdf_on) tide_ipc_sdf_derivatives(&w->sdf, x, g, Vf); /* per-node blocks */
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) g[q] = 0;
-    int64_t nact = nc ? contacts_active(m, o, x, g, ceps, w) : 0;
+    int64_t nact = nc && !w->sdf_on ? contacts_active(m, o, x, g, ceps, w) : 0;
     if (nact) contacts_constrain_blocks(m, w, w->V);
     if ((s = system_matrix(w))) return s;
     st->assemble_seconds += tide_wtime() - ta;
@@ -811,9 +816,10 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     st->residual = pinf / dt;
     if (pinf / dt < tol) {
       if (w->ipc) memcpy(xt, x, (size_t)N * sizeof(double));
+      double t = w->sdf_on ? tide_ipc_sdf_step_bound(&w->sdf, x, p, 1) : 1;
       for (int64_t q = 0; q < N; q++)
-        x[q] += p[q];
-      if (nc) contacts_project(m, o, x);
+        x[q] += t * p[q];
+      if (nc && !w->sdf_on) contacts_project(m, o, x);
       if (w->ipc && (s = ipc_limit(m, w, xt, x, w->vec[7]))) return s;
       *converged = 1;
       return TIDE_OK;
@@ -828,8 +834,9 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     if (w->ipc) {
       if ((s = tide_ipc_update(w->ipc, x, pinf))) return s;
       alpha = tide_ipc_step_bound(w->ipc, x, p);
-      st->ccd_limited += alpha < 1;
     }
+    if (w->sdf_on) alpha = tide_ipc_sdf_step_bound(&w->sdf, x, p, alpha);
+    st->ccd_limited += alpha < 1;
     int halvings = 0;
     for (; halvings < 30; halvings++) {
       double dec;
@@ -844,7 +851,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
      * inertia still makes the whole system convex.  Extend it (doubling)
      * while the potential keeps falling, so that those modes do not crawl
      * at a linear rate. */
-    if (halvings == 0 && !w->ipc && E0 - E1 > -0.75 * gp) {
+    if (halvings == 0 && !w->ipc && !w->sdf_on && E0 - E1 > -0.75 * gp) {
       double *xe = w->vec[6];
       for (int k = 0; k < 6; k++) {
         double E2, dec;
@@ -864,13 +871,79 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   return TIDE_OK; /* iteration limit: not converged */
 }
 
+/* the normal forces of the barrier colliders at x (contact = "barrier"),
+ * stored as the next lag like friction_update; returns the relative
+ * change of mu lambda, and the number of nodes in contact in *cnt */
+static double friction_update_barrier(const tide_tetmesh *m, const tide_step_opts *o,
+                                      solid_work *w, const double *x, int64_t *cnt) {
+  const tide_fem *f = m->fem;
+  double *lamv = TIDE_F64P(f->contact_force);
+  int32_t *body = TIDE_I32P(f->contact_collider);
+  *cnt = tide_ipc_sdf_forces(&w->sdf, x, o->dt, lamv, body);
+  double change = 0, scale = 0;
+  for (int64_t i = 0; i < m->nv; i++) {
+    double ml = body[i] > 0 ? o->colliders[body[i] - 1]->mu * lamv[i] : 0;
+    change = fmax(change, fabs(ml - w->fr_ml[i]));
+    scale = fmax(scale, ml);
+  }
+  return scale > 0 ? change / scale : change > 0 ? 1 : 0;
+}
+
+/* contact = "barrier": a collider advanced into a node since the last step
+ * (its placement is the one for the end of this step) would start the
+ * solve inside it; such a node starts carried with the body, x_n + vB dt
+ * (its distance to a translating collider is then the one at the start).
+ * The carry must not pass primitives through each other (cut to the CCD
+ * bound); a node still not outside is an error naming it. */
+static int barrier_start(tide_tetmesh *m, const tide_step_opts *o, solid_work *w, const double *xn,
+                         double *x) {
+  int d = m->dim, moved = 0;
+  double *xb = w->vec[6];
+  memcpy(xb, x, (size_t)w->N * sizeof(double));
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (fixed_node(m->fem, i)) continue;
+    double xi[3] = {0, 0, 0};
+    for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+    for (int c = 0; c < o->ncolliders; c++) {
+      const tide_collider *cc = o->colliders[c];
+      if (tide_collider_phi(cc, xi, NULL) - cc->thickness > 0) continue;
+      double vB[3] = {0, 0, 0};
+      tide_collider_velocity(cc, xn + i * d, vB);
+      for (int k = 0; k < d; k++) x[i * d + k] = xi[k] = xn[i * d + k] + o->dt * vB[k];
+      moved = 1;
+    }
+  }
+  int s;
+  if (moved && w->ipc && (s = ipc_limit(m, w, xb, x, w->vec[7]))) return s;
+  int64_t node;
+  int col;
+  double dmin = tide_ipc_sdf_min_distance(&w->sdf, x, &node, &col);
+  if (!(dmin > 0))
+    return tide_fail(TIDE_EINVAL,
+                     "Newton step: node %lld starts %s collider %d (distance %g m); barrier "
+                     "contact needs every free node outside the colliders (a moving collider: "
+                     "a smaller dt)",
+                     (long long)node + 1, dmin < 0 ? "inside" : "on", col + 1, dmin);
+  return TIDE_OK;
+}
+
 int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
   memset(st, 0, sizeof *st);
+  st->min_distance = HUGE_VAL;
   double t0 = tide_wtime();
   int s = check_step(m, o, "Newton step");
   if (s) return s;
-  if (o->contact == TIDE_CONTACT_FRICTION && o->ncolliders && !(o->eps_v > 0))
+  int barrier = o->contact == TIDE_CONTACT_BARRIER;
+  if (o->ncolliders && o->contact != TIDE_CONTACT_SIMPLE && !(o->eps_v > 0))
     return tide_fail(TIDE_EINVAL, "Newton step: eps_v must be positive, got %g", o->eps_v);
+  if (barrier && !(o->dhat > 0))
+    return tide_fail(TIDE_EINVAL,
+                     "Newton step: contact = \"barrier\" needs the barrier threshold dhat > 0");
+  if (!(o->mu >= 0) || !isfinite(o->mu))
+    return tide_fail(TIDE_EINVAL, "Newton step: mu must be >= 0, got %g", o->mu);
+  if (o->mu > 0)
+    return tide_fail(TIDE_EINVAL, "Newton step: friction between the mesh's primitives (mu > 0) "
+                                  "is not implemented yet");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   int nc = o->ncolliders;
@@ -880,9 +953,10 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   memcpy(xn, x, (size_t)N * sizeof(double));
   if ((s = tide_fem_predict(m, dt, xhat))) return s;
   if ((s = tide_thin_damping_prepare(m, xn))) return s; /* shells' and rods' Rayleigh term */
-  /* contact among the mesh's own primitives (IPC): built once per
-   * (dhat, kappa); the start must be intersection-free and apart */
-  if (o->dhat > 0) {
+  /* contact among the mesh's own primitives (IPC, 3D; 2D meshes have
+   * barrier colliders only): built once per (dhat, kappa); the start must
+   * be intersection-free and apart */
+  if (o->dhat > 0 && (m->dim == 3 || !barrier)) {
     if (!w->ipc || w->ipc_dhat != o->dhat || w->ipc_kappa != o->kappa) {
       tide_ipc_free(w->ipc);
       w->ipc = NULL;
@@ -903,29 +977,46 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     tide_ipc_free(w->ipc);
     w->ipc = NULL;
   }
+  /* colliders as barriers with the pairs' dhat and kappa */
+  w->sdf_on = barrier && nc > 0;
+  if (w->sdf_on) {
+    tide_ipc_sdf sd = {o->colliders, nc, o->dhat, 0, m->dim, m->nv, TIDE_U8P(m->fem->pinned),
+                       TIDE_F64P(m->fem->mass), w->vec[8]};
+    sd.kappa = w->ipc ? tide_ipc_kappa(w->ipc)
+                      : (o->kappa > 0 ? o->kappa : tide_ipc_kappa_default(m, o->dhat));
+    w->sdf = sd;
+  }
   memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
-  if (o->guess || w->ipc) /* ... or the start positions of the free nodes (with contact:
-                             the prediction may pass through other primitives) */
+  if (o->guess || w->ipc || w->sdf_on) /* ... or the start positions of the free nodes (with
+                                          contact: the prediction may pass through other
+                                          primitives or into the colliders) */
     for (int64_t q = 0; q < N; q++)
       if (!fixed_node(m->fem, q / m->dim)) x[q] = xn[q];
+  if (w->sdf_on && (s = barrier_start(m, o, w, xn, x))) return s;
   tide_ip ip = {dt, xhat, xn};
   double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
   int maxit = o->maxit > 0 ? o->maxit : 50;
-  if (nc) contacts_project(m, o, x);
-  /* IPC friction at the collider contacts (contact = "friction") */
-  int fric = nc && o->contact == TIDE_CONTACT_FRICTION;
+  if (nc && !barrier) contacts_project(m, o, x);
+  /* IPC friction at the collider contacts (contact = "friction": the
+   * constraint multipliers' normal forces; "barrier": the barrier's) */
+  int fric = nc && o->contact != TIDE_CONTACT_SIMPLE;
   double eps_u = fric ? o->eps_v * dt : 0;
   int rounds = fric ? (o->friction_iterations > 0 ? o->friction_iterations : 2) : 1;
   double ftol = o->friction_tol > 0 ? o->friction_tol : 0.02;
   if (fric) friction_lag(m, o, w, xn, xn);
   int converged = 0;
+  int64_t touching = 0;
   for (int r = 0; r < rounds; r++) {
     if ((s = newton_minimize(m, o, w, &ip, eps_u, x, maxit, &converged, st))) return s;
     st->friction_iterations = r + 1;
     if (!fric) break;
     /* the normal forces at the solution, lagged for the next solve / step */
-    if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
-    st->friction_change = friction_update(m, o, w, x, g, ceps);
+    if (barrier) {
+      st->friction_change = friction_update_barrier(m, o, w, x, &touching);
+    } else {
+      if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
+      st->friction_change = friction_update(m, o, w, x, g, ceps);
+    }
     if (st->friction_change <= ftol || !converged) break;
     friction_lag(m, o, w, x, xn);
   }
@@ -933,7 +1024,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
 #pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
   for (int64_t q = 0; q < N; q++)
     v[q] = (x[q] - xn[q]) / dt;
-  if (nc) {
+  if (nc && !barrier) {
     /* the contact impulses: the gradient at the final positions */
     if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
     double *xb = w->vec[6];
@@ -946,6 +1037,19 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
         v[q] = (x[q] - xn[q]) / dt;
     }
   }
+  if (barrier) st->contacts = touching;
+  if (w->ipc || w->sdf_on) {
+    st->kappa = w->ipc ? tide_ipc_kappa(w->ipc) : w->sdf.kappa;
+    if (w->ipc) {
+      int tc, kind;
+      int32_t nd[4];
+      if ((s = tide_ipc_update(w->ipc, x, 0))) return s;
+      st->min_distance = tide_ipc_min_distance(w->ipc, x, &tc, &kind, nd);
+    }
+    if (w->sdf_on)
+      st->min_distance = fmin(st->min_distance, tide_ipc_sdf_min_distance(&w->sdf, x, NULL, NULL));
+  }
+  w->sdf_on = 0; /* the colliders are the caller's, valid for this call only */
   s = finish_step(m, o, st, 0);
   st->total_seconds = tide_wtime() - t0;
   return s;

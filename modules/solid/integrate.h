@@ -55,7 +55,9 @@ enum { TIDE_SOLID_AUTO = 0, TIDE_SOLID_CHOLMOD = 1, TIDE_SOLID_LDLT = 2, TIDE_SO
  * velocity condition at the contacts). */
 enum {
   TIDE_CONTACT_FRICTION = 0, /* project + Irving's Gamma with friction (thesis 2.9) */
-  TIDE_CONTACT_SIMPLE = 1    /* Zarifi's wall projection (inelastic, no friction) */
+  TIDE_CONTACT_SIMPLE = 1,   /* Zarifi's wall projection (inelastic, no friction) */
+  TIDE_CONTACT_BARRIER = 2   /* Newton: colliders as IPC barriers (ipc.h, needs dhat > 0),
+                                with IPC's lagged friction from the barrier's normal forces */
 };
 
 typedef struct tide_step_opts {
@@ -87,6 +89,10 @@ typedef struct tide_step_opts {
    * IPC's kappa_min).  The step then starts from the start positions, its
    * line search from the CCD bound. */
   double dhat, kappa;
+  /* Newton with solid contact: friction coefficient between the mesh's own
+   * primitives (IPC's lagged friction on the point-triangle and edge-edge
+   * pairs, 0: frictionless) */
+  double mu;
 } tide_step_opts;
 
 /* Defaults: dt = 1/60, no colliders, friction contact, corotational,
@@ -106,6 +112,9 @@ typedef struct tide_step_stats {
   int friction_iterations; /* Newton: solves done for the lagged normal forces */
   double friction_change;  /* Newton: relative change of mu lambda in the last solve */
   int ccd_limited;         /* Newton with solid contact: iterations the CCD bound shortened */
+  double kappa;            /* Newton with dhat > 0: the barrier stiffness at the end of the step */
+  double min_distance;     /* ... the smallest contact distance at the end of the step [m]
+                              (pairs and barrier colliders; HUGE_VAL when none is near) */
 } tide_step_stats;
 
 int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);

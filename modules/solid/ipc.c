@@ -42,6 +42,20 @@ size_t tide_ipc_bytes(const tide_ipc *c) {
 }
 
 double tide_ipc_kappa(const tide_ipc *c) { return c->kappa; }
+void tide_ipc_set_kappa(tide_ipc *c, double kappa) { c->kappa = kappa; }
+
+double tide_ipc_kappa_default(const tide_tetmesh *m, double dhat) {
+  const double *mass = TIDE_F64P(m->fem->mass), *X = TIDE_F64P(m->rest);
+  int d = m->dim;
+  double ms = 0, lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (int64_t i = 0; i < m->nv; i++) {
+    ms += mass[i];
+    for (int q = 0; q < d; q++) lo[q] = fmin(lo[q], X[i * d + q]), hi[q] = fmax(hi[q], X[i * d + q]);
+  }
+  double bb = 0;
+  for (int q = 0; q < d; q++) bb += (hi[q] - lo[q]) * (hi[q] - lo[q]);
+  return tide_barrier_kappa_min(m->nv > 0 ? ms / (double)m->nv : 0, sqrt(bb), dhat * dhat);
+}
 
 int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **out) {
   *out = NULL;
@@ -92,19 +106,7 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
     c->eps_x[e] = l;
   }
   c->dhat = dhat;
-  if (kappa > 0) {
-    c->kappa = kappa;
-  } else {
-    const double *mass = TIDE_F64P(m->fem->mass), *X = TIDE_F64P(m->rest);
-    double ms = 0, lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
-    for (int64_t i = 0; i < m->nv; i++) {
-      ms += mass[i];
-      for (int q = 0; q < 3; q++) lo[q] = fmin(lo[q], X[i * 3 + q]), hi[q] = fmax(hi[q], X[i * 3 + q]);
-    }
-    double bb = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    c->kappa = tide_barrier_kappa_min(ms / (double)m->nv, bb, dhat * dhat);
-  }
+  c->kappa = kappa > 0 ? kappa : tide_ipc_kappa_default(m, dhat);
   *out = c;
   return TIDE_OK;
 }

@@ -15,6 +15,7 @@
 #ifndef TIDE_SOLID_IPC_H
 #define TIDE_SOLID_IPC_H
 
+#include "solid/collide.h"
 #include "solid/fem.h"
 
 #ifdef __cplusplus
@@ -30,6 +31,12 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
 void tide_ipc_free(tide_ipc *c);
 size_t tide_ipc_bytes(const tide_ipc *c);
 double tide_ipc_kappa(const tide_ipc *c);
+void tide_ipc_set_kappa(tide_ipc *c, double kappa);
+
+/* IPC's kappa_min (barrier.h) for mesh m: its mean nodal mass and the
+ * diagonal of its rest bounding box, threshold dhat [m] (squared
+ * distances: dhat^2). */
+double tide_ipc_kappa_default(const tide_tetmesh *m, double dhat);
 
 /* Candidate pairs at x for motions up to |move|_inf [m]. */
 int tide_ipc_update(tide_ipc *c, const double *x, double move);
@@ -55,6 +62,60 @@ void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V);
 /* The largest step alpha in (0, 1] along p from x that keeps every
  * candidate pair apart (additive CCD, s = 0.1). */
 double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p);
+
+/* ------------------------------------------ SDF colliders as barriers
+ *
+ * contact = "barrier" of step_newton: the colliders (collide.h, at their
+ * placement for the step) enter the incremental potential through the same
+ * barrier as the mesh's pairs instead of as bound constraints.  Every free
+ * node i (not pinned, positive mass) and collider c at distance
+ * d = phi_c(x_i) - thickness_c [m] with d < dhat add
+ *     kappa b(d^2, dhat^2)                       (barrier.h, squared distances)
+ * with gradient kappa b' 2 d N (N = grad phi, the outward unit normal) and
+ * the Hessian block kappa (4 d^2 b'' + 2 b') N N^T (>= 0 on (0, dhat)).  The
+ * collider's curvature term kappa 2 d b' grad^2 phi (relative size d / R, R
+ * the radius of curvature) is left out: a Gauss-Newton block, PSD without
+ * projection (for a convex collider the dropped term is negative
+ * semidefinite, so the block is the stiffer one).  The normal force of the
+ * contact is lambda = -kappa b' 2 d / dt^2 [N] (the potential is in the
+ * integrator's units, dt^2 times energy), which drives the lagged friction.
+ * The step bound is conservative advancement on the distance field: along
+ * x + t p the distance falls at most |p| per unit t when |grad phi| <= 1 (a
+ * true distance or a lower bound of one, as tide.shape's primitives; a
+ * plane's distance is linear in t and its bound exact); every returned step
+ * keeps d >= s d_0 along the whole segment, s = 0.1.  Node loops are
+ * OpenMP-parallel over nodes; sums are taken in node order (deterministic).
+ */
+typedef struct tide_ipc_sdf {
+  tide_collider *const *c; /* colliders */
+  int nc;
+  double dhat, kappa;
+  int d;                 /* dimension of the mesh (2 or 3) */
+  int64_t nv;            /* nodes */
+  const uint8_t *pinned; /* (nv) or NULL */
+  const double *mass;    /* (nv): a node of mass <= 0 is left out */
+  double *tmp;           /* (nv) scratch for the per-node sums */
+} tide_ipc_sdf;
+
+/* kappa sum b at x (+inf when a free node touches or is inside a collider). */
+double tide_ipc_sdf_energy(const tide_ipc_sdf *s, const double *x);
+/* g += the barrier's gradient; Vn (nv d x d blocks, row-major, may be NULL)
+ * += its Hessian blocks. */
+void tide_ipc_sdf_derivatives(const tide_ipc_sdf *s, const double *x, double *g, double *Vn);
+/* The largest step t in (0, tmax] along p from x keeping every free node
+ * apart from every collider (conservative advancement, see above). */
+double tide_ipc_sdf_step_bound(const tide_ipc_sdf *s, const double *x, const double *p,
+                               double tmax);
+/* The smallest distance of a free node to a collider at x [m] (HUGE_VAL if
+ * none), and that node and collider (0-based; may be NULL). */
+double tide_ipc_sdf_min_distance(const tide_ipc_sdf *s, const double *x, int64_t *node,
+                                 int *collider);
+/* Per node the normal force of the collider pressing hardest,
+ * lambda_i = -kappa b'(d^2) 2 d / dt^2 [N] (0: none), and that collider
+ * 1-based in body (0: none); returns the number of nodes in contact
+ * (d < dhat). */
+int64_t tide_ipc_sdf_forces(const tide_ipc_sdf *s, const double *x, double dt, double *lambda,
+                            int32_t *body);
 
 #ifdef __cplusplus
 }

@@ -216,9 +216,16 @@ static void push_stats(lua_State *L, const tide_step_stats *s) {
   lua_setfield(L, -2, "friction_change");
   lua_pushinteger(L, s->ccd_limited);
   lua_setfield(L, -2, "ccd_limited");
+  if (s->kappa > 0) { /* solid contact on */
+    lua_pushnumber(L, s->kappa);
+    lua_setfield(L, -2, "kappa");
+    lua_pushnumber(L, s->min_distance);
+    lua_setfield(L, -2, "min_distance");
+  }
 }
 
 static const char *const contact_choices[] = {"friction", "simple", NULL};
+static const char *const newton_contact_choices[] = {"friction", "simple", "barrier", NULL};
 static const char *const solver_choices[] = {"auto", "cholmod", "ldlt", "pcg", NULL};
 static const char *const direct_choices[] = {"auto", "cholmod", "ldlt", NULL};
 
@@ -273,21 +280,23 @@ static int m_step_newmark(lua_State *L) {
 
 static const char *const newton_keys[] = {
     "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
-    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", NULL};
+    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", "mu", NULL};
 static const char *const guess_choices[] = {"predicted", "start", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
- *               contact =, eps_v = 1e-4, friction_iterations = 2,
+ *               contact = "friction"|"simple"|"barrier", eps_v = 1e-4,
+ *               friction_iterations = 2,
  *               friction_tol = 0.02, guess = "predicted"|"start",
  *               dhat = 0 (> 0: contact among the mesh's primitives, ipc.h),
- *               kappa = IPC's kappa_min} -> stats */
+ *               kappa = IPC's kappa_min, mu = 0 (friction between the
+ *               mesh's primitives)} -> stats */
 static int m_step_newton(lua_State *L) {
   const char *fn = "TetMesh:step_newton";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
   tide_opts o = tide_lua_opts(L, 2, fn, newton_keys);
   tide_collider **cs;
   tide_step_opts so = parse_common(L, &o, &cs);
-  so.contact = tide_opt_choice(&o, "contact", "friction", contact_choices);
+  so.contact = tide_opt_choice(&o, "contact", "friction", newton_contact_choices);
   so.tol = tide_opt_num(&o, "tol", 1e-6, 1e-300, HUGE_VAL);
   so.project = tide_opt_bool(&o, "project", 1);
   so.reuse = tide_opt_bool(&o, "reuse", 1);
@@ -298,6 +307,7 @@ static int m_step_newton(lua_State *L) {
   so.guess = tide_opt_choice(&o, "guess", "predicted", guess_choices);
   so.dhat = tide_opt_num(&o, "dhat", 0, 0, HUGE_VAL);
   so.kappa = tide_opt_num(&o, "kappa", 0, 0, HUGE_VAL);
+  so.mu = tide_opt_num(&o, "mu", 0, 0, HUGE_VAL);
   tide_step_stats st;
   tide_lua_check(L, tide_solid_step_newton(m, &so, &st), fn);
   tide_lua_gcaccount(L);

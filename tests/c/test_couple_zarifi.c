@@ -6,7 +6,8 @@
  * solids, pinned nodes); the SPD matrix is symmetric and its Cholesky
  * factorization succeeds; the answer does not depend on the scaling alpha;
  * K = R^T R for the stiffness factor; the projected liquid satisfies the
- * coupled mass balance E u = J v. */
+ * coupled mass balance E u = J v; the multigrid-in-block preconditioner is
+ * symmetric positive definite and its PCG gives the same answer. */
 #include "check.h"
 #include "couple/zarifi.h"
 #include "grid/sdf.h"
@@ -247,6 +248,65 @@ static void check_balance(scene *S, const result *r, const char *what) {
   tide_mac_free(u);
 }
 
+/* the multigrid-in-block preconditioner of the SPD system is symmetric and
+ * positive definite: x.M^-1 y = y.M^-1 x, x.M^-1 x > 0 for random x, y, with
+ * 0, 1 and 2 rings */
+static void check_precond(scene *S, const tide_csr *A, const char *what) {
+  tide_grid *g = &S->g;
+  int d = g->dim;
+  tide_mac_poisson P = tide_mac_poisson_make(g, TIDE_U8P(S->labels));
+  double *th[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < d; a++) {
+    P.weight[a] = TIDE_F64P(S->frac->u[a]);
+    th[a] = malloc((size_t)tide_array_size(S->frac->u[a]) * sizeof(double));
+  }
+  DIE(tide_mac_poisson_theta(g, TIDE_U8P(S->labels), TIDE_F64P(S->phi), th));
+  for (int a = 0; a < d; a++)
+    P.theta[a] = th[a];
+  int64_t nc = tide_grid_ncells(g);
+  int *rowof = malloc((size_t)nc * sizeof(int)), nl = 0;
+  DIE(tide_mac_poisson_number(&P, rowof, &nl));
+  int *cell = malloc((size_t)(nl + 1) * sizeof(int));
+  for (int64_t c = 0; c < nc; c++)
+    if (rowof[c] >= 0) cell[rowof[c]] = (int)c;
+  int n = A->nrows;
+  double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+  double *mx = malloc((size_t)n * sizeof(double)), *my = malloc((size_t)n * sizeof(double));
+  for (int ring = 0; ring <= 2; ring++) {
+    tide_zarifi_precond *M = NULL;
+    int s = tide_zarifi_precond_new(A, nl, cell, &P, 0.01 / 1000 * pow(g->dx, d), ring, &M);
+    CHECK(s == TIDE_OK, "%s: preconditioner ring %d: %s", what, ring, s ? tide_errmsg() : "");
+    if (s) continue;
+    CHECK(tide_zarifi_precond_interface(M) > n - nl && tide_zarifi_precond_interface(M) < n,
+          "%s ring %d: the interface holds the solid rows and some liquid rows (%lld of %d)", what,
+          ring, (long long)tide_zarifi_precond_interface(M), n);
+    double worst = 0, minq = 1e300;
+    for (int trial = 0; trial < 5; trial++) {
+      for (int i = 0; i < n; i++) {
+        x[i] = 2 * urand() - 1;
+        y[i] = 2 * urand() - 1;
+      }
+      DIE(tide_zarifi_precond_apply(M, x, mx));
+      DIE(tide_zarifi_precond_apply(M, y, my));
+      double a = tide_dot(n, y, mx), b = tide_dot(n, x, my);
+      double scale = sqrt(tide_dot(n, x, mx) * tide_dot(n, y, my));
+      worst = fmax(worst, fabs(a - b) / scale);
+      minq = fmin(minq, tide_dot(n, x, mx) / tide_dot(n, x, x));
+    }
+    CHECK(worst <= 1e-10 && minq > 0, "%s ring %d: M^-1 symmetric (%.1e) and positive (%.3g)", what,
+          ring, worst, minq);
+    tide_zarifi_precond_free(M);
+  }
+  free(x);
+  free(y);
+  free(mx);
+  free(my);
+  free(cell);
+  free(rowof);
+  for (int a = 0; a < d; a++)
+    free(th[a]);
+}
+
 static void test_formulations(int d, int n, int ns, int pinned) {
   char what[96];
   snprintf(what, sizeof what, "%dD n=%d solids=%d pinned=%d", d, n, ns, pinned);
@@ -268,7 +328,9 @@ static void test_formulations(int d, int n, int ns, int pinned) {
                {TIDE_ZARIFI_SPD, TIDE_ZARIFI_CHOLMOD, 1e-3, "spd cholmod alpha 1e-3"},
                {TIDE_ZARIFI_SPD, TIDE_ZARIFI_CHOLMOD, 10, "spd cholmod alpha 10"},
                {TIDE_ZARIFI_FACTORED, TIDE_ZARIFI_CHOLMOD, 0, "factored cholmod"},
-               {TIDE_ZARIFI_FACTORED, TIDE_ZARIFI_PCG, 0, "factored pcg"}};
+               {TIDE_ZARIFI_FACTORED, TIDE_ZARIFI_PCG, 0, "factored pcg"},
+               {TIDE_ZARIFI_SPD, TIDE_ZARIFI_MGPCG, 0, "spd mgpcg (mg-in-block)"},
+               {TIDE_ZARIFI_FACTORED, TIDE_ZARIFI_MGPCG, 0, "factored mgpcg"}};
   printf("%s: %lld liquid cells, %lld free solid DOFs, %lld pieces\n", what,
          (long long)ref.st.liquid, (long long)ref.st.solid_dofs, (long long)ref.st.pieces);
   CHECK(ref.st.liquid > 0 && ref.st.solid_dofs > 0 && ref.st.pieces > 0, "%s: a coupled system",
@@ -301,6 +363,7 @@ static void test_formulations(int d, int n, int ns, int pinned) {
   int s = tide_factor_new(sys_spd, TIDE_FACTOR_CHOLESKY, &F);
   CHECK(s == TIDE_OK, "%s: Cholesky of the SPD matrix", what);
   tide_factor_free(F);
+  check_precond(&S, sys_spd, what);
   tide_csr_asymmetry(sys_ind, &asym);
   big = 0;
   for (int64_t q = 0; q < tide_csr_nnz(sys_ind); q++)

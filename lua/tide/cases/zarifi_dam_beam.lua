@@ -50,4 +50,51 @@ function M.new(o)
   return zarifi.new(zo), beam
 end
 
+--- The beam of M.new hanging into a pool at rest (no particles): the liquid fills the tank below
+-- y = level (0.6) outside the beam, labels, ghost-fluid level set and face fractions built
+-- directly, so one coupled projection can be set up at 100^3 in seconds (bench/couple.lua, the
+-- MG-in-block preconditioner's scaling; tests/couple/test_zarifi_mgpcg.lua).
+-- o: res (32), dim (3), cells (the beam's elements; default the thesis's fine beam 4 x 28 x 4 in
+-- 3D, 4 x 34 in 2D), E (2e5), level (0.6).  Returns P = { grid, beam, fractions, labels, phi } and
+-- P.project(opts): u* = dt g in the liquid, v* = dt g on the beam, then tide.couple.project with
+-- opts (dt = 1/60, tol = 1e-10, sampling "linear" unless given) -> stats, pressure, beam velocities.
+function M.pool(o)
+  o = o or {}
+  local dim, res = o.dim or 3, o.res or 32
+  local dx, level = 1 / res, o.level or 0.6
+  local g = tide.grid.new { size = dim == 3 and { res, res, res } or { res, res }, dx = dx }
+  local lo = dim == 3 and { 0.55, 0.15, 0.4 } or { 0.55, 0.15 }
+  local hi = dim == 3 and { 0.65, 1 - 0.5 * dx, 0.6 } or { 0.65, 1 - 0.5 * dx }
+  local beam = tide.solid.box { min = lo, max = hi, cells = o.cells or (dim == 3 and { 4, 28, 4 } or { 4, 34 }) }
+  beam:material { model = "corotational", E = o.E or 2e5, nu = 0.3, density = 800, rayleigh_mass = 0.5,
+    rayleigh_stiffness = 0.002 }
+  beam:pin(function(_, y) return y > 1 - 0.5 * dx - 1e-9 end)
+  local fr, solid = g:face_fractions(tide.shape.mesh { vertices = beam.x, faces = beam:boundary() })
+  local labels, phi = g:cells("u8"), g:cells()
+  local lf, sf, pf = labels:reshape(labels:size()), solid:reshape(solid:size()), phi:reshape(phi:size())
+  local L = tide.liquid
+  local nk = dim == 3 and res or 1
+  for c = 1, labels:size() do
+    local y = ((((c - 1) // nk) % res) + 0.5) * dx
+    pf[c] = y - level
+    lf[c] = sf[c] == L.SOLID and L.SOLID or (y < level and L.LIQUID or L.AIR)
+  end
+  local P = { grid = g, beam = beam, fractions = fr, labels = labels, phi = phi }
+  local gvec = dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 }
+  function P.project(opts)
+    local dt = opts.dt or 1 / 60
+    local u = g:mac()
+    u:add_gravity(dt, gvec)
+    u:enforce_walls(labels, false, fr)
+    beam.v:fill(0)
+    for q = 1, beam.nv do beam.v:set(q, 2, -9.81 * dt) end
+    local p = g:cells()
+    local args = { u = u, labels = labels, solids = { beam }, dt = dt, rho = 1000, phi = phi, fractions = fr,
+      sampling = "linear", pressure = p, tol = 1e-10 }
+    for k, v in pairs(opts) do args[k] = v end
+    return tide.couple.project(args), p, beam.v:clone()
+  end
+  return P
+end
+
 return M

@@ -1,0 +1,190 @@
+/* zarifi_precond.c -- the multigrid-in-block preconditioner of the SPD and
+ * factored coupled systems (see zarifi.h, "block preconditioner"):
+ * symmetric multiplicative Schwarz over the interface block (solved exactly
+ * by Cholesky) and the liquid block (one multigrid V-cycle of the liquid's
+ * Poisson operator, linalg/mgpcg.h). */
+#include "couple/zarifi.h"
+#include "linalg/mgpcg.h"
+
+#include <string.h>
+
+struct tide_zarifi_precond {
+  const tide_csr *A;  /* the system, general storage (not owned) */
+  int n, nl, ni;      /* rows, liquid rows, interface rows */
+  int *idx;           /* ni: interface rows, ascending */
+  const int *cell;    /* nl: cell of each liquid row (not owned) */
+  double cinv;        /* 1 / c, B = c A_poisson */
+  tide_factor *F;     /* Cholesky of A[I, I] */
+  tide_mac_solver *M; /* the liquid's V-cycle */
+  double *t, *y;      /* ni */
+  double *rc, *zc;    /* ncells */
+  int64_t ncells;
+  double setup_seconds;
+};
+
+void tide_zarifi_precond_free(tide_zarifi_precond *M) {
+  if (!M) return;
+  tide_free(M->idx, (size_t)(M->ni + 1) * sizeof(int));
+  tide_factor_free(M->F);
+  tide_mac_solver_free(M->M);
+  tide_free(M->t, (size_t)(M->ni + 1) * sizeof(double));
+  tide_free(M->y, (size_t)(M->ni + 1) * sizeof(double));
+  tide_free(M->rc, (size_t)M->ncells * sizeof(double));
+  tide_free(M->zc, (size_t)M->ncells * sizeof(double));
+  tide_free(M, sizeof *M);
+}
+
+int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
+                            const tide_mac_poisson *P, double c, int ring,
+                            tide_zarifi_precond **out) {
+  *out = NULL;
+  if (!A || !cell_of_row || !P || !(c > 0) || ring < 0)
+    return tide_fail(TIDE_EINVAL, "coupled preconditioner: invalid arguments");
+  if (A->stype != TIDE_CSR_GENERAL || A->nrows != A->ncols || nl < 0 || nl > A->nrows)
+    return tide_fail(TIDE_EINVAL,
+                     "coupled preconditioner: A must be square in general storage with the "
+                     "liquid rows first");
+  double t0 = tide_wtime();
+  int n = A->nrows, s = TIDE_OK;
+  tide_zarifi_precond *M = tide_calloc(sizeof *M);
+  if (!M) return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+  M->A = A;
+  M->n = n;
+  M->nl = nl;
+  M->cell = cell_of_row;
+  M->cinv = 1 / c;
+  M->ncells = tide_grid_ncells(&P->grid);
+  /* the interface: solid rows, liquid rows coupled to them, then `ring` layers of liquid
+   * neighbours (breadth-first through A11's graph) */
+  int *lay = tide_alloc((size_t)(n + 1) * sizeof(int)); /* layer of a row, -1: not in I */
+  if (!lay) {
+    tide_free(M, sizeof *M);
+    return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+  }
+  for (int i = 0; i < n; i++)
+    lay[i] = i >= nl ? 0 : -1;
+  for (int i = 0; i < nl; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      if (A->col[p] >= nl && A->val[p] != 0) {
+        lay[i] = 0;
+        break;
+      }
+  for (int l = 1; l <= ring; l++)
+    for (int i = 0; i < nl; i++) {
+      if (lay[i] != l - 1) continue;
+      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        int j = A->col[p];
+        if (j < nl && lay[j] < 0) lay[j] = l;
+      }
+    }
+  int ni = 0;
+  for (int i = 0; i < n; i++)
+    ni += lay[i] >= 0;
+  M->ni = ni;
+  M->idx = tide_alloc((size_t)(ni + 1) * sizeof(int));
+  M->t = tide_alloc((size_t)(ni + 1) * sizeof(double));
+  M->y = tide_alloc((size_t)(ni + 1) * sizeof(double));
+  M->rc = tide_calloc((size_t)M->ncells * sizeof(double));
+  M->zc = tide_calloc((size_t)M->ncells * sizeof(double));
+  if (!M->idx || !M->t || !M->y || !M->rc || !M->zc) {
+    s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+    goto done;
+  }
+  ni = 0;
+  for (int i = 0; i < n; i++)
+    if (lay[i] >= 0) {
+      M->idx[ni] = i;
+      lay[i] = ni++; /* now: position in I */
+    }
+  /* A[I, I] (upper triangle) and its Cholesky factor */
+  {
+    tide_triplets *T = NULL;
+    tide_csr *AI = NULL;
+    if ((s = tide_triplets_new(ni, ni, &T))) goto done;
+    for (int k = 0; k < ni; k++) {
+      int i = M->idx[k];
+      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        int q = lay[A->col[p]];
+        if (q >= k) tide_triplets_add(T, k, q, A->val[p]);
+      }
+    }
+    s = tide_csr_from_tripletlist(T, TIDE_CSR_UPPER, &AI);
+    tide_triplets_free(T);
+    if (!s) s = tide_factor_new(AI, TIDE_FACTOR_CHOLESKY, &M->F);
+    tide_csr_free(AI);
+    if (s) goto done;
+  }
+  /* the liquid block's V-cycle */
+  {
+    tide_mac_solver_opts mo = tide_mac_solver_opts_default();
+    if ((s = tide_mac_solver_new(P, &mo, &M->M))) goto done;
+  }
+  M->setup_seconds = tide_wtime() - t0;
+done:
+  tide_free(lay, (size_t)(n + 1) * sizeof(int));
+  if (s) {
+    tide_zarifi_precond_free(M);
+    return s;
+  }
+  *out = M;
+  return TIDE_OK;
+}
+
+int64_t tide_zarifi_precond_interface(const tide_zarifi_precond *M) { return M ? M->ni : 0; }
+double tide_zarifi_precond_setup_seconds(const tide_zarifi_precond *M) {
+  return M ? M->setup_seconds : 0;
+}
+
+/* t = r[I] - (A z)[I] (rows of I; z may be NULL: z = 0) */
+static void interface_residual(const tide_zarifi_precond *M, const double *r, const double *z) {
+  const tide_csr *A = M->A;
+  for (int k = 0; k < M->ni; k++) {
+    int i = M->idx[k];
+    double s = r[i];
+    if (z)
+      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+        s -= A->val[p] * z[A->col[p]];
+    M->t[k] = s;
+  }
+}
+
+int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
+  tide_zarifi_precond *M = ctx;
+  const tide_csr *A = M->A;
+  const int nl = M->nl, n = M->n, ni = M->ni;
+  int s;
+  /* 1. the interface: z = R_I^T A_II^-1 R_I r */
+  interface_residual(M, r, NULL);
+  if ((s = tide_factor_solve(M->F, M->t, M->y))) return s;
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int i = 0; i < n; i++)
+    z[i] = 0;
+  for (int k = 0; k < ni; k++)
+    z[M->idx[k]] = M->y[k];
+  /* 2. the liquid: z += R_L^T V R_L (r - A z) / c; A z on the liquid rows from the rows of I
+   *    (A symmetric, z supported on I) */
+  double *rc = M->rc;
+  const int *cell = M->cell;
+#pragma omp parallel for schedule(static) if (nl > 65536)
+  for (int i = 0; i < nl; i++)
+    rc[cell[i]] = r[i];
+  for (int k = 0; k < ni; k++) {
+    int j = M->idx[k];
+    double zj = z[j];
+    for (int p = A->rowptr[j]; p < A->rowptr[j + 1]; p++) {
+      int i = A->col[p];
+      if (i < nl) rc[cell[i]] -= A->val[p] * zj;
+    }
+  }
+  if ((s = tide_mac_solver_precondition(M->M, rc, M->zc))) return s;
+  const double *zc = M->zc, ci = M->cinv;
+#pragma omp parallel for schedule(static) if (nl > 65536)
+  for (int i = 0; i < nl; i++)
+    z[i] += ci * zc[cell[i]];
+  /* 3. the interface again: z += R_I^T A_II^-1 R_I (r - A z) */
+  interface_residual(M, r, z);
+  if ((s = tide_factor_solve(M->F, M->t, M->y))) return s;
+  for (int k = 0; k < ni; k++)
+    z[M->idx[k]] += M->y[k];
+  return TIDE_OK;
+}

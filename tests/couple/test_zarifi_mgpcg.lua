@@ -1,0 +1,51 @@
+-- The multigrid-in-block preconditioner of the SPD coupled system (solver = "mgpcg",
+-- modules/couple/zarifi_precond.c) on the dam break's beam pinned at its top and hanging into a
+-- pool at rest (tide.cases.zarifi_dam_beam.pool; the Table 6.1 beam of 3 x 21 x 3 cubes of 6 tets),
+-- one coupled projection with gravity added.  MG-in-block PCG gives CHOLMOD's pressure and solid
+-- velocities to the solve tolerance (SPD and factored formulations), needs far fewer iterations
+-- than IC(0)-PCG, and its iteration count stays nearly flat as the grid is refined (16^3 -> 32^3,
+-- 2D 32^2 -> 128^2).
+local tide = require "tide"
+local T = require "tide.testing"
+local case = require "tide.cases.zarifi_dam_beam"
+
+local function rel(a, b)
+  local d = a:clone()
+  d:axpy(-1, b)
+  return math.max(-d:min(), d:max()) / math.max(-b:min(), b:max())
+end
+
+local its = {}
+for _, c in ipairs {
+  { dim = 3, res = 16, cells = { 3, 21, 3 } },
+  { dim = 3, res = 32, cells = { 3, 21, 3 } },
+  { dim = 2, res = 32, cells = { 4, 34 } },
+  { dim = 2, res = 128, cells = { 4, 34 } },
+} do
+  local P = case.pool(c)
+  local name = string.format("%dD %d", c.dim, c.res)
+  local _, pc, vc = P.project { solver = "cholmod" }
+  local sm, pm, vm = P.project { solver = "mgpcg" }
+  local si = P.project { solver = "pcg", must_converge = false }
+  local sf, pf, vf = P.project { formulation = "factored", solver = "mgpcg" }
+  print(string.format("%s: %d unknowns (%d liquid, %d solid DOFs), interface %d rows; iterations: MG-in-block %d, "
+    .. "IC(0) %d%s, factored MG-in-block %d; |p - p_cholmod| %.1e, |v - v_cholmod| %.1e (relative)",
+    name, sm.unknowns, sm.liquid, sm.solid_dofs, sm.interface, sm.iterations, si.iterations,
+    si.converged and "" or " (not converged)", sf.iterations, rel(pm, pc), rel(vm, vc)))
+  T.check(sm.converged and sm.residual <= 1e-10, name .. ": MG-in-block PCG converges")
+  T.check(sm.interface > sm.solid_dofs and sm.interface < sm.unknowns / 2,
+    name .. ": the interface holds the solid rows and the cut cells, not the whole liquid")
+  T.check(rel(pm, pc) < 1e-7 and rel(vm, vc) < 1e-7, name .. ": MG-in-block equals CHOLMOD (spd)")
+  T.check(rel(pf, pc) < 1e-7 and rel(vf, vc) < 1e-7, name .. ": MG-in-block equals CHOLMOD (factored)")
+  T.check(sm.iterations <= 25, name .. ": MG-in-block needs few iterations (" .. sm.iterations .. ")")
+  T.check(si.iterations >= 5 * sm.iterations,
+    string.format("%s: IC(0) needs at least 5x the iterations (%d vs %d)", name, si.iterations, sm.iterations))
+  its[name] = sm.iterations
+end
+T.check(its["3D 32"] - its["3D 16"] <= 4, "3D: iterations nearly flat from 16^3 to 32^3")
+T.check(its["2D 128"] - its["2D 32"] <= 6, "2D: iterations nearly flat from 32^2 to 128^2")
+local small = case.pool { dim = 2, res = 16, cells = { 2, 10 } }
+T.raises(function() small.project { formulation = "indefinite", solver = "mgpcg" } end,
+  "solver does not fit", "mgpcg is not for the indefinite system")
+T.raises(function() small.project { solver = "mgpcg", ring = -1 } end, "ring", "a negative ring is refused")
+T.report()
