@@ -150,7 +150,7 @@ static int m_drift(lua_State *L) {
   return 1;
 }
 
-static const char *const solve_keys[] = {"tol", "maxit", NULL};
+static const char *const solve_keys[] = {"tol", "maxit", "warm_start", NULL};
 /* S:density_solve(dt [, {tol = 1e-4, maxit = 100}]) -> iterations, error, converged */
 static int solve(lua_State *L, int divergence) {
   const char *fn = divergence ? "SPH:divergence_solve" : "SPH:density_solve";
@@ -159,6 +159,10 @@ static int solve(lua_State *L, int divergence) {
   tide_opts o = tide_lua_optopts(L, 3, fn, solve_keys);
   double tol = tide_opt_num(&o, "tol", divergence ? 1e-3 : 1e-4, 1e-14, 1);
   int maxit = (int)tide_opt_int(&o, "maxit", 100, 1, 100000);
+  if (!divergence)
+    s->warm = tide_opt_num(&o, "warm_start", 0.5, 0, 1);
+  else if (tide_opt_has(&o, "warm_start"))
+    tide_lua_error(L, "%s: warm_start is an option of the density solve", fn);
   int it = 0, conv = 0;
   double err = 0;
   int st = divergence ? tide_sph_divergence_solve(s, dt, tol, maxit, &it, &err, &conv)

@@ -86,7 +86,7 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
     s->gravity[a] = a < g->dim ? prm->gravity[a] : 0;
   s->c = prm->c;
   s->gamma = 7;
-  s->warm = 0;
+  s->warm = 0.5;
   s->alpha_visc = prm->alpha_visc;
   s->alpha_bound = prm->alpha_bound;
   s->renormalize = prm->renormalize != 0;
@@ -836,11 +836,15 @@ static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int diverg
   int minit = divergence ? 1 : 2, l = 0;
   double mean = 0, *ks = TIDE_F64P(s->ksum);
   if (!divergence) {
-    /* warm start [Bender & Koschier 2015, Sec. 4.3]: half of the last
-     * step's stiffness sum (kappa/rho = p/rho^2 does not depend on dt) */
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    /* warm start [Bender & Koschier 2015, Sec. 4.3; 2017, Sec. 3.3]: the
+     * fraction s->warm of the last step's stiffness sum (kappa/rho =
+     * p/rho^2 does not depend on dt), only where the density predicted
+     * from v* exceeds rho0: elsewhere a warm pressure could only expand,
+     * and the compression-only iteration could not take it back */
+    double w = s->warm;
+#pragma omp parallel for schedule(static) if (n > 1024)
     for (int64_t i = 0; i < n; i++)
-      kap[i] = s->warm * ks[i];
+      kap[i] = w > 0 && rho[i] + dt * drho(s, i, x, v) > r0 ? w * ks[i] : 0;
     pressure_update(s, dt, kap);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {

@@ -65,7 +65,9 @@
  *   v_i -= dt (sum_j m (kappa_i/rho_i + kappa_j/rho_j) grad W_ij
  *              + sum_b Psi_b 2 kappa_i/rho_i grad W_ib)
  * until the mean of (rho*_i - rho0)/rho0 is below eta (at least 2
- * iterations; warm started with half the last step's sum of kappa_i), and the divergence-free
+ * iterations; warm started with w = s->warm (0.5) times the last step's
+ * sum of kappa_i where the density predicted from v* exceeds rho0
+ * [Bender & Koschier 2017, Sec. 3.3]), and the divergence-free
  * solver the same with Drho_i = max(0, sum_j m v_ij . grad W_ij + sum_b Psi_b v_i . grad W_ib),
  *   kappa^v_i = Drho_i/dt alpha_i, until mean(Drho_i) dt/rho0 < eta_v (at
  *   least 1 iteration).
@@ -167,7 +169,7 @@ typedef struct tide_sph {
   tide_array *kap;   /* (n) DFSPH stiffness of the current iteration (scratch) */
   tide_array *err;   /* (n) DFSPH per-particle density error (scratch) */
   tide_array *ksum;  /* (n) DFSPH stiffness sum of the last density solve (warm start) */
-  double warm;       /* DFSPH warm start factor (0: off) */
+  double warm;       /* DFSPH warm start factor in [0, 1] (0.5; 0: off) */
   /* boundary particles */
   int64_t nb, bcap;
   double *bx;    /* (nb, d) */
