@@ -6,6 +6,7 @@
 #include "solid/fem.h"
 #include "solid/thin.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +87,10 @@ static int64_t query(const query_ctx *c, int64_t q, int32_t *buf, int64_t cap) {
         int64_t a = 0, b = c->nh;
         while (a < b) {
           int64_t mid = (a + b) / 2;
-          if (c->H[mid].key < key) a = mid + 1;
-          else b = mid;
+          if (c->H[mid].key < key)
+            a = mid + 1;
+          else
+            b = mid;
         }
         for (int64_t t = a; t < c->nh && c->H[t].key == key; t++) {
           int32_t it = c->H[t].item;
@@ -96,10 +99,12 @@ static int64_t query(const query_ctx *c, int64_t q, int32_t *buf, int64_t cap) {
           for (int d = 0; d < 3 && ok; d++)
             ok = c->ilo[(int64_t)it * 3 + d] <= hi[d] && c->ihi[(int64_t)it * 3 + d] >= lo[d];
           for (int u = 0; u < c->qn && ok; u++)
-            for (int v = 0; v < c->in && ok; v++) ok = qnode(c, q, u) != c->iel[(int64_t)it * c->in + v];
+            for (int v = 0; v < c->in && ok; v++)
+              ok = qnode(c, q, u) != c->iel[(int64_t)it * c->in + v];
           if (!ok) continue;
           int dup = 0;
-          for (int64_t s = 0; s < n && s < cap && !dup; s++) dup = buf[s] == it;
+          for (int64_t s = 0; s < n && s < cap && !dup; s++)
+            dup = buf[s] == it;
           if (dup) continue;
           if (n < cap) buf[n] = it;
           n++;
@@ -121,7 +126,8 @@ static int run_queries(query_ctx *c, tide_pairs *out) {
   for (int64_t it = 0; it < c->ni; it++) {
     int64_t cnt = 1;
     for (int k = 0; k < 3; k++)
-      cnt *= (int64_t)floor(c->ihi[it * 3 + k] / c->h) - (int64_t)floor(c->ilo[it * 3 + k] / c->h) + 1;
+      cnt *=
+          (int64_t)floor(c->ihi[it * 3 + k] / c->h) - (int64_t)floor(c->ilo[it * 3 + k] / c->h) + 1;
     ne += cnt;
   }
   if (ne > (int64_t)1 << 31) return tide_fail(TIDE_EINVAL, "broad phase: cell size too small");
@@ -137,7 +143,8 @@ static int run_queries(query_ctx *c, tide_pairs *out) {
     }
     for (int64_t i = a[0]; i <= b[0]; i++)
       for (int64_t j = a[1]; j <= b[1]; j++)
-        for (int64_t k = a[2]; k <= b[2]; k++) H[t++] = (hentry){cell_key(i, j, k), (int32_t)it};
+        for (int64_t k = a[2]; k <= b[2]; k++)
+          H[t++] = (hentry){cell_key(i, j, k), (int32_t)it};
   }
   qsort(H, (size_t)ne, sizeof *H, hentry_cmp);
   c->H = H;
@@ -164,10 +171,13 @@ static int run_queries(query_ctx *c, tide_pairs *out) {
     tide_free(H, hb);
     tide_free(out->ptr, (size_t)(c->nq + 1) * sizeof(int64_t));
     memset(out, 0, sizeof *out);
-    return tide_fail(TIDE_EINVAL, "broad phase: a primitive has more than %d candidates (margin "
-                                  "too large for the mesh)", (int)BROAD_MAX);
+    return tide_fail(TIDE_EINVAL,
+                     "broad phase: a primitive has more than %d candidates (margin "
+                     "too large for the mesh)",
+                     (int)BROAD_MAX);
   }
-  for (int64_t q = 0; q < c->nq; q++) out->ptr[q + 1] += out->ptr[q];
+  for (int64_t q = 0; q < c->nq; q++)
+    out->ptr[q + 1] += out->ptr[q];
   int64_t total = out->ptr[c->nq];
   out->cand = tide_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
   if (!out->cand) {
@@ -187,15 +197,17 @@ static int run_queries(query_ctx *c, tide_pairs *out) {
 static double mean_extent(int64_t n, const double *lo, const double *hi) {
   double s = 0;
   for (int64_t i = 0; i < n; i++)
-    s += fmax(hi[i * 3] - lo[i * 3], fmax(hi[i * 3 + 1] - lo[i * 3 + 1], hi[i * 3 + 2] - lo[i * 3 + 2]));
+    s += fmax(hi[i * 3] - lo[i * 3],
+              fmax(hi[i * 3 + 1] - lo[i * 3 + 1], hi[i * 3 + 2] - lo[i * 3 + 2]));
   return n > 0 ? s / n : 1;
 }
 
-static int with_boxes(int64_t nq, int qn, const int32_t *qel, int64_t ni, int in, const int32_t *iel,
-                      const double *x, int64_t npts, double margin, double h, int upper,
-                      tide_pairs *out) {
+static int with_boxes(int64_t nq, int qn, const int32_t *qel, int64_t ni, int in,
+                      const int32_t *iel, const double *x, int64_t npts, double margin, double h,
+                      int upper, tide_pairs *out) {
   (void)npts;
-  size_t qb = (size_t)(nq > 0 ? nq : 1) * 3 * sizeof(double), ib = (size_t)(ni > 0 ? ni : 1) * 3 * sizeof(double);
+  size_t qb = (size_t)(nq > 0 ? nq : 1) * 3 * sizeof(double),
+         ib = (size_t)(ni > 0 ? ni : 1) * 3 * sizeof(double);
   double *qlo = tide_alloc(qb), *qhi = tide_alloc(qb), *ilo = tide_alloc(ib), *ihi = tide_alloc(ib);
   int st = TIDE_OK;
   if (!qlo || !qhi || !ilo || !ihi) {
@@ -249,10 +261,57 @@ static double orient(const double *a, const double *b, const double *c, const do
          u[2] * (v[0] * w[1] - v[1] * w[0]);
 }
 
+static double orient2(const double *a, const double *b, const double *c, int i, int j) {
+  return (b[i] - a[i]) * (c[j] - a[j]) - (b[j] - a[j]) * (c[i] - a[i]);
+}
+
+static int opposite(double s, double t, double tol) {
+  return (s > tol && t < -tol) || (s < -tol && t > tol);
+}
+
+/* p, q in the plane of (a, b, c) up to rounding: they cross when the
+ * segment overlaps the triangle in that plane (projected along the
+ * normal's largest axis): an endpoint strictly inside, or a proper crossing
+ * of an edge; tol2 the rounding bound of the 2D orientations */
+static int coplanar_overlap(const double *p, const double *q, const double *a, const double *b,
+                            const double *c, const double *n, double tol2) {
+  int ax = fabs(n[0]) > fabs(n[1]) ? (fabs(n[0]) > fabs(n[2]) ? 0 : 2)
+                                   : (fabs(n[1]) > fabs(n[2]) ? 1 : 2);
+  int i = (ax + 1) % 3, j = (ax + 2) % 3;
+  const double *v[3] = {a, b, c}, *e[2] = {p, q};
+  double area = orient2(a, b, c, i, j);
+  for (int s = 0; s < 2; s++) {
+    int in = 1;
+    for (int k = 0; k < 3 && in; k++)
+      in = orient2(v[k], v[(k + 1) % 3], e[s], i, j) * (area > 0 ? 1 : -1) > tol2;
+    if (in) return 1;
+  }
+  for (int k = 0; k < 3; k++) {
+    const double *u = v[k], *w = v[(k + 1) % 3];
+    if (opposite(orient2(p, q, u, i, j), orient2(p, q, w, i, j), tol2) &&
+        opposite(orient2(u, w, p, i, j), orient2(u, w, q, i, j), tol2))
+      return 1;
+  }
+  return 0;
+}
+
 int tide_segment_triangle(const double *p, const double *q, const double *a, const double *b,
                           const double *c) {
   double sp = orient(a, b, c, p), sq = orient(a, b, c, q);
   if ((sp > 0 && sq > 0) || (sp < 0 && sq < 0) || (sp == 0 && sq == 0)) return 0;
+  /* both ends within rounding of the triangle's plane: the orientations
+   * below are noise; decide in the plane instead */
+  double u[3], v[3], n[3], L = 0;
+  for (int k = 0; k < 3; k++) {
+    u[k] = b[k] - a[k], v[k] = c[k] - a[k];
+    L = fmax(L, fmax(fabs(p[k] - a[k]), fabs(q[k] - a[k])));
+    L = fmax(L, fmax(fabs(u[k]), fabs(v[k])));
+  }
+  n[0] = u[1] * v[2] - u[2] * v[1], n[1] = u[2] * v[0] - u[0] * v[2],
+  n[2] = u[0] * v[1] - u[1] * v[0];
+  double tol = 64 * DBL_EPSILON * L * L * L;
+  if (fabs(sp) <= tol && fabs(sq) <= tol)
+    return coplanar_overlap(p, q, a, b, c, n, 16 * DBL_EPSILON * L * L);
   double s1 = orient(p, q, a, b), s2 = orient(p, q, b, c), s3 = orient(p, q, c, a);
   return (s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0);
 }

@@ -41,6 +41,10 @@ typedef struct solid_work {
   double ipc_dhat, ipc_kappa; /* the options it was built with */
   tide_ipc_sdf sdf;           /* colliders as barriers (contact = "barrier") for this step */
   int sdf_on;
+  /* the barrier stiffness (pairs and barrier colliders), kept across steps
+   * for the same (dhat, kappa option) as IPC's adaptive kappa raises it */
+  double kappa, kappa_max, kappa_eps, kappa_dhat, kappa_opt;
+  int kappa_adapt;
   size_t bytes;
 } solid_work;
 
@@ -222,6 +226,7 @@ tide_step_opts tide_step_opts_default(void) {
   o.eps_v = 1e-4;
   o.friction_iterations = 2;
   o.friction_tol = 0.02;
+  o.kappa_adapt = 1;
   return o;
 }
 
@@ -810,9 +815,29 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
+  double dprev = HUGE_VAL;
   for (int it = 0; it < maxit; it++) {
     double ta = tide_wtime();
     if (w->ipc && (s = tide_ipc_update(w->ipc, x, 0))) return s;
+    if (w->kappa_adapt && (w->ipc || w->sdf_on)) {
+      /* IPC's adaptive kappa: a contact distance below eps that keeps
+       * shrinking doubles kappa (the potential changes: E0 again) */
+      double dmin = HUGE_VAL;
+      if (w->ipc) {
+        int tc, kind;
+        int32_t nd[4];
+        dmin = tide_ipc_min_distance(w->ipc, x, &tc, &kind, nd);
+      }
+      if (w->sdf_on) dmin = fmin(dmin, tide_ipc_sdf_min_distance(&w->sdf, x, NULL, NULL));
+      if (dprev < w->kappa_eps && dmin < w->kappa_eps && dmin < dprev && w->kappa < w->kappa_max) {
+        w->kappa = fmin(2 * w->kappa, w->kappa_max);
+        if (w->ipc) tide_ipc_set_kappa(w->ipc, w->kappa);
+        w->sdf.kappa = w->kappa;
+        st->kappa_updates++;
+        if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
+      }
+      dprev = dmin;
+    }
     if ((s = tide_fem_ip_gradient_hessian(m, ip, x, flags, g, &tb))) return s;
     if (w->ipc) tide_ipc_gradient(w->ipc, x, g);
     if (eps_u > 0)
@@ -968,9 +993,12 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
                      "Newton step: contact = \"barrier\" needs the barrier threshold dhat > 0");
   if (!(o->mu >= 0) || !isfinite(o->mu))
     return tide_fail(TIDE_EINVAL, "Newton step: mu must be >= 0, got %g", o->mu);
-  if (o->mu > 0)
-    return tide_fail(TIDE_EINVAL, "Newton step: friction between the mesh's primitives (mu > 0) "
-                                  "is not implemented yet");
+  if (o->mu > 0 && !(o->dhat > 0 && m->dim == 3))
+    return tide_fail(TIDE_EINVAL, "Newton step: friction between the mesh's primitives (mu = %g) "
+                                  "needs their contact: dhat > 0 and a 3D mesh",
+                     o->mu);
+  if (o->mu > 0 && !(o->eps_v > 0))
+    return tide_fail(TIDE_EINVAL, "Newton step: eps_v must be positive, got %g", o->eps_v);
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   int nc = o->ncolliders;
@@ -1004,13 +1032,26 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     tide_ipc_free(w->ipc);
     w->ipc = NULL;
   }
-  /* colliders as barriers with the pairs' dhat and kappa */
+  /* the barrier stiffness: the option or kappa_min, or what the adaptive
+   * update raised it to in the last steps */
   w->sdf_on = barrier && nc > 0;
+  if (w->ipc || w->sdf_on) {
+    double k0 = o->kappa > 0 ? o->kappa : tide_ipc_kappa_default(m, o->dhat);
+    if (!o->kappa_adapt || w->kappa_dhat != o->dhat || w->kappa_opt != o->kappa || !(w->kappa > 0))
+      w->kappa = k0;
+    w->kappa_dhat = o->dhat, w->kappa_opt = o->kappa, w->kappa_max = 100 * k0;
+    w->kappa_adapt = o->kappa_adapt;
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, bb = 0;
+    for (int64_t i = 0; i < m->nv; i++)
+      for (int k = 0; k < m->dim; k++)
+        lo[k] = fmin(lo[k], xn[i * m->dim + k]), hi[k] = fmax(hi[k], xn[i * m->dim + k]);
+    for (int k = 0; k < m->dim; k++) bb += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    w->kappa_eps = 1e-9 * sqrt(bb);
+    if (w->ipc) tide_ipc_set_kappa(w->ipc, w->kappa);
+  }
   if (w->sdf_on) {
-    tide_ipc_sdf sd = {o->colliders, nc, o->dhat, 0, m->dim, m->nv, TIDE_U8P(m->fem->pinned),
-                       TIDE_F64P(m->fem->mass), w->vec[8]};
-    sd.kappa = w->ipc ? tide_ipc_kappa(w->ipc)
-                      : (o->kappa > 0 ? o->kappa : tide_ipc_kappa_default(m, o->dhat));
+    tide_ipc_sdf sd = {o->colliders, nc, o->dhat, w->kappa, m->dim, m->nv,
+                       TIDE_U8P(m->fem->pinned), TIDE_F64P(m->fem->mass), w->vec[8]};
     w->sdf = sd;
   }
   memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
@@ -1028,7 +1069,12 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
    * constraint multipliers' normal forces; "barrier": the barrier's) */
   int fric = nc && o->contact != TIDE_CONTACT_SIMPLE;
   double eps_u = fric ? o->eps_v * dt : 0;
-  int rounds = fric ? (o->friction_iterations > 0 ? o->friction_iterations : 2) : 1;
+  /* ... and between the mesh's primitives (mu > 0): lagged at the start */
+  int sfric = w->ipc && o->mu > 0;
+  double change = 0;
+  if (w->ipc && (s = tide_ipc_friction_lag(w->ipc, xn, xn, sfric ? o->mu : 0, dt, o->eps_v, &change)))
+    return s;
+  int rounds = fric || sfric ? (o->friction_iterations > 0 ? o->friction_iterations : 2) : 1;
   double ftol = o->friction_tol > 0 ? o->friction_tol : 0.02;
   if (fric) friction_lag(m, o, w, xn, xn);
   int converged = 0;
@@ -1036,16 +1082,23 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   for (int r = 0; r < rounds; r++) {
     if ((s = newton_minimize(m, o, w, &ip, eps_u, x, maxit, &converged, st))) return s;
     st->friction_iterations = r + 1;
-    if (!fric) break;
+    if (!fric && !sfric) break;
     /* the normal forces at the solution, lagged for the next solve / step */
-    if (barrier) {
-      st->friction_change = friction_update_barrier(m, o, w, x, &touching);
-    } else {
+    change = 0;
+    if (fric && barrier) {
+      change = friction_update_barrier(m, o, w, x, &touching);
+    } else if (fric) {
       if ((s = newton_gradient(m, w, &ip, x, eps_u, g))) return s;
-      st->friction_change = friction_update(m, o, w, x, g, ceps);
+      change = friction_update(m, o, w, x, g, ceps);
     }
-    if (st->friction_change <= ftol || !converged) break;
-    friction_lag(m, o, w, x, xn);
+    if (sfric) {
+      double ch;
+      if ((s = tide_ipc_friction_lag(w->ipc, x, xn, o->mu, dt, o->eps_v, &ch))) return s;
+      change = fmax(change, ch);
+    }
+    st->friction_change = change;
+    if (change <= ftol || !converged) break;
+    if (fric) friction_lag(m, o, w, x, xn);
   }
   st->converged = converged;
 #pragma omp parallel for schedule(static) if (N > TIDE_SOLID_PAR_MIN)
@@ -1066,7 +1119,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   }
   if (barrier) st->contacts = touching;
   if (w->ipc || w->sdf_on) {
-    st->kappa = w->ipc ? tide_ipc_kappa(w->ipc) : w->sdf.kappa;
+    st->kappa = w->kappa;
     if (w->ipc) {
       int tc, kind;
       int32_t nd[4];

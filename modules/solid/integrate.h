@@ -93,6 +93,12 @@ typedef struct tide_step_opts {
    * primitives (IPC's lagged friction on the point-triangle and edge-edge
    * pairs, 0: frictionless) */
   double mu;
+  /* Newton with solid contact: IPC's adaptive barrier stiffness (Li et al.
+   * 2020, supplement): kappa (the option, else kappa_min) doubles, up to 100
+   * times its start, whenever the smallest contact distance stays below
+   * 1e-9 times the bounding-box diagonal and shrinks between Newton
+   * iterations; the raised kappa is kept for the next steps (default 1) */
+  int kappa_adapt;
 } tide_step_opts;
 
 /* Defaults: dt = 1/60, no colliders, friction contact, corotational,
@@ -113,6 +119,7 @@ typedef struct tide_step_stats {
   double friction_change;  /* Newton: relative change of mu lambda in the last solve */
   int ccd_limited;         /* Newton with solid contact: iterations the CCD bound shortened */
   double kappa;            /* Newton with dhat > 0: the barrier stiffness at the end of the step */
+  int kappa_updates;       /* ... its doublings in this step (kappa_adapt) */
   double min_distance;     /* ... the smallest contact distance at the end of the step [m]
                               (pairs and barrier colliders; HUGE_VAL when none is near) */
 } tide_step_stats;

@@ -6,6 +6,7 @@
 #include "solid/broadphase.h"
 #include "solid/ccd.h"
 #include "solid/distance.h"
+#include "solid/friction.h"
 #include "solid/small.h"
 
 #include <math.h>
@@ -14,15 +15,23 @@
 struct tide_ipc {
   double dhat, kappa;
   int64_t np, ne, nt;
-  int32_t *pts;   /* (np) contact points: mesh nodes */
-  int32_t *edges; /* (ne, 2) */
+  int32_t *pts;       /* (np) contact points: mesh nodes */
+  int32_t *edges;     /* (ne, 2) */
   const int32_t *tri; /* (nt, 3) the mesh's boundary (not owned) */
-  double *eps_x;  /* (ne) mollifier thresholds from the rest edges, per edge pair below */
+  double *eps_x;      /* (ne) mollifier thresholds from the rest edges, per edge pair below */
   const double *rest;
   /* candidates: point-triangle (pt[2k] point index into pts, pt[2k+1] triangle),
    * edge-edge (ee[2k], ee[2k+1] edge indices) */
   int64_t npt, nee, cap_pt, cap_ee;
   int32_t *pt, *ee;
+  /* lagged friction between the pairs (tide_ipc_friction_lag) */
+  int64_t nv;                /* mesh nodes */
+  int64_t nfr, cap_fr;       /* frictional pairs */
+  int32_t *fr_nodes;         /* (cap_fr, 4) */
+  tide_friction_contact *fr; /* (cap_fr) */
+  double *fr_node;           /* (nv) per node sum of mu lambda |w_a| of the lag */
+  const double *fr_xn;       /* start of the step */
+  double fr_eps_u, fr_dt2;
 };
 
 static size_t pbytes(int64_t n) { return (size_t)(n > 0 ? n : 1) * 2 * sizeof(int32_t); }
@@ -34,11 +43,17 @@ void tide_ipc_free(tide_ipc *c) {
   tide_free(c->eps_x, (size_t)(c->ne > 0 ? c->ne : 1) * sizeof(double));
   tide_free(c->pt, pbytes(c->cap_pt));
   tide_free(c->ee, pbytes(c->cap_ee));
+  tide_free(c->fr_nodes, (size_t)(c->cap_fr > 0 ? c->cap_fr : 1) * 4 * sizeof(int32_t));
+  tide_free(c->fr, (size_t)(c->cap_fr > 0 ? c->cap_fr : 1) * sizeof(tide_friction_contact));
+  tide_free(c->fr_node, (size_t)(c->nv > 0 ? c->nv : 1) * sizeof(double));
   tide_free(c, sizeof *c);
 }
 
 size_t tide_ipc_bytes(const tide_ipc *c) {
-  return c ? sizeof *c + (size_t)c->np * 4 + (size_t)c->ne * 16 + pbytes(c->cap_pt) + pbytes(c->cap_ee) : 0;
+  return c ? sizeof *c + (size_t)c->np * 4 + (size_t)c->ne * 16 + pbytes(c->cap_pt) +
+                 pbytes(c->cap_ee) + (size_t)c->nv * 8 +
+                 (size_t)c->cap_fr * (16 + sizeof(tide_friction_contact))
+           : 0;
 }
 
 double tide_ipc_kappa(const tide_ipc *c) { return c->kappa; }
@@ -50,10 +65,12 @@ double tide_ipc_kappa_default(const tide_tetmesh *m, double dhat) {
   double ms = 0, lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   for (int64_t i = 0; i < m->nv; i++) {
     ms += mass[i];
-    for (int q = 0; q < d; q++) lo[q] = fmin(lo[q], X[i * d + q]), hi[q] = fmax(hi[q], X[i * d + q]);
+    for (int q = 0; q < d; q++)
+      lo[q] = fmin(lo[q], X[i * d + q]), hi[q] = fmax(hi[q], X[i * d + q]);
   }
   double bb = 0;
-  for (int q = 0; q < d; q++) bb += (hi[q] - lo[q]) * (hi[q] - lo[q]);
+  for (int q = 0; q < d; q++)
+    bb += (hi[q] - lo[q]) * (hi[q] - lo[q]);
   return tide_barrier_kappa_min(m->nv > 0 ? ms / (double)m->nv : 0, sqrt(bb), dhat * dhat);
 }
 
@@ -79,9 +96,12 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
     tide_ipc_free(c);
     return TIDE_ENOMEM;
   }
-  for (int64_t k = 0; k < c->ne * 2; k++) flag[c->edges[k]] = 1;
-  for (int64_t k = 0; k < m->nb * 3; k++) flag[TIDE_I32P(m->bound)[k]] = 1;
-  for (int64_t i = 0; i < m->nv; i++) c->np += flag[i];
+  for (int64_t k = 0; k < c->ne * 2; k++)
+    flag[c->edges[k]] = 1;
+  for (int64_t k = 0; k < m->nb * 3; k++)
+    flag[TIDE_I32P(m->bound)[k]] = 1;
+  for (int64_t i = 0; i < m->nv; i++)
+    c->np += flag[i];
   c->pts = tide_alloc((size_t)(c->np > 0 ? c->np : 1) * sizeof(int32_t));
   if (!c->pts) {
     tide_free(flag, fb);
@@ -100,13 +120,19 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
   for (int64_t e = 0; e < c->ne; e++) {
     double l = 0;
     for (int q = 0; q < 3; q++) {
-      double t = c->rest[(int64_t)c->edges[e * 2 + 1] * 3 + q] - c->rest[(int64_t)c->edges[e * 2] * 3 + q];
+      double t =
+          c->rest[(int64_t)c->edges[e * 2 + 1] * 3 + q] - c->rest[(int64_t)c->edges[e * 2] * 3 + q];
       l += t * t;
     }
     c->eps_x[e] = l;
   }
   c->dhat = dhat;
   c->kappa = kappa > 0 ? kappa : tide_ipc_kappa_default(m, dhat);
+  c->nv = m->nv;
+  if (!(c->fr_node = tide_calloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof(double)))) {
+    tide_ipc_free(c);
+    return TIDE_ENOMEM;
+  }
   *out = c;
   return TIDE_OK;
 }
@@ -157,11 +183,13 @@ static void pair_nodes(const tide_ipc *c, int64_t k, int32_t *nd) {
 }
 
 static void gather(const double *x, const int32_t *nd, double *y) {
-  for (int a = 0; a < 4; a++) memcpy(y + a * 3, x + (int64_t)nd[a] * 3, 3 * sizeof(double));
+  for (int a = 0; a < 4; a++)
+    memcpy(y + a * 3, x + (int64_t)nd[a] * 3, 3 * sizeof(double));
 }
 
 /* energy, gradient, Hessian (12) of candidate k; returns 0 when inactive */
-static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, double *g, double *H) {
+static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, double *g,
+                     double *H) {
   int32_t nd[4];
   double y[12], d2, gd[12], Hd[144];
   pair_nodes(c, k, nd);
@@ -181,7 +209,8 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
   double kap = c->kappa;
   if (E) *E = kap * mo * b;
   if (g)
-    for (int i = 0; i < 12; i++) g[i] = kap * (mo * db * gd[i] + (ee ? b * gm[i] : 0));
+    for (int i = 0; i < 12; i++)
+      g[i] = kap * (mo * db * gd[i] + (ee ? b * gm[i] : 0));
   if (H) {
     for (int i = 0; i < 12; i++)
       for (int j = 0; j < 12; j++) {
@@ -214,11 +243,35 @@ double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, 
   return best;
 }
 
+/* friction pair k at x: du over its nodes, then D, gradient, Hessian (x dt^2) */
+static void fric_eval(const tide_ipc *c, int64_t k, const double *x, double *E, double *g,
+                      double *H) {
+  const int32_t *nd = c->fr_nodes + k * 4;
+  double du[12];
+  for (int a = 0; a < 4; a++)
+    for (int q = 0; q < 3; q++)
+      du[a * 3 + q] = x[(int64_t)nd[a] * 3 + q] - c->fr_xn[(int64_t)nd[a] * 3 + q];
+  tide_friction_eval(&c->fr[k], c->fr_eps_u, du, E, g, H);
+  if (E) *E *= c->fr_dt2;
+  if (g)
+    for (int i = 0; i < 12; i++)
+      g[i] *= c->fr_dt2;
+  if (H)
+    for (int i = 0; i < 144; i++)
+      H[i] *= c->fr_dt2;
+}
+
 double tide_ipc_energy(const tide_ipc *c, const double *x) {
   double E = 0;
   for (int64_t k = 0; k < c->npt + c->nee; k++) { /* fixed order: deterministic */
     double e;
     if (pair_eval(c, k, x, &e, NULL, NULL)) E += e;
+  }
+  if (!isfinite(E)) return E;
+  for (int64_t k = 0; k < c->nfr; k++) {
+    double e;
+    fric_eval(c, k, x, &e, NULL, NULL);
+    E += e;
   }
   return E;
 }
@@ -230,7 +283,16 @@ void tide_ipc_gradient(const tide_ipc *c, const double *x, double *g) {
     int32_t nd[4];
     pair_nodes(c, k, nd);
     for (int a = 0; a < 4; a++)
-      for (int q = 0; q < 3; q++) g[(int64_t)nd[a] * 3 + q] += gk[a * 3 + q];
+      for (int q = 0; q < 3; q++)
+        g[(int64_t)nd[a] * 3 + q] += gk[a * 3 + q];
+  }
+  for (int64_t k = 0; k < c->nfr; k++) {
+    double gk[12];
+    fric_eval(c, k, x, NULL, gk, NULL);
+    const int32_t *nd = c->fr_nodes + k * 4;
+    for (int a = 0; a < 4; a++)
+      for (int q = 0; q < 3; q++)
+        g[(int64_t)nd[a] * 3 + q] += gk[a * 3 + q];
   }
 }
 
@@ -241,8 +303,8 @@ void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V) {
   tide_free(V, m * sizeof(double));
 }
 
-int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, int64_t *n,
-                     int **I, int **J, double **V) {
+int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, int64_t *n, int **I,
+                     int **J, double **V) {
   /* active pairs first (a cheap distance pass), then their blocks */
   int64_t na = 0, tot = c->npt + c->nee;
   for (int64_t k = 0; k < tot; k++) {
@@ -253,6 +315,7 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
     (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
     na += d2 < c->dhat * c->dhat;
   }
+  na += c->nfr; /* and the friction pairs' blocks */
   size_t m = (size_t)(na > 0 ? na * 144 : 1);
   *I = tide_alloc(m * sizeof(int));
   *J = tide_alloc(m * sizeof(int));
@@ -264,12 +327,19 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
   }
   tide_tripletbuf tb = {*I, *J, *V, 0, 0};
   int64_t t = 0;
-  for (int64_t k = 0; k < tot && t < na; k++) {
+  for (int64_t k = 0; k < tot && t < na - c->nfr; k++) {
     double H[144];
     if (!pair_eval(c, k, x, NULL, NULL, H)) continue;
     int32_t nd[4];
     pair_nodes(c, k, nd);
     tide_fem_write_block(3, 4, nd, H, pinned ? TIDE_FEM_PINNED : 0, pinned, &tb, t * 144);
+    t++;
+  }
+  for (int64_t k = 0; k < c->nfr; k++) {
+    double H[144];
+    fric_eval(c, k, x, NULL, NULL, H);
+    tide_fem_write_block(3, 4, c->fr_nodes + k * 4, H, pinned ? TIDE_FEM_PINNED : 0, pinned, &tb,
+                         t * 144);
     t++;
   }
   *n = t * 144;
@@ -284,8 +354,103 @@ double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p) 
     pair_nodes(c, k, nd);
     gather(x, nd, y);
     gather(p, nd, dy);
-    double t = (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, 0.1, alpha, 100000);
+    double t =
+        (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, 0.1, alpha, 100000);
     if (t < alpha) alpha = t;
   }
   return alpha;
+}
+
+/* ------------------------------------------------------ lagged friction */
+
+int64_t tide_ipc_friction_count(const tide_ipc *c) { return c->nfr; }
+
+int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, double mu, double dt,
+                          double eps_v, double *change) {
+  *change = 0;
+  if (!(mu > 0)) {
+    c->nfr = 0;
+    return TIDE_OK;
+  }
+  int st = tide_ipc_update(c, xref, 0);
+  if (st) return st;
+  int64_t tot = c->npt + c->nee, na = 0;
+  for (int64_t k = 0; k < tot; k++) { /* the pairs within dhat */
+    int32_t nd[4];
+    double y[12], d2;
+    pair_nodes(c, k, nd);
+    gather(xref, nd, y);
+    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
+    na += d2 < c->dhat * c->dhat && d2 > 0;
+  }
+  if (na > c->cap_fr) {
+    size_t ob = (size_t)(c->cap_fr > 0 ? c->cap_fr : 1), nb = (size_t)na;
+    int32_t *n2 = tide_alloc(nb * 4 * sizeof(int32_t));
+    tide_friction_contact *f2 = tide_alloc(nb * sizeof(tide_friction_contact));
+    if (!n2 || !f2) {
+      tide_free(n2, nb * 4 * sizeof(int32_t));
+      tide_free(f2, nb * sizeof(tide_friction_contact));
+      return TIDE_ENOMEM;
+    }
+    tide_free(c->fr_nodes, ob * 4 * sizeof(int32_t));
+    tide_free(c->fr, ob * sizeof(tide_friction_contact));
+    c->fr_nodes = n2, c->fr = f2, c->cap_fr = na;
+  }
+  size_t sb = (size_t)(c->nv > 0 ? c->nv : 1) * sizeof(double);
+  double *sum = tide_calloc(sb); /* per node sum of mu lambda |w_a| of the new lag */
+  if (!sum) return TIDE_ENOMEM;
+  double dh2 = c->dhat * c->dhat, dtt = dt * dt;
+  int64_t n = 0;
+  for (int64_t k = 0; k < tot && n < na; k++) {
+    int32_t nd[4];
+    double y[12], d2, gd[12];
+    pair_nodes(c, k, nd);
+    gather(xref, nd, y);
+    int ee = k >= c->npt;
+    (ee ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, gd, NULL);
+    if (!(d2 < dh2 && d2 > 0)) continue;
+    /* r between the closest points: the first primitive's gradients sum
+     * to 2 r (its weights sum to 1); w_a = grad_a . r / (2 |r|^2) */
+    double r[3] = {0, 0, 0}, rr = 0, w[4], N[3];
+    for (int a = 0; a < (ee ? 2 : 1); a++)
+      for (int q = 0; q < 3; q++)
+        r[q] += 0.5 * gd[a * 3 + q];
+    for (int q = 0; q < 3; q++)
+      rr += r[q] * r[q];
+    if (!(rr > 0)) continue;
+    for (int a = 0; a < 4; a++) {
+      double s = 0;
+      for (int q = 0; q < 3; q++)
+        s += gd[a * 3 + q] * r[q];
+      w[a] = s / (2 * rr);
+    }
+    double d = sqrt(rr), mo = 1;
+    for (int q = 0; q < 3; q++)
+      N[q] = r[q] / d;
+    if (ee) {
+      int64_t qq = k - c->npt;
+      tide_edge_mollifier(y, 1e-3 * c->eps_x[c->ee[qq * 2]] * c->eps_x[c->ee[qq * 2 + 1]], &mo,
+                          NULL, NULL);
+    }
+    double lam = -c->kappa * mo * tide_barrier_gradient(d2, dh2) * 2 * sqrt(d2) / dtt;
+    if (!(lam > 0)) continue;
+    memcpy(c->fr_nodes + n * 4, nd, sizeof nd);
+    tide_friction_contact_set(&c->fr[n], 4, 3, w, N, mu, lam);
+    for (int a = 0; a < 4; a++)
+      sum[nd[a]] += mu * lam * fabs(w[a]);
+    n++;
+  }
+  c->nfr = n;
+  double diff = 0, scale = 0;
+  for (int64_t i = 0; i < c->nv; i++) {
+    diff = fmax(diff, fabs(sum[i] - c->fr_node[i]));
+    scale = fmax(scale, sum[i]);
+  }
+  memcpy(c->fr_node, sum, (size_t)c->nv * sizeof(double));
+  tide_free(sum, sb);
+  *change = scale > 0 ? diff / scale : diff > 0 ? 1 : 0;
+  c->fr_xn = xn;
+  c->fr_eps_u = eps_v * dt;
+  c->fr_dt2 = dtt;
+  return TIDE_OK;
 }

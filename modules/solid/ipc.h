@@ -63,6 +63,26 @@ void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V);
  * candidate pair apart (additive CCD, s = 0.1). */
 double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p);
 
+/* Friction between the mesh's primitives (Li et al. 2020, Sec. 5; the
+ * lagged smoothed friction of friction.h on the pairs): at the lag point
+ * xref every candidate pair closer than dhat becomes a frictional contact
+ * with its closest-point weights w (point-triangle (1, -b0, -b1, -b2),
+ * edge-edge (1 - s, s, -(1 - t), -t); from the distance gradient, grad_a =
+ * 2 w_a r with r the vector between the closest points), the normal
+ * N = r / |r|, its tangent basis and the normal force
+ *     lambda = -kappa m b'(d^2, dhat^2) 2 d / dt^2   [N]
+ * (m the edge-edge mollifier, 1 for point-triangle).  The energy,
+ * gradient and Hessian above then include dt^2 sum mu lambda f0(|T^T du|)
+ * with du = x - xn over each pair's four nodes (eps_u = eps_v dt; the
+ * 12x12 friction blocks are exact and PSD).  The candidates are updated at
+ * xref.  Returns the largest change of the per-node sum of mu lambda |w_a|
+ * against the previous lag, relative to the largest new one, in *change;
+ * mu = 0 turns friction off.  xn must stay valid while friction is on. */
+int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, double mu,
+                          double dt, double eps_v, double *change);
+/* Frictional pairs of the current lag. */
+int64_t tide_ipc_friction_count(const tide_ipc *c);
+
 /* ------------------------------------------ SDF colliders as barriers
  *
  * contact = "barrier" of step_newton: the colliders (collide.h, at their

@@ -1,0 +1,119 @@
+-- Friction between solids (IPC's lagged friction on the point-triangle and
+-- edge-edge pairs, Li et al. 2020 sec. 5; step_newton{dhat, mu}) and IPC's
+-- adaptive barrier stiffness (kappa_adapt).
+--   - a cloth square (4 x 4 cells) and an elastic cube (8 tets per cell, 2^3
+--     cells) resting on a pinned cloth inclined at tan(theta) = 0.4, dt =
+--     1/100 s, d_hat = 1 mm: mu = 0.2 slides with the acceleration
+--     g (sin - mu cos) within 2% (centre of mass between 0.1 and 0.5 s);
+--     mu = 0.6 sticks (creep below 1 mm in 0.5 s); no crossing (the exact
+--     segment-triangle check), every node above the slope, every step
+--     converged;
+--   - a cube pressed onto a plane barrier with a kappa far too small: the
+--     gap falls below 1e-9 of the bounding box while closing, kappa doubles
+--     (stats.kappa_updates); the gap at rest grows with kappa as the
+--     barrier's small-distance force 2 kappa dhat^4 / d predicts; with
+--     kappa_adapt = false kappa stays.
+local tide = require "tide"
+local T = require "tide.testing"
+local S, A = tide.solid, tide.array
+
+local g, dt, dhat = 9.81, 1 / 100, 1e-3
+local th = math.atan(0.4)
+local sn, cs = math.sin(th), math.cos(th)
+
+local function tilted(mesh, lift)
+  local nodes = {}
+  for i = 1, mesh.nv do
+    local x, y = mesh.rest:get(i, 1), mesh.rest:get(i, 2) + lift
+    nodes[i] = { cs * x - sn * y, sn * x + cs * y, mesh.rest:get(i, 3) }
+  end
+  return S.mesh { nodes = A.from(nodes), elements = mesh:elements() }
+end
+
+local function run(kind, mu)
+  local ground = tilted(S.sheet { origin = { -0.45, 0, -0.1 }, u = { 0.6, 0, 0 }, v = { 0, 0, 0.3 }, cells = { 12, 6 } }, 0)
+  ground:shell { E = 1e6, thickness = 1e-3, density = 1000 }
+  ground:pin(function() return true end)
+  local top
+  if kind == "cloth" then
+    top = tilted(S.sheet { origin = { 0, 0, 0 }, u = { 0.1, 0, 0 }, v = { 0, 0, 0.1 }, cells = { 4, 4 } }, 0.5 * dhat)
+    top:shell { E = 1e6, nu = 0.3, thickness = 1e-3, density = 1000 }
+  else
+    top = tilted(S.box { min = { 0, 0, 0 }, max = { 0.1, 0.1, 0.1 }, cells = { 2, 2, 2 } }, 0.5 * dhat)
+    top:material { model = "neohookean", E = 1e6, nu = 0.3, density = 1000 }
+  end
+  local m = S.merge { ground, top }
+  local n0 = ground.nv
+  local function com()
+    local M, s, v = 0, 0, 0
+    for i = n0 + 1, m.nv do
+      local mi = m.mass[i]
+      M = M + mi
+      s = s - mi * (m.x:get(i, 1) * cs + m.x:get(i, 2) * sn)
+      v = v - mi * (m.v:get(i, 1) * cs + m.v:get(i, 2) * sn)
+    end
+    return s / M, v / M
+  end
+  local s0 = com()
+  local v0, v1, its, maxit, conv, cross, below = nil, nil, 0, 0, 0, 0, 0
+  for n = 1, 50 do
+    local st = m:step_newton { dt = dt, dhat = dhat, mu = mu, maxit = 100 }
+    its, maxit = its + st.iterations, math.max(maxit, st.iterations)
+    conv = conv + (st.converged and 1 or 0)
+    cross = cross + m:intersections()
+    for i = n0 + 1, m.nv do -- height above the slope's plane
+      if -sn * m.x:get(i, 1) + cs * m.x:get(i, 2) <= 0 then below = below + 1 end
+    end
+    if n == 10 then _, v0 = com() end
+    if n == 50 then _, v1 = com() end
+  end
+  return (v1 - v0) / 0.4, com() - s0, its / 50, maxit, conv, cross, below
+end
+
+for _, case in ipairs { { "cloth", 0.2 }, { "cloth", 0.6 }, { "cube", 0.2 } } do
+  local kind, mu = case[1], case[2]
+  local acc, disp, mean, maxit, conv, cross, below = run(kind, mu)
+  local exact = g * (sn - mu * cs)
+  local what = string.format("%s on a cloth, mu = %g", kind, mu)
+  if exact > 0 then
+    local err = acc / exact - 1
+    print(string.format("%s: acceleration %.5f m/s^2, analytic %.5f (%+.3f%%), Newton iterations mean %.1f max %d, %d/50 converged, %d crossings",
+      what, acc, exact, 100 * err, mean, maxit, conv, cross))
+    T.check(math.abs(err) <= 0.02, string.format("%s: acceleration within 2%% (%+.3f%%)", what, 100 * err))
+  else
+    print(string.format("%s: creep %.2e m in 0.5 s, Newton iterations mean %.1f max %d, %d/50 converged, %d crossings",
+      what, disp, mean, maxit, conv, cross))
+    T.check(math.abs(disp) < 1e-3, string.format("%s: sticks (creep %.2e m)", what, disp))
+  end
+  T.check(conv == 50, what .. ": every step converged")
+  T.check(cross == 0 and below == 0, what .. ": no crossing, every node above the slope")
+end
+
+-- adaptive kappa: a cube (2^3 cells) resting on a plane barrier with kappa
+-- = 1e-3 (kappa_min is ~4e3 here)
+local function press(adapt)
+  local m = S.box { min = { 0, 5e-4, 0 }, max = { 0.1, 0.1005, 0.1 }, cells = { 2, 2, 2 } }
+  m:material { model = "neohookean", E = 1e6, nu = 0.3, density = 1000 }
+  local floor = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 } } }
+  local ups, conv, st = 0, 0, nil
+  for n = 1, 20 do
+    st = m:step_newton { dt = dt, colliders = { floor }, contact = "barrier", dhat = dhat, kappa = 1e-3,
+      kappa_adapt = adapt, maxit = 200 }
+    ups = ups + st.kappa_updates
+    conv = conv + (st.converged and 1 or 0)
+  end
+  return st.kappa, ups, st.min_distance, conv
+end
+local ka, ua, da, ca = press(true)
+local kf, uf, df, cf = press(false)
+local eps = 1e-9 * math.sqrt(0.1 ^ 2 * 3)
+print(string.format("adaptive kappa: %d doublings to %.3g, gap at rest %.3e m; fixed kappa %.3g, gap %.3e m (threshold %.2e m); gap ratio %.4f vs kappa ratio %.4f",
+  ua, ka, da, kf, df, eps, da / df, ka / kf))
+T.check(ua >= 1 and ka > 1e-3 and ka <= 0.1 + 1e-12, "the adaptive update raised kappa (at most 100 times)")
+T.check(math.abs(ka / 1e-3 - 2 ^ ua) < 1e-9 * ka / 1e-3, "each update doubles kappa")
+T.check(uf == 0 and kf == 1e-3, "kappa_adapt = false keeps kappa")
+T.check(df < eps and da > df, "the fixed kappa's gap is below the threshold, the adapted one wider")
+T.check(math.abs((da / df) / (ka / kf) - 1) < 0.02, "the gap at rest grows with kappa (2 kappa dhat^4 / d = force)")
+T.check(ca == 20 and cf == 20, "every step converged")
+
+os.exit(T.report())
