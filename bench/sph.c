@@ -24,7 +24,7 @@
 static void run(int dim, int n, int steps, double *t_search, double *t_step, int64_t *np,
                 double *kmean) {
   tide_grid g = {dim, {n, n, dim == 3 ? n : 1}, 1.0 / n, {0, 0, 0}};
-  tide_sph_params prm = {TIDE_SPH_CUBIC, 2, 1000, {0, -9.81, 0}, 20, 0.05, 0};
+  tide_sph_params prm = {TIDE_SPH_CUBIC, 2, 1000, {0, -9.81, 0}, 20, 0.05, 0, 0, 0};
   tide_sph *s;
   if (tide_sph_new(&g, &prm, &s)) return;
   tide_shape *box, *tank;

@@ -20,6 +20,34 @@ end
 --- A stable step for tide.run's max_dt: cfl dx / (max|v| + elastic wave speed).
 function mpm.max_dt(M, cfl) return M:max_dt(cfl or 0.5) end
 
+--- MPM against a tide.solid mesh, one way: the mesh's boundary at its current
+-- positions (m:boundary(), m.x) as an exact signed distance (tide.shape.mesh:
+-- bounding-volume hierarchy, winding-number sign), a grid collider moving with
+-- the mean velocity of the mesh nodes (a rigid translation: the mesh's rotation
+-- and deformation rates are not passed to the grid, and no force goes back).
+-- Call it once per step: without i it adds the collider, with i it rebuilds
+-- collider i from the moved mesh.  opts: bc ("separate"), friction (0).
+-- Returns the collider index.
+function mpm.solid_collider(M, mesh, opts, i)
+  opts = opts or {}
+  if mesh.dim ~= M.dim then
+    error(string.format("mls_mpm.solid_collider: the mesh is %dD but the MPM state is %dD", mesh.dim, M.dim), 2)
+  end
+  local shape = tide.shape.mesh { vertices = mesh.x, faces = mesh:boundary() }
+  local v, x = {}, mesh.v
+  for a = 1, M.dim do v[a] = 0 end
+  for k = 1, mesh.nv do
+    for a = 1, M.dim do v[a] = v[a] + x:get(k, a) end
+  end
+  for a = 1, M.dim do v[a] = v[a] / mesh.nv end
+  local spec = { shape = shape, velocity = v, bc = opts.bc or "separate", friction = opts.friction or 0 }
+  if i then
+    M:set_collider(i, spec)
+    return i
+  end
+  return M:collider(spec)
+end
+
 --- Particle colours by material (1-based ids -> a value in [0, 1]) for png2d/png3d.
 function mpm.colour_by_material(M)
   local ids = M.material_id

@@ -20,7 +20,8 @@ end
 --- Divergence-free SPH, one step (Bender & Koschier 2015, Algorithm 1):
 --   non-pressure forces, v* = v + dt a, constant-density solve on v*,
 --   x += dt v*, neighbours, densities and factors, divergence-free solve on v.
--- opts: tol (mean density error, 1e-4), tol_v (divergence, 1e-3), maxit (100).
+-- opts: tol (mean density error, 1e-4), tol_v (divergence, 1e-3), maxit (100),
+-- warm_start (0.5: that fraction of the last step's stiffness where compressed).
 -- Returns {density_iterations, density_error, divergence_iterations,
 -- divergence_error, converged}; a solve at its iteration limit says so.
 function sph.dfsph_step(S, dt, opts)
@@ -33,7 +34,7 @@ function sph.dfsph_step(S, dt, opts)
   tide.time("sph.forces", S.forces, S, { pressure = false })
   S:kick(dt)
   local it, err, ok = tide.time("sph.density_solve", S.density_solve, S, dt,
-    { tol = opts.tol or 1e-4, maxit = opts.maxit or 100 })
+    { tol = opts.tol or 1e-4, maxit = opts.maxit or 100, warm_start = opts.warm_start or 0.5 })
   S:drift(dt)
   tide.time("sph.search", S.search, S)
   tide.time("sph.density", S.density, S)

@@ -13,11 +13,14 @@ static tide_sph *checksph(lua_State *L, int idx) { return tide_lua_checkobj(L, i
 
 static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 
-static const char *const new_keys[] = {"grid",        "kernel",    "support",
-                                       "density",     "gravity",   "sound_speed",
-                                       "viscosity",   "boundary_viscosity", NULL};
+static const char *const new_keys[] = {
+    "grid",        "kernel",        "support",   "density",
+    "gravity",     "sound_speed",   "viscosity", "boundary_viscosity",
+    "renormalize", "wall_pressure", NULL};
+static const char *const wall_names[] = {"mirror", "hydrostatic", NULL};
 /* tide.sph.new{grid = g, kernel = "cubic", support = 2, density = 1000, gravity,
- *   sound_speed = 10 sqrt(2 |g| height), viscosity = 0.05, boundary_viscosity = 0} */
+ *   sound_speed = 10 sqrt(2 |g| height), viscosity = 0.05, boundary_viscosity = 0,
+ *   renormalize = false, wall_pressure = "mirror" | "hydrostatic"} */
 static int l_new(lua_State *L) {
   const char *fn = "tide.sph.new";
   tide_opts o = tide_lua_opts(L, 1, fn, new_keys);
@@ -37,6 +40,8 @@ static int l_new(lua_State *L) {
   prm.c = tide_opt_num(&o, "sound_speed", cdef > 0 ? cdef : 1, 1e-12, HUGE_VAL);
   prm.alpha_visc = tide_opt_num(&o, "viscosity", 0.05, 0, 10);
   prm.alpha_bound = tide_opt_num(&o, "boundary_viscosity", 0, 0, 10);
+  prm.renormalize = tide_opt_bool(&o, "renormalize", 0);
+  prm.wall_hydrostatic = tide_opt_choice(&o, "wall_pressure", "mirror", wall_names);
   tide_sph *s;
   tide_lua_check(L, tide_sph_new(g, &prm, &s), fn);
   tide_lua_pushobj(L, SPH_T, s);
@@ -71,7 +76,8 @@ static int m_seed(lua_State *L) {
   uint64_t stream = (uint64_t)tide_opt_int(&o, "stream", 0, 0, LUA_MAXINTEGER);
   double vel[3] = {0, 0, 0};
   int hv = tide_opt_vec(&o, "velocity", s->dim, s->dim, vel);
-  if (sh->dim != s->dim) tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
+  if (sh->dim != s->dim)
+    tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
   int64_t added = 0;
   tide_lua_check(L, tide_sph_seed(s, sh, jit, stream, hv ? vel : NULL, &added), fn);
   if (added == 0) tide_lua_error(L, "%s: the shape holds no cell centre of the grid", fn);
@@ -90,7 +96,8 @@ static int m_boundary(lua_State *L) {
   tide_shape *sh = tide_opt_reqobj(&o, "shape", TIDE_SHAPE_T);
   int layers = (int)tide_opt_int(&o, "layers", (lua_Integer)ceil(s->K.H / s->g.dx - 1e-9), 1, 16);
   int outside = tide_opt_choice(&o, "side", "outside", side_names);
-  if (sh->dim != s->dim) tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
+  if (sh->dim != s->dim)
+    tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
   int64_t added = 0;
   tide_lua_check(L, tide_sph_boundary(s, sh, layers, outside, &added), fn);
   if (added == 0) tide_lua_error(L, "%s: no cell centre of the grid lies in the boundary band", fn);
@@ -143,7 +150,7 @@ static int m_drift(lua_State *L) {
   return 1;
 }
 
-static const char *const solve_keys[] = {"tol", "maxit", NULL};
+static const char *const solve_keys[] = {"tol", "maxit", "warm_start", NULL};
 /* S:density_solve(dt [, {tol = 1e-4, maxit = 100}]) -> iterations, error, converged */
 static int solve(lua_State *L, int divergence) {
   const char *fn = divergence ? "SPH:divergence_solve" : "SPH:density_solve";
@@ -152,6 +159,10 @@ static int solve(lua_State *L, int divergence) {
   tide_opts o = tide_lua_optopts(L, 3, fn, solve_keys);
   double tol = tide_opt_num(&o, "tol", divergence ? 1e-3 : 1e-4, 1e-14, 1);
   int maxit = (int)tide_opt_int(&o, "maxit", 100, 1, 100000);
+  if (!divergence)
+    s->warm = tide_opt_num(&o, "warm_start", 0.5, 0, 1);
+  else if (tide_opt_has(&o, "warm_start"))
+    tide_lua_error(L, "%s: warm_start is an option of the density solve", fn);
   int it = 0, conv = 0;
   double err = 0;
   int st = divergence ? tide_sph_divergence_solve(s, dt, tol, maxit, &it, &err, &conv)
@@ -202,7 +213,8 @@ static int m_max_dt(lua_State *L) {
   int method = tide_opt_choice(&o, "method", "wcsph", method_names);
   double v;
   tide_lua_check(L, tide_sph_max_speed(s, &v), fn);
-  double dt = method == 0 ? cfl * 0.5 * s->K.H / (s->c + v) : (v > 0 ? cfl * s->g.dx / v : HUGE_VAL);
+  double dt =
+      method == 0 ? cfl * 0.5 * s->K.H / (s->c + v) : (v > 0 ? cfl * s->g.dx / v : HUGE_VAL);
   lua_pushnumber(L, dt);
   return 1;
 }
@@ -275,7 +287,8 @@ static void push_rows(lua_State *L, tide_sph *s, tide_array *a, int vector) {
   tide_lua_pushrows(L, a, s->ps->n, vector ? 2 : 1, tail);
 }
 
-/* fields: dim n nb dx H mass rho0 gravity sound_speed valid x v rho p a alpha boundary_x psi */
+/* fields: dim n nb dx H mass rho0 gravity sound_speed renormalize wall_pressure valid x v rho p a
+ * alpha boundary_x psi */
 static int mm_index(lua_State *L) {
   tide_sph *s = checksph(L, 1);
   const char *k = luaL_checkstring(L, 2);
@@ -297,6 +310,10 @@ static int mm_index(lua_State *L) {
     lua_pushnumber(L, s->c);
   else if (!strcmp(k, "gravity"))
     tide_lua_pushnumbers(L, s->gravity, s->dim);
+  else if (!strcmp(k, "renormalize"))
+    lua_pushboolean(L, s->renormalize);
+  else if (!strcmp(k, "wall_pressure"))
+    lua_pushstring(L, wall_names[s->wall_hydrostatic]);
   else if (!strcmp(k, "valid"))
     lua_pushboolean(L, s->nvalid);
   else if (!strcmp(k, "x"))
@@ -313,10 +330,12 @@ static int mm_index(lua_State *L) {
     push_rows(L, s, s->alpha, 0);
   else if (!strcmp(k, "boundary_x") || !strcmp(k, "psi")) {
     int vec = k[0] == 'b';
-    tide_array *a = vec ? tide_array_new2(TIDE_F64, s->nb, s->dim) : tide_array_new1(TIDE_F64, s->nb);
+    tide_array *a =
+        vec ? tide_array_new2(TIDE_F64, s->nb, s->dim) : tide_array_new1(TIDE_F64, s->nb);
     if (!a) tide_lua_check(L, TIDE_ENOMEM, "tide.SPH");
     if (s->nb)
-      memcpy(tide_array_ptr(a), vec ? s->bx : s->psi, sizeof(double) * (size_t)(s->nb * (vec ? s->dim : 1)));
+      memcpy(tide_array_ptr(a), vec ? s->bx : s->psi,
+             sizeof(double) * (size_t)(s->nb * (vec ? s->dim : 1)));
     tide_lua_pusharray(L, a);
   } else {
     lua_getmetatable(L, 1);

@@ -12,8 +12,10 @@
 /* ------------------------------------------------------------- kernels */
 
 int tide_sph_kernel_init(tide_sph_kernel *k, int kind, int dim, double H) {
-  if (dim != 2 && dim != 3) return tide_fail(TIDE_EINVAL, "SPH: dimension must be 2 or 3, got %d", dim);
-  if (!(H > 0 && isfinite(H))) return tide_fail(TIDE_EINVAL, "SPH: kernel support must be > 0, got %g", H);
+  if (dim != 2 && dim != 3)
+    return tide_fail(TIDE_EINVAL, "SPH: dimension must be 2 or 3, got %d", dim);
+  if (!(H > 0 && isfinite(H)))
+    return tide_fail(TIDE_EINVAL, "SPH: kernel support must be > 0, got %g", H);
   k->kind = kind;
   k->dim = dim;
   k->H = H;
@@ -65,7 +67,8 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
   int st;
   if ((st = tide_sdf_check_grid(g, TIDE_AT_CELLS, "tide.sph"))) return st;
   if (!(prm->support > 1 && prm->support <= 6))
-    return tide_fail(TIDE_EINVAL, "SPH: support must be in (1, 6] particle spacings, got %g", prm->support);
+    return tide_fail(TIDE_EINVAL, "SPH: support must be in (1, 6] particle spacings, got %g",
+                     prm->support);
   if (!(prm->rho0 > 0 && isfinite(prm->rho0)))
     return tide_fail(TIDE_EINVAL, "SPH: rest density must be > 0, got %g", prm->rho0);
   if (!(prm->c > 0 && isfinite(prm->c)))
@@ -83,9 +86,11 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
     s->gravity[a] = a < g->dim ? prm->gravity[a] : 0;
   s->c = prm->c;
   s->gamma = 7;
-  s->warm = 0;
+  s->warm = 0.5;
   s->alpha_visc = prm->alpha_visc;
   s->alpha_bound = prm->alpha_bound;
+  s->renormalize = prm->renormalize != 0;
+  s->wall_hydrostatic = prm->wall_hydrostatic != 0;
   s->ncells = 1;
   int mx = 1;
   for (int a = 0; a < 3; a++) {
@@ -129,7 +134,7 @@ void tide_sph_free(tide_sph *s) {
   if (!s) return;
   size_t nc = (size_t)s->ncells;
   tide_particles_free(s->ps);
-  tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum};
+  tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     tide_array_release(arrs[i]);
   tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * s->dim));
@@ -154,7 +159,7 @@ void tide_sph_free(tide_sph *s) {
 
 int64_t tide_sph_bytes(const tide_sph *s) {
   int64_t b = tide_particles_bytes(s->ps) + (int64_t)sizeof *s;
-  const tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum};
+  const tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
   b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 + 4 * (s->lcap + s->blcap) +
@@ -181,7 +186,7 @@ static int reserve(tide_sph *s, int64_t cap) {
   if ((st = grow_arr(&s->rho, n, cap, 1)) || (st = grow_arr(&s->p, n, cap, 1)) ||
       (st = grow_arr(&s->a, n, cap, d)) || (st = grow_arr(&s->alpha, n, cap, 1)) ||
       (st = grow_arr(&s->kap, n, cap, 1)) || (st = grow_arr(&s->err, n, cap, 1)) ||
-      (st = grow_arr(&s->ksum, n, cap, 1)))
+      (st = grow_arr(&s->ksum, n, cap, 1)) || (st = grow_arr(&s->ren, n, cap, 1)))
     return st;
   s->cap = cap;
   return TIDE_OK;
@@ -219,8 +224,10 @@ static inline int cell_of(const tide_sph *s, const double *x, int c[3]) {
     double f = (x[a] - s->g.origin[a]) / s->K.H;
     if (!(f >= 0 && f < s->nc[a])) {
       /* the box's far face belongs to the last cell */
-      if (f == s->nc[a]) f = s->nc[a] - 1;
-      else return 0;
+      if (f == s->nc[a])
+        f = s->nc[a] - 1;
+      else
+        return 0;
     }
     c[a] = (int)f;
   }
@@ -289,8 +296,8 @@ static void permute(tide_sph *s, double *a, int64_t m, int cols) {
 /* Sort m points x (m, d) by Morton code of their cell (permuting x and
  * the extra arrays), and fill the cell ranges beg/end.  Returns nonzero
  * when a point is outside the box or not finite. */
-static int sort_points(tide_sph *s, int64_t m, double *x, double **extra, const int *cols, int nextra,
-                       int64_t *beg, int64_t *end) {
+static int sort_points(tide_sph *s, int64_t m, double *x, double **extra, const int *cols,
+                       int nextra, int64_t *beg, int64_t *end) {
   int d = s->dim, bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (m > TIDE_PAR_MIN)
   for (int64_t p = 0; p < m; p++) {
@@ -375,8 +382,11 @@ int tide_sph_seed(tide_sph *s, const tide_shape *shape, double jitter, uint64_t 
   if (s->ps->n >= INT32_MAX) return tide_fail(TIDE_EINVAL, "SPH: at most 2^31 - 1 particles");
   if ((st = reserve(s, s->ps->cap > s->ps->n ? s->ps->cap : s->ps->n))) return st;
   double *rho = TIDE_F64P(s->rho);
-  for (int64_t p = n0; p < s->ps->n; p++)
+  double *ren = TIDE_F64P(s->ren);
+  for (int64_t p = n0; p < s->ps->n; p++) {
     rho[p] = s->rho0;
+    ren[p] = 1;
+  }
   s->nvalid = 0;
   if (added) *added = got;
   return TIDE_OK;
@@ -512,11 +522,11 @@ int tide_sph_search(tide_sph *s) {
   double *x = TIDE_F64P(s->ps->x);
   if (tide_array_nonfinite(s->ps->x) || tide_array_nonfinite(s->ps->v))
     return tide_fail(TIDE_ENONFINITE, "SPH: a particle position or velocity is not finite");
-  double *extra[7] = {TIDE_F64P(s->ps->v), TIDE_F64P(s->rho),   TIDE_F64P(s->p),
+  double *extra[8] = {TIDE_F64P(s->ps->v), TIDE_F64P(s->rho),   TIDE_F64P(s->p),
                       TIDE_F64P(s->a),     TIDE_F64P(s->alpha), TIDE_F64P(s->kap),
-                      TIDE_F64P(s->ksum)};
-  int cols[7] = {d, 1, 1, d, 1, 1, 1};
-  if (sort_points(s, n, x, extra, cols, 7, s->fbeg, s->fend))
+                      TIDE_F64P(s->ksum),  TIDE_F64P(s->ren)};
+  int cols[8] = {d, 1, 1, d, 1, 1, 1, 1};
+  if (sort_points(s, n, x, extra, cols, 8, s->fbeg, s->fend))
     return tide_fail(TIDE_EINVAL, "SPH: a particle left the box of the grid");
   s->ps->bin_valid = 0;
   int64_t *ns = s->nstart, *bs = s->bstart;
@@ -570,17 +580,29 @@ int tide_sph_density(tide_sph *s) {
   if ((st = need_lists(s, "density"))) return st;
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x);
-  double *rho = TIDE_F64P(s->rho), m = s->mass, W0 = tide_sph_W(&s->K, 0);
+  double *rho = TIDE_F64P(s->rho), *ren = TIDE_F64P(s->ren), m = s->mass;
+  double W0 = tide_sph_W(&s->K, 0);
+  int renorm = s->renormalize;
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
-    double f = W0, b = 0, xij[3];
-    for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++)
-      f += tide_sph_W(&s->K, diff(d, x + i * d, x + (int64_t)s->nbr[q] * d, xij));
+    /* f, b: the density sums; tf, tb: the traces of the first moment,
+     * sum m (-dW/dr) r = tr sum m grad W_ij (x) (x_j - x_i) */
+    double f = W0, b = 0, tf = 0, tb = 0, xij[3];
+    for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+      double r = diff(d, x + i * d, x + (int64_t)s->nbr[q] * d, xij);
+      f += tide_sph_W(&s->K, r);
+      if (renorm) tf -= tide_sph_dW(&s->K, r) * r;
+    }
     for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
       int64_t k = s->bnbr[q];
-      b += s->psi[k] * tide_sph_W(&s->K, diff(d, x + i * d, s->bx + k * d, xij));
+      double r = diff(d, x + i * d, s->bx + k * d, xij);
+      b += s->psi[k] * tide_sph_W(&s->K, r);
+      if (renorm) tb -= s->psi[k] * tide_sph_dW(&s->K, r) * r;
     }
     rho[i] = m * f + b;
+    /* l_i = d / tr M_i, tr M_i / d clamped below at 1/4 (few neighbours) */
+    double t = (m * tf + tb) / (rho[i] * d);
+    ren[i] = renorm ? 1 / (t > 0.25 ? t : 0.25) : 1;
   }
   return TIDE_OK;
 }
@@ -605,18 +627,20 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x), *v = TIDE_F64P(s->ps->v);
   const double *rho = TIDE_F64P(s->rho), *p = TIDE_F64P(s->p);
+  const double *ren = TIDE_F64P(s->ren);
   double *acc = TIDE_F64P(s->a), m = s->mass, h = 0.5 * s->K.H, eps = 0.01 * h * h;
   double av = viscosity ? s->alpha_visc : 0, ab = viscosity ? s->alpha_bound : 0;
+  int hydro = s->wall_hydrostatic;
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
     const double *xi = x + i * d, *vi = v + i * d;
     double ai[3] = {s->gravity[0], s->gravity[1], s->gravity[2]}, xij[3], gw[3];
-    double pi = pressure ? p[i] / (rho[i] * rho[i]) : 0;
+    double pi = pressure ? p[i] / (rho[i] * rho[i]) * ren[i] : 0;
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       int64_t j = s->nbr[q];
       double r = diff(d, xi, x + j * d, xij);
       tide_sph_gradW(&s->K, d, xij, r, gw);
-      double c = pressure ? pi + p[j] / (rho[j] * rho[j]) : 0;
+      double c = pressure ? pi + p[j] / (rho[j] * rho[j]) * ren[j] : 0;
       if (av > 0) {
         double vx = 0;
         for (int a = 0; a < d; a++)
@@ -631,6 +655,19 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
       double r = diff(d, xi, s->bx + k * d, xij);
       tide_sph_gradW(&s->K, d, xij, r, gw);
       double c = 2 * pi; /* mirrored: p_b = p_i, rho_b = rho_i */
+      if (hydro) {
+        /* p_b = p_i + rho_i g . (x_b - x_i): clamped at 0 with the
+         * pressure, unclamped alone (DFSPH's non-pressure pass) */
+        double gd = 0;
+        for (int a = 0; a < d; a++)
+          gd -= s->gravity[a] * xij[a];
+        if (pressure) {
+          double pb = p[i] + rho[i] * gd;
+          c = pi + (pb > 0 ? pb : 0) / (rho[i] * rho[i]) * ren[i];
+        } else {
+          c = gd / rho[i] * ren[i];
+        }
+      }
       if (ab > 0) {
         double vx = 0;
         for (int a = 0; a < d; a++)
@@ -700,6 +737,7 @@ int tide_sph_dfsph_factor(tide_sph *s) {
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
   double *al = TIDE_F64P(s->alpha), m = s->mass;
+  const double *ren = TIDE_F64P(s->ren);
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
     const double *xi = x + i * d;
@@ -722,7 +760,7 @@ int tide_sph_dfsph_factor(tide_sph *s) {
     double dot = 0;
     for (int a = 0; a < d; a++)
       dot += (Gf[a] + Gb[a]) * (Gf[a] + 2 * Gb[a]);
-    double den = (dot > 0 ? dot : 0) + sq;
+    double den = ((dot > 0 ? dot : 0) + sq) * ren[i];
     al[i] = den > 0 ? rho[i] / den : 0;
   }
   return TIDE_OK;
@@ -750,19 +788,21 @@ static inline double drho(const tide_sph *s, int64_t i, const double *x, const d
   return sum;
 }
 
-/* v_i -= dt (sum_j m (k_i/rho_i + k_j/rho_j) grad W_ij + sum_b Psi_b 2 k_i/rho_i grad W_ib) */
+/* v_i -= dt (sum_j m (l_i k_i/rho_i + l_j k_j/rho_j) grad W_ij + sum_b Psi_b 2 l_i k_i/rho_i grad
+ * W_ib) */
 static void pressure_update(tide_sph *s, double dt, const double *kap) {
   int d = s->dim;
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
   double *v = TIDE_F64P(s->ps->v), m = s->mass;
+  const double *ren = TIDE_F64P(s->ren);
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
     const double *xi = x + i * d;
-    double ki = kap[i] / rho[i], dv[3] = {0, 0, 0}, xij[3], gw[3];
+    double ki = kap[i] / rho[i] * ren[i], dv[3] = {0, 0, 0}, xij[3], gw[3];
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       int64_t j = s->nbr[q];
-      double c = ki + kap[j] / rho[j];
+      double c = ki + kap[j] / rho[j] * ren[j];
       if (c == 0) continue;
       double r = diff(d, xi, x + j * d, xij);
       tide_sph_gradW(&s->K, d, xij, r, gw);
@@ -796,11 +836,15 @@ static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int diverg
   int minit = divergence ? 1 : 2, l = 0;
   double mean = 0, *ks = TIDE_F64P(s->ksum);
   if (!divergence) {
-    /* warm start [Bender & Koschier 2015, Sec. 4.3]: half of the last
-     * step's stiffness sum (kappa/rho = p/rho^2 does not depend on dt) */
-#pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
+    /* warm start [Bender & Koschier 2015, Sec. 4.3; 2017, Sec. 3.3]: the
+     * fraction s->warm of the last step's stiffness sum (kappa/rho =
+     * p/rho^2 does not depend on dt), only where the density predicted
+     * from v* exceeds rho0: elsewhere a warm pressure could only expand,
+     * and the compression-only iteration could not take it back */
+    double w = s->warm;
+#pragma omp parallel for schedule(static) if (n > 1024)
     for (int64_t i = 0; i < n; i++)
-      kap[i] = s->warm * ks[i];
+      kap[i] = w > 0 && rho[i] + dt * drho(s, i, x, v) > r0 ? w * ks[i] : 0;
     pressure_update(s, dt, kap);
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
@@ -839,8 +883,8 @@ static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int diverg
   return TIDE_OK;
 }
 
-int tide_sph_density_solve(tide_sph *s, double dt, double eta, int maxit, int *iters,
-                           double *error, int *converged) {
+int tide_sph_density_solve(tide_sph *s, double dt, double eta, int maxit, int *iters, double *error,
+                           int *converged) {
   return dfsph_solve(s, dt, eta, maxit, 0, iters, error, converged);
 }
 

@@ -65,12 +65,42 @@
  *   v_i -= dt (sum_j m (kappa_i/rho_i + kappa_j/rho_j) grad W_ij
  *              + sum_b Psi_b 2 kappa_i/rho_i grad W_ib)
  * until the mean of (rho*_i - rho0)/rho0 is below eta (at least 2
- * iterations; warm started with half the last step's sum of kappa_i), and the divergence-free solver the same with
- *   Drho_i = max(0, sum_j m v_ij . grad W_ij + sum_b Psi_b v_i . grad W_ib),
+ * iterations; warm started with w = s->warm (0.5) times the last step's
+ * sum of kappa_i where the density predicted from v* exceeds rho0
+ * [Bender & Koschier 2017, Sec. 3.3]), and the divergence-free
+ * solver the same with Drho_i = max(0, sum_j m v_ij . grad W_ij + sum_b Psi_b v_i . grad W_ib),
  *   kappa^v_i = Drho_i/dt alpha_i, until mean(Drho_i) dt/rho0 < eta_v (at
  *   least 1 iteration).
  * The pressure p_i = rho_i sum kappa_i (kappa_i/rho_i = p_i/rho_i^2: the
  * velocity update is the symmetric pressure gradient).
+ *
+ * Renormalized pressure (renormalize = 1), after Bonet & Lok 1999's
+ * corrected kernel gradient L_i = M_i^-1, restricted to its isotropic part.
+ * With the first moment
+ *   M_i = (1/rho_i) (sum_j m grad W_ij (x) (x_j - x_i) + sum_b Psi_b grad W_ib (x) (x_b - x_i))
+ * (= I on a full lattice up to the kernel's quadrature error: 1.3 % for the
+ * cubic spline at H = 2 dx), l_i = d / tr M_i (tr M_i / d clamped below at
+ * 1/4 for particles with few neighbours) scales particle i's share of every
+ * pressure term:
+ *   a_i = g - sum_j m (l_i p_i/rho_i^2 + l_j p_j/rho_j^2) grad W_ij
+ *           - sum_b Psi_b l_i (p_i + p_b)/rho_i^2 grad W_ib - (viscosity as above)
+ * (DFSPH: l_i kappa_i/rho_i in the velocity update, alpha_i divided by l_i:
+ * the exact Jacobi diagonal again).  Pair forces stay central and
+ * antisymmetric (linear and angular momentum conserved), and the internal
+ * virtual work of a uniform dilation v = e x is exactly -d e sum_i V_i p_i
+ * whatever the arrangement of the particles: a column at rest carries its
+ * weight with the pressure of the continuum, not with the settled
+ * arrangement's first moment.  (The full matrix L_i makes the pair forces
+ * non-central; a column at rest then never settles, docs/sph.md.)
+ *
+ * Hydrostatic boundary pressure (wall_hydrostatic = 1): the mirrored p_b =
+ * p_i above becomes p_b = max(0, p_i + rho_i g . (x_b - x_i)), the static
+ * wall's pressure extrapolation of Adami, Hu & Adams 2012 (Eq. 27) taken
+ * pair by pair from particle i, as in the pressure mirroring of Band et al.
+ * 2018 with the body-force term: the wall then carries its share of the
+ * hydrostatic gradient next to side walls and floors.  DFSPH puts the
+ * (unclamped) rho_i g . (x_b - x_i) part into its non-pressure forces; the
+ * solver keeps p_b = p_i for the stiffness.
  *
  * Neighbour search.  Cells of size H over the grid's box; the fluid
  * particles are sorted by the Morton code of their cell (stable LSD radix
@@ -113,15 +143,17 @@ static inline void tide_sph_gradW(const tide_sph_kernel *k, int d, const double 
 
 typedef struct tide_sph {
   int dim;
-  tide_grid g;           /* domain box; particle lattice at the cell centres */
-  tide_sph_kernel K;     /* support H = support * dx */
-  double rho0;           /* rest density [kg/m^3] */
-  double mass;           /* fluid particle mass [kg] */
-  double gravity[3];     /* [m/s^2] */
-  double c;              /* speed of sound of the Tait equation and the viscosity [m/s] */
-  double gamma;          /* Tait exponent (7) */
-  double alpha_visc;     /* artificial viscosity alpha (fluid-fluid) */
-  double alpha_bound;    /* artificial viscosity alpha against boundary particles */
+  tide_grid g;          /* domain box; particle lattice at the cell centres */
+  tide_sph_kernel K;    /* support H = support * dx */
+  double rho0;          /* rest density [kg/m^3] */
+  double mass;          /* fluid particle mass [kg] */
+  double gravity[3];    /* [m/s^2] */
+  double c;             /* speed of sound of the Tait equation and the viscosity [m/s] */
+  double gamma;         /* Tait exponent (7) */
+  double alpha_visc;    /* artificial viscosity alpha (fluid-fluid) */
+  double alpha_bound;   /* artificial viscosity alpha against boundary particles */
+  int renormalize;      /* 1: pressure terms scaled by l_i (see "Renormalized pressure") */
+  int wall_hydrostatic; /* 1: boundary pressure p_i + rho_i g.(x_b - x_i), 0: p_i */
   /* cell list */
   int nc[3];
   int64_t ncells;
@@ -133,21 +165,22 @@ typedef struct tide_sph {
   tide_array *p;     /* (n) pressure [Pa] */
   tide_array *a;     /* (n, d) acceleration of the last force evaluation */
   tide_array *alpha; /* (n) DFSPH factor */
+  tide_array *ren;   /* (n) renormalization l_i (1 when renormalize = 0) */
   tide_array *kap;   /* (n) DFSPH stiffness of the current iteration (scratch) */
   tide_array *err;   /* (n) DFSPH per-particle density error (scratch) */
   tide_array *ksum;  /* (n) DFSPH stiffness sum of the last density solve (warm start) */
-  double warm;       /* DFSPH warm start factor (0: off) */
+  double warm;       /* DFSPH warm start factor in [0, 1] (0.5; 0: off) */
   /* boundary particles */
   int64_t nb, bcap;
-  double *bx;  /* (nb, d) */
-  double *psi; /* (nb) Psi_b = rho0 V_b [kg] */
+  double *bx;    /* (nb, d) */
+  double *psi;   /* (nb) Psi_b = rho0 V_b [kg] */
   double *bkind; /* (nb) 1: from a band as thick as the support (Psi = m), 0: Akinci's V_b */
   /* neighbour lists (valid after tide_sph_search while nvalid) */
   int nvalid;
-  int64_t lcap, blcap;     /* entries allocated */
+  int64_t lcap, blcap;      /* entries allocated */
   int64_t *nstart, *bstart; /* n + 1 */
   int32_t *nbr, *bnbr;
-  int64_t nscap;            /* rows of nstart / bstart */
+  int64_t nscap; /* rows of nstart / bstart */
   /* cell ranges (ncells) of the sorted fluid and boundary particles */
   int64_t *fbeg, *fend, *bbeg, *bend;
   /* sort workspace */
@@ -161,12 +194,14 @@ typedef struct tide_sph {
 } tide_sph;
 
 typedef struct tide_sph_params {
-  int kernel;         /* tide_sph_kernel_kind */
-  double support;     /* H / dx (> 1) */
-  double rho0;        /* rest density */
+  int kernel;     /* tide_sph_kernel_kind */
+  double support; /* H / dx (> 1) */
+  double rho0;    /* rest density */
   double gravity[3];
-  double c;           /* speed of sound */
+  double c; /* speed of sound */
   double alpha_visc, alpha_bound;
+  int renormalize;      /* 1: renormalized pressure terms */
+  int wall_hydrostatic; /* 1: hydrostatic boundary pressure */
 } tide_sph_params;
 
 int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out);
@@ -192,7 +227,7 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
  * (r < H).  TIDE_EINVAL when a particle is outside the box, TIDE_ENONFINITE
  * for a non-finite position. */
 int tide_sph_search(tide_sph *s);
-/* rho_i (requires the neighbour lists). */
+/* rho_i and the renormalization l_i (requires the neighbour lists). */
 int tide_sph_density(tide_sph *s);
 /* Tait equation of state p_i (clamped to >= 0). */
 int tide_sph_tait(tide_sph *s);
@@ -209,8 +244,8 @@ int tide_sph_dfsph_factor(tide_sph *s);
 /* DFSPH constant-density solve (Bender & Koschier 2015, Alg. 3) on the
  * velocities; p_i receives rho_i sum kappa_i.  *iters, *error (mean
  * relative compression) and *converged (error <= eta) report the solve. */
-int tide_sph_density_solve(tide_sph *s, double dt, double eta, int maxit, int *iters,
-                           double *error, int *converged);
+int tide_sph_density_solve(tide_sph *s, double dt, double eta, int maxit, int *iters, double *error,
+                           int *converged);
 /* DFSPH divergence-free solve (Alg. 2); p_i += rho_i sum kappa^v_i. */
 int tide_sph_divergence_solve(tide_sph *s, double dt, double eta, int maxit, int *iters,
                               double *error, int *converged);

@@ -46,7 +46,7 @@ static void kernels(int kind, int dim) {
 /* A state on an n^d grid of spacing 1/n. */
 static tide_sph *state(int kind, int dim, int n, double support, double c) {
   tide_grid g = {dim, {n, n, dim == 3 ? n : 1}, 1.0 / n, {0, 0, 0}};
-  tide_sph_params prm = {kind, support, 1000, {0, -9.81, 0}, c, 0.1, 0.05};
+  tide_sph_params prm = {kind, support, 1000, {0, -9.81, 0}, c, 0.1, 0.05, 0, 0};
   tide_sph *s = NULL;
   if (tide_sph_new(&g, &prm, &s)) return NULL;
   return s;
@@ -98,8 +98,9 @@ static void lattice(int kind, int dim) {
     for (int b = 0; b < d; b++)
       e = fmax(e, fabs(M[a * d + b] - (a == b)));
   }
-  printf("%s %dD lattice (H = 3 dx): |sum V (x_j - x_i) grad W - I| = %.2e, |sum V grad W| H = %.1e\n",
-         kname(kind), dim, e, gs);
+  printf(
+      "%s %dD lattice (H = 3 dx): |sum V (x_j - x_i) grad W - I| = %.2e, |sum V grad W| H = %.1e\n",
+      kname(kind), dim, e, gs);
   CHECK(e < 0.02, "first moment of grad W within 2%% of I: %g", e);
   CHECK(gs < 1e-12, "sum of grad W vanishes on the symmetric lattice: %g", gs);
   tide_sph_free(s);
@@ -174,9 +175,37 @@ static void random_cloud(int kind, int dim) {
   double drift = 0;
   for (int a = 0; a < d; a++)
     drift = fmax(drift, fabs(tot[a]));
-  printf("%s %dD: %ld particles, momentum of the symmetric pressure + viscosity forces %.2e of sum |m a|\n",
+  printf("%s %dD: %ld particles, momentum of the symmetric pressure + viscosity forces %.2e of sum "
+         "|m a|\n",
          kname(kind), dim, (long)np, drift / scale);
   CHECK(drift / scale < 1e-14, "symmetric forces conserve momentum: %g", drift / scale);
+  /* renormalized pressure terms (l_i from the density pass): still
+   * antisymmetric pair by pair, and l_i = d / tr M_i in (1/4 .. 4] */
+  s->renormalize = 1;
+  CHECK(tide_sph_density(s) == TIDE_OK, "density with renormalization");
+  CHECK(tide_sph_forces(s, 1, 1) == TIDE_OK, "renormalized forces");
+  const double *ren = TIDE_F64P(s->ren);
+  double lmin = 1e300, lmax = 0;
+  for (int a = 0; a < d; a++)
+    tot[a] = 0;
+  scale = 0;
+  for (int64_t i = 0; i < np; i++) {
+    lmin = fmin(lmin, ren[i]);
+    lmax = fmax(lmax, ren[i]);
+    for (int a = 0; a < d; a++) {
+      tot[a] += s->mass * acc[i * d + a];
+      scale += fabs(s->mass * acc[i * d + a]);
+    }
+  }
+  drift = 0;
+  for (int a = 0; a < d; a++)
+    drift = fmax(drift, fabs(tot[a]));
+  printf("  renormalized: l in [%.3f, %.3f], momentum %.2e of sum |m a|\n", lmin, lmax,
+         drift / scale);
+  CHECK(drift / scale < 1e-14, "renormalized forces conserve momentum: %g", drift / scale);
+  CHECK(lmin > 0.25 && lmax <= 4, "renormalization within its clamp: [%g, %g]", lmin, lmax);
+  s->renormalize = 0;
+  CHECK(tide_sph_density(s) == TIDE_OK, "density");
   /* the same through the gradient operator: sum_i V_i grad_sym p_i = 0 */
   tide_sph_gradient(s, p, 1, gA);
   const double *rho = TIDE_F64P(s->rho);

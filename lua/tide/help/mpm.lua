@@ -154,6 +154,14 @@ return {
     args = { { "M", "tide.MPM", "required", "state" }, { "cfl", "number > 0", "0.5", "fraction of a cell per step" } },
     returns = "dt [s]", see = see,
   },
+  ["tide.mls_mpm.solid_collider"] = {
+    sig = "require(\"tide.mls_mpm\").solid_collider(M, mesh [, { bc = \"separate\", friction = 0 } [, i]]) -> index",
+    does = "MPM against a tide.solid mesh, one way: the boundary of the mesh at its current positions as an exact SDF collider (tide.shape.mesh), moving with the mean velocity of the mesh nodes (rigid translation; no force goes back to the mesh). Without i it adds the collider; with i it rebuilds collider i from the moved mesh (call once per step).",
+    args = { { "M", "tide.MPM", "required", "state" }, { "mesh", "tide.TetMesh", "required", "same dimension as M" },
+      { "bc", "\"sticky\" | \"slip\" | \"separate\"", "\"separate\"", "grid condition" }, { "friction", "number >= 0", "0", "Coulomb coefficient (separate)" },
+      { "i", "integer", "none", "collider to rebuild" } },
+    returns = "collider index (1-based)", see = see,
+  },
   ["tide.mls_mpm.colour_by_material"] = {
     sig = "require(\"tide.mls_mpm\").colour_by_material(M) -> Array (n)",
     does = "Per-particle values in [0, 1] by material index, for particle_color of png2d/png3d.",

@@ -3,7 +3,7 @@ local see = "docs/sph.md"
 local none = {}
 return {
   ["tide.sph.new"] = {
-    sig = "tide.sph.new{ grid = g, kernel = \"cubic\", support = 2, density = 1000, gravity = {0, -9.81[, 0]}, sound_speed = 10 sqrt(2 |g| height), viscosity = 0.05, boundary_viscosity = 0 } -> tide.SPH",
+    sig = "tide.sph.new{ grid = g, kernel = \"cubic\", support = 2, density = 1000, gravity = {0, -9.81[, 0]}, sound_speed = 10 sqrt(2 |g| height), viscosity = 0.05, boundary_viscosity = 0, renormalize = false, wall_pressure = \"mirror\" } -> tide.SPH",
     does = "An SPH state in the box of g: particles are seeded at its cell centres (spacing dx), the neighbour cells have the kernel's support H = support dx.",
     args = {
       { "grid", "tide.Grid", "required", "domain box and particle lattice" },
@@ -14,8 +14,10 @@ return {
       { "sound_speed", "number > 0", "10 sqrt(2 |g| box height)", "c of the Tait equation and the artificial viscosity [m/s]" },
       { "viscosity", "number in [0, 10]", "0.05", "Monaghan's artificial viscosity alpha" },
       { "boundary_viscosity", "number in [0, 10]", "0", "alpha against boundary particles (wall friction)" },
+      { "renormalize", "boolean", "false", "scale particle i's share of every pressure term by l_i = d / tr M_i (isotropic part of Bonet & Lok's corrected gradient): hydrostatics without the 2.5 % first-moment error" },
+      { "wall_pressure", "\"mirror\" | \"hydrostatic\"", "\"mirror\"", "boundary particle pressure p_b = p_i (Akinci et al. 2012) or max(0, p_i + rho_i g.(x_b - x_i)) (Adami et al. 2012, Eq. 27)" },
     },
-    returns = "tide.SPH", ref = "Li's lecture (SPH); Monaghan 1992; Wendland 1995", see = see,
+    returns = "tide.SPH", ref = "Li's lecture (SPH); Monaghan 1992; Wendland 1995; Bonet & Lok 1999; Adami, Hu & Adams 2012", see = see,
   },
   ["tide.sph.kernel"] = {
     sig = "tide.sph.kernel{ kernel = \"cubic\", dim = 2, support = H, r = r } -> W, dW/dr",
@@ -51,10 +53,10 @@ return {
   ["tide.SPH:drift"] = { sig = "S:drift(dt) -> clamped", does = "x += dt v, clamped into the box shrunk by dx/2 (the count of clamped particles is returned and in diagnostics); the neighbour lists become out of date.", args = { { "dt", "number > 0", "required", "[s]" } }, returns = "integer", see = see },
   ["tide.SPH:dfsph_factor"] = { sig = "S:dfsph_factor()", does = "DFSPH factor alpha_i = rho_i / ((G_f + G_b).(G_f + 2 G_b) + sum_j |m grad W_ij|^2).", args = none, returns = "nothing", ref = "Bender & Koschier 2015, Eq. 11", see = see },
   ["tide.SPH:density_solve"] = {
-    sig = "S:density_solve(dt, { tol = 1e-4, maxit = 100 }) -> iterations, mean compression, converged",
-    does = "DFSPH constant-density solver (Alg. 3) on the velocities; S.p receives rho_i sum kappa_i. A solve stopped by maxit returns converged = false.",
-    args = { { "dt", "number > 0", "required", "[s]" }, { "tol", "number", "1e-4", "mean (rho* - rho0)/rho0" }, { "maxit", "integer", "100", "iteration cap" } },
-    returns = "integer, number, boolean", ref = "Bender & Koschier 2015", see = see,
+    sig = "S:density_solve(dt, { tol = 1e-4, maxit = 100, warm_start = 0.5 }) -> iterations, mean compression, converged",
+    does = "DFSPH constant-density solver (Alg. 3) on the velocities, warm started with warm_start times the last step's stiffness where the density predicted from the velocities exceeds rho0; S.p receives rho_i sum kappa_i. A solve stopped by maxit returns converged = false.",
+    args = { { "dt", "number > 0", "required", "[s]" }, { "tol", "number", "1e-4", "mean (rho* - rho0)/rho0" }, { "maxit", "integer", "100", "iteration cap" }, { "warm_start", "number in [0, 1]", "0.5", "fraction of the last step's stiffness sum (above 0.5 the compression-only iteration ratchets pressure up, docs/sph.md)" } },
+    returns = "integer, number, boolean", ref = "Bender & Koschier 2015; 2017 Sec. 3.3", see = see,
   },
   ["tide.SPH:divergence_solve"] = {
     sig = "S:divergence_solve(dt, { tol = 1e-3, maxit = 100 }) -> iterations, mean dt Drho/rho0, converged",
@@ -80,7 +82,7 @@ return {
   ["tide.SPH:set_gravity"] = { sig = "S:set_gravity{gx, gy[, gz]}", does = "Change gravity (e.g. a ramp at start-up).", args = { { "gravity", "table", "required", "[m/s^2]" } }, returns = "nothing", see = see },
   ["tide.SPH:free"] = { sig = "S:free()", does = "Release the state's memory now.", args = none, returns = "nothing" },
   ["tide.sph_step.wcsph_step"] = { sig = "require(\"tide.sph_step\").wcsph_step(S, dt)", does = "search, density, tait, forces, kick, drift (symplectic Euler).", args = { { "S", "tide.SPH", "required", "state" }, { "dt", "number > 0", "required", "[s]" } }, returns = "nothing", ref = "Becker & Teschner 2007", see = see },
-  ["tide.sph_step.dfsph_step"] = { sig = "require(\"tide.sph_step\").dfsph_step(S, dt, { tol = 1e-4, tol_v = 1e-3, maxit = 100 }) -> stats", does = "Bender & Koschier 2015 Algorithm 1: non-pressure forces, kick, density solve, drift, search, density, factor, divergence solve.", args = { { "S", "tide.SPH", "required", "state" }, { "dt", "number > 0", "required", "[s]" } }, returns = "{density_iterations, density_error, divergence_iterations, divergence_error, converged}", see = see },
+  ["tide.sph_step.dfsph_step"] = { sig = "require(\"tide.sph_step\").dfsph_step(S, dt, { tol = 1e-4, tol_v = 1e-3, maxit = 100, warm_start = 0.5 }) -> stats", does = "Bender & Koschier 2015 Algorithm 1: non-pressure forces, kick, density solve, drift, search, density, factor, divergence solve.", args = { { "S", "tide.SPH", "required", "state" }, { "dt", "number > 0", "required", "[s]" } }, returns = "{density_iterations, density_error, divergence_iterations, divergence_error, converged}", see = see },
   ["tide.sph_step.max_dt"] = { sig = "require(\"tide.sph_step\").max_dt(S, method, cfl, max_dt) -> dt", does = "S:max_dt capped at max_dt.", args = none, returns = "dt", see = see },
   ["tide.sph_step.walls"] = { sig = "require(\"tide.sph_step\").walls(S, g, layers) -> count", does = "Boundary particles in the outer layers cells of the grid (a closed tank).", args = none, returns = "count", see = see },
   ["tide.sph_step.level_set"] = { sig = "require(\"tide.sph_step\").level_set(S, g, radius) -> phi", does = "The Zhu-Bridson particle level set of the fluid on g's cells (tide.grid.particle_sdf) for rendering.", args = none, returns = "tide.Array (cells)", see = see },
