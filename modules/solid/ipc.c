@@ -346,19 +346,27 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
   return TIDE_OK;
 }
 
-double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p) {
+double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep) {
   double alpha = 1;
-  for (int64_t k = 0; k < c->npt + c->nee; k++) {
+  int64_t n = c->npt + c->nee;
+  /* the minimum over the pairs (order-free: deterministic); each pair's
+   * search stops at the thread's bound so far */
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : alpha) if (n > 4096)
+  for (int64_t k = 0; k < n; k++) {
     int32_t nd[4];
-    double y[12], dy[12];
+    double y[12], dy[12], tmax = alpha < 1 ? alpha : 1;
     pair_nodes(c, k, nd);
     gather(x, nd, y);
     gather(p, nd, dy);
     double t =
-        (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, 0.1, alpha, 100000);
+        (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, keep, tmax, 100000);
     if (t < alpha) alpha = t;
   }
   return alpha;
+}
+
+double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p) {
+  return tide_ipc_step_bound_keep(c, x, p, 0.1);
 }
 
 /* ------------------------------------------------------ lagged friction */
