@@ -48,6 +48,7 @@ local defaults = {
   line_search = true,    -- backtracking + CCD filter (Sec. 4.3.5)
   hessian = "projected",  -- barrier Hessian: "projected" (full, PSD per pair) or "gauss_newton" (Eq. 20)
   ccd = "common",        -- CCD bound: "common" (time of impact at a common t) or "paper" (min(gamma, beta))
+  stencil_mass = "liquid", -- inertia of the vertices' stencil cells: "liquid" (rho V_cell) or "lagged" (Eq. 13, the paper's)
   max_iter = 30,         -- Newton iterations
   tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
   solver = "cholmod",    -- "cholmod", "bicgstab" (+ ILU(0)) or "pcg" (CG + IC(0))
@@ -248,7 +249,7 @@ function liu.step(S, dt)
     mass = so.mass, fixed = so.fixed, solid = so.solid, tracker = S.tracker, dt = dt, interp = S.interp, dhat = S.dhat or nil,
     kappa = S.kappa or nil, rho = S.rho, band = band, tol = S.tol or nil, max_iter = S.max_iter,
     line_search = S.line_search, solver = S.solver, ccd = S.ccd,
-    hessian = S.hessian })
+    hessian = S.hessian, stencil_mass = S.stencil_mass })
   -- 6. redistance once, keeping the cells around vertices in contact
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "after" then
     S.phi_keep:copy(S.phi)
@@ -327,30 +328,191 @@ end
 --- Liquid volume [m^dim] (smoothed Heaviside, as the constraint).
 function liu.volume(S) return grid.volume(S.grid, S.phi) end
 
+-- the volume of a redistanced copy of phi (what the step's redistancing and
+-- the volume tracker's references see; a fresh analytic distance field and its
+-- redistanced copy differ in smoothed volume by O(dx) per unit area)
+local function settled_volume(S)
+  S.vscratch = S.vscratch or S.grid:cells()
+  S.vscratch:copy(S.phi)
+  grid.redistance(S.grid, S.vscratch, { band = 8 * S.grid.dx })
+  return grid.volume(S.grid, S.vscratch)
+end
+
+--- Add a drop to the liquid of S: a disc (2D) or ball (3D) of the given
+-- centre and radius [m], phi = min(phi, |x - c| - r) on the cells within r + 4 dx
+-- of c, and `velocity` on the faces within r + dx.  Refused -- returns nil and
+-- the reason, S unchanged -- when the drop would leave the box, come within
+-- 2 dx of liquid already there (it must be a new component of the volume
+-- constraint, Eq. 10-11, not a merge the tracker would share out), or within
+-- dhat + 2 dx of a solid vertex (the invariant).  Returns the volume added
+-- [m^dim] (smoothed Heaviside of the redistanced field, as the volume
+-- tracker's reference).
+function liu.add_drop(S, o)
+  if type(o) ~= "table" then raise("tide.liu.add_drop: table {center =, radius =, velocity =} expected") end
+  local g, dim, dx = S.grid, S.dim, S.grid.dx
+  local c, r, vel = o.center, o.radius, o.velocity or {}
+  if type(c) ~= "table" or #c ~= dim then raise(string.format("tide.liu.add_drop: center must be a list of %d numbers", dim)) end
+  if type(r) ~= "number" or not (r >= dx) then raise("tide.liu.add_drop: radius must be a number >= dx [m]") end
+  local org, n = g.origin, g.size
+  for a = 1, dim do
+    if c[a] - r < org[a] + dx or c[a] + r > org[a] + n[a] * dx - dx then return nil, "outside the box" end
+  end
+  local clear = r + S.dhat_v + 2 * dx
+  for i = 1, S.nv do
+    local s = 0
+    for a = 1, dim do s = s + (S.x:get(i, a) - c[a]) ^ 2 end
+    if s < clear * clear then return nil, "a solid vertex" end
+  end
+  local lo, hi = {}, {}
+  for a = 1, dim do
+    lo[a] = math.max(1, math.floor((c[a] - r - 4 * dx - org[a]) / dx))
+    hi[a] = math.min(n[a], math.ceil((c[a] + r + 4 * dx - org[a]) / dx) + 1)
+  end
+  if dim == 2 then lo[3], hi[3] = 1, 1 end
+  local phi = S.phi
+  local function each(f) -- f(i, j, k, d): cells of the box, d the drop's distance at the centre
+    for i = lo[1], hi[1] do
+      local px = org[1] + (i - 0.5) * dx - c[1]
+      for j = lo[2], hi[2] do
+        local py = org[2] + (j - 0.5) * dx - c[2]
+        for k = lo[3], hi[3] do
+          local s = px * px + py * py
+          if dim == 3 then s = s + (org[3] + (k - 0.5) * dx - c[3]) ^ 2 end
+          if f(i, j, k, math.sqrt(s) - r) then return true end
+        end
+      end
+    end
+  end
+  local get = dim == 2 and function(i, j) return phi:get(i, j) end or function(i, j, k) return phi:get(i, j, k) end
+  local set = dim == 2 and function(i, j, _, v) phi:set(i, j, v) end or function(i, j, k, v) phi:set(i, j, k, v) end
+  if each(function(i, j, k, d) return d < 2 * dx and get(i, j, k) < 2 * dx end) then return nil, "liquid" end
+  local V0 = settled_volume(S)
+  each(function(i, j, k, d) if d < get(i, j, k) then set(i, j, k, d) end end)
+  -- the drop's velocity on its faces (face a of cell (i, j, k) at its lower side along a)
+  for a = 1, dim do
+    local va = vel[a] or 0
+    local comp = S.u:component(a)
+    local sh = comp.shape
+    for i = lo[1], math.min(hi[1] + (a == 1 and 1 or 0), sh[1]) do
+      for j = lo[2], math.min(hi[2] + (a == 2 and 1 or 0), sh[2]) do
+        for k = lo[3], dim == 3 and math.min(hi[3] + (a == 3 and 1 or 0), sh[3]) or 1 do
+          local p = { i - 0.5, j - 0.5, k - 0.5 }
+          p[a] = p[a] - 0.5
+          local s = 0
+          for b = 1, dim do s = s + (org[b] + p[b] * dx - c[b]) ^ 2 end
+          if math.sqrt(s) < r + dx then
+            if dim == 2 then comp:set(i, j, va) else comp:set(i, j, k, va) end
+          end
+        end
+      end
+    end
+  end
+  S.u:enforce_walls(nil, false)
+  return settled_volume(S) - V0
+end
+
+--- Rain: drops of radii uniform in `radius` = {rmin, rmax} [m] with centres
+-- uniform in the box `box` = {min =, max =} and velocity `velocity` [m/s]
+-- (each component plus a uniform jitter in +-`jitter`; a centre is moved into the
+-- grid's box by what the drop needs), due every 1/rate s from
+-- `start` on (at most `count` drops).  R:emit(S) adds the drops that are due at
+-- S.t (liu.add_drop); a drop refused at 8 drawn places (liquid or a solid vertex
+-- there) waits for the next call.  Positions come from tide.rand(stream, .),
+-- so a run is the same with any thread count.  R.drops, R.volume (added,
+-- [m^dim]), R.waits count what happened.
+function liu.rain(o)
+  if type(o) ~= "table" or type(o.box) ~= "table" or type(o.radius) ~= "table" then
+    raise("tide.liu.rain: table {box = {min =, max =}, radius = {rmin, rmax}, rate =, velocity =} expected")
+  end
+  local R = { box = o.box, radius = o.radius, rate = o.rate or 10, velocity = o.velocity or {}, jitter = o.jitter or 0,
+    stream = o.stream or 7, start = o.start or 0, count = o.count or math.huge, drops = 0, volume = 0, waits = 0 }
+  if not (R.rate > 0) then raise("tide.liu.rain: rate must be > 0 [drops/s]") end
+  function R.emit(self, S)
+    local added = 0
+    while self.drops < self.count and S.t >= self.start + self.drops / self.rate do
+      local k, placed = self.drops, false
+      for try = 0, 7 do
+        local q = 16 * (8 * k + try)
+        local function u(m) return tide.rand(self.stream, q + m) end
+        local c, v = {}, {}
+        for a = 1, S.dim do
+          c[a] = self.box.min[a] + u(a) * (self.box.max[a] - self.box.min[a])
+          v[a] = (self.velocity[a] or 0) + self.jitter * (2 * u(4 + a) - 1)
+        end
+        local r = self.radius[1] + u(8) * (self.radius[2] - self.radius[1])
+        for a = 1, S.dim do -- inside the grid's box, a cell from its walls
+          local lo = S.grid.origin[a] + S.grid.dx + r
+          local hi = S.grid.origin[a] + (S.grid.size[a] - 1) * S.grid.dx - r
+          c[a] = math.max(lo, math.min(hi, c[a]))
+        end
+        local dv = liu.add_drop(S, { center = c, radius = r, velocity = v })
+        if dv then
+          self.drops, self.volume, added, placed = self.drops + 1, self.volume + dv, added + dv, true
+          break
+        end
+      end
+      if not placed then self.waits = self.waits + 1; break end
+    end
+    return added
+  end
+  return R
+end
+
 --- Run a scene: tide.run with liu.step and the invariant checked every step, a
--- PNG per frame (the level set and the solid mesh; 3D: png3d) and, with P.vtk, the
--- mesh as .vtu with a .pvd collection.  P: frames, fps, image, vtk (tide.params);
--- name: the scene's name; out: the output directory; title: the frames' caption.
--- Returns steps, Newton iterations per step.
-function liu.run_scene(S, P, name, out, title)
+-- PNG per frame (the level set and the solid mesh; 3D: png3d, rods as tubes)
+-- and, with P.vtk, the mesh as .vtu with a .pvd collection.  P: frames, fps,
+-- image, vtk (tide.params); name: the scene's name; out: the output directory;
+-- title: the frames' caption.  opts (optional): rain (a liu.rain, emitting after
+-- each step), after_step(S, dt) (called after each checked step), points() (an
+-- Array (n, dim) drawn as particles: dirt, markers), tube (rod radius drawn in
+-- 3D [m]), color.  Prints and returns a summary: steps, Newton iterations per
+-- step, steps at the cap, penetrating vertices (0: liu.check raises otherwise),
+-- the smallest vertex distance, the largest |V / (V0 + rain) - 1| over the steps
+-- (V0 and the drops' volumes on the redistanced level set, as the tracker's)
+-- and the seconds per step (wall, and CPU summed over the threads: os.clock).
+function liu.run_scene(S, P, name, out, title, opts)
+  opts = opts or {}
   local g, m = S.grid, S.mesh
-  local steps, iters = 0, 0
+  local solids = require "tide.solids"
+  local r = { steps = 0, iters = 0, capped = 0, penetrating = 0, min_d = math.huge, max_drift = 0, wall = 0, cpu = 0, added = 0 }
+  local V0 = settled_volume(S)
+  local view = {}
   tide.run {
     frames = P.frames, fps = P.fps, out = out, params = P, name = name,
     max_dt = function() return liu.max_dt(S) end,
     step = function(dt)
+      local t0, c0 = tide.clock(), os.clock()
       local st = liu.step(S, dt)
+      r.wall, r.cpu = r.wall + tide.clock() - t0, r.cpu + os.clock() - c0
       liu.check(S)
-      steps, iters = steps + 1, iters + st.iterations
+      r.steps, r.iters = r.steps + 1, r.iters + st.iterations
+      if not st.converged then r.capped = r.capped + 1 end
+      if S.nv > 0 then
+        r.penetrating = r.penetrating + st.penetrating
+        r.min_d = math.min(r.min_d, st.min_d)
+      end
+      r.max_drift = math.max(r.max_drift, math.abs(liu.volume(S) / (V0 + r.added) - 1))
+      if opts.after_step then opts.after_step(S, dt) end
+      if opts.rain then r.added = r.added + opts.rain:emit(S) end
+      return { iterations = st.iterations }
     end,
     frame = function(i, t)
       local caption = string.format("%s  t = %.2f s", title, t)
       local path = string.format("%s/frame_%04d.png", out, i)
+      local pts = opts.points and opts.points() or nil
       if g.dim == 2 then
-        tide.fileio.png2d { path = path, grid = g, phi = S.phi, mesh = m, width = P.image, title = caption }
+        if not m and S.nv > 0 then pts = pts or S.x end
+        tide.fileio.png2d { path = path, grid = g, phi = S.phi, mesh = m, width = P.image, title = caption,
+          particles = pts, particle_rgb = { 0.45, 0.3, 0.15 }, radius = 0.4 * g.dx, edge_width = 2 }
       else
-        tide.fileio.png3d { path = path, grid = g, phi = S.phi, width = P.image, title = caption,
-          meshes = m and { { mesh = m, color = { 0.85, 0.45, 0.25 } } } or nil }
+        local color = opts.color or { 0.85, 0.45, 0.25 }
+        local meshes = nil
+        if m then
+          meshes = { m.kind == "rod" and solids.tubes(m, opts.tube or 0.3 * g.dx, color) or { mesh = m, color = color } }
+        end
+        if not m and S.nv > 0 then pts = pts or S.x end
+        tide.fileio.png3d { path = path, grid = g, phi = S.phi, width = P.image, title = caption, meshes = meshes,
+          particles = pts, particle_rgb = { 0.45, 0.3, 0.15 }, radius = 0.3 * g.dx, view = view }
       end
       if P.vtk and m then
         local f = string.format("%s/solid_%04d.vtu", out, i)
@@ -359,9 +521,13 @@ function liu.run_scene(S, P, name, out, title)
       end
     end,
   }
-  local per = iters / math.max(1, steps)
-  print(string.format("%d steps, %.2f Newton iterations per step", steps, per))
-  return steps, per
+  r.per_iter = r.iters / math.max(1, r.steps)
+  r.per_step, r.cpu_per_step = r.wall / math.max(1, r.steps), r.cpu / math.max(1, r.steps)
+  local drops = opts.rain and string.format(", %d rain drops", opts.rain.drops) or ""
+  print(string.format("%s: %d steps, %.2f Newton iterations per step (%d at the cap), %d penetrating vertices "
+    .. "(closest %.3g dx), max |V/V0 - 1| %.2e%s, %.3f s per step (%.3f s CPU, all threads)", name, r.steps, r.per_iter,
+    r.capped, r.penetrating, r.min_d / g.dx, r.max_drift, drops, r.per_step, r.cpu_per_step))
+  return r.steps, r.per_iter, r
 end
 
 return liu

@@ -169,10 +169,18 @@ local function add_gravity(m, dt, gvec)
 end
 
 -- the solids' implicit elastic step (5.1) with their current external forces, keeping x
--- (the solid half of the weak and damping-only schemes)
+-- (the solid half of the weak and damping-only schemes): the corotated linear step, or for any
+-- other material one Newton iteration of its incremental potential from x (the linearization the
+-- strong coupling makes, so the schemes differ only in how they couple)
+local COROTATED = { linear = true, rotated_linear = true }
 local function solid_solve(S, m, dt)
   local x = m.x:clone()
-  local st = m:step_linear { dt = dt }
+  local st
+  if COROTATED[m.model] then
+    st = m:step_linear { dt = dt }
+  else
+    st = m:step_newton { dt = dt, maxit = 1, guess = "start" }
+  end
   m.x:copy(x)
   return st
 end
@@ -247,8 +255,9 @@ function zarifi.project(S, dt)
     args.solver, args.must_converge = scheme == "indefinite" and "ldlt" or "cholmod", true
     S.fallbacks = (S.fallbacks or 0) + 1
     if S.fallbacks == 1 then
-      io.stderr:write(string.format("tide.zarifi: %s did not reach tol %g (residual %.3g after %d iterations) at step %d; "
-        .. "redone with %s (counted in S.fallbacks)\n", st.solver, S.tol, st.residual, st.iterations, S.steps + 1, args.solver))
+      io.stderr:write(string.format("tide.zarifi: %s did not reach tol %g (%s) at step %d; "
+        .. "redone with %s (counted in S.fallbacks)\n", st.solver, S.tol, st.error or string.format(
+          "residual %.3g after %d iterations", st.residual, st.iterations), S.steps + 1, args.solver))
     end
     st = time("couple", couple.project, args)
     st.fallback = true

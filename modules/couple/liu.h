@@ -76,6 +76,7 @@ int tide_liu_distances(const tide_grid *g, const double *phi, int interp, int64_
 enum { TIDE_LIU_CHOLMOD = 0, TIDE_LIU_BICGSTAB = 1, TIDE_LIU_PCG = 2 };
 enum { TIDE_LIU_CCD_COMMON = 0, TIDE_LIU_CCD_PAPER = 1 }; /* see ccd in tide_liu_params */
 enum { TIDE_LIU_HESS_GAUSS_NEWTON = 0, TIDE_LIU_HESS_PROJECTED = 1 }; /* see hessian */
+enum { TIDE_LIU_STENCIL_LIQUID = 0, TIDE_LIU_STENCIL_LAGGED = 1 };    /* see stencil_mass */
 
 typedef struct tide_liu_params {
   int interp;         /* TIDE_LIU_LINEAR / TIDE_LIU_QUADRATIC */
@@ -113,6 +114,16 @@ typedef struct tide_liu_params {
                          two points come within 10% of their starting distance (the
                          paper's bound stops a vertex pushing the surface ahead of it,
                          whose segments are collinear) */
+  int stencil_mass;   /* TIDE_LIU_STENCIL_LIQUID (default): the cells of every vertex's
+                         stencil at x* weigh a liquid cell, rho V_cell, in the inertia
+                         term, air or not; TIDE_LIU_STENCIL_LAGGED: Eq. 13 everywhere
+                         (the paper's).  With Eq. 13 an air cell is 1e3 times cheaper
+                         to move than a liquid one: the barrier is met by raising the
+                         one air cell of a stencil to several dx while the liquid
+                         flows on through the cells between the vertices.  A row of
+                         fixed vertices 0.3 dx below a row of cell centres leaks from
+                         1.2 dx spacing with Eq. 13, from 1.9 dx with liquid mass
+                         (docs/couple.md, Fig. 11c) */
   int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block),
                          TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) or
                          TIDE_LIU_PCG (CG + IC(0), tol 1e-10; the block is SPD) */
@@ -136,11 +147,11 @@ struct tide_tetmesh;
  * (damping). */
 typedef struct tide_liu_solid {
   int64_t nv;
-  const double *x_star; /* nv x dim predicted positions x* (Eq. 5) [m] */
-  const double *mass;   /* nv lumped masses [kg] (> 0 for free vertices) */
-  const uint8_t *fixed; /* nv, 1: fixed (placed at x*); NULL: none */
+  const double *x_star;            /* nv x dim predicted positions x* (Eq. 5) [m] */
+  const double *mass;              /* nv lumped masses [kg] (> 0 for free vertices) */
+  const uint8_t *fixed;            /* nv, 1: fixed (placed at x*); NULL: none */
   const struct tide_tetmesh *mesh; /* NULL: free points with inertia only */
-  const double *xn;     /* nv x dim x^n (with a mesh; NULL without damping) */
+  const double *xn;                /* nv x dim x^n (with a mesh; NULL without damping) */
 } tide_liu_solid;
 
 typedef struct tide_liu_stats {

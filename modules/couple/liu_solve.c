@@ -23,6 +23,7 @@ tide_liu_params tide_liu_params_default(void) {
   p.solver = TIDE_LIU_CHOLMOD;
   p.ccd = TIDE_LIU_CCD_COMMON;
   p.hessian = TIDE_LIU_HESS_PROJECTED;
+  p.stencil_mass = TIDE_LIU_STENCIL_LIQUID;
   return p;
 }
 
@@ -42,14 +43,15 @@ typedef struct ctx {
   int64_t *xmap;  /* nv: unknown index of the first coordinate or -1 (fixed) */
   int (*base)[3]; /* nv: linear stencil bases (at x*) */
   uint8_t *live;  /* nv: pair in use (linear: not dropped) */
+  uint8_t *heavy; /* nphi: in a vertex's stencil at x*: a liquid cell's mass */
   double *mf;     /* nphi: liquid masses [kg], lagged */
   double *fixvol; /* ncomp: volume of the labelled non-unknown cells */
   double *vbuf;   /* nv: per-vertex energies */
   double *ubuf;   /* nphi: per-unknown energies / volumes */
   /* elastic solid (S->mesh): the incremental potential's gradient and Hessian */
   tide_ip ip;
-  double *mg;            /* nv*dim gradient */
-  int *mi, *mj;          /* Hessian triplets (DOF indices) */
+  double *mg;   /* nv*dim gradient */
+  int *mi, *mj; /* Hessian triplets (DOF indices) */
   double *mv;
   int64_t mnnz;
 } ctx;
@@ -164,8 +166,8 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
         for (int a = 0; a < dim; a++)
           tide_triplets_add(T, (int)(C->xmap[v] + a), (int)(C->xmap[v] + a), C->S->mass[v]);
   }
-        /* barrier blocks (Eq. 20); the gradient entries are few and shared
-         * between vertices: added serially after the parallel Hessian pass */
+  /* barrier blocks (Eq. 20); the gradient entries are few and shared
+   * between vertices: added serially after the parallel Hessian pass */
 #pragma omp parallel for schedule(static)
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
@@ -337,6 +339,7 @@ static void ctx_free(ctx *C) {
   tide_free(C->base, (size_t)(C->nv > 0 ? C->nv : 1) * sizeof(int[3]));
   tide_free(C->live, (size_t)(C->nv > 0 ? C->nv : 1));
   tide_free(C->mf, (size_t)(C->nphi > 0 ? C->nphi : 1) * sizeof(double));
+  tide_free(C->heavy, (size_t)(C->nphi > 0 ? C->nphi : 1));
   tide_free(C->fixvol, (size_t)(C->ncomp > 0 ? C->ncomp : 1) * sizeof(double));
   tide_free(C->vbuf, (size_t)(C->nv > 0 ? C->nv : 1) * sizeof(double));
   tide_free(C->ubuf, (size_t)(C->nphi > 0 ? C->nphi : 1) * sizeof(double));
@@ -397,6 +400,8 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     return tide_fail(TIDE_EINVAL, "%s: unknown ccd %d", fn, p->ccd);
   if (p->solver != TIDE_LIU_CHOLMOD && p->solver != TIDE_LIU_BICGSTAB && p->solver != TIDE_LIU_PCG)
     return tide_fail(TIDE_EINVAL, "%s: unknown solver %d", fn, p->solver);
+  if (p->stencil_mass != TIDE_LIU_STENCIL_LIQUID && p->stencil_mass != TIDE_LIU_STENCIL_LAGGED)
+    return tide_fail(TIDE_EINVAL, "%s: unknown stencil_mass %d", fn, p->stencil_mass);
   if (isnan(p->dhat) || isnan(p->kappa) || isnan(p->band) || isnan(p->tol) || !(p->vol_tol > 0))
     return tide_fail(TIDE_EINVAL, "%s: dhat, kappa, band, tol must not be NaN, vol_tol > 0", fn);
   if (ncomp < 0) return tide_fail(TIDE_EINVAL, "%s: ncomp < 0", fn);
@@ -409,7 +414,8 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   char name[48];
   for (int64_t c = 0; c < C.N; c++)
     if (!isfinite(phi[c]) || !isfinite(phi_star[c]))
-      return tide_fail(TIDE_ENONFINITE, "%s: non-finite phi at cell %s", fn, tide_grid_cellname(g, c, name));
+      return tide_fail(TIDE_ENONFINITE, "%s: non-finite phi at cell %s", fn,
+                       tide_grid_cellname(g, c, name));
   for (int64_t c = 0; c < C.N; c++)
     if (labels[c] < -1 || labels[c] >= ncomp)
       return tide_fail(TIDE_EINVAL, "%s: label %d at cell %s out of range", fn, labels[c],
@@ -418,8 +424,10 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     if (!(target[c] > 0) || !isfinite(target[c]))
       return tide_fail(TIDE_EINVAL, "%s: target volume %d must be positive", fn, c + 1);
   if (S->mesh && (S->mesh->nv != S->nv || S->mesh->dim != dim || !S->mesh->fem))
-    return tide_fail(TIDE_EINVAL, "%s: the solid mesh must have a material, nv = %lld nodes and the grid's dimension",
-                     fn, (long long)S->nv);
+    return tide_fail(
+        TIDE_EINVAL,
+        "%s: the solid mesh must have a material, nv = %lld nodes and the grid's dimension", fn,
+        (long long)S->nv);
   for (int64_t v = 0; v < C.nv; v++) {
     int fixed = S->fixed && S->fixed[v];
     for (int a = 0; a < dim; a++)
@@ -501,6 +509,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   size_t npb = (size_t)(C.nphi > 0 ? C.nphi : 1), nb = (size_t)(C.n > 0 ? C.n : 1);
   C.ucell = tide_alloc(npb * sizeof(int64_t));
   C.mf = tide_alloc(npb * sizeof(double));
+  C.heavy = tide_calloc(npb);
   C.ubuf = tide_alloc(npb * sizeof(double));
   grad = tide_alloc(nb * sizeof(double));
   dz = tide_alloc(nb * sizeof(double));
@@ -513,13 +522,25 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   h1 = tide_alloc(ncb * sizeof(double));
   lam = tide_alloc(ncb * sizeof(double));
   Sm = tide_alloc(ncb * ncb * sizeof(double));
-  if (!C.ucell || !C.mf || !C.ubuf || !grad || !dz || !rhs || !Y || !Jv || !phi1 || !x1 || !h ||
-      !h1 || !lam || !Sm) {
+  if (!C.ucell || !C.mf || !C.heavy || !C.ubuf || !grad || !dz || !rhs || !Y || !Jv || !phi1 ||
+      !x1 || !h || !h1 || !lam || !Sm) {
     s = TIDE_ENOMEM;
     goto done;
   }
   for (int64_t c = 0; c < C.N; c++)
     if (C.umap[c] >= 0) C.ucell[C.umap[c]] = c;
+  if (p->stencil_mass == TIDE_LIU_STENCIL_LIQUID)
+    for (int64_t v = 0; v < C.nv; v++) {
+      double q[3] = {0, 0, 0};
+      for (int a = 0; a < dim; a++)
+        q[a] = S->x_star[v * dim + a];
+      int b[3];
+      tide_liu_dist r;
+      tide_liu_stencil_base(g, p->interp, q, b);
+      tide_liu_distance_at(g, phi, p->interp, b, q, &r);
+      for (int c = 0; c < r.n; c++)
+        C.heavy[C.umap[r.cell[c]]] = 1;
+    }
   for (int64_t c = 0; c < C.N; c++)
     if (C.umap[c] < 0 && labels[c] >= 0)
       C.fixvol[labels[c]] += tide_levelset_heaviside(phi[c], p->k) * C.vc;
@@ -565,11 +586,18 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   double mind = 0;
   for (int it = 0;; it++) {
     double t0 = tide_wtime();
-    /* masses (Eq. 13) lagged per iteration, constraint Jacobian J_ci = H'(phi_i) V_cell */
+    /* masses (Eq. 13) lagged per iteration and never lowered within the solve
+     * (a cell near phi = 0 of a component with a large volume multiplier
+     * otherwise flips between liquid and air mass from one iteration to the
+     * next and Newton oscillates to the cap; with the maximum the masses
+     * settle and Newton converges: Fig. 12 at CFL 1.2, 5 steps at the cap ->
+     * 0); a liquid cell's mass in the vertices' stencils (stencil_mass);
+     * constraint Jacobian J_ci = H'(phi_i) V_cell */
 #pragma omp parallel for schedule(static)
     for (int64_t u = 0; u < C.nphi; u++) {
       double ph = phi[C.ucell[u]], H = tide_levelset_heaviside(ph, p->k);
-      C.mf[u] = p->rho * ((1 - p->air_density) * H + p->air_density) * C.vc;
+      double m = p->rho * (C.heavy[u] ? 1 : (1 - p->air_density) * H + p->air_density) * C.vc;
+      C.mf[u] = it > 0 ? fmax(C.mf[u], m) : m;
       Jv[u] = labels[C.ucell[u]] >= 0 ? heaviside_slope(ph, p->k) * C.vc : 0;
     }
     tide_triplets_clear(T);
@@ -668,9 +696,13 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     double t2 = tide_wtime();
     st->t_solve += t2 - t1;
     /* convergence: ||dz||_inf / dt and the volumes */
-    double pinf = 0, verr = 0, mcell = p->rho * C.vc;
-    for (int64_t u = 0; u < C.nphi; u++)
-      pinf = fmax(pinf, fabs(dz[u]) * C.mf[u] / mcell);
+    /* (the level-set entries weighted by the liquid fraction of Eq. 13, also
+     * in the stencils that weigh a liquid cell in the objective) */
+    double pinf = 0, verr = 0;
+    for (int64_t u = 0; u < C.nphi; u++) {
+      double H = tide_levelset_heaviside(phi[C.ucell[u]], p->k);
+      pinf = fmax(pinf, fabs(dz[u]) * ((1 - p->air_density) * H + p->air_density));
+    }
     for (int64_t i = C.nphi; i < C.n; i++)
       pinf = fmax(pinf, fabs(dz[i]));
     if (!isfinite(pinf)) {

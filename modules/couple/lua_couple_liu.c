@@ -4,6 +4,7 @@
 #include "couple/liu.h"
 #include "solid/fem.h"
 #include "solid/mesh.h"
+#include "solid/thin.h"
 #include "tide_lua.h"
 
 #include <string.h>
@@ -53,7 +54,8 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 
 /* tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt [, fixed, tracker,
  *   interp, dhat, kappa, rho, band, tol, vol_tol, max_iter, line_search, solver,
- *   ccd = "common" | "paper", hessian = "gauss_newton" | "projected"] }
+ *   ccd = "common" | "paper", hessian = "gauss_newton" | "projected",
+ *   stencil_mass = "liquid" | "lagged"] }
  *   or with solid = m (a tide.solid mesh with a material: volume, shells, rods
  *   or a merge of them) instead of x,
  *   x_star, mass and fixed: the mesh's nodes are the vertices, its positions
@@ -65,14 +67,14 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
  *   constraint per component with its reference volume; nil: no constraint. */
 static int l_liu_solve(lua_State *L) {
   const char *fn = "tide.couple.liu_solve";
-  static const char *const keys[] = {"grid",    "phi",      "phi_star",    "x",      "x_star",
-                                     "mass",    "fixed",    "tracker",     "dt",     "interp",
-                                     "dhat",    "kappa",    "rho",         "band",   "tol",
-                                     "vol_tol", "max_iter", "line_search", "solver", "ccd",
-                                     "hessian", "solid",   NULL};
+  static const char *const keys[] = {
+      "grid",     "phi",         "phi_star", "x",     "x_star",  "mass",  "fixed",        "tracker",
+      "dt",       "interp",      "dhat",     "kappa", "rho",     "band",  "tol",          "vol_tol",
+      "max_iter", "line_search", "solver",   "ccd",   "hessian", "solid", "stencil_mass", NULL};
   static const char *const solvers[] = {"cholmod", "bicgstab", "pcg", NULL};
   static const char *const ccds[] = {"common", "paper", NULL};
   static const char *const hessians[] = {"gauss_newton", "projected", NULL};
+  static const char *const stencil_masses[] = {"liquid", "lagged", NULL};
   tide_opts o = tide_lua_opts(L, 1, fn, keys);
   tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
   tide_array *phi = tide_opt_reqarray(&o, "phi"), *ps = tide_opt_reqarray(&o, "phi_star");
@@ -87,7 +89,9 @@ static int l_liu_solve(lua_State *L) {
     static const char *const excl[] = {"x", "x_star", "mass", "fixed", NULL};
     for (int k = 0; excl[k]; k++) {
       lua_getfield(L, o.idx, excl[k]);
-      if (!lua_isnil(L, -1)) tide_lua_error(L, "%s: '%s' comes from the solid mesh: give solid or %s, not both", fn, excl[k], excl[k]);
+      if (!lua_isnil(L, -1))
+        tide_lua_error(L, "%s: '%s' comes from the solid mesh: give solid or %s, not both", fn,
+                       excl[k], excl[k]);
       lua_pop(L, 1);
     }
     if (!mesh->fem) tide_lua_error(L, "%s: the solid mesh has no material (m:material{...})", fn);
@@ -127,6 +131,7 @@ static int l_liu_solve(lua_State *L) {
   p.solver = tide_opt_choice(&o, "solver", "cholmod", solvers);
   p.ccd = tide_opt_choice(&o, "ccd", "common", ccds);
   p.hessian = tide_opt_choice(&o, "hessian", "projected", hessians);
+  p.stencil_mass = tide_opt_choice(&o, "stencil_mass", "liquid", stencil_masses);
   if (!(p.vol_tol > 0)) tide_lua_error(L, "%s: vol_tol must be positive", fn);
   int64_t N = tide_grid_ncells(g);
   /* scratch: phi* copy is not needed (read only); mass buffer if a number */
@@ -161,6 +166,8 @@ static int l_liu_solve(lua_State *L) {
     uint8_t *fx = lua_newuserdatauv(L, (size_t)(nv > 0 ? nv : 1), 0);
     tide_lua_check(L, tide_fem_predict(mesh, p.dt, xhat), fn);
     memcpy(xn, TIDE_F64P(mesh->x), (size_t)nv * g->dim * sizeof(double));
+    /* shells' and rods' Rayleigh damping: H(x^n) of the step's start, as step_newton does */
+    tide_lua_check(L, tide_thin_damping_prepare(mesh, xn), fn);
     const double *mm = TIDE_F64P(mesh->fem->mass);
     const uint8_t *pin = TIDE_U8P(mesh->fem->pinned);
     for (int64_t v = 0; v < nv; v++)
@@ -211,7 +218,7 @@ static int l_liu_solve(lua_State *L) {
  *   the number of faces set. */
 static int l_liu_contact_faces(lua_State *L) {
   const char *fn = "tide.couple.liu_contact_faces";
-  static const char *const keys[] = {"grid", "phi",  "x",      "v",   "u",
+  static const char *const keys[] = {"grid",  "phi",  "x",      "v",   "u",
                                      "fixed", "dhat", "interp", "air", NULL};
   tide_opts o = tide_lua_opts(L, 1, fn, keys);
   tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
@@ -226,8 +233,8 @@ static int l_liu_contact_faces(lua_State *L) {
   int air = tide_opt_bool(&o, "air", 0);
   int64_t n;
   tide_lua_check(L,
-                 tide_liu_contact_faces(g, TIDE_F64P(phi), interp, dhat, air, x->shape[0], TIDE_F64P(x),
-                                        TIDE_F64P(v), u, fx, &n),
+                 tide_liu_contact_faces(g, TIDE_F64P(phi), interp, dhat, air, x->shape[0],
+                                        TIDE_F64P(x), TIDE_F64P(v), u, fx, &n),
                  fn);
   lua_pushinteger(L, n);
   return 1;

@@ -18,7 +18,9 @@
  *       maxit = auto, rotate = true, elastic = true, sampling = "cell" |
  *       "linear" (pressure felt by the clipped pieces, zarifi.h), theta_min = 0.01,
  *       pressure = Array out, valid = Mac u8 out, matrix = false,
- *       must_converge = true }
+ *       must_converge = true (false: a Krylov solve that does not converge, breaks
+ *       down or meets a non-finite iterate returns converged = false and stats.error
+ *       instead of raising) }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations,
  *       residual, converged, alpha [, interface, precond_seconds (mgpcg)],
  *       geometry_seconds, assembly_seconds,
@@ -238,7 +240,14 @@ static int l_project(lua_State *L) {
   }
   tide_zarifi_stats st;
   int s = tide_zarifi_project(u, labels, solids, ns, &zo, pressure, valid, &st);
-  if (s && !(s == TIDE_ENOCONV && !must)) {
+  /* must_converge = false: a Krylov solver's failure to converge, its breakdown or a
+   * non-finite iterate is returned as converged = false (with the message in stats.error),
+   * so the caller can retry with a direct solver; u and the solids are unchanged then */
+  int krylov = zo.solver != TIDE_ZARIFI_CHOLMOD && zo.solver != TIDE_ZARIFI_LDLT;
+  int soft = s == TIDE_ENOCONV || (krylov && (s == TIDE_ENONFINITE || s == TIDE_ENOTSPD));
+  char err[256] = "";
+  if (s && soft && !must) snprintf(err, sizeof err, "%s", tide_errmsg());
+  if (s && !(soft && !must)) {
     tide_csr_free(sys);
     tide_lua_check(L, s, fn);
   }
@@ -265,6 +274,10 @@ static int l_project(lua_State *L) {
   lua_setfield(L, t, "formulation");
   lua_pushstring(L, SOLVERS[zo.solver]);
   lua_setfield(L, t, "solver");
+  if (err[0]) {
+    lua_pushstring(L, err);
+    lua_setfield(L, t, "error");
+  }
   if (sys) {
     push_matrix(L, sys);
     lua_setfield(L, t, "matrix");

@@ -229,6 +229,13 @@ static void zwork_free(zwork *z, const tide_grid *g, int ns) {
   }
 }
 
+/* the corotated model (Zarifi's) for the linear materials; any other material
+ * is linearized (solid_matrices) at x*: K = its PSD-projected elastic Hessian, b = K x* - dE/dx */
+static int corotated(const tide_tetmesh *m) {
+  int md = m->fem->mat.model;
+  return md == TIDE_MODEL_LINEAR || md == TIDE_MODEL_ROTATED_LINEAR;
+}
+
 static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids,
                         int ns, const tide_zarifi_opts *o, const tide_array *pressure,
                         const tide_mac *valid) {
@@ -267,6 +274,12 @@ static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmes
       return tide_fail(TIDE_EINVAL, "solid %d must be a %dD volume mesh", k + 1, g->dim);
     for (int j = 0; j < k; j++)
       if (solids[j] == m) return tide_fail(TIDE_EINVAL, "solid %d is given twice", k + 1);
+    if (m->fem->thin) return tide_fail(TIDE_EINVAL, "solid %d has shells or rods", k + 1);
+    if (f == TIDE_ZARIFI_FACTORED && !corotated(m))
+      return tide_fail(TIDE_EINVAL,
+                       "solid %d: the factored formulation needs the corotated linear model "
+                       "(K = R^T R, Eq. 5.37); other materials take spd or indefinite",
+                       k + 1);
     if (tide_array_nonfinite(m->x) || tide_array_nonfinite(m->v) ||
         tide_array_nonfinite(m->fem->force) || tide_array_nonfinite(m->fem->target))
       return tide_fail(TIDE_ENONFINITE,
@@ -326,6 +339,12 @@ static int number_solids(zwork *z, tide_tetmesh *const *solids, int ns, double d
   return TIDE_OK;
 }
 
+static int solid_matrices(tide_tetmesh *m, const double *x, int rotate, const tide_csr **K,
+                          const double **b) {
+  if (corotated(m)) return tide_solid_corot_matrices(m, x, rotate, K, b);
+  return tide_solid_elastic_matrices(m, x, TIDE_FEM_PROJECT, K, b);
+}
+
 /* K_ff (scaled by zeta_K per solid) and w (5.26 with the pinned terms) */
 static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tide_zarifi_opts *o,
                         tide_csr **ZK) {
@@ -342,7 +361,7 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
     int64_t n = m->nv * d;
     const double *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v), *fe = TIDE_F64P(f->force);
     const double *mass = TIDE_F64P(f->mass);
-    if ((s = tide_solid_corot_matrices(m, x, o->rotate, &K, &b))) break;
+    if ((s = solid_matrices(m, x, o->rotate, &K, &b))) break;
     double *Kx = tide_alloc((size_t)(2 * n + 1) * sizeof(double));
     if (!Kx) {
       s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");

@@ -202,7 +202,16 @@ typedef struct tide_zarifi_stats {
  *   valid    u8 MAC or NULL
  * The solid's equation (5.1) uses M = m->fem->mass (lumped), D = tau_M M +
  * tau_K K (Rayleigh, fem->tau_m, tau_k), K and b of the corotated linear
- * model at x* (tide_solid_corot_matrices) and f = fem->force.  On a solver
+ * model at x* (tide_solid_corot_matrices; materials "linear" and
+ * "corotational") and f = fem->force.  Any other material (neo-Hookean, StVK,
+ * fixed corotated, spline, ...) is linearized at x* (beyond the thesis, its
+ * ch. 7): K = the element-wise PSD-projected Hessian of its elastic energy,
+ * b = K x* - dE/dx(x*) (tide_solid_elastic_matrices), i.e. one Newton step
+ * of the solid's backward-Euler incremental potential from x*, taken inside
+ * the coupled solve; the step does not iterate, so the nonlinear elastic
+ * force is exact only to first order in dt v (the corotated model is
+ * linearized the same way: its rotations are frozen at x*).  The factored
+ * formulation needs K = R^T R and takes only the corotated model.  On a solver
  * failure (no convergence, not SPD) u and the solids are unchanged. */
 int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
                         const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,

@@ -18,6 +18,7 @@ struct tide_zarifi_precond {
   tide_mac_solver *M; /* the liquid's V-cycle */
   double *t, *y;      /* ni */
   double *rc, *zc;    /* ncells */
+  uint8_t *labels;    /* ncells: the liquid's labels for the V-cycle */
   int64_t ncells;
   double setup_seconds;
 };
@@ -31,6 +32,7 @@ void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   tide_free(M->y, (size_t)(M->ni + 1) * sizeof(double));
   tide_free(M->rc, (size_t)M->ncells * sizeof(double));
   tide_free(M->zc, (size_t)M->ncells * sizeof(double));
+  tide_free(M->labels, (size_t)M->ncells);
   tide_free(M, sizeof *M);
 }
 
@@ -114,10 +116,50 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     tide_csr_free(AI);
     if (s) goto done;
   }
-  /* the liquid block's V-cycle */
+  /* the liquid block's V-cycle, on the liquid cells that have an open face: a cell the solid
+   * closes on every side (its B row is 0; it is in I, J touches it) is left out of the
+   * multigrid hierarchy, where it would join a coarse cell with its open neighbours and make
+   * the coarse operators near-singular (V-cycle values of 1e290 seen next to a ball on the
+   * floor) */
   {
+    M->labels = tide_alloc((size_t)M->ncells);
+    if (!M->labels) {
+      s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+      goto done;
+    }
+    memcpy(M->labels, P->labels, (size_t)M->ncells);
+    const tide_grid *g = &P->grid;
+    int d3 = g->dim == 3;
+    for (int i = 0; i < g->n[0]; i++)
+      for (int j = 0; j < g->n[1]; j++)
+        for (int k = 0; k < g->n[2]; k++) {
+          int64_t c = tide_grid_idx(g, i, j, k);
+          if (P->labels[c] != TIDE_CELL_LIQUID) continue;
+          int ijk[3] = {i, j, k};
+          double dg = 0;
+          for (int a = 0; a < (d3 ? 3 : 2); a++)
+            for (int side = 0; side < 2; side++) {
+              int q[3] = {i, j, k};
+              q[a] += side ? 1 : -1;
+              uint8_t nb = q[a] < 0 || q[a] >= g->n[a]
+                               ? (uint8_t)TIDE_CELL_SOLID
+                               : P->labels[tide_grid_idx(g, q[0], q[1], q[2])];
+              int f[3] = {ijk[0], ijk[1], ijk[2]};
+              f[a] += side;
+              double off, dlo, dhi;
+              int64_t fi = tide_grid_fidx(g, a, f[0], f[1], f[2]);
+              if (side)
+                tide_mac_poisson_face(P, a, fi, TIDE_CELL_LIQUID, nb, &off, &dlo, &dhi);
+              else
+                tide_mac_poisson_face(P, a, fi, nb, TIDE_CELL_LIQUID, &off, &dlo, &dhi);
+              dg += side ? dlo : dhi;
+            }
+          if (!(dg > 0)) M->labels[c] = TIDE_CELL_SOLID;
+        }
+    tide_mac_poisson Q = *P;
+    Q.labels = M->labels;
     tide_mac_solver_opts mo = tide_mac_solver_opts_default();
-    if ((s = tide_mac_solver_new(P, &mo, &M->M))) goto done;
+    if ((s = tide_mac_solver_new(&Q, &mo, &M->M))) goto done;
   }
   M->setup_seconds = tide_wtime() - t0;
 done:
@@ -180,7 +222,7 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   const double *zc = M->zc, ci = M->cinv;
 #pragma omp parallel for schedule(static) if (nl > 65536)
   for (int i = 0; i < nl; i++)
-    z[i] += ci * zc[cell[i]];
+    z[i] += ci * zc[cell[i]]; /* 0 at the cells left out of the hierarchy */
   /* 3. the interface again: z += R_I^T A_II^-1 R_I (r - A z) */
   interface_residual(M, r, z);
   if ((s = tide_factor_solve(M->F, M->t, M->y))) return s;

@@ -503,7 +503,8 @@ static int l_png2d(lua_State *L) {
     if (m->dim != 2) tide_lua_error(L, "%s: option 'mesh' must be a 2D mesh (use png3d for 3D)", F);
     verts = m->x;
     if (m->nper == 3) tris = m->elem;
-    if (m->nb > 0) segs = m->bound;
+    if (m->nper == 2) segs = m->elem; /* a rod network: its segments */
+    else if (m->nb > 0) segs = m->bound;
   }
   int base = (int)tide_opt_int(&o, "index_base", 0, 0, 1);
   const double *vv = NULL;

@@ -224,9 +224,11 @@ int tide_levelset_correct_volume(const tide_grid *g, double *phi, const int32_t 
  * the tracker stores the components and their reference volumes V0; each
  * correct() relabels phi, gives every new component the share of the old
  * reference volumes it overlaps (cells labelled o before and n now; an old
- * component's volume is split among the new ones in proportion to their
- * overlap, so merges add and splits divide; a component with no
- * predecessor keeps its current volume), runs the correction and keeps the
+ * component's volume is split among the new ones in proportion to the
+ * current smoothed volume sum H(phi) of their overlap cells, so merges add
+ * and splits divide by volume -- not by cell counts, which the 3-cell air
+ * band inflates for thin fragments; a component with no predecessor keeps
+ * its current volume), runs the correction and keeps the
  * targets as the new references (no drift from redistancing error).  The
  * initial references are measured on a redistanced copy of phi (when
  * params.redistance), the state correct() leaves phi in: the smoothed volume

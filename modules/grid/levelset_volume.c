@@ -412,50 +412,69 @@ fail:
   return st;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
+/* an overlap cell: (old component, new component) code, then the cell */
+typedef struct {
+  int64_t code, cell;
+} overlap;
+
+static int cmp_overlap(const void *a, const void *b) {
+  const overlap *x = a, *y = b;
+  if (x->code != y->code) return (x->code > y->code) - (x->code < y->code);
+  return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
-/* targets of the new components from the overlap with the old ones */
+/* Targets of the new components from the overlap with the old ones: old
+ * component o's reference volume is split among the new components n it
+ * overlaps in proportion to the current smoothed volume sum H(phi) V_cell of
+ * the overlap cells (cell counts if that is zero).  Not by cell counts: the
+ * labels reach 3 cells into the air, and a thin fragment, mostly band, would
+ * get several times its volume (a film breaking on a row of Liu vertices got
+ * 2.2x, and the solve inflated it through the row). */
 static int match_targets(const tide_volume_tracker *t, const int32_t *labels, int ncomp,
-                         const double *current, double *target) {
+                         const double *phi, double k, const double *current, double *target) {
   int64_t N = tide_grid_ncells(&t->grid);
   int64_t np = 0;
   for (int64_t c = 0; c < N; c++)
     np += labels[c] >= 0 && t->labels[c] >= 0;
-  int64_t *pairs = tide_alloc((size_t)(np > 0 ? np : 1) * sizeof(int64_t));
+  overlap *pairs = tide_alloc((size_t)(np > 0 ? np : 1) * sizeof(overlap));
   size_t ob = (size_t)(t->ncomp > 0 ? t->ncomp : 1) * sizeof(double);
-  double *total = tide_calloc(ob); /* overlap cells of each old component */
+  double *total = tide_calloc(ob), *count = tide_calloc(ob); /* per old component */
   uint8_t *seen = tide_calloc((size_t)(ncomp > 0 ? ncomp : 1));
-  if (!pairs || !total || !seen) {
-    tide_free(pairs, (size_t)(np > 0 ? np : 1) * sizeof(int64_t));
+  if (!pairs || !total || !count || !seen) {
+    tide_free(pairs, (size_t)(np > 0 ? np : 1) * sizeof(overlap));
     tide_free(total, ob);
+    tide_free(count, ob);
     tide_free(seen, (size_t)(ncomp > 0 ? ncomp : 1));
     return TIDE_ENOMEM;
   }
   np = 0;
   for (int64_t c = 0; c < N; c++)
     if (labels[c] >= 0 && t->labels[c] >= 0)
-      pairs[np++] = (int64_t)t->labels[c] * ncomp + labels[c];
-  qsort(pairs, (size_t)np, sizeof(int64_t), cmp_i64);
-  for (int64_t q = 0; q < np; q++)
-    total[pairs[q] / ncomp] += 1;
+      pairs[np++] = (overlap){(int64_t)t->labels[c] * ncomp + labels[c], c};
+  /* sorted by pair, cells in order within a pair: the sums are deterministic */
+  qsort(pairs, (size_t)np, sizeof(overlap), cmp_overlap);
+  for (int64_t q = 0; q < np; q++) {
+    int64_t o = pairs[q].code / ncomp;
+    total[o] += tide_levelset_heaviside(phi[pairs[q].cell], k);
+    count[o] += 1;
+  }
   for (int n = 0; n < ncomp; n++)
     target[n] = 0;
   for (int64_t q = 0; q < np;) {
-    int64_t r = q;
-    while (r < np && pairs[r] == pairs[q])
-      r++;
-    int64_t o = pairs[q] / ncomp, n = pairs[q] % ncomp;
-    target[n] += t->vol[o] * (double)(r - q) / total[o];
+    int64_t r = q, o = pairs[q].code / ncomp, n = pairs[q].code % ncomp;
+    double w = 0;
+    while (r < np && pairs[r].code == pairs[q].code)
+      w += tide_levelset_heaviside(phi[pairs[r++].cell], k);
+    double share = total[o] > 0 ? w / total[o] : (double)(r - q) / count[o];
+    target[n] += t->vol[o] * share;
     seen[n] = 1;
     q = r;
   }
   for (int n = 0; n < ncomp; n++)
     if (!seen[n]) target[n] = current[n];
-  tide_free(pairs, (size_t)(np > 0 ? np : 1) * sizeof(int64_t));
+  tide_free(pairs, (size_t)(np > 0 ? np : 1) * sizeof(overlap));
   tide_free(total, ob);
+  tide_free(count, ob);
   tide_free(seen, (size_t)(ncomp > 0 ? ncomp : 1));
   return TIDE_OK;
 }
@@ -482,7 +501,7 @@ int tide_volume_tracker_update(tide_volume_tracker *t, const double *phi) {
     goto fail;
   }
   if ((st = tide_levelset_volumes(g, phi, labels, ncomp, p.k, cur))) goto fail;
-  if ((st = match_targets(t, labels, ncomp, cur, target))) goto fail;
+  if ((st = match_targets(t, labels, ncomp, phi, p.k, cur, target))) goto fail;
   /* the targets become the references, the labels those of this step (a
    * correction moves the interface by a fraction of a cell) */
   tide_free(t->labels, (size_t)N * sizeof(int32_t));

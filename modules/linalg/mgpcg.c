@@ -756,6 +756,8 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
                      * (resistance shares 1/4, 1/2, 1/4); a link with a non-liquid cell
                      * counts as open */
                     double res = 0.5 / w2;
+                    int closed = 0; /* a closed fine link: the row conducts nothing (not
+                                       1e-300, whose 1/diag blew the V-cycle up to 1e290) */
                     for (int side = 0; side < 2; side++) {
                       const int64_t lo = side ? fc + sa : fc - sa; /* low cell of the link */
                       const int xl = fx[a] + (side ? 1 : -1);
@@ -767,9 +769,12 @@ static int setup_coarse(tide_mac_solver *S, const tide_mac_poisson *P, int l) {
                       fx[a] = xl;
                       double w1 = l == 1 ? fine_open(S, P, lo, a, fx[0], fx[1], fx[2]) : F->w[a][lo];
                       fx[a] = f0[a];
-                      res += w1 > 0 ? 0.25 / w1 : 1e300;
+                      if (w1 > 0)
+                        res += 0.25 / w1;
+                      else
+                        closed = 1;
                     }
-                    w2 = 1.0 / res;
+                    w2 = closed ? 0.0 : 1.0 / res;
                   }
                   sum += w2;
                 }

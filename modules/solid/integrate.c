@@ -272,6 +272,14 @@ static int finish_step(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
 
 /* ------------------------------------------------- corotational system */
 
+/* w->K from the element-block triplet values w->KV (pattern built on the first call) */
+static int stiffness_matrix(solid_work *w) {
+  if (!w->K)
+    return tide_csr_from_triplets((int)w->N, (int)w->N, w->nel, w->I, w->J, w->KV,
+                                  TIDE_CSR_GENERAL, &w->K);
+  return tide_csr_set_triplet_values(w->K, w->nel, w->KV);
+}
+
 int tide_solid_corot_matrices(tide_tetmesh *m, const double *x, int rotate, const tide_csr **K,
                               const double **b) {
   if (!m->fem) return tide_fail(TIDE_EINVAL, "the mesh has no material");
@@ -282,12 +290,31 @@ int tide_solid_corot_matrices(tide_tetmesh *m, const double *x, int rotate, cons
   kv_to_tb(w, w->KV, &tb);
   double *bv = w->vec[9];
   if ((s = tide_fem_corot_system(m, x, rotate, &tb, bv))) return s;
-  if (!w->K)
-    s = tide_csr_from_triplets((int)w->N, (int)w->N, w->nel, w->I, w->J, w->KV, TIDE_CSR_GENERAL,
-                               &w->K);
-  else
-    s = tide_csr_set_triplet_values(w->K, w->nel, w->KV);
-  if (s) return s;
+  if ((s = stiffness_matrix(w))) return s;
+  if (K) *K = w->K;
+  if (b) *b = bv;
+  return TIDE_OK;
+}
+
+int tide_solid_elastic_matrices(tide_tetmesh *m, const double *x, int flags, const tide_csr **K,
+                                const double **b) {
+  if (!m->fem) return tide_fail(TIDE_EINVAL, "the mesh has no material");
+  if (m->fem->thin)
+    return tide_fail(TIDE_EINVAL, "elastic matrices: volume elements only (shells and rods "
+                                  "are not linearized here)");
+  int s;
+  solid_work *w = get_work(m, &s);
+  if (!w) return s;
+  tide_tripletbuf tb;
+  kv_to_tb(w, w->KV, &tb);
+  double *bv = w->vec[9], *g = w->vec[8];
+  if ((s = tide_fem_hessian(m, x, flags & TIDE_FEM_PROJECT, &tb))) return s;
+  if ((s = tide_fem_gradient(m, x, g))) return s;
+  if ((s = stiffness_matrix(w))) return s;
+  /* b = K x - grad E: the linearization -grad E(x + dx) ~ -(K (x + dx) - b) */
+  if ((s = tide_csr_mul(w->K, x, bv))) return s;
+  for (int64_t q = 0; q < w->N; q++)
+    bv[q] -= g[q];
   if (K) *K = w->K;
   if (b) *b = bv;
   return TIDE_OK;

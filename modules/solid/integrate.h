@@ -141,6 +141,16 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
 int tide_solid_corot_matrices(tide_tetmesh *m, const double *x, int rotate, const tide_csr **K,
                               const double **b);
 
+/* The same for any material, linearized at x (couplings of non-corotational
+ * materials, e.g. Zarifi Eq. 5.1 with a neo-Hookean solid): K = d^2E/dx^2 at
+ * x (element Hessians PSD-projected when flags hold TIDE_FEM_PROJECT) and
+ * b = K x - dE/dx, so that the elastic force -dE/dx(x + dx) is approximated by
+ * -(K (x + dx) - b) to first order in dx, the form of the corotated model.
+ * Same workspace and pattern as tide_solid_corot_matrices (one of the two is
+ * valid at a time); volume elements only. */
+int tide_solid_elastic_matrices(tide_tetmesh *m, const double *x, int flags, const tide_csr **K,
+                                const double **b);
+
 /* The incremental potential's Hessian as a CSR matrix (upper storage) at x,
  * for the given prediction (fem.h tide_ip); pattern fixed per mesh.
  * flags: TIDE_FEM_PROJECT, TIDE_FEM_PINNED. */

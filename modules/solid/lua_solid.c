@@ -557,6 +557,12 @@ static int mm_index(lua_State *L) {
     else
       lua_pushnil(L);
   }
+  else if (!strcmp(k, "model")) {
+    if (f)
+      lua_pushstring(L, tide_model_name(f->mat.model));
+    else
+      lua_pushnil(L);
+  }
   else if (!strcmp(k, "gravity")) {
     if (!f) {
       lua_pushnil(L);

@@ -192,4 +192,29 @@ do
     "upper", "upper not a boolean")
 end
 
+-- A dead-end pocket behind a closed face inside one coarse cell (the cells under a ball resting
+-- on the floor, scenes/zarifi_balls.lua): liquid cells (4,0), (5,0) (0-based) walled off from
+-- each other (face weight 0) and from above (solid cells), opening to the left and right through
+-- faces of weight 0.07 and 0.05.  The coarse face conductance through the closed link must be 0:
+-- it was 1e-300, whose 1/diag made the V-cycle return 1e290 and PCG stop at a non-finite iterate.
+do
+  local n = 32 -- two levels at least (the bottom solve takes <= 256 cells)
+  local g = tide.grid.new { size = { n, n }, dx = 1 / n }
+  local lab, w = g:cells("u8"), g:mac()
+  w.u:fill(1)
+  w.v:fill(1)
+  for i = 1, n do for j = 1, n do lab:set(i, j, j == n and 0 or 1) end end
+  lab:set(5, 2, 2)
+  lab:set(6, 2, 2)
+  w.u:set(5, 1, 0.07) -- face (3|4), row 0
+  w.u:set(6, 1, 0)    -- face (4|5)
+  w.u:set(7, 1, 0.05) -- face (5|6)
+  local rhs, p = g:cells(), g:cells()
+  local rf = rhs:reshape(rhs:size())
+  for c = 1, rhs:size() do rf[c] = math.sin(1.7 * c) end
+  local ok, st = pcall(la.poisson_solve, { grid = g, labels = lab, weights = w, rhs = rhs, p = p, tol = 1e-10 })
+  T.check(ok and st.converged and p:nonfinite() == 0, "MGPCG with a walled-off pocket inside a coarse cell: " ..
+    (ok and string.format("%d iterations, residual %.1e", st.iterations, st.residual) or tostring(st)))
+end
+
 os.exit(T.report())

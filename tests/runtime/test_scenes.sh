@@ -34,10 +34,21 @@ declare -A args=(
   [zarifi_balls]="--res 12 --frames 2 --image 96"
   [zarifi_compressed_cube]="--res 12 --frames 2 --image 96"
   [zarifi_soft_platform]="--res 12 --frames 2 --image 96"
+  [zarifi_sloped_panel]="--res 12 --frames 2 --image 96"
+  [zarifi_hollow_sphere]="--res 12 --frames 2 --image 96 --uneven"
+  [zarifi_light_toy]="--res 12 --frames 2 --image 96"
   [liu_bands]="--res 16 --frames 2 --image 96 --vtk"
   [liu_cloth]="--res 16 --frames 2 --image 96 --liquid dam --vtk"
+  [liu_leaf]="--res 16 --frames 2 --image 96 --vtk"
+  [liu_drift]="--res 16 --frames 2 --image 96"
+  [liu_kirigami]="--res 16 --frames 2 --image 96"
+  [liu_lotus]="--res 16 --frames 2 --image 96"
+  [liu_rod]="--res 12 --frames 1 --image 96 --vtk"
+  [liu_sliding]="--res 12 --frames 1 --image 96"
+  [liu_bundles]="--res 12 --frames 1 --image 96"
+  [liu_web]="--res 12 --frames 1 --image 96 --vtk"
 )
-# 3D variants of the scenes that take --dim
+# 3D variants of the scenes that take --dim (the other dimension of the 3D-first liu rod scenes)
 declare -A args3=(
   [drop]="--dim 3 --res 10 --frames 1 --image 96"
   [drop_oscillation]="--dim 3 --res 10 --frames 1 --periods 1 --image 96"
@@ -46,11 +57,20 @@ declare -A args3=(
   [mpm_jelly]="--dim 3 --res 12 --frames 1 --image 96"
   [zarifi_dam_beam]="--dim 3 --res 8 --frames 1 --image 96"
   [zarifi_balls]="--dim 3 --res 8 --frames 1 --image 96"
+  [zarifi_sloped_panel]="--dim 3 --res 8 --frames 1 --image 96"
+  [zarifi_hollow_sphere]="--dim 3 --res 10 --frames 1 --image 96"
+  [zarifi_light_toy]="--dim 3 --res 10 --frames 1 --image 96"
   [mpm_snowball]="--dim 3 --res 12 --frames 1 --image 96"
   [mpm_sand_column]="--dim 3 --res 16 --frames 1 --image 96"
   [sph_dam_break]="--dim 3 --res 10 --frames 1 --image 96 --method dfsph"
   [liu_bands]="--dim 3 --res 10 --frames 1 --image 96"
   [liu_cloth]="--dim 3 --res 10 --frames 1 --image 96"
+  [liu_leaf]="--dim 3 --res 10 --frames 1 --image 96"
+  [liu_drift]="--dim 3 --res 10 --frames 1 --image 96 --vtk"
+  [liu_kirigami]="--dim 3 --res 16 --frames 1 --image 96"
+  [liu_lotus]="--dim 3 --res 16 --frames 1 --image 96"
+  [liu_rod]="--dim 2 --res 16 --frames 2 --image 96"
+  [liu_sliding]="--dim 2 --res 16 --frames 2 --image 96"
 )
 one() { # $1 name, $2 tag, $3 args
   local out="$tmp/$1$2"

@@ -29,7 +29,7 @@ return {
       { "sigma, alpha", "numbers", "0.9, \"auto\"", "Z1 = sigma zeta_M M (5.31); block scaling (5.36)" },
       { "matrix", "boolean", "false", "also return the system matrix (stats.matrix)" },
     },
-    returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations, residual, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds, formulation, solver [, matrix] [, interface, precond_seconds (mgpcg)] }",
+    returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations, residual, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds, formulation, solver [, matrix] [, interface, precond_seconds (mgpcg)] [, error (must_converge = false: why the Krylov solve failed)] }",
     ref = "Zarifi 2017 (thesis) ch. 5, Algorithm 4 line 7",
     see = see,
   },

@@ -1,5 +1,6 @@
 -- Help entries of Liu et al.'s coupling: tide.couple.liu_* and the recipe tide.liu.
 local see = "docs/couple.md (Liu)"
+local S_ = { "S", "liu state", "required", "from liu.new" }
 return {
   ["tide.couple.liu_distance"] = {
     sig = "tide.couple.liu_distance{ grid = g, phi = phi, x = X, interp = \"quadratic\" } -> d",
@@ -14,7 +15,7 @@ return {
     see = see,
   },
   ["tide.couple.liu_solve"] = {
-    sig = "tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt, fixed | solid = m, tracker, interp, dhat, kappa, rho, band, tol, vol_tol, max_iter = 30, line_search = true, solver = \"cholmod\", ccd = \"common\", hessian = \"projected\" } -> stats",
+    sig = "tide.couple.liu_solve{ grid, phi, phi_star, x, x_star, mass, dt, fixed | solid = m, tracker, interp, dhat, kappa, rho, band, tol, vol_tol, max_iter = 30, line_search = true, solver = \"cholmod\", ccd = \"common\", hessian = \"projected\", stencil_mass = \"liquid\" } -> stats",
     does = "The joint Newton solve of Eq. 22 over the narrow-band level-set values and the free vertex positions: liquid and solid inertia, the vertex-level-set barrier, one volume constraint per component of the tracker. phi (phi^n in) and x (x^n in, penetration-free) are updated in place.",
     args = {
       { "phi_star, x_star", "cells, {nv, dim}", "required", "the predictions phi*, x*" },
@@ -27,6 +28,7 @@ return {
       { "line_search", "boolean", "true", "backtracking + CCD bound + feasibility; false: full Newton steps" },
       { "ccd", "\"common\" | \"paper\"", "\"common\"", "CCD bound: time at a common t, or the paper's min(gamma, beta)" },
       { "hessian", "\"projected\" | \"gauss_newton\"", "\"projected\"", "full barrier Hessian projected to PSD per pair, or Eq. 20" },
+      { "stencil_mass", "\"liquid\" | \"lagged\"", "\"liquid\"", "inertia of the cells in the vertices' stencils: a liquid cell's, or Eq. 13's (the paper's; air 1e3 times lighter: rows of vertices leak between them from 1.2 dx)" },
       { "solver", "\"cholmod\" | \"pcg\" | \"bicgstab\"", "\"cholmod\"", "linear solver of the SPD block: supernodal Cholesky, CG + IC(0), BiCGSTAB + ILU(0)" },
     },
     returns = "stats: iterations, converged, diverged, nphi, nx, pairs, rebased, dropped, penetrating, halvings, ccd_limited, shifted, components, krylov_iterations, min_d, step, alpha, vol_err, t_assemble, t_solve, t_ccd, t_search",
@@ -45,7 +47,7 @@ return {
     see = see,
   },
   ["tide.liu.new"] = {
-    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", ... } -> state",
+    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", ... } -> state",
     does = "State of Liu et al.'s coupled step (Algorithms 1-2) for a level-set liquid and solid vertices.",
     args = {
       { "x, v, mass, fixed", "{nv, dim}, {nv, dim}, number or {nv}, {nv} u8", "none", "the solid vertices" },
@@ -64,6 +66,15 @@ return {
   },
   ["tide.liu.max_dt"] = { sig = "tide.liu.max_dt(S) -> dt", does = "cfl cells per step at the fastest face or vertex, the gravity and capillary limits.", see = see },
   ["tide.liu.check"] = { sig = "tide.liu.check(S)", does = "Raise if a vertex ended the last step inside the liquid (the method's invariant).", see = see },
-  ["tide.liu.run_scene"] = { sig = "tide.liu.run_scene(S, P, name, out, title) -> steps, iterations per step", does = "A scene's run: tide.run with liu.step and liu.check every step, PNG frames (level set and solid mesh) and, with P.vtk, the mesh as .vtu + .pvd.", see = see },
+  ["tide.liu.run_scene"] = { sig = "tide.liu.run_scene(S, P, name, out, title [, opts]) -> steps, iterations per step, summary", does = "A scene's run: tide.run with liu.step and liu.check every step, PNG frames (level set and solid mesh; 3D rods as tubes) and, with P.vtk, the mesh as .vtu + .pvd; prints and returns a summary (Newton iterations, steps at the cap, penetrating vertices, closest vertex distance, max |V/(V0 + added) - 1|, seconds per step).",
+    args = { S_, { "P", "tide.params table", "required", "frames, fps, image, vtk" }, { "name, out, title", "strings", "required", "scene name, output directory, caption" },
+      { "opts", "table", "{}", "rain = liu.rain (emits after each step), after_step(S, dt), points() -> Array (n, dim) drawn as particles, tube (3D rod radius drawn [m]), color" } }, see = see },
+  ["tide.liu.add_drop"] = { sig = "tide.liu.add_drop(S, {center =, radius =, velocity =}) -> volume | nil, reason", does = "Add a drop (disc / ball) to the liquid: phi = min(phi, |x - c| - r) around it and its velocity on the faces within r + dx; refused (nil, reason) outside the box, within 2 dx of liquid (a new volume component, not a merge) or within dhat + 2 dx of a solid vertex.",
+    args = { S_, { "center", "{x, y[, z]}", "required", "[m]" }, { "radius", "number >= dx", "required", "[m]" }, { "velocity", "{vx, vy[, vz]}", "0", "[m/s]" } },
+    returns = "the volume added [m^dim], or nil and the reason", see = see },
+  ["tide.liu.rain"] = { sig = "tide.liu.rain{ box = {min =, max =}, radius = {rmin, rmax}, rate = 10, velocity = {..}, jitter = 0, start = 0, count = inf, stream = 7 } -> R", does = "A rain emitter: drops due every 1/rate s from start, radii and centres uniform (tide.rand(stream, .): thread-count independent), velocity plus a uniform jitter; R:emit(S) adds the drops due at S.t through liu.add_drop (a drop refused at 8 places waits). R.drops, R.volume, R.waits.",
+    args = { { "box", "{min = {..}, max = {..}}", "required", "where the centres are drawn [m]" }, { "radius", "{rmin, rmax}", "required", "[m]" },
+      { "rate", "number > 0", "10", "drops per second" }, { "velocity, jitter", "{..}, number", "0, 0", "[m/s]" }, { "start, count", "number, integer", "0, no limit", "first drop time [s], number of drops" },
+      { "stream", "integer", "7", "tide.rand stream" } }, returns = "the emitter R", see = see },
   ["tide.liu.volume"] = { sig = "tide.liu.volume(S) -> V", does = "Liquid volume (smoothed Heaviside, the constrained quantity) [m^dim].", see = see },
 }
