@@ -275,8 +275,8 @@ static int finish_step(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
 /* w->K from the element-block triplet values w->KV (pattern built on the first call) */
 static int stiffness_matrix(solid_work *w) {
   if (!w->K)
-    return tide_csr_from_triplets((int)w->N, (int)w->N, w->nel, w->I, w->J, w->KV,
-                                  TIDE_CSR_GENERAL, &w->K);
+    return tide_csr_from_triplets((int)w->N, (int)w->N, w->nel, w->I, w->J, w->KV, TIDE_CSR_GENERAL,
+                                  &w->K);
   return tide_csr_set_triplet_values(w->K, w->nel, w->KV);
 }
 
@@ -816,6 +816,10 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   double *Vf = w->V + w->nnz - w->nfr;
   *converged = 0;
   double E0;
+  /* the candidates at x itself: E0 must hold every pair active there (the
+   * last update may have been at other positions, e.g. the friction lag's
+   * at the start of the step) */
+  if (w->ipc && (s = tide_ipc_update(w->ipc, x, 0))) return s;
   if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
@@ -1008,6 +1012,29 @@ static int pinned_motion(const tide_tetmesh *m, solid_work *w, const double *xn,
   return TIDE_OK;
 }
 
+/* with contact: the free nodes start where their velocity takes them,
+ * x + dt v, as far as the CCD bounds allow (the prediction's gravity
+ * term would push resting contacts into their barriers) */
+static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v, double dt,
+                          double *x) {
+  double *p = w->vec[7], pinf = 0;
+  for (int64_t q = 0; q < w->N; q++) {
+    p[q] = fixed_node(m->fem, q / m->dim) ? 0 : dt * v[q];
+    pinf = fmax(pinf, fabs(p[q]));
+  }
+  if (!(pinf > 0)) return TIDE_OK;
+  double alpha = 1;
+  if (w->ipc) {
+    int s = tide_ipc_update(w->ipc, x, pinf);
+    if (s) return s;
+    alpha = tide_ipc_step_bound(w->ipc, x, p);
+  }
+  if (w->sdf_on) alpha = tide_ipc_sdf_step_bound(&w->sdf, x, p, alpha);
+  for (int64_t q = 0; q < w->N; q++)
+    x[q] += alpha * p[q];
+  return TIDE_OK;
+}
+
 /* the never-intersect invariant at x (opts.check): no edge through a
  * triangle, no free node on or inside a barrier collider */
 static int check_invariant(const tide_tetmesh *m, const solid_work *w, const double *x) {
@@ -1134,6 +1161,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
       if (!fixed_node(m->fem, q / m->dim)) x[q] = xn[q];
   if (w->sdf_on && (s = barrier_start(m, o, w, xn, x))) return s;
   if (w->ipc && (s = pinned_motion(m, w, xn, x))) return s;
+  if ((w->ipc || w->sdf_on) && !o->guess && (s = inertial_guess(m, w, v, dt, x))) return s;
   tide_ip ip = {dt, xhat, xn};
   double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
   int maxit = o->maxit > 0 ? o->maxit : 50;
