@@ -24,11 +24,13 @@
 -- With `periodic = {true, false}` the same steps run on the torus: the
 -- advections, the projection (with the same ghost-fluid surface), the
 -- extension and the redistancing of a tide.liquid.periodic workspace (S.P).
--- Redistancing (default: every step in 3D, never in 2D): without it the 3D
--- drop's level set degrades near the surface (|grad phi| 0.2-3 within 3 cells
--- after 2 periods) and the run blows up after 2.6-2.9 periods; the 2D drop's
--- stays within 0.96-1.04 over 4 periods, and its parasitic currents are half
--- those with redistancing (docs/liquids-physics.md, docs/levelsets.md).
+-- Redistancing (default: every step in 3D; in 2D every 10 steps with the
+-- height-function curvature, never with the cell curvature): without it the
+-- level set degrades near the surface (3D: |grad phi| 0.2-3 within 3 cells
+-- after 2 periods, blow-up after 2.6-2.9 periods; 2D with heights: the n = 2
+-- drop blows up after about 3 periods at 32 cells per diameter, 1.5 at 64); with
+-- the cell curvature a 2D drop at rest is quieter without it
+-- (docs/liquids-physics.md, docs/levelsets.md).
 local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local liquid, grid = tide.liquid, tide.grid
@@ -52,7 +54,8 @@ local defaults = {
   advect = "maccormack",   -- level-set advection: "sl", "maccormack", "bfecc"
   advect_u = "sl",         -- velocity self-advection: "sl", "maccormack", "bfecc"
   volume = true,           -- volume correction every step
-  redistance = false,      -- redistance phi every n steps (0: never; default 1 in 3D, 0 in 2D)
+  redistance = false,      -- redistance phi every n steps (0: never; default 1 in 3D; in 2D 10 with curvature
+                           -- "heights", 0 with "cells")
   tol = 1e-8,              -- pressure solve
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
@@ -80,7 +83,6 @@ function drop.new(opts)
   if not g or not phi then raise("tide.drop.new: 'grid' and 'phi' are required") end
   local S = {}
   for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
-  if not S.redistance then S.redistance = g.dim == 3 and 1 or 0 end
   -- open = {"x+", ...}: open domain sides (docs/liquids.md); the liquid that
   -- leaves is gone, so the volume correction is off unless asked for
   if opts.open ~= nil then
@@ -95,6 +97,7 @@ function drop.new(opts)
   end
   for _, k in ipairs { "rho", "sigma", "nu", "cfl", "capillary", "tol", "redistance" } do
     local v = S[k]
+    if k == "redistance" and not v then v = 0 end -- the default depends on the curvature (below)
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
       raise(string.format("tide.drop.new: %s must be a finite number >= 0", k))
     end
@@ -105,6 +108,12 @@ function drop.new(opts)
   -- cells (a 60 degree sessile drop stops 2.8 cells high, area -6%): heights there
   if not S.curvature then S.curvature = S.contact_angle ~= 90 and "heights" or "cells" end
   check_choice(S.curvature, { "heights", "cells" }, "curvature")
+  -- redistancing: every step in 3D; in 2D every 10 steps with the height
+  -- functions (without it the level set steepens at the surface, |grad phi| ~ 3
+  -- across the crossing faces, and the n = 2 drop blows up after about 3 periods at
+  -- 32 cells per diameter, 1.5 at 64), never with the cell curvature (it would
+  -- keep a drop at rest ringing: docs/liquids-physics.md, "The default")
+  if not S.redistance then S.redistance = g.dim == 3 and 1 or (S.curvature == "heights" and 10 or 0) end
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
