@@ -2,11 +2,12 @@
  * integrate.c -- time integrators of deformable solids (see integrate.h).
  */
 #include "solid/integrate.h"
+#include "solid/broadphase.h"
 #include "solid/contact.h"
 #include "solid/friction.h"
+#include "solid/ipc.h"
 #include "solid/small.h"
 #include "solid/thin.h"
-#include "solid/ipc.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,10 +35,10 @@ typedef struct solid_work {
   double *cQ;       /* (nv d d) active contact directions of Newton (orthonormal rows) */
   /* lagged friction of Newton in use (the normal forces and colliders of
    * the last solve are the fem's contact_force / contact_collider) */
-  double *fr_ml; /* (nv) mu lambda of the lagged contact, 0: none [N] */
-  double *fr_N;  /* (nv d) lagged normals */
-  double *fr_dB; /* (nv d) collider displacement over the step [m] */
-  tide_ipc *ipc; /* contact among the mesh's own primitives (IPC), NULL when off */
+  double *fr_ml;              /* (nv) mu lambda of the lagged contact, 0: none [N] */
+  double *fr_N;               /* (nv d) lagged normals */
+  double *fr_dB;              /* (nv d) collider displacement over the step [m] */
+  tide_ipc *ipc;              /* contact among the mesh's own primitives (IPC), NULL when off */
   double ipc_dhat, ipc_kappa; /* the options it was built with */
   tide_ipc_sdf sdf;           /* colliders as barriers (contact = "barrier") for this step */
   int sdf_on;
@@ -274,8 +275,8 @@ static int finish_step(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
 /* w->K from the element-block triplet values w->KV (pattern built on the first call) */
 static int stiffness_matrix(solid_work *w) {
   if (!w->K)
-    return tide_csr_from_triplets((int)w->N, (int)w->N, w->nel, w->I, w->J, w->KV,
-                                  TIDE_CSR_GENERAL, &w->K);
+    return tide_csr_from_triplets((int)w->N, (int)w->N, w->nel, w->I, w->J, w->KV, TIDE_CSR_GENERAL,
+                                  &w->K);
   return tide_csr_set_triplet_values(w->K, w->nel, w->KV);
 }
 
@@ -696,7 +697,8 @@ static int ipc_limit(const tide_tetmesh *m, const solid_work *w, const double *x
   if (s) return s;
   double t = tide_ipc_step_bound(w->ipc, x_from, tmp);
   if (t < 1)
-    for (int64_t q = 0; q < N; q++) x_to[q] = x_from[q] + t * tmp[q];
+    for (int64_t q = 0; q < N; q++)
+      x_to[q] = x_from[q] + t * tmp[q];
   return TIDE_OK;
 }
 
@@ -776,10 +778,12 @@ static int ipc_solve(tide_tetmesh *m, solid_work *w, const double *x, int constr
   memcpy(I2 + w->nnz, I, (size_t)nc * sizeof(int));
   memcpy(J2 + w->nnz, J, (size_t)nc * sizeof(int));
   memcpy(V2 + w->nnz, V, (size_t)nc * sizeof(double));
-  if ((s = tide_csr_from_triplets((int)w->N, (int)w->N, n, I2, J2, V2, TIDE_CSR_UPPER, &A))) goto done;
+  if ((s = tide_csr_from_triplets((int)w->N, (int)w->N, n, I2, J2, V2, TIDE_CSR_UPPER, &A)))
+    goto done;
   st->assemble_seconds += tide_wtime() - t0;
   double t1 = tide_wtime();
-  s = tide_factor_new(A, w->N < TIDE_SOLID_SUPERNODAL_MIN ? TIDE_FACTOR_LDLT : TIDE_FACTOR_CHOLESKY, &F);
+  s = tide_factor_new(A, w->N < TIDE_SOLID_SUPERNODAL_MIN ? TIDE_FACTOR_LDLT : TIDE_FACTOR_CHOLESKY,
+                      &F);
   st->analyses++;
   st->factor_seconds += tide_wtime() - t1;
   if (!s) {
@@ -812,6 +816,10 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   double *Vf = w->V + w->nnz - w->nfr;
   *converged = 0;
   double E0;
+  /* the candidates at x itself: E0 must hold every pair active there (the
+   * last update may have been at other positions, e.g. the friction lag's
+   * at the start of the step) */
+  if (w->ipc && (s = tide_ipc_update(w->ipc, x, 0))) return s;
   if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
@@ -926,8 +934,8 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
 /* the normal forces of the barrier colliders at x (contact = "barrier"),
  * stored as the next lag like friction_update; returns the relative
  * change of mu lambda, and the number of nodes in contact in *cnt */
-static double friction_update_barrier(const tide_tetmesh *m, const tide_step_opts *o,
-                                      solid_work *w, const double *x, int64_t *cnt) {
+static double friction_update_barrier(const tide_tetmesh *m, const tide_step_opts *o, solid_work *w,
+                                      const double *x, int64_t *cnt) {
   const tide_fem *f = m->fem;
   double *lamv = TIDE_F64P(f->contact_force);
   int32_t *body = TIDE_I32P(f->contact_collider);
@@ -955,13 +963,15 @@ static int barrier_start(tide_tetmesh *m, const tide_step_opts *o, solid_work *w
   for (int64_t i = 0; i < m->nv; i++) {
     if (fixed_node(m->fem, i)) continue;
     double xi[3] = {0, 0, 0};
-    for (int k = 0; k < d; k++) xi[k] = x[i * d + k];
+    for (int k = 0; k < d; k++)
+      xi[k] = x[i * d + k];
     for (int c = 0; c < o->ncolliders; c++) {
       const tide_collider *cc = o->colliders[c];
       if (tide_collider_phi(cc, xi, NULL) - cc->thickness > 0) continue;
       double vB[3] = {0, 0, 0};
       tide_collider_velocity(cc, xn + i * d, vB);
-      for (int k = 0; k < d; k++) x[i * d + k] = xi[k] = xn[i * d + k] + o->dt * vB[k];
+      for (int k = 0; k < d; k++)
+        x[i * d + k] = xi[k] = xn[i * d + k] + o->dt * vB[k];
       moved = 1;
     }
   }
@@ -976,6 +986,85 @@ static int barrier_start(tide_tetmesh *m, const tide_step_opts *o, solid_work *w
                      "contact needs every free node outside the colliders (a moving collider: "
                      "a smaller dt)",
                      (long long)node + 1, dmin < 0 ? "inside" : "on", col + 1, dmin);
+  return TIDE_OK;
+}
+
+/* with solid contact: the pinned nodes jump to their targets (prescribed,
+ * not searched); a jump that brings primitives into contact or through
+ * each other would start the solve at an infinite (or, tunnelled, finite
+ * but wrong) potential: the motion from xn to the start x is checked by
+ * CCD keeping 1e-6 of every distance, and refused with a clear error */
+static int pinned_motion(const tide_tetmesh *m, solid_work *w, const double *xn, const double *x) {
+  double *p = w->vec[7], pinf = 0;
+  for (int64_t q = 0; q < w->N; q++) {
+    p[q] = x[q] - xn[q];
+    pinf = fmax(pinf, fabs(p[q]));
+  }
+  if (!(pinf > 0)) return TIDE_OK;
+  int s = tide_ipc_update(w->ipc, xn, pinf);
+  if (s) return s;
+  if (tide_ipc_step_bound_keep(w->ipc, xn, p, 1e-6) < 1)
+    return tide_fail(TIDE_EINVAL,
+                     "Newton step: the pinned nodes' move to their targets brings primitives into "
+                     "contact or through each other (solid contact cannot stop prescribed "
+                     "motion): move them by less than their distance to the others per step");
+  (void)m;
+  return TIDE_OK;
+}
+
+/* with contact: the free nodes start where their velocity takes them,
+ * x + dt v, as far as the CCD bounds allow (the prediction's gravity
+ * term would push resting contacts into their barriers) */
+static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v, double dt,
+                          double *x) {
+  double *p = w->vec[7], pinf = 0;
+  for (int64_t q = 0; q < w->N; q++) {
+    p[q] = fixed_node(m->fem, q / m->dim) ? 0 : dt * v[q];
+    pinf = fmax(pinf, fabs(p[q]));
+  }
+  if (!(pinf > 0)) return TIDE_OK;
+  double alpha = 1;
+  if (w->ipc) {
+    int s = tide_ipc_update(w->ipc, x, pinf);
+    if (s) return s;
+    alpha = tide_ipc_step_bound(w->ipc, x, p);
+  }
+  if (w->sdf_on) alpha = tide_ipc_sdf_step_bound(&w->sdf, x, p, alpha);
+  for (int64_t q = 0; q < w->N; q++)
+    x[q] += alpha * p[q];
+  return TIDE_OK;
+}
+
+/* the never-intersect invariant at x (opts.check): no edge through a
+ * triangle, no free node on or inside a barrier collider */
+static int check_invariant(const tide_tetmesh *m, const solid_work *w, const double *x) {
+  int s;
+  if (w->ipc) {
+    int64_t cnt = 0, fe = -1, ft = -1, ne = 0;
+    int32_t *E = NULL;
+    if ((s = tide_mesh_intersections(m, x, &cnt, &fe, &ft))) return s;
+    if (cnt) {
+      if ((s = tide_mesh_edges(m, &ne, &E))) return s;
+      int32_t e0 = E[fe * 2], e1 = E[fe * 2 + 1];
+      tide_free(E, (size_t)(ne > 0 ? ne : 1) * 2 * sizeof(int32_t));
+      const int32_t *t = TIDE_I32P(m->bound) + ft * 3;
+      return tide_fail(TIDE_EINVAL,
+                       "Newton step: the contact invariant is violated: %lld edge-triangle "
+                       "intersections after the step, the first edge (nodes %d %d) through "
+                       "triangle (nodes %d %d %d)",
+                       (long long)cnt, e0 + 1, e1 + 1, t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+  }
+  if (w->sdf_on) {
+    int64_t node;
+    int col;
+    double d = tide_ipc_sdf_min_distance(&w->sdf, x, &node, &col);
+    if (!(d > 0))
+      return tide_fail(TIDE_EINVAL,
+                       "Newton step: the contact invariant is violated: node %lld is %s collider "
+                       "%d after the step (distance %g m)",
+                       (long long)node + 1, d < 0 ? "inside" : "on", col + 1, d);
+  }
   return TIDE_OK;
 }
 
@@ -994,8 +1083,9 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   if (!(o->mu >= 0) || !isfinite(o->mu))
     return tide_fail(TIDE_EINVAL, "Newton step: mu must be >= 0, got %g", o->mu);
   if (o->mu > 0 && !(o->dhat > 0 && m->dim == 3))
-    return tide_fail(TIDE_EINVAL, "Newton step: friction between the mesh's primitives (mu = %g) "
-                                  "needs their contact: dhat > 0 and a 3D mesh",
+    return tide_fail(TIDE_EINVAL,
+                     "Newton step: friction between the mesh's primitives (mu = %g) "
+                     "needs their contact: dhat > 0 and a 3D mesh",
                      o->mu);
   if (o->mu > 0 && !(o->eps_v > 0))
     return tide_fail(TIDE_EINVAL, "Newton step: eps_v must be positive, got %g", o->eps_v);
@@ -1041,26 +1131,37 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
       w->kappa = k0;
     w->kappa_dhat = o->dhat, w->kappa_opt = o->kappa, w->kappa_max = 100 * k0;
     w->kappa_adapt = o->kappa_adapt;
-    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, bb = 0;
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
+           bb = 0;
     for (int64_t i = 0; i < m->nv; i++)
       for (int k = 0; k < m->dim; k++)
         lo[k] = fmin(lo[k], xn[i * m->dim + k]), hi[k] = fmax(hi[k], xn[i * m->dim + k]);
-    for (int k = 0; k < m->dim; k++) bb += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    for (int k = 0; k < m->dim; k++)
+      bb += (hi[k] - lo[k]) * (hi[k] - lo[k]);
     w->kappa_eps = 1e-9 * sqrt(bb);
     if (w->ipc) tide_ipc_set_kappa(w->ipc, w->kappa);
   }
   if (w->sdf_on) {
-    tide_ipc_sdf sd = {o->colliders, nc, o->dhat, w->kappa, m->dim, m->nv,
-                       TIDE_U8P(m->fem->pinned), TIDE_F64P(m->fem->mass), w->vec[8]};
+    tide_ipc_sdf sd = {o->colliders,
+                       nc,
+                       o->dhat,
+                       w->kappa,
+                       m->dim,
+                       m->nv,
+                       TIDE_U8P(m->fem->pinned),
+                       TIDE_F64P(m->fem->mass),
+                       w->vec[8]};
     w->sdf = sd;
   }
   memcpy(x, xhat, (size_t)N * sizeof(double)); /* initial guess; fixed nodes at their targets */
-  if (o->guess || w->ipc || w->sdf_on) /* ... or the start positions of the free nodes (with
-                                          contact: the prediction may pass through other
-                                          primitives or into the colliders) */
+  if (o->guess || w->ipc || w->sdf_on)         /* ... or the start positions of the free nodes (with
+                                                  contact: the prediction may pass through other
+                                                  primitives or into the colliders) */
     for (int64_t q = 0; q < N; q++)
       if (!fixed_node(m->fem, q / m->dim)) x[q] = xn[q];
   if (w->sdf_on && (s = barrier_start(m, o, w, xn, x))) return s;
+  if (w->ipc && (s = pinned_motion(m, w, xn, x))) return s;
+  if ((w->ipc || w->sdf_on) && !o->guess && (s = inertial_guess(m, w, v, dt, x))) return s;
   tide_ip ip = {dt, xhat, xn};
   double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
   int maxit = o->maxit > 0 ? o->maxit : 50;
@@ -1072,7 +1173,8 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   /* ... and between the mesh's primitives (mu > 0): lagged at the start */
   int sfric = w->ipc && o->mu > 0;
   double change = 0;
-  if (w->ipc && (s = tide_ipc_friction_lag(w->ipc, xn, xn, sfric ? o->mu : 0, dt, o->eps_v, &change)))
+  if (w->ipc &&
+      (s = tide_ipc_friction_lag(w->ipc, xn, xn, sfric ? o->mu : 0, dt, o->eps_v, &change)))
     return s;
   int rounds = fric || sfric ? (o->friction_iterations > 0 ? o->friction_iterations : 2) : 1;
   double ftol = o->friction_tol > 0 ? o->friction_tol : 0.02;
@@ -1128,6 +1230,10 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     }
     if (w->sdf_on)
       st->min_distance = fmin(st->min_distance, tide_ipc_sdf_min_distance(&w->sdf, x, NULL, NULL));
+  }
+  if (o->check && (w->ipc || w->sdf_on) && (s = check_invariant(m, w, x))) {
+    w->sdf_on = 0;
+    return s;
   }
   w->sdf_on = 0; /* the colliders are the caller's, valid for this call only */
   s = finish_step(m, o, st, 0);

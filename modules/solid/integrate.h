@@ -99,6 +99,11 @@ typedef struct tide_step_opts {
    * 1e-9 times the bounding-box diagonal and shrinks between Newton
    * iterations; the raised kappa is kept for the next steps (default 1) */
   int kappa_adapt;
+  /* Newton with solid contact: check the invariant after the step (the
+   * exact segment-triangle test of every edge against every triangle, and
+   * every free node outside the barrier colliders); a violation is an
+   * error naming the primitives (default 0: the CCD guarantees it) */
+  int check;
 } tide_step_opts;
 
 /* Defaults: dt = 1/60, no colliders, friction contact, corotational,

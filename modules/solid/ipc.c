@@ -226,19 +226,21 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
 double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, int *kind,
                              int32_t *nodes) {
   double best = HUGE_VAL;
-  *touching = 0;
-  for (int64_t k = 0; k < c->npt + c->nee; k++) {
+  int64_t tot = c->npt + c->nee, first = tot; /* the first pair at distance 0 */
+#pragma omp parallel for schedule(static) reduction(min : best, first) if (tot > 4096)
+  for (int64_t k = 0; k < tot; k++) {
     int32_t nd[4];
     double y[12], d2;
     pair_nodes(c, k, nd);
     gather(x, nd, y);
     (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
-    if (!(d2 > 0) && !*touching) {
-      *touching = 1;
-      *kind = k >= c->npt;
-      memcpy(nodes, nd, sizeof nd);
-    }
+    if (!(d2 > 0) && k < first) first = k;
     best = fmin(best, sqrt(d2));
+  }
+  *touching = first < tot;
+  if (*touching) {
+    *kind = first >= c->npt;
+    pair_nodes(c, first, nodes);
   }
   return best;
 }
@@ -261,39 +263,106 @@ static void fric_eval(const tide_ipc *c, int64_t k, const double *x, double *E, 
       H[i] *= c->fr_dt2;
 }
 
+/* the candidates within dhat at x: their indices into *act (allocated, free
+ * with tide_free(*act, cap)), in candidate order; flags computed in
+ * parallel, compacted in order (deterministic) */
+static int active_pairs(const tide_ipc *c, const double *x, int32_t **act, size_t *cap,
+                        int64_t *na) {
+  int64_t tot = c->npt + c->nee;
+  *cap = (size_t)(tot > 0 ? tot : 1) * sizeof(int32_t);
+  *na = 0;
+  if (!(*act = tide_alloc(*cap))) return TIDE_ENOMEM;
+  int32_t *f = *act;
+  double dh2 = c->dhat * c->dhat;
+#pragma omp parallel for schedule(static) if (tot > 4096)
+  for (int64_t k = 0; k < tot; k++) {
+    int32_t nd[4];
+    double y[12], d2;
+    pair_nodes(c, k, nd);
+    gather(x, nd, y);
+    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
+    f[k] = d2 < dh2;
+  }
+  int64_t n = 0;
+  for (int64_t k = 0; k < tot; k++)
+    if (f[k]) f[n++] = (int32_t)k; /* n <= k: in place */
+  *na = n;
+  return TIDE_OK;
+}
+
 double tide_ipc_energy(const tide_ipc *c, const double *x) {
-  double E = 0;
-  for (int64_t k = 0; k < c->npt + c->nee; k++) { /* fixed order: deterministic */
-    double e;
-    if (pair_eval(c, k, x, &e, NULL, NULL)) E += e;
+  int32_t *act;
+  size_t cap;
+  int64_t na;
+  if (active_pairs(c, x, &act, &cap, &na)) return NAN; /* out of memory: no decrease accepted */
+  size_t eb = (size_t)(na + c->nfr > 0 ? na + c->nfr : 1) * sizeof(double);
+  double *e = tide_alloc(eb), E = 0;
+  if (!e) {
+    tide_free(act, cap);
+    return NAN;
   }
-  if (!isfinite(E)) return E;
-  for (int64_t k = 0; k < c->nfr; k++) {
-    double e;
-    fric_eval(c, k, x, &e, NULL, NULL);
-    E += e;
+#pragma omp parallel for schedule(static) if (na + c->nfr > 1024)
+  for (int64_t t = 0; t < na + c->nfr; t++) {
+    if (t < na) {
+      if (!pair_eval(c, act[t], x, e + t, NULL, NULL)) e[t] = 0;
+    } else {
+      fric_eval(c, t - na, x, e + t, NULL, NULL);
+    }
   }
+  for (int64_t t = 0; t < na + c->nfr; t++)
+    E += e[t]; /* fixed order: deterministic */
+  tide_free(e, eb);
+  tide_free(act, cap);
   return E;
 }
 
 void tide_ipc_gradient(const tide_ipc *c, const double *x, double *g) {
-  for (int64_t k = 0; k < c->npt + c->nee; k++) {
-    double gk[12];
-    if (!pair_eval(c, k, x, NULL, gk, NULL)) continue;
+  int32_t *act;
+  size_t cap;
+  int64_t na, n;
+  if (active_pairs(c, x, &act, &cap, &na)) return;
+  n = na + c->nfr;
+  size_t gb = (size_t)(n > 0 ? n : 1) * 12 * sizeof(double);
+  double *gk = tide_alloc(gb);
+  if (!gk) { /* out of memory: the serial scatter without the buffer */
+    for (int64_t t = 0; t < n; t++) {
+      double gt[12];
+      int32_t nd[4];
+      if (t < na) {
+        if (!pair_eval(c, act[t], x, NULL, gt, NULL)) continue;
+        pair_nodes(c, act[t], nd);
+      } else {
+        fric_eval(c, t - na, x, NULL, gt, NULL);
+        memcpy(nd, c->fr_nodes + (t - na) * 4, sizeof nd);
+      }
+      for (int a = 0; a < 4; a++)
+        for (int q = 0; q < 3; q++)
+          g[(int64_t)nd[a] * 3 + q] += gt[a * 3 + q];
+    }
+    tide_free(act, cap);
+    return;
+  }
+#pragma omp parallel for schedule(static) if (n > 1024)
+  for (int64_t t = 0; t < n; t++) {
+    if (t < na) {
+      if (!pair_eval(c, act[t], x, NULL, gk + t * 12, NULL))
+        memset(gk + t * 12, 0, 12 * sizeof(double));
+    } else {
+      fric_eval(c, t - na, x, NULL, gk + t * 12, NULL);
+    }
+  }
+  for (int64_t t = 0; t < n; t++) { /* scatter in pair order: deterministic */
     int32_t nd[4];
-    pair_nodes(c, k, nd);
+    if (t < na)
+      pair_nodes(c, act[t], nd);
+    else
+      memcpy(nd, c->fr_nodes + (t - na) * 4, sizeof nd);
     for (int a = 0; a < 4; a++)
       for (int q = 0; q < 3; q++)
-        g[(int64_t)nd[a] * 3 + q] += gk[a * 3 + q];
+        g[(int64_t)nd[a] * 3 + q] += gk[t * 12 + a * 3 + q];
   }
-  for (int64_t k = 0; k < c->nfr; k++) {
-    double gk[12];
-    fric_eval(c, k, x, NULL, gk, NULL);
-    const int32_t *nd = c->fr_nodes + k * 4;
-    for (int a = 0; a < 4; a++)
-      for (int q = 0; q < 3; q++)
-        g[(int64_t)nd[a] * 3 + q] += gk[a * 3 + q];
-  }
+  tide_free(gk, gb);
+  tide_free(act, cap);
 }
 
 void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V) {
@@ -305,60 +374,64 @@ void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V) {
 
 int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, int64_t *n, int **I,
                      int **J, double **V) {
-  /* active pairs first (a cheap distance pass), then their blocks */
-  int64_t na = 0, tot = c->npt + c->nee;
-  for (int64_t k = 0; k < tot; k++) {
-    int32_t nd[4];
-    double y[12], d2;
-    pair_nodes(c, k, nd);
-    gather(x, nd, y);
-    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
-    na += d2 < c->dhat * c->dhat;
-  }
-  na += c->nfr; /* and the friction pairs' blocks */
-  size_t m = (size_t)(na > 0 ? na * 144 : 1);
+  /* active pairs first (a cheap distance pass), then their blocks and the
+   * friction pairs', each at its own slot (parallel, deterministic) */
+  int32_t *act;
+  size_t cap;
+  int64_t na;
+  int st = active_pairs(c, x, &act, &cap, &na);
+  if (st) return st;
+  int64_t nb = na + c->nfr;
+  size_t m = (size_t)(nb > 0 ? nb * 144 : 1);
   *I = tide_alloc(m * sizeof(int));
   *J = tide_alloc(m * sizeof(int));
   *V = tide_alloc(m * sizeof(double));
-  *n = na * 144;
+  *n = nb * 144;
   if (!*I || !*J || !*V) {
-    tide_ipc_triplets_free(na * 144, *I, *J, *V);
+    tide_ipc_triplets_free(nb * 144, *I, *J, *V);
+    tide_free(act, cap);
     return TIDE_ENOMEM;
   }
   tide_tripletbuf tb = {*I, *J, *V, 0, 0};
-  int64_t t = 0;
-  for (int64_t k = 0; k < tot && t < na - c->nfr; k++) {
+  int flags = pinned ? TIDE_FEM_PINNED : 0;
+#pragma omp parallel for schedule(static) if (nb > 256)
+  for (int64_t t = 0; t < nb; t++) {
     double H[144];
-    if (!pair_eval(c, k, x, NULL, NULL, H)) continue;
     int32_t nd[4];
-    pair_nodes(c, k, nd);
-    tide_fem_write_block(3, 4, nd, H, pinned ? TIDE_FEM_PINNED : 0, pinned, &tb, t * 144);
-    t++;
+    if (t < na) {
+      if (!pair_eval(c, act[t], x, NULL, NULL, H)) memset(H, 0, sizeof H);
+      pair_nodes(c, act[t], nd);
+    } else {
+      fric_eval(c, t - na, x, NULL, NULL, H);
+      memcpy(nd, c->fr_nodes + (t - na) * 4, sizeof nd);
+    }
+    tide_fem_write_block(3, 4, nd, H, flags, pinned, &tb, t * 144);
   }
-  for (int64_t k = 0; k < c->nfr; k++) {
-    double H[144];
-    fric_eval(c, k, x, NULL, NULL, H);
-    tide_fem_write_block(3, 4, c->fr_nodes + k * 4, H, pinned ? TIDE_FEM_PINNED : 0, pinned, &tb,
-                         t * 144);
-    t++;
-  }
-  *n = t * 144;
+  tide_free(act, cap);
   return TIDE_OK;
 }
 
-double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p) {
+double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep) {
   double alpha = 1;
-  for (int64_t k = 0; k < c->npt + c->nee; k++) {
+  int64_t n = c->npt + c->nee;
+  /* the minimum over the pairs (order-free: deterministic); each pair's
+   * search stops at the thread's bound so far */
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : alpha) if (n > 4096)
+  for (int64_t k = 0; k < n; k++) {
     int32_t nd[4];
-    double y[12], dy[12];
+    double y[12], dy[12], tmax = alpha < 1 ? alpha : 1;
     pair_nodes(c, k, nd);
     gather(x, nd, y);
     gather(p, nd, dy);
     double t =
-        (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, 0.1, alpha, 100000);
+        (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, keep, tmax, 100000);
     if (t < alpha) alpha = t;
   }
   return alpha;
+}
+
+double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p) {
+  return tide_ipc_step_bound_keep(c, x, p, 0.1);
 }
 
 /* ------------------------------------------------------ lagged friction */

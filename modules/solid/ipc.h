@@ -62,6 +62,8 @@ void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V);
 /* The largest step alpha in (0, 1] along p from x that keeps every
  * candidate pair apart (additive CCD, s = 0.1). */
 double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p);
+/* ... keeping the fraction keep in (0, 1) of each pair's distance. */
+double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep);
 
 /* Friction between the mesh's primitives (Li et al. 2020, Sec. 5; the
  * lagged smoothed friction of friction.h on the pairs): at the lag point

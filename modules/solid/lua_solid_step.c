@@ -282,7 +282,7 @@ static int m_step_newmark(lua_State *L) {
 
 static const char *const newton_keys[] = {
     "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
-    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", "mu", "kappa_adapt", NULL};
+    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", "mu", "kappa_adapt", "check", NULL};
 static const char *const guess_choices[] = {"predicted", "start", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
@@ -291,7 +291,7 @@ static const char *const guess_choices[] = {"predicted", "start", NULL};
  *               friction_tol = 0.02, guess = "predicted"|"start",
  *               dhat = 0 (> 0: contact among the mesh's primitives, ipc.h),
  *               kappa = IPC's kappa_min, mu = 0 (friction between the
- *               mesh's primitives), kappa_adapt = true} -> stats */
+ *               mesh's primitives), kappa_adapt = true, check = false} -> stats */
 static int m_step_newton(lua_State *L) {
   const char *fn = "TetMesh:step_newton";
   tide_tetmesh *m = tide_lua_checkfem(L, 1, fn);
@@ -311,6 +311,7 @@ static int m_step_newton(lua_State *L) {
   so.kappa = tide_opt_num(&o, "kappa", 0, 0, HUGE_VAL);
   so.mu = tide_opt_num(&o, "mu", 0, 0, HUGE_VAL);
   so.kappa_adapt = tide_opt_bool(&o, "kappa_adapt", 1);
+  so.check = tide_opt_bool(&o, "check", 0);
   tide_step_stats st;
   tide_lua_check(L, tide_solid_step_newton(m, &so, &st), fn);
   tide_lua_gcaccount(L);

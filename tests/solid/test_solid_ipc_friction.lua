@@ -8,6 +8,9 @@
 --     mu = 0.6 sticks (creep below 1 mm in 0.5 s); no crossing (the exact
 --     segment-triangle check), every node above the slope, every step
 --     converged;
+--   - check = true finds no violation in these runs, and names the
+--     primitives for a start set up through another sheet; pinned nodes
+--     driven through a sheet are refused;
 --   - a cube pressed onto a plane barrier with a kappa far too small: the
 --     gap falls below 1e-9 of the bounding box while closing, kappa doubles
 --     (stats.kappa_updates); the gap at rest grows with kappa as the
@@ -57,7 +60,7 @@ local function run(kind, mu)
   local s0 = com()
   local v0, v1, its, maxit, conv, cross, below = nil, nil, 0, 0, 0, 0, 0
   for n = 1, 50 do
-    local st = m:step_newton { dt = dt, dhat = dhat, mu = mu, maxit = 100 }
+    local st = m:step_newton { dt = dt, dhat = dhat, mu = mu, maxit = 100, check = n % 10 == 0 }
     its, maxit = its + st.iterations, math.max(maxit, st.iterations)
     conv = conv + (st.converged and 1 or 0)
     cross = cross + m:intersections()
@@ -115,5 +118,33 @@ T.check(uf == 0 and kf == 1e-3, "kappa_adapt = false keeps kappa")
 T.check(df < eps and da > df, "the fixed kappa's gap is below the threshold, the adapted one wider")
 T.check(math.abs((da / df) / (ka / kf) - 1) < 0.02, "the gap at rest grows with kappa (2 kappa dhat^4 / d = force)")
 T.check(ca == 20 and cf == 20, "every step converged")
+
+-- check = true: the invariant is checked after the step and a violation
+-- names the primitives: a sheet set up through another (a start the
+-- distance check cannot see: no pair at distance 0); and pinned nodes
+-- driven through a sheet are refused (prescribed motion is not searched)
+do
+  local function pair(y1)
+    local lower = S.sheet { origin = { 0, 0, 0 }, u = { 1, 0, 0 }, v = { 0, 0, 1 }, cells = { 2, 2 } }
+    lower:shell { E = 1e5, thickness = 1e-3 }
+    local upper = S.sheet { origin = { 0.31, 0.01, 0.17 }, u = { 0.4, y1, 0 }, v = { 0, 0, 0.4 }, cells = { 1, 1 } }
+    upper:shell { E = 1e5, thickness = 1e-3 }
+    upper:pin(function() return true end)
+    return S.merge { lower, upper }, lower.nv
+  end
+  local m = pair(-0.04) -- tilted through the lower sheet from the start
+  local ok, err = pcall(m.step_newton, m, { dt = dt, dhat = dhat, check = true })
+  print("check: " .. tostring(err))
+  T.check(not ok and tostring(err):find("invariant is violated") and tostring(err):find("through triangle"),
+    "check = true: a violation is an error naming the primitives")
+  local n0
+  m, n0 = pair(0)
+  for i = n0 + 1, m.nv do
+    if m.x:get(i, 1) > 0.5 then m.target:set(i, 2, -0.03) end
+  end
+  ok, err = pcall(m.step_newton, m, { dt = dt, dhat = dhat })
+  print("pinned: " .. tostring(err))
+  T.check(not ok and tostring(err):find("pinned nodes' move"), "pinned nodes driven through a sheet: an error")
+end
 
 os.exit(T.report())
