@@ -3,6 +3,7 @@
 -- (t_N: assembly, linear solves, CCD, line search) and the rest, with CHOLMOD and with
 -- CG + IC(0) and BiCGSTAB + ILU(0) for the Newton systems, 1 and 2 threads.
 --   build/tide bench/liu.lua [--res 160] [--steps 3] [--warmup 1] [--threads 1,2] [--solvers cholmod,bicgstab]
+--                            [--region on,off]
 --
 -- Set-up (tide.cases.liu.bands, dim 3): a unit box of res^3 cells, three bands: shell ribbons
 -- 0.7 x 0.1 m, 1 mm, of 15 x 6 nodes each = 270 vertices (Table I a; --slab: tet slabs of 2 x 3 x 15),
@@ -19,8 +20,10 @@ local liu = require "tide.liu"
 local timers = tide.timers
 local clock = tide.clock
 
-local P = tide.params({ res = 160, steps = 3, warmup = 1, threads = "1,2", solvers = "cholmod,pcg,bicgstab", slab = false }, {
+local P = tide.params({ res = 160, steps = 3, warmup = 1, threads = "1,2", solvers = "cholmod,pcg,bicgstab", slab = false,
+  region = "on,off" }, {
   res = "cells per side", steps = "timed steps", warmup = "untimed steps first", slab = "tet slabs instead of shell ribbons",
+  region = "advection of phi and u near the liquid only (tide.liu advect_region): on, off or both",
   threads = "comma-separated thread counts", solvers = "Newton linear solvers: cholmod, pcg (CG + IC(0)), bicgstab (+ ILU(0))",
 })
 local function list(s, num)
@@ -49,13 +52,13 @@ end
 -- (2 x (48 + 8 + 1) B): about 314 B; the pressure and Newton solves are not counted
 local function traffic(ncells) return 314 * ncells end
 
-local function run(nt, solver)
+local function run(nt, solver, region)
   tide.threads(nt)
   local S = L.bands { dim = 3, n = P.res, cells = 14, width = P.slab and 2 or 5, drops = 2, low = true, solver = solver,
-    slab = P.slab }
+    slab = P.slab, advect_region = region }
   for _ = 1, P.warmup do liu.step(S, liu.max_dt(S)) end
   timers.reset()
-  local r = { nt = nt, solver = solver, steps = 0, it = 0, asm = 0, sol = 0, ccd = 0, ls = 0, pairs = 0, kry = 0,
+  local r = { nt = nt, solver = solver, region = region, steps = 0, it = 0, asm = 0, sol = 0, ccd = 0, ls = 0, pairs = 0, kry = 0,
     nphi = 0 }
   local t0 = clock()
   for _ = 1, P.steps do
@@ -72,6 +75,7 @@ local function run(nt, solver)
     if e.name == "project" then r.tP = e.seconds / r.steps end
     if e.name == "optimize" then r.tN = e.seconds / r.steps end
   end
+  r.phi = S.phi:checksum()
   r.bw = triad_bandwidth()
   r.bound = traffic(S.grid.ncells) / r.bw
   return r
@@ -81,15 +85,17 @@ print(string.format("bench/liu: Table I case a, %d^3, %d warm-up + %d timed step
 local results = {}
 for _, nt in ipairs(list(P.threads, true)) do
   for _, solver in ipairs(list(P.solvers)) do
-    local ok, r = pcall(run, nt, solver)
+   for _, reg in ipairs(list(P.region)) do
+    local ok, r = pcall(run, nt, solver, reg == "on")
     if not ok then -- an iterative solver that does not converge says so and the run goes on
       print(string.format("\n%d thread%s, Newton systems by %s: failed: %s", nt, nt > 1 and "s" or "", solver, tostring(r)))
       goto next
     end
     results[#results + 1] = r
-    print(string.format("\n%d thread%s, Newton systems by %s: %d band vertices, %d level-set unknowns, up to %d pairs,"
-      .. " %.2f Newton iterations/step%s", nt, nt > 1 and "s" or "", solver, r.nv, r.nphi, r.pairs, r.it / r.steps,
-      solver == "bicgstab" and string.format(", %.0f BiCGSTAB iterations/step", r.kry / r.steps) or ""))
+    print(string.format("\n%d thread%s, Newton systems by %s, advection region %s: %d band vertices, %d level-set unknowns,"
+      .. " up to %d pairs, %.2f Newton iterations/step%s; phi checksum %s", nt, nt > 1 and "s" or "", solver, reg, r.nv,
+      r.nphi, r.pairs, r.it / r.steps,
+      solver == "bicgstab" and string.format(", %.0f BiCGSTAB iterations/step", r.kry / r.steps) or "", r.phi))
     print(string.format("%-16s %10s %7s", "operator", "s/step", "%"))
     for _, e in ipairs(r.ops) do
       print(string.format("%-16s %10.3f %6.1f%%", e.name, e.seconds / r.steps, 100 * e.seconds / r.wall))
@@ -101,10 +107,13 @@ for _, nt in ipairs(list(P.threads, true)) do
       r.bound))
     collectgarbage("collect")
     ::next::
+   end
   end
 end
-print("\nsummary [s/step]   threads  solver     t_P      t_N      step     triad-bound   paper t_P / t_N / t (32 cores + GPU)")
+print("\nsummary [s/step]   threads  solver   region  t_P      t_N      advect   step     triad-bound   paper t_P / t_N / t (32 cores + GPU)")
 for _, r in ipairs(results) do
-  print(string.format("%-16s %7d  %-8s %7.3f  %7.3f  %7.3f  %11.3f   %.2f / %.2f / %.2f", P.res .. "^3", r.nt, r.solver,
-    r.tP or 0, r.tN or 0, r.wall / r.steps, r.bound, paper.tP, paper.tN, paper.t))
+  local adv = 0
+  for _, e in ipairs(r.ops) do if e.name == "advect phi" or e.name == "advect u" then adv = adv + e.seconds / r.steps end end
+  print(string.format("%-16s %7d  %-8s %-6s %7.3f  %7.3f  %7.3f  %7.3f  %11.3f   %.2f / %.2f / %.2f", P.res .. "^3", r.nt,
+    r.solver, r.region and "on" or "off", r.tP or 0, r.tN or 0, adv, r.wall / r.steps, r.bound, paper.tP, paper.tN, paper.t))
 end

@@ -1,8 +1,8 @@
 -- Drops sliding on parallel rods (Liu et al. 2024, Fig. 18; Table I cases k-m): a drop set down
--- at the upper end of two inclined parallel rods slides along them; the paper raises the surface
--- tension from top to bottom and the drop holds together over the gap and slides further
--- (--sigma: run 5, 20, 60 to see the three rows).  No rod vertex is ever inside the liquid
--- (checked every step).
+-- at the upper end of two inclined parallel rods; in the paper it slides along them, further the
+-- higher the surface tension (--sigma).  Not reproduced here yet: at 32^3 and 48^3 (sigma 20, 60)
+-- the drop stays at the upper end and drains between the rods (docs/couple.md, "Scenes of Sec.
+-- 5.2").  No rod vertex is ever inside the liquid (checked every step).
 --   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 20]
 --   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, 160^3, CFL 0.7, 2 x 136 = 272 vertices)
 -- The rods: tide.solid rods (radius 4 mm, E 1e9 Pa) 0.14 m apart, 10 deg down, pinned at both ends;

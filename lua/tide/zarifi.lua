@@ -55,7 +55,11 @@ local defaults = {
   layers = nil,        -- extrapolation sweeps (default cfl + 2)
   level_set = false,   -- "union" | "zhu_bridson": ghost-fluid free surface from a particle level set
   radius = nil,
-  walls = true,        -- solids collide with the domain walls (Zarifi's explicit correction, §7.1)
+  walls = true,        -- solids collide with the domain walls (Zarifi's explicit correction, §3.7)
+  clamp = 0.15,        -- open face fractions of the solids below it are closed (0.01: the face
+                       -- fractions' own default): a nearly closed face leaves a liquid pocket (under
+                       -- a ball on the floor) that can only drain through it, and its squeeze
+                       -- pressure (1e6 Pa) kicks the solid off the floor (docs/couple.md)
   max_speed = 1e3,     -- [m/s]: a step beyond it is reported as unstable
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
@@ -111,6 +115,9 @@ function zarifi.new(opts)
   local S = {}
   for k, v in pairs(defaults) do S[k] = v end
   for k, v in pairs(opts) do S[k] = v end
+  if type(S.clamp) ~= "number" or S.clamp < 0 or S.clamp >= 0.5 then
+    raise("tide.zarifi.new: clamp must be a number in [0, 0.5), got " .. tostring(S.clamp))
+  end
   S.grid, S.particles, S.solids = g, ps, solids
   S.gravity = S.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
   S.obstacles = opts.obstacles
@@ -144,7 +151,7 @@ function zarifi.geometry(S)
     shape = shape and shape + s or s
   end
   S.shape = shape
-  g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells })
+  g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells, clamp = { S.clamp, 0.99 } })
   shape:sdf(g, { out = S.solid_phi })
 end
 

@@ -120,10 +120,10 @@ typedef struct tide_liu_params {
                          (the paper's).  With Eq. 13 an air cell is 1e3 times cheaper
                          to move than a liquid one: the barrier is met by raising the
                          one air cell of a stencil to several dx while the liquid
-                         flows on through the cells between the vertices.  A row of
-                         fixed vertices 0.3 dx below a row of cell centres leaks from
-                         1.2 dx spacing with Eq. 13, from 1.9 dx with liquid mass
-                         (docs/couple.md, Fig. 11c) */
+                         flows on through the cells between the vertices.  Fig. 11c's
+                         row at 64 cells (0.3 dx below a row of cell centres) leaks
+                         from 1.6 dx with Eq. 13 (2%; 59% at 1.8 dx by frame 24), from
+                         1.9 dx with liquid mass (docs/couple.md) */
   int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block),
                          TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) or
                          TIDE_LIU_PCG (CG + IC(0), tol 1e-10; the block is SPD) */

@@ -21,7 +21,7 @@
  *       must_converge = true (false: a Krylov solve that does not converge, breaks
  *       down or meets a non-finite iterate returns converged = false and stats.error
  *       instead of raising) }
- *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, iterations,
+ *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
  *       residual, converged, alpha [, interface, precond_seconds (mgpcg)],
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, formulation, solver [, matrix] }
@@ -258,6 +258,7 @@ static int l_project(lua_State *L) {
   setint(L, t, "solid_dofs", st.solid_dofs);
   setint(L, t, "nonzeros", st.nonzeros);
   setint(L, t, "pieces", st.pieces);
+  setint(L, t, "dead", st.dead);
   setint(L, t, "iterations", st.iterations);
   setnum(L, t, "residual", st.residual);
   lua_pushboolean(L, s == TIDE_OK && st.converged);

@@ -425,6 +425,28 @@ static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *sol
   return s;
 }
 
+/* Liquid rows that are entirely zero (a cell whose faces are all closed and whose flux no
+ * clipped piece carries, e.g. next to a solid resting on the floor with the linear sampling
+ * giving its own piece's weight to the neighbours): the system would be singular.  Their
+ * pressure is set to 0 (A_ii = 1, b_i = 0; b_i is the divergence through closed faces, 0).
+ * Returns how many. */
+static int64_t dead_rows(tide_csr *A, int nl, double *rhs) {
+  int64_t dead = 0;
+  for (int i = 0; i < nl; i++) {
+    int64_t dg = -1, nz = 0;
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      if (A->col[p] == i) dg = p;
+      nz += A->val[p] != 0;
+    }
+    if (nz == 0 && dg >= 0) {
+      A->val[dg] = 1;
+      rhs[i] = 0;
+      dead++;
+    }
+  }
+  return dead;
+}
+
 /* solve A x = b with the chosen solver; stats filled */
 static int csr_op(void *ctx, const double *x, double *y) { return tide_csr_mul(ctx, x, y); }
 
@@ -631,6 +653,7 @@ static int coupled_solve(zwork *z, tide_tetmesh *const *solids, int ns, const ti
   int stype = o->solver == TIDE_ZARIFI_BICGSTAB || o->solver == TIDE_ZARIFI_MGPCG ? TIDE_CSR_GENERAL
                                                                                   : TIDE_CSR_UPPER;
   if ((s = tide_csr_from_tripletlist(T, stype, &A))) goto done;
+  st->dead = dead_rows(A, nl, rhs);
   st->assembly_seconds += tide_wtime() - ta;
   st->unknowns = n;
   st->nonzeros = full_nnz(A);

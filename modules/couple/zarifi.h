@@ -182,9 +182,11 @@ typedef struct tide_zarifi_stats {
   int iterations;     /* Krylov iterations (0 for direct) */
   double residual;    /* ||A x - b|| / ||b|| of the solved system */
   int converged;
-  double alpha;           /* scaling used (SPD) */
-  int64_t interface;      /* TIDE_ZARIFI_MGPCG: rows of the exactly solved interface block */
-  int ring;               /* TIDE_ZARIFI_MGPCG: the ring used */
+  double alpha;      /* scaling used (SPD) */
+  int64_t interface; /* TIDE_ZARIFI_MGPCG: rows of the exactly solved interface block */
+  int64_t dead;      /* liquid rows that were all zero (cells closed on every side that no clipped
+                        piece's flux reaches): p = 0 there */
+  int ring;          /* TIDE_ZARIFI_MGPCG: the ring used */
   double precond_seconds; /* TIDE_ZARIFI_MGPCG: preconditioner set-up (in solve_seconds) */
   double geometry_seconds, assembly_seconds, solve_seconds;
 } tide_zarifi_stats;

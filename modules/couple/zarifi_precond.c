@@ -65,12 +65,14 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   }
   for (int i = 0; i < n; i++)
     lay[i] = i >= nl ? 0 : -1;
-  for (int i = 0; i < nl; i++)
-    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-      if (A->col[p] >= nl && A->val[p] != 0) {
-        lay[i] = 0;
-        break;
-      }
+  for (int i = 0; i < nl; i++) {
+    int off = 0; /* a row without off-diagonal entries (a dead cell, A_ii = 1) goes to I too */
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      if (A->col[p] >= nl && A->val[p] != 0) lay[i] = 0;
+      off += A->col[p] != i && A->val[p] != 0;
+    }
+    if (!off) lay[i] = 0;
+  }
   for (int l = 1; l <= ring; l++)
     for (int i = 0; i < nl; i++) {
       if (lay[i] != l - 1) continue;
@@ -117,10 +119,9 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     if (s) goto done;
   }
   /* the liquid block's V-cycle, on the liquid cells that have an open face: a cell the solid
-   * closes on every side (its B row is 0; it is in I, J touches it) is left out of the
-   * multigrid hierarchy, where it would join a coarse cell with its open neighbours and make
-   * the coarse operators near-singular (V-cycle values of 1e290 seen next to a ball on the
-   * floor) */
+   * closes on every side (its B row is 0; J touches it, so it is in I and solved there) is
+   * left out of the multigrid hierarchy, where it would only be lumped into a coarse cell
+   * with its open neighbours */
   {
     M->labels = tide_alloc((size_t)M->ncells);
     if (!M->labels) {
@@ -129,31 +130,12 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     }
     memcpy(M->labels, P->labels, (size_t)M->ncells);
     const tide_grid *g = &P->grid;
-    int d3 = g->dim == 3;
     for (int i = 0; i < g->n[0]; i++)
       for (int j = 0; j < g->n[1]; j++)
         for (int k = 0; k < g->n[2]; k++) {
           int64_t c = tide_grid_idx(g, i, j, k);
           if (P->labels[c] != TIDE_CELL_LIQUID) continue;
-          int ijk[3] = {i, j, k};
-          double dg = 0;
-          for (int a = 0; a < (d3 ? 3 : 2); a++)
-            for (int side = 0; side < 2; side++) {
-              int q[3] = {i, j, k};
-              q[a] += side ? 1 : -1;
-              uint8_t nb = q[a] < 0 || q[a] >= g->n[a]
-                               ? (uint8_t)TIDE_CELL_SOLID
-                               : P->labels[tide_grid_idx(g, q[0], q[1], q[2])];
-              int f[3] = {ijk[0], ijk[1], ijk[2]};
-              f[a] += side;
-              double off, dlo, dhi;
-              int64_t fi = tide_grid_fidx(g, a, f[0], f[1], f[2]);
-              if (side)
-                tide_mac_poisson_face(P, a, fi, TIDE_CELL_LIQUID, nb, &off, &dlo, &dhi);
-              else
-                tide_mac_poisson_face(P, a, fi, nb, TIDE_CELL_LIQUID, &off, &dlo, &dhi);
-              dg += side ? dlo : dhi;
-            }
+          double dg = tide_mac_poisson_diag(P, i, j, k);
           if (!(dg > 0)) M->labels[c] = TIDE_CELL_SOLID;
         }
     tide_mac_poisson Q = *P;

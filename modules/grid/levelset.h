@@ -22,6 +22,7 @@
 /* Scratch memory (grown on demand, kept between calls) of the operators that
  * take a `work` argument: redistancing (25 bytes per cell) and the corrected
  * advection schemes (four doubles per sample of the largest lattice).
+ * With a region (tide_advect_opts.region) also two bytes per sample.
  * Zero-initialise it ({0}) and release it with tide_advect_work_release. */
 typedef struct tide_advect_work {
   double *buf;
@@ -283,17 +284,28 @@ enum {
 };
 
 typedef struct tide_advect_opts {
-  int rk;     /* backtrace: 2 = explicit midpoint (Zarifi Eq. 4.29-4.30),
-                 3 = Ralston's RK3 (Bridson 2015, Sec. 3.1) */
-  int cubic;  /* 0: multilinear, 1: monotone cubic interpolation */
-  int scheme; /* TIDE_ADVECT_SL, _MACCORMACK (Selle et al. 2008), _BFECC
-                 (Kim et al. 2005) */
-  int clamp;  /* MacCormack/BFECC limiter, TIDE_ADVECT_CLAMP_*: the range is
-                 that of the 2^dim samples around the backtraced point (the
-                 multilinear stencil, "the local extrema" of Selle et al.) */
+  int rk;                /* backtrace: 2 = explicit midpoint (Zarifi Eq. 4.29-4.30),
+                            3 = Ralston's RK3 (Bridson 2015, Sec. 3.1) */
+  int cubic;             /* 0: multilinear, 1: monotone cubic interpolation */
+  int scheme;            /* TIDE_ADVECT_SL, _MACCORMACK (Selle et al. 2008), _BFECC
+                            (Kim et al. 2005) */
+  int clamp;             /* MacCormack/BFECC limiter, TIDE_ADVECT_CLAMP_*: the range is
+                            that of the 2^dim samples around the backtraced point (the
+                            multilinear stencil, "the local extrema" of Selle et al.) */
+  const uint8_t *region; /* NULL: advect every sample; else a u8 cell mask of
+                 the grid: only the samples in it (cells; faces with a cell
+                 of the region on either side) are advected, every other
+                 sample of out is a copy of the field.  The values in the
+                 region are bit-identical to an advection of the whole grid:
+                 the corrected schemes run their first (forward) pass on the
+                 region grown by the step's largest displacement plus the
+                 cubic stencil (ceil(max |vel| |dt| / dx) + 3 samples), which
+                 is every sample their second pass reads.  For fields needed
+                 only near the liquid (Liu's phi and u): the cost follows the
+                 region, not the grid */
 } tide_advect_opts;
 
-/* {2, 0, SL, TIDE_ADVECT_CLAMP_REVERT} */
+/* {2, 0, SL, TIDE_ADVECT_CLAMP_REVERT, NULL} */
 tide_advect_opts tide_advect_opts_default(void);
 
 /* Scratch memory of the corrected schemes: tide_advect_work (above). */
@@ -323,6 +335,12 @@ int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *
 int tide_levelset_advect_cells(const tide_grid *g, const tide_mac *vel, const double *f, double dt,
                                const tide_advect_opts *o, const uint8_t *valid,
                                tide_advect_work *work, double *out);
+
+/* The cells with lo < phi < hi (u8, 1 / 0) into mask: e.g. the region of an
+ * advection (tide_advect_opts.region) from a level set, the band |phi| < w
+ * (lo = -w, hi = w) or the liquid and the air within w (lo = -inf). */
+int tide_levelset_band_mask(const tide_grid *g, const double *phi, double lo, double hi,
+                            uint8_t *mask);
 
 /* Advect every component of the MAC field q by the MAC velocity vel over dt:
  * component a is sampled on its own face lattice (grid.h) and each face

@@ -73,7 +73,7 @@ int tide_grid_sample_cubic(const tide_grid *g, const double *f, int64_t np, cons
 }
 
 tide_advect_opts tide_advect_opts_default(void) {
-  tide_advect_opts o = {2, 0, TIDE_ADVECT_SL, TIDE_ADVECT_CLAMP_REVERT};
+  tide_advect_opts o = {2, 0, TIDE_ADVECT_SL, TIDE_ADVECT_CLAMP_REVERT, NULL};
   return o;
 }
 
@@ -133,7 +133,7 @@ static inline int64_t lattice_size(const tide_lattice *L) {
  * otherwise keep their values). */
 static void sl_step(const tide_grid *g, const tide_mac *vel, const tide_advect_opts *o, int axis,
                     const double *f, double dt, double *out, double *lo, double *hi,
-                    const uint8_t *valid, int mark) {
+                    const uint8_t *valid, int mark, const uint8_t *sel) {
   tide_lattice L;
   sample_lattice(g, axis, f, &L);
   const int n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
@@ -143,6 +143,7 @@ static void sl_step(const tide_grid *g, const tide_mac *vel, const tide_advect_o
   for (int i = 0; i < n0; i++)
     for (int j = 0; j < n1; j++)
       for (int k = 0; k < n2; k++) {
+        if (sel && !sel[i * s0 + j * s1 + k]) continue; /* outside the region */
         /* cell centre, or face centre (integer offset along the face axis) */
         double x[3] = {0, 0, 0}, x0[3] = {0, 0, 0};
         int c3[3] = {i, j, k};
@@ -195,12 +196,72 @@ static int check_opts(const tide_advect_opts *o, const char *fn) {
     return tide_fail(TIDE_EINVAL, "%s: unknown scheme %d", fn, o->scheme);
   if (o->clamp < TIDE_ADVECT_CLAMP_NONE || o->clamp > TIDE_ADVECT_CLAMP_EXTREMA)
     return tide_fail(TIDE_EINVAL, "%s: unknown limiter %d", fn, o->clamp);
+  if (o->region && o->scheme == TIDE_ADVECT_BFECC)
+    return tide_fail(TIDE_EINVAL,
+                     "%s: a region needs the SL or MacCormack scheme (BFECC reads twice as far)",
+                     fn);
   return TIDE_OK;
 }
 
-/* at least 4 n doubles in w */
-static int work_reserve(tide_advect_work *w, int64_t n) {
-  return tide_advect_work_reserve(w, (size_t)n * 4 * sizeof(double));
+/* at least 4 n doubles in w, and 2 n bytes more with a region */
+static int work_reserve(tide_advect_work *w, int64_t n, int region) {
+  return tide_advect_work_reserve(w, (size_t)n * (4 * sizeof(double) + (region ? 2 : 0)));
+}
+
+/* The region's samples of lattice `axis` (cells, or faces with a region
+ * cell on either side) in sel, and in grown the same grown by r samples
+ * along every axis (a box of half-width r: separable passes per axis). */
+static void region_samples(const tide_grid *g, int axis, const uint8_t *region, int r, uint8_t *sel,
+                           uint8_t *grown) {
+  int n[3] = {g->n[0], g->n[1], g->dim == 3 ? g->n[2] : 1};
+  if (axis >= 0) n[axis] += 1;
+  const int64_t s[3] = {(int64_t)n[1] * n[2], n[2], 1};
+  const int64_t cs[3] = {(int64_t)g->n[1] * (g->dim == 3 ? g->n[2] : 1), g->dim == 3 ? g->n[2] : 1,
+                         1};
+  const int64_t N = (int64_t)n[0] * n[1] * n[2];
+#pragma omp parallel for collapse(2) schedule(static) if (N > TIDE_PAR_MIN)
+  for (int i = 0; i < n[0]; i++)
+    for (int j = 0; j < n[1]; j++)
+      for (int k = 0; k < n[2]; k++) {
+        int c[3] = {i, j, k}, in = 0;
+        for (int side = 0; side < (axis >= 0 ? 2 : 1) && !in; side++) {
+          int q[3] = {i, j, k};
+          if (axis >= 0) q[axis] -= side; /* face i: cells i - 1 and i */
+          if (axis >= 0 && (q[axis] < 0 || q[axis] >= g->n[axis])) continue;
+          in = region[q[0] * cs[0] + q[1] * cs[1] + q[2] * cs[2]] != 0;
+        }
+        sel[c[0] * s[0] + c[1] * s[1] + c[2]] = (uint8_t)in;
+      }
+  memcpy(grown, sel, (size_t)N);
+  /* per axis: mark every sample within r of a marked one along the axis
+   * (distance to the last mark forward, then backward) */
+  for (int a = 0; a < 3; a++) {
+    if (n[a] == 1 || r <= 0) continue;
+    int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2; /* the two other axes */
+#pragma omp parallel for collapse(2) schedule(static) if (N > TIDE_PAR_MIN)
+    for (int p = 0; p < n[b0]; p++)
+      for (int q = 0; q < n[b1]; q++) {
+        int64_t base = (int64_t)p * s[b0] + (int64_t)q * s[b1];
+        int last = -(1 << 30);
+        uint8_t *line_mark = grown;
+        /* forward: within r after a mark (marks of this pass's input only) */
+        for (int t = 0; t < n[a]; t++) {
+          int64_t c = base + (int64_t)t * s[a];
+          if (line_mark[c] & 1) last = t;
+          if (t - last <= r) line_mark[c] |= 2;
+        }
+        last = 1 << 30;
+        for (int t = n[a] - 1; t >= 0; t--) {
+          int64_t c = base + (int64_t)t * s[a];
+          if (line_mark[c] & 1) last = t;
+          if (last - t <= r) line_mark[c] |= 2;
+        }
+        for (int t = 0; t < n[a]; t++) {
+          int64_t c = base + (int64_t)t * s[a];
+          line_mark[c] = (line_mark[c] & 2) ? 1 : 0;
+        }
+      }
+  }
 }
 
 int tide_advect_work_reserve(tide_advect_work *w, size_t bytes) {
@@ -217,38 +278,75 @@ int tide_advect_work_reserve(tide_advect_work *w, size_t bytes) {
 static void advect_lattice(const tide_grid *g, const tide_mac *vel, int axis, const double *f,
                            double dt, const tide_advect_opts *o, const uint8_t *valid,
                            tide_advect_work *w, double *out) {
-  if (o->scheme == TIDE_ADVECT_SL) {
-    sl_step(g, vel, o, axis, f, dt, out, NULL, NULL, NULL, 0);
-    return;
-  }
   tide_lattice L;
   sample_lattice(g, axis, f, &L);
   const int64_t N = lattice_size(&L);
   double *f1 = w->buf, *f0 = f1 + N, *lo = f0 + N, *hi = lo + N;
+  uint8_t *sel = NULL, *grown = NULL;
+  if (o->region) {
+    /* samples of the region, and those the second pass can read: grown by
+     * the largest displacement and the cubic stencil */
+    double vmax = 0;
+    for (int a = 0; a < g->dim; a++) {
+      double m = 0;
+      const double *ua = TIDE_F64P(vel->u[a]);
+      int64_t na = tide_array_size(vel->u[a]);
+#pragma omp parallel for reduction(max : m) schedule(static) if (na > TIDE_PAR_MIN)
+      for (int64_t c = 0; c < na; c++)
+        m = fmax(m, fabs(ua[c]));
+      vmax += m * m;
+    }
+    double reach = sqrt(vmax) * fabs(dt) / g->dx;
+    int r = o->scheme == TIDE_ADVECT_SL ? 0 : (int)fmin(ceil(reach), 1e6) + 3;
+    sel = (uint8_t *)(hi + N), grown = sel + N;
+    if (o->scheme == TIDE_ADVECT_SL) sel = (uint8_t *)w->buf, grown = sel + N;
+    region_samples(g, axis, o->region, r, sel, grown);
+#pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
+    for (int64_t c = 0; c < N; c++)
+      if (!sel[c]) out[c] = f[c];
+  }
+  if (o->scheme == TIDE_ADVECT_SL) {
+    sl_step(g, vel, o, axis, f, dt, out, NULL, NULL, NULL, 0, sel);
+    return;
+  }
   const int ranged = o->clamp != TIDE_ADVECT_CLAMP_NONE || valid;
   /* forward: SL values and the range around the backtraced points (the
    * same x0 for every forward step); backward: validity of the forward
    * traces only */
-  sl_step(g, vel, o, axis, f, dt, f1, ranged ? lo : NULL, hi, valid, 0);
-  sl_step(g, vel, o, axis, f1, -dt, f0, valid ? lo : NULL, hi, valid, 1);
+  sl_step(g, vel, o, axis, f, dt, f1, ranged ? lo : NULL, hi, valid, 0, grown);
+  sl_step(g, vel, o, axis, f1, -dt, f0, valid ? lo : NULL, hi, valid, 1, sel);
   if (o->scheme == TIDE_ADVECT_MACCORMACK) {
 #pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
     for (int64_t c = 0; c < N; c++) {
+      if (sel && !sel[c]) continue;
       double v = f1[c] + 0.5 * (f[c] - f0[c]);
       out[c] = ranged ? limit(v, f1[c], lo[c], hi[c], o->clamp) : v;
     }
     return;
   }
-  /* BFECC: f0 <- f + (f - f0) / 2, then forward again */
+  /* BFECC (no region: check_opts): f0 <- f + (f - f0) / 2, then forward again */
 #pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
   for (int64_t c = 0; c < N; c++)
     f0[c] = f[c] + 0.5 * (f[c] - f0[c]);
-  sl_step(g, vel, o, axis, f0, dt, out, NULL, NULL, NULL, 0);
+  sl_step(g, vel, o, axis, f0, dt, out, NULL, NULL, NULL, 0, NULL);
   if (ranged) {
 #pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
     for (int64_t c = 0; c < N; c++)
       out[c] = limit(out[c], f1[c], lo[c], hi[c], o->clamp);
   }
+}
+
+int tide_levelset_band_mask(const tide_grid *g, const double *phi, double lo, double hi,
+                            uint8_t *mask) {
+  int st = tide_sdf_check_grid(g, TIDE_AT_CELLS, "band mask");
+  if (st) return st;
+  if (!phi || !mask) return tide_fail(TIDE_EINVAL, "band mask: missing phi or mask");
+  if (isnan(lo) || isnan(hi)) return tide_fail(TIDE_EINVAL, "band mask: NaN bound");
+  const int64_t N = tide_grid_ncells(g);
+#pragma omp parallel for schedule(static) if (N > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < N; c++)
+    mask[c] = phi[c] > lo && phi[c] < hi;
+  return TIDE_OK;
 }
 
 int tide_levelset_advect(const tide_grid *g, const tide_mac *vel, const double *f, double dt,
@@ -269,7 +367,9 @@ int tide_levelset_advect_cells(const tide_grid *g, const tide_mac *vel, const do
   if (f == out) return tide_fail(TIDE_EINVAL, "%s: out must not alias the field", fn);
   if ((st = check_opts(&o, fn))) return st;
   tide_advect_work tmp = {NULL, 0}, *w = work ? work : &tmp;
-  if (o.scheme != TIDE_ADVECT_SL && (st = work_reserve(w, tide_grid_ncells(g)))) return st;
+  if ((o.scheme != TIDE_ADVECT_SL || o.region) &&
+      (st = work_reserve(w, tide_grid_ncells(g), o.region != NULL)))
+    return st;
   advect_lattice(g, vel, -1, f, dt, &o, valid, w, out);
   tide_advect_work_release(&tmp);
   return TIDE_OK;
@@ -295,13 +395,13 @@ int tide_levelset_advect_mac(const tide_mac *vel, const tide_mac *q, double dt,
                          "%s: out must not share memory with the advected field or the velocity",
                          fn);
   tide_advect_work tmp = {NULL, 0}, *w = work ? work : &tmp;
-  if (o.scheme != TIDE_ADVECT_SL) {
+  if (o.scheme != TIDE_ADVECT_SL || o.region) {
     int64_t nmax = 0;
     for (int a = 0; a < g->dim; a++) {
       int64_t n = tide_array_size(q->u[a]);
       nmax = n > nmax ? n : nmax;
     }
-    if ((st = work_reserve(w, nmax))) return st;
+    if ((st = work_reserve(w, nmax, o.region != NULL))) return st;
   }
   for (int a = 0; a < g->dim; a++)
     advect_lattice(g, vel, a, TIDE_F64P(q->u[a]), dt, &o, valid ? TIDE_U8P(valid->u[a]) : NULL, w,

@@ -575,6 +575,26 @@ static int l_valid_faces(lua_State *L) {
   return 1;
 }
 
+/* tide.grid.band_mask(g, phi, lo, hi [, out]) -> u8 cells, 1 where lo < phi < hi */
+static int l_band_mask(lua_State *L) {
+  const char *fn = "tide.grid.band_mask";
+  tide_grid *g = checkgrid(L, 1);
+  tide_array *phi = checkcells(L, 2, g, fn, "phi");
+  double lo = luaL_checknumber(L, 3), hi = luaL_checknumber(L, 4);
+  tide_array *m;
+  if (lua_isnoneornil(L, 5)) {
+    m = tide_grid_cell_array(g, TIDE_U8);
+    if (!m) tide_lua_check(L, TIDE_ENOMEM, fn);
+    tide_lua_pusharray(L, m);
+  } else {
+    m = tide_lua_checkarray(L, 5);
+    tide_lua_check(L, tide_grid_check_cells(g, m, TIDE_U8, "out"), fn);
+    lua_pushvalue(L, 5);
+  }
+  tide_lua_check(L, tide_levelset_band_mask(g, TIDE_F64P(phi), lo, hi, TIDE_U8P(m)), fn);
+  return 1;
+}
+
 static const char *const con_keys[] = {"mac", "keep", "solid_phi", "solid_velocity", NULL};
 /* tide.grid.constrain_mac{ mac = u, keep = u8 Mac, solid_phi = Array at
  *   cells or nodes [, solid_velocity = Mac ] }: Zarifi's constraint, in place */
@@ -936,19 +956,22 @@ tide_advect_opts tide_lua_advect_opts(tide_opts *o) {
   if (t == LUA_TBOOLEAN)
     a.clamp = tide_opt_bool(o, "clamp", 1) ? TIDE_ADVECT_CLAMP_REVERT : TIDE_ADVECT_CLAMP_NONE;
   else if (t != LUA_TNIL && t != LUA_TSTRING)
-    tide_lua_error(o->L, "%s: option 'clamp' must be a boolean or one of none, revert, extrema, got %s",
+    tide_lua_error(o->L,
+                   "%s: option 'clamp' must be a boolean or one of none, revert, extrema, got %s",
                    o->fname, lua_typename(o->L, t));
   else
     a.clamp = tide_opt_choice(o, "clamp", "revert", CLAMPS);
   return a;
 }
 
-static const char *const adv_keys[] = {"grid",  "velocity", "field", "dt",   "rk",  "interp",
-                                       "scheme", "clamp",   "valid", "work", "out", NULL};
+static const char *const adv_keys[] = {"grid",   "velocity", "field", "dt",    "rk",
+                                       "interp", "scheme",   "clamp", "valid", "work",
+                                       "region", "out",      NULL};
 /* tide.grid.advect_scalar{ grid = g, velocity = Mac, field = Array, dt = s
  *   [, rk = 2 | 3, interp = "linear" | "cubic", scheme = "sl" |
  *   "maccormack" | "bfecc", clamp = "revert" | "extrema" | "none" (true =
  *   "revert", false = "none"), valid = u8 cells, work = AdvectWork,
+ *   region = u8 cells (only these advected, the rest copied; levelset.h),
  *   out = Array ] } -> out */
 static int l_advect_scalar(lua_State *L) {
   const char *fn = "tide.grid.advect_scalar";
@@ -962,6 +985,11 @@ static int l_advect_scalar(lua_State *L) {
   tide_array *valid = tide_opt_array(&o, "valid");
   if (valid) tide_lua_check(L, tide_grid_check_cells(g, valid, TIDE_U8, "valid"), fn);
   tide_advect_work *w = tide_opt_obj(&o, "work", AW_T);
+  tide_array *region = tide_opt_array(&o, "region");
+  if (region) {
+    tide_lua_check(L, tide_grid_check_cells(g, region, TIDE_U8, "region"), fn);
+    a.region = TIDE_U8P(region);
+  }
   tide_array *out = cell_out(L, g, tide_opt_array(&o, "out"), fn, "out");
   if (out->buf == f->buf) tide_lua_error(L, "%s: out must not share memory with field", fn);
   tide_lua_check(L,
@@ -982,6 +1010,11 @@ static void advect_mac_opts(lua_State *L, tide_opts *o, tide_mac *vel, tide_mac 
   tide_mac *valid = tide_opt_obj(o, "valid", TIDE_MAC_T);
   if (valid) tide_lua_check(L, tide_mac_check(valid, &q->grid, TIDE_U8, "valid"), fn);
   tide_advect_work *w = tide_opt_obj(o, "work", AW_T);
+  tide_array *region = tide_opt_array(o, "region");
+  if (region) {
+    tide_lua_check(L, tide_grid_check_cells(&q->grid, region, TIDE_U8, "region"), fn);
+    a.region = TIDE_U8P(region);
+  }
   tide_mac *out = tide_opt_obj(o, "out", TIDE_MAC_T);
   if (out) {
     tide_lua_check(L, tide_mac_check(out, &q->grid, TIDE_F64, "out"), fn);
@@ -994,10 +1027,10 @@ static void advect_mac_opts(lua_State *L, tide_opts *o, tide_mac *vel, tide_mac 
   tide_lua_check(L, tide_levelset_advect_mac(vel, q, dt, &a, valid, w, out), fn);
 }
 
-static const char *const advm_keys[] = {"velocity", "field", "dt",   "rk",  "interp", "scheme",
-                                        "clamp",    "valid", "work", "out", NULL};
+static const char *const advm_keys[] = {"velocity", "field", "dt",   "rk",     "interp", "scheme",
+                                        "clamp",    "valid", "work", "region", "out",    NULL};
 /* tide.grid.advect_mac{ velocity = Mac, field = Mac, dt = s [, rk, interp,
- *   scheme, clamp, valid = u8 Mac, work, out = Mac] } -> out: the options of
+ *   scheme, clamp, valid = u8 Mac, work, region = u8 cells, out = Mac] } -> out: the options of
  *   advect_scalar, applied to every face lattice of field */
 static int l_advect_mac(lua_State *L) {
   const char *fn = "tide.grid.advect_mac";
@@ -1009,8 +1042,8 @@ static int l_advect_mac(lua_State *L) {
   return 1;
 }
 
-static const char *const advmm_keys[] = {"rk",   "interp", "scheme", "clamp",
-                                         "valid", "work",  "out",    NULL};
+static const char *const advmm_keys[] = {"rk",   "interp", "scheme", "clamp", "valid",
+                                         "work", "region", "out",    NULL};
 /* Mac:advect(vel, dt, {options}) (lua_grid.c): the table form, options as
  * tide.grid.advect_mac without velocity/field/dt */
 int tide_lua_mac_advect_opts(lua_State *L, tide_mac *q, tide_mac *vel, double dt, int idx,
@@ -1026,6 +1059,7 @@ static const luaL_Reg funcs[] = {{"particle_sdf", l_particle_sdf},
                                  {"redistance", l_redistance},
                                  {"extrapolate", l_extrapolate},
                                  {"valid_faces", l_valid_faces},
+                                 {"band_mask", l_band_mask},
                                  {"constrain_mac", l_constrain_mac},
                                  {"components", l_components},
                                  {"volume", l_volume},

@@ -201,6 +201,29 @@ int tide_mac_poisson_apply(const tide_mac_poisson *P, const double *x, double *y
   return TIDE_OK;
 }
 
+double tide_mac_poisson_diag(const tide_mac_poisson *P, int i, int j, int k) {
+  const tide_grid *g = &P->grid;
+  double dg = 0;
+  for (int a = 0; a < (g->dim == 3 ? 3 : 2); a++)
+    for (int side = 0; side < 2; side++) {
+      int q[3] = {i, j, k}, f[3] = {i, j, k};
+      q[a] += side ? 1 : -1;
+      f[a] += side;
+      uint8_t nb = q[a] < 0 || q[a] >= g->n[a] ? (uint8_t)TIDE_CELL_SOLID
+                                               : P->labels[tide_grid_idx(g, q[0], q[1], q[2])];
+      double off, dlo, dhi;
+      int64_t fi = tide_grid_fidx(g, a, f[0], f[1], f[2]);
+      if (side) {
+        tide_mac_poisson_face(P, a, fi, TIDE_CELL_LIQUID, nb, &off, &dlo, &dhi);
+        dg += dlo;
+      } else {
+        tide_mac_poisson_face(P, a, fi, nb, TIDE_CELL_LIQUID, &off, &dlo, &dhi);
+        dg += dhi;
+      }
+    }
+  return dg;
+}
+
 int tide_mac_poisson_number(const tide_mac_poisson *P, int *rowof, int *n) {
   int st = tide_mac_poisson_check(P);
   if (st) return st;

@@ -97,6 +97,12 @@ static inline void tide_mac_poisson_face(const tide_mac_poisson *P, int a, int64
     *dhi = w / th;
 }
 
+/* The diagonal A_cc of liquid cell (i, j, k) in units of 1/dx^2 (the sum of
+ * its faces' contributions, tide_mac_poisson_face; the domain boundary is a
+ * wall): 0 when every face of the cell is closed -- a LIQUID cell whose row of
+ * A is zero. */
+double tide_mac_poisson_diag(const tide_mac_poisson *P, int i, int j, int k);
+
 /* Ghost-fluid fractions from a liquid level set phi (cells, negative in
  * liquid): on each face between a liquid cell l and an air cell a,
  * theta = phi_l / (phi_l - phi_a) when phi changes sign across the face, else

@@ -9,7 +9,12 @@
  *   mass (nv), pinned u8 (nv), target (nv, d), force (nv, d), rotations
  *   (ne, d, d), contact_force (nv), contact_collider i32 (nv) (the lag of
  *   step_newton's friction; absent in older checkpoints)[, fibers (ne, d)][, plasticity = {yield, limit, isochoric, Fpinv,
- *   Dminv_eff[, goal]}]}.
+ *   Dminv_eff[, goal]}]}; meshes with shells or rods (thin.h) add thin =
+ *   {part tables: kind, the membrane model's fields, thickness, bending,
+ *   stretch, twist, density, damping, bend_yield, bend_model, poisson,
+ *   nodes0, nodes1, n1, n2, n3, s1, r1, a1, s2, r2, w2, s3, w3, r3, h3 (the
+ *   part's own arrays, 0-based)} and bound, bound_elem (0-based); their
+ *   material state is set directly (no volume material attach).
  * Integrator workspaces (matrices, factorizations, the corotational Kt) are
  * rebuilt on the next step; they hold no state that changes its result.
  */
@@ -23,10 +28,8 @@
 
 #define FN "tide.fileio.restore (tide.TetMesh)"
 
-static void push_material(lua_State *L, const tide_tetmesh *m) {
-  const tide_fem *f = m->fem;
-  const tide_material *t = &f->mat;
-  lua_createtable(L, 0, 24);
+/* the fields of a tide_material into the table at the top */
+static void push_model(lua_State *L, const tide_material *t) {
   lua_pushstring(L, tide_model_name(t->model));
   lua_setfield(L, -2, "model");
   tide_ckpt_setnum(L, "mu", t->mu);
@@ -42,6 +45,12 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
   tide_ckpt_setnum(L, "damping_beta", t->damp_beta);
   lua_pushboolean(L, t->plane_stress);
   lua_setfield(L, -2, "plane_stress");
+}
+
+static void push_material(lua_State *L, const tide_tetmesh *m) {
+  const tide_fem *f = m->fem;
+  lua_createtable(L, 0, 24);
+  push_model(L, &f->mat);
   tide_ckpt_setnum(L, "density", f->rho);
   tide_ckpt_setvec(L, "gravity", f->gravity, 3);
   tide_ckpt_setnum(L, "rayleigh_mass", f->tau_m);
@@ -50,7 +59,7 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
   tide_ckpt_setarray(L, "pinned", f->pinned);
   tide_ckpt_setarray(L, "target", f->target);
   tide_ckpt_setarray(L, "force", f->force);
-  tide_ckpt_setarray(L, "rotations", f->R);
+  if (tide_fem_nvol(m)) tide_ckpt_setarray(L, "rotations", f->R);
   tide_ckpt_setarray(L, "contact_force", f->contact_force);
   tide_ckpt_setarray(L, "contact_collider", f->contact_collider);
   tide_ckpt_setarray(L, "fibers", f->fiber);
@@ -68,11 +77,50 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
   lua_setfield(L, -2, "material");
 }
 
+/* the thin parts as a list of tables (their arrays shared; node indices
+ * 0-based as stored: they are the part's own data, not user-facing) */
+static void push_thin(lua_State *L, const tide_thin *t) {
+  lua_createtable(L, t->nparts, 0);
+  for (int i = 0; i < t->nparts; i++) {
+    const tide_thin_part *p = &t->parts[i];
+    lua_createtable(L, 0, 32);
+    lua_pushstring(L, p->p.kind == TIDE_THIN_SHELL ? "shell" : "rod");
+    lua_setfield(L, -2, "kind");
+    push_model(L, &p->p.mat);
+    tide_ckpt_setnum(L, "thickness", p->p.thickness);
+    tide_ckpt_setnum(L, "bending", p->p.bending);
+    tide_ckpt_setnum(L, "stretch", p->p.stretch);
+    tide_ckpt_setnum(L, "twist", p->p.twist);
+    tide_ckpt_setnum(L, "density", p->p.density);
+    tide_ckpt_setnum(L, "damping", p->p.damping);
+    tide_ckpt_setnum(L, "bend_yield", p->p.bend_yield);
+    tide_ckpt_setint(L, "bend_model", p->p.bend_model);
+    tide_ckpt_setnum(L, "poisson", p->p.poisson);
+    tide_ckpt_setint(L, "nodes0", p->nodes0);
+    tide_ckpt_setint(L, "nodes1", p->nodes1);
+    tide_ckpt_setint(L, "n1", p->n1);
+    tide_ckpt_setint(L, "n2", p->n2);
+    tide_ckpt_setint(L, "n3", p->n3);
+    if (p->n1) tide_ckpt_setarray(L, "s1", p->s1), tide_ckpt_setarray(L, "r1", p->r1);
+    if (p->n1 && p->a1) tide_ckpt_setarray(L, "a1", p->a1);
+    if (p->n2) {
+      tide_ckpt_setarray(L, "s2", p->s2);
+      tide_ckpt_setarray(L, "r2", p->r2);
+      tide_ckpt_setarray(L, "w2", p->w2);
+    }
+    if (p->n3) {
+      tide_ckpt_setarray(L, "s3", p->s3);
+      tide_ckpt_setarray(L, "w3", p->w3);
+      if (p->r3) tide_ckpt_setarray(L, "r3", p->r3);
+      if (p->h3) tide_ckpt_setarray(L, "h3", p->h3);
+    }
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
 static int mesh_checkpoint(lua_State *L) {
   tide_tetmesh *m = tide_lua_checkobj(L, 1, TIDE_TETMESH_T);
-  if (m->fem && m->fem->thin)
-    tide_lua_error(L, "checkpoint: meshes with shells or rods cannot be checkpointed yet");
-  lua_createtable(L, 0, 10);
+  lua_createtable(L, 0, 12);
   tide_ckpt_setint(L, "dim", m->dim);
   tide_ckpt_setint(L, "nper", m->nper);
   tide_ckpt_setarray(L, "rest", m->rest);
@@ -88,6 +136,14 @@ static int mesh_checkpoint(lua_State *L) {
   tide_ckpt_setarray(L, "Dminv", m->Dminv);
   tide_ckpt_setarray(L, "rest_volume", m->vol);
   if (m->fem) push_material(L, m);
+  if (m->fem && m->fem->thin) {
+    push_thin(L, m->fem->thin);
+    lua_setfield(L, -2, "thin");
+    if (m->nb) { /* a merged mesh's boundary holds its shells' triangles */
+      tide_ckpt_setarray(L, "bound", m->bound);
+      tide_ckpt_setarray(L, "bound_elem", m->bound_elem);
+    }
+  }
   return 1;
 }
 
@@ -99,13 +155,8 @@ static const char *const mat_keys[] = {
     "target",       "force",    "rotations",     "fibers",        "plasticity",
     "contact_force", "contact_collider", "plane_stress", NULL};
 
-/* the material table at idx onto the new mesh m (anchored on the stack) */
-static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
-  const char *fn = FN " material";
-  idx = lua_absindex(L, idx);
-  tide_ckpt_keys(L, idx, fn, mat_keys);
-  if (m->surface) tide_lua_error(L, "%s: a surface mesh cannot have a material", fn);
-  int d = m->dim;
+/* the tide_material fields of the table at idx */
+static void read_model(lua_State *L, int idx, const char *fn, tide_material *out) {
   if (lua_getfield(L, idx, "model") != LUA_TSTRING)
     tide_lua_error(L, "%s: field 'model' must be a string", fn);
   tide_material t;
@@ -131,6 +182,21 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   int has_ps = !lua_isnil(L, -1);
   lua_pop(L, 1);
   t.plane_stress = has_ps ? tide_ckpt_bool(L, idx, fn, "plane_stress") : 0;
+  *out = t;
+}
+
+/* the material table at idx onto the new mesh m (anchored on the stack);
+ * thin != 0: the mesh's shells and rods are restored after it (their
+ * material state is set directly, as tide_thin_merge does) */
+static void restore_material(lua_State *L, int idx, tide_tetmesh *m, int thin) {
+  const char *fn = FN " material";
+  idx = lua_absindex(L, idx);
+  tide_ckpt_keys(L, idx, fn, mat_keys);
+  if (m->surface && !thin) tide_lua_error(L, "%s: a surface mesh cannot have a material", fn);
+  int d = m->dim;
+  const double H = HUGE_VAL;
+  tide_material t;
+  read_model(L, idx, fn, &t);
   double rho = tide_ckpt_num(L, idx, fn, "density", 0, H);
   double g[3];
   tide_ckpt_vec(L, idx, fn, "gravity", 3, g);
@@ -141,7 +207,7 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   tide_array *pinned = tide_ckpt_array(L, idx, fn, "pinned", TIDE_U8, 1, s1, 0, 0);
   tide_array *target = tide_ckpt_array(L, idx, fn, "target", TIDE_F64, 2, s2, 1, 0);
   tide_array *force = tide_ckpt_array(L, idx, fn, "force", TIDE_F64, 2, s2, 1, 0);
-  tide_array *rot = tide_ckpt_array(L, idx, fn, "rotations", TIDE_F64, 3, se, 1, 0);
+  tide_array *rot = tide_ckpt_array(L, idx, fn, "rotations", TIDE_F64, 3, se, 1, tide_fem_nvol(m) == 0);
   tide_array *fib = tide_ckpt_array(L, idx, fn, "fibers", TIDE_F64, 2, sf, 1, 1);
   tide_array *cf = tide_ckpt_array(L, idx, fn, "contact_force", TIDE_F64, 1, s1, 1, 1);
   tide_array *cc = tide_ckpt_array(L, idx, fn, "contact_collider", TIDE_I32, 1, s1, 0, 1);
@@ -170,7 +236,15 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
     goal = tide_ckpt_array(L, -1, fp, "goal", TIDE_F64, 3, se, 1, 1);
   }
   lua_pop(L, 1); /* the arrays stay referenced by the state table */
-  tide_lua_check(L, tide_fem_attach(m, &t, rho), fn);
+  if (thin && (fib || Fpinv)) tide_lua_error(L, "%s: a mesh with shells or rods has no fibres or plasticity", fn);
+  if (thin) {
+    if (!(rho > 0)) tide_lua_error(L, "%s: field 'density' must be positive", fn);
+    tide_lua_check(L, tide_fem_alloc(m), fn);
+    m->fem->mat = t;
+    m->fem->rho = rho;
+  } else {
+    tide_lua_check(L, tide_fem_attach(m, &t, rho), fn);
+  }
   tide_fem *f = m->fem;
   f->tau_m = tm;
   f->tau_k = tk;
@@ -180,7 +254,7 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   tide_ckpt_copy(f->pinned, pinned);
   tide_ckpt_copy(f->target, target);
   tide_ckpt_copy(f->force, force);
-  tide_ckpt_copy(f->R, rot);
+  if (rot) tide_ckpt_copy(f->R, rot);
   if (cf) tide_ckpt_copy(f->contact_force, cf);
   if (cc) tide_ckpt_copy(f->contact_collider, cc);
   if (fib) {
@@ -196,17 +270,118 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m) {
   }
 }
 
+static const char *const part_keys[] = {
+    "kind",      "model",      "mu",         "lambda",     "gamma",         "spline_lo",
+    "spline_hi", "spline_klo", "spline_khi", "fiber_k",    "fiber",         "damping_alpha",
+    "damping_beta", "plane_stress", "thickness", "bending", "stretch",       "twist",
+    "density",   "damping",    "bend_yield", "bend_model", "poisson",       "nodes0",
+    "nodes1",    "n1",         "n2",         "n3",         "s1",            "r1",
+    "a1",        "s2",         "r2",         "w2",         "s3",            "w3",
+    "r3",        "h3",         NULL};
+
+/* the optional array field key of dtype t, rank ndim (shape: < 0 any),
+ * borrowed from the state table (NULL when absent) */
+static void part_array(lua_State *L, int idx, const char *fn, const char *key, tide_dtype t,
+                       int ndim, const int64_t *shape, tide_array **out) {
+  *out = tide_ckpt_array(L, idx, fn, key, t, ndim, shape, t == TIDE_F64, 1);
+}
+
+/* the part's own contiguous copies of its borrowed arrays (empty sets
+ * present); 0 when out of memory (then it holds nothing) */
+static int part_own(tide_thin_part *p) {
+  tide_array **a[] = {&p->s1, &p->s2, &p->r1, &p->a1, &p->r2, &p->w2, &p->s3, &p->r3, &p->w3, &p->h3};
+  int ok = 1;
+  for (size_t k = 0; k < sizeof a / sizeof a[0]; k++) {
+    tide_array *src = *a[k];
+    *a[k] = src ? tide_array_clone(src, src->dtype) : NULL;
+    if (src && !*a[k]) ok = 0;
+  }
+  int shell = p->p.kind == TIDE_THIN_SHELL;
+  if (!p->s2) p->s2 = tide_array_new2(TIDE_I32, 0, shell ? 4 : 3);
+  if (!p->r2) p->r2 = tide_array_new1(TIDE_F64, 0);
+  if (!p->w2) p->w2 = tide_array_new1(TIDE_F64, 0);
+  if (!p->s2 || !p->r2 || !p->w2) ok = 0;
+  if (!ok) tide_thin_part_clear(p);
+  return ok;
+}
+
+/* the parts (list at idx) onto m; their checks are tide_thin_install's */
+static void restore_thin(lua_State *L, int idx, tide_tetmesh *m) {
+  const char *fn = FN " thin part";
+  idx = lua_absindex(L, idx);
+  if (!lua_istable(L, idx)) tide_lua_error(L, "%s: field 'thin' must be a list", FN);
+  int n = (int)luaL_len(L, idx);
+  if (n < 1 || n > 1 << 20) tide_lua_error(L, "%s: field 'thin' must list 1 or more parts", FN);
+  tide_thin_part *parts = lua_newuserdatauv(L, (size_t)n * sizeof *parts, 0);
+  memset(parts, 0, (size_t)n * sizeof *parts);
+  int top = lua_gettop(L);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, idx, i + 1);
+    int pi = lua_gettop(L);
+    tide_ckpt_keys(L, pi, fn, part_keys);
+    tide_thin_part *p = &parts[i];
+    if (lua_getfield(L, pi, "kind") != LUA_TSTRING) tide_lua_error(L, "%s: field 'kind' must be a string", fn);
+    const char *kind = lua_tostring(L, -1);
+    p->p.kind = !strcmp(kind, "shell") ? TIDE_THIN_SHELL : !strcmp(kind, "rod") ? TIDE_THIN_ROD : 0;
+    if (!p->p.kind) tide_lua_error(L, "%s: unknown kind '%s'", fn, kind);
+    lua_pop(L, 1);
+    read_model(L, pi, fn, &p->p.mat);
+    const double H = HUGE_VAL;
+    p->p.thickness = tide_ckpt_num(L, pi, fn, "thickness", 0, H);
+    p->p.bending = tide_ckpt_num(L, pi, fn, "bending", 0, H);
+    p->p.stretch = tide_ckpt_num(L, pi, fn, "stretch", 0, H);
+    p->p.twist = tide_ckpt_num(L, pi, fn, "twist", 0, H);
+    p->p.density = tide_ckpt_num(L, pi, fn, "density", 0, H);
+    p->p.damping = tide_ckpt_num(L, pi, fn, "damping", 0, H);
+    p->p.bend_yield = tide_ckpt_num(L, pi, fn, "bend_yield", 0, H);
+    p->p.bend_model = (int)tide_ckpt_int(L, pi, fn, "bend_model", 0, 1);
+    p->p.poisson = tide_ckpt_num(L, pi, fn, "poisson", -1, 0.5);
+    p->nodes0 = tide_ckpt_int(L, pi, fn, "nodes0", 0, m->nv);
+    p->nodes1 = tide_ckpt_int(L, pi, fn, "nodes1", 0, m->nv);
+    p->n1 = tide_ckpt_int(L, pi, fn, "n1", 0, INT32_MAX);
+    p->n2 = tide_ckpt_int(L, pi, fn, "n2", 0, INT32_MAX);
+    p->n3 = tide_ckpt_int(L, pi, fn, "n3", 0, INT32_MAX);
+    int shell = p->p.kind == TIDE_THIN_SHELL;
+    int64_t s1[2] = {p->n1, shell ? 3 : 2}, s2[2] = {p->n2, shell ? 4 : 3},
+            s3[2] = {-1, shell ? 6 : 4}, v1[1] = {p->n1}, v2[1] = {p->n2}, v3[1] = {-1},
+            r1[3] = {p->n1, 2, 2}, w3[3] = {-1, 3, 3}, h3[2] = {-1, 3};
+    part_array(L, pi, fn, "s1", TIDE_I32, 2, s1, &p->s1);
+    part_array(L, pi, fn, "r1", TIDE_F64, shell ? 3 : 1, shell ? r1 : v1, &p->r1);
+    part_array(L, pi, fn, "a1", TIDE_F64, 1, v1, &p->a1);
+    part_array(L, pi, fn, "s2", TIDE_I32, 2, s2, &p->s2);
+    part_array(L, pi, fn, "r2", TIDE_F64, 1, v2, &p->r2);
+    part_array(L, pi, fn, "w2", TIDE_F64, 1, v2, &p->w2);
+    part_array(L, pi, fn, "s3", TIDE_I32, 2, s3, &p->s3);
+    part_array(L, pi, fn, "w3", TIDE_F64, shell ? 3 : 1, shell ? w3 : v3, &p->w3);
+    part_array(L, pi, fn, "r3", TIDE_F64, 1, v3, &p->r3);
+    part_array(L, pi, fn, "h3", TIDE_I32, 2, h3, &p->h3);
+    if (!p->s1) tide_lua_error(L, "%s %d: field 's1' (its elements) missing", fn, i + 1);
+    lua_settop(L, top);
+  }
+  /* from here on no Lua error until the parts are owned or cleared */
+  int st = TIDE_OK;
+  for (int k = 0; k < n; k++)
+    if (!part_own(&parts[k])) st = TIDE_ENOMEM;
+  if (!st) st = tide_thin_install(m, parts, n);
+  if (st) {
+    for (int k = 0; k < n; k++) tide_thin_part_clear(&parts[k]);
+    tide_lua_check(L, st, fn);
+  }
+  lua_pop(L, 1);
+}
+
 static const char *const mesh_keys[] = {"dim",   "nper",        "rest",     "x",        "v",
-                                        "elements", "Dminv",   "rest_volume", "material", NULL};
+                                        "elements", "Dminv",   "rest_volume", "material",
+                                        "thin",  "bound",       "bound_elem", NULL};
 
 static int mesh_restore(lua_State *L) {
   const char *fn = FN;
   tide_ckpt_keys(L, 1, fn, mesh_keys);
   int d = (int)tide_ckpt_int(L, 1, fn, "dim", 2, 3);
-  int nper = (int)tide_ckpt_int(L, 1, fn, "nper", 3, 4);
-  if (nper != d + 1 && !(d == 3 && nper == 3))
-    tide_lua_error(L, "%s: %d nodes per element in %dD (expected %d%s)", fn, nper, d, d + 1,
-                   d == 3 ? " or 3 for a surface" : "");
+  int nper = (int)tide_ckpt_int(L, 1, fn, "nper", 2, 4);
+  if (nper != d + 1 && nper != 2 && !(d == 3 && nper == 3))
+    tide_lua_error(L, "%s: %d nodes per element in %dD (expected %d%s or 2 for segments)", fn,
+                   nper, d, d + 1, d == 3 ? ", 3 for a surface" : "");
   int64_t sx[2] = {-1, d};
   tide_array *rest = tide_ckpt_array(L, 1, fn, "rest", TIDE_F64, 2, sx, 1, 0);
   int64_t nv = rest->shape[0];
@@ -225,7 +400,7 @@ static int mesh_restore(lua_State *L) {
                      (lua_Integer)(k / nper) + 1, (int)ev[k], (lua_Integer)nv);
     e0[k] = ev[k] - 1;
   }
-  int vm = !(d == 3 && nper == 3);
+  int vm = nper == d + 1;
   int64_t sd[3] = {ne, d, d}, sv[1] = {ne};
   tide_array *Dm = tide_ckpt_array(L, 1, fn, "Dminv", TIDE_F64, 3, sd, 1, !vm);
   tide_array *vol = tide_ckpt_array(L, 1, fn, "rest_volume", TIDE_F64, 1, sv, 1, !vm);
@@ -244,8 +419,39 @@ static int mesh_restore(lua_State *L) {
                        (lua_Integer)e + 1);
     tide_ckpt_copy(m->vol, vol);
   }
-  if (lua_getfield(L, 1, "material") != LUA_TNIL) restore_material(L, -1, m);
+  int thin = lua_getfield(L, 1, "thin") != LUA_TNIL;
   lua_pop(L, 1);
+  if (lua_getfield(L, 1, "material") != LUA_TNIL) restore_material(L, -1, m, thin);
+  else if (thin) tide_lua_error(L, "%s: shells or rods without a material", fn);
+  lua_pop(L, 1);
+  if (thin) {
+    lua_getfield(L, 1, "thin");
+    restore_thin(L, -1, m);
+    lua_pop(L, 1);
+    /* a merged mesh's boundary (its shells' triangles joined), exactly */
+    int64_t sb[2] = {-1, 3};
+    tide_array *b = tide_ckpt_array(L, 1, fn, "bound", TIDE_I32, 2, sb, 0, 1);
+    if (b) {
+      int64_t sbe[1] = {b->shape[0]};
+      tide_array *be = tide_ckpt_array(L, 1, fn, "bound_elem", TIDE_I32, 1, sbe, 0, 0);
+      if (d != 3) tide_lua_error(L, "%s: field 'bound' is for 3D meshes", fn);
+      for (int64_t k = 0; k < tide_array_size(b); k++)
+        if (TIDE_I32P(b)[k] < 0 || TIDE_I32P(b)[k] >= nv)
+          tide_lua_error(L, "%s: field 'bound' refers to a node outside the mesh", fn);
+      for (int64_t k = 0; k < b->shape[0]; k++)
+        if (TIDE_I32P(be)[k] < -1 || TIDE_I32P(be)[k] >= ne)
+          tide_lua_error(L, "%s: field 'bound_elem' refers to an element outside the mesh", fn);
+      tide_array *b2 = tide_array_clone(b, TIDE_I32), *be2 = tide_array_clone(be, TIDE_I32);
+      if (!b2 || !be2) {
+        tide_array_release(b2);
+        tide_array_release(be2);
+        tide_lua_check(L, TIDE_ENOMEM, fn);
+      }
+      tide_array_release(m->bound);
+      tide_array_release(m->bound_elem);
+      m->bound = b2, m->bound_elem = be2, m->nb = b->shape[0];
+    }
+  }
   tide_lua_gcaccount(L);
   return 1;
 }

@@ -1,7 +1,8 @@
 /*
  * shell.c -- discrete shell kernels (see thin.h): the membrane energy of a
  * triangle through its 3x2 deformation gradient (Irving 2.8) and the hinge
- * bending energy on dihedral angles (Grinspun et al. 2003).
+ * bending energy on dihedral angles (Grinspun et al. 2003), and the
+ * per-triangle shape-operator bending energy on the same angles.
  */
 #include "solid/small.h"
 #include "solid/thin.h"
@@ -138,6 +139,13 @@ double tide_shell_dihedral(const double *x) {
   return atan2(le > 0 ? dot3(c, e) / le : 0, dot3(nA, nB));
 }
 
+/* an angle difference wrapped into (-pi, pi] */
+static inline double wrap_angle(double d) {
+  while (d > M_PI) d -= 2 * M_PI;
+  while (d <= -M_PI) d += 2 * M_PI;
+  return d;
+}
+
 /* [w]x v = w x v, row-major */
 static void crossmat(const double *w, double *M) {
   M[0] = 0, M[1] = -w[2], M[2] = w[1];
@@ -165,13 +173,10 @@ static void hinge_wing(const double *nt, double le, const double *J, const doubl
       }
 }
 
-void tide_shell_hinge(const double *x, double theta0, double k, int project, double *E,
-                      double *grad, double *hess) {
-  double th = tide_shell_dihedral(x), dth = th - theta0;
-  while (dth > M_PI) dth -= 2 * M_PI;
-  while (dth <= -M_PI) dth += 2 * M_PI;
-  if (E) *E = k * dth * dth;
-  if (!grad && !hess) return;
+/* theta of the hinge x (12) as tide_shell_dihedral, its gradient gt (12) and,
+ * when Ht is not NULL, its symmetrized Hessian Ht (144) */
+static double hinge_theta_derivs(const double *x, double *gt, double *Ht) {
+  double th = tide_shell_dihedral(x);
   double e[3], a[3], b[3], nA[3], nB[3];
   for (int i = 0; i < 3; i++) {
     e[i] = x[3 + i] - x[i];
@@ -200,19 +205,16 @@ void tide_shell_hinge(const double *x, double theta0, double k, int project, dou
   double G2[3], G3[3], dG2[27], dG3[27];
   hinge_wing(nA, le, JA, de, G2, dG2);
   hinge_wing(nB, le, JB, de, G3, dG3);
-  double gt[12];
   for (int i = 0; i < 3; i++) {
     gt[i] = -(1 - tA) * G2[i] - (1 - tB) * G3[i];
     gt[3 + i] = -tA * G2[i] - tB * G3[i];
     gt[6 + i] = G2[i];
     gt[9 + i] = G3[i];
   }
-  if (grad)
-    for (int i = 0; i < 12; i++) grad[i] = 2 * k * dth * gt[i];
-  if (!hess) return;
+  if (!Ht) return th;
   /* d theta^2 / dx^2 by blocks H[alpha][beta] = d g_alpha / d x_beta */
-  double Ht[144], dtA[12], dtB[12];
-  memset(Ht, 0, sizeof Ht);
+  double H[144], dtA[12], dtB[12];
+  memset(H, 0, sizeof H);
   for (int i = 0; i < 3; i++) {
     double ae = dot3(a, e), be = dot3(b, e);
     dtA[i] = (-a[i] - e[i]) / le2 + 2 * ae * e[i] / (le2 * le2);
@@ -237,13 +239,174 @@ void tide_shell_hinge(const double *x, double theta0, double k, int project, dou
       for (int kk = 0; kk < 3; kk++) {
         int c = be * 3 + kk;
         double d2 = D2[be][i * 3 + kk], d3 = D3[be][i * 3 + kk];
-        Ht[(6 + i) * 12 + c] = d2;
-        Ht[(9 + i) * 12 + c] = d3;
-        Ht[i * 12 + c] = G2[i] * dtA[c] - (1 - tA) * d2 + G3[i] * dtB[c] - (1 - tB) * d3;
-        Ht[(3 + i) * 12 + c] = -G2[i] * dtA[c] - tA * d2 - G3[i] * dtB[c] - tB * d3;
+        H[(6 + i) * 12 + c] = d2;
+        H[(9 + i) * 12 + c] = d3;
+        H[i * 12 + c] = G2[i] * dtA[c] - (1 - tA) * d2 + G3[i] * dtB[c] - (1 - tB) * d3;
+        H[(3 + i) * 12 + c] = -G2[i] * dtA[c] - tA * d2 - G3[i] * dtB[c] - tB * d3;
       }
   for (int r = 0; r < 12; r++)
-    for (int c = 0; c < 12; c++)
-      hess[r * 12 + c] = 2 * k * (gt[r] * gt[c] + dth * 0.5 * (Ht[r * 12 + c] + Ht[c * 12 + r]));
+    for (int c = 0; c < 12; c++) Ht[r * 12 + c] = 0.5 * (H[r * 12 + c] + H[c * 12 + r]);
+  return th;
+}
+
+void tide_shell_hinge(const double *x, double theta0, double k, int project, double *E,
+                      double *grad, double *hess) {
+  double gt[12], Ht[144];
+  double th = (grad || hess) ? hinge_theta_derivs(x, gt, hess ? Ht : NULL)
+                             : tide_shell_dihedral(x);
+  double dth = wrap_angle(th - theta0);
+  if (E) *E = k * dth * dth;
+  if (grad)
+    for (int i = 0; i < 12; i++) grad[i] = 2 * k * dth * gt[i];
+  if (!hess) return;
+  for (int r = 0; r < 12; r++)
+    for (int c = 0; c < 12; c++) hess[r * 12 + c] = 2 * k * (gt[r] * gt[c] + dth * Ht[r * 12 + c]);
   if (project) tide_sym_project_psd(12, hess);
+}
+
+/* ------------------------------------------------ triangle shape operator */
+
+/* the hinge of edge i of the bending stencil (x0, x1, x2, w0, w1, w2): the
+ * edge opposite node i, oriented as in the triangle, then node i, then the
+ * wing w_i: stencil slots */
+static const int tri_hinge_slots[3][4] = {{1, 2, 0, 3}, {2, 0, 1, 4}, {0, 1, 2, 5}};
+
+/* gradient (2) of the linear interpolant of f(x) = x^T S x / 2 (S = [[s0,
+ * s1], [s1, s2]]) on the 2D triangle p (3 x 2); 0 for a degenerate one */
+static int quad_interp_grad(const double *p, const double *S, double *g) {
+  double f[3];
+  for (int a = 0; a < 3; a++) {
+    double x = p[a * 2], y = p[a * 2 + 1];
+    f[a] = 0.5 * (S[0] * x * x + 2 * S[1] * x * y + S[2] * y * y);
+  }
+  double a11 = p[2] - p[0], a12 = p[3] - p[1], a21 = p[4] - p[0], a22 = p[5] - p[1];
+  double det = a11 * a22 - a12 * a21;
+  if (!(fabs(det) > 0)) return 0;
+  double r1 = f[1] - f[0], r2 = f[2] - f[0];
+  g[0] = (r1 * a22 - a12 * r2) / det;
+  g[1] = (a11 * r2 - a21 * r1) / det;
+  return 1;
+}
+
+int tide_shell_bend_triangle_rest(const double *X, int present, double nu, double *K) {
+  /* the triangle in its plane: x0 at the origin, x1 on the first axis,
+   * from its rest frame Dm = [[a, b], [0, c]] */
+  double Dminv[4], A;
+  int st = tide_shell_rest(X, Dminv, &A);
+  if (st) return st;
+  double a0 = 1 / Dminv[0], c0 = 1 / Dminv[3], b0 = -Dminv[1] * a0 * c0;
+  double P[6][2]; /* 2D positions: the triangle, then the wings unfolded */
+  P[0][0] = P[0][1] = 0;
+  P[1][0] = a0, P[1][1] = 0;
+  P[2][0] = b0, P[2][1] = c0;
+  /* the wing across edge i (opposite node i), rotated about the edge into
+   * the triangle's plane, on the far side (absent wings are not used) */
+  for (int i = 0; i < 3; i++) {
+    if (!(present & (1 << i))) continue;
+    int a = (i + 1) % 3, b = (i + 2) % 3;
+    double ex = P[b][0] - P[a][0], ey = P[b][1] - P[a][1], le = sqrt(ex * ex + ey * ey);
+    double ux = ex / le, uy = ey / le, ox = uy, oy = -ux; /* outward normal (ccw triangle) */
+    double w[3], e3[3];
+    for (int c = 0; c < 3; c++) {
+      w[c] = X[(3 + i) * 3 + c] - X[a * 3 + c];
+      e3[c] = X[b * 3 + c] - X[a * 3 + c];
+    }
+    double s = dot3(w, e3) / le, h2 = dot3(w, w) - s * s, h = h2 > 0 ? sqrt(h2) : 0;
+    if (!(h > 1e-9 * le))
+      return tide_fail(TIDE_EINVAL, "degenerate bending stencil (a wing on its edge)");
+    P[3 + i][0] = P[a][0] + s * ux + h * ox;
+    P[3 + i][1] = P[a][1] + s * uy + h * oy;
+  }
+  /* M (3x3): the angles theta_i = n_i . (g_i - g_A) of the height field
+   * w = x^T S0 x / 2 interpolated linearly on the triangle and its
+   * neighbours, for S0 = (1 0; 0 0), (0 1; 1 0), (0 0; 0 1); for a free
+   * edge instead the condition of no bending moment across it,
+   * n^T S n + nu t^T S t = 0 (n, t its normal and direction), whose
+   * right-hand side is 0 */
+  double M[9];
+  for (int q = 0; q < 3; q++) {
+    double S0[3] = {q == 0, q == 1, q == 2}, gA[2];
+    double tA[6] = {P[0][0], P[0][1], P[1][0], P[1][1], P[2][0], P[2][1]};
+    quad_interp_grad(tA, S0, gA);
+    for (int i = 0; i < 3; i++) {
+      int a = (i + 1) % 3, b = (i + 2) % 3;
+      double ex = P[b][0] - P[a][0], ey = P[b][1] - P[a][1], le = sqrt(ex * ex + ey * ey);
+      double tx = ex / le, ty = ey / le, nx = ty, ny = -tx;
+      if (present & (1 << i)) {
+        double tB[6] = {P[b][0], P[b][1], P[a][0], P[a][1], P[3 + i][0], P[3 + i][1]}, gB[2];
+        quad_interp_grad(tB, S0, gB);
+        M[i * 3 + q] = nx * (gB[0] - gA[0]) + ny * (gB[1] - gA[1]);
+      } else {
+        double Sn[2] = {S0[0] * nx + S0[1] * ny, S0[1] * nx + S0[2] * ny};
+        double St[2] = {S0[0] * tx + S0[1] * ty, S0[1] * tx + S0[2] * ty};
+        M[i * 3 + q] = nx * Sn[0] + ny * Sn[1] + nu * (tx * St[0] + ty * St[1]);
+      }
+    }
+  }
+  double Mi[9], mn = 0;
+  for (int k = 0; k < 9; k++) mn = fmax(mn, fabs(M[k]));
+  if (!(fabs(tide_det3(M)) > 1e-12 * mn * mn * mn))
+    return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular curvature fit)");
+  tide_mat_inv(3, M, Mi);
+  /* E = (D A / 2) s^T C s, s = (S11, S12, S22) = M^-1 theta:
+   * S:S = S11^2 + 2 S12^2 + S22^2, tr S = S11 + S22; a free edge's
+   * entry of theta is 0: its rows and columns of K drop */
+  double C[9] = {1, 0, nu, 0, 2 * (1 - nu), 0, nu, 0, 1};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double s = 0;
+      for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 3; q++) s += Mi[p * 3 + i] * C[p * 3 + q] * Mi[q * 3 + j];
+      K[i * 3 + j] = (present & (1 << i)) && (present & (1 << j)) ? A * s : 0;
+    }
+  return TIDE_OK;
+}
+
+void tide_shell_bend_triangle(const double *x, const double *theta0, const double *K, int project,
+                              double *E, double *grad, double *hess) {
+  double dth[3] = {0, 0, 0}, gt[3][12], Ht[3][144];
+  int on[3];
+  for (int i = 0; i < 3; i++) {
+    on[i] = K[i * 3 + i] > 0;
+    if (!on[i]) continue;
+    double q[12];
+    for (int a = 0; a < 4; a++)
+      for (int c = 0; c < 3; c++) q[a * 3 + c] = x[tri_hinge_slots[i][a] * 3 + c];
+    double th = (grad || hess) ? hinge_theta_derivs(q, gt[i], hess ? Ht[i] : NULL)
+                               : tide_shell_dihedral(q);
+    dth[i] = wrap_angle(th - theta0[i]);
+  }
+  double Kd[3];
+  for (int i = 0; i < 3; i++) Kd[i] = K[i * 3] * dth[0] + K[i * 3 + 1] * dth[1] + K[i * 3 + 2] * dth[2];
+  if (E) *E = 0.5 * (dth[0] * Kd[0] + dth[1] * Kd[1] + dth[2] * Kd[2]);
+  if (!grad && !hess) return;
+  /* the hinge gradients scattered into the 18 stencil coordinates */
+  double G[3][18];
+  memset(G, 0, sizeof G);
+  for (int i = 0; i < 3; i++)
+    if (on[i])
+      for (int a = 0; a < 4; a++)
+        for (int c = 0; c < 3; c++) G[i][tri_hinge_slots[i][a] * 3 + c] = gt[i][a * 3 + c];
+  if (grad)
+    for (int r = 0; r < 18; r++) grad[r] = Kd[0] * G[0][r] + Kd[1] * G[1][r] + Kd[2] * G[2][r];
+  if (!hess) return;
+  /* sum_ij K_ij grad theta_i grad theta_j^T + sum_i (K dtheta)_i hess theta_i */
+  for (int r = 0; r < 18; r++)
+    for (int c = 0; c < 18; c++) {
+      double s = 0;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) s += K[i * 3 + j] * G[i][r] * G[j][c];
+      hess[r * 18 + c] = s;
+    }
+  for (int i = 0; i < 3; i++) {
+    if (!on[i] || Kd[i] == 0) continue;
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++) {
+        int sa = tri_hinge_slots[i][a], sb = tri_hinge_slots[i][b];
+        for (int p = 0; p < 3; p++)
+          for (int q = 0; q < 3; q++)
+            hess[(sa * 3 + p) * 18 + sb * 3 + q] += Kd[i] * Ht[i][(a * 3 + p) * 12 + b * 3 + q];
+      }
+  }
+  if (project) tide_sym_project_psd(18, hess);
 }

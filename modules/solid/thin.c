@@ -11,9 +11,10 @@
 #include <string.h>
 
 /* nodes per stencil of set w (1: triangles / segments, 2: hinges / bends,
- * 3: rod torsion hinges) */
+ * 3: rod torsion hinges / shell bending triangles) */
 static inline int set_nodes(const tide_thin_part *p, int w) {
-  return w == 3 ? 4 : p->p.kind == TIDE_THIN_SHELL ? (w == 1 ? 3 : 4) : (w == 1 ? 2 : 3);
+  if (p->p.kind == TIDE_THIN_SHELL) return w == 1 ? 3 : w == 2 ? 4 : 6;
+  return w == 1 ? 2 : w == 2 ? 3 : 4;
 }
 static inline int64_t set_count(const tide_thin_part *p, int w) {
   return w == 1 ? p->n1 : w == 2 ? p->n2 : p->n3;
@@ -21,8 +22,11 @@ static inline int64_t set_count(const tide_thin_part *p, int w) {
 static inline const int32_t *set_nodes_of(const tide_thin_part *p, int w, int64_t s) {
   return TIDE_I32P(w == 1 ? p->s1 : w == 2 ? p->s2 : p->s3) + s * set_nodes(p, w);
 }
-/* a set whose stiffness is zero contributes nothing */
+/* a set whose stiffness is zero contributes nothing; a shell bends either
+ * on its hinges or on its triangles */
 static inline int set_off(const tide_thin_part *p, int w) {
+  if (p->p.kind == TIDE_THIN_SHELL && w >= 2)
+    return !(p->p.bending > 0) || (w == 2) != (p->p.bend_model == TIDE_BEND_HINGE);
   return (w == 2 && !(p->p.bending > 0)) || (w == 3 && !(p->p.twist > 0));
 }
 
@@ -46,6 +50,7 @@ void tide_thin_part_clear(tide_thin_part *pt) {
   tide_array_release(pt->s3);
   tide_array_release(pt->r3);
   tide_array_release(pt->w3);
+  tide_array_release(pt->h3);
   memset(pt, 0, sizeof *pt);
 }
 
@@ -70,7 +75,7 @@ size_t tide_thin_bytes(const tide_thin *t) {
   for (int i = 0; i < t->nparts; i++) {
     const tide_thin_part *p = &t->parts[i];
     b += abytes(p->s1) + abytes(p->s2) + abytes(p->r1) + abytes(p->a1) + abytes(p->r2) +
-         abytes(p->w2) + abytes(p->s3) + abytes(p->r3) + abytes(p->w3);
+         abytes(p->w2) + abytes(p->s3) + abytes(p->r3) + abytes(p->w3) + abytes(p->h3);
   }
   return b;
 }
@@ -159,6 +164,78 @@ static int build_hinges(const tide_tetmesh *m, tide_thin_part *pt) {
     i = j;
   }
   tide_free(E, bytes);
+  return TIDE_OK;
+}
+
+/* the bending triangles of a shell part (TIDE_BEND_TRIANGLE): per
+ * triangle its nodes, the wing across each edge (the triangle's first node
+ * where there is none), the hinge of each edge (indices as build_hinges
+ * numbers them: the same sort, the same groups) and K per unit D */
+typedef struct tri_edge_rec {
+  int32_t lo, hi; /* sorted nodes */
+  int32_t t;      /* triangle */
+  int32_t slot;   /* edge slot in the triangle: the edge opposite node slot */
+} tri_edge_rec;
+
+static int tri_edge_cmp(const void *pa, const void *pb) {
+  const tri_edge_rec *a = pa, *b = pb;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+static int build_bend_triangles(const tide_tetmesh *m, tide_thin_part *pt) {
+  const int32_t *tri = TIDE_I32P(pt->s1);
+  int64_t nt = pt->n1, ne = nt * 3;
+  pt->n3 = nt;
+  pt->s3 = tide_array_new2(TIDE_I32, nt, 6);
+  pt->h3 = tide_array_new2(TIDE_I32, nt, 3);
+  pt->w3 = tide_array_new3(TIDE_F64, nt, 3, 3);
+  size_t bytes = (size_t)(ne > 0 ? ne : 1) * sizeof(tri_edge_rec);
+  tri_edge_rec *E = tide_alloc(bytes);
+  if (!pt->s3 || !pt->h3 || !pt->w3 || !E) {
+    tide_free(E, bytes);
+    return TIDE_ENOMEM;
+  }
+  int32_t *s3 = TIDE_I32P(pt->s3), *h3 = TIDE_I32P(pt->h3);
+  for (int64_t t = 0; t < nt; t++)
+    for (int i = 0; i < 3; i++) {
+      int32_t a = tri[t * 3 + (i + 1) % 3], b = tri[t * 3 + (i + 2) % 3];
+      E[t * 3 + i] = (tri_edge_rec){a < b ? a : b, a < b ? b : a, (int32_t)t, i};
+      s3[t * 6 + i] = tri[t * 3 + i];
+      s3[t * 6 + 3 + i] = tri[t * 3]; /* no wing yet */
+      h3[t * 3 + i] = -1;
+    }
+  qsort(E, (size_t)ne, sizeof *E, tri_edge_cmp);
+  int32_t hinge = 0;
+  for (int64_t i = 0; i < ne;) {
+    int64_t j = i + 1;
+    while (j < ne && E[j].lo == E[i].lo && E[j].hi == E[i].hi) j++;
+    if (j - i == 2) { /* an interior edge: hinge `hinge`, as in build_hinges */
+      for (int q = 0; q < 2; q++) {
+        const tri_edge_rec *r = &E[i + q], *o = &E[i + 1 - q];
+        s3[(int64_t)r->t * 6 + 3 + r->slot] = tri[(int64_t)o->t * 3 + o->slot];
+        h3[(int64_t)r->t * 3 + r->slot] = hinge;
+      }
+      hinge++;
+    }
+    i = j;
+  }
+  tide_free(E, bytes);
+  if (hinge != pt->n2) return tide_fail(TIDE_EINVAL, "bending triangles: %d hinges, expected %lld",
+                                        hinge, (long long)pt->n2);
+  const double *X = TIDE_F64P(m->rest);
+  for (int64_t t = 0; t < nt; t++) {
+    double q[18];
+    int present = 0;
+    for (int a = 0; a < 6; a++)
+      for (int c = 0; c < 3; c++) q[a * 3 + c] = X[(int64_t)s3[t * 6 + a] * 3 + c];
+    for (int a = 0; a < 3; a++)
+      if (h3[t * 3 + a] >= 0) present |= 1 << a;
+    int st = tide_shell_bend_triangle_rest(q, present, pt->p.poisson, TIDE_F64P(pt->w3) + t * 9);
+    if (st) return st;
+  }
   return TIDE_OK;
 }
 
@@ -383,6 +460,10 @@ static int check_params(const tide_tetmesh *m, const tide_thin_params *p) {
     return tide_fail(TIDE_EINVAL, "twist stiffness must be >= 0, got %g", p->twist);
   if (p->twist > 0 && (p->kind != TIDE_THIN_ROD || m->dim != 3))
     return tide_fail(TIDE_EINVAL, "twist (geometric torsion) is for rods in 3D");
+  if (p->bend_model != TIDE_BEND_HINGE && p->bend_model != TIDE_BEND_TRIANGLE)
+    return tide_fail(TIDE_EINVAL, "unknown shell bending model %d", p->bend_model);
+  if (!(p->poisson > -1 && p->poisson < 0.5))
+    return tide_fail(TIDE_EINVAL, "poisson ratio must be in (-1, 0.5), got %g", p->poisson);
   if (!(p->bend_yield >= 0) || !isfinite(p->bend_yield))
     return tide_fail(TIDE_EINVAL, "bend_yield must be >= 0, got %g", p->bend_yield);
   if (p->bend_yield > 0 && p->kind != TIDE_THIN_SHELL)
@@ -425,6 +506,7 @@ int tide_thin_part_new(const tide_tetmesh *m, const tide_thin_params *p, int64_t
                        (long long)t + 1);
     }
     if (!st) st = build_hinges(m, out);
+    if (!st && p->bend_model == TIDE_BEND_TRIANGLE) st = build_bend_triangles(m, out);
   } else {
     out->r1 = tide_array_new1(TIDE_F64, n1);
     if (!out->r1) st = TIDE_ENOMEM;
@@ -544,16 +626,24 @@ static void stencil_eval(const tide_tetmesh *m, const tide_thin_part *p, int w, 
                          const double *x, int project, double *E, double *g, double *H) {
   int d = m->dim, nn = set_nodes(p, w);
   const int32_t *el = set_nodes_of(p, w, s);
-  double q[12];
+  double q[18];
   for (int a = 0; a < nn; a++)
     for (int c = 0; c < d; c++) q[a * d + c] = x[(int64_t)el[a] * d + c];
   if (p->p.kind == TIDE_THIN_SHELL) {
     if (w == 1)
       tide_shell_membrane(&p->p.mat, q, TIDE_F64P(p->r1) + s * 4,
                           p->p.thickness * TIDE_F64P(p->a1)[s], project, E, g, H);
-    else
+    else if (w == 2)
       tide_shell_hinge(q, TIDE_F64P(p->r2)[s], 0.5 * p->p.bending * TIDE_F64P(p->w2)[s], project,
                        E, g, H);
+    else { /* bending triangle: rest angles of its hinges, K scaled by D */
+      const int32_t *hs = TIDE_I32P(p->h3) + s * 3;
+      const double *K0 = TIDE_F64P(p->w3) + s * 9;
+      double th0[3], K[9];
+      for (int i = 0; i < 3; i++) th0[i] = hs[i] >= 0 ? TIDE_F64P(p->r2)[hs[i]] : 0;
+      for (int i = 0; i < 9; i++) K[i] = p->p.bending * K0[i];
+      tide_shell_bend_triangle(q, th0, K, project, E, g, H);
+    }
   } else {
     if (w == 1)
       tide_rod_stretch(d, q, TIDE_F64P(p->r1)[s], p->p.stretch, project, E, g, H);
@@ -622,7 +712,7 @@ int tide_thin_hessian(const tide_tetmesh *m, const double *x, double scale, int 
       int zero = set_off(p, w);
 #pragma omp parallel for schedule(static) if (n > TIDE_SOLID_PAR_ELEM)
       for (int64_t s = 0; s < n; s++) {
-        double H[144];
+        double H[324];
         if (zero)
           memset(H, 0, sizeof H);
         else
@@ -692,7 +782,7 @@ int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, 
         for (int64_t s = 0; s < n; s++) {
           const int32_t *el = set_nodes_of(p, w, s);
           const double *H = t->hn + t0 + s * k * k;
-          double dx[12], es = 0;
+          double dx[18], es = 0;
           for (int a = 0; a < nn; a++)
             for (int q = 0; q < d; q++)
               dx[a * d + q] = x[(int64_t)el[a] * d + q] - xn[(int64_t)el[a] * d + q];
@@ -753,6 +843,80 @@ int64_t tide_thin_plastic_flow(tide_tetmesh *m, const double *x) {
   return count;
 }
 
+/* ------------------------------------------------------------- restore */
+
+/* a (n x k) array of dtype with every entry in [lo, hi) (k = 0: 1-D) */
+static int check_index_array(const tide_array *a, tide_dtype dtype, int64_t n, int k, int64_t lo,
+                             int64_t hi, const char *what, int part) {
+  if (!a && n == 0) return TIDE_OK;
+  if (!a) return tide_fail(TIDE_EINVAL, "thin part %d: %s missing", part, what);
+  if (!tide_array_contiguous(a)) return tide_fail(TIDE_EINVAL, "thin part %d: %s not contiguous", part, what);
+  /* rows beyond n are unused capacity (rod torsion stencils) */
+  if (a->dtype != dtype || a->shape[0] < n || tide_array_size(a) != a->shape[0] * (k ? k : 1))
+    return tide_fail(TIDE_EINVAL, "thin part %d: %s has the wrong type or shape", part, what);
+  if (dtype != TIDE_I32) return TIDE_OK;
+  const int32_t *v = TIDE_I32P(a);
+  for (int64_t q = 0; q < n * (k ? k : 1); q++)
+    if (v[q] < lo || v[q] >= hi)
+      return tide_fail(TIDE_EINVAL, "thin part %d: %s entry %lld is %d, outside %lld..%lld",
+                       part, what, (long long)q + 1, v[q], (long long)lo, (long long)hi - 1);
+  return TIDE_OK;
+}
+
+int tide_thin_install(tide_tetmesh *m, tide_thin_part *parts, int n) {
+  if (!m->fem) return tide_fail(TIDE_EINVAL, "thin restore: the mesh has no material state");
+  if (m->fem->thin) return tide_fail(TIDE_EINVAL, "thin restore: the mesh has thin parts already");
+  int d = m->dim;
+  for (int i = 0; i < n; i++) {
+    const tide_thin_part *p = &parts[i];
+    int st = check_params(m, &p->p);
+    if (st) return st;
+    int shell = p->p.kind == TIDE_THIN_SHELL, part = i + 1;
+    if (p->n1 < 0 || p->n2 < 0 || p->n3 < 0 || p->nodes0 < 0 || p->nodes1 > m->nv ||
+        p->nodes0 > p->nodes1)
+      return tide_fail(TIDE_EINVAL, "thin part %d: bad counts or node range", part);
+    if ((st = check_index_array(p->s1, TIDE_I32, p->n1, shell ? 3 : 2, 0, m->nv, "stencils 1", part)) ||
+        (st = check_index_array(p->s2, TIDE_I32, p->n2, shell ? 4 : 3, 0, m->nv, "stencils 2", part)) ||
+        (st = check_index_array(p->s3, TIDE_I32, p->n3, shell ? 6 : 4, 0, m->nv, "stencils 3", part)) ||
+        (st = check_index_array(p->r1, TIDE_F64, p->n1, shell ? 4 : 0, 0, 0, "rest data 1", part)) ||
+        (st = check_index_array(p->r2, TIDE_F64, p->n2, 0, 0, 0, "rest angles 2", part)) ||
+        (st = check_index_array(p->w2, TIDE_F64, p->n2, 0, 0, 0, "weights 2", part)))
+      return st;
+    if (shell && (st = check_index_array(p->a1, TIDE_F64, p->n1, 0, 0, 0, "rest areas", part)))
+      return st;
+    if (shell && p->n3 &&
+        ((st = check_index_array(p->h3, TIDE_I32, p->n3, 3, -1, p->n2, "triangle hinges", part)) ||
+         (st = check_index_array(p->w3, TIDE_F64, p->n3, 9, 0, 0, "triangle stiffness", part))))
+      return st;
+    if (!shell && p->n3 &&
+        ((st = check_index_array(p->r3, TIDE_F64, p->n3, 0, 0, 0, "torsion angles", part)) ||
+         (st = check_index_array(p->w3, TIDE_F64, p->n3, 0, 0, 0, "torsion lengths", part))))
+      return st;
+    if (shell && p->p.bend_model == TIDE_BEND_TRIANGLE && p->n3 != p->n1)
+      return tide_fail(TIDE_EINVAL, "thin part %d: %lld bending triangles for %lld triangles", part,
+                       (long long)p->n3, (long long)p->n1);
+    if (!shell && d != 2 && d != 3) return tide_fail(TIDE_EINVAL, "thin part %d: bad dimension", part);
+  }
+  tide_thin *t = tide_calloc(sizeof *t);
+  if (!t) return TIDE_ENOMEM;
+  if (!(t->parts = tide_calloc((size_t)(n > 0 ? n : 1) * sizeof *t->parts))) {
+    tide_free(t, sizeof *t);
+    return TIDE_ENOMEM;
+  }
+  for (int i = 0; i < n; i++) {
+    t->parts[i] = parts[i];
+    memset(&parts[i], 0, sizeof parts[i]);
+  }
+  t->nparts = n;
+  int st = thin_scratch(t, d);
+  if (st) {
+    tide_thin_free(t);
+    return st;
+  }
+  m->fem->thin = t;
+  return TIDE_OK;
+}
+
 /* --------------------------------------------------------------- merge */
 
 /* a part of mesh src with its node indices shifted by off */
@@ -783,6 +947,7 @@ static int part_shifted(const tide_thin_part *src, int64_t off, tide_thin_part *
   dst->w2 = src->w2 ? tide_array_retain(src->w2) : NULL;
   dst->r3 = src->r3 ? tide_array_retain(src->r3) : NULL;
   dst->w3 = src->w3 ? tide_array_retain(src->w3) : NULL;
+  dst->h3 = src->h3 ? tide_array_retain(src->h3) : NULL;
   return TIDE_OK;
 }
 

@@ -87,6 +87,38 @@ double tide_shell_dihedral(const double *x);
 void tide_shell_hinge(const double *x, double theta0, double k, int project, double *E,
                       double *grad, double *hess);
 
+/* Shape-operator bending of one triangle (the mesh-independent alternative
+ * to the hinges; docs/shells.md).  Stencil x (18): the triangle's nodes
+ * x0, x1, x2, then w0, w1, w2 with w_i the wing node across the edge
+ * opposite x_i (any node when that edge has no neighbour).  theta_i is the
+ * dihedral angle of the hinge (x_{i+1}, x_{i+2}, x_i, w_i) as
+ * tide_shell_dihedral, dtheta_i = theta_i - theta0[i] (wrapped).  The
+ * triangle's shape operator S (2x2 symmetric, in its rest plane) is the
+ * constant curvature that produces the three angles on the rest patch:
+ * dtheta = M s, s = (S11, S12, S22), column q of M the angles n_i . (g_i -
+ * g_0) of the height field x^T S_q x / 2 interpolated linearly on the
+ * triangle (gradient g_0) and its three neighbours unfolded into its plane
+ * (g_i; n_i the outward unit normal of edge i), so S is exact for every
+ * constant curvature on any mesh (the basic shell triangle of Onate &
+ * Zarate 2000 fits S from the same angles with s = sum_i dtheta_i l_i /
+ * (2 A) n_i n_i^T, which is this M^-1 on the sheet generator's "same"
+ * grid but wrong for twist on the alternating one).  The energy is the
+ * plate's (Kirchhoff),
+ *     E = (D A / 2) ((1 - nu) S:S + nu (tr S)^2) = 1/2 dtheta^T (D K) dtheta,
+ * K = A M^-T C M^-1 (3x3, row-major, [1]) from tide_shell_bend_triangle_rest;
+ * rows of K that are zero mark absent edges.  grad 18, hess 324 (the
+ * 18x18 block projected by eigenvalue clamping). */
+void tide_shell_bend_triangle(const double *x, const double *theta0, const double *K, int project,
+                              double *E, double *grad, double *hess);
+
+/* K of a rest stencil X (6 nodes x 3, as tide_shell_bend_triangle) for
+ * Poisson ratio nu.  Edges not in `present` (bit i: the edge opposite node
+ * i has a neighbour, X's wing i is used) are free boundaries: their row of
+ * the fit is the free edge's condition of no bending moment,
+ * n^T S n + nu t^T S t = 0, and their rows and columns of K are 0.
+ * TIDE_EINVAL for a degenerate triangle or stencil. */
+int tide_shell_bend_triangle_rest(const double *X, int present, double nu, double *K);
+
 /* Rod segment stretching (EA/2) L0 (l/L0 - 1)^2 in d = 2 or 3 dimensions
  * (x: 2*d); grad 2d, hess (2d)^2. */
 void tide_rod_stretch(int d, const double *x, double L0, double EA, int project, double *E,
@@ -130,7 +162,15 @@ typedef struct tide_thin_params {
    * angle moved toward the angle until the difference is bend_yield;
    * 0: elastic */
   double bend_yield;
+  /* shells: the bending model, TIDE_BEND_HINGE (Grinspun et al. 2003, on
+   * the hinges) or TIDE_BEND_TRIANGLE (the shape operator of each triangle
+   * from its three hinge angles, tide_shell_bend_triangle); both use the
+   * hinges' rest angles (creases, plastic flow) */
+  int bend_model;
+  double poisson; /* shells: nu of the plate bending energy (TIDE_BEND_TRIANGLE) */
 } tide_thin_params;
+
+enum { TIDE_BEND_HINGE = 0, TIDE_BEND_TRIANGLE = 1 };
 
 typedef struct tide_thin_part {
   tide_thin_params p;
@@ -141,15 +181,18 @@ typedef struct tide_thin_part {
   tide_array *a1;   /* shell: (n1) rest areas [m^2]; rod: unused (NULL) */
   tide_array *r2;   /* rest dihedral angles [rad] / rest curvatures kbar [1] (n2) */
   tide_array *w2;   /* hinge |e0|^2 / (A1 + A2) [1] / rod l0 [m] (n2) */
-  int64_t n3;       /* rod torsion stencils (twist > 0) */
-  tide_array *s3;   /* (n3, 4) i32: segment (x_i, x_{i+1}), then x_{i-1}, x_{i+2} */
-  tide_array *r3;   /* (n3) rest dihedral angles [rad] */
-  tide_array *w3;   /* (n3) rest segment lengths [m] */
+  int64_t n3;       /* rod torsion stencils (twist > 0); shell bending triangles
+                       (TIDE_BEND_TRIANGLE: one per triangle, else 0) */
+  tide_array *s3;   /* rod (n3, 4) i32: segment (x_i, x_{i+1}), then x_{i-1}, x_{i+2};
+                       shell (n3, 6) i32: triangle, then the wings across its edges */
+  tide_array *r3;   /* rod (n3) rest dihedral angles [rad]; shell unused (NULL) */
+  tide_array *w3;   /* rod (n3) rest segment lengths [m]; shell (n3, 3, 3) K per unit D */
+  tide_array *h3;   /* shell (n3, 3) i32: the hinge of each edge (rest angles), -1 none */
   int64_t nodes0, nodes1; /* node range [nodes0, nodes1) the part was built on */
 } tide_thin_part;
 
 /* stencil sets of a part: 1 triangles / segments, 2 hinges / bends, 3 rod
- * torsion; tide_thin_set returns the count of set w, its nodes per stencil
+ * torsion / shell bending triangles; tide_thin_set returns the count of set w, its nodes per stencil
  * and the stencils (count x nodes, 0-based mesh nodes) */
 #define TIDE_THIN_SETS 3
 int64_t tide_thin_set(const tide_thin_part *p, int w, int *nodes, const int32_t **stencils);
@@ -187,7 +230,7 @@ void tide_thin_part_clear(tide_thin_part *pt);
  * call replaces the parameters (keeps pins, targets, forces). */
 int tide_thin_attach(tide_tetmesh *m, const tide_thin_params *p);
 
-/* Number of Hessian triplets of all parts: 81 n1 + 144 n2 (shell),
+/* Number of Hessian triplets of all parts: 81 n1 + 144 n2 + 324 n3 (shell),
  * 4 d^2 n1 + 9 d^2 n2 + 144 n3 (rod). */
 int64_t tide_thin_nnz(const tide_tetmesh *m);
 
@@ -214,6 +257,13 @@ int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, 
 /* Plastic bending flow of every shell part with bend_yield > 0 at x (see
  * tide_thin_params); returns the number of hinges that yielded. */
 int64_t tide_thin_plastic_flow(tide_tetmesh *m, const double *x);
+
+/* Install thin parts restored from a checkpoint on a mesh whose material
+ * state (m->fem, tide_fem_alloc) is already set: checks every part's
+ * kind, array shapes and node indices against m, then takes ownership of
+ * the parts' arrays (the caller's structs are cleared); on failure nothing
+ * is installed and the parts are left to the caller. */
+int tide_thin_install(tide_tetmesh *m, tide_thin_part *parts, int n);
 
 /* One mesh holding the nodes of several meshes in order (node offsets =
  * running sums of nv): the volume elements of the volume meshes (all of one

@@ -179,7 +179,7 @@ static void test_mac_schemes(int dim) {
   for (int scheme = TIDE_ADVECT_SL; scheme <= TIDE_ADVECT_BFECC; scheme++)
     for (int rk = 2; rk <= 3; rk++)
       for (int cubic = 0; cubic <= 1; cubic++) {
-        tide_advect_opts o = {rk, cubic, scheme, TIDE_ADVECT_CLAMP_EXTREMA};
+        tide_advect_opts o = {rk, cubic, scheme, TIDE_ADVECT_CLAMP_EXTREMA, NULL};
         CHECK(tide_levelset_advect_mac(vel, q, dt, &o, NULL, &w, out) == TIDE_OK, "advect_mac");
         double worst = 0;
         for (int a = 0; a < dim; a++) {
@@ -216,13 +216,101 @@ static void test_mac_schemes(int dim) {
   CHECK(same, "%dD: the defaults are tide_mac_advect", dim);
   CHECK(w.bytes == bytes, "workspace kept");
   /* valid nowhere: the MacCormack result is the SL one */
-  tide_advect_opts mc = {2, 0, TIDE_ADVECT_MACCORMACK, TIDE_ADVECT_CLAMP_NONE};
+  tide_advect_opts mc = {2, 0, TIDE_ADVECT_MACCORMACK, TIDE_ADVECT_CLAMP_NONE, NULL};
   CHECK(tide_levelset_advect_mac(vel, q, dt, &mc, valid, &w, out) == TIDE_OK, "valid");
   same = 1;
   for (int a = 0; a < dim; a++)
     for (int64_t f = 0; f < tide_array_size(q->u[a]); f++)
       same &= TIDE_F64P(out->u[a])[f] == TIDE_F64P(ref->u[a])[f];
   CHECK(same, "%dD: no valid face -> SL everywhere", dim);
+  /* region: its samples bit for bit those of the whole grid's advection,
+   * every other sample the field's (a non-affine field, a non-uniform
+   * velocity of up to 1.2 cells per step, a region of cells within 4 of the
+   * centre, valid faces only for i >= 5) */
+  {
+    tide_mac *q2, *full, *vmask;
+    tide_mac_new(&g, TIDE_F64, &q2);
+    tide_mac_new(&g, TIDE_F64, &full);
+    tide_mac_new(&g, TIDE_U8, &vmask);
+    for (int a = 0; a < dim; a++) {
+      int fd[3];
+      tide_grid_face_dims(&g, a, fd);
+      for (int i = 0; i < fd[0]; i++)
+        for (int j = 0; j < fd[1]; j++)
+          for (int k = 0; k < fd[2]; k++) {
+            int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
+            TIDE_F64P(q2->u[a])[f] = sin(0.7 * i + 0.3 * a) * cos(0.5 * j) + 0.1 * k * k;
+            TIDE_F64P(vel->u[a])[f] *= 0.12;
+            TIDE_U8P(vmask->u[a])[f] = i >= 5;
+          }
+    }
+    tide_array *reg = tide_grid_cell_array(&g, TIDE_U8), *cf = tide_grid_cell_array(&g, TIDE_F64),
+               *cfull = tide_grid_cell_array(&g, TIDE_F64),
+               *cout = tide_grid_cell_array(&g, TIDE_F64);
+    uint8_t *r = TIDE_U8P(reg);
+    for (int i = 0; i < n[0]; i++)
+      for (int j = 0; j < n[1]; j++)
+        for (int k = 0; k < n[2]; k++) {
+          int64_t c = tide_grid_idx(&g, i, j, k);
+          double di = i - n[0] / 2, dj = j - n[1] / 2, dk = dim == 3 ? k - n[2] / 2 : 0;
+          r[c] = di * di + dj * dj + dk * dk <= 16;
+          TIDE_F64P(cf)[c] = sin(0.9 * i) * cos(0.4 * j + 0.2 * k);
+        }
+    for (int scheme = TIDE_ADVECT_SL; scheme <= TIDE_ADVECT_MACCORMACK; scheme++)
+      for (int cubic = 0; cubic <= 1; cubic++)
+        for (int useval = 0; useval <= 1; useval++) {
+          tide_advect_opts o = {2, cubic, scheme, TIDE_ADVECT_CLAMP_REVERT, NULL};
+          tide_mac *vm = useval ? vmask : NULL;
+          CHECK(tide_levelset_advect_mac(vel, q2, dt, &o, vm, &w, full) == TIDE_OK, "region: full");
+          o.region = r;
+          CHECK(tide_levelset_advect_mac(vel, q2, dt, &o, vm, &w, out) == TIDE_OK, "region: mac");
+          int64_t in = 0, bad = 0;
+          for (int a = 0; a < dim; a++) {
+            int fd[3];
+            tide_grid_face_dims(&g, a, fd);
+            for (int i = 0; i < fd[0]; i++)
+              for (int j = 0; j < fd[1]; j++)
+                for (int k = 0; k < fd[2]; k++) {
+                  int64_t f = ((int64_t)i * fd[1] + j) * fd[2] + k;
+                  int c0[3] = {i, j, k}, c1[3] = {i, j, k}, sel = 0;
+                  c0[a] -= 1;
+                  if (c0[a] >= 0) sel |= r[tide_grid_idx(&g, c0[0], c0[1], c0[2])];
+                  if (c1[a] < n[a]) sel |= r[tide_grid_idx(&g, c1[0], c1[1], c1[2])];
+                  double v = TIDE_F64P(out->u[a])[f];
+                  in += sel;
+                  bad += sel ? v != TIDE_F64P(full->u[a])[f] : v != TIDE_F64P(q2->u[a])[f];
+                }
+          }
+          CHECK(
+              bad == 0 && in > 0,
+              "%dD scheme %d cubic %d valid %d: region faces bit-identical (%lld in, %lld differ)",
+              dim, scheme, cubic, useval, (long long)in, (long long)bad);
+          o.region = NULL;
+          CHECK(tide_levelset_advect_cells(&g, vel, TIDE_F64P(cf), dt, &o, NULL, &w,
+                                           TIDE_F64P(cfull)) == TIDE_OK,
+                "region: full cells");
+          o.region = r;
+          CHECK(tide_levelset_advect_cells(&g, vel, TIDE_F64P(cf), dt, &o, NULL, &w,
+                                           TIDE_F64P(cout)) == TIDE_OK,
+                "region: cells");
+          bad = 0;
+          for (int64_t c = 0; c < tide_grid_ncells(&g); c++)
+            bad += r[c] ? TIDE_F64P(cout)[c] != TIDE_F64P(cfull)[c]
+                        : TIDE_F64P(cout)[c] != TIDE_F64P(cf)[c];
+          CHECK(bad == 0, "%dD scheme %d cubic %d: region cells bit-identical (%lld differ)", dim,
+                scheme, cubic, (long long)bad);
+        }
+    tide_advect_opts bf = {2, 1, TIDE_ADVECT_BFECC, TIDE_ADVECT_CLAMP_REVERT, r};
+    CHECK(tide_levelset_advect_mac(vel, q2, dt, &bf, NULL, &w, out) != TIDE_OK,
+          "BFECC with a region rejected");
+    tide_array_release(reg);
+    tide_array_release(cf);
+    tide_array_release(cfull);
+    tide_array_release(cout);
+    tide_mac_free(q2);
+    tide_mac_free(full);
+    tide_mac_free(vmask);
+  }
   /* errors */
   tide_advect_opts bad = mc;
   bad.rk = 4;

@@ -117,7 +117,7 @@ int main(void) {
   printf("initial: area %.2f, slot phi %.3f\n", area(&g, phi0), at(&g, phi0, 50, 70));
 
   const char *names[2] = {"semi-Lagrangian linear", "MacCormack cubic"};
-  tide_advect_opts opts[2] = {{2, 0, TIDE_ADVECT_SL, 1}, {2, 1, TIDE_ADVECT_MACCORMACK, 1}};
+  tide_advect_opts opts[2] = {{2, 0, TIDE_ADVECT_SL, 1, NULL}, {2, 1, TIDE_ADVECT_MACCORMACK, 1, NULL}};
   result un[2], co[2];
   for (int v = 0; v < 2; v++) {
     un[v] = run(&g, vel, phi0, dt, &opts[v], 0);

@@ -27,13 +27,13 @@ static double min_eig(int n, const double *A) {
 typedef void (*energy_fn)(void *ctx, const double *x, int project, double *E, double *g,
                           double *H);
 
-/* FD of gradient (from E) and Hessian (from the gradient) at x (n <= 12) */
+/* FD of gradient (from E) and Hessian (from the gradient) at x (n <= 18) */
 static void fd_check(energy_fn f, void *ctx, int n, const double *x0, double h, const char *what) {
-  double x[12], E, g[12], H[144], gfd[12], Hfd[144];
+  double x[18], E, g[18], H[324], gfd[18], Hfd[324];
   memcpy(x, x0, sizeof(double) * (size_t)n);
   f(ctx, x, 0, &E, g, H);
   for (int i = 0; i < n; i++) {
-    double Ep, Em, gp[12], gm[12];
+    double Ep, Em, gp[18], gm[18];
     x[i] = x0[i] + h;
     f(ctx, x, 0, &Ep, gp, NULL);
     x[i] = x0[i] - h;
@@ -50,7 +50,7 @@ static void fd_check(energy_fn f, void *ctx, int n, const double *x0, double h, 
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) asym = fmax(asym, fabs(H[i * n + j] - H[j * n + i]));
   CHECK(asym <= 1e-9 * (1 + fabs(H[0])), "%s: Hessian symmetric (%.3g)", what, asym);
-  double Hp[144];
+  double Hp[324];
   f(ctx, x, 1, NULL, NULL, Hp);
   double scale = 0;
   for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(Hp[i]));
@@ -321,11 +321,134 @@ static void test_rods(void) {
         0.5 * EI * c * c * s);
 }
 
+/* ------------------------------------------------- bending triangles */
+
+typedef struct {
+  double theta0[3], K[9];
+} tri_ctx;
+
+static void tri_fn(void *c, const double *x, int project, double *E, double *g, double *H) {
+  tri_ctx *t = c;
+  tide_shell_bend_triangle(x, t->theta0, t->K, project, E, g, H);
+}
+
+/* FD checks of the shape-operator bending of one triangle with three, two
+ * and one neighbours, flat and creased rest angles, folded wings */
+static void test_bend_triangle_fd(void) {
+  for (int trial = 0; trial < 24; trial++) {
+    /* triangle (0,0,0) (1,0,0) (0.3,0.9,0); wings across the edges
+     * opposite nodes 0, 1, 2, folded out of plane */
+    double base[18] = {0, 0, 0, 1, 0, 0, 0.3, 0.9, 0, 1.1, 0.8, 0, -0.4, 0.3, 0, 0.6, -0.7, 0};
+    int present = trial < 12 ? 7 : trial < 18 ? 6 : 2;
+    double K0[9];
+    CHECK(tide_shell_bend_triangle_rest(base, present, 0.3, K0) == TIDE_OK, "bend triangle rest");
+    double R[9], x[18];
+    random_rotation(R);
+    for (int a = 0; a < 6; a++) {
+      double z = a >= 3 ? 0.4 * rnd() : 0;
+      for (int i = 0; i < 3; i++) {
+        double s = 0.1 * rnd();
+        for (int k = 0; k < 3; k++)
+          s += R[i * 3 + k] * (base[a * 3 + k] + (k == 2 ? z : 0) + 0.05 * rnd());
+        x[a * 3 + i] = s;
+      }
+    }
+    tri_ctx c;
+    for (int i = 0; i < 3; i++) c.theta0[i] = trial % 2 ? 0.3 * rnd() : 0;
+    for (int i = 0; i < 9; i++) c.K[i] = 1.7 * K0[i];
+    char what[64];
+    snprintf(what, sizeof what, "bend triangle trial %d (edges %d)", trial, present);
+    fd_check(tri_fn, &c, 18, x, 1e-6, what);
+  }
+}
+
+/* the shape-operator bending on the sheet generator's grids ("same" and
+ * "alternate" diagonals, square and 4:1 cells): a height field of constant
+ * curvature S0, w = (a x^2 + 2 b x y + c y^2) / 2 with small a, b, c,
+ * gives per interior triangle the plate energy
+ * (D A / 2) ((1 - nu) S0:S0 + nu tr(S0)^2) (twist included, which the
+ * hinges get wrong on these grids) */
+static void test_bend_triangle_grid(void) {
+  enum { N = 6 };
+  const double nu = 0.3, D = 2.0, eps = 1e-4;
+  const double S0s[4][3] = {{1, 0, 0}, {0, 0, 1}, {0, 1, 0}, {0.7, -0.4, 0.3}};
+  for (int alt = 0; alt < 2; alt++)
+    for (int aspect = 1; aspect <= 4; aspect += 3)
+      for (int q = 0; q < 4; q++) {
+        double hx = 0.1 * aspect, hy = 0.1, a = eps * S0s[q][0], b = eps * S0s[q][1],
+               c = eps * S0s[q][2];
+        double X[(N + 1) * (N + 1) * 3], x[(N + 1) * (N + 1) * 3];
+        int tri[2 * N * N][3], nt = 0;
+        for (int i = 0; i <= N; i++)
+          for (int j = 0; j <= N; j++) {
+            double *p = X + (i * (N + 1) + j) * 3, *r = x + (i * (N + 1) + j) * 3;
+            p[0] = r[0] = i * hx;
+            p[1] = r[1] = j * hy;
+            p[2] = 0;
+            r[2] = 0.5 * (a * p[0] * p[0] + 2 * b * p[0] * p[1] + c * p[1] * p[1]);
+          }
+        for (int i = 0; i < N; i++)
+          for (int j = 0; j < N; j++) {
+            int n00 = i * (N + 1) + j, n10 = n00 + N + 1, n01 = n00 + 1, n11 = n10 + 1;
+            if (!alt || (i + j) % 2 == 0) {
+              int t1[3] = {n00, n10, n11}, t2[3] = {n00, n11, n01};
+              memcpy(tri[nt++], t1, sizeof t1);
+              memcpy(tri[nt++], t2, sizeof t2);
+            } else {
+              int t1[3] = {n00, n10, n01}, t2[3] = {n10, n11, n01};
+              memcpy(tri[nt++], t1, sizeof t1);
+              memcpy(tri[nt++], t2, sizeof t2);
+            }
+          }
+        double Etot = 0, Aint = 0;
+        for (int t = 0; t < nt; t++) {
+          /* wings: the third node of the other triangle on each edge */
+          int st[6], present = 0;
+          for (int k = 0; k < 3; k++) {
+            st[k] = tri[t][k];
+            st[3 + k] = tri[t][0];
+            int u = tri[t][(k + 1) % 3], v = tri[t][(k + 2) % 3];
+            for (int o = 0; o < nt; o++) {
+              if (o == t) continue;
+              int hu = -1, hv = -1;
+              for (int l = 0; l < 3; l++) {
+                if (tri[o][l] == u) hu = l;
+                if (tri[o][l] == v) hv = l;
+              }
+              if (hu >= 0 && hv >= 0) {
+                st[3 + k] = tri[o][3 - hu - hv];
+                present |= 1 << k;
+              }
+            }
+          }
+          if (present != 7) continue;
+          double Xt[18], xs[18], K[9], E, th0[3] = {0, 0, 0};
+          for (int k = 0; k < 6; k++)
+            for (int l = 0; l < 3; l++) Xt[k * 3 + l] = X[st[k] * 3 + l];
+          for (int k = 0; k < 6; k++)
+            for (int l = 0; l < 3; l++) xs[k * 3 + l] = x[st[k] * 3 + l];
+          tide_shell_bend_triangle_rest(Xt, 7, nu, K);
+          for (int k = 0; k < 9; k++) K[k] *= D;
+          tide_shell_bend_triangle(xs, th0, K, 0, &E, NULL, NULL);
+          Etot += E;
+          Aint += 0.5 * hx * hy;
+        }
+        double tr = a + c, ss = a * a + 2 * b * b + c * c;
+        double ref = 0.5 * D * Aint * ((1 - nu) * ss + nu * tr * tr);
+        double err = Etot / ref - 1;
+        if (getenv("VERBOSE")) printf("bend triangle grid alt %d aspect %d S0 %d: %.3g\n", alt, aspect, q, err);
+        CHECK(fabs(err) < 1e-5, "bend triangle grid (alternate %d, aspect %d, S0 %d): %.6g vs %.6g (%.3g)",
+              alt, aspect, q, Etot, ref, err);
+      }
+}
+
 int main(void) {
   test_membrane();
   test_uniaxial();
   test_hinge();
   test_hinge_calibration();
+  test_bend_triangle_fd();
+  test_bend_triangle_grid();
   test_rods();
   return check_report();
 }

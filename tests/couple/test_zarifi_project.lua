@@ -93,4 +93,19 @@ T.raises(function() tide.couple.project { u = g:mac(), labels = lab, solids = { 
 local stc = project(1000, { maxit = 2, must_converge = false })
 T.check(stc.converged == false, "maxit reached: converged = false")
 T.raises(function() project(1000, { maxit = 2 }) end, "converge", "maxit reached raises by default")
+-- a liquid cell walled in on every side (solid cells) that no solid piece touches is a zero row
+-- of the system (cells under a ball resting on the floor): its pressure is set to 0 and every
+-- solver still runs (CHOLMOD said "not positive definite" before)
+do
+  local lab2 = lab:clone()
+  lab2:set(3, 3, LIQ)
+  for _, c in ipairs { { 2, 3 }, { 4, 3 }, { 3, 2 }, { 3, 4 } } do lab2:set(c[1], c[2], SOLID) end
+  for _, sv in ipairs { "cholmod", "mgpcg", "pcg" } do
+    local st2, _, p2 = project(1000, { labels = lab2, solver = sv })
+    T.check(st2.converged and st2.dead == 1 and p2:get(3, 3) == 0, string.format(
+      "a walled-in liquid cell: %s solves, %d dead row, p there %g", sv, st2.dead, p2:get(3, 3)))
+  end
+  local st3 = project(1000, { labels = lab2, formulation = "indefinite", solver = "ldlt" })
+  T.check(st3.converged and st3.dead == 1, "a walled-in liquid cell: indefinite + ldlt solves")
+end
 os.exit(T.report())

@@ -91,6 +91,16 @@ local vf = G.valid_faces(g, f)
 T.check(tostring(vf):find("u8"), "valid faces are a u8 Mac")
 G.extrapolate { phi = f, field = u, valid = vf }
 T.check(u.u:max() == 2, "MAC extrapolation")
+local bm = G.band_mask(g, f, -0.05, 0.05)
+local nin, nok = 0, true
+for i = 1, 40 do for j = 1, 30 do
+  local v = f:get(i, j)
+  nin = nin + bm:get(i, j)
+  nok = nok and bm:get(i, j) == ((v > -0.05 and v < 0.05) and 1 or 0)
+end end
+T.check(nok and nin > 0 and nin < 1200, "band_mask marks -0.05 < phi < 0.05 (" .. nin .. " cells)")
+T.check(G.band_mask(g, f, -math.huge, 0, bm) == bm and bm:get(21, 17) == (f:get(21, 17) < 0 and 1 or 0), "band_mask into out")
+T.raises(function() G.band_mask(g, f, 0 / 0, 1) end, "NaN", "band_mask: NaN bound")
 local keep = G.valid_faces(g, f)
 local wall = S.plane { point = { .1, 0 }, normal = { 1, 0 } } -- solid at x < 0.1
 G.constrain_mac { mac = u, keep = keep, solid_phi = wall:sdf(g, { at = "nodes" }) }

@@ -145,7 +145,8 @@ function M.drop_on_row(o)
   F:fill(1)
   local S = liu.new { grid = g, phi = phi, x = X, fixed = F, mass = 1, gravity = { 0, -9.81 }, cfl = o.cfl or 1,
     line_search = o.line_search ~= false, max_iter = o.max_iter or 30, ccd = o.ccd or "common",
-    interp = o.interp or "quadratic", air_faces = o.air_faces ~= false, stencil_mass = o.stencil_mass }
+    interp = o.interp or "quadratic", air_faces = o.air_faces ~= false, stencil_mass = o.stencil_mass,
+    advect_region = o.advect_region }
   S.u:component(2):fill(-1)
   S.u:enforce_walls(nil, false)
   local r = record()
@@ -268,7 +269,7 @@ function M.bands(o)
   local phi = sh:sdf(g)
   local grav = dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 }
   local S = liu.new { grid = g, phi = phi, solid = bands, gravity = grav, interp = o.interp or "quadratic",
-    cfl = o.cfl or 1, solver = o.solver or "cholmod" }
+    cfl = o.cfl or 1, solver = o.solver or "cholmod", advect_region = o.advect_region }
   S.u:component(2):fill(-1)
   S.u:enforce_walls(nil, false)
   return S

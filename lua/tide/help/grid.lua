@@ -10,6 +10,7 @@ local ADV = {
   { "scheme", "\"sl\" | \"maccormack\" | \"bfecc\"", "\"sl\"", "semi-Lagrangian, MacCormack (Selle 2008), BFECC (Kim 2005)" },
   { "clamp", "\"revert\" | \"extrema\" | \"none\" (or boolean)", "\"revert\"", "limiter against the stencil's extrema" },
   { "work", "tide.AdvectWork", "none", "reused scratch of MacCormack/BFECC" },
+  { "region", "u8 cells", "all", "advect only these cells (faces: a region cell on either side), copy the rest; SL or MacCormack; the values in it bit-identical to a whole-grid advection" },
 }
 local VC = {
   { "band", "number > 0", "3 dx", "unknowns and air band [m]" },
@@ -86,7 +87,7 @@ return {
     args = { { "points", "tide.Array (n, dim)", "required", "[m]" }, { "out", "tide.Array (n, dim)", "new", "" } }, returns = "tide.Array", see = seeg,
   },
   ["tide.Mac:advect"] = {
-    sig = "m:advect(vel, dt [, out | { rk, interp, scheme, clamp, valid, work, out }]) -> Mac",
+    sig = "m:advect(vel, dt [, out | { rk, interp, scheme, clamp, valid, work, region, out }]) -> Mac",
     does = "Advection of m by vel (m may be vel): semi-Lagrangian RK2 multilinear by default, the options of tide.grid.advect_mac with a table.",
     args = with(ADV, { { "vel", "tide.Mac", "required", "[m/s]" }, { "dt", "number", "required", "[s]" }, { "out", "tide.Mac", "new", "" } }),
     returns = "the advected field (new or out)", see = see,
@@ -129,14 +130,14 @@ return {
     returns = "tide.Array (n)", ref = "Fritsch & Carlson 1980", see = see,
   },
   ["tide.grid.advect_scalar"] = {
-    sig = "tide.grid.advect_scalar{ grid = g, velocity = Mac, field = Array, dt = s [, rk, interp, scheme, clamp, valid, work, out] } -> out",
+    sig = "tide.grid.advect_scalar{ grid = g, velocity = Mac, field = Array, dt = s [, rk, interp, scheme, clamp, valid, work, region, out] } -> out",
     does = "Advect a cell field: backtrace x0 through the MAC velocity, then semi-Lagrangian I f(x0), MacCormack f1 + (f - f0)/2 or BFECC, limited against the stencil's extrema.",
     args = with(ADV, { { "grid", "tide.Grid", "required", "" }, { "velocity", "tide.Mac", "required", "[m/s]" }, { "field", "tide.Array (cells)", "required", "" },
       { "dt", "number", "required", "[s]" }, { "valid", "u8 cells", "all", "cells whose values may be used" }, { "out", "tide.Array", "new", "" } }),
     returns = "out", ref = "Selle et al. 2008 (MacCormack); Kim et al. 2005 (BFECC)", see = see,
   },
   ["tide.grid.advect_mac"] = {
-    sig = "tide.grid.advect_mac{ velocity = Mac, field = Mac, dt = s [, rk, interp, scheme, clamp, valid = u8 Mac, work, out = Mac] } -> out",
+    sig = "tide.grid.advect_mac{ velocity = Mac, field = Mac, dt = s [, rk, interp, scheme, clamp, valid = u8 Mac, work, region = u8 cells, out = Mac] } -> out",
     does = "The options of advect_scalar applied to every face lattice of a MAC field.",
     args = with(ADV, { { "velocity", "tide.Mac", "required", "[m/s]" }, { "field", "tide.Mac", "required", "" }, { "dt", "number", "required", "[s]" },
       { "valid", "u8 tide.Mac", "all", "" }, { "out", "tide.Mac", "new", "" } }),
@@ -161,6 +162,12 @@ return {
     args = { { "phi", "tide.Array (cells)", "required", "level set" }, { "field", "cell Array or tide.Mac", "required", "extended in place" }, { "valid", "u8 cells or u8 Mac", "required", "source samples" },
       { "grid", "tide.Grid", "required for cell fields", "" }, { "direction", "1 | -1", "1", "towards phi > 0 or phi < 0" }, { "maxdist", "number >= 0", "0 (no limit)", "[m]" } },
     returns = "field", ref = "Adalsteinsson & Sethian 1999", see = see,
+  },
+  ["tide.grid.band_mask"] = {
+    sig = "tide.grid.band_mask(g, phi, lo, hi [, out]) -> u8 cells",
+    does = "1 where lo < phi < hi, else 0: e.g. the region of an advection, |phi| < w (lo = -w, hi = w) or the liquid and the air within w (lo = -math.huge).",
+    args = { { "g", "tide.Grid", "required", "" }, { "phi", "tide.Array (cells)", "required", "" }, { "lo, hi", "numbers", "required", "[m]" },
+      { "out", "u8 cells", "new", "" } }, returns = "u8 tide.Array (cells)", see = see,
   },
   ["tide.grid.valid_faces"] = {
     sig = "tide.grid.valid_faces(g, phi [, out]) -> Mac", does = "u8 MAC field, 1 on faces next to a cell with phi < 0.",
