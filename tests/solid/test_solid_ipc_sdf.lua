@@ -41,16 +41,8 @@ local function body(kind)
   return m
 end
 
-local function com_along(m)
-  local M, s, v = 0, 0, 0
-  for i = 1, m.nv do
-    local mi = m.mass[i]
-    M = M + mi
-    s = s - mi * (m.x:get(i, 1) * cs + m.x:get(i, 2) * sn)
-    v = v - mi * (m.v:get(i, 1) * cs + m.v:get(i, 2) * sn)
-  end
-  return s / M, v / M
-end
+-- downhill distance and speed of the centre of mass (mass-weighted)
+local function com_along(m) return require("tide.cases.incline").com_along(m, th) end
 
 local function slope_run(kind, mu)
   local m = body(kind)

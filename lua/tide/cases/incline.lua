@@ -47,6 +47,20 @@ function M.along(m, i)
   return -(x:get(i, 1) * up[1] + x:get(i, 2) * up[2]), -(v:get(i, 1) * up[1] + v:get(i, 2) * up[2])
 end
 
+--- Downhill distance and speed of the mass-weighted centre of mass of mesh m
+-- on a slope at angle theta (rad) whose uphill direction is (cos, sin, 0).
+function M.com_along(m, theta)
+  local cs, sn = math.cos(theta), math.sin(theta)
+  local W, s, v = 0, 0, 0
+  for i = 1, m.nv do
+    local mi = m.mass[i]
+    W = W + mi
+    s = s - mi * (m.x:get(i, 1) * cs + m.x:get(i, 2) * sn)
+    v = v - mi * (m.v:get(i, 1) * cs + m.v:get(i, 2) * sn)
+  end
+  return s / W, v / W
+end
+
 --- Analytic downhill distance and speed at time t (Coulomb friction mu,
 -- initial downhill speed u0): s = u0 t + a t^2 / 2 with a = g (sin - mu cos)
 -- while moving; a body at rest stays at rest when mu >= tan(theta).
