@@ -14,6 +14,7 @@
 --          liquid side)                                                 Alg. 2 line 1
 --     F 2. u‡ = projection of u† on phi^n (contact faces from x^n, v^n)   Alg. 2 line 2
 --     F 3. u* = advection of u‡, phi* = advection of phi^n by u‡           Alg. 2 lines 3-4
+--       3b. films of phi* thinner than the grid gathered (keep; Tide's, not the paper's)
 --     S 4. x* = x^n + dt v^n + dt^2 g                                      Alg. 1 line 2, Eq. 5
 --   Constrained optimization
 --       5. (phi^{n+1}, x^{n+1}) = argmin of Eq. 22 from (phi^n, x^n): liquid and solid
@@ -45,6 +46,7 @@ local defaults = {
   kappa = false,         -- barrier stiffness [kg] (default rho dx^dim)
   band = false,          -- unknown band [m] (default 3 x the largest displacement, >= 2 dx + dhat)
   volume = true,         -- one volume constraint per component (Eq. 10-12)
+  keep = true,           -- gather films thinner than the grid into their deepest cells (step 3b)
   line_search = true,    -- backtracking + CCD filter (Sec. 4.3.5)
   hessian = "projected",  -- barrier Hessian: "projected" (full, PSD per pair) or "gauss_newton" (Eq. 20)
   ccd = "common",        -- CCD bound: "common" (time of impact at a common t) or "paper" (min(gamma, beta))
@@ -254,6 +256,13 @@ function liu.step(S, dt)
   S.advect_opts.region = reg_u
   time("advect u", S.u.advect, S.u, S.u, dt, S.advect_opts)
   S.u, S.u2 = S.u2, S.u
+  -- 3b. keep: a component the advection left without a liquid cell, or with none a
+  --     quarter cell deep (a film thinner than the grid can carry: a puddle spread below
+  --     half a cell, a sheet between rods; its smoothed volume sits in cells around
+  --     phi = 0) gathers into its round(V0 / V_cell) deepest cells, so that the tracker
+  --     holds it to its reference volume in step 5 instead of dropping it
+  --     (tide.VolumeTracker:keep, before the redistancing would erase it)
+  local kept = S.tracker and S.keep and time("keep", S.tracker.keep, S.tracker, S.phi2) or 0
   -- 4. solid prediction x* = x^n + dt v^n + dt^2 g (Eq. 5); the largest displacement sets the band
   local gv = S.gravity or {}
   local maxdisp = S.u:max_speed() * dt
@@ -298,6 +307,7 @@ function liu.step(S, dt)
   -- 8. second projection on phi^{n+1} with the contact faces (Alg. 1 lines 10-11, Eq. 23)
   local _, nfaces = project(S, dt, S.phi)
   st.contact_faces = nfaces
+  st.kept = kept
   if S.nv > 0 then
     local d = couple.liu_distance { grid = g, phi = S.phi, x = S.x, interp = S.interp }
     local md, pen = math.huge, 0

@@ -47,13 +47,14 @@ return {
     see = see,
   },
   ["tide.liu.new"] = {
-    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", ... } -> state",
+    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", keep = true, ... } -> state",
     does = "State of Liu et al.'s coupled step (Algorithms 1-2) for a level-set liquid and solid vertices.",
     args = {
       { "x, v, mass, fixed", "{nv, dim}, {nv, dim}, number or {nv}, {nv} u8", "none", "the solid vertices" },
       { "air_faces", "boolean", "true", "first projection: solid velocity also on the air faces of the vertices within reach" },
       { "redistance_at", "\"prediction\" | \"after\"", "\"prediction\"", "redistance phi* before the solve, or phi^{n+1} after it (the paper)" },
       { "advect_region", "boolean", "true", "advect u and phi only where the step reads them (near the liquid): bit-identical results, 6-8x less advection at 96^3" },
+      { "keep", "boolean", "true", "with volume: before the redistancing of phi*, gather a component left with no liquid cell or none a quarter cell deep (a film thinner than the grid) into its round(V0 / V_cell) deepest cells (tide.VolumeTracker:keep); false: such a film and its volume vanish (Tide's addition, not the paper's)" },
     },
     returns = "state S (S.phi, S.u, S.x, S.v, S.t, S.last = stats of the last step)",
     ref = "Liu et al. 2024 Alg. 1-2",
@@ -61,7 +62,7 @@ return {
   },
   ["tide.liu.step"] = {
     sig = "tide.liu.step(S, dt) -> stats",
-    does = "One step: forces, projection, advection, prediction, the joint solve, velocities, projection with the contact faces; stats of the solve plus min_d, penetrating (vertices at d <= 0 after the step) and contact_faces.",
+    does = "One step: forces, projection, advection, prediction, the joint solve, velocities, projection with the contact faces; stats of the solve plus min_d, penetrating (vertices at d <= 0 after the step), contact_faces and kept (components gathered by keep).",
     returns = "stats (see tide.couple.liu_solve)",
     see = see,
   },
