@@ -391,7 +391,8 @@ end
 -- constraint, Eq. 10-11, not a merge the tracker would share out), or within
 -- dhat + 2 dx of a solid vertex (the invariant).  Returns the volume added
 -- [m^dim] (smoothed Heaviside of the redistanced field, as the volume
--- tracker's reference).
+-- tracker's reference), which the tracker holds as a new component's
+-- reference (tide.VolumeTracker:add).
 function liu.add_drop(S, o)
   if type(o) ~= "table" then raise("tide.liu.add_drop: table {center =, radius =, velocity =} expected") end
   local g, dim, dx = S.grid, S.dim, S.grid.dx
@@ -453,7 +454,19 @@ function liu.add_drop(S, o)
     end
   end
   S.u:enforce_walls(nil, false)
-  return settled_volume(S) - V0
+  local dv = settled_volume(S) - V0
+  if S.tracker then
+    -- a component of its own for the volume constraint: the tracker's labels reach
+    -- 3 dx into the air, and a drop placed in another component's band would
+    -- otherwise share that one's reference volume and bring none of its own
+    S.body = S.body or g:cells()
+    S.body:fill(1e30)
+    local bset = dim == 2 and function(i, j, _, v) S.body:set(i, j, v) end
+      or function(i, j, k, v) S.body:set(i, j, k, v) end
+    each(function(i, j, k, d) bset(i, j, k, d) end)
+    S.tracker:add(S.body, dv)
+  end
+  return dv
 end
 
 --- Rain: drops of radii uniform in `radius` = {rmin, rmax} [m] with centres

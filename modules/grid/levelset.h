@@ -277,6 +277,15 @@ int tide_volume_tracker_update(tide_volume_tracker *t, const double *phi);
  * (may be NULL): the number of components gathered.  Sorting breaks ties by
  * cell index: deterministic. */
 int tide_volume_tracker_keep(tide_volume_tracker *t, double *phi, double depth, int *nkept);
+/* Add a body of liquid written into phi since the last update (a drop): the
+ * cells where body (its own level set, ncells) is below the band become a
+ * new component with reference volume vol [m^dim] (>= 0), so that the next
+ * update() matches the new liquid to it -- without this, a body placed
+ * within the band of a tracked component would share that component's
+ * reference instead of bringing its own, and its volume would be lost.  A
+ * component whose every cell the body takes is merged into it (its volume
+ * added). */
+int tide_volume_tracker_add(tide_volume_tracker *t, const double *body, double vol);
 /* The tracker's parameters with band and k resolved against its grid. */
 int tide_volume_tracker_resolved(const tide_volume_tracker *t, tide_volume_params *p);
 /* Total reference volume [m^dim]. */

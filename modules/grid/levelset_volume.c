@@ -646,6 +646,47 @@ done:
   return st;
 }
 
+int tide_volume_tracker_add(tide_volume_tracker *t, const double *body, double vol) {
+  const char *fn = "volume tracker add";
+  if (!t) return tide_fail(TIDE_EINVAL, "%s: no tracker", fn);
+  const tide_grid *g = &t->grid;
+  tide_volume_params p;
+  int st = check_phi(g, body, fn);
+  if (st || (st = resolve_params(g, &t->params, &p, fn))) return st;
+  if (!(vol >= 0) || !isfinite(vol))
+    return tide_fail(TIDE_EINVAL, "%s: volume must be finite and >= 0, got %g", fn, vol);
+  if (t->ncomp >= INT32_MAX - 1) return tide_fail(TIDE_EINVAL, "%s: too many components", fn);
+  const int64_t N = tide_grid_ncells(g);
+  const int no = t->ncomp;
+  size_t cb = (size_t)(no > 0 ? no : 1) * sizeof(int64_t);
+  int64_t *before = tide_calloc(cb), *after = tide_calloc(cb);
+  double *vnew = tide_alloc((size_t)(no + 1) * sizeof(double));
+  if (!before || !after || !vnew) {
+    tide_free(before, before ? cb : 0);
+    tide_free(after, after ? cb : 0);
+    tide_free(vnew, vnew ? (size_t)(no + 1) * sizeof(double) : 0);
+    return TIDE_ENOMEM;
+  }
+  for (int64_t c = 0; c < N; c++) {
+    int32_t o = t->labels[c];
+    if (o < 0) continue;
+    before[o]++;
+    if (!(body[c] < p.band)) after[o]++;
+  }
+  for (int64_t c = 0; c < N; c++)
+    if (body[c] < p.band) t->labels[c] = no;
+  memcpy(vnew, t->vol, (size_t)no * sizeof(double));
+  vnew[no] = vol;
+  for (int o = 0; o < no; o++)
+    if (before[o] > 0 && after[o] == 0) vnew[no] += vnew[o], vnew[o] = 0;
+  tide_free(t->vol, (size_t)(no > 0 ? no : 1) * sizeof(double));
+  t->vol = vnew;
+  t->ncomp = no + 1;
+  tide_free(before, cb);
+  tide_free(after, cb);
+  return TIDE_OK;
+}
+
 int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume_stats *stats) {
   tide_volume_params p;
   int st = tide_volume_tracker_update(t, phi);
