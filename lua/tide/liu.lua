@@ -55,6 +55,7 @@ local defaults = {
   tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
   solver = "cholmod",    -- "cholmod", "bicgstab" (+ ILU(0)) or "pcg" (CG + IC(0))
   contact_velocity = true, -- Eq. 23 faces in the projections
+  contact_slip = false,  -- impose only the normal part of the solid velocity on those faces (free slip)
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
   redistance_at = "prediction", -- redistance the "prediction" phi* before the optimization, or "after" it (the paper)
@@ -169,7 +170,7 @@ local function project(S, dt, phi, reach)
   local nfaces = 0
   if S.nv > 0 and S.contact_velocity then
     nfaces = couple.liu_contact_faces { grid = g, phi = phi, x = S.x, v = S.v, u = u, fixed = S.fixed_faces,
-      dhat = reach or S.dhat_v, interp = S.interp, air = reach ~= nil }
+      dhat = reach or S.dhat_v, interp = S.interp, air = reach ~= nil, slip = S.contact_slip }
   end
   for _, w in ipairs(S.walls or {}) do
     local at = { table.unpack(w, 2) }
