@@ -39,9 +39,10 @@ local defaults = {
 -- surface_tension = {...}: the options of the surface-tension operator (flip.tension)
 local tension_defaults = {
   method = "ghost",       -- "ghost" (pressure jump at the surface) or "liu" (Liu Eq. 8, liquid-side band)
-  curvature = nil,        -- "cells" (robust: a drop at rest stays quiet; the default at 90 degrees) or "heights"
-                          -- (height functions of the surface: accurate frequencies and contact angles, spurious
-                          -- currents grow at rest; the default with contact_angle ~= 90; docs/liquids-physics.md)
+  curvature = nil,        -- "cells" (fourth order, moved to the surface: a drop at rest stays quiet and, with the
+                          -- tracked surface's linear extension, accurate frequencies; the default at 90 degrees) or
+                          -- "heights" (height functions of the surface: contact angles; spurious currents grow at
+                          -- rest; the default with contact_angle ~= 90; docs/liquids-physics.md, "The default")
   level_set = "tracked",  -- "tracked": a grid level set moved with the grid velocity (volume-corrected);
                           -- "particles": the particle level set (S.level_set) redistanced every step
   side = "liquid",        -- Liu's band: "liquid" or "both"

@@ -239,7 +239,7 @@ return {
   ["tide.ViscositySolver:free"] = { sig = "S:free()", does = "Release the workspace now.", args = {}, returns = "nothing", see = seep },
   ["tide.liquid.curvature"] = {
     sig = "tide.liquid.curvature(grid, phi [, { periodic, out, method = \"cells\" | \"heights\", band = 3 dx, contact_angle = 90 }]) -> kappa",
-    does = "Mean curvature at the cells: central differences of phi (clamped to +-1/dx), or the surface's height-function curvature extended along the normals to |phi| < band.",
+    does = "Mean curvature at the cells: fourth-order central differences of phi (clamped to +-1/dx), or the surface's height-function curvature extended along the normals to |phi| < band.",
     args = { { "grid", "tide.Grid", "required", "" }, { "phi", "f64 cells", "required", "" }, { "method", "\"cells\" | \"heights\"", "\"cells\"", "" }, { "band", "number >= 0", "3 dx", "[m]" },
       { "periodic", "list of booleans", "none", "" }, { "contact_angle", "degrees", "90", "at the walls" }, { "out", "f64 cells", "new", "" } },
     returns = "f64 cells [1/m]", ref = "Cummins, Francois & Kothe 2005; Popinet 2009", see = seep,
