@@ -44,9 +44,10 @@ local defaults = {
   nu = 0,                  -- kinematic viscosity [m^2/s]
   tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
   curvature = false,       -- "cells" (fourth-order cell curvature moved to the surface, interpolated to the
-                           -- crossing: the default, a drop at rest stays at rest to ~3e-4 sqrt(sigma/(rho D)), the
-                           -- capillary wave -0.48% at 32 cells per wavelength, the n = 2 drop -0.15% / +0.90%
-                           -- along x / diagonal) or "heights" (height functions at the crossings: accurate
+                           -- crossing: the default, a drop at rest stays at rest to ~1.5e-4 sqrt(sigma/(rho D)) over
+                           -- 10 capillary times; with the constant extension the capillary wave is -2.5% at 32 cells
+                           -- per wavelength, the n = 2 drop +2.4% / +2.9%; with extend = "linear" -0.48%, -0.15% /
+                           -- +0.90%) or "heights" (height functions at the crossings: accurate
                            -- oscillation frequencies and contact angles, but spurious currents grow around a
                            -- drop at rest at 25 cells per diameter; the default where contact_angle ~= 90:
                            -- docs/liquids-physics.md, "The default")
@@ -60,9 +61,10 @@ local defaults = {
                            -- "heights", 0 with "cells")
   tol = 1e-8,              -- pressure solve
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
-  extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost") or
-                           -- "constant" along the normals (default with "liu": linear made Liu's drop 2%
-                           -- orientation-dependent)
+  extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
+                           -- curvature "heights") or "constant" along the normals (the other defaults: linear made
+                           -- Liu's drop 2% orientation-dependent, and a drop at rest with the cell curvature slowly
+                           -- ring up: 3e-4 sqrt(sigma/(rho D)) at t = 5, 2.4e-3 at t = 10, constant 1.2e-4)
 }
 
 local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true, periodic = true }
@@ -119,7 +121,7 @@ function drop.new(opts)
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
-  if not S.extend then S.extend = S.tension == "ghost" and "linear" or "constant" end
+  if not S.extend then S.extend = (S.tension == "ghost" and S.curvature == "heights") and "linear" or "constant" end
   check_choice(S.extend, { "linear", "constant" }, "extend")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
   -- periodic = {true, false[, ..]}: periodic axes (the others are walls); every

@@ -1,6 +1,6 @@
 -- Spurious currents of a drop at rest with the default settings of tide.drop
 -- (ghost-fluid jump with the cell curvature: fourth-order differences, each
--- cell's value moved along the normal to the surface; linear extension, no
+-- cell's value moved along the normal to the surface; constant extension, no
 -- redistancing in 2D, inviscid): the static-drop benchmark in capillary
 -- units, rho = sigma = D = 1 (the capillary time sqrt(rho D^3 / sigma) = 1),
 -- 25 cells per diameter, the centre off the lattice, box 2 D, air density 0.
@@ -22,7 +22,7 @@ local n = 2 * cpd
 local g = tide.grid.new { size = { n, n }, dx = dx }
 local c = { n * dx / 2 + 0.37 * dx, n * dx / 2 + 0.13 * dx }
 local S = drop.new { grid = g, phi = drop.disk { grid = g, center = c, radius = R }, sigma = sigma, rho = rho }
-T.check(S.curvature == "cells" and S.extend == "linear" and S.nu == 0, "the defaults: cell curvature, linear extension, inviscid")
+T.check(S.curvature == "cells" and S.extend == "constant" and S.nu == 0, "the defaults: cell curvature, constant extension, inviscid")
 local scale = math.sqrt(rho * D / sigma)
 local at, largest = {}, 0
 for _, mark in ipairs { 1, 5 } do
