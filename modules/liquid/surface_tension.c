@@ -1043,7 +1043,8 @@ int tide_liquid_label_phi(const tide_grid *g, const tide_array *phi, const tide_
  * cells within 3 dx of the surface.  The jump then interpolates values that
  * all estimate the same surface curvature, instead of 1 / (R + phi) linearly
  * between the liquid and the air cell (a face-to-face error of ~(dx/R)^2 / 8
- * relative). */
+ * relative).  Then only the cells the jump reads are computed (within 4 dx
+ * of the surface or beside a sign change of phi; 0 elsewhere). */
 static int get_kappa(const tide_grid *g, const double *phi, const tide_array *kappa,
                      const tbc *B, int to_surface, const double **out, double **own) {
   int st;
@@ -1058,21 +1059,39 @@ static int get_kappa(const tide_grid *g, const double *phi, const tide_array *ka
   int64_t nc = tide_grid_ncells(g);
   *own = tide_alloc((size_t)nc * sizeof(double));
   if (!*own) return TIDE_ENOMEM;
-  if ((st = curv_cells(g, phi, B, *own))) return st;
-  if (to_surface) {
-    double *kk = *own, dx = g->dx;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < g->n[0]; i++)
-      for (int j = 0; j < g->n[1]; j++)
-        for (int k = 0; k < g->n[2]; k++) {
-          int c[3] = {i, j, k};
-          int64_t q = tide_grid_idx(g, i, j, k);
-          if (!(fabs(phi[q]) < 4 * dx)) continue; /* cheap pre-test, |grad phi| ~ 1 */
-          double d = cell_distance(g, phi, B, c);
-          if (!(fabs(d) <= 3 * dx)) continue;
-          kk[q] = parallel_kappa(kk[q], gauss_cell(g, phi, B, c), -d, dx);
-        }
+  if (!to_surface) {
+    if ((st = curv_cells(g, phi, B, *own))) return st;
+    *out = *own;
+    return TIDE_OK;
   }
+  /* only the cells the jump reads: within 4 dx of the surface or beside a
+   * sign change of phi (0 elsewhere) */
+  double *kk = *own, dx = g->dx, kmax = 1.0 / dx;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int k = 0; k < g->n[2]; k++) {
+        int c[3] = {i, j, k};
+        int64_t q = tide_grid_idx(g, i, j, k);
+        int near = fabs(phi[q]) < 4 * dx;
+        for (int a = 0; a < g->dim && !near; a++)
+          for (int sd = -1; sd <= 1 && !near; sd += 2) {
+            int J[3] = {i, j, k};
+            J[a] += sd;
+            if (J[a] < 0 || J[a] >= g->n[a]) {
+              if (!B->per[a]) continue;
+              J[a] = tide_periodic_index(J[a], g->n[a], 1);
+            }
+            near = (phi[tide_grid_idx(g, J[0], J[1], J[2])] < 0) != (phi[q] < 0);
+          }
+        if (!near) {
+          kk[q] = 0;
+          continue;
+        }
+        double kc = fmin(kmax, fmax(-kmax, kappa_cell(g, phi, B, c)));
+        double d = cell_distance(g, phi, B, c);
+        kk[q] = fabs(d) <= 3 * dx ? parallel_kappa(kc, gauss_cell(g, phi, B, c), -d, dx) : kc;
+      }
   *out = *own;
   return TIDE_OK;
 }
