@@ -10,6 +10,7 @@
 #include "solid/thin.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---------------------------------------------------------- workspace */
@@ -1037,8 +1038,36 @@ static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v,
 
 /* the never-intersect invariant at x (opts.check): no edge through a
  * triangle, no free node on or inside a barrier collider */
-static int check_invariant(const tide_tetmesh *m, const solid_work *w, const double *x) {
+/* "a point and a rod segment (nodes 3 | 7 8)": a contact pair (ipc.h
+ * kinds, 1-based nodes) described into buf (128 chars) */
+static const char *pair_text(int kind, const int32_t *nd, char *buf) {
+  if (kind == 1)
+    snprintf(buf, 128, "edges (nodes %d %d | %d %d)", nd[0] + 1, nd[1] + 1, nd[2] + 1, nd[3] + 1);
+  else if (kind == 2)
+    snprintf(buf, 128, "a point and a rod segment (nodes %d | %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1);
+  else
+    snprintf(buf, 128, "a point and a triangle (nodes %d | %d %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1, nd[3] + 1);
+  return buf;
+}
+
+static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x) {
   int s;
+  if (w->ipc) {
+    /* every candidate pair apart (segments of rods have no triangle to
+     * cross: touching is their intersection) */
+    int touching = 0, kind = 0;
+    int32_t nd[4];
+    char buf[128];
+    if ((s = tide_ipc_update(w->ipc, x, 0))) return s;
+    double dmin = tide_ipc_min_distance(w->ipc, x, &touching, &kind, nd);
+    if (touching)
+      return tide_fail(TIDE_EINVAL,
+                       "Newton step: the contact invariant is violated: %s touch or intersect "
+                       "after the step (distance %g m)",
+                       pair_text(kind, nd, buf), dmin);
+  }
   if (w->ipc) {
     int64_t cnt = 0, fe = -1, ft = -1, ne = 0;
     int32_t *E = NULL;
@@ -1111,13 +1140,13 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
     int touching = 0, kind = 0;
     int32_t nd[4];
+    char buf[128];
     tide_ipc_min_distance(w->ipc, xn, &touching, &kind, nd);
     if (touching)
       return tide_fail(TIDE_EINVAL,
                        "Newton step: solid contact needs a start without contact, but %s "
-                       "(nodes %d %d %d %d) touch or intersect",
-                       kind ? "edges" : "a point and a triangle", nd[0] + 1, nd[1] + 1, nd[2] + 1,
-                       nd[3] + 1);
+                       "touch or intersect",
+                       pair_text(kind, nd, buf));
   } else if (w->ipc) {
     tide_ipc_free(w->ipc);
     w->ipc = NULL;
