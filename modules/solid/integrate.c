@@ -42,9 +42,10 @@ typedef struct solid_work {
   double ipc_dhat, ipc_kappa; /* the options it was built with */
   tide_ipc_sdf sdf;           /* colliders as barriers (contact = "barrier") for this step */
   int sdf_on;
-  /* the barrier stiffness (pairs and barrier colliders), kept across steps
-   * for the same (dhat, kappa option) as IPC's adaptive kappa raises it */
-  double kappa, kappa_max, kappa_eps, kappa_dhat, kappa_opt;
+  /* the barrier stiffness (pairs and barrier colliders) in this step; the
+   * value kept across steps as IPC's adaptive kappa raises it is the fem's
+   * ipc_kappa (state of the run, checkpointed) */
+  double kappa, kappa_max, kappa_eps;
   int kappa_adapt;
   size_t bytes;
 } solid_work;
@@ -839,6 +840,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
       if (w->sdf_on) dmin = fmin(dmin, tide_ipc_sdf_min_distance(&w->sdf, x, NULL, NULL));
       if (dprev < w->kappa_eps && dmin < w->kappa_eps && dmin < dprev && w->kappa < w->kappa_max) {
         w->kappa = fmin(2 * w->kappa, w->kappa_max);
+        m->fem->ipc_kappa = w->kappa;
         if (w->ipc) tide_ipc_set_kappa(w->ipc, w->kappa);
         w->sdf.kappa = w->kappa;
         st->kappa_updates++;
@@ -1127,9 +1129,12 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   w->sdf_on = barrier && nc > 0;
   if (w->ipc || w->sdf_on) {
     double k0 = o->kappa > 0 ? o->kappa : tide_ipc_kappa_default(m, o->dhat);
-    if (!o->kappa_adapt || w->kappa_dhat != o->dhat || w->kappa_opt != o->kappa || !(w->kappa > 0))
-      w->kappa = k0;
-    w->kappa_dhat = o->dhat, w->kappa_opt = o->kappa, w->kappa_max = 100 * k0;
+    tide_fem *f = m->fem;
+    if (!o->kappa_adapt || f->ipc_kappa_dhat != o->dhat || f->ipc_kappa_opt != o->kappa ||
+        !(f->ipc_kappa > 0))
+      f->ipc_kappa = k0;
+    f->ipc_kappa_dhat = o->dhat, f->ipc_kappa_opt = o->kappa;
+    w->kappa = f->ipc_kappa, w->kappa_max = 100 * k0;
     w->kappa_adapt = o->kappa_adapt;
     double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
            bb = 0;
