@@ -811,7 +811,25 @@ int tide_render3d_draw(const tide_render3d *r, tide_canvas **out) {
         float n[3] = {g.normal[3 * o], g.normal[3 * o + 1], g.normal[3 * o + 2]};
         float nl = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         if (nl > 0) n[0] /= nl, n[1] /= nl, n[2] /= nl;
-        if (n[0] * V[0] + n[1] * V[1] + n[2] * V[2] < 0) n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+        /* the side seen: a surface's back (two-sided shells) is shaded with
+         * the normal turned over; where a front facet's smooth normal leans
+         * away from the viewer (the silhouette of a coarse mesh) it is
+         * bent into the visible half instead, not turned over (which lit
+         * it from behind: dark dots along the outline) */
+        const float *fg = g.lift + LIFT * o + 6; /* the facet's normal, 0 if none */
+        float nv = n[0] * V[0] + n[1] * V[1] + n[2] * V[2];
+        float fv = fg[0] * V[0] + fg[1] * V[1] + fg[2] * V[2];
+        float fnn = fg[0] * n[0] + fg[1] * n[1] + fg[2] * n[2];
+        if (fnn < 0) fv = -fv; /* the facet normal on the smooth normal's side */
+        if (fnn != 0 && fv > 0 && nv < 0) {
+          float b = 0.05f - nv;
+          for (int d = 0; d < 3; d++)
+            n[d] += b * (float)V[d];
+          nl = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+          n[0] /= nl, n[1] /= nl, n[2] /= nl;
+        } else if (nv < 0) {
+          n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+        }
         float ks = g.spec[2 * o], sh = g.spec[2 * o + 1];
         if (ks < 0) ks = r->pspecular, sh = 40;
         const float *alb = g.albedo + 3 * o;

@@ -1,6 +1,7 @@
 -- tide.fileio.png3d shadows on a coarse faceted mesh: no shadow acne (dark
--- facets on the lit side of a convex body, which cannot shadow itself), and
--- no peter-panning (a plate 2 mm off the surface still casts its shadow).
+-- facets on the lit side of a convex body, which cannot shadow itself), no
+-- dark dots along its outline, and no peter-panning (a plate 2 mm off the
+-- surface still casts its shadow).
 -- The mesh is the collider sphere of scenes/shell_spin.lua: the boundary of
 -- a BCC tet mesh, R = 0.29 m, h = 0.06 m, shaded with smooth vertex normals.
 local tide = require "tide"
@@ -59,6 +60,30 @@ for _, L in ipairs { { 1, 0.1, 0 }, { -0.5, 1, 0.2 }, { 1, 1, 0.5 }, { 0.3, 0.2,
     L[3], lit, dark, 100 * frac))
   T.check(lit > 5000, "lit region found")
   T.check(frac < 1e-3, string.format("no shadow acne on the lit side: %.3f%% darkened (target < 0.1%%)", 100 * frac))
+end
+
+-- the outline: scenes/shell_spin.lua's view of its sphere (centred at
+-- y = 0.4 m, so its BCC facets are the scene's) with the default lights,
+-- ground and shadows.  The far rim's facets have smooth normals leaning
+-- away from the camera; turned over (as for the back of a shell) instead
+-- of bent into the visible half, they were shaded from behind: dark dots
+-- (red < 60, the lit sphere and the ground are > 100) along the upper outline
+do
+  local c = { 0, 0.4, 0 }
+  local b2 = S.bcc { shape = S.shape.sphere { center = c, radius = R }, h = 0.06 }
+  local path = dir .. "/rim.png"
+  fio.png3d { path = path, meshes = { { vertices = b2.x, triangles = b2:boundary(), index_base = 1,
+    color = { 0.6, 0.6, 0.65 } } }, width = 480, height = 360, ground_y = 0, box = false,
+    camera = { position = { 1.2, 1.1, 1.4 }, target = { 0, 0.35, 0 }, fov = 40 } }
+  local img = fio.png_read(path)
+  local dark = 0
+  for i = 1, 130 do -- the sphere's top is near row 95, its centre row 170
+    for j = 1, 480 do
+      if img:get(i, j, 1) < 60 then dark = dark + 1 end
+    end
+  end
+  print(string.format("upper outline in the scene's view: %d dark pixels", dark))
+  T.check(dark == 0, "no dark dots along the outline (" .. dark .. ")")
 end
 
 -- peter-panning: a 0.2 m square plate 2 mm above the top of the sphere,
