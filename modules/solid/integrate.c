@@ -327,7 +327,11 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   int s = check_step(m, o, "linear step");
   if (s) return s;
   if (m->fem->thin)
-    return tide_fail(TIDE_EINVAL, "linear step: shells and rods step with step_newton");
+    return tide_fail(TIDE_EINVAL,
+                     "linear step: shells and rods have no corotated linear stiffness (this "
+                     "integrator rotates each element's rest stiffness by its own rotation; hinge "
+                     "bending and rod curvature are energies of the angles between elements): "
+                     "step them with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
@@ -1396,7 +1400,11 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   int s = check_step(m, o, "Newmark step");
   if (s) return s;
   if (m->fem->thin)
-    return tide_fail(TIDE_EINVAL, "Newmark step: shells and rods step with step_newton");
+    return tide_fail(TIDE_EINVAL,
+                     "Newmark step: shells and rods are not stepped by it (its elasticity is "
+                     "explicit, stable only for dt below the bending modes' period, which shrinks "
+                     "with the square of the edge length, and its implicit damping is the volume "
+                     "material's, not their Rayleigh term): step them with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;

@@ -165,6 +165,15 @@ do
   local state = mt.__checkpoint(c)
   state.thin[1].s2 = tide.array.full({ state.thin[1].n2, 4 }, 99, "i32")
   T.raises(function() mt.__restore(state) end, "stencils 2 entry", "a hinge node outside the mesh")
+  -- the linear and Newmark integrators refuse shells and rods, saying why
+  local rod = S.rod { from = { 0, 0, 0 }, to = { 1, 0, 0 }, segments = 4 }
+  rod:rod { E = 1e7, radius = 1e-3 }
+  for _, m in ipairs { c, rod } do
+    T.raises(function() m:step_linear { dt = 0.01 } end, "no corotated linear stiffness",
+      "step_linear: the reason")
+    T.raises(function() m:step_newmark { dt = 0.01 } end, "its elasticity is explicit",
+      "step_newmark: the reason")
+  end
 end
 
 U.cleanup(dir)
