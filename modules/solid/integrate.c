@@ -43,9 +43,10 @@ typedef struct solid_work {
   double ipc_dhat, ipc_kappa; /* the options it was built with */
   tide_ipc_sdf sdf;           /* colliders as barriers (contact = "barrier") for this step */
   int sdf_on;
-  /* the barrier stiffness (pairs and barrier colliders), kept across steps
-   * for the same (dhat, kappa option) as IPC's adaptive kappa raises it */
-  double kappa, kappa_max, kappa_eps, kappa_dhat, kappa_opt;
+  /* the barrier stiffness (pairs and barrier colliders) in this step; the
+   * value kept across steps as IPC's adaptive kappa raises it is the fem's
+   * ipc_kappa (state of the run, checkpointed) */
+  double kappa, kappa_max, kappa_eps;
   int kappa_adapt;
   size_t bytes;
 } solid_work;
@@ -327,7 +328,11 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   int s = check_step(m, o, "linear step");
   if (s) return s;
   if (m->fem->thin)
-    return tide_fail(TIDE_EINVAL, "linear step: shells and rods step with step_newton");
+    return tide_fail(TIDE_EINVAL,
+                     "linear step: shells and rods have no corotated linear stiffness (this "
+                     "integrator rotates each element's rest stiffness by its own rotation; hinge "
+                     "bending and rod curvature are energies of the angles between elements): "
+                     "step them with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
@@ -840,6 +845,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
       if (w->sdf_on) dmin = fmin(dmin, tide_ipc_sdf_min_distance(&w->sdf, x, NULL, NULL));
       if (dprev < w->kappa_eps && dmin < w->kappa_eps && dmin < dprev && w->kappa < w->kappa_max) {
         w->kappa = fmin(2 * w->kappa, w->kappa_max);
+        m->fem->ipc_kappa = w->kappa;
         if (w->ipc) tide_ipc_set_kappa(w->ipc, w->kappa);
         w->sdf.kappa = w->kappa;
         st->kappa_updates++;
@@ -1172,9 +1178,12 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   w->sdf_on = barrier && nc > 0;
   if (w->ipc || w->sdf_on) {
     double k0 = o->kappa > 0 ? o->kappa : tide_ipc_kappa_default(m, o->dhat);
-    if (!o->kappa_adapt || w->kappa_dhat != o->dhat || w->kappa_opt != o->kappa || !(w->kappa > 0))
-      w->kappa = k0;
-    w->kappa_dhat = o->dhat, w->kappa_opt = o->kappa, w->kappa_max = 100 * k0;
+    tide_fem *f = m->fem;
+    if (!o->kappa_adapt || f->ipc_kappa_dhat != o->dhat || f->ipc_kappa_opt != o->kappa ||
+        !(f->ipc_kappa > 0))
+      f->ipc_kappa = k0;
+    f->ipc_kappa_dhat = o->dhat, f->ipc_kappa_opt = o->kappa;
+    w->kappa = f->ipc_kappa, w->kappa_max = 100 * k0;
     w->kappa_adapt = o->kappa_adapt;
     double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
            bb = 0;
@@ -1436,7 +1445,11 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   int s = check_step(m, o, "Newmark step");
   if (s) return s;
   if (m->fem->thin)
-    return tide_fail(TIDE_EINVAL, "Newmark step: shells and rods step with step_newton");
+    return tide_fail(TIDE_EINVAL,
+                     "Newmark step: shells and rods are not stepped by it (its elasticity is "
+                     "explicit, stable only for dt below the bending modes' period, which shrinks "
+                     "with the square of the edge length, and its implicit damping is the volume "
+                     "material's, not their Rayleigh term): step them with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
