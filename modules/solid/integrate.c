@@ -1084,7 +1084,7 @@ static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x
                        "after the step (distance %g m)",
                        pair_text(kind, nd, buf), dmin);
   }
-  if (w->ipc) {
+  if (w->ipc && m->dim == 3) {
     int64_t cnt = 0, fe = -1, ft = -1, ne = 0;
     int32_t *E = NULL;
     if ((s = tide_mesh_intersections(m, x, &cnt, &fe, &ft))) return s;
