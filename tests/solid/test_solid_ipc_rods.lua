@@ -16,7 +16,9 @@
 -- at 1 m/s onto a pinned parallel rod 3 mm below, and a hairpin (one
 -- polyline: a pinned lower arm, a half circle of radius 3 mm, a free upper
 -- arm thrown down at 1 m/s onto the lower one, self-contact): the same
--- checks; without dhat the upper arm passes through.
+-- checks; without dhat the upper arm passes through.  Friction in 2D: a
+-- short rod sliding at 0.5 m/s on a pinned one, mu = 0.5, decelerates at
+-- mu g (within 3%) and stops.
 local T = require "tide.testing"
 local S = require("tide").solid
 
@@ -101,6 +103,26 @@ local function hairpin()
   for i = 1, m.nv do if m.x:get(i, 2) > R then m.v:set(i, 2, -1) end end
   -- the upper arm's nodes short of the bend
   return m, function(i) return m.rest:get(i, 2) > R and m.rest:get(i, 1) < 0.19 end
+end
+do
+  local a = S.rod { from = { -0.5, 0 }, to = { 0.5, 0 }, segments = 20 }
+  local b = S.rod { from = { -0.1, 0.0008 }, to = { 0.1, 0.0008 }, segments = 4 }
+  for _, r in ipairs { a, b } do r:rod { E = 1e7, radius = 5e-4 } end
+  a:pin(function() return true end)
+  local m = S.merge { a, b }
+  for i = a.nv + 1, m.nv do m.v:set(i, 1, 0.5) end
+  local v8, conv = nil, 0
+  for k = 1, 40 do
+    local st = m:step_newton { dt = 1 / 200, dhat = 1e-3, mu = 0.5, check = true }
+    conv = conv + (st.converged and 1 or 0)
+    if k == 8 then v8 = m.v:get(a.nv + 1, 1) end
+  end
+  local acc, vend = (0.5 - v8) / 0.04, m.v:get(a.nv + 1, 1)
+  print(string.format("2D sliding rod, mu = 0.5: deceleration %.4f m/s^2 (mu g = %.4f, %+.2f%%), speed after 0.2 s %.2e m/s",
+    acc, 0.5 * 9.81, 100 * (acc / (0.5 * 9.81) - 1), vend))
+  T.check(conv == 40, "2D sliding rod: every step converged")
+  T.check(math.abs(acc / (0.5 * 9.81) - 1) < 0.03, "2D sliding rod: decelerates at mu g within 3%")
+  T.check(math.abs(vend) < 1e-6, "2D sliding rod: it stops")
 end
 do -- without contact the arm passes through the pinned one
   local m, upper = hairpin()
