@@ -34,12 +34,16 @@ return {
     see = see,
   },
   ["tide.zarifi.new"] = {
-    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, clamp = 0.15, colliders, obstacles, gravity, max_speed = 1000 } -> S",
+    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, clamp = 0.15, separation = 0.5, band = 0.1, mean = false, colliders, obstacles, gravity, max_speed = 1000 } -> S",
     does = "The state of the strongly coupled liquid + solids simulation (FLIP/APIC liquid of tide.flip, corotational solids).",
     args = {
       { "scheme", "spd | indefinite | factored | damping | weak", "\"spd\"", "strong coupling formulations, damping-only and weak (alternating) coupling of section 6.3" },
       { "sampling", "\"linear\" | \"cell\"", "\"linear\"", "pressure on the solid boundary (see tide.couple.project)" },
       { "clamp", "number in [0, 0.5)", "0.15", "solid face fractions below it are closed: no liquid pocket drains through a nearly closed face (squeeze pressures under a solid on the floor)" },
+      { "separation", "number >= 0", "0.5", "volume correction of the FLIP particles after their advection (tide.flip's density correction, flip.separate: particles, not velocities, moved along a projected field): strength per step; 0: off (the pool loses ~10% of its volume in the balls scene)" },
+      { "band", "number >= 0", "0.1", "its dead band in particles per cell / per_cell - 1 (tide.flip: 0.3)" },
+      { "mean", "boolean", "false", "correct by the mean interior density (volume control, Kim et al. 2007) instead of per cell" },
+      { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "ghost-fluid free surface from a particle level set (false: voxel surface, p = 0 at air cell centres; up to half a cell off, which shifts a floating solid's draft)" },
     },
     returns = "S (S.u, S.labels, S.pressure, S.fallbacks, ...)",
     ref = "Zarifi 2017 (thesis) Algorithm 4",
