@@ -66,6 +66,16 @@ local defaults = {
                        -- flip.separate; 0: off): strength per step
   band = 0.1,          -- its dead band (particles per cell / per_cell - 1; tide.flip: 0.3)
   mean = false,        -- correct by the mean interior density (volume control) instead of per cell
+  fractions = "node",  -- open face fractions of the solids: "node" (node SDF, Fig. 5.2, §5.4) or
+                       -- "exact" (clipped; with sampling = "cell" the projection then conserves
+                       -- liquid + solid momentum to the solver tolerance)
+  solid_faces = false, -- true: the closed faces of the liquid's velocity inside a solid carry the
+                       -- solid's velocity (tide.couple.solid_faces) and the linear sampling's spread
+                       -- flux is taken relative to the liquid (couple.project{relative}): a solid
+                       -- moving with its liquid (a filled shell) keeps its momentum.  false: 0 there
+                       -- (a static wall's closing); the default because with it a heavy solid
+                       -- resting on the floor under a ghost-fluid surface is kicked off it
+                       -- (docs/couple.md)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -120,6 +130,10 @@ function zarifi.new(opts)
   local S = {}
   for k, v in pairs(defaults) do S[k] = v end
   for k, v in pairs(opts) do S[k] = v end
+  if S.fractions ~= "node" and S.fractions ~= "exact" then
+    raise("tide.zarifi.new: fractions must be \"node\" or \"exact\", got " .. tostring(S.fractions))
+  end
+  S.fraction_mode = S.fractions
   if type(S.clamp) ~= "number" or S.clamp < 0 or S.clamp >= 0.5 then
     raise("tide.zarifi.new: clamp must be a number in [0, 0.5), got " .. tostring(S.clamp))
   end
@@ -156,7 +170,8 @@ function zarifi.geometry(S)
     shape = shape and shape + s or s
   end
   S.shape = shape
-  g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells, clamp = { S.clamp, 0.99 } })
+  local exact = S.fraction_mode == "exact"
+  g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells, exact = exact, clamp = { S.clamp, exact and 1 or 0.99 } })
   shape:sdf(g, { out = S.solid_phi })
 end
 
@@ -259,7 +274,7 @@ function zarifi.project(S, dt)
     formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
     sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
-    pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil }
+    pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil, relative = S.solid_faces and L.u_old or nil }
   local st = time("couple", couple.project, args)
   if not st.converged then
     -- the default Krylov solver stalled (stiff solids make the SPD system ill-conditioned,
@@ -288,6 +303,7 @@ function zarifi.step(S, dt)
     advect = dt, order = L.order, labels = S.solid_cells, solid_phi = S.solid_phi })
   if S.separation > 0 then flip.separate(L, dt) end                        --    volume correction (flip.separate)
   flip.transfer_to_grid(L)                                                  -- 3. velocities (§4.3)
+  if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
   L.u_old:copy(u)
   u:add_gravity(dt, S.gravity)                                              -- 4. external accelerations
   if S.scheme ~= "weak" and S.scheme ~= "damping" then
@@ -301,6 +317,7 @@ function zarifi.step(S, dt)
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)
+  if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
   S.t, S.steps = S.t + dt, S.steps + 1
   check_stable(S)
   return stats

@@ -14,7 +14,7 @@ return {
     see = see,
   },
   ["tide.couple.project"] = {
-    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, sampling = \"cell\", ring = 1, theta_min, pressure, valid, matrix = false, must_converge = true } -> stats",
+    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, sampling = \"cell\", relative, ring = 1, theta_min, pressure, valid, matrix = false, must_converge = true } -> stats",
     does = "One coupled pressure projection of a MAC liquid and corotational solids: u projected in place, the solids' velocities set; the pressure in liquid cells.",
     args = {
       { "u", "tide.Mac", "required", "u* on entry, projected on return" },
@@ -25,6 +25,7 @@ return {
       { "solver", "string", "pcg (spd, factored), bicgstab (indefinite)", "pcg (IC(0)), mgpcg (PCG with the multigrid-in-block preconditioner: one MG V-cycle on the liquid, Cholesky on the solid and the cells it cuts; iterations nearly flat with resolution), cholmod; bicgstab, minres, ldlt" },
       { "ring", "integer >= 0", "1", "mgpcg: layers of liquid cells added to the exactly solved interface block" },
       { "sampling", "\"cell\" | \"linear\"", "\"cell\"", "pressure felt by the clipped pieces: the cell's (thesis) or an affine fit at the piece centroid (exact Archimedes)" },
+      { "relative", "tide.Mac", "none", "linear sampling: the spread part of the solid flux, (J_linear - J_cell) v, taken relative to this liquid velocity interpolated at the nodes (right-hand side + (J_linear - J_cell) U): give the liquid's velocity before the external forces with the faces inside the solids at their velocity (tide.couple.solid_faces); a solid translating with its liquid then meets no spurious divergence" },
       { "elastic", "boolean", "true", "false: damping-only coupling (section 6.3)" },
       { "sigma, alpha", "numbers", "0.9, \"auto\"", "Z1 = sigma zeta_M M (5.31); block scaling (5.36)" },
       { "matrix", "boolean", "false", "also return the system matrix (stats.matrix)" },
@@ -33,14 +34,29 @@ return {
     ref = "Zarifi 2017 (thesis) ch. 5, Algorithm 4 line 7",
     see = see,
   },
+  ["tide.couple.solid_faces"] = {
+    sig = "tide.couple.solid_faces{ u, fractions, solids, layers = 2 } -> count",
+    does = "The solids' velocity on the closed faces of a liquid velocity field: every face centre inside an element gets the element's linear interpolation of the node velocities (its axis component), extended by `layers` extrapolation sweeps to faces just outside the mesh; then every face of u inside the domain with open fraction exactly 0 that received a value takes it (static walls and the domain's boundary faces keep theirs). With 0 there a solid translating with its liquid drags it (a water-filled ring: -13% of its momentum in 0.2 s).",
+    args = {
+      { "u", "f64 tide.Mac", "required", "modified in place [m/s]" },
+      { "fractions", "f64 tide.Mac", "required", "open face fractions (0 = closed)" },
+      { "solids", "tide.TetMesh or list", "required", "volume meshes (triangles in 2D, tets in 3D) of the grid's dimension" },
+      { "layers", "integer in 0..64", "2", "extrapolation sweeps beyond the mesh" },
+    },
+    returns = "the number of faces set",
+    ref = "Zarifi 2017 (thesis) Algorithm 4 lines 3 and 8",
+    see = see,
+  },
   ["tide.zarifi.new"] = {
-    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, clamp = 0.15, separation = 0.5, band = 0.1, mean = false, colliders, obstacles, gravity, max_speed = 1000 } -> S",
+    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, clamp = 0.15, separation = 0.5, band = 0.1, mean = false, fractions = \"node\", solid_faces = false, colliders, obstacles, gravity, max_speed = 1000 } -> S",
     does = "The state of the strongly coupled liquid + solids simulation (FLIP/APIC liquid of tide.flip, corotational solids).",
     args = {
       { "scheme", "spd | indefinite | factored | damping | weak", "\"spd\"", "strong coupling formulations, damping-only and weak (alternating) coupling of section 6.3" },
       { "sampling", "\"linear\" | \"cell\"", "\"linear\"", "pressure on the solid boundary (see tide.couple.project)" },
       { "clamp", "number in [0, 0.5)", "0.15", "solid face fractions below it are closed: no liquid pocket drains through a nearly closed face (squeeze pressures under a solid on the floor)" },
       { "separation", "number >= 0", "0.5", "volume correction of the FLIP particles after their advection (tide.flip's density correction, flip.separate: particles, not velocities, moved along a projected field): strength per step; 0: off (the pool loses ~10% of its volume in the balls scene)" },
+      { "fractions", "\"node\" | \"exact\"", "\"node\"", "the solids' open face fractions: node SDF (section 5.4) or exactly clipped (with sampling = \"cell\" the projection then conserves liquid + solid momentum to the solver tolerance)" },
+      { "solid_faces", "boolean", "false", "true: the liquid's closed faces inside the solids carry their velocity (tide.couple.solid_faces, lines 3 and 8) and the linear sampling's spread flux is taken relative to the liquid (couple.project relative = the velocity before the forces): a solid moving with its liquid (a filled shell) keeps its momentum. Not the default: a heavy solid resting on the floor under a ghost-fluid surface is then kicked off it" },
       { "band", "number >= 0", "0.1", "its dead band in particles per cell / per_cell - 1 (tide.flip: 0.3)" },
       { "mean", "boolean", "false", "correct by the mean interior density (volume control, Kim et al. 2007) instead of per cell" },
       { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "ghost-fluid free surface from a particle level set (false: voxel surface, p = 0 at air cell centres; up to half a cell off, which shifts a floating solid's draft)" },
