@@ -5,17 +5,22 @@
 -- without slipping accelerates at g sin(alpha) / 2 (half the frictionless
 -- slide); the scene prints the band's distance down the slope against
 -- s = g sin(alpha) t^2 / 4, and its spin against its speed / radius.
---   tide scenes/shell_incline.lua [--frames 40] [--around 24] [--alpha 15] [--mu 0.6] [--paper]
+-- Contact is IPC's: the incline is a barrier at distance dhat with lagged
+-- friction (--contact friction: a projected constraint).
+--   tide scenes/shell_incline.lua [--frames 40] [--around 24] [--alpha 15] [--mu 0.6] [--contact barrier]
+--                                 [--dhat 1e-3] [--paper]
 local tide = require "tide"
 local solids = require "tide.solids"
 local S = tide.solid
 local A = tide.array
 
 local P = tide.params({ frames = 40, fps = 30, around = 24, along = 4, radius = 0.08, length = 0.12, alpha = 15,
-  mu = 0.6, E = 5e6, thickness = 3e-3, out = "out/shell_incline", png = true, paper = false },
+  mu = 0.6, E = 5e6, thickness = 3e-3, contact = "barrier", dhat = 1e-3, out = "out/shell_incline", png = true,
+  paper = false },
   { around = "cells around the band", along = "cells along its axis", radius = "band radius [m]",
     length = "band width (along the axis) [m]", alpha = "incline angle [degrees]", mu = "friction",
     E = "Young's modulus [Pa]", thickness = "shell thickness [m]", png = "write PNG frames",
+    contact = "barrier (IPC) or friction (projected constraint)", dhat = "barrier distance [m]",
     paper = "bigger run: 64 x 12 cells, 90 frames" })
 if P.paper then P.around, P.along, P.frames = math.max(P.around, 64), math.max(P.along, 12), math.max(P.frames, 90) end
 
@@ -43,7 +48,8 @@ local band = S.mesh { nodes = A.from(nodes), elements = A.from(tris) }
 band:shell { model = "neohookean", E = P.E, nu = 0.3, thickness = P.thickness, density = 500 }
 print(tostring(band))
 local slope = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = n }, mu = P.mu }
-local step = solids.stepper(band, { method = "newton", colliders = { slope }, tol = 1e-5, maxit = 40 })
+local step = solids.stepper(band, solids.contact({ method = "newton", colliders = { slope }, tol = 1e-5, maxit = 40 },
+  P.contact, P.dhat, P.mu))
 
 -- centre of mass along the slope and the spin about z (sum m (r x v)_z / sum m r^2)
 local function state()

@@ -2,19 +2,26 @@
 -- ground) is squashed by a flat plate pressed down onto its crown and lifted
 -- again: with plastic bending (Irving's thesis 2.8, Fig. 2.6: the plastic
 -- flow applied to the hinges' rest angles, `bend_yield`) the arch stays
--- lower, without it (--yield 0) it springs back.  Prints per frame the
--- crown's depth below its rest height.
---   tide scenes/shell_plastic_torus.lua [--frames 60] [--ring 24] [--tube 12] [--yield 0.02] [--paper]
+-- lower, without it (--yield 0) it springs back.  Contact is IPC's: the
+-- plate is a barrier at distance dhat, so is the tube's own wall where the
+-- squashed tube folds onto itself (self-contact), with CCD in the line
+-- search: nothing passes through (--contact friction: the plate as a
+-- projected constraint, no self-contact).  Prints per frame the crown's
+-- depth below its rest height and the closest contact.
+--   tide scenes/shell_plastic_torus.lua [--frames 60] [--ring 24] [--tube 12] [--yield 0.02]
+--                                       [--contact barrier] [--dhat 1e-3] [--paper]
 local tide = require "tide"
 local solids = require "tide.solids"
 local S = tide.solid
 local A = tide.array
 
 local P = tide.params({ frames = 60, fps = 30, ring = 24, tube = 12, R = 0.25, r = 0.06, E = 2e6, thickness = 4e-3,
-  yield = 0.02, push = 0.1, out = "out/shell_plastic_torus", png = true, paper = false },
+  yield = 0.02, push = 0.1, contact = "barrier", dhat = 1e-3, out = "out/shell_plastic_torus", png = true,
+  paper = false },
   { ring = "cells along the arch", tube = "cells around the tube", R = "arch radius [m]", r = "tube radius [m]",
     E = "Young's modulus [Pa]", thickness = "shell thickness [m]", yield = "bend_yield [rad] (0: elastic)",
     push = "how far the plate presses below the crown [m]", png = "write PNG frames",
+    contact = "barrier (IPC, with self-contact) or friction (projected constraints)", dhat = "barrier distance [m]",
     paper = "bigger run: 96 x 32 cells, 120 frames" })
 if P.paper then P.ring, P.tube, P.frames = math.max(P.ring, 96), math.max(P.tube, 32), math.max(P.frames, 120) end
 
@@ -54,12 +61,14 @@ local plate = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal =
   mu = 0.3 }
 local t_down = (0.01 + P.push) / speed
 local t = 0
-local step = solids.stepper(arch, { method = "newton", colliders = { plate }, tol = 1e-4, maxit = 40, advance = { plate },
+local last
+local step = solids.stepper(arch, solids.contact({ method = "newton", colliders = { plate }, tol = 1e-4, maxit = 40,
+  advance = { plate }, after = function(st) last = st end,
   before = function(dt)
     local v = t < t_down and -speed or t < 2 * t_down and speed or 0
     plate:set { velocity = { 0, v, 0 } }
     t = t + dt
-  end })
+  end }, P.contact, P.dhat, 0.3))
 
 tide.run {
   frames = P.frames, fps = P.fps, out = P.out, params = P,
@@ -67,7 +76,8 @@ tide.run {
   step = step,
   frame = function(i, tt)
     local dent = ytop - arch.x:get(crown, 2)
-    print(string.format("frame %d  t = %.3f s  crown dent %.4f m  plate at y = %.3f m", i, tt, dent, plate.position[2]))
+    print(string.format("frame %d  t = %.3f s  crown dent %.4f m  plate at y = %.3f m%s", i, tt, dent, plate.position[2],
+      last and last.min_distance and string.format("  closest contact %.2e m", last.min_distance) or ""))
     if P.png then
       local y = plate.position[2]
       local lid = S.box { min = { -0.4, y, -0.15 }, max = { 0.4, y + 0.01, 0.15 }, cells = { 1, 1, 1 } }

@@ -18,23 +18,44 @@ local methods = { linear = "step_linear", newmark = "step_newmark", newton = "st
 -- "linear" or "newmark"; the other options go to the integrator) and returns
 -- its stats.  opts.before(dt), if given, runs first (move colliders, set
 -- targets); colliders listed in opts.advance are advanced by dt before the
--- step (kinematic bodies moving with their velocity).
+-- step (kinematic bodies moving with their velocity); opts.after(stats), if
+-- given, receives the integrator's stats of every step (e.g. min_distance).
 function M.stepper(mesh, opts)
   opts = opts or {}
   local name = methods[opts.method or "newton"]
   if not name then raise("tide.solids.stepper: method must be newton, linear or newmark") end
-  local before, advance = opts.before, opts.advance or {}
+  local before, advance, after = opts.before, opts.advance or {}, opts.after
   local args = {}
   for k, v in pairs(opts) do
-    if k ~= "method" and k ~= "before" and k ~= "advance" then args[k] = v end
+    if k ~= "method" and k ~= "before" and k ~= "advance" and k ~= "after" then args[k] = v end
   end
   return function(dt)
     if before then before(dt) end
     for _, c in ipairs(advance) do c:advance(dt) end
     args.dt = dt
     local st = mesh[name](mesh, args)
+    if after then after(st) end
     return { iterations = st.iterations }
   end
+end
+
+--- The contact options of a stepper (opts, changed and returned) for a
+-- scene's choice: contact = "barrier" is IPC (docs/shells.md): the
+-- colliders and, in 3D, the mesh's own primitives are barriers at distance
+-- dhat [m] (friction mu between the primitives, the colliders' own mu
+-- against them) and the CCD line search keeps every iterate free of
+-- penetration; "friction" (or "simple") are the colliders' projected-Newton
+-- constraints, no self-contact.
+function M.contact(opts, contact, dhat, mu)
+  if contact == "barrier" then
+    if not (type(dhat) == "number" and dhat > 0) then raise("tide.solids.contact: barrier contact needs dhat > 0") end
+    opts.contact, opts.dhat, opts.mu = "barrier", dhat, mu
+  elseif contact == "friction" or contact == "simple" then
+    opts.contact = contact
+  else
+    raise("tide.solids.contact: contact must be barrier, friction or simple, got " .. tostring(contact))
+  end
+  return opts
 end
 
 --- A frictional ground plane y = height (a collider).

@@ -87,6 +87,7 @@ static inline void view_to_screen(const proj *P, const double v[3], double *sx, 
 typedef struct stri {
   float x[3], y[3], z[3];
   float n[3][3], c[3][3];
+  float w[3][3]; /* world positions of the corners (for the shadow lift) */
   float spec, shin;
 } stri;
 
@@ -98,7 +99,7 @@ typedef struct ssph {
 
 typedef struct vtx { /* view-space vertex with attributes, for clipping */
   double v[3];
-  float n[3], c[3];
+  float n[3], c[3], w[3]; /* normal, colour, world position */
 } vtx;
 
 static void vtx_lerp(const vtx *a, const vtx *b, double t, vtx *o) {
@@ -106,6 +107,7 @@ static void vtx_lerp(const vtx *a, const vtx *b, double t, vtx *o) {
     o->v[d] = a->v[d] + t * (b->v[d] - a->v[d]);
     o->n[d] = (float)(a->n[d] + t * (b->n[d] - a->n[d]));
     o->c[d] = (float)(a->c[d] + t * (b->c[d] - a->c[d]));
+    o->w[d] = (float)(a->w[d] + t * (b->w[d] - a->w[d]));
   }
 }
 
@@ -139,6 +141,7 @@ static int clip_tri(const proj *P, const vtx in[3], float spec, float shin, stri
       for (int d = 0; d < 3; d++) {
         s->n[k][d] = tv[k]->n[d];
         s->c[k][d] = tv[k]->c[d];
+        s->w[k][d] = tv[k]->w[d];
       }
     }
     s->spec = spec;
@@ -155,7 +158,9 @@ typedef struct gbuf {
   float *normal; /* 3 per sample, world space */
   float *albedo; /* 3 per sample */
   float *spec;   /* 2 per sample: weight, exponent */
+  float *lift;   /* LIFT per sample: shadow-lookup lifts and facet normal, see tri_lift */
 } gbuf;
+#define LIFT 9
 
 /* primitives binned into tiles: bin_start[t]..bin_start[t+1] in bin_items */
 typedef struct bins {
@@ -240,6 +245,55 @@ static inline float edgefn(float ax, float ay, float bx, float by, float px, flo
   return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
 }
 
+/* The shadow-terminator lift (Hanika, "Hacking the shadow terminator", Ray
+ * Tracing Gems II, ch. 4, 2021).  A coarse faceted mesh shaded with smooth
+ * vertex normals is lit where its flat facets face away from the light or
+ * sit in a dent between their neighbours; the shadow map then sees the
+ * neighbouring facets in front and paints whole dark facets on the lit side.
+ * The point x = sum_k w_k P_k of a facet (barycentric weights w, corners P,
+ * unit vertex normals n) is lifted onto the curved surface its vertex
+ * normals describe: projected onto the tangent plane (P_k, n_k) of each
+ * corner it lies below, averaged with the weights,
+ *     x' = x - sum_k w_k min(0, (x - P_k).n_k) n_k.
+ * The lift vanishes where the normals are the facet's (flat regions) and is
+ * bounded by the facet's departure from its corners' tangent planes, about
+ * h sin(theta) for edge length h and normal deviation theta: it scales with
+ * the mesh's edge length, a fine mesh is hardly moved, and a shadow cast by
+ * something resting on the surface does not detach (no peter-panning, which
+ * a constant normal offset of the same size would cause).  Surfaces have two
+ * sides: lift[0..2] is the lift toward +n, lift[3..5] toward -n; the shader
+ * uses the one(s) moving toward the light.  lift[6..8] is the facet's unit
+ * normal, whose slope to the light scales the depth bias (the vertex normals
+ * of a coarse mesh can be far from it). */
+static void tri_lift(const stri *t, float w0, float w1, float w2, float *lift) {
+  float w[3] = {w0, w1, w2}, x[3];
+  for (int d = 0; d < 3; d++)
+    x[d] = w0 * t->w[0][d] + w1 * t->w[1][d] + w2 * t->w[2][d];
+  for (int d = 0; d < LIFT; d++)
+    lift[d] = 0;
+  float e1[3], e2[3];
+  for (int d = 0; d < 3; d++)
+    e1[d] = t->w[1][d] - t->w[0][d], e2[d] = t->w[2][d] - t->w[0][d];
+  float *fn = lift + 6;
+  fn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+  fn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+  fn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+  float fl = sqrtf(fn[0] * fn[0] + fn[1] * fn[1] + fn[2] * fn[2]);
+  for (int d = 0; d < 3; d++)
+    fn[d] = fl > 0 ? fn[d] / fl : 0;
+  for (int k = 0; k < 3; k++) {
+    const float *n = t->n[k];
+    float nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    if (!(nn > 0)) continue;
+    float h =
+        ((x[0] - t->w[k][0]) * n[0] + (x[1] - t->w[k][1]) * n[1] + (x[2] - t->w[k][2]) * n[2]) /
+        nn; /* height above the tangent plane along n, times 1/|n| */
+    float *l = h < 0 ? lift : lift + 3;
+    for (int d = 0; d < 3; d++)
+      l[d] -= w[k] * h * n[d];
+  }
+}
+
 /* rasterize the primitives of every tile (depth only when g->normal is NULL) */
 static void raster(gbuf *g, const bins *B, const proj *P, const stri *T, int64_t ntri,
                    const ssph *S) {
@@ -290,6 +344,7 @@ static void raster(gbuf *g, const bins *B, const proj *P, const stri *T, int64_t
             }
             g->spec[2 * o] = t->spec;
             g->spec[2 * o + 1] = t->shin;
+            tri_lift(t, w0, w1, w2, g->lift + LIFT * o);
           }
       } else {
         const ssph *s = S + (k - ntri);
@@ -318,6 +373,7 @@ static void raster(gbuf *g, const bins *B, const proj *P, const stri *T, int64_t
             }
             g->spec[2 * o] = -1; /* marks particles: material from the renderer */
             g->spec[2 * o + 1] = 0;
+            memset(g->lift + LIFT * o, 0, LIFT * sizeof(float)); /* exact spheres */
           }
       }
     }
@@ -394,6 +450,7 @@ static int geom_build(geom *G, const tide_render3d *r, const proj *P, int full) 
         for (int d = 0; d < 3; d++) {
           v[k].n[d] = N ? (float)N[3 * id + d] : 0;
           v[k].c[d] = M->vcolor ? M->vcolor[3 * id + d] : M->color[d];
+          v[k].w[d] = (float)M->v[3 * id + d];
         }
       }
       G->ntri += clip_tri(P, v, M->specular, M->shininess, G->T + G->ntri);
@@ -544,8 +601,9 @@ static int gbuf_new(gbuf *g, int w, int h, int full) {
     g->normal = tide_alloc(3 * n * sizeof(float));
     g->albedo = tide_alloc(3 * n * sizeof(float));
     g->spec = tide_alloc(2 * n * sizeof(float));
+    g->lift = tide_alloc(LIFT * n * sizeof(float));
   }
-  if (!g->depth || (full && (!g->normal || !g->albedo || !g->spec))) return TIDE_ENOMEM;
+  if (!g->depth || (full && (!g->normal || !g->albedo || !g->spec || !g->lift))) return TIDE_ENOMEM;
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < (int64_t)n; k++)
     g->depth[k] = FLT_MAX;
@@ -558,6 +616,7 @@ static void gbuf_free(gbuf *g) {
   if (g->normal) tide_free(g->normal, 3 * n * sizeof(float));
   if (g->albedo) tide_free(g->albedo, 3 * n * sizeof(float));
   if (g->spec) tide_free(g->spec, 2 * n * sizeof(float));
+  if (g->lift) tide_free(g->lift, LIFT * n * sizeof(float));
 }
 
 /* the camera ray through sample (sx, sy): origin o and direction d with
@@ -578,6 +637,8 @@ static inline void camera_ray(const proj *P, double sx, double sy, double o[3], 
 /* fraction of light reaching p from the shadow map (3x3 PCF) */
 static float shadow_frac(const proj *L, const gbuf *sm, const double p[3], const float n[3],
                          double texel) {
+  /* depth bias: 1.5 texels plus the depth change across 2 texels of a surface
+   * with normal n (the facet's when known) tilted away from the light */
   double v[3];
   to_view(L, p, v);
   double sx, sy;
@@ -727,6 +788,7 @@ int tide_render3d_draw(const tide_render3d *r, tide_canvas **out) {
               }
               g.spec[2 * o] = 0.05f;
               g.spec[2 * o + 1] = 20;
+              memset(g.lift + LIFT * o, 0, LIFT * sizeof(float));
             }
           }
         }
@@ -749,7 +811,25 @@ int tide_render3d_draw(const tide_render3d *r, tide_canvas **out) {
         float n[3] = {g.normal[3 * o], g.normal[3 * o + 1], g.normal[3 * o + 2]};
         float nl = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         if (nl > 0) n[0] /= nl, n[1] /= nl, n[2] /= nl;
-        if (n[0] * V[0] + n[1] * V[1] + n[2] * V[2] < 0) n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+        /* the side seen: a surface's back (two-sided shells) is shaded with
+         * the normal turned over; where a front facet's smooth normal leans
+         * away from the viewer (the silhouette of a coarse mesh) it is
+         * bent into the visible half instead, not turned over (which lit
+         * it from behind: dark dots along the outline) */
+        const float *fg = g.lift + LIFT * o + 6; /* the facet's normal, 0 if none */
+        float nv = n[0] * V[0] + n[1] * V[1] + n[2] * V[2];
+        float fv = fg[0] * V[0] + fg[1] * V[1] + fg[2] * V[2];
+        float fnn = fg[0] * n[0] + fg[1] * n[1] + fg[2] * n[2];
+        if (fnn < 0) fv = -fv; /* the facet normal on the smooth normal's side */
+        if (fnn != 0 && fv > 0 && nv < 0) {
+          float b = 0.05f - nv;
+          for (int d = 0; d < 3; d++)
+            n[d] += b * (float)V[d];
+          nl = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+          n[0] /= nl, n[1] /= nl, n[2] /= nl;
+        } else if (nv < 0) {
+          n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+        }
         float ks = g.spec[2 * o], sh = g.spec[2 * o + 1];
         if (ks < 0) ks = r->pspecular, sh = 40;
         const float *alb = g.albedo + 3 * o;
@@ -761,7 +841,17 @@ int tide_render3d_draw(const tide_render3d *r, tide_canvas **out) {
           double ndl = n[0] * Ld[0] + n[1] * Ld[1] + n[2] * Ld[2];
           if (ndl <= 0) continue;
           float vis = 1;
-          if (l == 0 && sm.depth) vis = shadow_frac(&L, &sm, p, n, texel);
+          if (l == 0 && sm.depth) {
+            double q[3] = {p[0], p[1], p[2]}; /* the lift toward the light */
+            for (int s = 0; s < 2; s++) {
+              const float *lf = g.lift + LIFT * o + 3 * s;
+              if (lf[0] * Ld[0] + lf[1] * Ld[1] + lf[2] * Ld[2] > 0)
+                for (int d = 0; d < 3; d++)
+                  q[d] += lf[d];
+            }
+            const float *fn = g.lift + LIFT * o + 6;
+            vis = shadow_frac(&L, &sm, q, fn[0] != 0 || fn[1] != 0 || fn[2] != 0 ? fn : n, texel);
+          }
           if (vis <= 0) continue;
           double Hh[3] = {Ld[0] + V[0], Ld[1] + V[1], Ld[2] + V[2]};
           norm3(Hh);

@@ -10,6 +10,7 @@
 #include "solid/thin.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---------------------------------------------------------- workspace */
@@ -42,9 +43,10 @@ typedef struct solid_work {
   double ipc_dhat, ipc_kappa; /* the options it was built with */
   tide_ipc_sdf sdf;           /* colliders as barriers (contact = "barrier") for this step */
   int sdf_on;
-  /* the barrier stiffness (pairs and barrier colliders), kept across steps
-   * for the same (dhat, kappa option) as IPC's adaptive kappa raises it */
-  double kappa, kappa_max, kappa_eps, kappa_dhat, kappa_opt;
+  /* the barrier stiffness (pairs and barrier colliders) in this step; the
+   * value kept across steps as IPC's adaptive kappa raises it is the fem's
+   * ipc_kappa (state of the run, checkpointed) */
+  double kappa, kappa_max, kappa_eps;
   int kappa_adapt;
   size_t bytes;
 } solid_work;
@@ -326,7 +328,11 @@ int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   int s = check_step(m, o, "linear step");
   if (s) return s;
   if (m->fem->thin)
-    return tide_fail(TIDE_EINVAL, "linear step: shells and rods step with step_newton");
+    return tide_fail(TIDE_EINVAL,
+                     "linear step: shells and rods have no corotated linear stiffness (this "
+                     "integrator rotates each element's rest stiffness by its own rotation; hinge "
+                     "bending and rod curvature are energies of the angles between elements): "
+                     "step them with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;
@@ -839,6 +845,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
       if (w->sdf_on) dmin = fmin(dmin, tide_ipc_sdf_min_distance(&w->sdf, x, NULL, NULL));
       if (dprev < w->kappa_eps && dmin < w->kappa_eps && dmin < dprev && w->kappa < w->kappa_max) {
         w->kappa = fmin(2 * w->kappa, w->kappa_max);
+        m->fem->ipc_kappa = w->kappa;
         if (w->ipc) tide_ipc_set_kappa(w->ipc, w->kappa);
         w->sdf.kappa = w->kappa;
         st->kappa_updates++;
@@ -923,6 +930,21 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
       }
     }
     st->line_search += halvings;
+    /* no decrease found at any step length: near the minimum the decrease
+     * a step predicts (here down to 1e-14 J on a potential of 1e-6 J, the
+     * terms' rounding 1e-17..1e-15 J) drowns in the potential's rounding;
+     * Armijo cannot tell, the gradient can.  Take the full step if it
+     * lowers the gradient's norm (Newton then goes on to the tolerance),
+     * else stop, not converged.  Without contact only (the barrier's steps
+     * stay under the energy's control). */
+    if (halvings == 30 && !w->ipc && !w->sdf_on && !nc) {
+      double E2, dec, g0 = 0, g1 = 0;
+      if ((s = newton_trial(m, o, w, ip, eps_u, x, p, g, 1, gp, xt, &E2, &dec))) return s;
+      if ((s = newton_gradient(m, w, ip, xt, eps_u, ng))) return s;
+      for (int64_t q = 0; q < N; q++)
+        if (!fixed_node(f, q / d)) g0 += g[q] * g[q], g1 += ng[q] * ng[q];
+      if (isfinite(E2) && g1 < g0) halvings = 0, E1 = E2;
+    }
     if (halvings == 30) return TIDE_OK; /* no decrease found: not converged */
     memcpy(x, xt, (size_t)N * sizeof(double));
     E0 = E1;
@@ -1035,10 +1057,39 @@ static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v,
   return TIDE_OK;
 }
 
-/* the never-intersect invariant at x (opts.check): no edge through a
- * triangle, no free node on or inside a barrier collider */
-static int check_invariant(const tide_tetmesh *m, const solid_work *w, const double *x) {
+/* "a point and a rod segment (nodes 3 | 7 8)": a contact pair (ipc.h
+ * kinds, 1-based nodes) described into buf (128 chars) */
+static const char *pair_text(int kind, const int32_t *nd, char *buf) {
+  if (kind == 1)
+    snprintf(buf, 128, "edges (nodes %d %d | %d %d)", nd[0] + 1, nd[1] + 1, nd[2] + 1, nd[3] + 1);
+  else if (kind == 2)
+    snprintf(buf, 128, "a point and a rod segment (nodes %d | %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1);
+  else
+    snprintf(buf, 128, "a point and a triangle (nodes %d | %d %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1, nd[3] + 1);
+  return buf;
+}
+
+/* the never-intersect invariant at x (opts.check): every contact pair
+ * apart, no edge through a triangle, no free node on or inside a barrier
+ * collider */
+static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x) {
   int s;
+  if (w->ipc) {
+    /* every candidate pair apart (segments of rods have no triangle to
+     * cross: touching is their intersection) */
+    int touching = 0, kind = 0;
+    int32_t nd[4];
+    char buf[128];
+    if ((s = tide_ipc_update(w->ipc, x, 0))) return s;
+    double dmin = tide_ipc_min_distance(w->ipc, x, &touching, &kind, nd);
+    if (touching)
+      return tide_fail(TIDE_EINVAL,
+                       "Newton step: the contact invariant is violated: %s touch or intersect "
+                       "after the step (distance %g m)",
+                       pair_text(kind, nd, buf), dmin);
+  }
   if (w->ipc) {
     int64_t cnt = 0, fe = -1, ft = -1, ne = 0;
     int32_t *E = NULL;
@@ -1111,13 +1162,13 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
     int touching = 0, kind = 0;
     int32_t nd[4];
+    char buf[128];
     tide_ipc_min_distance(w->ipc, xn, &touching, &kind, nd);
     if (touching)
       return tide_fail(TIDE_EINVAL,
                        "Newton step: solid contact needs a start without contact, but %s "
-                       "(nodes %d %d %d %d) touch or intersect",
-                       kind ? "edges" : "a point and a triangle", nd[0] + 1, nd[1] + 1, nd[2] + 1,
-                       nd[3] + 1);
+                       "touch or intersect",
+                       pair_text(kind, nd, buf));
   } else if (w->ipc) {
     tide_ipc_free(w->ipc);
     w->ipc = NULL;
@@ -1127,9 +1178,12 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   w->sdf_on = barrier && nc > 0;
   if (w->ipc || w->sdf_on) {
     double k0 = o->kappa > 0 ? o->kappa : tide_ipc_kappa_default(m, o->dhat);
-    if (!o->kappa_adapt || w->kappa_dhat != o->dhat || w->kappa_opt != o->kappa || !(w->kappa > 0))
-      w->kappa = k0;
-    w->kappa_dhat = o->dhat, w->kappa_opt = o->kappa, w->kappa_max = 100 * k0;
+    tide_fem *f = m->fem;
+    if (!o->kappa_adapt || f->ipc_kappa_dhat != o->dhat || f->ipc_kappa_opt != o->kappa ||
+        !(f->ipc_kappa > 0))
+      f->ipc_kappa = k0;
+    f->ipc_kappa_dhat = o->dhat, f->ipc_kappa_opt = o->kappa;
+    w->kappa = f->ipc_kappa, w->kappa_max = 100 * k0;
     w->kappa_adapt = o->kappa_adapt;
     double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
            bb = 0;
@@ -1391,7 +1445,11 @@ int tide_solid_step_newmark(tide_tetmesh *m, const tide_step_opts *o, tide_step_
   int s = check_step(m, o, "Newmark step");
   if (s) return s;
   if (m->fem->thin)
-    return tide_fail(TIDE_EINVAL, "Newmark step: shells and rods step with step_newton");
+    return tide_fail(TIDE_EINVAL,
+                     "Newmark step: shells and rods are not stepped by it (its elasticity is "
+                     "explicit, stable only for dt below the bending modes' period, which shrinks "
+                     "with the square of the edge length, and its implicit damping is the volume "
+                     "material's, not their Rayleigh term): step them with step_newton");
   solid_work *w = get_work(m, &s);
   if (!w) return s;
   tide_fem *f = m->fem;

@@ -8,7 +8,9 @@
  *   damping_beta, density, gravity {3}, rayleigh_mass, rayleigh_stiffness,
  *   mass (nv), pinned u8 (nv), target (nv, d), force (nv, d), rotations
  *   (ne, d, d), contact_force (nv), contact_collider i32 (nv) (the lag of
- *   step_newton's friction; absent in older checkpoints)[, fibers (ne, d)][, plasticity = {yield, limit, isochoric, Fpinv,
+ *   step_newton's friction; absent in older checkpoints)[, ipc = {kappa,
+ *   dhat, kappa_option} (IPC's adaptive kappa, kept across steps for those
+ *   step options)][, fibers (ne, d)][, plasticity = {yield, limit, isochoric, Fpinv,
  *   Dminv_eff[, goal]}]}; meshes with shells or rods (thin.h) add thin =
  *   {part tables: kind, the membrane model's fields, thickness, bending,
  *   stretch, twist, density, damping, bend_yield, bend_model, poisson,
@@ -16,7 +18,8 @@
  *   part's own arrays, 0-based)} and bound, bound_elem (0-based); their
  *   material state is set directly (no volume material attach).
  * Integrator workspaces (matrices, factorizations, the corotational Kt) are
- * rebuilt on the next step; they hold no state that changes its result.
+ * rebuilt on the next step; they hold no state that changes its result
+ * (the adaptive kappa they once held is the fem's ipc_kappa, stored).
  */
 #include "grid/lua_grid_ckpt.h"
 #include "solid/fem.h"
@@ -62,6 +65,13 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
   if (tide_fem_nvol(m)) tide_ckpt_setarray(L, "rotations", f->R);
   tide_ckpt_setarray(L, "contact_force", f->contact_force);
   tide_ckpt_setarray(L, "contact_collider", f->contact_collider);
+  if (f->ipc_kappa > 0) { /* IPC's adaptive kappa and the options it is for */
+    lua_createtable(L, 0, 3);
+    tide_ckpt_setnum(L, "kappa", f->ipc_kappa);
+    tide_ckpt_setnum(L, "dhat", f->ipc_kappa_dhat);
+    tide_ckpt_setnum(L, "kappa_option", f->ipc_kappa_opt);
+    lua_setfield(L, -2, "ipc");
+  }
   tide_ckpt_setarray(L, "fibers", f->fiber);
   if (f->Fpinv) {
     lua_createtable(L, 0, 5);
@@ -153,7 +163,8 @@ static const char *const mat_keys[] = {
     "spline_klo",   "spline_khi", "fiber_k",     "fiber",         "damping_alpha",      "damping_beta",
     "density",      "gravity",  "rayleigh_mass", "rayleigh_stiffness", "mass",          "pinned",
     "target",       "force",    "rotations",     "fibers",        "plasticity",
-    "contact_force", "contact_collider", "plane_stress", NULL};
+    "contact_force", "contact_collider", "plane_stress", "ipc", NULL};
+static const char *const ipc_keys[] = {"kappa", "dhat", "kappa_option", NULL};
 
 /* the tide_material fields of the table at idx */
 static void read_model(lua_State *L, int idx, const char *fn, tide_material *out) {
@@ -236,6 +247,16 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m, int thin) {
     goal = tide_ckpt_array(L, -1, fp, "goal", TIDE_F64, 3, se, 1, 1);
   }
   lua_pop(L, 1); /* the arrays stay referenced by the state table */
+  double kap[3] = {0, 0, 0}; /* absent in older checkpoints: the next step starts anew */
+  if (lua_getfield(L, idx, "ipc") != LUA_TNIL) {
+    const char *fi = FN " material.ipc";
+    tide_ckpt_keys(L, -1, fi, ipc_keys);
+    kap[0] = tide_ckpt_num(L, -1, fi, "kappa", 0, H);
+    kap[1] = tide_ckpt_num(L, -1, fi, "dhat", 0, H);
+    kap[2] = tide_ckpt_num(L, -1, fi, "kappa_option", 0, H);
+    if (!(kap[0] > 0)) tide_lua_error(L, "%s: field 'kappa' must be positive", fi);
+  }
+  lua_pop(L, 1);
   if (thin && (fib || Fpinv)) tide_lua_error(L, "%s: a mesh with shells or rods has no fibres or plasticity", fn);
   if (thin) {
     if (!(rho > 0)) tide_lua_error(L, "%s: field 'density' must be positive", fn);
@@ -257,6 +278,7 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m, int thin) {
   if (rot) tide_ckpt_copy(f->R, rot);
   if (cf) tide_ckpt_copy(f->contact_force, cf);
   if (cc) tide_ckpt_copy(f->contact_collider, cc);
+  f->ipc_kappa = kap[0], f->ipc_kappa_dhat = kap[1], f->ipc_kappa_opt = kap[2];
   if (fib) {
     tide_lua_check(L, tide_fem_set_fibers(m, TIDE_F64P(fib)), fn);
     tide_ckpt_copy(f->fiber, fib); /* exactly as stored (already unit length) */

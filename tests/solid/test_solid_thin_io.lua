@@ -4,7 +4,8 @@
 --    angles, friction on a sphere collider), a 3D helix rod with twist, a 2D
 --    rod network and tets + shell + rod merged with solid contact: a run
 --    resumed from the checkpoint is bit-identical (x, v checksums) to the
---    run that went on;
+--    run that went on; so is a cloth whose adaptive barrier stiffness
+--    (kappa_adapt) was raised before the checkpoint;
 --  * a rod mesh exports to VTK (.vtu line cells), PLY (edges) and OBJ
 --    (polyline l records) with its node and segment counts.
 local T = require "tide.testing"
@@ -79,6 +80,41 @@ roundtrip("merged", function()
   return S.merge { box, cloth, rod }
 end, function(all) all:step_newton { dt = 1 / 100, dhat = 2e-3 } end, 6, 4)
 
+-- IPC's adaptive barrier stiffness is state of the run: a cloth pressed
+-- onto a plane barrier with kappa = 1e-6 (far below kappa_min) doubles
+-- kappa to 4e-6 in its first step and keeps it; a run resumed after 3
+-- steps goes on with 4e-6, not the option's 1e-6, and is bit-identical
+do
+  local floor = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 } } }
+  local kap = {}
+  local function press(c)
+    local st = c:step_newton { dt = 1 / 100, colliders = { floor }, contact = "barrier", dhat = 1e-3, kappa = 1e-6,
+      maxit = 200 }
+    kap[#kap + 1] = st.kappa
+  end
+  local m, r = roundtrip("kappa", function()
+    local c = S.sheet { origin = { -0.1, 5e-4, -0.1 }, u = { 0.2, 0, 0 }, v = { 0, 0, 0.2 }, cells = { 4, 4 } }
+    c:shell { E = 1e5, thickness = 1e-3, density = 300 }
+    return c
+  end, press, 3, 4)
+  print(string.format("kappa: %g after the first step, %g in the first resumed step", kap[1], kap[8]))
+  T.check(kap[1] == 4e-6, "kappa adapted in the first step (" .. kap[1] .. ")")
+  T.check(kap[8] == kap[7] and kap[8] == kap[4], "the resumed run goes on with the adapted kappa (" .. kap[8] .. ")")
+  -- restore into a mesh whose state says nothing of kappa (older
+  -- checkpoints): the next step starts from the option
+  local mt = debug.getmetatable(m)
+  local state = mt.__checkpoint(m)
+  T.check(state.material.ipc and state.material.ipc.kappa == 4e-6, "the checkpoint holds kappa")
+  state.material.ipc = nil
+  local old = mt.__restore(state)
+  press(old)
+  print(string.format("kappa: %g in the first step after restoring without it", kap[#kap]))
+  T.check(kap[#kap] == 1e-6, "an old checkpoint restores (kappa from the option: " .. kap[#kap] .. ")")
+  local bad = mt.__checkpoint(m)
+  bad.material.ipc.kappa = -1
+  T.raises(function() mt.__restore(bad) end, "kappa", "a negative kappa is refused")
+end
+
 -- ------------------------------------------------------ rod exports
 do
   local rod = S.helix { radius = 0.05, pitch = 0.02, turns = 1, per_turn = 10 }
@@ -129,6 +165,15 @@ do
   local state = mt.__checkpoint(c)
   state.thin[1].s2 = tide.array.full({ state.thin[1].n2, 4 }, 99, "i32")
   T.raises(function() mt.__restore(state) end, "stencils 2 entry", "a hinge node outside the mesh")
+  -- the linear and Newmark integrators refuse shells and rods, saying why
+  local rod = S.rod { from = { 0, 0, 0 }, to = { 1, 0, 0 }, segments = 4 }
+  rod:rod { E = 1e7, radius = 1e-3 }
+  for _, m in ipairs { c, rod } do
+    T.raises(function() m:step_linear { dt = 0.01 } end, "no corotated linear stiffness",
+      "step_linear: the reason")
+    T.raises(function() m:step_newmark { dt = 0.01 } end, "its elasticity is explicit",
+      "step_newmark: the reason")
+  end
 end
 
 U.cleanup(dir)

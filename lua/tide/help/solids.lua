@@ -3,11 +3,19 @@
 local see = "docs/solids.md"
 return {
   ["tide.solids.stepper"] = {
-    sig = "solids.stepper(mesh, { method = \"newton\" | \"linear\" | \"newmark\", before, advance, ... }) -> function(dt)",
-    does = "A step function for tide.run advancing the mesh with the chosen integrator (the other options go to it); before(dt) runs first, colliders in advance move with their velocity.",
+    sig = "solids.stepper(mesh, { method = \"newton\" | \"linear\" | \"newmark\", before, advance, after, ... }) -> function(dt)",
+    does = "A step function for tide.run advancing the mesh with the chosen integrator (the other options go to it); before(dt) runs first, colliders in advance move with their velocity, after(stats) receives the integrator's stats of each step.",
     args = { { "mesh", "tide.TetMesh", "required", "with a material" }, { "method", "\"newton\" | \"linear\" | \"newmark\"", "required", "" },
-      { "before", "function(dt)", "none", "" }, { "advance", "list of colliders", "none", "" } },
+      { "before", "function(dt)", "none", "" }, { "advance", "list of colliders", "none", "" },
+      { "after", "function(stats)", "none", "the integrator's stats of each step" } },
     returns = "function(dt) -> stats", see = see,
+  },
+  ["tide.solids.contact"] = {
+    sig = "solids.contact(opts, contact, dhat, mu) -> opts",
+    does = "Sets a stepper's contact options: \"barrier\" (IPC: colliders and, in 3D, the mesh's own primitives as barriers at distance dhat, friction mu between the primitives, CCD line search: no penetration) or \"friction\" / \"simple\" (the colliders' projected-Newton constraints).",
+    args = { { "opts", "table", "required", "the stepper's options, changed" }, { "contact", "\"barrier\" | \"friction\" | \"simple\"", "required", "" },
+      { "dhat", "number > 0", "required for barrier", "barrier distance [m]" }, { "mu", "number >= 0", "0", "friction between the mesh's primitives (barrier)" } },
+    returns = "opts", see = "docs/shells.md",
   },
   ["tide.solids.ground"] = {
     sig = "solids.ground(height, mu, dim) -> Collider", does = "A frictional ground plane y = height.",
