@@ -14,6 +14,7 @@
 --          liquid side)                                                 Alg. 2 line 1
 --     F 2. u‡ = projection of u† on phi^n (contact faces from x^n, v^n)   Alg. 2 line 2
 --     F 3. u* = advection of u‡, phi* = advection of phi^n by u‡           Alg. 2 lines 3-4
+--       3b. films of phi* thinner than the grid gathered (keep; Tide's, not the paper's)
 --     S 4. x* = x^n + dt v^n + dt^2 g                                      Alg. 1 line 2, Eq. 5
 --   Constrained optimization
 --       5. (phi^{n+1}, x^{n+1}) = argmin of Eq. 22 from (phi^n, x^n): liquid and solid
@@ -45,6 +46,7 @@ local defaults = {
   kappa = false,         -- barrier stiffness [kg] (default rho dx^dim)
   band = false,          -- unknown band [m] (default 3 x the largest displacement, >= 2 dx + dhat)
   volume = true,         -- one volume constraint per component (Eq. 10-12)
+  keep = true,           -- gather films thinner than the grid into their deepest cells (step 3b)
   line_search = true,    -- backtracking + CCD filter (Sec. 4.3.5)
   hessian = "projected",  -- barrier Hessian: "projected" (full, PSD per pair) or "gauss_newton" (Eq. 20)
   ccd = "common",        -- CCD bound: "common" (time of impact at a common t) or "paper" (min(gamma, beta))
@@ -53,6 +55,7 @@ local defaults = {
   tol = false,           -- Newton tolerance ||p||_inf / dt [m/s] (default 1e-3 dx / dt)
   solver = "cholmod",    -- "cholmod", "bicgstab" (+ ILU(0)) or "pcg" (CG + IC(0))
   contact_velocity = true, -- Eq. 23 faces in the projections
+  contact_slip = false,  -- impose only the normal part of the solid velocity on those faces (free slip)
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
   redistance_at = "prediction", -- redistance the "prediction" phi* before the optimization, or "after" it (the paper)
@@ -167,7 +170,7 @@ local function project(S, dt, phi, reach)
   local nfaces = 0
   if S.nv > 0 and S.contact_velocity then
     nfaces = couple.liu_contact_faces { grid = g, phi = phi, x = S.x, v = S.v, u = u, fixed = S.fixed_faces,
-      dhat = reach or S.dhat_v, interp = S.interp, air = reach ~= nil }
+      dhat = reach or S.dhat_v, interp = S.interp, air = reach ~= nil, slip = S.contact_slip }
   end
   for _, w in ipairs(S.walls or {}) do
     local at = { table.unpack(w, 2) }
@@ -254,6 +257,13 @@ function liu.step(S, dt)
   S.advect_opts.region = reg_u
   time("advect u", S.u.advect, S.u, S.u, dt, S.advect_opts)
   S.u, S.u2 = S.u2, S.u
+  -- 3b. keep: a component the advection left without a liquid cell, or with none a
+  --     quarter cell deep (a film thinner than the grid can carry: a puddle spread below
+  --     half a cell, a sheet between rods; its smoothed volume sits in cells around
+  --     phi = 0) gathers into its round(V0 / V_cell) deepest cells, so that the tracker
+  --     holds it to its reference volume in step 5 instead of dropping it
+  --     (tide.VolumeTracker:keep, before the redistancing would erase it)
+  local kept = S.tracker and S.keep and time("keep", S.tracker.keep, S.tracker, S.phi2) or 0
   -- 4. solid prediction x* = x^n + dt v^n + dt^2 g (Eq. 5); the largest displacement sets the band
   local gv = S.gravity or {}
   local maxdisp = S.u:max_speed() * dt
@@ -298,6 +308,7 @@ function liu.step(S, dt)
   -- 8. second projection on phi^{n+1} with the contact faces (Alg. 1 lines 10-11, Eq. 23)
   local _, nfaces = project(S, dt, S.phi)
   st.contact_faces = nfaces
+  st.kept = kept
   if S.nv > 0 then
     local d = couple.liu_distance { grid = g, phi = S.phi, x = S.x, interp = S.interp }
     local md, pen = math.huge, 0
@@ -381,7 +392,8 @@ end
 -- constraint, Eq. 10-11, not a merge the tracker would share out), or within
 -- dhat + 2 dx of a solid vertex (the invariant).  Returns the volume added
 -- [m^dim] (smoothed Heaviside of the redistanced field, as the volume
--- tracker's reference).
+-- tracker's reference), which the tracker holds as a new component's
+-- reference (tide.VolumeTracker:add).
 function liu.add_drop(S, o)
   if type(o) ~= "table" then raise("tide.liu.add_drop: table {center =, radius =, velocity =} expected") end
   local g, dim, dx = S.grid, S.dim, S.grid.dx
@@ -443,7 +455,19 @@ function liu.add_drop(S, o)
     end
   end
   S.u:enforce_walls(nil, false)
-  return settled_volume(S) - V0
+  local dv = settled_volume(S) - V0
+  if S.tracker then
+    -- a component of its own for the volume constraint: the tracker's labels reach
+    -- 3 dx into the air, and a drop placed in another component's band would
+    -- otherwise share that one's reference volume and bring none of its own
+    S.body = S.body or g:cells()
+    S.body:fill(1e30)
+    local bset = dim == 2 and function(i, j, _, v) S.body:set(i, j, v) end
+      or function(i, j, k, v) S.body:set(i, j, k, v) end
+    each(function(i, j, k, d) bset(i, j, k, d) end)
+    S.tracker:add(S.body, dv)
+  end
+  return dv
 end
 
 --- Rain: drops of radii uniform in `radius` = {rmin, rmax} [m] with centres

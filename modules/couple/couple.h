@@ -14,6 +14,9 @@
  *            barriers in one Newton solve over solid positions and narrow-band
  *            level-set values (Liu et al., section 4.3, Eq. 14-23).
  *            Files: modules/couple/liu*.c, barrier*.c; liu.h.
+ *   mpm      an MPM body in a FLIP liquid on one momentum grid with one
+ *            pressure projection (Stomakhin et al. 2014, Sec. 4).
+ *            Files: modules/couple/mpm_flip.c; mpm_flip.h.
  *
  * Conventions are those of docs/conventions.md: SI units, y up, 0-based
  * indices in C (1-based at the Lua boundary, converted in the binding).

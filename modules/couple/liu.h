@@ -223,10 +223,16 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
  * in the air around the vertices the liquid may reach: the velocity the
  * level set is then advected with does not carry liquid across a row of
  * vertices (Tide's addition for the first projection, see tide.liu).
+ * slip = 1 (Tide's addition; 0 is Eq. 23): only the normal part of the
+ * solid's velocity is imposed -- a face of axis a is set only where the
+ * contact normals n (grad d at the vertices, weighted as above) have
+ * n_a^2 >= 1/dim (at least one axis always qualifies), so that the liquid
+ * slides freely along the solid (friction-free, as the barrier is) instead
+ * of sticking to it through the faces tangential to the contact.
  * x, v: nv x dim positions [m] and velocities [m/s].  u (f64 MAC) and fixed
  * (u8 MAC) over g are written on those faces only.  *nfaces: faces set. */
 int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat, int air,
-                           int64_t nv, const double *x, const double *v, tide_mac *u,
+                           int slip, int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces);
 
 #endif

@@ -13,8 +13,8 @@ static int inside(const tide_grid *g, const int c[3]) {
   return 1;
 }
 
-int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat,
-                           int air, int64_t nv, const double *x, const double *v, tide_mac *u,
+int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat, int air,
+                           int slip, int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces) {
   const char *fn = "liu contact faces";
   *nfaces = 0;
@@ -39,14 +39,16 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
     off[a] = tot;
     tot += nf[a];
   }
-  /* per face: mark, weight sum, weighted velocity sum */
+  /* per face: mark, weight sum, weighted velocity sum, weighted n_a^2 sum */
   uint8_t *mark = tide_calloc((size_t)tot);
   double *ws = tide_calloc((size_t)tot * sizeof(double)),
-         *vs = tide_calloc((size_t)tot * sizeof(double));
-  if (!mark || !ws || !vs) {
+         *vs = tide_calloc((size_t)tot * sizeof(double)),
+         *ns = tide_calloc((size_t)tot * sizeof(double));
+  if (!mark || !ws || !vs || !ns) {
     tide_free(mark, (size_t)tot);
     tide_free(ws, (size_t)tot * sizeof(double));
     tide_free(vs, (size_t)tot * sizeof(double));
+    tide_free(ns, (size_t)tot * sizeof(double));
     return TIDE_ENOMEM;
   }
   double dx = g->dx;
@@ -91,6 +93,12 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
     tide_liu_stencil_base(g, interp, p, b);
     tide_liu_distance_at(g, phi, interp, b, p, &r);
     if (!(r.d < dhat)) continue;
+    /* the contact normal (the liquid's, at the vertex) */
+    double gn = 0, n2[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++)
+      gn += r.grad[a] * r.grad[a];
+    for (int a = 0; a < dim; a++)
+      n2[a] = gn > 0 ? r.grad[a] * r.grad[a] / gn : 1.0 / dim;
     for (int a = 0; a < dim; a++) {
       int fd[3], lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
       tide_grid_face_dims(g, a, fd);
@@ -113,6 +121,7 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
             }
             ws[f] += w;
             vs[f] += w * v[i * dim + a];
+            ns[f] += w * n2[a];
           }
     }
   }
@@ -121,7 +130,8 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
     double *ua = TIDE_F64P(u->u[a]);
     uint8_t *fa = TIDE_U8P(fixed->u[a]);
     for (int64_t f = 0; f < nf[a]; f++)
-      if (mark[off[a] + f] && ws[off[a] + f] > 0) {
+      if (mark[off[a] + f] && ws[off[a] + f] > 0 &&
+          (!slip || ns[off[a] + f] >= ws[off[a] + f] / dim)) {
         ua[f] = vs[off[a] + f] / ws[off[a] + f];
         fa[f] = 1;
         count++;
@@ -130,6 +140,7 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
   tide_free(mark, (size_t)tot);
   tide_free(ws, (size_t)tot * sizeof(double));
   tide_free(vs, (size_t)tot * sizeof(double));
+  tide_free(ns, (size_t)tot * sizeof(double));
   *nfaces = count;
   return TIDE_OK;
 }

@@ -210,7 +210,7 @@ static int l_liu_solve(lua_State *L) {
   return 1;
 }
 
-/* tide.couple.liu_contact_faces{ grid, phi, x, v, u, fixed [, dhat, interp, air] } -> n:
+/* tide.couple.liu_contact_faces{ grid, phi, x, v, u, fixed [, dhat, interp, air, slip] } -> n:
  *   the velocity correction with contact (Eq. 23, Fig. 8): the liquid-air
  *   faces (air = true: and the air faces) of the dual cells of the vertices
  *   within dhat of the liquid get the weighted vertex velocity in u (f64 Mac)
@@ -218,8 +218,8 @@ static int l_liu_solve(lua_State *L) {
  *   the number of faces set. */
 static int l_liu_contact_faces(lua_State *L) {
   const char *fn = "tide.couple.liu_contact_faces";
-  static const char *const keys[] = {"grid",  "phi",  "x",      "v",   "u",
-                                     "fixed", "dhat", "interp", "air", NULL};
+  static const char *const keys[] = {"grid", "phi",    "x",   "v",    "u", "fixed",
+                                     "dhat", "interp", "air", "slip", NULL};
   tide_opts o = tide_lua_opts(L, 1, fn, keys);
   tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
   tide_array *phi = tide_opt_reqarray(&o, "phi");
@@ -231,9 +231,10 @@ static int l_liu_contact_faces(lua_State *L) {
   double dhat = tide_opt_num(&o, "dhat", 0.5 * g->dx, 0, HUGE_VAL);
   int interp = 1 + tide_opt_choice(&o, "interp", "quadratic", interp_names);
   int air = tide_opt_bool(&o, "air", 0);
+  int slip = tide_opt_bool(&o, "slip", 0);
   int64_t n;
   tide_lua_check(L,
-                 tide_liu_contact_faces(g, TIDE_F64P(phi), interp, dhat, air, x->shape[0],
+                 tide_liu_contact_faces(g, TIDE_F64P(phi), interp, dhat, air, slip, x->shape[0],
                                         TIDE_F64P(x), TIDE_F64P(v), u, fx, &n),
                  fn);
   lua_pushinteger(L, n);

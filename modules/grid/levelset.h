@@ -251,6 +251,41 @@ int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume
  * and keep them (t->labels, t->ncomp, t->vol) as the references, without
  * changing phi.  correct() = update() + tide_levelset_correct_volume(). */
 int tide_volume_tracker_update(tide_volume_tracker *t, const double *phi);
+/* Keep the tracked components that phi has lost or is losing (call it on
+ * the advected phi*, before redistancing and before update()): the smoothed
+ * volume (Eq. 11) of a sheet thinner than about a cell is carried by cells
+ * whose phi hovers around 0, so a film spreading on a floor or squeezed
+ * between rods keeps its reference volume while its liquid cells (phi < 0,
+ * what a projection sees) thin out and, one advection later, vanish; update()
+ * then finds no component there and the reference volume is dropped.
+ * Two cases are gathered:
+ *  - an old component o with V0_o > 0 none of whose cells (t->labels == o:
+ *    its liquid and air band when it was last labelled) is liquid now (its
+ *    film's cell centres are all in the air, or it has become the air band
+ *    of a neighbour, which the redistancing would erase);
+ *  - a component of phi none of whose cells is depth [m] deep (phi > -depth
+ *    everywhere; 0 <= depth <= dx): one volume correction away from
+ *    vanishing.
+ * The component's n = round(V0 / V_cell) (at least 1) deepest cells (the
+ * smallest phi) become liquid half a cell deep, min(phi, -dx/2), its other
+ * cells air half a cell out, max(phi, dx/2) (for a vanished component not
+ * where they are now another component's band): the film gathers into the
+ * cells where it was thickest -- a minimum-thickness film of about a cell,
+ * the sharp volume n V_cell -- update() then matches it to its reference and
+ * the volume correction restores V0 within a fraction of a cell.  depth = 0
+ * gathers only the vanished ones.  *nkept
+ * (may be NULL): the number of components gathered.  Sorting breaks ties by
+ * cell index: deterministic. */
+int tide_volume_tracker_keep(tide_volume_tracker *t, double *phi, double depth, int *nkept);
+/* Add a body of liquid written into phi since the last update (a drop): the
+ * cells where body (its own level set, ncells) is below the band become a
+ * new component with reference volume vol [m^dim] (>= 0), so that the next
+ * update() matches the new liquid to it -- without this, a body placed
+ * within the band of a tracked component would share that component's
+ * reference instead of bringing its own, and its volume would be lost.  A
+ * component whose every cell the body takes is merged into it (its volume
+ * added). */
+int tide_volume_tracker_add(tide_volume_tracker *t, const double *body, double vol);
 /* The tracker's parameters with band and k resolved against its grid. */
 int tide_volume_tracker_resolved(const tide_volume_tracker *t, tide_volume_params *p);
 /* Total reference volume [m^dim]. */

@@ -518,6 +518,175 @@ fail:
   return st;
 }
 
+/* a cell of a vanished component: its phi, then the cell (sort key) */
+typedef struct {
+  double phi;
+  int64_t cell;
+} ranked;
+
+static int cmp_depth(const void *a, const void *b) {
+  const ranked *x = a, *y = b;
+  if (x->phi != y->phi) return (x->phi > y->phi) - (x->phi < y->phi);
+  return (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+/* gather the m cells ids[0..m) into their n = round(vol / vc) (1..m)
+ * deepest (smallest phi; ties by cell index): those become liquid cells at
+ * least half a cell deep, min(phi, -dx/2), the others air at least half a
+ * cell out, max(phi, dx/2) -- the interface between them halfway, as
+ * redistancing then keeps it.  other != NULL: the others only where
+ * other[cell] < 0 (not another component's air band).  d: scratch of m
+ * entries. */
+static void gather(double *phi, const int64_t *ids, int64_t m, double vol, double vc, double dx,
+                   const int32_t *other, ranked *d) {
+  for (int64_t q = 0; q < m; q++)
+    d[q] = (ranked){phi[ids[q]], ids[q]};
+  qsort(d, (size_t)m, sizeof(ranked), cmp_depth);
+  double want = floor(vol / vc + 0.5);
+  int64_t n = want < 1 ? 1 : want > (double)m ? m : (int64_t)want;
+  for (int64_t q = 0; q < m; q++) {
+    double *v = phi + d[q].cell;
+    if (q < n)
+      *v = fmin(*v, -0.5 * dx);
+    else if (!other || other[d[q].cell] < 0)
+      *v = fmax(*v, 0.5 * dx);
+  }
+}
+
+int tide_volume_tracker_keep(tide_volume_tracker *t, double *phi, double depth, int *nkept) {
+  const char *fn = "volume tracker keep";
+  if (nkept) *nkept = 0;
+  if (!t) return tide_fail(TIDE_EINVAL, "%s: no tracker", fn);
+  const tide_grid *g = &t->grid;
+  if (!(depth >= 0 && depth <= g->dx))
+    return tide_fail(TIDE_EINVAL, "%s: depth must be in [0, dx], got %g m", fn, depth);
+  tide_volume_params p;
+  int st = check_phi(g, phi, fn);
+  if (st || (st = resolve_params(g, &t->params, &p, fn))) return st;
+  if (t->ncomp == 0) return TIDE_OK;
+  const int64_t N = tide_grid_ncells(g);
+  const double vc = cell_volume(g);
+  const int no = t->ncomp;
+  int32_t *labels = tide_alloc((size_t)N * sizeof(int32_t));
+  uint8_t *hit = tide_calloc((size_t)no), *mask = tide_calloc((size_t)N);
+  double *cur = NULL, *target = NULL, *deep = NULL;
+  ranked *d = NULL;
+  groups gold = {0, NULL, NULL}, gnew = {0, NULL, NULL};
+  int ncomp = 0, kept = 0;
+  size_t vb = 0;
+  int64_t most = 0;
+  if (!labels || !hit || !mask) {
+    st = TIDE_ENOMEM;
+    goto done;
+  }
+  if ((st = tide_levelset_components(g, phi, p.band, labels, &ncomp))) goto done;
+  vb = (size_t)(ncomp > 0 ? ncomp : 1) * sizeof(double);
+  cur = tide_alloc(vb), target = tide_alloc(vb), deep = tide_alloc(vb);
+  if (!cur || !target || !deep) {
+    st = TIDE_ENOMEM;
+    goto done;
+  }
+  /* the new components' targets, as update() will give them */
+  if ((st = tide_levelset_volumes(g, phi, labels, ncomp, p.k, cur))) goto done;
+  if ((st = match_targets(t, labels, ncomp, phi, p.k, cur, target))) goto done;
+  for (int n = 0; n < ncomp; n++)
+    deep[n] = 0;
+  for (int64_t c = 0; c < N; c++) {
+    if (labels[c] >= 0 && phi[c] < deep[labels[c]]) deep[labels[c]] = phi[c];
+    if (t->labels[c] >= 0 && phi[c] < 0) hit[t->labels[c]] = 1;
+  }
+  /* the vanished old components (no liquid cell left among their cells: a
+   * film whose cells are now another component's air band counts, as the
+   * redistancing would erase it) with those cells not labelled now */
+  for (int64_t c = 0; c < N; c++)
+    mask[c] = t->labels[c] >= 0 && !hit[t->labels[c]] && t->vol[t->labels[c]] > 0;
+  if ((st = group_cells(t->labels, N, no, mask, 1, &gold))) {
+    gold.start = NULL; /* group_cells freed what it had */
+    goto done;
+  }
+  /* the new components without a cell depth deep */
+  for (int64_t c = 0; c < N; c++)
+    mask[c] = labels[c] >= 0 && deep[labels[c]] > -depth && target[labels[c]] > 0;
+  if ((st = group_cells(labels, N, ncomp, mask, 1, &gnew))) {
+    gnew.start = NULL;
+    goto done;
+  }
+  most = gold.n > gnew.n ? gold.n : gnew.n;
+  d = tide_alloc((size_t)(most > 0 ? most : 1) * sizeof(ranked));
+  if (!d) {
+    st = TIDE_ENOMEM;
+    goto done;
+  }
+  /* the thin ones first (their air band included), then the vanished ones
+   * (whose cells may lie in another component's band: only their liquid is
+   * written there) */
+  for (int n = 0; n < ncomp; n++) {
+    int64_t m = gnew.start[n + 1] - gnew.start[n];
+    if (m == 0) continue;
+    gather(phi, gnew.ids + gnew.start[n], m, target[n], vc, g->dx, NULL, d);
+    kept++;
+  }
+  for (int o = 0; o < no; o++) {
+    int64_t m = gold.start[o + 1] - gold.start[o];
+    if (m == 0) continue;
+    gather(phi, gold.ids + gold.start[o], m, t->vol[o], vc, g->dx, labels, d);
+    kept++;
+  }
+done:
+  if (d) tide_free(d, (size_t)(most > 0 ? most : 1) * sizeof(ranked));
+  if (gold.start) groups_free(&gold, no);
+  if (gnew.start) groups_free(&gnew, ncomp);
+  if (cur) tide_free(cur, vb);
+  if (target) tide_free(target, vb);
+  if (deep) tide_free(deep, vb);
+  tide_free(labels, labels ? (size_t)N * sizeof(int32_t) : 0);
+  tide_free(hit, hit ? (size_t)no : 0);
+  tide_free(mask, mask ? (size_t)N : 0);
+  if (nkept) *nkept = kept;
+  return st;
+}
+
+int tide_volume_tracker_add(tide_volume_tracker *t, const double *body, double vol) {
+  const char *fn = "volume tracker add";
+  if (!t) return tide_fail(TIDE_EINVAL, "%s: no tracker", fn);
+  const tide_grid *g = &t->grid;
+  tide_volume_params p;
+  int st = check_phi(g, body, fn);
+  if (st || (st = resolve_params(g, &t->params, &p, fn))) return st;
+  if (!(vol >= 0) || !isfinite(vol))
+    return tide_fail(TIDE_EINVAL, "%s: volume must be finite and >= 0, got %g", fn, vol);
+  if (t->ncomp >= INT32_MAX - 1) return tide_fail(TIDE_EINVAL, "%s: too many components", fn);
+  const int64_t N = tide_grid_ncells(g);
+  const int no = t->ncomp;
+  size_t cb = (size_t)(no > 0 ? no : 1) * sizeof(int64_t);
+  int64_t *before = tide_calloc(cb), *after = tide_calloc(cb);
+  double *vnew = tide_alloc((size_t)(no + 1) * sizeof(double));
+  if (!before || !after || !vnew) {
+    tide_free(before, before ? cb : 0);
+    tide_free(after, after ? cb : 0);
+    tide_free(vnew, vnew ? (size_t)(no + 1) * sizeof(double) : 0);
+    return TIDE_ENOMEM;
+  }
+  for (int64_t c = 0; c < N; c++) {
+    int32_t o = t->labels[c];
+    if (o < 0) continue;
+    before[o]++;
+    if (!(body[c] < p.band)) after[o]++;
+  }
+  for (int64_t c = 0; c < N; c++)
+    if (body[c] < p.band) t->labels[c] = no;
+  memcpy(vnew, t->vol, (size_t)no * sizeof(double));
+  vnew[no] = vol;
+  for (int o = 0; o < no; o++)
+    if (before[o] > 0 && after[o] == 0) vnew[no] += vnew[o], vnew[o] = 0;
+  tide_free(t->vol, (size_t)(no > 0 ? no : 1) * sizeof(double));
+  t->vol = vnew;
+  t->ncomp = no + 1;
+  tide_free(before, cb);
+  tide_free(after, cb);
+  return TIDE_OK;
+}
+
 int tide_volume_tracker_correct(tide_volume_tracker *t, double *phi, tide_volume_stats *stats) {
   tide_volume_params p;
   int st = tide_volume_tracker_update(t, phi);

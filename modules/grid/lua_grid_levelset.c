@@ -815,6 +815,34 @@ static int vt_correct(lua_State *L) {
   return 1;
 }
 
+/* vt:keep(phi [, depth]) -> n: gather (in place) the tracked components phi
+ * has lost, and those with no cell depth [m] (dx / 4) deep */
+static int vt_keep(lua_State *L) {
+  const char *fn = "VolumeTracker:keep";
+  tide_volume_tracker *t = checkvt(L, 1);
+  tide_array *phi = checkcells(L, 2, &t->grid, fn, "phi");
+  double depth = luaL_optnumber(L, 3, 0.25 * t->grid.dx);
+  if (!(depth >= 0 && depth <= t->grid.dx))
+    tide_lua_error(L, "%s: depth must be in [0, dx], got %g m", fn, depth);
+  int n;
+  tide_lua_check(L, tide_volume_tracker_keep(t, TIDE_F64P(phi), depth, &n), fn);
+  lua_pushinteger(L, n);
+  return 1;
+}
+
+/* vt:add(body, volume): a body written into phi since the last correction
+ * (body: its own level set) becomes a component of reference volume [m^dim] */
+static int vt_add(lua_State *L) {
+  const char *fn = "VolumeTracker:add";
+  tide_volume_tracker *t = checkvt(L, 1);
+  tide_array *body = checkcells(L, 2, &t->grid, fn, "body");
+  double vol = luaL_checknumber(L, 3);
+  if (!(vol >= 0) || !isfinite(vol))
+    tide_lua_error(L, "%s: volume must be a finite number >= 0 [m^dim], got %g", fn, vol);
+  tide_lua_check(L, tide_volume_tracker_add(t, TIDE_F64P(body), vol), fn);
+  return 0;
+}
+
 /* vt:volumes() -> { V1, ..., Vn } reference volumes [m^dim] */
 static int vt_volumes(lua_State *L) {
   tide_volume_tracker *t = checkvt(L, 1);
@@ -859,8 +887,8 @@ static int vt_index(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg vt_methods[] = {
-    {"correct", vt_correct}, {"volumes", vt_volumes}, {"free", vt_free}, {NULL, NULL}};
+static const luaL_Reg vt_methods[] = {{"correct", vt_correct}, {"keep", vt_keep}, {"add", vt_add},
+                                      {"volumes", vt_volumes}, {"free", vt_free}, {NULL, NULL}};
 static const luaL_Reg vt_meta[] = {{"__gc", vt_free},
                                    {"__close", vt_free},
                                    {"__tostring", vt_tostring},

@@ -61,11 +61,24 @@ int tide_liquid_extend_linear(tide_mac *u, const double *phi, double maxdist, ti
             nrm[d] = span ? (fp - fm) / span : 0;
             nl += nrm[d] * nrm[d];
             /* derivative of u_a along d over valid faces, one-sided into
-             * the liquid (against the normal) where possible */
+             * the liquid (against the normal) where possible: over two
+             * faces, (u_f - u_f-2) / 2, where both are valid -- the
+             * difference over one face passes a grid-scale zigzag of the
+             * surface faces on at full strength (2 eps / dx), and a drop at
+             * rest with the cell curvature then rang up and blew up (t ~ 3
+             * capillary times, docs/liquids-physics.md "The default");
+             * the two-face difference is blind to it and still exact for a
+             * linear field */
             int64_t fP = hp ? tide_grid_fidx(g, a, P[0], P[1], P[2]) : -1;
             int64_t fM = hm ? tide_grid_fidx(g, a, M[0], M[1], M[2]) : -1;
             int okp = fP >= 0 && va[fP], okm = fM >= 0 && va[fM];
-            if (okp && okm)
+            int64_t fPP = okp && P[d] + 1 < fd[d] ? fP + (fP - f) : -1;
+            int64_t fMM = okm && M[d] - 1 >= 0 ? fM - (f - fM) : -1;
+            if (nrm[d] > 0 && fMM >= 0 && va[fMM])
+              dq[d] = 0.5 * (ua[f] - ua[fMM]);
+            else if (nrm[d] < 0 && fPP >= 0 && va[fPP])
+              dq[d] = 0.5 * (ua[fPP] - ua[f]);
+            else if (okp && okm)
               dq[d] = nrm[d] > 0 ? ua[f] - ua[fM] : nrm[d] < 0 ? ua[fP] - ua[f] : 0.5 * (ua[fP] - ua[fM]);
             else if (okm)
               dq[d] = ua[f] - ua[fM];

@@ -20,7 +20,10 @@
  * built from three constant extensions along the normals
  * (tide_levelset_extrapolate_mac):
  *   q_n  = n . grad u_a   at the valid faces (n = grad phi_f / |grad phi_f|,
- *          differences over valid faces, one-sided into the liquid);
+ *          differences over valid faces, one-sided into the liquid:
+ *          over two faces, (u_f - u_f-2) / 2, where both are valid, else
+ *          over one -- the one-face difference passes a grid-scale zigzag
+ *          of the surface faces on, and a drop at rest rang up);
  *   Q, Q_n, Phi_s = u_a, q_n and phi_f of the valid faces, each carried
  *          unchanged along the normals into the invalid faces;
  *   u_a = Q + min(phi_f - Phi_s, 3 dx) Q_n   on the invalid faces reached,

@@ -53,13 +53,15 @@ typedef struct tide_surface_walls {
                          * 0 means pi/2 (90 degrees) */
 } tide_surface_walls;
 
-/* Curvature at the cell centres by central differences:
+/* Curvature at the cell centres by fourth-order central differences
+ * (five cells per axis; second order until session 22):
  *   kappa = (phi_xx (phi_y^2 + phi_z^2) + phi_yy (phi_x^2 + phi_z^2)
  *            + phi_zz (phi_x^2 + phi_y^2) - 2 phi_x phi_y phi_xy
  *            - 2 phi_x phi_z phi_xz - 2 phi_y phi_z phi_yz) / |grad phi|^3
  * (z terms absent in 2D), clamped to [-1/dx, 1/dx] (the largest curvature
- * a grid resolves); 0 where |grad phi| vanishes.  Periodic axes wrap; at a
- * wall phi is extended linearly.  kappa: ncells doubles. */
+ * a grid resolves); 0 where |grad phi| vanishes.  Periodic axes wrap;
+ * beyond a wall the contact-angle mirror images (tide_surface_walls).
+ * kappa: ncells doubles. */
 int tide_liquid_curvature(const tide_grid *g, const double *phi, const int per[3], double *kappa);
 /* the same with the contact angle at the walls (w NULL: 90 degrees) */
 int tide_liquid_curvature_walls(const tide_grid *g, const double *phi, const tide_surface_walls *w,
@@ -158,7 +160,11 @@ int tide_liquid_contact_extend(const tide_grid *g, const double *phi, const doub
  *             1/theta), or with
  *             cell_curvature = 1 or a given kappa: kappa_l + theta (kappa_a
  *             - kappa_l), linear in the cell curvatures (kappa NULL:
- *             computed by tide_liquid_curvature)
+ *             computed by tide_liquid_curvature, each cell within 3 dx of
+ *             the surface then moved to it along the normal, sum_i k_i /
+ *             (1 - d k_i) at its distance d = phi / |grad phi|, so both
+ *             cells estimate the same surface curvature: a drop at rest
+ *             stays at rest to ~1e-4 sqrt(sigma / (rho D)))
  *   u_f -= +-dt sigma kappa_G / (rho dx theta)
  * on open faces (not on the domain walls, not next to SOLID cells) between
  * a LIQUID and an AIR cell (labels NULL: liquid where phi < 0), including

@@ -54,10 +54,10 @@ static void read_walls(lua_State *L, tide_opts *o, tide_mpm *m, const char *fn) 
   lua_pop(L, 1);
 }
 
-static const char *const new_keys[] = {"grid",     "order",      "gravity", "walls",
-                                       "friction", "wall_nodes", "sparse",  NULL};
+static const char *const new_keys[] = {"grid",       "order",  "gravity",     "walls", "friction",
+                                       "wall_nodes", "sparse", "node_volume", NULL};
 /* tide.mpm.new{grid = g, order = 2, gravity = {0, -9.81}, walls = "separate", friction = 0,
- * wall_nodes = 3, sparse = false} */
+ * wall_nodes = 3, sparse = false, node_volume = false} */
 static int l_new(lua_State *L) {
   const char *fn = "tide.mpm.new";
   tide_opts o = tide_lua_opts(L, 1, fn, new_keys);
@@ -69,9 +69,11 @@ static int l_new(lua_State *L) {
   double mu = tide_opt_num(&o, "friction", 0, 0, HUGE_VAL);
   int wn = (int)tide_opt_int(&o, "wall_nodes", 3, 1, 8);
   int sparse = tide_opt_bool(&o, "sparse", 0);
+  int nvol = tide_opt_bool(&o, "node_volume", 0);
   tide_mpm *m;
   tide_lua_check(L, tide_mpm_new(g, order, &m), fn);
   int st = tide_mpm_set_sparse(m, sparse);
+  if (!st) st = tide_mpm_set_node_volume(m, nvol);
   if (st) {
     tide_mpm_free(m);
     tide_lua_check(L, st, fn);
@@ -380,7 +382,8 @@ static void push_rows(lua_State *L, tide_mpm *m, tide_array *a, int matrix) {
   tide_lua_pushrows(L, a, m->ps->n, matrix ? 3 : 1, tail);
 }
 
-/* fields: dim n order dx x v C F volume mass Jp material_id node_mass node_velocity gravity */
+/* fields: dim n order dx x v C F volume mass Jp material_id node_mass node_volume node_velocity
+ * gravity */
 static int mm_index(lua_State *L) {
   tide_mpm *m = checkmpm(L, 1);
   const char *k = luaL_checkstring(L, 2);
@@ -410,6 +413,12 @@ static int mm_index(lua_State *L) {
     push_rows(L, m, m->mat, 0);
   else if (!strcmp(k, "node_mass"))
     tide_lua_pushrows(L, m->nm, m->nn, 1, NULL);
+  else if (!strcmp(k, "node_volume")) {
+    if (m->nvol)
+      tide_lua_pushrows(L, m->nvol, m->nn, 1, NULL);
+    else
+      lua_pushnil(L);
+  }
   else if (!strcmp(k, "node_velocity")) {
     int64_t tail[1] = {m->dim};
     tide_lua_pushrows(L, m->nv, m->nn, 2, tail);

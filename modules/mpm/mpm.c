@@ -134,7 +134,7 @@ int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
 void tide_mpm_free(tide_mpm *m) {
   if (!m) return;
   tide_particles_free(m->ps);
-  tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv};
+  tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv, m->nvol};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     tide_array_release(arrs[i]);
   for (int c = 0; c < m->ncoll; c++)
@@ -147,7 +147,7 @@ void tide_mpm_free(tide_mpm *m) {
 
 int64_t tide_mpm_bytes(const tide_mpm *m) {
   int64_t b = tide_particles_bytes(m->ps);
-  const tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv};
+  const tide_array *arrs[] = {m->F, m->vol0, m->mass, m->Jp, m->mat, m->nm, m->nv, m->nvol};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
   if (m->slot) b += (int64_t)m->nbtot * 5 + m->actcap * 8;
@@ -162,9 +162,32 @@ static int node_arrays(tide_mpm *m, int64_t cap) {
     tide_array_release(nv);
     return TIDE_ENOMEM;
   }
+  if (m->nvol) {
+    tide_array *nvol = tide_array_new1(TIDE_F64, cap);
+    if (!nvol) {
+      tide_array_release(nm);
+      tide_array_release(nv);
+      return TIDE_ENOMEM;
+    }
+    tide_array_release(m->nvol);
+    m->nvol = nvol;
+  }
   tide_array_release(m->nm);
   tide_array_release(m->nv);
   m->nm = nm, m->nv = nv, m->node_cap = cap;
+  return TIDE_OK;
+}
+
+int tide_mpm_set_node_volume(tide_mpm *m, int on) {
+  if (!on) {
+    tide_array_release(m->nvol);
+    m->nvol = NULL;
+    return TIDE_OK;
+  }
+  if (m->nvol) return TIDE_OK;
+  m->nvol = tide_array_new1(TIDE_F64, m->node_cap);
+  if (!m->nvol) return TIDE_ENOMEM;
+  memset(TIDE_F64P(m->nvol), 0, sizeof(double) * (size_t)m->node_cap);
   return TIDE_OK;
 }
 
@@ -455,7 +478,7 @@ typedef struct {
   tide_mpm *m;
   double dt, Dinv, inv;
   int64_t s[3];
-  double *nm, *nv;
+  double *nm, *nv, *nvol; /* nvol: NULL unless node volumes are on */
   const double *x, *v, *c, *F, *V0, *M, *Jp;
   const int32_t *mi;
 } p2g_ctx;
@@ -491,6 +514,7 @@ static int scatter_cell(const p2g_ctx *X, int i, int j, int k) {
     double mv[3];
     for (int a = 0; a < d; a++)
       mv[a] = mp * vp[a];
+    double vol = X->nvol ? X->V0[p] * tide_det(d, X->F + p * d * d) : 0;
     int ok = d == 3 ? o : 1;
     for (int a0 = 0; a0 < o; a0++)
       for (int a1 = 0; a1 < o; a1++)
@@ -502,6 +526,7 @@ static int scatter_cell(const p2g_ctx *X, int i, int j, int k) {
           for (int a = 0; a < d; a++)
             r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
           X->nm[id] += wt * mp;
+          if (X->nvol) X->nvol[id] += wt * vol;
           for (int a = 0; a < d; a++) {
             double s = mv[a];
             for (int b = 0; b < d; b++)
@@ -537,6 +562,7 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
   node_strides(m, X.s);
   X.nm = TIDE_F64P(m->nm);
   X.nv = TIDE_F64P(m->nv);
+  X.nvol = m->nvol ? TIDE_F64P(m->nvol) : NULL;
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
   X.F = TIDE_F64P(m->F), X.V0 = TIDE_F64P(m->vol0), X.M = TIDE_F64P(m->mass),
   X.Jp = TIDE_F64P(m->Jp);
@@ -545,6 +571,7 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
   for (int64_t i = 0; i < nn; i++) {
     X.nm[i] = 0;
+    if (X.nvol) X.nvol[i] = 0;
     for (int a = 0; a < d; a++)
       X.nv[i * d + a] = 0;
   }

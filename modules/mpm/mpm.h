@@ -123,6 +123,8 @@ typedef struct tide_mpm {
   /* node fields */
   tide_array *nm; /* (nodes) mass */
   tide_array *nv; /* (nodes, d) velocity (momentum during P2G) */
+  tide_array *nvol; /* (nodes) volume sum_p w_ip V_p^0 det F_p [m^d], only after
+                       tide_mpm_set_node_volume(m, 1) (else NULL) */
   /* boundaries: per side (x-, x+, y-, y+, z-, z+) a condition and a
    * thickness in nodes, and colliders */
   int wall_bc[6]; /* tide_mpm_bc, or -1: no wall */
@@ -163,6 +165,11 @@ int64_t tide_mpm_bytes(const tide_mpm *m);
  * 4^d nodes, node (i, j, k) of block b at slot(b) 4^d + ((i & 3) 4 +
  * (j & 3)) 4 + (k & 3)). */
 int tide_mpm_set_sparse(tide_mpm *m, int sparse);
+
+/* Let P2G also scatter the particle volumes V_p = V_p^0 det F_p to the nodes
+ * (m->nvol; on = 0 drops it): the volume fraction of the material at the
+ * nodes, which the coupling with FLIP liquids needs (couple/mpm_flip.h). */
+int tide_mpm_set_node_volume(tide_mpm *m, int on);
 
 /* Add a material; *index receives its index.  Checks the elastic model
  * (tide_material_check) and the plasticity parameters. */

@@ -243,6 +243,11 @@ int tide_broad_points_triangles(const double *x, int64_t np, const int32_t *pts,
   return with_boxes(np, 1, pts, nt, 3, tri, x, 0, margin, 0, 0, out);
 }
 
+int tide_broad_points_edges(const double *x, int64_t np, const int32_t *pts, int64_t ne,
+                            const int32_t *e, double margin, tide_pairs *out) {
+  return with_boxes(np, 1, pts, ne, 2, e, x, 0, margin, 0, 0, out);
+}
+
 int tide_broad_edge_edge(const double *x, int64_t ne, const int32_t *e, double margin, double h,
                          tide_pairs *out) {
   return with_boxes(ne, 2, e, ne, 2, e, x, 0, margin, h, 1, out);

@@ -38,6 +38,12 @@ int tide_broad_point_triangle(int64_t np, const double *x, int64_t nt, const int
 int tide_broad_points_triangles(const double *x, int64_t np, const int32_t *pts, int64_t nt,
                                 const int32_t *tri, double margin, tide_pairs *out);
 
+/* Point-edge candidates: the points pts (np node indices into x) against
+ * the edges e (ne x 2 node indices into x): pairs whose boxes, inflated by
+ * `margin` [m], overlap, the edge not holding the point (query k is the
+ * node pts[k]). */
+int tide_broad_points_edges(const double *x, int64_t np, const int32_t *pts, int64_t ne,
+                            const int32_t *e, double margin, tide_pairs *out);
 /* Edge-edge candidates among the edges e (ne x 2 node indices into x):
  * pairs i < j with overlapping inflated boxes and no shared node. */
 int tide_broad_edge_edge(const double *x, int64_t ne, const int32_t *e, double margin, double h,

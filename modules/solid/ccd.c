@@ -16,13 +16,16 @@ static double accd(dist_fn dist, int d, int np, int n1, const double *x0, const 
   double p[12], x[12], mean[3] = {0, 0, 0};
   int n = np * d;
   for (int a = 0; a < np; a++)
-    for (int k = 0; k < d; k++) mean[k] += dx[a * d + k] / np;
+    for (int k = 0; k < d; k++)
+      mean[k] += dx[a * d + k] / np;
   for (int a = 0; a < np; a++)
-    for (int k = 0; k < d; k++) p[a * d + k] = dx[a * d + k] - mean[k];
+    for (int k = 0; k < d; k++)
+      p[a * d + k] = dx[a * d + k] - mean[k];
   double l1 = 0, l2 = 0;
   for (int a = 0; a < np; a++) {
     double l = 0;
-    for (int k = 0; k < d; k++) l += p[a * d + k] * p[a * d + k];
+    for (int k = 0; k < d; k++)
+      l += p[a * d + k] * p[a * d + k];
     l = sqrt(l);
     if (a < n1)
       l1 = fmax(l1, l);
@@ -39,7 +42,8 @@ static double accd(dist_fn dist, int d, int np, int n1, const double *x0, const 
   double gap = s * d0; /* the distance kept */
   double t = 0, tl = (1 - s) * d0 / lp;
   for (int it = 0; it < max_iter; it++) {
-    for (int i = 0; i < n; i++) x[i] += tl * p[i];
+    for (int i = 0; i < n; i++)
+      x[i] += tl * p[i];
     dist(x, &d2, NULL, NULL);
     double dc = sqrt(d2);
     if (t > 0 && dc < gap) break; /* the last advance went below the kept gap: not taken */
@@ -62,4 +66,9 @@ double tide_ccd_edge_edge(const double *x, const double *dx, double s, double tm
 double tide_ccd_point_edge_2d(const double *x, const double *dx, double s, double tmax,
                               int max_iter) {
   return accd(tide_dist_point_edge_2d, 2, 3, 1, x, dx, s, tmax, max_iter);
+}
+
+double tide_ccd_point_edge_3d(const double *x, const double *dx, double s, double tmax,
+                              int max_iter) {
+  return accd(tide_dist_point_edge_3d, 3, 3, 1, x, dx, s, tmax, max_iter);
 }

@@ -25,7 +25,7 @@ extern "C" {
 
 /* The conservative step t in [0, tmax] for the pair at x (stencil
  * positions as in distance.h: point-triangle (p, a, b, c), edge-edge (a0,
- * a1, b0, b1), point-edge 2D (p, a, b)) moving by dx.  s: the kept
+ * a1, b0, b1), point-edge (p, a, b) in 2D or 3D) moving by dx.  s: the kept
  * fraction of the distance (0 < s < 1, e.g. 0.1); max_iter bounds the
  * iterations (the step then returned is still safe, only shorter).  A pair
  * already in contact (distance 0) returns 0. */
@@ -33,6 +33,8 @@ double tide_ccd_point_triangle(const double *x, const double *dx, double s, doub
                                int max_iter);
 double tide_ccd_edge_edge(const double *x, const double *dx, double s, double tmax, int max_iter);
 double tide_ccd_point_edge_2d(const double *x, const double *dx, double s, double tmax,
+                              int max_iter);
+double tide_ccd_point_edge_3d(const double *x, const double *dx, double s, double tmax,
                               int max_iter);
 
 #ifdef __cplusplus

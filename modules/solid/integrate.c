@@ -10,6 +10,7 @@
 #include "solid/thin.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---------------------------------------------------------- workspace */
@@ -929,6 +930,21 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
       }
     }
     st->line_search += halvings;
+    /* no decrease found at any step length: near the minimum the decrease
+     * a step predicts (here down to 1e-14 J on a potential of 1e-6 J, the
+     * terms' rounding 1e-17..1e-15 J) drowns in the potential's rounding;
+     * Armijo cannot tell, the gradient can.  Take the full step if it
+     * lowers the gradient's norm (Newton then goes on to the tolerance),
+     * else stop, not converged.  Without contact only (the barrier's steps
+     * stay under the energy's control). */
+    if (halvings == 30 && !w->ipc && !w->sdf_on && !nc) {
+      double E2, dec, g0 = 0, g1 = 0;
+      if ((s = newton_trial(m, o, w, ip, eps_u, x, p, g, 1, gp, xt, &E2, &dec))) return s;
+      if ((s = newton_gradient(m, w, ip, xt, eps_u, ng))) return s;
+      for (int64_t q = 0; q < N; q++)
+        if (!fixed_node(f, q / d)) g0 += g[q] * g[q], g1 += ng[q] * ng[q];
+      if (isfinite(E2) && g1 < g0) halvings = 0, E1 = E2;
+    }
     if (halvings == 30) return TIDE_OK; /* no decrease found: not converged */
     memcpy(x, xt, (size_t)N * sizeof(double));
     E0 = E1;
@@ -1041,10 +1057,39 @@ static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v,
   return TIDE_OK;
 }
 
-/* the never-intersect invariant at x (opts.check): no edge through a
- * triangle, no free node on or inside a barrier collider */
-static int check_invariant(const tide_tetmesh *m, const solid_work *w, const double *x) {
+/* "a point and a rod segment (nodes 3 | 7 8)": a contact pair (ipc.h
+ * kinds, 1-based nodes) described into buf (128 chars) */
+static const char *pair_text(int kind, const int32_t *nd, char *buf) {
+  if (kind == 1)
+    snprintf(buf, 128, "edges (nodes %d %d | %d %d)", nd[0] + 1, nd[1] + 1, nd[2] + 1, nd[3] + 1);
+  else if (kind == 2)
+    snprintf(buf, 128, "a point and a rod segment (nodes %d | %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1);
+  else
+    snprintf(buf, 128, "a point and a triangle (nodes %d | %d %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1, nd[3] + 1);
+  return buf;
+}
+
+/* the never-intersect invariant at x (opts.check): every contact pair
+ * apart, no edge through a triangle, no free node on or inside a barrier
+ * collider */
+static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x) {
   int s;
+  if (w->ipc) {
+    /* every candidate pair apart (segments of rods have no triangle to
+     * cross: touching is their intersection) */
+    int touching = 0, kind = 0;
+    int32_t nd[4];
+    char buf[128];
+    if ((s = tide_ipc_update(w->ipc, x, 0))) return s;
+    double dmin = tide_ipc_min_distance(w->ipc, x, &touching, &kind, nd);
+    if (touching)
+      return tide_fail(TIDE_EINVAL,
+                       "Newton step: the contact invariant is violated: %s touch or intersect "
+                       "after the step (distance %g m)",
+                       pair_text(kind, nd, buf), dmin);
+  }
   if (w->ipc) {
     int64_t cnt = 0, fe = -1, ft = -1, ne = 0;
     int32_t *E = NULL;
@@ -1117,13 +1162,13 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
     int touching = 0, kind = 0;
     int32_t nd[4];
+    char buf[128];
     tide_ipc_min_distance(w->ipc, xn, &touching, &kind, nd);
     if (touching)
       return tide_fail(TIDE_EINVAL,
                        "Newton step: solid contact needs a start without contact, but %s "
-                       "(nodes %d %d %d %d) touch or intersect",
-                       kind ? "edges" : "a point and a triangle", nd[0] + 1, nd[1] + 1, nd[2] + 1,
-                       nd[3] + 1);
+                       "touch or intersect",
+                       pair_text(kind, nd, buf));
   } else if (w->ipc) {
     tide_ipc_free(w->ipc);
     w->ipc = NULL;

@@ -10,6 +10,7 @@
 #include "solid/small.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct tide_ipc {
@@ -20,10 +21,13 @@ struct tide_ipc {
   const int32_t *tri; /* (nt, 3) the mesh's boundary (not owned) */
   double *eps_x;      /* (ne) mollifier thresholds from the rest edges, per edge pair below */
   const double *rest;
+  int64_t nce;
+  int32_t *cedges; /* (nce, 2) the codimensional edges: rod segments, on no triangle */
   /* candidates: point-triangle (pt[2k] point index into pts, pt[2k+1] triangle),
-   * edge-edge (ee[2k], ee[2k+1] edge indices) */
-  int64_t npt, nee, cap_pt, cap_ee;
-  int32_t *pt, *ee;
+   * edge-edge (ee[2k], ee[2k+1] edge indices), point-edge (pe[2k] point
+   * index into pts, pe[2k+1] codimensional edge index) */
+  int64_t npt, nee, npe, cap_pt, cap_ee, cap_pe;
+  int32_t *pt, *ee, *pe;
   /* lagged friction between the pairs (tide_ipc_friction_lag) */
   int64_t nv;                /* mesh nodes */
   int64_t nfr, cap_fr;       /* frictional pairs */
@@ -41,8 +45,10 @@ void tide_ipc_free(tide_ipc *c) {
   tide_free(c->pts, (size_t)(c->np > 0 ? c->np : 1) * sizeof(int32_t));
   tide_free(c->edges, (size_t)(c->ne > 0 ? c->ne : 1) * 2 * sizeof(int32_t));
   tide_free(c->eps_x, (size_t)(c->ne > 0 ? c->ne : 1) * sizeof(double));
+  tide_free(c->cedges, pbytes(c->nce));
   tide_free(c->pt, pbytes(c->cap_pt));
   tide_free(c->ee, pbytes(c->cap_ee));
+  tide_free(c->pe, pbytes(c->cap_pe));
   tide_free(c->fr_nodes, (size_t)(c->cap_fr > 0 ? c->cap_fr : 1) * 4 * sizeof(int32_t));
   tide_free(c->fr, (size_t)(c->cap_fr > 0 ? c->cap_fr : 1) * sizeof(tide_friction_contact));
   tide_free(c->fr_node, (size_t)(c->nv > 0 ? c->nv : 1) * sizeof(double));
@@ -50,8 +56,8 @@ void tide_ipc_free(tide_ipc *c) {
 }
 
 size_t tide_ipc_bytes(const tide_ipc *c) {
-  return c ? sizeof *c + (size_t)c->np * 4 + (size_t)c->ne * 16 + pbytes(c->cap_pt) +
-                 pbytes(c->cap_ee) + (size_t)c->nv * 8 +
+  return c ? sizeof *c + (size_t)c->np * 4 + (size_t)c->ne * 16 + pbytes(c->nce) +
+                 pbytes(c->cap_pt) + pbytes(c->cap_ee) + pbytes(c->cap_pe) + (size_t)c->nv * 8 +
                  (size_t)c->cap_fr * (16 + sizeof(tide_friction_contact))
            : 0;
 }
@@ -72,6 +78,38 @@ double tide_ipc_kappa_default(const tide_tetmesh *m, double dhat) {
   for (int q = 0; q < d; q++)
     bb += (hi[q] - lo[q]) * (hi[q] - lo[q]);
   return tide_barrier_kappa_min(m->nv > 0 ? ms / (double)m->nv : 0, sqrt(bb), dhat * dhat);
+}
+
+static int edge_cmp(const void *pa, const void *pb) {
+  const int32_t *a = pa, *b = pb;
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* the edges on no triangle (c->edges sorted, c->tri set) into c->cedges */
+static int codim_edges(tide_ipc *c) {
+  size_t fb = (size_t)(c->ne > 0 ? c->ne : 1);
+  uint8_t *on = tide_calloc(fb);
+  if (!on) return TIDE_ENOMEM;
+  for (int64_t f = 0; f < c->nt; f++)
+    for (int k = 0; k < 3; k++) {
+      int32_t u = c->tri[f * 3 + k], v = c->tri[f * 3 + (k + 1) % 3], key[2];
+      key[0] = u < v ? u : v, key[1] = u < v ? v : u;
+      const int32_t *hit = bsearch(key, c->edges, (size_t)c->ne, 2 * sizeof(int32_t), edge_cmp);
+      if (hit) on[(hit - c->edges) / 2] = 1;
+    }
+  c->nce = 0;
+  for (int64_t e = 0; e < c->ne; e++)
+    c->nce += !on[e];
+  if (!(c->cedges = tide_alloc(pbytes(c->nce)))) {
+    tide_free(on, fb);
+    return TIDE_ENOMEM;
+  }
+  int64_t k = 0;
+  for (int64_t e = 0; e < c->ne; e++)
+    if (!on[e]) memcpy(c->cedges + 2 * k++, c->edges + 2 * e, 2 * sizeof(int32_t));
+  tide_free(on, fb);
+  return TIDE_OK;
 }
 
 int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **out) {
@@ -126,6 +164,10 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
     }
     c->eps_x[e] = l;
   }
+  if ((st = codim_edges(c))) {
+    tide_ipc_free(c);
+    return st;
+  }
   c->dhat = dhat;
   c->kappa = kappa > 0 ? kappa : tide_ipc_kappa_default(m, dhat);
   c->nv = m->nv;
@@ -167,18 +209,55 @@ int tide_ipc_update(tide_ipc *c, const double *x, double move) {
   int st = tide_broad_points_triangles(x, c->np, c->pts, c->nt, c->tri, margin, &P);
   if (st || (st = take_pairs(&P, &c->pt, &c->cap_pt, &c->npt))) return st;
   if ((st = tide_broad_edge_edge(x, c->ne, c->edges, margin, 0, &P))) return st;
-  return take_pairs(&P, &c->ee, &c->cap_ee, &c->nee);
+  if ((st = take_pairs(&P, &c->ee, &c->cap_ee, &c->nee))) return st;
+  c->npe = 0;
+  if (!c->nce) return TIDE_OK;
+  if ((st = tide_broad_points_edges(x, c->np, c->pts, c->nce, c->cedges, margin, &P))) return st;
+  return take_pairs(&P, &c->pe, &c->cap_pe, &c->npe);
 }
 
-/* stencil nodes of candidate k (point-triangle k < npt, then edge-edge) */
+/* candidate k's kind: point-triangle k < npt, then edge-edge, then
+ * point-edge (the values of tide_ipc_min_distance's kind) */
+enum { PAIR_PT = 0, PAIR_EE = 1, PAIR_PE = 2 };
+static inline int pair_kind(const tide_ipc *c, int64_t k) {
+  return k < c->npt ? PAIR_PT : k < c->npt + c->nee ? PAIR_EE : PAIR_PE;
+}
+
+/* stencil nodes of candidate k; a point-edge stencil (p, a, b) is padded
+ * to four nodes by repeating b (its slot 3 gets zero derivatives) */
 static void pair_nodes(const tide_ipc *c, int64_t k, int32_t *nd) {
-  if (k < c->npt) {
+  int kind = pair_kind(c, k);
+  if (kind == PAIR_PT) {
     nd[0] = c->pts[c->pt[k * 2]];
     memcpy(nd + 1, c->tri + (int64_t)c->pt[k * 2 + 1] * 3, 3 * sizeof(int32_t));
-  } else {
+  } else if (kind == PAIR_EE) {
     k -= c->npt;
     memcpy(nd, c->edges + (int64_t)c->ee[k * 2] * 2, 2 * sizeof(int32_t));
     memcpy(nd + 2, c->edges + (int64_t)c->ee[k * 2 + 1] * 2, 2 * sizeof(int32_t));
+  } else {
+    k -= c->npt + c->nee;
+    nd[0] = c->pts[c->pe[k * 2]];
+    memcpy(nd + 1, c->cedges + (int64_t)c->pe[k * 2 + 1] * 2, 2 * sizeof(int32_t));
+    nd[3] = nd[2];
+  }
+}
+
+/* the squared distance of a pair of kind `kind` at its stencil y (12),
+ * gradient (12) and Hessian (144) over the padded stencil (may be NULL) */
+static void pair_dist(int kind, const double *y, double *d2, double *g, double *H) {
+  if (kind == PAIR_PT) {
+    tide_dist_point_triangle(y, d2, g, H);
+  } else if (kind == PAIR_EE) {
+    tide_dist_edge_edge(y, d2, g, H);
+  } else {
+    double H9[81];
+    tide_dist_point_edge_3d(y, d2, g, H ? H9 : NULL);
+    if (g) memset(g + 9, 0, 3 * sizeof(double));
+    if (H) {
+      memset(H, 0, 144 * sizeof(double));
+      for (int i = 0; i < 9; i++)
+        memcpy(H + i * 12, H9 + i * 9, 9 * sizeof(double));
+    }
   }
 }
 
@@ -194,8 +273,8 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
   double y[12], d2, gd[12], Hd[144];
   pair_nodes(c, k, nd);
   gather(x, nd, y);
-  int ee = k >= c->npt;
-  (ee ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, g || H ? gd : NULL, H ? Hd : NULL);
+  int ee = pair_kind(c, k) == PAIR_EE;
+  pair_dist(pair_kind(c, k), y, &d2, g || H ? gd : NULL, H ? Hd : NULL);
   double dh2 = c->dhat * c->dhat;
   if (!(d2 < dh2)) return 0;
   double b, db, ddb;
@@ -226,20 +305,20 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
 double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, int *kind,
                              int32_t *nodes) {
   double best = HUGE_VAL;
-  int64_t tot = c->npt + c->nee, first = tot; /* the first pair at distance 0 */
+  int64_t tot = c->npt + c->nee + c->npe, first = tot; /* the first pair at distance 0 */
 #pragma omp parallel for schedule(static) reduction(min : best, first) if (tot > 4096)
   for (int64_t k = 0; k < tot; k++) {
     int32_t nd[4];
     double y[12], d2;
     pair_nodes(c, k, nd);
     gather(x, nd, y);
-    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
+    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
     if (!(d2 > 0) && k < first) first = k;
     best = fmin(best, sqrt(d2));
   }
   *touching = first < tot;
   if (*touching) {
-    *kind = first >= c->npt;
+    *kind = pair_kind(c, first);
     pair_nodes(c, first, nodes);
   }
   return best;
@@ -268,7 +347,7 @@ static void fric_eval(const tide_ipc *c, int64_t k, const double *x, double *E, 
  * parallel, compacted in order (deterministic) */
 static int active_pairs(const tide_ipc *c, const double *x, int32_t **act, size_t *cap,
                         int64_t *na) {
-  int64_t tot = c->npt + c->nee;
+  int64_t tot = c->npt + c->nee + c->npe;
   *cap = (size_t)(tot > 0 ? tot : 1) * sizeof(int32_t);
   *na = 0;
   if (!(*act = tide_alloc(*cap))) return TIDE_ENOMEM;
@@ -280,7 +359,7 @@ static int active_pairs(const tide_ipc *c, const double *x, int32_t **act, size_
     double y[12], d2;
     pair_nodes(c, k, nd);
     gather(x, nd, y);
-    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
+    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
     f[k] = d2 < dh2;
   }
   int64_t n = 0;
@@ -413,7 +492,7 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
 
 double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep) {
   double alpha = 1;
-  int64_t n = c->npt + c->nee;
+  int64_t n = c->npt + c->nee + c->npe;
   /* the minimum over the pairs (order-free: deterministic); each pair's
    * search stops at the thread's bound so far */
 #pragma omp parallel for schedule(dynamic, 256) reduction(min : alpha) if (n > 4096)
@@ -423,8 +502,10 @@ double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double
     pair_nodes(c, k, nd);
     gather(x, nd, y);
     gather(p, nd, dy);
-    double t =
-        (k >= c->npt ? tide_ccd_edge_edge : tide_ccd_point_triangle)(y, dy, keep, tmax, 100000);
+    int kind = pair_kind(c, k);
+    double t = kind == PAIR_PT   ? tide_ccd_point_triangle(y, dy, keep, tmax, 100000)
+               : kind == PAIR_EE ? tide_ccd_edge_edge(y, dy, keep, tmax, 100000)
+                                 : tide_ccd_point_edge_3d(y, dy, keep, tmax, 100000);
     if (t < alpha) alpha = t;
   }
   return alpha;
@@ -447,13 +528,13 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
   }
   int st = tide_ipc_update(c, xref, 0);
   if (st) return st;
-  int64_t tot = c->npt + c->nee, na = 0;
+  int64_t tot = c->npt + c->nee + c->npe, na = 0;
   for (int64_t k = 0; k < tot; k++) { /* the pairs within dhat */
     int32_t nd[4];
     double y[12], d2;
     pair_nodes(c, k, nd);
     gather(xref, nd, y);
-    (k >= c->npt ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, NULL, NULL);
+    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
     na += d2 < c->dhat * c->dhat && d2 > 0;
   }
   if (na > c->cap_fr) {
@@ -479,8 +560,8 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
     double y[12], d2, gd[12];
     pair_nodes(c, k, nd);
     gather(xref, nd, y);
-    int ee = k >= c->npt;
-    (ee ? tide_dist_edge_edge : tide_dist_point_triangle)(y, &d2, gd, NULL);
+    int ee = pair_kind(c, k) == PAIR_EE;
+    pair_dist(pair_kind(c, k), y, &d2, gd, NULL);
     if (!(d2 < dh2 && d2 > 0)) continue;
     /* r between the closest points: the first primitive's gradients sum
      * to 2 r (its weights sum to 1); w_a = grad_a . r / (2 |r|^2) */

@@ -1,12 +1,26 @@
 /*
  * ipc.h -- Incremental Potential Contact among the primitives of one mesh
  * (Li et al. 2020): the barrier potential kappa sum b(d^2, dhat^2) over the
- * point-triangle and edge-edge pairs closer than dhat (edge-edge mollified),
- * with gradient and PSD-projected Hessian blocks, and the line search's
- * step bound from additive CCD, for step_newton (integrate.c).  3D meshes:
- * the points are the nodes of the boundary triangles (shells: all
- * triangles) and of the rod segments, the triangles the mesh's boundary,
- * the edges tide_mesh_edges.  Candidate pairs come from the spatial hash
+ * point-triangle, edge-edge and point-edge pairs closer than dhat
+ * (edge-edge mollified), with gradient and PSD-projected Hessian blocks,
+ * and the line search's step bound from additive CCD, for step_newton
+ * (integrate.c).  3D meshes: the points are the nodes of the boundary
+ * triangles (shells: all triangles) and of the rod segments, the triangles
+ * the mesh's boundary, the edges tide_mesh_edges.
+ *
+ * The edge-edge barrier is multiplied by IPC's mollifier (distance.h), 0
+ * for exactly parallel edges: on a surface the point-triangle pairs of the
+ * edges' endpoints hold such contact, but a codimensional edge (a rod
+ * segment, on no triangle) has no triangle.  As in Codimensional IPC (Li,
+ * Kaufman & Jiang 2021), every point therefore also pairs with every
+ * codimensional edge not holding it, with the unmollified barrier on the
+ * point-edge distance (its type point-point or point-line, distance.h):
+ * C1 in the positions, never 0 while the point is apart from the edge, so
+ * two exactly parallel rods repel through their nodes against the other's
+ * segments.  Where an edge-edge pair's closest features are an endpoint and
+ * an edge, its mollified term and the point-edge pair count the same
+ * distance (IPC counts such duplicates between its point-triangle and
+ * edge-edge pairs the same way); the sum is continuous.  Candidate pairs come from the spatial hash
  * (broadphase.h) with the margin dhat plus the largest motion of the step
  * about to be searched, so every pair the line search can bring within
  * dhat is seen.  Distances are squared (distance.h); kappa has the units of
@@ -43,8 +57,9 @@ int tide_ipc_update(tide_ipc *c, const double *x, double move);
 
 /* The smallest distance over the candidates at x [m] (HUGE_VAL if none),
  * and the first pair at distance 0 (intersecting or touching) as a
- * message-ready description: returns 1 and fills kind (0 point-triangle,
- * 1 edge-edge) and the four nodes. */
+ * message-ready description: sets *touching to 1 and fills kind (0
+ * point-triangle, 1 edge-edge, 2 point-edge: nodes[3] repeats nodes[2])
+ * and the four nodes. */
 double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, int *kind,
                              int32_t *nodes);
 

@@ -144,6 +144,7 @@ void tide_sph_free(tide_sph *s) {
   tide_free(s->bstart, sizeof(int64_t) * (size_t)s->nscap);
   tide_free(s->nbr, sizeof(int32_t) * (size_t)s->lcap);
   tide_free(s->bnbr, sizeof(int32_t) * (size_t)s->blcap);
+  tide_free(s->scr, sizeof(int32_t) * (size_t)s->scap);
   tide_free(s->fbeg, sizeof(int64_t) * nc);
   tide_free(s->fend, sizeof(int64_t) * nc);
   tide_free(s->bbeg, sizeof(int64_t) * nc);
@@ -162,7 +163,7 @@ int64_t tide_sph_bytes(const tide_sph *s) {
   const tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
-  b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 + 4 * (s->lcap + s->blcap) +
+  b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 + 4 * (s->lcap + s->blcap + s->scap) +
        4 * s->ncells * 8 + 5 * s->wscap * 8 + (int64_t)s->tmp_bytes;
   return b;
 }
@@ -335,9 +336,11 @@ static int sort_points(tide_sph *s, int64_t m, double *x, double **extra, const 
 }
 
 /* Visit the points of the set (beg/end, positions y) within H of x:
- * count them (list NULL) or write their indices; skip index `self`. */
+ * count them and write the indices of the first `cap` of them to list
+ * (list NULL: count only); skip index `self`. */
 static inline int64_t gather(const tide_sph *s, const double *x, const int64_t *beg,
-                             const int64_t *end, const double *y, int64_t self, int32_t *list) {
+                             const int64_t *end, const double *y, int64_t self, int32_t *list,
+                             int64_t cap) {
   int d = s->dim, c[3];
   cell_of(s, x, c);
   int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
@@ -360,7 +363,7 @@ static inline int64_t gather(const tide_sph *s, const double *x, const int64_t *
             r2 += t * t;
           }
           if (r2 < H2) {
-            if (list) list[cnt] = (int32_t)q;
+            if (list && cnt < cap) list[cnt] = (int32_t)q;
             cnt++;
           }
         }
@@ -531,11 +534,32 @@ int tide_sph_search(tide_sph *s) {
   s->ps->bin_valid = 0;
   int64_t *ns = s->nstart, *bs = s->bstart;
   const double *bx = s->bx;
+  /* One gathering pass writes each particle's neighbours into a strided
+   * scratch (kstride fluid, kstride boundary entries per particle, the
+   * stride from the largest count of the last search); the prefix sums
+   * place them in the CSR lists by a copy.  Particles with more neighbours
+   * than the stride are gathered again (and the stride grows for the next
+   * search).  Same lists, in the same order, as two full passes. */
+  int64_t K = s->kstride > 0 ? s->kstride : (d == 3 ? 48 : 16);
+  if (2 * K * n > s->scap) {
+    int64_t c = 2 * K * (n + n / 4 + 64);
+    tide_free(s->scr, sizeof(int32_t) * (size_t)s->scap);
+    s->scr = tide_alloc(sizeof(int32_t) * (size_t)c);
+    s->scap = s->scr ? c : 0;
+    if (!s->scr) return TIDE_ENOMEM;
+  }
+  int32_t *scr = s->scr;
+  int64_t kmax = 0;
   ns[0] = bs[0] = 0;
-#pragma omp parallel for schedule(static) if (n > 1024)
+#pragma omp parallel for schedule(static) reduction(max : kmax) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
-    ns[i + 1] = gather(s, x + i * d, s->fbeg, s->fend, x, i, NULL);
-    bs[i + 1] = s->nb ? gather(s, x + i * d, s->bbeg, s->bend, bx, -1, NULL) : 0;
+    int32_t *row = scr + 2 * K * i;
+    int64_t cf = gather(s, x + i * d, s->fbeg, s->fend, x, i, row, K);
+    int64_t cb = s->nb ? gather(s, x + i * d, s->bbeg, s->bend, bx, -1, row + K, K) : 0;
+    ns[i + 1] = cf;
+    bs[i + 1] = cb;
+    kmax = cf > kmax ? cf : kmax;
+    kmax = cb > kmax ? cb : kmax;
   }
   for (int64_t i = 0; i < n; i++) {
     ns[i + 1] += ns[i];
@@ -547,9 +571,18 @@ int tide_sph_search(tide_sph *s) {
   int32_t *nbr = s->nbr, *bnbr = s->bnbr;
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
-    gather(s, x + i * d, s->fbeg, s->fend, x, i, nbr + ns[i]);
-    if (s->nb) gather(s, x + i * d, s->bbeg, s->bend, bx, -1, bnbr + bs[i]);
+    int64_t cf = ns[i + 1] - ns[i], cb = bs[i + 1] - bs[i];
+    const int32_t *row = scr + 2 * K * i;
+    if (cf <= K)
+      memcpy(nbr + ns[i], row, sizeof(int32_t) * (size_t)cf);
+    else
+      gather(s, x + i * d, s->fbeg, s->fend, x, i, nbr + ns[i], INT64_MAX);
+    if (cb <= K)
+      memcpy(bnbr + bs[i], row + K, sizeof(int32_t) * (size_t)cb);
+    else
+      gather(s, x + i * d, s->bbeg, s->bend, bx, -1, bnbr + bs[i], INT64_MAX);
   }
+  if (kmax > K || kmax + 8 < K / 2) s->kstride = (int)(kmax + kmax / 4 + 4);
   s->nvalid = 1;
   return TIDE_OK;
 }

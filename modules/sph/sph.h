@@ -181,6 +181,11 @@ typedef struct tide_sph {
   int64_t *nstart, *bstart; /* n + 1 */
   int32_t *nbr, *bnbr;
   int64_t nscap; /* rows of nstart / bstart */
+  /* search scratch: per particle kstride fluid then kstride boundary
+   * neighbours written by the one gathering pass (scap entries) */
+  int32_t *scr;
+  int64_t scap;
+  int kstride;
   /* cell ranges (ncells) of the sorted fluid and boundary particles */
   int64_t *fbeg, *fend, *bbeg, *bend;
   /* sort workspace */

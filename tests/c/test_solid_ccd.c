@@ -23,11 +23,13 @@ typedef int (*dist_fn)(const double *x, double *d2, double *g, double *H);
 typedef double (*ccd_fn)(const double *x, const double *dx, double s, double tmax, int max_iter);
 
 /* the minimum distance along [0, t] (samples) and at t */
-static double min_along(dist_fn f, int n, const double *x, const double *dx, double t, double *dend) {
+static double min_along(dist_fn f, int n, const double *x, const double *dx, double t,
+                        double *dend) {
   double y[12], d2, m = HUGE_VAL;
   for (int k = 0; k <= 2000; k++) {
     double tt = t * k / 2000.0;
-    for (int i = 0; i < n; i++) y[i] = x[i] + tt * dx[i];
+    for (int i = 0; i < n; i++)
+      y[i] = x[i] + tt * dx[i];
     f(y, &d2, NULL, NULL);
     m = fmin(m, d2);
     if (k == 2000) *dend = sqrt(d2);
@@ -35,14 +37,16 @@ static double min_along(dist_fn f, int n, const double *x, const double *dx, dou
   return sqrt(m);
 }
 
-static double check_case(dist_fn f, ccd_fn c, int n, const double *x, const double *dx, const char *what) {
+static double check_case(dist_fn f, ccd_fn c, int n, const double *x, const double *dx,
+                         const char *what) {
   double s = 0.1, d2;
   f(x, &d2, NULL, NULL);
   double t = c(x, dx, s, 1.0, 10000), dend;
   double m = min_along(f, n, x, dx, t, &dend);
   CHECK(t >= 0 && t <= 1, "%s: step %.3g in [0, 1]", what, t);
   CHECK(m > 0, "%s: the pair stays apart up to t = %.6g (min distance %.3g)", what, t, m);
-  CHECK(dend >= s * sqrt(d2) * (1 - 1e-12), "%s: at t the distance %.3g >= s d0 = %.3g", what, dend, s * sqrt(d2));
+  CHECK(dend >= s * sqrt(d2) * (1 - 1e-12), "%s: at t the distance %.3g >= s d0 = %.3g", what, dend,
+        s * sqrt(d2));
   return t;
 }
 
@@ -50,7 +54,8 @@ int main(void) {
   /* point shot through the triangle's interior at high speed: TOI 0.1 */
   double T[12] = {0.2, 0.2, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
   double V[12] = {0, 0, -10, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  double t = check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, T, V, "point through face");
+  double t =
+      check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, T, V, "point through face");
   CHECK(t >= 0.9 * 0.1 * 0.999 && t < 0.1, "point through face: t = %.6g vs TOI 0.1", t);
   /* ... through an edge and through a vertex */
   double Te[12] = {0.5, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
@@ -75,11 +80,13 @@ int main(void) {
   double Vm[12] = {0, 0, 0, 0, 0, 5, 0, 0, 5, 0, 0, 5};
   check_case(tide_dist_point_triangle, tide_ccd_point_triangle, 12, T, Vm, "triangle onto point");
   /* edges crossing at high speed */
-  double E[12] = {-1, 0, 0, 1, 0, 0, 0, -1, 0.5, 0, 1, 0.5}, VE[12] = {0, 0, 0, 0, 0, 0, 0, 0, -20, 0, 0, -20};
+  double E[12] = {-1, 0, 0, 1, 0, 0, 0, -1, 0.5, 0, 1, 0.5},
+         VE[12] = {0, 0, 0, 0, 0, 0, 0, 0, -20, 0, 0, -20};
   t = check_case(tide_dist_edge_edge, tide_ccd_edge_edge, 12, E, VE, "edges crossing");
   CHECK(t >= 0.9 * 0.025 * 0.999 && t < 0.025, "edges crossing: t = %.6g vs TOI 0.025", t);
   /* parallel edges closing */
-  double P[12] = {0, 0, 0, 1, 0, 0, 0.3, 0.2, 0, 1.3, 0.2, 0}, VP[12] = {0, 0, 0, 0, 0, 0, 0, -1, 0, 0, -1, 0};
+  double P[12] = {0, 0, 0, 1, 0, 0, 0.3, 0.2, 0, 1.3, 0.2, 0},
+         VP[12] = {0, 0, 0, 0, 0, 0, 0, -1, 0, 0, -1, 0};
   check_case(tide_dist_edge_edge, tide_ccd_edge_edge, 12, P, VP, "parallel edges closing");
   /* sliding along each other at a small gap: no collision */
   double VS[12] = {0, 0, 0, 0, 0, 0, 2, 0, 0, 2, 0, 0};
@@ -88,12 +95,28 @@ int main(void) {
   CHECK(t > 0, "sliding edges: a positive step (t = %.6g)", t);
   /* 2D point-edge */
   double Q[6] = {0.5, 1, 0, 0, 1, 0}, VQ[6] = {0, -3, 0, 0, 0, 0};
-  t = check_case(tide_dist_point_edge_2d, tide_ccd_point_edge_2d, 6, Q, VQ, "2D point through edge");
+  t = check_case(tide_dist_point_edge_2d, tide_ccd_point_edge_2d, 6, Q, VQ,
+                 "2D point through edge");
   CHECK(t < 1.0 / 3, "2D: stops before the edge (t = %.6g)", t);
+  /* 3D point-edge (a rod's node against another rod's segment): shot
+   * through the segment's interior, through its endpoint, and sliding
+   * along it at 1e-9 */
+  double R[9] = {0.5, 1, 0, 0, 0, 0, 1, 0, 0}, VR[9] = {0, -3, 0, 0, 0, 0, 0, 0, 0};
+  t = check_case(tide_dist_point_edge_3d, tide_ccd_point_edge_3d, 9, R, VR,
+                 "3D point through edge");
+  CHECK(t < 1.0 / 3, "3D point-edge: stops before the edge (t = %.6g)", t);
+  double Rv[9] = {1, 1, 0, 0, 0, 0, 1, 0, 0};
+  check_case(tide_dist_point_edge_3d, tide_ccd_point_edge_3d, 9, Rv, VR,
+             "3D point through endpoint");
+  double Rs[9] = {-0.5, 1e-9, 0, 0, 0, 0, 1, 0, 0}, VRs[9] = {2, 0, 0, 0, 0, 0, 0, 0, 0};
+  t = check_case(tide_dist_point_edge_3d, tide_ccd_point_edge_3d, 9, Rs, VRs,
+                 "3D point sliding along");
+  CHECK(t > 0, "3D point sliding along an edge: a positive step (t = %.6g)", t);
   /* random motions */
   for (int trial = 0; trial < 300; trial++) {
     double x[12], dx[12];
-    for (int i = 0; i < 12; i++) x[i] = rnd(), dx[i] = 2 * rnd();
+    for (int i = 0; i < 12; i++)
+      x[i] = rnd(), dx[i] = 2 * rnd();
     char what[64];
     snprintf(what, sizeof what, "random trial %d", trial);
     if (trial % 2)

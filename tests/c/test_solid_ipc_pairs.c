@@ -9,7 +9,13 @@
  *     change measure is 1 from none and 0 for the same lag again, mu = 0
  *     turns friction off; the barrier's forces on the two cloths are equal
  *     and opposite;
- *   - the Hessian triplets hold the barrier and the friction blocks. */
+ *   - the Hessian triplets hold the barrier and the friction blocks;
+ * and two exactly parallel rods (no triangles: the edge-edge barrier is
+ * mollified to 0), the upper a fraction of dhat above the lower, its nodes
+ * over the lower's nodes or over its segments' middles: the point-edge
+ * pairs repel (equal and opposite forces, upward on the upper rod), their
+ * gradient matches central differences, and the CCD step bound stops the
+ * upper rod pushed down through the lower one short of contact. */
 #include "check.h"
 #include "solid/integrate.h"
 #include "solid/ipc.h"
@@ -42,7 +48,99 @@ static tide_tetmesh *two_cloths(double gap) {
   return m;
 }
 
+/* central differences (h = 1e-7) of the contact energy at x into fd (N),
+ * xp scratch */
+static void fd_gradient(const tide_ipc *c, const double *x, int64_t N, double *xp, double *fd) {
+  for (int64_t q = 0; q < N; q++) {
+    double h = 1e-7;
+    memcpy(xp, x, (size_t)N * sizeof(double));
+    xp[q] += h;
+    double Ep = tide_ipc_energy(c, xp);
+    xp[q] -= 2 * h;
+    fd[q] = (Ep - tide_ipc_energy(c, xp)) / (2 * h);
+  }
+}
+
+/* the barrier's upward force on nodes n0.. nv-1 (the upper body) and its
+ * downward force on nodes 0 .. n0-1, from the gradient g */
+static void vertical_forces(const double *g, int64_t n0, int64_t nv, double *up, double *down) {
+  *up = *down = 0;
+  for (int64_t i = n0; i < nv; i++)
+    *up -= g[i * 3 + 1];
+  for (int64_t i = 0; i < n0; i++)
+    *down += g[i * 3 + 1];
+}
+
+/* two parallel rods of 4 segments along x, the upper gap above the lower,
+ * shifted by `shift` along x */
+static tide_tetmesh *two_rods(double gap, double shift) {
+  double P[30];
+  for (int i = 0; i < 5; i++) {
+    P[i * 3] = 0.1 * i, P[i * 3 + 1] = 0, P[i * 3 + 2] = 0;
+    P[15 + i * 3] = 0.1 * i + shift, P[15 + i * 3 + 1] = gap, P[15 + i * 3 + 2] = 0;
+  }
+  int64_t start[3] = {0, 5, 10};
+  tide_tetmesh *m = NULL;
+  CHECK(!tide_mesh_rods(3, 10, P, 2, start, NULL, &m), "rods");
+  tide_thin_params p = {0};
+  p.kind = TIDE_THIN_ROD;
+  p.stretch = 10;
+  p.bending = 1e-4;
+  p.density = 0.01;
+  CHECK(!tide_thin_attach(m, &p), "attach rods");
+  return m;
+}
+
+static void parallel_rods(double shift) {
+  double dhat = 0.02;
+  tide_tetmesh *m = two_rods(0.3 * dhat, shift);
+  int64_t nv = m->nv, N = nv * 3;
+  tide_ipc *c = NULL;
+  CHECK(!tide_ipc_new(m, dhat, 50, &c), "ipc (rods)");
+  double *x = malloc((size_t)N * sizeof(double)), *g = calloc((size_t)N, sizeof(double));
+  double *xp = malloc((size_t)N * sizeof(double)), *fd = malloc((size_t)N * sizeof(double));
+  memcpy(x, TIDE_F64P(m->x), (size_t)N * sizeof(double));
+  CHECK(!tide_ipc_update(c, x, 0), "update (rods)");
+  tide_ipc_gradient(c, x, g);
+  double up, down;
+  vertical_forces(g, 5, nv, &up, &down);
+  CHECK(up > 0 && fabs(up - down) <= 1e-9 * up,
+        "parallel rods (shift %g): the barrier pushes them apart, equal and opposite: %g %g", shift,
+        up, down);
+  fd_gradient(c, x, N, xp, fd);
+  double worst = check_relerr((int)N, g, fd, 0);
+  CHECK(worst <= 1e-5, "parallel rods (shift %g): gradient vs FD %.3g", shift, worst);
+  int64_t n;
+  int *I, *J;
+  double *V;
+  CHECK(!tide_ipc_hessian(c, x, NULL, &n, &I, &J, &V) && n > 0 && n % 144 == 0,
+        "parallel rods: Hessian triplets %lld", (long long)n);
+  tide_ipc_triplets_free(n, I, J, V);
+  /* the upper rod pushed down by twice its gap: the CCD bound stops it */
+  double *p = calloc((size_t)N, sizeof(double));
+  for (int64_t i = 5; i < nv; i++)
+    p[i * 3 + 1] = -0.6 * dhat;
+  CHECK(!tide_ipc_update(c, x, 0.6 * dhat), "update (motion)");
+  double alpha = tide_ipc_step_bound(c, x, p);
+  CHECK(alpha > 0 && alpha < 0.5, "parallel rods (shift %g): CCD step %g in (0, 0.5)", shift,
+        alpha);
+  for (int64_t q = 0; q < N; q++)
+    xp[q] = x[q] + alpha * p[q];
+  int touching = 1, kind;
+  int32_t nd[4];
+  double dmin = tide_ipc_min_distance(c, xp, &touching, &kind, nd);
+  CHECK(!touching && dmin > 0.09 * 0.3 * dhat, "parallel rods: after the bounded step %g apart",
+        dmin);
+  printf("parallel rods, shift %g: force %.4g, gradient FD %.2e, CCD step %.4f, then %.3g apart\n",
+         shift, up, worst, alpha, dmin);
+  free(p), free(x), free(g), free(xp), free(fd);
+  tide_ipc_free(c);
+  tide_tetmesh_free(m);
+}
+
 int main(void) {
+  parallel_rods(0);
+  parallel_rods(0.05);
   double dhat = 0.02, dt = 0.01;
   tide_tetmesh *m = two_cloths(0.3 * dhat);
   int64_t nv = m->nv, N = nv * 3;
@@ -63,11 +161,8 @@ int main(void) {
         "mu = 0: no friction");
   memset(g, 0, (size_t)N * sizeof(double));
   tide_ipc_gradient(c, xr, g);
-  double up = 0, down = 0;
-  for (int64_t i = 16; i < nv; i++)
-    up -= g[i * 3 + 1];
-  for (int64_t i = 0; i < 16; i++)
-    down += g[i * 3 + 1];
+  double up, down;
+  vertical_forces(g, 16, nv, &up, &down);
   CHECK(up > 0 && fabs(up - down) <= 1e-9 * up, "equal and opposite: %g %g", up, down);
   CHECK(!tide_ipc_friction_lag(c, xr, xr, 0.4, dt, 1e-2, &chk), "lag again");
   CHECK(chk <= 1e-12, "the same lag: no change (%g)", chk);
@@ -86,15 +181,7 @@ int main(void) {
     memset(g, 0, (size_t)N * sizeof(double));
     tide_ipc_gradient(c, x, g);
     double *fd = malloc((size_t)N * sizeof(double));
-    for (int64_t q = 0; q < N; q++) {
-      double h = 1e-7;
-      memcpy(xp, x, (size_t)N * sizeof(double));
-      xp[q] += h;
-      double Ep = tide_ipc_energy(c, xp);
-      xp[q] -= 2 * h;
-      double Em = tide_ipc_energy(c, xp);
-      fd[q] = (Ep - Em) / (2 * h);
-    }
+    fd_gradient(c, x, N, xp, fd);
     double e = check_relerr((int)N, g, fd, 0);
     worst = fmax(worst, e);
     CHECK(e <= 1e-5, "displacement %d: gradient vs FD %.3g", t, e);

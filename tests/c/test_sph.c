@@ -150,6 +150,29 @@ static void random_cloud(int kind, int dim) {
     miss += cnt != s->nstart[i + 1] - s->nstart[i];
   }
   CHECK(miss == 0, "cell-list neighbours = brute force (%ld particles differ)", (long)miss);
+  /* the lists: every entry within H; a second search (positions unchanged,
+   * its scratch stride grown from the first one's largest count, so no
+   * particle is gathered twice) gives the same lists entry for entry */
+  {
+    int64_t m = s->nstart[np], far = 0;
+    for (int64_t i = 0; i < np; i++)
+      for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
+        double r2 = 0;
+        for (int a = 0; a < d; a++) {
+          double t = x[i * d + a] - x[(int64_t)s->nbr[q] * d + a];
+          r2 += t * t;
+        }
+        far += !(r2 < s->K.H * s->K.H);
+      }
+    CHECK(far == 0, "listed neighbours within H (%ld outside)", (long)far);
+    int32_t *first = malloc(sizeof(int32_t) * (size_t)(m > 0 ? m : 1));
+    memcpy(first, s->nbr, sizeof(int32_t) * (size_t)m);
+    int k1 = s->kstride;
+    CHECK(tide_sph_search(s) == TIDE_OK, "second search");
+    CHECK(s->nstart[np] == m && !memcmp(first, s->nbr, sizeof(int32_t) * (size_t)m),
+          "a second search (stride %d, was %d) gives the same neighbour lists", s->kstride, k1);
+    free(first);
+  }
   /* difference gradient of a constant: exactly zero */
   double *A = malloc(sizeof(double) * (size_t)np), *gA = malloc(sizeof(double) * (size_t)(np * d));
   for (int64_t i = 0; i < np; i++)

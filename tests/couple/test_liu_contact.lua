@@ -107,5 +107,14 @@ do
     and fx2:component(2):get(11, 19) == 1, "the dual cell's x- and y-faces")
   T.near(u2:component(1):get(11, 18), 0.3, 1e-15, "x-face velocity = vertex velocity")
   T.near(u2:component(2):get(11, 19), -0.2, 1e-15, "y-face velocity = vertex velocity")
+  -- slip = true: the contact normal is y (a flat pool), so only the y-faces (the normal part of the
+  -- vertex velocity) are prescribed; the x-faces stay free and the liquid may slide along x
+  local u3, fx3 = g:mac(), g:mac("u8")
+  local ns = tide.couple.liu_contact_faces { grid = g, phi = phi, x = Xa, v = V, u = u3, fixed = fx3, dhat = 2 * dx, air = true,
+    slip = true }
+  T.check(ns == 2 and fx3:component(2):get(10, 19) == 1 and fx3:component(2):get(11, 19) == 1
+    and fx3:component(1):get(11, 18) == 0 and fx3:component(1):get(11, 19) == 0,
+    string.format("slip: the 2 y-faces only (%d set)", ns))
+  T.near(u3:component(2):get(11, 19), -0.2, 1e-15, "slip: y-face velocity = the vertex's normal velocity")
 end
 os.exit(T.report())

@@ -52,10 +52,13 @@ end
 
 -- measured, order 2 + cubic, heights / cells (n = 32; n = 64), and the
 -- height curvature of the input itself:
---   distance   3.7e-3 / 8.3e-3; 9.4e-4 / 6.1e-3   input 3.1e-3; 8.0e-4
---   quadratic  3.1e-3 / 7.9e-3; 8.0e-4 / 6.0e-3   input 2.7e-3; 6.8e-4
---   distorted  5.6e-3 / 1.8e-2; 2.9e-3 / 6.9e-3   input 5.1e-3; 2.4e-3
--- order 1 + linear: 8-35% at the crossings, 37-170% in the cells
+--   distance   3.7e-3 / 9.3e-3; 9.4e-4 / 6.9e-3   input 3.1e-3; 8.0e-4
+--   quadratic  3.1e-3 / 9.7e-3; 8.0e-4 / 6.8e-3   input 2.7e-3; 6.8e-4
+--   distorted  5.6e-3 / 2.2e-2; 2.9e-3 / 8.2e-3   input 5.1e-3; 2.4e-3
+-- order 1 + linear: 8-35% at the crossings, 50-210% in the cells.  The cell
+-- curvature uses fourth-order differences since session 22 (exact circles to
+-- ~1e-4; the redistancing's grid-scale noise is amplified a little more than
+-- by the former second-order stencil: 1.8e-2 / 6.9e-3 for the distorted input)
 local work = G.advect_work()
 for _, n in ipairs { 32, 64 } do
   for _, kind in ipairs { "distance", "quadratic", "distorted" } do
@@ -69,7 +72,7 @@ for _, n in ipairs { 32, 64 } do
       .. "order 2 + cubic %.2e / %.2e (input %.2e at the crossings)", n, kind, f1, c1, f2, c2, raw_f))
     -- at most 35% above the error of the input's own crossings
     T.check(f2 < 1.35 * raw_f and f2 < 6e-3, string.format("%s n=%d: height curvature %.3g (input %.3g)", kind, n, f2, raw_f))
-    local tol = n == 32 and 0.02 or 0.01
+    local tol = n == 32 and 0.025 or 0.01
     T.check(c2 < tol, string.format("%s n=%d: cell curvature within %g: %.3g", kind, n, tol, c2))
     T.check(f2 < 0.1 * f1 and c2 < 0.1 * c1, kind .. ": ten times better than first order")
   end

@@ -9,8 +9,9 @@
 -- moment within 3% of theory for APIC and FLIP (ghost-fluid jump) and APIC
 -- with Liu's liquid-side band at 24 cells per diameter (2D), APIC at 12 and
 -- FLIP 0.97 at 16 cells per diameter (3D); liquid volume kept; argument
--- checks.  The curvature is the height functions' (curvature = "heights",
--- not the default: accurate frequencies; docs/liquids-physics.md, "The default").
+-- checks.  The recipe's defaults: the cell curvature (fourth order, moved to
+-- the surface) and the tracked level set moved with the projected velocity
+-- extended linearly (docs/liquids-physics.md, "The default").
 local tide = require "tide"
 local T = require "tide.testing"
 local drop = require "tide.drop"
@@ -29,7 +30,7 @@ local function run(dim, cpd, scheme, method, periods)
     or drop.sphere { grid = g, center = c, radius = R, eps = eps }
   local ps = tide.liquid.seed { grid = g, phi = phi0, apic = scheme == "apic", jitter = 0 }
   local S = flip.new { grid = g, particles = ps, scheme = scheme, sigma = sigma, rho = rho,
-    gravity = dim == 2 and { 0, 0 } or { 0, 0, 0 }, phi = phi0, surface_tension = { method = method, curvature = "heights" } }
+    gravity = dim == 2 and { 0, 0 } or { 0, 0, 0 }, phi = phi0, surface_tension = { method = method } }
   local dt = flip.max_dt(S)
   T.check(dt <= 0.5 * tide.liquid.capillary_dt(dx, sigma, rho) * (1 + 1e-12), "max_dt keeps the capillary limit")
   local steps = math.ceil(periods * period / dt)

@@ -36,24 +36,27 @@ return {
     see = see,
   },
   ["tide.couple.liu_contact_faces"] = {
-    sig = "tide.couple.liu_contact_faces{ grid, phi, x, v, u, fixed, dhat = dx/2, interp = \"quadratic\", air = false } -> n",
+    sig = "tide.couple.liu_contact_faces{ grid, phi, x, v, u, fixed, dhat = dx/2, interp = \"quadratic\", air = false, slip = false } -> n",
     does = "Eq. 23 / Fig. 8: the liquid-air faces (air = true: also the air faces) of the dual cells of the vertices within dhat of the liquid get the weighted vertex velocity in u and 1 in fixed (for tide.liquid.project{fixed = ...}).",
     args = {
       { "x, v", "{nv, dim} f64", "required", "vertex positions [m] and velocities [m/s]" },
       { "u, fixed", "f64 Mac, u8 Mac", "required", "written on the faces set only" },
+      { "slip", "boolean", "false", "only the normal part of the solid velocity: a face of axis a is set only where the contact normals (grad d at the vertices, weighted) have n_a^2 >= 1/dim, so the liquid slides along the solid (Tide's addition; false is Eq. 23)" },
     },
     returns = "number of faces set",
     ref = "Liu et al. 2024 Sec. 4.3.6, Eq. 23",
     see = see,
   },
   ["tide.liu.new"] = {
-    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", ... } -> state",
+    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", keep = true, contact_slip = false, ... } -> state",
     does = "State of Liu et al.'s coupled step (Algorithms 1-2) for a level-set liquid and solid vertices.",
     args = {
       { "x, v, mass, fixed", "{nv, dim}, {nv, dim}, number or {nv}, {nv} u8", "none", "the solid vertices" },
       { "air_faces", "boolean", "true", "first projection: solid velocity also on the air faces of the vertices within reach" },
       { "redistance_at", "\"prediction\" | \"after\"", "\"prediction\"", "redistance phi* before the solve, or phi^{n+1} after it (the paper)" },
       { "advect_region", "boolean", "true", "advect u and phi only where the step reads them (near the liquid): bit-identical results, 6-8x less advection at 96^3" },
+      { "contact_slip", "boolean", "false", "the contact faces of both projections take only the normal part of the solid velocity (tide.couple.liu_contact_faces slip): the liquid slides along the solid instead of sticking to it (Tide's addition)" },
+      { "keep", "boolean", "true", "with volume: before the redistancing of phi*, gather a component left with no liquid cell or none a quarter cell deep (a film thinner than the grid) into its round(V0 / V_cell) deepest cells (tide.VolumeTracker:keep); false: such a film and its volume vanish (Tide's addition, not the paper's)" },
     },
     returns = "state S (S.phi, S.u, S.x, S.v, S.t, S.last = stats of the last step)",
     ref = "Liu et al. 2024 Alg. 1-2",
@@ -61,7 +64,7 @@ return {
   },
   ["tide.liu.step"] = {
     sig = "tide.liu.step(S, dt) -> stats",
-    does = "One step: forces, projection, advection, prediction, the joint solve, velocities, projection with the contact faces; stats of the solve plus min_d, penetrating (vertices at d <= 0 after the step) and contact_faces.",
+    does = "One step: forces, projection, advection, prediction, the joint solve, velocities, projection with the contact faces; stats of the solve plus min_d, penetrating (vertices at d <= 0 after the step), contact_faces and kept (components gathered by keep).",
     returns = "stats (see tide.couple.liu_solve)",
     see = see,
   },

@@ -16,7 +16,7 @@ return {
       { "mean", "boolean", "false", "correct by the mean interior density" }, { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "particle level set for a ghost-fluid surface" },
       { "radius", "number", "dx / 2^(1/dim)", "its particle radius [m]" }, { "sigma", "number >= 0", "0", "surface tension [N/m]" },
       { "capillary", "number > 0", "0.5", "fraction of the capillary step in max_dt" },
-      { "surface_tension", "{ method = \"ghost\" | \"liu\", curvature = \"heights\" | \"cells\", level_set = \"tracked\" | \"particles\", side, band, redistance, volume = true, contact_angle }", "ghost, heights, tracked", "options of the tension" },
+      { "surface_tension", "{ method = \"ghost\" | \"liu\", curvature = \"heights\" | \"cells\", level_set = \"tracked\" | \"particles\", side, band, redistance, volume = true, contact_angle }", "ghost, cells (heights where contact_angle ~= 90), tracked", "options of the tension" },
       { "phi", "f64 cells", "from the particles", "initial tracked level set" }, { "solid", "u8 cells", "none", "2 = solid" },
       { "gravity", "{gx, gy[, gz]}", "{0, -9.81[, 0]}", "[m/s^2]" }, { "fractions", "f64 tide.Mac", "none", "open face fractions (cut cells)" },
       { "solid_phi", "f64 cells", "none", "solid signed distance (keeps particles out)" }, { "solid_velocity", "f64 tide.Mac", "0", "[m/s]" },
@@ -64,8 +64,12 @@ return {
     args = { S_, { "opts", "table", "required", "flip.new's options" } }, returns = "nothing", see = see,
   },
   ["tide.flip.tension_surface"] = {
-    sig = "flip.tension_surface(S, dt)", does = "Move the tension's level set with the grid velocity and restore its volume (tracked), or redistance the particle level set; labels from it.",
-    args = { S_, DT }, returns = "nothing", see = see,
+    sig = "flip.tension_surface(S)", does = "The tension's surface at the start of a step: the tracked level set as flip.tension_advance left it, or the particle level set redistanced; labels from it.",
+    args = { S_ }, returns = "nothing", see = see,
+  },
+  ["tide.flip.tension_advance"] = {
+    sig = "flip.tension_advance(S, dt)", does = "Move the tracked level set with the projected grid velocity after its extension (linear along the normals with the ghost jump, constant with Liu's band), the velocity the particles get; redistance every surface_tension.redistance steps and restore its volume.",
+    args = { S_, DT }, returns = "nothing", ref = "Aslam 2004 (linear extension); Liu et al. 2024 Sec. 4.2.2 (volume)", see = see,
   },
   ["tide.flip.tension"] = {
     sig = "flip.tension(S, dt)", does = "Surface tension on the grid velocity before the projection (same phi and labels): the ghost-fluid jump sigma kappa or Liu's band.",

@@ -217,6 +217,14 @@ return {
     sig = "vt:correct(phi) -> stats", does = "Relabel phi, give every new component the share of the old references it overlaps (merges add, splits divide), correct (tide.grid.correct_volume), redistance; the targets become the new references.",
     args = { { "phi", "tide.Array (cells)", "required", "corrected in place" } }, returns = "{ iterations, passes, components, error_before, error_newton, error }", ref = "Liu et al. 2024 Sec. 4.2.2", see = see,
   },
+  ["tide.VolumeTracker:keep"] = {
+    sig = "vt:keep(phi [, depth = dx / 4]) -> n", does = "Gather (in place) the tracked components that phi (advected, not yet redistanced) has lost or is losing: an old component none of whose cells is liquid now (a film whose cell centres are all in the air), and a component with no cell depth deep; its round(V0 / V_cell) deepest cells become liquid half a cell deep, its other cells air half a cell out, so that the next correct() holds it to its reference instead of dropping it. A minimum-thickness film of about a cell: the smoothed volume of a sheet thinner than that sits in cells around phi = 0 and no liquid cell is left to label it.",
+    args = { { "phi", "tide.Array (cells)", "required", "changed in place" }, { "depth", "number in [0, dx]", "dx / 4", "[m]; 0: only the vanished ones" } }, returns = "the number of components gathered", ref = "Liu et al. 2024 Sec. 4.2.2 (Tide's addition)", see = see,
+  },
+  ["tide.VolumeTracker:add"] = {
+    sig = "vt:add(body, volume)", does = "A body of liquid written into phi since the last correction (a drop) becomes a component with the given reference volume: the cells where body (its own level set) is below the band are labelled as it, so that the next correct() matches the new liquid to it. Without it a body placed within the air band of a tracked component gets a share of that component's reference and brings none of its own. A component whose every cell the body takes is merged into it.",
+    args = { { "body", "tide.Array (cells)", "required", "the body's level set (large where it is far)" }, { "volume", "number >= 0", "required", "its reference volume [m^dim]" } }, returns = "nothing", ref = "Tide's addition", see = see,
+  },
   ["tide.VolumeTracker:volumes"] = { sig = "vt:volumes() -> { V1, ..., Vn }", does = "The reference volumes of the tracked components [m^dim].", args = {}, returns = "list of numbers", see = see },
   ["tide.VolumeTracker:free"] = { sig = "vt:free()", does = "Release the tracker now.", args = {}, returns = "nothing", see = see },
   ["tide.shape.box"] = {

@@ -64,7 +64,7 @@ return {
       { "grid, phi", "tide.Grid, f64 cells", "required", "grid and liquid level set (< 0 inside)" },
       { "periodic", "list of dim booleans", "none (walls)", "periodic axes; excludes open" },
       { "contact_angle", "degrees in (0, 180)", "90", "static contact angle at walls and solids" },
-      { "curvature", "\"cells\" | \"heights\"", "cells at 90 degrees, heights otherwise", "curvature of the jump: cells keeps a drop at rest quiet, heights gives accurate frequencies and contact angles (docs: The default)" },
+      { "curvature", "\"cells\" | \"heights\"", "cells at 90 degrees, heights otherwise", "curvature of the jump: cells (fourth order, moved to the surface) keeps a drop at rest quiet, heights gives orientation-independent frequencies and contact angles (docs: The default)" },
       { "extend", "\"constant\" | \"linear\"", "linear with ghost + heights, else constant", "velocity extension into the air" },
     },
     returns = "state table (S.u, S.phi, S.pressure, S.labels, S.t, S.P)",
@@ -239,7 +239,7 @@ return {
   ["tide.ViscositySolver:free"] = { sig = "S:free()", does = "Release the workspace now.", args = {}, returns = "nothing", see = seep },
   ["tide.liquid.curvature"] = {
     sig = "tide.liquid.curvature(grid, phi [, { periodic, out, method = \"cells\" | \"heights\", band = 3 dx, contact_angle = 90 }]) -> kappa",
-    does = "Mean curvature at the cells: central differences of phi (clamped to +-1/dx), or the surface's height-function curvature extended along the normals to |phi| < band.",
+    does = "Mean curvature at the cells: fourth-order central differences of phi (clamped to +-1/dx), or the surface's height-function curvature extended along the normals to |phi| < band.",
     args = { { "grid", "tide.Grid", "required", "" }, { "phi", "f64 cells", "required", "" }, { "method", "\"cells\" | \"heights\"", "\"cells\"", "" }, { "band", "number >= 0", "3 dx", "[m]" },
       { "periodic", "list of booleans", "none", "" }, { "contact_angle", "degrees", "90", "at the walls" }, { "out", "f64 cells", "new", "" } },
     returns = "f64 cells [1/m]", ref = "Cummins, Francois & Kothe 2005; Popinet 2009", see = seep,
@@ -259,7 +259,7 @@ return {
   },
   ["tide.liquid.extend"] = {
     sig = "tide.liquid.extend(u, phi, valid [, { maxdist = 0 }]) -> u",
-    does = "Linear extension of u from the valid faces into the air along the normals of phi; valid (u8 Mac) updated.",
+    does = "Linear extension of u from the valid faces into the air along the normals of phi (the normal derivative over two valid faces, one-sided into the liquid); valid (u8 Mac) updated.",
     args = { { "u", "tide.Mac", "required", "" }, { "phi", "f64 cells", "required", "" }, { "valid", "u8 tide.Mac", "required", "" }, { "maxdist", "number >= 0", "0 (no limit)", "[m]" } },
     returns = "u", ref = "Aslam 2004", see = seep,
   },

@@ -2,7 +2,7 @@
 local see = "docs/mpm.md"
 return {
   ["tide.mpm.new"] = {
-    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3, sparse = false } -> tide.MPM",
+    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3, sparse = false, node_volume = false } -> tide.MPM",
     does = "A material point method state on the collocated node grid of g (nodes at the cell corners), with no particles yet.",
     args = {
       { "grid", "tide.Grid", "required", "cells; nodes at origin + (i, j[, k]) dx; at least 6 cells per axis" },
@@ -12,6 +12,7 @@ return {
       { "friction", "number >= 0", "0", "Coulomb coefficient of separating walls" },
       { "wall_nodes", "integer 1..8", "3", "nodes from each side that belong to the wall" },
       { "sparse", "boolean", "false", "node fields only in 4^d-node blocks near particles, Morton-ordered (bit-identical to dense)" },
+      { "node_volume", "boolean", "false", "P2G also scatters the particle volumes V0 det F to the nodes (M.node_volume [m^d]); needed by tide.couple.mpm_project" },
     },
     returns = "tide.MPM",
     ref = "Li's lecture (The Material-Point Method); Hu et al. 2018 (MLS-MPM), Eq. 16-17",
@@ -175,5 +176,54 @@ return {
       { "color", "f64 Array (n)", "by material", "" }, { "range", "{lo, hi}", "{0, 1}", "" }, { "title", "string", "none", "" }, { "width", "integer", "640", "pixels" },
       { "labels", "u8 Array (cells of g)", "none", "2D only: solid cells drawn grey (e.g. the second result of g:face_fractions(shape))" } },
     returns = "path", see = see,
+  },
+  ["tide.couple.mpm_project"] = {
+    sig = "tide.couple.mpm_project{ mpm, u, density, labels, dt, rho = 1000, per_cell = 2^dim, phi, body_radius = dx/4, tol = 1e-8, maxit = 0, theta_min = 0.01, valid, pressure, body_phi } -> stats",
+    does = "An MPM body and a FLIP liquid on one momentum grid: the MPM node mass, momentum and volume (after M:p2g and M:grid_update) averaged onto the liquid's MAC faces and mixed with the liquid's (mass rho dx^d density/per_cell), one projection over the cells holding liquid or MPM particles with face weights rho/rho_f (rho_f the mixture density by volume), u set to the coupled velocity and every MPM node with mass given its faces' velocity change (the transpose of the node-to-face average). Then M:grid_update(0) and M:g2p(dt). The body is incompressible while in the projection region.",
+    args = {
+      { "mpm", "tide.MPM", "required", "made with node_volume = true on the liquid's grid (dense); after M:p2g(dt), M:grid_update(dt)" },
+      { "u", "tide.Mac", "required", "the liquid's face velocities with gravity; the coupled velocity on return" },
+      { "density", "f64 cells", "required", "liquid particles per cell (ps:density(g))" },
+      { "labels", "u8 cells", "required", "the liquid's labels (LIQUID where liquid, SOLID static solids); cells with MPM particles join the projection" },
+      { "dt", "number > 0", "required", "step [s]" },
+      { "rho", "number > 0", "1000", "liquid density [kg/m^3]" },
+      { "per_cell", "number > 0", "2^dim", "liquid particles per cell at rest" },
+      { "phi", "f64 cells", "none", "the liquid's level set: ghost-fluid surface of min(phi, body level set) (else p = 0 at air cell centres)" },
+      { "body_radius", "number > 0", "dx/4", "Zhu-Bridson radius of the MPM particles' level set [m]" },
+      { "tol, maxit", "numbers", "1e-8, 0", "PCG (MIC(0)) relative residual and iteration limit; not reaching tol is an error" },
+      { "valid", "u8 Mac", "none", "receives 1 on the projected faces" },
+      { "pressure", "f64 cells", "none", "receives p [Pa]" },
+      { "body_phi", "f64 cells", "none", "receives the body's level set (needs phi)" },
+    },
+    returns = "stats { iterations, residual, converged, unknowns, body_cells, nullspace, div_before, div_after }",
+    ref = "Stomakhin et al. 2014 (augmented MPM), Sec. 4: one MAC projection over all materials; Zhu & Bridson 2005 (FLIP)",
+    see = see,
+  },
+  ["tide.mpm_flip.new"] = {
+    sig = "require(\"tide.mpm_flip\").new{ mpm, grid, particles, body_radius, cfl_mpm = 0.4, radius, <tide.flip.new options> } -> S",
+    does = "State of an MPM body in a FLIP liquid: the tide.flip state of the liquid (S.u, S.labels, S.phi, S.pressure ...) plus S.mpm. The liquid is where its Zhu-Bridson level set (radius one particle spacing) is negative; labels and ghost-fluid surface come from it. Not with periodic axes, open sides, emitters, sinks, cut cells or surface tension.",
+    args = {
+      { "mpm", "tide.MPM", "required", "made with node_volume = true on the same grid" },
+      { "body_radius", "number > 0", "dx/4", "level-set radius of the MPM particles [m]" },
+      { "cfl_mpm", "number > 0", "0.4", "CFL of the MPM's elastic step in max_dt" },
+      { "radius", "number > 0", "dx / per_cell^(1/dim)", "level-set radius of the liquid particles [m]" },
+    },
+    returns = "S", see = see,
+  },
+  ["tide.mpm_flip.step"] = {
+    sig = "require(\"tide.mpm_flip\").step(S, dt) -> stats",
+    does = "One coupled step: liquid P2G (extrapolated), level set, labels, density; gravity; MPM P2G and grid update; tide.couple.mpm_project; MPM walls and G2P; liquid extrapolation, G2P and advection (liquid particles kept out of the body's level set).",
+    args = { { "S", "table", "required", "from mpm_flip.new" }, { "dt", "number > 0", "required", "step [s]" } },
+    returns = "the stats of tide.couple.mpm_project", see = see,
+  },
+  ["tide.mpm_flip.max_dt"] = {
+    sig = "require(\"tide.mpm_flip\").max_dt(S) -> dt",
+    does = "The smaller of the FLIP CFL step and the MPM's elastic step M:max_dt(cfl_mpm).",
+    args = { { "S", "table", "required", "" } }, returns = "dt [s]", see = see,
+  },
+  ["tide.mpm_flip.momentum"] = {
+    sig = "require(\"tide.mpm_flip\").momentum(S) -> liquid {..}, body {..}",
+    does = "Linear momentum of the liquid particles (mass rho dx^dim / per_cell each) and of the MPM particles [kg m/s; per m in 2D].",
+    args = { { "S", "table", "required", "" } }, returns = "two lists of dim numbers", see = see,
   },
 }
