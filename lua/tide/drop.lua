@@ -20,7 +20,8 @@
 --      Liu Eq. 8
 --   7. ghost-fluid projection (tide.liquid.project with phi)
 --   8. extend the velocity along the normals (constant, or linear with the
---      height-function curvature: tide.liquid.extend)
+--      height-function curvature: tide.liquid.extend; with the cell curvature
+--      and surface tension u constant and a linearly extended copy for step 1)
 -- With `periodic = {true, false}` the same steps run on the torus: the
 -- advections, the projection (with the same ghost-fluid surface), the
 -- extension and the redistancing of a tide.liquid.periodic workspace (S.P).
@@ -45,9 +46,10 @@ local defaults = {
   tension = "ghost",       -- "ghost" (pressure jump) or "liu" (semi-implicit band, Eq. 8)
   curvature = false,       -- "cells" (fourth-order cell curvature moved to the surface, interpolated to the
                            -- crossing: the default, a drop at rest stays at rest to ~1.5e-4 sqrt(sigma/(rho D)) over
-                           -- 10 capillary times; with the constant extension the capillary wave is -2.5% at 32 cells
-                           -- per wavelength, the n = 2 drop +2.4% / +2.9%; with extend = "linear" -0.48%, -0.15% /
-                           -- +0.90%) or "heights" (height functions at the crossings: accurate
+                           -- 10 capillary times with the constant extension; with the default extend = "linear_phi"
+                           -- the capillary wave is -0.36% at 32 cells per wavelength (constant: -2.5%), the n = 2
+                           -- drop -0.14% / +0.67% along x / diagonal (constant: +2.4% / +2.9%)) or "heights"
+                           -- (height functions at the crossings: accurate
                            -- oscillation frequencies and contact angles, but spurious currents grow around a
                            -- drop at rest at 25 cells per diameter; the default where contact_angle ~= 90:
                            -- docs/liquids-physics.md, "The default")
@@ -62,9 +64,13 @@ local defaults = {
   tol = 1e-8,              -- pressure solve
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
-                           -- curvature "heights") or "constant" along the normals (the other defaults: linear made
-                           -- Liu's drop 2% orientation-dependent, and a drop at rest with the cell curvature slowly
-                           -- ring up: 3e-4 sqrt(sigma/(rho D)) at t = 5, 2.4e-3 at t = 10, constant 1.2e-4)
+                           -- curvature "heights"), "constant" along the normals (default with tension "liu":
+                           -- linear made Liu's drop 2% orientation-dependent; and without surface tension) or
+                           -- "linear_phi" (default with tension "ghost", curvature "cells" and sigma > 0): the
+                           -- velocity extended constant, the level set moved with a linearly extended copy --
+                           -- the capillary wave -0.36% at 32 cells per wavelength (constant -2.5%), a drop at
+                           -- rest 2.7e-5 sqrt(sigma/(rho D)) at t = 1, 2e-4 to t = 5, 1.4e-3 by t = 10 ("linear":
+                           -- 2.4e-3 at t = 10, "constant": 1.5e-4)
 }
 
 local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true, periodic = true }
@@ -121,8 +127,18 @@ function drop.new(opts)
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
-  if not S.extend then S.extend = (S.tension == "ghost" and S.curvature == "heights") and "linear" or "constant" end
-  check_choice(S.extend, { "linear", "constant" }, "extend")
+  -- the velocity into the air: with the ghost jump linear for the height
+  -- functions; with the cell curvature and surface tension "linear_phi" (u
+  -- extended constant, phi moved with a linearly extended copy: the capillary
+  -- wave -0.36% at 32 cells per wavelength where constant is -2.5%, and a drop
+  -- at rest stays below 1e-3 sqrt(sigma/(rho D)) to t = 9 where "linear" grows
+  -- after t = 5: docs/liquids-physics.md, "The default")
+  if not S.extend then
+    if S.tension ~= "ghost" then S.extend = "constant"
+    elseif S.curvature == "heights" then S.extend = "linear"
+    else S.extend = S.sigma > 0 and "linear_phi" or "constant" end
+  end
+  check_choice(S.extend, { "linear", "constant", "linear_phi" }, "extend")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
   -- periodic = {true, false[, ..]}: periodic axes (the others are walls); every
   -- grid operator of the step then runs on the torus (tide.liquid.periodic)
@@ -168,10 +184,11 @@ end
 function drop.step(S, dt)
   local g, u, P = S.grid, S.u, S.P
   -- 1-2. move the surface, keep the volume
+  local us = S.us or u -- extend = "linear_phi": the linearly extended copy of step 8
   if P then
-    time("advect phi", P.advect_cells, P, u, S.phi, dt, { scheme = S.advect, interp = "cubic", out = S.phi2 })
+    time("advect phi", P.advect_cells, P, us, S.phi, dt, { scheme = S.advect, interp = "cubic", out = S.phi2 })
   else
-    time("advect phi", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = dt, scheme = S.advect,
+    time("advect phi", grid.advect_scalar, { grid = g, velocity = us, field = S.phi, dt = dt, scheme = S.advect,
       interp = "cubic", out = S.phi2 })
   end
   S.phi, S.phi2 = S.phi2, S.phi
@@ -217,7 +234,22 @@ function drop.step(S, dt)
     stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
       valid = S.valid, pressure = S.pressure })
   end
-  -- 8. extend the velocity into the air along the normals; walls closed
+  -- 8. extend the velocity into the air along the normals; walls closed.
+  -- "linear_phi": a linearly extended copy moves phi (step 1), u itself is
+  -- extended constant (the linear extension of u rings a drop at rest up)
+  if S.extend == "linear_phi" then
+    S.us = S.us or g:mac()
+    S.valid_s = S.valid_s or g:mac("u8")
+    S.us:copy(u)
+    S.valid_s:copy(S.valid)
+    if P then
+      time("extrapolate", P.extend, P, S.us, S.phi, S.valid_s, { linear = true })
+      P:enforce_walls(S.us, S.solid)
+    else
+      time("extrapolate", liquid.extend, S.us, S.phi, S.valid_s)
+      S.us:enforce_walls(S.solid, false, nil, S.open)
+    end
+  end
   if P then
     time("extrapolate", P.extend, P, u, S.phi, S.valid, { linear = S.extend == "linear" })
     P:enforce_walls(u, S.solid)

@@ -1,8 +1,8 @@
 -- A standing capillary wave in a walled tank and on a periodic strip (tide.drop recipe: level set,
 -- ghost-fluid jump with the default cell curvature (fourth order, moved to the surface), ghost-fluid
--- projection, linear extension of the velocity into the air (extend = "linear", not the default with
--- the cell curvature: the constant extension is first order, -2.5% at 32 cells per wavelength);
--- air density 0, no gravity, inviscid).  The tank is one wavelength wide with free-slip walls, the
+-- projection, the default extension "linear_phi": the velocity extended constant into the air, the
+-- level set moved with a linearly extended copy -- the constant extension alone is first order, -2.5%
+-- at 32 cells per wavelength; air density 0, no gravity, inviscid: all of tide.drop's defaults).  The tank is one wavelength wide with free-slip walls, the
 -- surface y = h + a cos(k x) (antinodes at the walls, 90 degree contact
 -- angle), depth h = lambda / 2.  Linear theory (Lamb Sec. 266):
 --   omega^2 = sigma k^3 / rho tanh(k h).
@@ -89,7 +89,8 @@ local function run(N, periods, periodic)
   local g = tide.grid.new { size = { N, N }, dx = lam / N }
   local x0 = periodic and 0.3 * lam or 0
   local S = drop.new { grid = g, phi = wave_phi(g, N, 0.005 * lam, x0), sigma = sigma, rho = rho,
-    periodic = periodic and { true, false } or nil, extend = "linear" } -- the default cell curvature
+    periodic = periodic and { true, false } or nil } -- the defaults
+  T.check(S.curvature == "cells" and S.extend == "linear_phi" and S.tension == "ghost", "the defaults of tide.drop")
   local e, lo, hi, steps = oscillate(S, drop.step, drop.max_dt(S), N, x0, periods)
   print(string.format("capillary wave, %s, %d cells per wavelength, %d steps, %d periods: omega %.4f vs %.4f (%+.2f%%), extrema %.4f .. %.4f of the initial",
     periodic and "periodic strip" or "walled tank", N, steps, periods, omega * (1 + e), omega, 100 * e, lo, hi))

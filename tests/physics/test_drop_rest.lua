@@ -1,7 +1,8 @@
 -- Spurious currents of a drop at rest with the default settings of tide.drop
 -- (ghost-fluid jump with the cell curvature: fourth-order differences, each
--- cell's value moved along the normal to the surface; constant extension, no
--- redistancing in 2D, inviscid): the static-drop benchmark in capillary
+-- cell's value moved along the normal to the surface; extension "linear_phi":
+-- the velocity extended constant, the level set moved with a linearly
+-- extended copy; no redistancing in 2D, inviscid): the static-drop benchmark in capillary
 -- units, rho = sigma = D = 1 (the capillary time sqrt(rho D^3 / sigma) = 1),
 -- 25 cells per diameter, the centre off the lattice, box 2 D, air density 0.
 -- Measured: max |u| sqrt(rho D / sigma) over the faces; the mean pressure of
@@ -22,7 +23,10 @@ local n = 2 * cpd
 local g = tide.grid.new { size = { n, n }, dx = dx }
 local c = { n * dx / 2 + 0.37 * dx, n * dx / 2 + 0.13 * dx }
 local S = drop.new { grid = g, phi = drop.disk { grid = g, center = c, radius = R }, sigma = sigma, rho = rho }
-T.check(S.curvature == "cells" and S.extend == "constant" and S.nu == 0, "the defaults: cell curvature, constant extension, inviscid")
+T.check(S.curvature == "cells" and S.extend == "linear_phi" and S.nu == 0, "the defaults: cell curvature, extension linear_phi, inviscid")
+T.check(drop.new { grid = g, phi = S.phi, sigma = sigma, tension = "liu" }.extend == "constant", "Liu's band: constant extension")
+T.check(drop.new { grid = g, phi = S.phi }.extend == "constant", "no surface tension: constant extension")
+T.raises(function() drop.new { grid = g, phi = S.phi, extend = "quadratic" } end, "extend", "an unknown extension is refused")
 local scale = math.sqrt(rho * D / sigma)
 local at, largest = {}, 0
 for _, mark in ipairs { 1, 5 } do

@@ -65,7 +65,7 @@ return {
       { "periodic", "list of dim booleans", "none (walls)", "periodic axes; excludes open" },
       { "contact_angle", "degrees in (0, 180)", "90", "static contact angle at walls and solids" },
       { "curvature", "\"cells\" | \"heights\"", "cells at 90 degrees, heights otherwise", "curvature of the jump: cells (fourth order, moved to the surface) keeps a drop at rest quiet, heights gives orientation-independent frequencies and contact angles (docs: The default)" },
-      { "extend", "\"constant\" | \"linear\"", "linear with ghost + heights, else constant", "velocity extension into the air" },
+      { "extend", "\"constant\" | \"linear\" | \"linear_phi\"", "linear with ghost + heights; linear_phi with ghost + cells and sigma > 0; else constant", "velocity extension into the air: linear_phi extends u constant and moves phi with a linearly extended copy (wave -0.36% at 32 cells per wavelength, drop at rest quiet; docs: The default)" },
     },
     returns = "state table (S.u, S.phi, S.pressure, S.labels, S.t, S.P)",
     see = see,
