@@ -19,12 +19,7 @@ local function layer(theta)
     friction_angle = phi }
   local floor = 3 / n
   M:seed { shape = tide.shape.box { min = { 0.3, floor }, max = { 2.3, floor + 0.08 } }, material = sand, stream = 2 }
-  local t = 0
-  while t < 3 do
-    local dt = math.min(mpm.max_dt(M, 0.4), 3 - t)
-    mpm.step(M, dt)
-    t = t + dt
-  end
+  mpm.advance(M, 3, 0.4)
   local s, c = 0, 0
   for p = 1, M.n do
     if math.abs(M.x[p][1] - 1.3) < 0.1 then

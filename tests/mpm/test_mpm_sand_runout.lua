@@ -20,12 +20,7 @@ local function collapse(n, a)
   local floor, r0 = 3 / n, 0.1
   M:seed { shape = tide.shape.box { min = { 0.5 - r0, floor }, max = { 0.5 + r0, floor + a * r0 } }, material = sand,
     stream = 2 }
-  local t = 0
-  while t < 1 do
-    local dt = math.min(mpm.max_dt(M, 0.4), 1 - t)
-    mpm.step(M, dt)
-    t = t + dt
-  end
+  mpm.advance(M, 1, 0.4)
   local xs = {}
   for p = 1, M.n do xs[p] = math.abs(M.x[p][1] - 0.5) end
   table.sort(xs)

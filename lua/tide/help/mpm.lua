@@ -156,6 +156,13 @@ return {
     args = { { "M", "tide.MPM", "required", "state" }, { "cfl", "number > 0", "0.5", "fraction of a cell per step" } },
     returns = "dt [s]", see = see,
   },
+  ["tide.mls_mpm.advance"] = {
+    sig = "require(\"tide.mls_mpm\").advance(M, t, cfl = 0.5)",
+    does = "Advance by a time span t in explicit steps (step) of max_dt(M, cfl), the last one shortened to end at t.",
+    args = { { "M", "tide.MPM", "required", "state" }, { "t", "number >= 0", "required", "time span [s]" },
+      { "cfl", "number > 0", "0.5", "fraction of a cell per step" } },
+    see = see,
+  },
   ["tide.mls_mpm.solid_collider"] = {
     sig = "require(\"tide.mls_mpm\").solid_collider(M, mesh [, { bc = \"separate\", friction = 0 } [, i]]) -> index",
     does = "MPM against a tide.solid mesh, one way: the boundary of the mesh at its current positions as an exact SDF collider (tide.shape.mesh), moving with the mean velocity of the mesh nodes (rigid translation; no force goes back to the mesh). Without i it adds the collider; with i it rebuilds collider i from the moved mesh (call once per step).",
