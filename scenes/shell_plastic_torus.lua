@@ -7,7 +7,9 @@
 -- squashed tube folds onto itself (self-contact), with CCD in the line
 -- search: nothing passes through (--contact friction: the plate as a
 -- projected constraint, no self-contact).  Prints per frame the crown's
--- depth below its rest height and the closest contact.
+-- depth below its rest height, the closest contact and the tube's
+-- crossings (edges through its own triangles, m:intersections(): 0 with
+-- the barrier; the constraints let the folded walls pass through).
 --   tide scenes/shell_plastic_torus.lua [--frames 60] [--ring 24] [--tube 12] [--yield 0.02]
 --                                       [--contact barrier] [--dhat 1e-3] [--paper]
 local tide = require "tide"
@@ -76,7 +78,8 @@ tide.run {
   step = step,
   frame = function(i, tt)
     local dent = ytop - arch.x:get(crown, 2)
-    print(string.format("frame %d  t = %.3f s  crown dent %.4f m  plate at y = %.3f m%s", i, tt, dent, plate.position[2],
+    print(string.format("frame %d  t = %.3f s  crown dent %.4f m  plate at y = %.3f m  crossings %d%s", i, tt, dent,
+      plate.position[2], arch:intersections(),
       last and last.min_distance and string.format("  closest contact %.2e m", last.min_distance) or ""))
     if P.png then
       local y = plate.position[2]

@@ -8,6 +8,7 @@
 -- zarifi.step reads as Algorithm 4 (thesis §5.4), one native call per line with its equation:
 --   1 update solid positions (5.2)          x = x* + Δt v
 --   2 advect fluid particles (§4.5)         g2p + particle advection through the last grid velocity
+--                                           then tide.flip's volume correction (flip.separate)
 --   3 advect fluid velocities (§4.3)        FLIP/APIC particle-to-grid transfer, extrapolated
 --   4 add external accelerations            u += Δt g (liquid), v += Δt g (solid)
 --   5 distance fields and cut cells (§5.4)  solid SDF -> face fractions (Fig. 5.2); clipping is inside 7
@@ -61,6 +62,20 @@ local defaults = {
                        -- a ball on the floor) that can only drain through it, and its squeeze
                        -- pressure (1e6 Pa) kicks the solid off the floor (docs/couple.md)
   max_speed = 1e3,     -- [m/s]: a step beyond it is reported as unstable
+  separation = 0.5,    -- volume correction of the FLIP particles (tide.flip's density correction,
+                       -- flip.separate; 0: off): strength per step
+  band = 0.1,          -- its dead band (particles per cell / per_cell - 1; tide.flip: 0.3)
+  mean = false,        -- correct by the mean interior density (volume control) instead of per cell
+  fractions = "node",  -- open face fractions of the solids: "node" (node SDF, Fig. 5.2, §5.4) or
+                       -- "exact" (clipped; with sampling = "cell" the projection then conserves
+                       -- liquid + solid momentum to the solver tolerance)
+  solid_faces = false, -- true: the closed faces of the liquid's velocity inside a solid carry the
+                       -- solid's velocity (tide.couple.solid_faces) and the linear sampling's spread
+                       -- flux is taken relative to the liquid (couple.project{relative}): a solid
+                       -- moving with its liquid (a filled shell) keeps its momentum.  false: 0 there
+                       -- (a static wall's closing); the default because with it a heavy solid
+                       -- resting on the floor under a ghost-fluid surface is kicked off it
+                       -- (docs/couple.md)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -115,6 +130,10 @@ function zarifi.new(opts)
   local S = {}
   for k, v in pairs(defaults) do S[k] = v end
   for k, v in pairs(opts) do S[k] = v end
+  if S.fractions ~= "node" and S.fractions ~= "exact" then
+    raise("tide.zarifi.new: fractions must be \"node\" or \"exact\", got " .. tostring(S.fractions))
+  end
+  S.fraction_mode = S.fractions
   if type(S.clamp) ~= "number" or S.clamp < 0 or S.clamp >= 0.5 then
     raise("tide.zarifi.new: clamp must be a number in [0, 0.5), got " .. tostring(S.clamp))
   end
@@ -133,7 +152,7 @@ function zarifi.new(opts)
   zarifi.geometry(S)
   -- the liquid half: the FLIP state (grid velocity, labels, transfers) of tide.flip
   S.liquid = flip.new { grid = g, particles = ps, scheme = S.transfer, flip = S.flip, rho = S.rho, cfl = S.cfl,
-    layers = S.layers, gravity = S.gravity, separation = 0, level_set = S.level_set, radius = S.radius,
+    layers = S.layers, gravity = S.gravity, separation = S.separation, band = S.band, mean = S.mean, level_set = S.level_set, radius = S.radius,
     solid = S.solid_cells, fractions = S.fractions, solid_phi = S.solid_phi }
   S.u, S.labels = S.liquid.u, S.liquid.labels
   S.liquid.u_old:copy(S.u) -- line 2 of the first step sees no FLIP increment
@@ -151,7 +170,8 @@ function zarifi.geometry(S)
     shape = shape and shape + s or s
   end
   S.shape = shape
-  g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells, clamp = { S.clamp, 0.99 } })
+  local exact = S.fraction_mode == "exact"
+  g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells, exact = exact, clamp = { S.clamp, exact and 1 or 0.99 } })
   shape:sdf(g, { out = S.solid_phi })
 end
 
@@ -254,7 +274,7 @@ function zarifi.project(S, dt)
     formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
     sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
-    pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil }
+    pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil, relative = S.solid_faces and L.u_old or nil }
   local st = time("couple", couple.project, args)
   if not st.converged then
     -- the default Krylov solver stalled (stiff solids make the SPD system ill-conditioned,
@@ -281,7 +301,9 @@ function zarifi.step(S, dt)
   end
   time("g2p+advect", liquid.g2p, u, ps, { scheme = S.transfer, old = L.u_old, flip = S.flip, -- 2. particles (§4.5)
     advect = dt, order = L.order, labels = S.solid_cells, solid_phi = S.solid_phi })
+  if S.separation > 0 then flip.separate(L, dt) end                        --    volume correction (flip.separate)
   flip.transfer_to_grid(L)                                                  -- 3. velocities (§4.3)
+  if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
   L.u_old:copy(u)
   u:add_gravity(dt, S.gravity)                                              -- 4. external accelerations
   if S.scheme ~= "weak" and S.scheme ~= "damping" then
@@ -295,6 +317,7 @@ function zarifi.step(S, dt)
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)
+  if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
   S.t, S.steps = S.t + dt, S.steps + 1
   check_stable(S)
   return stats
@@ -553,6 +576,25 @@ function zarifi.run_scene(S, P, name, title, report, on_step)
     result.steps, last and tostring(last.unknowns) or "-", last and tostring(last.iterations) or "-", worst, S.fallbacks or 0))
   if report then report(S) end
   return result
+end
+
+--- Height of the free surface (2D, with a level_set): the first zero crossing of S.liquid.phi
+-- going up each column, averaged over the columns whose centre x satisfies clear(x).
+function zarifi.surface_level(S, clear)
+  local g, phi = S.grid, S.liquid.phi
+  if g.dim ~= 2 or not phi then raise("tide.zarifi.surface_level: needs a 2D state with a level_set") end
+  local ni, nj = g.size[1], g.size[2]
+  local lo = g:bounds()
+  local tot, cnt = 0, 0
+  for i = 1, ni do
+    if clear(lo[1] + (i - 0.5) * g.dx) then
+      for j = 1, nj - 1 do
+        local a, b = phi:get(i, j), phi:get(i, j + 1)
+        if a <= 0 and b > 0 then tot, cnt = tot + lo[2] + (j - 0.5 + a / (a - b)) * g.dx, cnt + 1; break end
+      end
+    end
+  end
+  return cnt > 0 and tot / cnt or nil
 end
 
 --- Centre of mass [m] (a table of dim numbers) and mean velocity of a solid.

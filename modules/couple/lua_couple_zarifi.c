@@ -156,7 +156,7 @@ static const char *const SOLVERS[] = {"pcg",  "cholmod", "minres", "bicgstab",
 static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
-    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", NULL};
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", "relative", NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -166,6 +166,51 @@ static void setnum(lua_State *L, int t, const char *k, double v) {
 static void setint(lua_State *L, int t, const char *k, int64_t v) {
   lua_pushinteger(L, (lua_Integer)v);
   lua_setfield(L, t, k);
+}
+
+/* the solids argument at stack index idx: one TetMesh or a list -> array in a userdata pushed
+ * on the stack (kept alive by it), *ns its length */
+static tide_tetmesh **check_solids(lua_State *L, int idx, const char *fn, int *ns) {
+  tide_tetmesh **solids = NULL;
+  *ns = 0;
+  if (tide_lua_testobj(L, idx, TIDE_TETMESH_T)) {
+    *ns = 1;
+    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *), 0);
+    solids[0] = tide_lua_testobj(L, idx, TIDE_TETMESH_T);
+  } else if (lua_istable(L, idx)) {
+    *ns = (int)luaL_len(L, idx);
+    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *) * (size_t)(*ns > 0 ? *ns : 1), 0);
+    for (int k = 0; k < *ns; k++) {
+      lua_geti(L, idx, k + 1);
+      solids[k] = tide_lua_testobj(L, -1, TIDE_TETMESH_T);
+      if (!solids[k])
+        tide_lua_error(L, "%s: solids[%d] must be a tide.TetMesh, got %s", fn, k + 1,
+                       luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+  } else {
+    tide_lua_error(L, "%s: solids must be a tide.TetMesh or a list of them, got %s", fn,
+                   luaL_typename(L, idx));
+  }
+  return solids;
+}
+
+static const char *const solid_faces_keys[] = {"u", "fractions", "solids", "layers", NULL};
+
+/* tide.couple.solid_faces{ u =, fractions =, solids = [, layers = 2] } -> count */
+static int l_solid_faces(lua_State *L) {
+  const char *fn = "tide.couple.solid_faces";
+  tide_opts o = tide_lua_opts(L, 1, fn, solid_faces_keys);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T);
+  tide_mac *fr = tide_opt_reqobj(&o, "fractions", TIDE_MAC_T);
+  int layers = (int)tide_opt_int(&o, "layers", 2, 0, 64);
+  lua_getfield(L, 1, "solids");
+  int ns;
+  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, &ns);
+  int64_t count;
+  tide_lua_check(L, tide_zarifi_solid_faces(u, fr, solids, ns, layers, &count), fn);
+  lua_pushinteger(L, (lua_Integer)count);
+  return 1;
 }
 
 static int l_project(lua_State *L) {
@@ -200,6 +245,9 @@ static int l_project(lua_State *L) {
   zo.rotate = tide_opt_bool(&o, "rotate", 1);
   zo.elastic = tide_opt_bool(&o, "elastic", 1);
   zo.sampling = tide_opt_choice(&o, "sampling", "cell", SAMPLINGS);
+  zo.relative = tide_opt_obj(&o, "relative", TIDE_MAC_T);
+  if (zo.relative && (tide_mac_check(zo.relative, g, TIDE_F64, "relative")))
+    tide_lua_error(L, "%s: %s", fn, tide_errmsg());
   zo.ring = (int)tide_opt_int(&o, "ring", 1, 0, 64);
   zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
   tide_array *pressure = tide_opt_array(&o, "pressure");
@@ -208,28 +256,8 @@ static int l_project(lua_State *L) {
   int must = tide_opt_bool(&o, "must_converge", 1);
   /* the solids: a list of TetMesh or one */
   lua_getfield(L, 1, "solids");
-  int sidx = lua_gettop(L);
-  int ns = 0;
-  tide_tetmesh **solids = NULL;
-  if (tide_lua_testobj(L, sidx, TIDE_TETMESH_T)) {
-    ns = 1;
-    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *), 0);
-    solids[0] = tide_lua_testobj(L, sidx, TIDE_TETMESH_T);
-  } else if (lua_istable(L, sidx)) {
-    ns = (int)luaL_len(L, sidx);
-    solids = lua_newuserdatauv(L, sizeof(tide_tetmesh *) * (size_t)(ns > 0 ? ns : 1), 0);
-    for (int k = 0; k < ns; k++) {
-      lua_geti(L, sidx, k + 1);
-      solids[k] = tide_lua_testobj(L, -1, TIDE_TETMESH_T);
-      if (!solids[k])
-        tide_lua_error(L, "%s: solids[%d] must be a tide.TetMesh, got %s", fn, k + 1,
-                       luaL_typename(L, -1));
-      lua_pop(L, 1);
-    }
-  } else {
-    tide_lua_error(L, "%s: solids must be a tide.TetMesh or a list of them, got %s", fn,
-                   luaL_typename(L, sidx));
-  }
+  int ns;
+  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, &ns);
   for (int k = 0; k < ns; k++)
     if (!solids[k]->fem)
       tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
@@ -286,7 +314,7 @@ static int l_project(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

@@ -398,6 +398,45 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
   return s;
 }
 
+/* r1 += (J - J_cell) U, U = u* at the nodes (tide_zarifi_opts.relative) */
+static int relative_flux(zwork *z, const tide_grid *g, tide_tetmesh *const *solids, int ns,
+                         const tide_zarifi_opts *o, const tide_csr *J) {
+  tide_triplets *T;
+  int s = tide_triplets_new(z->nl, z->ndof, &T);
+  if (s) return s;
+  for (int k = 0; k < ns && !s; k++)
+    s = tide_zarifi_j_triplets_sampled(g, &z->clips[k], solids[k], z->rowof,
+                                       o->phi ? TIDE_F64P(o->phi) : NULL, TIDE_ZARIFI_SAMPLE_CELL,
+                                       z->dof0[k], 1.0, T);
+  tide_csr *Jc = NULL;
+  if (!s) s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &Jc);
+  tide_triplets_free(T);
+  double *U = tide_calloc((size_t)(z->ndof + 1) * sizeof(double));
+  double *a = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
+  double *b = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
+  if (!s && (!U || !a || !b)) s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  for (int k = 0; k < ns && !s; k++) {
+    const tide_tetmesh *m = solids[k];
+    const double *x = TIDE_F64P(m->x);
+    for (int64_t i = 0; i < m->nv; i++) {
+      double v[3] = {0, 0, 0};
+      tide_mac_velocity(o->relative, x + i * m->dim, v);
+      for (int c = 0; c < m->dim; c++)
+        U[z->dof0[k] + i * m->dim + c] = v[c];
+    }
+  }
+  if (!s) s = tide_csr_mul(J, U, a);
+  if (!s) s = tide_csr_mul(Jc, U, b);
+  if (!s)
+    for (int i = 0; i < z->nl; i++)
+      z->r1[i] += a[i] - b[i];
+  tide_free(U, (size_t)(z->ndof + 1) * sizeof(double));
+  tide_free(a, (size_t)(z->nl + 1) * sizeof(double));
+  tide_free(b, (size_t)(z->nl + 1) * sizeof(double));
+  tide_csr_free(Jc);
+  return s;
+}
+
 /* J_f (liquid rows x free DOFs) and r1 -= J_c v_c */
 static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *solids, int ns,
                           const tide_zarifi_opts *o, tide_csr **Jf) {
@@ -419,6 +458,8 @@ static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *sol
   if (!s)
     for (int i = 0; i < z->nl; i++)
       z->r1[i] -= Jv[i];
+  if (!s && o->relative && o->sampling == TIDE_ZARIFI_SAMPLE_LINEAR)
+    s = relative_flux(z, g, solids, ns, o, J);
   tide_free(Jv, (size_t)(z->nl + 1) * sizeof(double));
   if (!s) s = csr_select(J, NULL, z->freeof, z->nl, z->nf, 1.0, Jf);
   tide_csr_free(J);

@@ -99,3 +99,140 @@ int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *r
   tide_triplets_free(TG);
   return s;
 }
+
+/* barycentric coordinates lam[0..d] of point p in the simplex xs[0..d] (rows of
+ * d coordinates); 0 if the simplex is degenerate */
+static int simplex_bary(int d, const double xs[4][3], const double p[3], double lam[4]) {
+  double D[3][3], r[3];
+  for (int a = 0; a < d; a++) {
+    for (int b = 0; b < d; b++)
+      D[a][b] = xs[b + 1][a] - xs[0][a];
+    r[a] = p[a] - xs[0][a];
+  }
+  double det;
+  if (d == 2) {
+    det = D[0][0] * D[1][1] - D[0][1] * D[1][0];
+    if (!(fabs(det) > 0)) return 0;
+    lam[1] = (r[0] * D[1][1] - D[0][1] * r[1]) / det;
+    lam[2] = (D[0][0] * r[1] - r[0] * D[1][0]) / det;
+    lam[0] = 1 - lam[1] - lam[2];
+    return 1;
+  }
+  double c00 = D[1][1] * D[2][2] - D[1][2] * D[2][1], c01 = D[1][2] * D[2][0] - D[1][0] * D[2][2],
+         c02 = D[1][0] * D[2][1] - D[1][1] * D[2][0];
+  det = D[0][0] * c00 + D[0][1] * c01 + D[0][2] * c02;
+  if (!(fabs(det) > 0)) return 0;
+  /* Cramer's rule: column b of D replaced by r */
+  for (int b = 0; b < 3; b++) {
+    double M[3][3];
+    for (int a = 0; a < 3; a++)
+      for (int c = 0; c < 3; c++)
+        M[a][c] = c == b ? r[a] : D[a][c];
+    lam[b + 1] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
+                  M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                  M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+                 det;
+  }
+  lam[0] = 1 - lam[1] - lam[2] - lam[3];
+  return 1;
+}
+
+int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh *const *solids,
+                            int ns, int layers, int64_t *count) {
+  int st;
+  if (count) *count = 0;
+  if ((st = tide_mac_check(u, NULL, TIDE_F64, "u"))) return st;
+  const tide_grid *g = &u->grid;
+  if ((st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
+  if (layers < 0) return tide_fail(TIDE_EINVAL, "layers must be >= 0");
+  const int d = g->dim;
+  for (int s = 0; s < ns; s++) {
+    const tide_tetmesh *m = solids[s];
+    if (m->dim != d)
+      return tide_fail(TIDE_EINVAL, "solids[%d] is %dD, the grid %dD", s + 1, m->dim, d);
+    if (m->nper != d + 1) return tide_fail(TIDE_EINVAL, "solids[%d] is not a volume mesh", s + 1);
+    if (tide_array_nonfinite(m->x) || tide_array_nonfinite(m->v))
+      return tide_fail(TIDE_ENONFINITE, "solids[%d] holds non-finite positions or velocities",
+                       s + 1);
+  }
+  tide_mac *us = NULL, *mask = NULL;
+  if ((st = tide_mac_new(g, TIDE_F64, &us)) || (st = tide_mac_new(g, TIDE_U8, &mask))) {
+    tide_mac_free(us);
+    return st;
+  }
+  const double dx = g->dx;
+  /* 1. rasterize: faces whose centre lies in an element get the element's linear velocity
+   * (the first element in solid and element order wins: deterministic) */
+  for (int s = 0; s < ns; s++) {
+    const tide_tetmesh *m = solids[s];
+    const double *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
+    const int32_t *el = TIDE_I32P(m->elem);
+    for (int64_t e = 0; e < m->ne; e++) {
+      double xs[4][3] = {{0}}, vs[4][3] = {{0}}, lo[3] = {0}, hi[3] = {0};
+      for (int q = 0; q <= d; q++) {
+        int64_t nd = el[e * (d + 1) + q];
+        for (int a = 0; a < d; a++) {
+          xs[q][a] = x[nd * d + a], vs[q][a] = v[nd * d + a];
+          lo[a] = q ? fmin(lo[a], xs[q][a]) : xs[q][a];
+          hi[a] = q ? fmax(hi[a], xs[q][a]) : xs[q][a];
+        }
+      }
+      for (int a = 0; a < d; a++) {
+        int fd[3], r0[3] = {0, 0, 0}, r1[3] = {0, 0, 0};
+        tide_grid_face_dims(g, a, fd);
+        for (int b = 0; b < d; b++) { /* face centre: origin + (i, j + 1/2, k + 1/2) dx along a */
+          double off = b == a ? 0 : 0.5;
+          r0[b] = (int)fmax(0, ceil((lo[b] - g->origin[b]) / dx - off - 1e-9));
+          r1[b] = (int)fmin(fd[b] - 1, floor((hi[b] - g->origin[b]) / dx - off + 1e-9));
+        }
+        uint8_t *mk = TIDE_U8P(mask->u[a]);
+        double *uo = TIDE_F64P(us->u[a]);
+        for (int i = r0[0]; i <= r1[0]; i++)
+          for (int j = r0[1]; j <= r1[1]; j++)
+            for (int k = r0[2]; k <= r1[2]; k++) {
+              int64_t f = tide_grid_fidx(g, a, i, j, k);
+              if (mk[f]) continue;
+              int idx[3] = {i, j, k};
+              double p[3] = {0}, lam[4];
+              for (int b = 0; b < d; b++)
+                p[b] = g->origin[b] + (idx[b] + (b == a ? 0 : 0.5)) * dx;
+              if (!simplex_bary(d, xs, p, lam)) continue;
+              int in = 1;
+              for (int q = 0; q <= d; q++)
+                in &= lam[q] >= -1e-12;
+              if (!in) continue;
+              double val = 0;
+              for (int q = 0; q <= d; q++)
+                val += lam[q] * vs[q][a];
+              uo[f] = val;
+              mk[f] = 1;
+            }
+      }
+    }
+  }
+  /* 2. extended a few faces outwards: closed faces just outside the mesh (fractions clamped
+   * to 0 next to its boundary) */
+  st = tide_mac_extrapolate(us, mask, layers, 1);
+  /* 3. closed faces (open fraction 0) that hold a solid velocity take it; the domain's
+   * boundary faces stay as they are (walls) */
+  int64_t cnt = 0;
+  for (int a = 0; a < d && !st; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    const double *fr = TIDE_F64P(fractions->u[a]), *uo = TIDE_F64P(us->u[a]);
+    const uint8_t *mk = TIDE_U8P(mask->u[a]);
+    double *uu = TIDE_F64P(u->u[a]);
+    for (int i = 0; i < fd[0]; i++)
+      for (int j = 0; j < fd[1]; j++)
+        for (int k = 0; k < fd[2]; k++) {
+          int idx[3] = {i, j, k};
+          if (idx[a] == 0 || idx[a] == fd[a] - 1) continue;
+          int64_t f = tide_grid_fidx(g, a, i, j, k);
+          if (fr[f] == 0 && mk[f]) uu[f] = uo[f], cnt++;
+        }
+  }
+  tide_mac_free(us);
+  tide_mac_free(mask);
+  if (count) *count = cnt;
+  return st;
+}

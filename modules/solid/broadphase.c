@@ -329,7 +329,7 @@ static int edge_cmp(const void *pa, const void *pb) {
 
 int tide_mesh_edges(const tide_tetmesh *m, int64_t *ne, int32_t **e) {
   *ne = 0, *e = NULL;
-  if (m->dim != 3) return tide_fail(TIDE_EINVAL, "mesh edges: 3D meshes only");
+  if (m->dim != 3 && m->dim != 2) return tide_fail(TIDE_EINVAL, "mesh edges: 2D or 3D meshes only");
   int64_t nseg = m->surface == TIDE_MESH_ROD ? m->ne : 0;
   const tide_thin *t = m->fem ? m->fem->thin : NULL;
   for (int i = 0; t && m->surface != TIDE_MESH_ROD && i < t->nparts; i++)
@@ -340,9 +340,10 @@ int tide_mesh_edges(const tide_tetmesh *m, int64_t *ne, int32_t **e) {
   if (!E) return TIDE_ENOMEM;
   int64_t n = 0;
   const int32_t *b = TIDE_I32P(m->bound);
+  int fe = m->dim == 3 ? 3 : 1; /* edges per boundary face: a triangle's three, a segment */
   for (int64_t f = 0; f < m->nb; f++)
-    for (int k = 0; k < 3; k++) {
-      int32_t u = b[f * 3 + k], v = b[f * 3 + (k + 1) % 3];
+    for (int k = 0; k < fe; k++) {
+      int32_t u = b[f * m->dim + k], v = b[f * m->dim + (k + 1) % m->dim];
       E[n * 2] = u < v ? u : v, E[n * 2 + 1] = u < v ? v : u;
       n++;
     }
@@ -382,6 +383,7 @@ int tide_mesh_edges(const tide_tetmesh *m, int64_t *ne, int32_t **e) {
 int tide_mesh_intersections(const tide_tetmesh *m, const double *x, int64_t *count, int64_t *edge,
                             int64_t *tri) {
   *count = 0, *edge = *tri = -1;
+  if (m->dim != 3) return tide_fail(TIDE_EINVAL, "mesh intersections: 3D meshes only");
   int64_t ne;
   int32_t *E;
   int st = tide_mesh_edges(m, &ne, &E);

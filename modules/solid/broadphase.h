@@ -58,7 +58,8 @@ int tide_segment_triangle(const double *p, const double *q, const double *a, con
 
 /* The edges of a 3D mesh's triangles (the boundary of a volume mesh, the
  * triangles of a surface, the shells of a merged mesh) and its rod
- * segments, each once, sorted: (ne x 2), *e allocated with tide_alloc
+ * segments (2D: the boundary segments and the rod segments), each once,
+ * sorted: (ne x 2), *e allocated with tide_alloc
  * (free with tide_free(*e, ne * 2 * sizeof(int32_t))). */
 int tide_mesh_edges(const tide_tetmesh *m, int64_t *ne, int32_t **e);
 

@@ -1090,7 +1090,7 @@ static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x
                        "after the step (distance %g m)",
                        pair_text(kind, nd, buf), dmin);
   }
-  if (w->ipc) {
+  if (w->ipc && m->dim == 3) {
     int64_t cnt = 0, fe = -1, ft = -1, ne = 0;
     int32_t *E = NULL;
     if ((s = tide_mesh_intersections(m, x, &cnt, &fe, &ft))) return s;
@@ -1133,10 +1133,10 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
                      "Newton step: contact = \"barrier\" needs the barrier threshold dhat > 0");
   if (!(o->mu >= 0) || !isfinite(o->mu))
     return tide_fail(TIDE_EINVAL, "Newton step: mu must be >= 0, got %g", o->mu);
-  if (o->mu > 0 && !(o->dhat > 0 && m->dim == 3))
+  if (o->mu > 0 && !(o->dhat > 0))
     return tide_fail(TIDE_EINVAL,
                      "Newton step: friction between the mesh's primitives (mu = %g) "
-                     "needs their contact: dhat > 0 and a 3D mesh",
+                     "needs their contact: dhat > 0",
                      o->mu);
   if (o->mu > 0 && !(o->eps_v > 0))
     return tide_fail(TIDE_EINVAL, "Newton step: eps_v must be positive, got %g", o->eps_v);
@@ -1149,10 +1149,10 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   memcpy(xn, x, (size_t)N * sizeof(double));
   if ((s = tide_fem_predict(m, dt, xhat))) return s;
   if ((s = tide_thin_damping_prepare(m, xn))) return s; /* shells' and rods' Rayleigh term */
-  /* contact among the mesh's own primitives (IPC, 3D; 2D meshes have
-   * barrier colliders only): built once per (dhat, kappa); the start must
-   * be intersection-free and apart */
-  if (o->dhat > 0 && (m->dim == 3 || !barrier)) {
+  /* contact among the mesh's own primitives (IPC; 2D: point-segment):
+   * built once per (dhat, kappa); the start must be intersection-free and
+   * apart */
+  if (o->dhat > 0) {
     if (!w->ipc || w->ipc_dhat != o->dhat || w->ipc_kappa != o->kappa) {
       tide_ipc_free(w->ipc);
       w->ipc = NULL;

@@ -36,7 +36,24 @@ struct tide_ipc {
   double *fr_node;           /* (nv) per node sum of mu lambda |w_a| of the lag */
   const double *fr_xn;       /* start of the step */
   double fr_eps_u, fr_dt2;
+  /* 2D meshes: every pair is a point and a segment, evaluated in 3D on the
+   * positions lifted to z = 0 (the 3D point-edge distance, its CCD and
+   * friction there are the 2D ones; the z rows are dropped) */
+  int dim;
+  double *x3a, *x3b, *g3, *xn3; /* (nv, 3) scratch of the lift (2D only) */
 };
+
+static size_t lbytes(const tide_ipc *c) {
+  return (size_t)(c->nv > 0 ? c->nv : 1) * 3 * sizeof(double);
+}
+
+/* x (nv, dim) as (nv, 3) positions: x itself in 3D, else lifted into buf */
+static const double *lift(const tide_ipc *c, const double *x, double *buf) {
+  if (c->dim == 3) return x;
+  for (int64_t i = 0; i < c->nv; i++)
+    buf[i * 3] = x[i * 2], buf[i * 3 + 1] = x[i * 2 + 1], buf[i * 3 + 2] = 0;
+  return buf;
+}
 
 static size_t pbytes(int64_t n) { return (size_t)(n > 0 ? n : 1) * 2 * sizeof(int32_t); }
 
@@ -52,13 +69,20 @@ void tide_ipc_free(tide_ipc *c) {
   tide_free(c->fr_nodes, (size_t)(c->cap_fr > 0 ? c->cap_fr : 1) * 4 * sizeof(int32_t));
   tide_free(c->fr, (size_t)(c->cap_fr > 0 ? c->cap_fr : 1) * sizeof(tide_friction_contact));
   tide_free(c->fr_node, (size_t)(c->nv > 0 ? c->nv : 1) * sizeof(double));
+  if (c->dim == 2) {
+    tide_free(c->x3a, lbytes(c));
+    tide_free(c->x3b, lbytes(c));
+    tide_free(c->g3, lbytes(c));
+    tide_free(c->xn3, lbytes(c));
+  }
   tide_free(c, sizeof *c);
 }
 
 size_t tide_ipc_bytes(const tide_ipc *c) {
   return c ? sizeof *c + (size_t)c->np * 4 + (size_t)c->ne * 16 + pbytes(c->nce) +
                  pbytes(c->cap_pt) + pbytes(c->cap_ee) + pbytes(c->cap_pe) + (size_t)c->nv * 8 +
-                 (size_t)c->cap_fr * (16 + sizeof(tide_friction_contact))
+                 (size_t)c->cap_fr * (16 + sizeof(tide_friction_contact)) +
+                 (c->dim == 2 ? 4 * lbytes(c) : 0)
            : 0;
 }
 
@@ -114,12 +138,12 @@ static int codim_edges(tide_ipc *c) {
 
 int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **out) {
   *out = NULL;
-  if (m->dim != 3) return tide_fail(TIDE_EINVAL, "solid contact (IPC): 3D meshes only");
   if (!(dhat > 0) || !isfinite(dhat))
     return tide_fail(TIDE_EINVAL, "solid contact (IPC): dhat must be positive, got %g", dhat);
   if (!m->fem) return tide_fail(TIDE_EINVAL, "solid contact (IPC): the mesh has no material");
   tide_ipc *c = tide_calloc(sizeof *c);
   if (!c) return TIDE_ENOMEM;
+  c->dim = m->dim;
   int st = tide_mesh_edges(m, &c->ne, &c->edges);
   if (st) {
     tide_free(c, sizeof *c);
@@ -136,7 +160,7 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
   }
   for (int64_t k = 0; k < c->ne * 2; k++)
     flag[c->edges[k]] = 1;
-  for (int64_t k = 0; k < m->nb * 3; k++)
+  for (int64_t k = 0; k < m->nb * m->dim; k++)
     flag[TIDE_I32P(m->bound)[k]] = 1;
   for (int64_t i = 0; i < m->nv; i++)
     c->np += flag[i];
@@ -151,15 +175,16 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
     if (flag[i]) c->pts[k++] = (int32_t)i;
   tide_free(flag, fb);
   c->tri = TIDE_I32P(m->bound);
-  c->nt = m->nb;
+  c->nt = m->dim == 3 ? m->nb : 0; /* 2D: no triangles, every segment codimensional */
   c->rest = TIDE_F64P(m->rest);
   /* per edge: its squared rest length (the mollifier threshold of a pair
    * is 1e-3 |Ea|^2 |Eb|^2) */
+  int d = m->dim;
   for (int64_t e = 0; e < c->ne; e++) {
     double l = 0;
-    for (int q = 0; q < 3; q++) {
+    for (int q = 0; q < d; q++) {
       double t =
-          c->rest[(int64_t)c->edges[e * 2 + 1] * 3 + q] - c->rest[(int64_t)c->edges[e * 2] * 3 + q];
+          c->rest[(int64_t)c->edges[e * 2 + 1] * d + q] - c->rest[(int64_t)c->edges[e * 2] * d + q];
       l += t * t;
     }
     c->eps_x[e] = l;
@@ -174,6 +199,14 @@ int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **ou
   if (!(c->fr_node = tide_calloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof(double)))) {
     tide_ipc_free(c);
     return TIDE_ENOMEM;
+  }
+  if (d == 2) {
+    c->x3a = tide_alloc(lbytes(c)), c->x3b = tide_alloc(lbytes(c));
+    c->g3 = tide_alloc(lbytes(c)), c->xn3 = tide_calloc(lbytes(c));
+    if (!c->x3a || !c->x3b || !c->g3 || !c->xn3) {
+      tide_ipc_free(c);
+      return TIDE_ENOMEM;
+    }
   }
   *out = c;
   return TIDE_OK;
@@ -204,12 +237,14 @@ static int take_pairs(tide_pairs *P, int32_t **a, int64_t *cap, int64_t *n) {
 }
 
 int tide_ipc_update(tide_ipc *c, const double *x, double move) {
+  x = lift(c, x, c->x3a);
   double margin = c->dhat + 2 * move;
   tide_pairs P;
   int st = tide_broad_points_triangles(x, c->np, c->pts, c->nt, c->tri, margin, &P);
   if (st || (st = take_pairs(&P, &c->pt, &c->cap_pt, &c->npt))) return st;
-  if ((st = tide_broad_edge_edge(x, c->ne, c->edges, margin, 0, &P))) return st;
-  if ((st = take_pairs(&P, &c->ee, &c->cap_ee, &c->nee))) return st;
+  c->nee = 0;
+  if (c->dim == 3 && (st = tide_broad_edge_edge(x, c->ne, c->edges, margin, 0, &P))) return st;
+  if (c->dim == 3 && (st = take_pairs(&P, &c->ee, &c->cap_ee, &c->nee))) return st;
   c->npe = 0;
   if (!c->nce) return TIDE_OK;
   if ((st = tide_broad_points_edges(x, c->np, c->pts, c->nce, c->cedges, margin, &P))) return st;
@@ -304,6 +339,7 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
 
 double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, int *kind,
                              int32_t *nodes) {
+  x = lift(c, x, c->x3a);
   double best = HUGE_VAL;
   int64_t tot = c->npt + c->nee + c->npe, first = tot; /* the first pair at distance 0 */
 #pragma omp parallel for schedule(static) reduction(min : best, first) if (tot > 4096)
@@ -370,6 +406,7 @@ static int active_pairs(const tide_ipc *c, const double *x, int32_t **act, size_
 }
 
 double tide_ipc_energy(const tide_ipc *c, const double *x) {
+  x = lift(c, x, c->x3a);
   int32_t *act;
   size_t cap;
   int64_t na;
@@ -395,7 +432,7 @@ double tide_ipc_energy(const tide_ipc *c, const double *x) {
   return E;
 }
 
-void tide_ipc_gradient(const tide_ipc *c, const double *x, double *g) {
+static void gradient3(const tide_ipc *c, const double *x, double *g) {
   int32_t *act;
   size_t cap;
   int64_t na, n;
@@ -444,6 +481,17 @@ void tide_ipc_gradient(const tide_ipc *c, const double *x, double *g) {
   tide_free(act, cap);
 }
 
+void tide_ipc_gradient(const tide_ipc *c, const double *x, double *g) {
+  if (c->dim == 3) {
+    gradient3(c, x, g);
+    return;
+  }
+  memset(c->g3, 0, lbytes(c));
+  gradient3(c, lift(c, x, c->x3a), c->g3);
+  for (int64_t i = 0; i < c->nv; i++)
+    g[i * 2] += c->g3[i * 3], g[i * 2 + 1] += c->g3[i * 3 + 1];
+}
+
 void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V) {
   size_t m = (size_t)(n > 0 ? n : 1);
   tide_free(I, m * sizeof(int));
@@ -458,16 +506,17 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
   int32_t *act;
   size_t cap;
   int64_t na;
+  x = lift(c, x, c->x3a);
   int st = active_pairs(c, x, &act, &cap, &na);
   if (st) return st;
-  int64_t nb = na + c->nfr;
-  size_t m = (size_t)(nb > 0 ? nb * 144 : 1);
+  int64_t nb = na + c->nfr, bs = c->dim == 3 ? 144 : 64; /* triplets per block */
+  size_t m = (size_t)(nb > 0 ? nb * bs : 1);
   *I = tide_alloc(m * sizeof(int));
   *J = tide_alloc(m * sizeof(int));
   *V = tide_alloc(m * sizeof(double));
-  *n = nb * 144;
+  *n = nb * bs;
   if (!*I || !*J || !*V) {
-    tide_ipc_triplets_free(nb * 144, *I, *J, *V);
+    tide_ipc_triplets_free(nb * bs, *I, *J, *V);
     tide_free(act, cap);
     return TIDE_ENOMEM;
   }
@@ -484,13 +533,19 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
       fric_eval(c, t - na, x, NULL, NULL, H);
       memcpy(nd, c->fr_nodes + (t - na) * 4, sizeof nd);
     }
-    tide_fem_write_block(3, 4, nd, H, flags, pinned, &tb, t * 144);
+    if (c->dim == 2) /* the in-plane rows and columns (a principal submatrix: PSD) */
+      for (int r = 0; r < 8; r++)
+        for (int q = 0; q < 8; q++)
+          H[r * 8 + q] = H[(r / 2 * 3 + r % 2) * 12 + q / 2 * 3 + q % 2];
+    tide_fem_write_block(c->dim, 4, nd, H, flags, pinned, &tb, t * bs);
   }
   tide_free(act, cap);
   return TIDE_OK;
 }
 
 double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep) {
+  x = lift(c, x, c->x3a);
+  p = lift(c, p, c->x3b);
   double alpha = 1;
   int64_t n = c->npt + c->nee + c->npe;
   /* the minimum over the pairs (order-free: deterministic); each pair's
@@ -528,6 +583,8 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
   }
   int st = tide_ipc_update(c, xref, 0);
   if (st) return st;
+  xref = lift(c, xref, c->x3a);
+  if (c->dim == 2) xn = lift(c, xn, c->xn3); /* kept: the friction terms read it */
   int64_t tot = c->npt + c->nee + c->npe, na = 0;
   for (int64_t k = 0; k < tot; k++) { /* the pairs within dhat */
     int32_t nd[4];

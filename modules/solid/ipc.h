@@ -20,10 +20,11 @@
  * segments.  Where an edge-edge pair's closest features are an endpoint and
  * an edge, its mollified term and the point-edge pair count the same
  * distance (IPC counts such duplicates between its point-triangle and
- * edge-edge pairs the same way); the sum is continuous.  Candidate pairs come from the spatial hash
- * (broadphase.h) with the margin dhat plus the largest motion of the step
- * about to be searched, so every pair the line search can bring within
- * dhat is seen.  Distances are squared (distance.h); kappa has the units of
+ * edge-edge pairs the same way); the sum is continuous.
+ *
+ * Candidate pairs come from the spatial hash (broadphase.h) with the
+ * margin dhat plus the largest motion of the step about to be searched, so
+ * every pair the line search can bring within dhat is seen.  Distances are squared (distance.h); kappa has the units of
  * the incremental potential per m^4.
  */
 #ifndef TIDE_SOLID_IPC_H
@@ -40,7 +41,12 @@ typedef struct tide_ipc tide_ipc;
 
 /* Contact state of mesh m (3D) with threshold dhat [m] and stiffness kappa
  * (<= 0: IPC's kappa_min for the mesh's average nodal mass and bounding
- * box, barrier.h).  Fails for 2D meshes. */
+ * box, barrier.h).  2D meshes (rods, triangle meshes' boundary segments):
+ * every segment is codimensional, the pairs are the point-edge ones (IPC
+ * in 2D), evaluated on the positions lifted to z = 0 (the 3D point-edge
+ * distance, CCD and friction there are the 2D ones; only the in-plane
+ * rows of gradients and Hessian blocks are kept); all x, p, g below are
+ * (nv, dim). */
 int tide_ipc_new(const tide_tetmesh *m, double dhat, double kappa, tide_ipc **out);
 void tide_ipc_free(tide_ipc *c);
 size_t tide_ipc_bytes(const tide_ipc *c);

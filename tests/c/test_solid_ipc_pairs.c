@@ -63,25 +63,27 @@ static void fd_gradient(const tide_ipc *c, const double *x, int64_t N, double *x
 
 /* the barrier's upward force on nodes n0.. nv-1 (the upper body) and its
  * downward force on nodes 0 .. n0-1, from the gradient g */
-static void vertical_forces(const double *g, int64_t n0, int64_t nv, double *up, double *down) {
+static void vertical_forces(const double *g, int d, int64_t n0, int64_t nv, double *up,
+                            double *down) {
   *up = *down = 0;
   for (int64_t i = n0; i < nv; i++)
-    *up -= g[i * 3 + 1];
+    *up -= g[i * d + 1];
   for (int64_t i = 0; i < n0; i++)
-    *down += g[i * 3 + 1];
+    *down += g[i * d + 1];
 }
 
 /* two parallel rods of 4 segments along x, the upper gap above the lower,
  * shifted by `shift` along x */
-static tide_tetmesh *two_rods(double gap, double shift) {
+static tide_tetmesh *two_rods(int d, double gap, double shift) {
   double P[30];
   for (int i = 0; i < 5; i++) {
-    P[i * 3] = 0.1 * i, P[i * 3 + 1] = 0, P[i * 3 + 2] = 0;
-    P[15 + i * 3] = 0.1 * i + shift, P[15 + i * 3 + 1] = gap, P[15 + i * 3 + 2] = 0;
+    P[i * d] = 0.1 * i, P[i * d + 1] = 0, P[i * d + d - 1] = d == 3 ? 0 : P[i * d + 1];
+    P[(5 + i) * d] = 0.1 * i + shift, P[(5 + i) * d + 1] = gap;
+    if (d == 3) P[(5 + i) * d + 2] = 0;
   }
   int64_t start[3] = {0, 5, 10};
   tide_tetmesh *m = NULL;
-  CHECK(!tide_mesh_rods(3, 10, P, 2, start, NULL, &m), "rods");
+  CHECK(!tide_mesh_rods(d, 10, P, 2, start, NULL, &m), "rods");
   tide_thin_params p = {0};
   p.kind = TIDE_THIN_ROD;
   p.stretch = 10;
@@ -91,10 +93,10 @@ static tide_tetmesh *two_rods(double gap, double shift) {
   return m;
 }
 
-static void parallel_rods(double shift) {
+static void parallel_rods(int d, double shift) {
   double dhat = 0.02;
-  tide_tetmesh *m = two_rods(0.3 * dhat, shift);
-  int64_t nv = m->nv, N = nv * 3;
+  tide_tetmesh *m = two_rods(d, 0.3 * dhat, shift);
+  int64_t nv = m->nv, N = nv * d;
   tide_ipc *c = NULL;
   CHECK(!tide_ipc_new(m, dhat, 50, &c), "ipc (rods)");
   double *x = malloc((size_t)N * sizeof(double)), *g = calloc((size_t)N, sizeof(double));
@@ -103,26 +105,40 @@ static void parallel_rods(double shift) {
   CHECK(!tide_ipc_update(c, x, 0), "update (rods)");
   tide_ipc_gradient(c, x, g);
   double up, down;
-  vertical_forces(g, 5, nv, &up, &down);
+  vertical_forces(g, d, 5, nv, &up, &down);
   CHECK(up > 0 && fabs(up - down) <= 1e-9 * up,
-        "parallel rods (shift %g): the barrier pushes them apart, equal and opposite: %g %g", shift,
-        up, down);
+        "%dD parallel rods (shift %g): the barrier pushes them apart, equal and opposite: %g %g", d,
+        shift, up, down);
   fd_gradient(c, x, N, xp, fd);
   double worst = check_relerr((int)N, g, fd, 0);
-  CHECK(worst <= 1e-5, "parallel rods (shift %g): gradient vs FD %.3g", shift, worst);
+  CHECK(worst <= 1e-5, "%dD parallel rods (shift %g): gradient vs FD %.3g", d, shift, worst);
   int64_t n;
   int *I, *J;
   double *V;
-  CHECK(!tide_ipc_hessian(c, x, NULL, &n, &I, &J, &V) && n > 0 && n % 144 == 0,
+  CHECK(!tide_ipc_hessian(c, x, NULL, &n, &I, &J, &V) && n > 0 && n % (d == 3 ? 144 : 64) == 0,
         "parallel rods: Hessian triplets %lld", (long long)n);
-  tide_ipc_triplets_free(n, I, J, V);
   /* the upper rod pushed down by twice its gap: the CCD bound stops it */
   double *p = calloc((size_t)N, sizeof(double));
   for (int64_t i = 5; i < nv; i++)
-    p[i * 3 + 1] = -0.6 * dhat;
+    p[i * d + 1] = -0.6 * dhat;
+  /* the curvature along p (the pairs' normals: there the projected
+   * Hessian is the exact one) vs differences of the gradient */
+  double pHp = 0, fdc = 0, hh = 1e-9;
+  for (int64_t t = 0; t < n; t++)
+    pHp += V[t] * p[I[t]] * p[J[t]];
+  for (int sg = -1; sg <= 1; sg += 2) {
+    for (int64_t q = 0; q < N; q++)
+      xp[q] = x[q] + sg * hh * p[q], fd[q] = 0;
+    tide_ipc_gradient(c, xp, fd);
+    for (int64_t q = 0; q < N; q++)
+      fdc += sg * fd[q] * p[q] / (2 * hh);
+  }
+  CHECK(fabs(pHp - fdc) <= 1e-5 * fabs(fdc), "%dD parallel rods: p^T H p %.8g vs FD %.8g", d, pHp,
+        fdc);
+  tide_ipc_triplets_free(n, I, J, V);
   CHECK(!tide_ipc_update(c, x, 0.6 * dhat), "update (motion)");
   double alpha = tide_ipc_step_bound(c, x, p);
-  CHECK(alpha > 0 && alpha < 0.5, "parallel rods (shift %g): CCD step %g in (0, 0.5)", shift,
+  CHECK(alpha > 0 && alpha < 0.5, "%dD parallel rods (shift %g): CCD step %g in (0, 0.5)", d, shift,
         alpha);
   for (int64_t q = 0; q < N; q++)
     xp[q] = x[q] + alpha * p[q];
@@ -131,16 +147,19 @@ static void parallel_rods(double shift) {
   double dmin = tide_ipc_min_distance(c, xp, &touching, &kind, nd);
   CHECK(!touching && dmin > 0.09 * 0.3 * dhat, "parallel rods: after the bounded step %g apart",
         dmin);
-  printf("parallel rods, shift %g: force %.4g, gradient FD %.2e, CCD step %.4f, then %.3g apart\n",
-         shift, up, worst, alpha, dmin);
+  printf(
+      "%dD parallel rods, shift %g: force %.4g, gradient FD %.2e, CCD step %.4f, then %.3g apart\n",
+      d, shift, up, worst, alpha, dmin);
   free(p), free(x), free(g), free(xp), free(fd);
   tide_ipc_free(c);
   tide_tetmesh_free(m);
 }
 
 int main(void) {
-  parallel_rods(0);
-  parallel_rods(0.05);
+  parallel_rods(3, 0);
+  parallel_rods(3, 0.05);
+  parallel_rods(2, 0); /* 2D: IPC's point-edge pairs */
+  parallel_rods(2, 0.05);
   double dhat = 0.02, dt = 0.01;
   tide_tetmesh *m = two_cloths(0.3 * dhat);
   int64_t nv = m->nv, N = nv * 3;
@@ -162,7 +181,7 @@ int main(void) {
   memset(g, 0, (size_t)N * sizeof(double));
   tide_ipc_gradient(c, xr, g);
   double up, down;
-  vertical_forces(g, 16, nv, &up, &down);
+  vertical_forces(g, 3, 16, nv, &up, &down);
   CHECK(up > 0 && fabs(up - down) <= 1e-9 * up, "equal and opposite: %g %g", up, down);
   CHECK(!tide_ipc_friction_lag(c, xr, xr, 0.4, dt, 1e-2, &chk), "lag again");
   CHECK(chk <= 1e-12, "the same lag: no change (%g)", chk);

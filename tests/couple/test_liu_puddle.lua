@@ -68,5 +68,11 @@ do -- VolumeTracker:keep alone: a component lifted to a film above phi = 0 gathe
   T.check(not pcall(vt.keep, vt, film, 2 * g.dx), "depth above dx is an error")
   T.check(not pcall(vt.keep, vt, g:cells("f32")), "phi must be f64 cells")
   T.check(a ~= film:checksum(), "keep writes phi in place")
+  -- VolumeTracker:add: a body of liquid and its reference volume
+  local n0 = vt.components
+  vt:add(drop.disk { grid = g, center = { 0.2, 0.8 }, radius = 0.1 }, 0.03)
+  T.check(vt.components == n0 + 1 and math.abs(vt:volumes()[n0 + 1] - 0.03) < 1e-15, "add: one more component with its volume")
+  T.check(not pcall(vt.add, vt, film, -1), "add: a negative volume is an error")
+  T.check(not pcall(vt.add, vt, film), "add: the volume is required")
 end
 os.exit(T.report())

@@ -92,17 +92,7 @@ local function float_block(ratio, sampling, n, model, E)
   local S = zarifi.new { grid = g, particles = ps, solids = { m }, level_set = "zhu_bridson", sampling = sampling }
   -- the free surface: the level set's zero crossing in the columns clear of the block
   local function surface()
-    local lphi, tot, k = S.liquid.phi, 0, 0
-    for i = 1, n do
-      local x = (i - 0.5) * g.dx
-      if x < 0.5 - w / 2 - 2 * g.dx or x > 0.5 + w / 2 + 2 * g.dx then
-        for j = 1, n - 1 do
-          local a, b = lphi:get(i, j), lphi:get(i, j + 1)
-          if a <= 0 and b > 0 then tot, k = tot + (j - 0.5 + a / (a - b)) * g.dx, k + 1; break end
-        end
-      end
-    end
-    return tot / k
+    return zarifi.surface_level(S, function(x) return x < 0.5 - w / 2 - 2 * g.dx or x > 0.5 + w / 2 + 2 * g.dx end)
   end
   local steps, acc, cnt = 300, 0, 0
   for k = 1, steps do

@@ -32,6 +32,10 @@ return {
       { "report", "function(S)", "none", "" }, { "on_step", "function(S, stats)", "none", "" } },
     returns = "tide.run's summary", see = see,
   },
+  ["tide.zarifi.surface_level"] = {
+    sig = "zarifi.surface_level(S, clear) -> y", does = "Height of the free surface (2D, level_set on): the first zero crossing of the particle level set S.liquid.phi going up each column, averaged over the columns whose centre x satisfies clear(x) (those clear of the solids).",
+    args = { S_, { "clear", "function(x) -> boolean", "required", "which columns count" } }, returns = "y [m] (nil if no column counts)", see = see,
+  },
   ["tide.zarifi.centroid"] = {
     sig = "zarifi.centroid(m) -> c, v", does = "Centre of mass and mean velocity of a solid (mass-weighted over its nodes).",
     args = { { "m", "tide.TetMesh", "required", "with a material" } }, returns = "two lists of dim numbers [m], [m/s]", see = see,
