@@ -20,6 +20,20 @@ end
 --- A stable step for tide.run's max_dt: cfl dx / (max|v| + elastic wave speed).
 function mpm.max_dt(M, cfl) return M:max_dt(cfl or 0.5) end
 
+--- Advance by a time span of t seconds in explicit steps of mpm.max_dt(M, cfl),
+-- the last one shortened to end at t.
+function mpm.advance(M, t, cfl)
+  if type(t) ~= "number" or not (t >= 0 and t < math.huge) then
+    error("mls_mpm.advance: time span must be a finite number >= 0, got " .. tostring(t), 2)
+  end
+  local done = 0
+  while done < t do
+    local dt = math.min(mpm.max_dt(M, cfl), t - done)
+    mpm.step(M, dt)
+    done = done + dt
+  end
+end
+
 --- MPM against a tide.solid mesh, one way: the mesh's boundary at its current
 -- positions (m:boundary(), m.x) as an exact signed distance (tide.shape.mesh:
 -- bounding-volume hierarchy, winding-number sign), a grid collider moving with

@@ -90,8 +90,9 @@ static int l_new(lua_State *L) {
 
 static const char *const mat_keys[] = {
     "model",   "E",     "nu",      "mu",      "lambda",    "kappa",          "density",
-    "plastic", "gamma", "theta_c", "theta_s", "hardening", "friction_angle", NULL};
+    "plastic", "gamma", "theta_c", "theta_s", "hardening", "friction_angle", "cone", NULL};
 static const char *const plastic_names[] = {"none", "fluid", "snow", "sand", NULL};
+static const char *const cone_names[] = {"shear", "plane_strain", "compression", NULL};
 
 /* the model named `name`: every name of tide_model_name, and "corotational" */
 static int model_by_name(lua_State *L, const char *fn, const char *name) {
@@ -103,7 +104,8 @@ static int model_by_name(lua_State *L, const char *fn, const char *name) {
 
 /* M:material{model = "fixed_corotated", E =, nu = | mu =, lambda = | kappa = (fluid),
  *   density = 1000, plastic = "none" | "fluid" | "snow" | "sand", theta_c, theta_s,
- *   hardening, friction_angle (degrees)} -> material index (1-based) */
+ *   hardening, friction_angle (degrees), cone = "shear" | "plane_strain" | "compression"}
+ *   -> material index (1-based) */
 static int m_material(lua_State *L) {
   const char *fn = "MPM:material";
   tide_mpm *m = checkmpm(L, 1);
@@ -141,6 +143,7 @@ static int m_material(lua_State *L) {
   mt.theta_s = tide_opt_num(&o, "theta_s", 7.5e-3, 1e-9, HUGE_VAL);
   mt.xi = tide_opt_num(&o, "hardening", 10, 0, 100);
   mt.friction_angle = tide_opt_num(&o, "friction_angle", 30, 1e-3, 89.999) * M_PI / 180;
+  mt.cone = tide_opt_choice(&o, "cone", "shear", cone_names);
   int idx;
   tide_lua_check(L, tide_mpm_add_material(m, &mt, &idx), fn);
   lua_pushinteger(L, idx + 1);

@@ -329,6 +329,9 @@ int tide_mpm_add_material(tide_mpm *m, const tide_mpm_material *mat, int *index)
     return tide_fail(TIDE_EINVAL, "snow needs 0 < theta_c < 1, theta_s > 0, xi >= 0");
   if (mat->plastic == TIDE_MPM_SAND && !(mat->friction_angle > 0 && mat->friction_angle < M_PI / 2))
     return tide_fail(TIDE_EINVAL, "sand needs a friction angle in (0, 90) degrees");
+  if (mat->plastic == TIDE_MPM_SAND &&
+      !(mat->cone >= TIDE_MPM_CONE_SHEAR && mat->cone <= TIDE_MPM_CONE_COMPRESSION))
+    return tide_fail(TIDE_EINVAL, "unknown Drucker-Prager cone %d", mat->cone);
   if (mat->plastic == TIDE_MPM_FLUID &&
       !(mat->elastic.model == TIDE_MODEL_FIXED_COROTATED && mat->elastic.mu == 0))
     return tide_fail(TIDE_EINVAL,
@@ -705,6 +708,13 @@ int tide_mpm_grid_update(tide_mpm *m, double dt) {
 
 /* ------------------------------------------------------------ plasticity */
 
+double tide_mpm_sand_alpha(int cone, double phi, int d) {
+  double sf = sin(phi);
+  if (cone == TIDE_MPM_CONE_PLANE_STRAIN) return sqrt(2.0) * sf / d;
+  if (cone == TIDE_MPM_CONE_COMPRESSION) return sqrt(2.0 / 3) * 2 * sf / (3 - sf);
+  return sqrt(2.0) * tan(phi) / d;
+}
+
 static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp) {
   if (mt->plastic == TIDE_MPM_ELASTIC) return;
   if (mt->plastic == TIDE_MPM_FLUID) {
@@ -745,7 +755,7 @@ static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp
         en += ehat[a] * ehat[a];
       }
       en = sqrt(en);
-      double sf = sin(mt->friction_angle), alpha = sqrt(2.0 / 3) * 2 * sf / (3 - sf);
+      double alpha = tide_mpm_sand_alpha(mt->cone, mt->friction_angle, d);
       double mu = mt->elastic.mu, lam = mt->elastic.lambda;
       double dg = en + (d * lam + 2 * mu) / (2 * mu) * tr * alpha;
       if (dg > 0 && en > 0)

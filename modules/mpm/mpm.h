@@ -80,12 +80,36 @@ typedef enum {
   TIDE_MPM_SAND
 } tide_mpm_plastic;
 
+/* Which Mohr-Coulomb fit gives the Drucker-Prager alpha of sand (the
+ * return mapping above is |eps^| <= -alpha (d lambda + 2 mu)/(2 mu) tr eps,
+ * i.e. |s^| <= -alpha tr sigma in the Hencky stress; docs/mpm.md derives
+ * each):
+ *   SHEAR        alpha = sqrt(2) tan phi/d (the default): steady simple
+ *                shear (a layer flowing down a slope) carries
+ *                tau/sigma_n = tan phi, so phi is the angle of repose;
+ *   PLANE_STRAIN alpha = sqrt(2) sin phi/d: the envelope is Mohr-Coulomb
+ *                with angle phi in plane strain (at the limit state of the
+ *                isochoric flow rule the out-of-plane stress is the in-plane
+ *                mean); a slope then flows at tan theta = sin phi;
+ *   COMPRESSION  alpha = sqrt(2/3) 2 sin phi/(3 - sin phi) (Klar et al.
+ *                2016: the 3D cone through the compression corners of the
+ *                Mohr-Coulomb pyramid; in 2D tan theta = sqrt(2) alpha). */
+typedef enum {
+  TIDE_MPM_CONE_SHEAR = 0,
+  TIDE_MPM_CONE_PLANE_STRAIN,
+  TIDE_MPM_CONE_COMPRESSION
+} tide_mpm_cone;
+
+/* Drucker-Prager alpha of a sand material in d dimensions. */
+double tide_mpm_sand_alpha(int cone, double phi, int d);
+
 typedef struct tide_mpm_material {
   tide_material elastic;       /* energy model (material.h) */
   int plastic;                 /* tide_mpm_plastic */
   double rho;                  /* density [kg/m^3] of new particles */
   double theta_c, theta_s, xi; /* snow: critical compression / stretch, hardening */
   double friction_angle;       /* sand: friction angle phi_f [rad] */
+  int cone;                    /* sand: tide_mpm_cone, the fit of alpha */
 } tide_mpm_material;
 
 /* Grid boundary condition of a wall or collider. */

@@ -19,7 +19,7 @@ return {
     see = see,
   },
   ["tide.MPM:material"] = {
-    sig = "M:material{ model = \"fixed_corotated\", E =, nu = 0.3 | mu =, lambda = | kappa = (fluid), density = 1000, plastic = \"none\", theta_c = 0.025, theta_s = 0.0075, hardening = 10, friction_angle = 30, gamma = 0.1 } -> index",
+    sig = "M:material{ model = \"fixed_corotated\", E =, nu = 0.3 | mu =, lambda = | kappa = (fluid), density = 1000, plastic = \"none\", theta_c = 0.025, theta_s = 0.0075, hardening = 10, friction_angle = 30, cone = \"shear\", gamma = 0.1 } -> index",
     does = "Define a material: an elastic model of tide.solid (the same Psi(F) as the finite elements) with a plasticity: none, fluid (only J kept, energy kappa/2 (J-1)^2), snow (singular values clamped, hardening exp(xi (1 - Jp))), sand (Drucker-Prager return mapping in the Hencky strain).",
     args = {
       { "model", "string", "\"fixed_corotated\"", "a tide.solid model name (rotated_linear/corotational, neohookean, spline, fixed_corotated, ...); not for fluids" },
@@ -29,6 +29,7 @@ return {
       { "plastic", "\"none\" | \"fluid\" | \"snow\" | \"sand\"", "\"none\"", "plasticity" },
       { "theta_c, theta_s, hardening", "numbers", "0.025, 0.0075, 10", "snow: critical compression and stretch, hardening xi (Stomakhin et al. 2013)" },
       { "friction_angle", "degrees in (0, 90)", "30", "sand: friction angle (Klar et al. 2016)" },
+      { "cone", "\"shear\" | \"plane_strain\" | \"compression\"", "\"shear\"", "sand: the Mohr-Coulomb fit of the Drucker-Prager alpha: shear sqrt(2) tan(phi)/d (a slope flows at phi: the angle of repose), plane_strain sqrt(2) sin(phi)/d (Mohr-Coulomb envelope in plane strain), compression sqrt(2/3) 2 sin(phi)/(3 - sin(phi)) (Klar et al. 2016); docs/mpm.md" },
       { "gamma", "number in (0, 1)", "0.1", "neo-Hookean extrapolation threshold on J" },
     },
     returns = "material index (1-based)",
@@ -154,6 +155,13 @@ return {
     does = "M:max_dt(cfl), for tide.run's max_dt.",
     args = { { "M", "tide.MPM", "required", "state" }, { "cfl", "number > 0", "0.5", "fraction of a cell per step" } },
     returns = "dt [s]", see = see,
+  },
+  ["tide.mls_mpm.advance"] = {
+    sig = "require(\"tide.mls_mpm\").advance(M, t, cfl = 0.5)",
+    does = "Advance by a time span t in explicit steps (step) of max_dt(M, cfl), the last one shortened to end at t.",
+    args = { { "M", "tide.MPM", "required", "state" }, { "t", "number >= 0", "required", "time span [s]" },
+      { "cfl", "number > 0", "0.5", "fraction of a cell per step" } },
+    see = see,
   },
   ["tide.mls_mpm.solid_collider"] = {
     sig = "require(\"tide.mls_mpm\").solid_collider(M, mesh [, { bc = \"separate\", friction = 0 } [, i]]) -> index",
