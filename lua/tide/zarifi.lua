@@ -73,9 +73,9 @@ local defaults = {
                        -- solid's velocity (tide.couple.solid_faces) and the linear sampling's spread
                        -- flux is taken relative to the liquid (couple.project{relative}): a solid
                        -- moving with its liquid (a filled shell) keeps its momentum.  false: 0 there
-                       -- (a static wall's closing); the default because with it a heavy solid
-                       -- resting on the floor under a ghost-fluid surface is kicked off it
-                       -- (docs/couple.md)
+                       -- (a static wall's closing; the default, kept since the ghost-fluid
+                       -- surface through the solids lets both rest a heavy solid on the floor,
+                       -- docs/couple.md)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -173,6 +173,20 @@ function zarifi.geometry(S)
   local exact = S.fraction_mode == "exact"
   g:face_fractions(shape, { out = S.fractions, solid = S.solid_cells, exact = exact, clamp = { S.clamp, exact and 1 or 0.99 } })
   shape:sdf(g, { out = S.solid_phi })
+end
+
+--- The particle level set measures the free surface only where particles can be: in the cells a
+-- solid covers (solid_phi < 0) it reads "air" (phi > 0) for want of particles, even under water.
+-- There the pressure's free surface is the liquid's continued through the solid: phi is replaced
+-- by its extension from the cells outside the solids along the solids' normals
+-- (tide.grid.extrapolate, fast marching).  Without it the clipped pieces on a solid's underside
+-- (phi > 0 at their centroids) felt p = 0, so a heavy ball resting on the floor lost its
+-- buoyancy there and was pressed into the floor (docs/couple.md).
+function zarifi.surface_through_solids(S)
+  local g, phi = S.grid, S.liquid.phi
+  S.outside = tide.grid.band_mask(g, S.solid_phi, 0, math.huge, S.outside)
+  tide.grid.extrapolate { grid = g, phi = S.solid_phi, field = phi, valid = S.outside, direction = -1 }
+  return phi
 end
 
 --- Largest stable step: the liquid's CFL step, and cfl cells per step for the fastest solid node.
@@ -313,6 +327,7 @@ function zarifi.step(S, dt)
   time("label", liquid.label, ps, g, { solid = S.solid_cells, solid_phi = S.solid_phi, out = S.labels }) -- 6. active cells (§4.6)
   if S.level_set then
     time("level set", ps.level_set, ps, g, { method = S.level_set, radius = L.radius, reach = 2 * L.radius + g.dx, out = L.phi })
+    zarifi.surface_through_solids(S)                                        --    the free surface continued through the solids
   end
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)

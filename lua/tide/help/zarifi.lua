@@ -10,6 +10,10 @@ return {
     sig = "zarifi.geometry(S)", does = "Line 5: the solids' and obstacles' signed distance and open face fractions (node SDF, Fig. 5.2, clamped as Sec. 4.6) and the cells closed by them.",
     args = { S_ }, returns = "nothing", ref = "Zarifi Fig. 5.2, Sec. 4.6", see = see,
   },
+  ["tide.zarifi.surface_through_solids"] = {
+    sig = "zarifi.surface_through_solids(S) -> phi", does = "Line 6 with a level_set: the particle level set S.liquid.phi continued through the solids. In the cells a solid covers (solid_phi < 0) no particle can be, so the particle level set reads air there even under water; phi is replaced by its extension from the cells outside the solids along their normals (tide.grid.extrapolate), so the clipped pieces of a solid's underside feel the liquid's pressure and the ghost-fluid surface is the liquid-air one.",
+    args = { S_ }, returns = "S.liquid.phi (in place)", see = see,
+  },
   ["tide.zarifi.project"] = {
     sig = "zarifi.project(S, dt) -> stats", does = "Line 7: the pressure projection of the chosen scheme (tide.couple.project, or the weak scheme's alternation).",
     args = { S_, { "dt", "number > 0", "required", "[s]" } }, returns = "projection statistics", ref = "Zarifi ch. 5, Sec. 6.3", see = see,
