@@ -92,8 +92,11 @@ typedef struct tide_fem {
   /* IPC's adaptive barrier stiffness kept across Newton steps (integrate.c,
    * kappa_adapt): the kappa the update raised, for the step options dhat
    * [m] and kappa (<= 0: kappa_min) it was reached with; 0 when none.  State
-   * of the run, checkpointed (the workspaces are not). */
-  double ipc_kappa, ipc_kappa_dhat, ipc_kappa_opt;
+   * of the run, checkpointed (the workspaces are not).  ipc_dmin [m]: the
+   * smallest contact distance at the last Newton iterate the update looked
+   * at, the "previous" distance its rule compares with, carried across
+   * steps (a resting contact takes one iteration per step); 0: none. */
+  double ipc_kappa, ipc_kappa_dhat, ipc_kappa_opt, ipc_dmin;
   double gravity[3];    /* [m/s^2], default (0, -9.81, 0) */
   /* plasticity (Irving 2.6.3, 2.7); Fpinv NULL while the material is elastic */
   double yield;         /* yield radius gamma on |log F^_e| (0: no flow) */

@@ -829,13 +829,19 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
-  double dprev = HUGE_VAL;
+  /* the distance of the last iterate looked at, of this step or of the
+   * steps before (state of the run: fem->ipc_dmin) */
+  double dprev = f->ipc_dmin > 0 ? f->ipc_dmin : HUGE_VAL;
   for (int it = 0; it < maxit; it++) {
     double ta = tide_wtime();
     if (w->ipc && (s = tide_ipc_update(w->ipc, x, 0))) return s;
     if (w->kappa_adapt && (w->ipc || w->sdf_on)) {
       /* IPC's adaptive kappa: a contact distance below eps that keeps
-       * shrinking doubles kappa (the potential changes: E0 again) */
+       * shrinking doubles kappa (the potential changes: E0 again).
+       * "Shrinking" compares with the previous iterate across time steps
+       * too: a resting contact converges in one iteration per step while
+       * its gap decays step after step, which a per-step history never
+       * sees (the gap then fell to 1e-21 m and below under a fixed kappa) */
       double dmin = HUGE_VAL;
       if (w->ipc) {
         int tc, kind;
@@ -852,6 +858,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
         if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
       }
       dprev = dmin;
+      f->ipc_dmin = isfinite(dmin) ? dmin : 0;
     }
     if ((s = tide_fem_ip_gradient_hessian(m, ip, x, flags, g, &tb))) return s;
     if (w->ipc) tide_ipc_gradient(w->ipc, x, g);
@@ -1177,13 +1184,14 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
    * update raised it to in the last steps */
   w->sdf_on = barrier && nc > 0;
   if (w->ipc || w->sdf_on) {
-    double k0 = o->kappa > 0 ? o->kappa : tide_ipc_kappa_default(m, o->dhat);
+    /* kappa_max: 100 kappa_min (IPC), and at least 100 times the option */
+    double kmin = tide_ipc_kappa_default(m, o->dhat), k0 = o->kappa > 0 ? o->kappa : kmin;
     tide_fem *f = m->fem;
     if (!o->kappa_adapt || f->ipc_kappa_dhat != o->dhat || f->ipc_kappa_opt != o->kappa ||
         !(f->ipc_kappa > 0))
-      f->ipc_kappa = k0;
+      f->ipc_kappa = k0, f->ipc_dmin = 0;
     f->ipc_kappa_dhat = o->dhat, f->ipc_kappa_opt = o->kappa;
-    w->kappa = f->ipc_kappa, w->kappa_max = 100 * k0;
+    w->kappa = f->ipc_kappa, w->kappa_max = 100 * fmax(k0, kmin);
     w->kappa_adapt = o->kappa_adapt;
     double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
            bb = 0;

@@ -19,7 +19,8 @@
  *   material state is set directly (no volume material attach).
  * Integrator workspaces (matrices, factorizations, the corotational Kt) are
  * rebuilt on the next step; they hold no state that changes its result
- * (the adaptive kappa they once held is the fem's ipc_kappa, stored).
+ * (the adaptive kappa they once held is the fem's ipc_kappa, stored with
+ * ipc_dmin, the contact distance its update compares with next).
  */
 #include "grid/lua_grid_ckpt.h"
 #include "solid/fem.h"
@@ -70,6 +71,7 @@ static void push_material(lua_State *L, const tide_tetmesh *m) {
     tide_ckpt_setnum(L, "kappa", f->ipc_kappa);
     tide_ckpt_setnum(L, "dhat", f->ipc_kappa_dhat);
     tide_ckpt_setnum(L, "kappa_option", f->ipc_kappa_opt);
+    tide_ckpt_setnum(L, "dmin", f->ipc_dmin);
     lua_setfield(L, -2, "ipc");
   }
   tide_ckpt_setarray(L, "fibers", f->fiber);
@@ -164,7 +166,7 @@ static const char *const mat_keys[] = {
     "density",      "gravity",  "rayleigh_mass", "rayleigh_stiffness", "mass",          "pinned",
     "target",       "force",    "rotations",     "fibers",        "plasticity",
     "contact_force", "contact_collider", "plane_stress", "ipc", NULL};
-static const char *const ipc_keys[] = {"kappa", "dhat", "kappa_option", NULL};
+static const char *const ipc_keys[] = {"kappa", "dhat", "kappa_option", "dmin", NULL};
 
 /* the tide_material fields of the table at idx */
 static void read_model(lua_State *L, int idx, const char *fn, tide_material *out) {
@@ -247,7 +249,7 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m, int thin) {
     goal = tide_ckpt_array(L, -1, fp, "goal", TIDE_F64, 3, se, 1, 1);
   }
   lua_pop(L, 1); /* the arrays stay referenced by the state table */
-  double kap[3] = {0, 0, 0}; /* absent in older checkpoints: the next step starts anew */
+  double kap[4] = {0, 0, 0, 0}; /* absent in older checkpoints: the next step starts anew */
   if (lua_getfield(L, idx, "ipc") != LUA_TNIL) {
     const char *fi = FN " material.ipc";
     tide_ckpt_keys(L, -1, fi, ipc_keys);
@@ -255,6 +257,9 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m, int thin) {
     kap[1] = tide_ckpt_num(L, -1, fi, "dhat", 0, H);
     kap[2] = tide_ckpt_num(L, -1, fi, "kappa_option", 0, H);
     if (!(kap[0] > 0)) tide_lua_error(L, "%s: field 'kappa' must be positive", fi);
+    /* the last contact distance (0: none; absent in older checkpoints) */
+    if (lua_getfield(L, -1, "dmin") != LUA_TNIL) kap[3] = tide_ckpt_num(L, -2, fi, "dmin", 0, H);
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
   if (thin && (fib || Fpinv)) tide_lua_error(L, "%s: a mesh with shells or rods has no fibres or plasticity", fn);
@@ -278,7 +283,7 @@ static void restore_material(lua_State *L, int idx, tide_tetmesh *m, int thin) {
   if (rot) tide_ckpt_copy(f->R, rot);
   if (cf) tide_ckpt_copy(f->contact_force, cf);
   if (cc) tide_ckpt_copy(f->contact_collider, cc);
-  f->ipc_kappa = kap[0], f->ipc_kappa_dhat = kap[1], f->ipc_kappa_opt = kap[2];
+  f->ipc_kappa = kap[0], f->ipc_kappa_dhat = kap[1], f->ipc_kappa_opt = kap[2], f->ipc_dmin = kap[3];
   if (fib) {
     tide_lua_check(L, tide_fem_set_fibers(m, TIDE_F64P(fib)), fn);
     tide_ckpt_copy(f->fiber, fib); /* exactly as stored (already unit length) */

@@ -15,7 +15,11 @@
 --     gap falls below 1e-9 of the bounding box while closing, kappa doubles
 --     (stats.kappa_updates); the gap at rest grows with kappa as the
 --     barrier's small-distance force 2 kappa dhat^4 / d predicts; with
---     kappa_adapt = false kappa stays.
+--     kappa_adapt = false kappa stays;
+--   - a cloth resting on a plane barrier with such a kappa (one Newton
+--     iteration per step, the gap shrinking step after step): kappa
+--     doubles across steps and the gap settles above 1e-9 of the
+--     bounding box, steady; with kappa fixed it collapses below 1e-20 m.
 local tide = require "tide"
 local T = require "tide.testing"
 local S, A = tide.solid, tide.array
@@ -112,12 +116,50 @@ local kf, uf, df, cf = press(false)
 local eps = 1e-9 * math.sqrt(0.1 ^ 2 * 3)
 print(string.format("adaptive kappa: %d doublings to %.3g, gap at rest %.3e m; fixed kappa %.3g, gap %.3e m (threshold %.2e m); gap ratio %.4f vs kappa ratio %.4f",
   ua, ka, da, kf, df, eps, da / df, ka / kf))
-T.check(ua >= 1 and ka > 1e-3 and ka <= 0.1 + 1e-12, "the adaptive update raised kappa (at most 100 times)")
+T.check(ua >= 1 and ka > 1e-3 and ka <= 0.1 + 1e-12, "the adaptive update raised kappa")
 T.check(math.abs(ka / 1e-3 - 2 ^ ua) < 1e-9 * ka / 1e-3, "each update doubles kappa")
 T.check(uf == 0 and kf == 1e-3, "kappa_adapt = false keeps kappa")
 T.check(df < eps and da > df, "the fixed kappa's gap is below the threshold, the adapted one wider")
 T.check(math.abs((da / df) / (ka / kf) - 1) < 0.02, "the gap at rest grows with kappa (2 kappa dhat^4 / d = force)")
 T.check(ca == 20 and cf == 20, "every step converged")
+T.check(da > eps, "the adapted gap at rest is above the threshold (the history spans the steps)")
+
+-- adaptive kappa in a resting contact: a cloth (6 x 6 cells, 0.2 m) lying
+-- on a plane barrier with kappa = 1e-6 converges in one Newton iteration
+-- per step while its gap shrinks about 5 times per step.  The update
+-- compares the distance with the last iterate's across steps, so kappa
+-- doubles step after step until the gap turns; the cloth settles at a
+-- steady gap above the threshold eps = 1e-9 of the bounding box.  With
+-- kappa fixed the gap collapses (below 1e-20 m in 20 steps).
+do
+  local function cloth(adapt, steps)
+    local c = S.sheet { origin = { -0.1, 5e-4, -0.1 }, u = { 0.2, 0, 0 }, v = { 0, 0, 0.2 }, cells = { 6, 6 } }
+    c:shell { E = 1e5, thickness = 1e-3, density = 300 }
+    local floor = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 } } }
+    local r = { conv = 0, ups = 0, low = math.huge, gaps = {}, k = {} }
+    for n = 1, steps do
+      local st = c:step_newton { dt = dt, colliders = { floor }, contact = "barrier", dhat = dhat, kappa = 1e-6,
+        kappa_adapt = adapt, maxit = 200 }
+      r.conv = r.conv + (st.converged and 1 or 0)
+      r.ups = r.ups + st.kappa_updates
+      r.gaps[n], r.k[n] = st.min_distance, st.kappa
+      if n > steps // 2 then r.low = math.min(r.low, st.min_distance) end
+    end
+    return r
+  end
+  local a, f = cloth(true, 150), cloth(false, 20)
+  local ceps = 1e-9 * math.sqrt(0.2 ^ 2 * 2 + 5e-4 ^ 2)
+  local early = math.huge
+  for n = 1, 150 do early = math.min(early, a.gaps[n]) end
+  local drift = math.abs(a.gaps[150] / a.gaps[100] - 1)
+  print(string.format("resting cloth: kappa 1e-6 -> %.4g (%d doublings), gap at rest %.4g m = %.1f eps (eps %.3g m, dhat %g m), smallest over the last 75 steps %.4g m, smallest while kappa rose %.3g m, drift over 50 steps %.2g; fixed kappa: gap %.3g m after 20 steps; converged %d/150, %d/20",
+    a.k[150], a.ups, a.gaps[150], a.gaps[150] / ceps, ceps, dhat, a.low, early, drift, f.gaps[20], a.conv, f.conv))
+  T.check(a.conv == 150 and f.conv == 20, "resting cloth: every step converged")
+  T.check(a.ups >= 5 and a.k[150] == 1e-6 * 2 ^ a.ups, "resting cloth: kappa doubled across steps")
+  T.check(a.low > ceps, "resting cloth: the gap at rest stays above eps = 1e-9 bbox")
+  T.check(drift < 1e-6, "resting cloth: the gap is steady")
+  T.check(f.gaps[20] < 1e-20, "resting cloth: with kappa fixed the gap collapses")
+end
 
 -- check = true: the invariant is checked after the step and a violation
 -- names the primitives: a sheet set up through another (a start the

@@ -5,7 +5,8 @@
 --    rod network and tets + shell + rod merged with solid contact: a run
 --    resumed from the checkpoint is bit-identical (x, v checksums) to the
 --    run that went on; so is a cloth whose adaptive barrier stiffness
---    (kappa_adapt) was raised before the checkpoint;
+--    (kappa_adapt) was raised before the checkpoint and goes on rising
+--    (the contact distance it compares with is restored too);
 --  * a rod mesh exports to VTK (.vtu line cells), PLY (edges) and OBJ
 --    (polyline l records) with its node and segment counts.
 local T = require "tide.testing"
@@ -80,10 +81,12 @@ roundtrip("merged", function()
   return S.merge { box, cloth, rod }
 end, function(all) all:step_newton { dt = 1 / 100, dhat = 2e-3 } end, 6, 4)
 
--- IPC's adaptive barrier stiffness is state of the run: a cloth pressed
--- onto a plane barrier with kappa = 1e-6 (far below kappa_min) doubles
--- kappa to 4e-6 in its first step and keeps it; a run resumed after 3
--- steps goes on with 4e-6, not the option's 1e-6, and is bit-identical
+-- IPC's adaptive barrier stiffness is state of the run, and so is the
+-- contact distance its rule compares with (the last iterate's, across
+-- steps): a cloth pressed onto a plane barrier with kappa = 1e-6 (far below
+-- kappa_min) doubles kappa to 4e-6 in its first step and again in the
+-- next ones while its gap keeps shrinking; a run resumed after 3 steps goes
+-- on with both, not the option's 1e-6, and is bit-identical
 do
   local floor = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 } } }
   local kap = {}
@@ -97,14 +100,27 @@ do
     c:shell { E = 1e5, thickness = 1e-3, density = 300 }
     return c
   end, press, 3, 4)
-  print(string.format("kappa: %g after the first step, %g in the first resumed step", kap[1], kap[8]))
+  print(string.format("kappa: %g after the first step, %g after the third, %g in the first resumed step (%g in the run that went on)",
+    kap[1], kap[3], kap[8], kap[4]))
   T.check(kap[1] == 4e-6, "kappa adapted in the first step (" .. kap[1] .. ")")
-  T.check(kap[8] == kap[7] and kap[8] == kap[4], "the resumed run goes on with the adapted kappa (" .. kap[8] .. ")")
-  -- restore into a mesh whose state says nothing of kappa (older
-  -- checkpoints): the next step starts from the option
+  T.check(kap[3] > kap[1], "kappa adapts across steps (" .. kap[3] .. ")")
+  T.check(kap[8] == kap[4] and kap[8] >= kap[3], "the resumed run goes on with the adapted kappa (" .. kap[8] .. ")")
+  -- the checkpoint holds both; without the distance the resumed run
+  -- compares with nothing at its first iterate and differs
   local mt = debug.getmetatable(m)
   local state = mt.__checkpoint(m)
-  T.check(state.material.ipc and state.material.ipc.kappa == 4e-6, "the checkpoint holds kappa")
+  local ipc = state.material.ipc
+  T.check(ipc and ipc.kappa == kap[7] and ipc.dmin > 0, "the checkpoint holds kappa and the last distance")
+  print(string.format("kappa: checkpoint kappa %g, dmin %.4g m", ipc.kappa, ipc.dmin))
+  local a, b = mt.__restore(state), nil
+  ipc.dmin = nil
+  b = mt.__restore(state)
+  press(a)
+  press(b)
+  print(string.format("kappa: next step %g with the distance restored, %g without", kap[#kap - 1], kap[#kap]))
+  T.check(kap[#kap - 1] == 2 * kap[7] and kap[#kap] == kap[7], "the restored distance drives the next update")
+  -- restore into a mesh whose state says nothing of kappa (older
+  -- checkpoints): the next step starts from the option
   state.material.ipc = nil
   local old = mt.__restore(state)
   press(old)
@@ -113,6 +129,9 @@ do
   local bad = mt.__checkpoint(m)
   bad.material.ipc.kappa = -1
   T.raises(function() mt.__restore(bad) end, "kappa", "a negative kappa is refused")
+  bad = mt.__checkpoint(m)
+  bad.material.ipc.dmin = -1
+  T.raises(function() mt.__restore(bad) end, "dmin", "a negative distance is refused")
 end
 
 -- ------------------------------------------------------ rod exports
