@@ -233,7 +233,7 @@ end
 -- the particles): MacCormack with monotone cubic interpolation, redistanced
 -- every T.redistance steps, its volume restored (Liu Sec. 4.2.2).  Moving it
 -- with the transferred velocity of the start of the step instead (before
--- session 22) made the capillary wave 2.2% slow at 32 cells per wavelength
+-- session 21) made the capillary wave 2.2% slow at 32 cells per wavelength
 -- (docs/liquids-physics.md, "Surface tension with particles").
 function flip.tension_advance(S, dt)
   local T, g = S.tension, S.grid

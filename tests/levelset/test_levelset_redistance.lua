@@ -56,7 +56,7 @@ end
 --   quadratic  3.1e-3 / 9.7e-3; 8.0e-4 / 6.8e-3   input 2.7e-3; 6.8e-4
 --   distorted  5.6e-3 / 2.2e-2; 2.9e-3 / 8.2e-3   input 5.1e-3; 2.4e-3
 -- order 1 + linear: 8-35% at the crossings, 50-210% in the cells.  The cell
--- curvature uses fourth-order differences since session 22 (exact circles to
+-- curvature uses fourth-order differences since session 21 (exact circles to
 -- ~1e-4; the redistancing's grid-scale noise is amplified a little more than
 -- by the former second-order stencil: 1.8e-2 / 6.9e-3 for the distorted input)
 local work = G.advect_work()
