@@ -775,7 +775,9 @@ int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, 
       const tide_thin_part *p = &t->parts[i];
       int64_t n = set_count(p, w);
       int nn = set_nodes(p, w), k = nn * d;
-      double c = p->p.damping / dt;
+      /* the incremental potential carries dt^2 E, so the damping force
+       * beta H v (v = dx / dt) enters it as dt^2 beta H dx / dt = c H dx */
+      double c = p->p.damping * dt;
       if (c > 0) {
         /* per stencil: E_s = c/2 dx^T H dx, g_s = c H dx */
 #pragma omp parallel for schedule(static) if (n > TIDE_SOLID_PAR_ELEM)

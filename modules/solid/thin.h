@@ -152,9 +152,11 @@ typedef struct tide_thin_params {
   double twist;
   double density;    /* mass per area [kg/m^2] (shell), per length [kg/m] (rod) */
   /* Rayleigh damping inside the incremental potential (Liu et al. 4.1:
-   * the semi-implicit damping of Gast et al. 2015): the dissipation
-   * dt * beta/2 (x - xn)^T H(xn) (x - xn) / dt^2, H the projected Hessian of
-   * this part's elastic energy at the step's start [s] */
+   * the semi-implicit damping of Gast et al. 2015): damping forces
+   * beta H(xn) v, H the projected Hessian of this part's elastic energy at
+   * the step's start, stencil by stencil (each energy damped with its own
+   * stiffness); in the incremental potential, which carries dt^2 E, the
+   * term dt^2 * dt * beta/2 v^T H v = (beta dt / 2) dx^T H dx [s] */
   double damping;
   /* shells: plastic bending (Irving 2.8, Fig. 2.6: the plastic flow
    * applied to the rest angles): after each step, a hinge whose angle
@@ -245,7 +247,7 @@ int tide_thin_hessian(const tide_tetmesh *m, const double *x, double scale, int 
 
 /* The Rayleigh damping of the parts with damping > 0 (see tide_thin_params):
  * store H(xn) (call at the start of a step), then its value
- * sum_parts beta/(2 dt) dx^T H dx, gradient and Hessian (beta/dt) H
+ * sum_parts (beta dt / 2) dx^T H dx, gradient and Hessian beta dt H
  * at dx = x - xn, added to E / g / written into tb at tb->start (same layout
  * as tide_thin_hessian, added to the values there; rows and columns of
  * pinned nodes are left alone). */
