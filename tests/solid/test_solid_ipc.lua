@@ -71,7 +71,10 @@ end
 -- held on the collider's surface and the barrier between the layers in one
 -- Newton system (the pair blocks constrained to the tangent plane like the
 -- elements'); before they were not, Newton crawled at a linear rate (60
--- iterations, not converged, once the layers pressed each other onto it)
+-- iterations, not converged, once the layers pressed each other onto it).
+-- The limit was 40 while the shells' Rayleigh damping was dt^-2 too strong
+-- (beta = 0.01 s acted as 144 s here, the cloth barely moving); with the
+-- damping as stated the livelier layers take up to 51 iterations: limit 55.
 do
   local layers = {}
   for k = 1, 3 do
@@ -100,7 +103,7 @@ do
     .. "%d crossings, %d nodes inside, closest to the sphere %.2e m", conv, steps, maxit, crossings, inside, dmin))
   T.check(dmin < 1e-3, "the layers reach the sphere")
   T.check(conv == steps, "every step converged")
-  T.check(maxit <= 40, "at most 40 Newton iterations per step")
+  T.check(maxit <= 55, "at most 55 Newton iterations per step")
   T.check(crossings == 0, "no segment-triangle crossing after any step")
   T.check(inside == 0, "no node inside the collider")
 end
