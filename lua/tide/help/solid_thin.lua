@@ -115,7 +115,7 @@ return {
       { "E, radius", "numbers", "one of the two forms", "circular section: EA = E pi r^2, EI = E pi r^4/4" },
       { "EA, EI", "numbers", "", "axial [N] and bending [N m^2] stiffness" },
       { "density | line_density", "number > 0", "1000 kg/m^3", "per volume (times pi r^2) or per length [kg/m]" },
-      { "damping", "number >= 0", "0", "Rayleigh stiffness damping beta [s]" },
+      { "damping", "number >= 0", "0", "Rayleigh stiffness damping beta [s]: forces beta H v, each energy (stretching, bending, twist) with its own stiffness; damping ratio beta omega / 2" },
       { "twist", "number >= 0", "0", "3D geometric torsion stiffness GJ [N m^2] (dihedral angles of consecutive osculating planes); 0 as Liu et al." },
     },
     returns = "m",
