@@ -674,6 +674,21 @@ static int newton_energy(tide_tetmesh *m, const solid_work *w, const tide_ip *ip
   return s;
 }
 
+/* the barrier colliders' derivatives (g, Vn as tide_ipc_sdf_derivatives);
+ * a node whose distance underflowed fails with a message naming it */
+static int sdf_derivatives(solid_work *w, const double *x, double *g, double *Vn) {
+  int64_t i = tide_ipc_sdf_derivatives(&w->sdf, x, g, Vn);
+  if (i < 0) return TIDE_OK;
+  int64_t node = -1;
+  double d = tide_ipc_sdf_min_distance(&w->sdf, x, &node, NULL);
+  return tide_fail(TIDE_ENONFINITE,
+                   "IPC barrier: node %lld's distance to a barrier collider underflowed (the "
+                   "smallest is %g m, node %lld; dhat %g m, kappa %g): the barrier's derivatives "
+                   "are not finite; kappa is too small for the load (use kappa_adapt = true or a "
+                   "larger kappa)",
+                   (long long)i + 1, d, (long long)node + 1, w->sdf.dhat, w->sdf.kappa);
+}
+
 /* ... and its gradient */
 static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, const double *x,
                            double eps_u, double *g) {
@@ -681,7 +696,7 @@ static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, co
   if (!s && eps_u > 0)
     friction_derivatives(m, w, x, ip->xn, ip->dt, eps_u, g, w->V + w->nnz - w->nfr);
   if (!s && w->ipc) tide_ipc_gradient(w->ipc, x, g);
-  if (!s && w->sdf_on) tide_ipc_sdf_derivatives(&w->sdf, x, g, NULL);
+  if (!s && w->sdf_on) s = sdf_derivatives(w, x, g, NULL);
   return s;
 }
 
@@ -866,7 +881,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
       friction_derivatives(m, w, x, ip->xn, dt, eps_u, g, Vf);
     else
       memset(Vf, 0, (size_t)w->nfr * sizeof(double));
-    if (w->sdf_on) tide_ipc_sdf_derivatives(&w->sdf, x, g, Vf); /* per-node blocks */
+    if (w->sdf_on && (s = sdf_derivatives(w, x, g, Vf))) return s; /* per-node blocks */
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) g[q] = 0;
     int64_t nact = nc && !w->sdf_on ? contacts_active(m, o, x, g, ceps, w) : 0;
@@ -1064,20 +1079,6 @@ static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v,
   return TIDE_OK;
 }
 
-/* "a point and a rod segment (nodes 3 | 7 8)": a contact pair (ipc.h
- * kinds, 1-based nodes) described into buf (128 chars) */
-static const char *pair_text(int kind, const int32_t *nd, char *buf) {
-  if (kind == 1)
-    snprintf(buf, 128, "edges (nodes %d %d | %d %d)", nd[0] + 1, nd[1] + 1, nd[2] + 1, nd[3] + 1);
-  else if (kind == 2)
-    snprintf(buf, 128, "a point and a rod segment (nodes %d | %d %d)", nd[0] + 1, nd[1] + 1,
-             nd[2] + 1);
-  else
-    snprintf(buf, 128, "a point and a triangle (nodes %d | %d %d %d)", nd[0] + 1, nd[1] + 1,
-             nd[2] + 1, nd[3] + 1);
-  return buf;
-}
-
 /* the never-intersect invariant at x (opts.check): every contact pair
  * apart, no edge through a triangle, no free node on or inside a barrier
  * collider */
@@ -1095,7 +1096,7 @@ static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x
       return tide_fail(TIDE_EINVAL,
                        "Newton step: the contact invariant is violated: %s touch or intersect "
                        "after the step (distance %g m)",
-                       pair_text(kind, nd, buf), dmin);
+                       tide_ipc_pair_text(kind, nd, buf), dmin);
   }
   if (w->ipc && m->dim == 3) {
     int64_t cnt = 0, fe = -1, ft = -1, ne = 0;
@@ -1175,7 +1176,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
       return tide_fail(TIDE_EINVAL,
                        "Newton step: solid contact needs a start without contact, but %s "
                        "touch or intersect",
-                       pair_text(kind, nd, buf));
+                       tide_ipc_pair_text(kind, nd, buf));
   } else if (w->ipc) {
     tide_ipc_free(w->ipc);
     w->ipc = NULL;

@@ -10,6 +10,7 @@
 #include "solid/small.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,7 +333,12 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
         if (ee) h += db * (gm[i] * gd[j] + gd[i] * gm[j]) + b * Hm[i * 12 + j];
         H[i * 12 + j] = kap * h;
       }
-    tide_sym_project_psd(12, H);
+    /* an underflowed distance (the barrier's b'' ~ dhat^2 / d^4 overflows):
+     * left non-finite for tide_ipc_hessian to report */
+    int fin = 1;
+    for (int i = 0; i < 144; i++)
+      fin &= isfinite(H[i]);
+    if (fin) tide_sym_project_psd(12, H);
   }
   return 1;
 }
@@ -522,12 +528,19 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
   }
   tide_tripletbuf tb = {*I, *J, *V, 0, 0};
   int flags = pinned ? TIDE_FEM_PINNED : 0;
-#pragma omp parallel for schedule(static) if (nb > 256)
+  int64_t bad = nb; /* the first pair whose barrier Hessian is not finite */
+#pragma omp parallel for schedule(static) reduction(min : bad) if (nb > 256)
   for (int64_t t = 0; t < nb; t++) {
     double H[144];
     int32_t nd[4];
     if (t < na) {
       if (!pair_eval(c, act[t], x, NULL, NULL, H)) memset(H, 0, sizeof H);
+      for (int i = 0; i < 144; i++)
+        if (!isfinite(H[i])) {
+          if (t < bad) bad = t;
+          memset(H, 0, sizeof H);
+          break;
+        }
       pair_nodes(c, act[t], nd);
     } else {
       fric_eval(c, t - na, x, NULL, NULL, H);
@@ -539,8 +552,37 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
           H[r * 8 + q] = H[(r / 2 * 3 + r % 2) * 12 + q / 2 * 3 + q % 2];
     tide_fem_write_block(c->dim, 4, nd, H, flags, pinned, &tb, t * bs);
   }
+  if (bad < na) {
+    int32_t nd[4];
+    char buf[128];
+    int64_t k = act[bad];
+    pair_nodes(c, k, nd);
+    double y[12], d2;
+    gather(x, nd, y);
+    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
+    tide_ipc_triplets_free(nb * bs, *I, *J, *V);
+    *I = *J = NULL, *V = NULL, *n = 0;
+    tide_free(act, cap);
+    return tide_fail(TIDE_ENONFINITE,
+                     "IPC barrier: the contact distance of %s fell to %g (dhat %g, kappa %g): "
+                     "the barrier's derivatives are not finite; kappa is too small for the load "
+                     "(use kappa_adapt = true or a larger kappa)",
+                     tide_ipc_pair_text(pair_kind(c, k), nd, buf), sqrt(d2), c->dhat, c->kappa);
+  }
   tide_free(act, cap);
   return TIDE_OK;
+}
+
+const char *tide_ipc_pair_text(int kind, const int32_t *nd, char *buf) {
+  if (kind == PAIR_EE)
+    snprintf(buf, 128, "edges (nodes %d %d | %d %d)", nd[0] + 1, nd[1] + 1, nd[2] + 1, nd[3] + 1);
+  else if (kind == PAIR_PE)
+    snprintf(buf, 128, "a point and a rod segment (nodes %d | %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1);
+  else
+    snprintf(buf, 128, "a point and a triangle (nodes %d | %d %d %d)", nd[0] + 1, nd[1] + 1,
+             nd[2] + 1, nd[3] + 1);
+  return buf;
 }
 
 double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep) {

@@ -75,10 +75,17 @@ double tide_ipc_energy(const tide_ipc *c, const double *x);
 void tide_ipc_gradient(const tide_ipc *c, const double *x, double *g);
 /* The active pairs' 12x12 blocks (PSD projected) as triplets: allocates
  * *I, *J, *V (count *n, indices shifted by none), rows/columns of pinned
- * nodes zeroed (pinned may be NULL); free with tide_ipc_triplets_free. */
+ * nodes zeroed (pinned may be NULL); free with tide_ipc_triplets_free.
+ * TIDE_ENONFINITE (nothing allocated, a message naming the pair) when a
+ * pair's distance underflowed so far that its barrier Hessian is not
+ * finite (kappa far too small for the load). */
 int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, int64_t *n,
                      int **I, int **J, double **V);
 void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V);
+/* "a point and a rod segment (nodes 3 | 7 8)": a contact pair of kind
+ * `kind` (tide_ipc_min_distance's) with stencil nodes nd (printed 1-based)
+ * described into buf (128 chars); returns buf. */
+const char *tide_ipc_pair_text(int kind, const int32_t *nd, char *buf);
 
 /* The largest step alpha in (0, 1] along p from x that keeps every
  * candidate pair apart (additive CCD, s = 0.1). */
@@ -143,8 +150,11 @@ typedef struct tide_ipc_sdf {
 /* kappa sum b at x (+inf when a free node touches or is inside a collider). */
 double tide_ipc_sdf_energy(const tide_ipc_sdf *s, const double *x);
 /* g += the barrier's gradient; Vn (nv d x d blocks, row-major, may be NULL)
- * += its Hessian blocks. */
-void tide_ipc_sdf_derivatives(const tide_ipc_sdf *s, const double *x, double *g, double *Vn);
+ * += its Hessian blocks.  Returns -1, or the first node whose distance
+ * underflowed so far that its barrier terms are not finite (0 < d, d^2 =
+ * 0, or b', b'' overflowed: kappa far too small for the load); that
+ * node's terms are left out and the caller must fail. */
+int64_t tide_ipc_sdf_derivatives(const tide_ipc_sdf *s, const double *x, double *g, double *Vn);
 /* The largest step t in (0, tmax] along p from x keeping every free node
  * apart from every collider (conservative advancement, see above). */
 double tide_ipc_sdf_step_bound(const tide_ipc_sdf *s, const double *x, const double *p,

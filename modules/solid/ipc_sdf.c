@@ -45,10 +45,11 @@ double tide_ipc_sdf_energy(const tide_ipc_sdf *s, const double *x) {
   return s->kappa * E;
 }
 
-void tide_ipc_sdf_derivatives(const tide_ipc_sdf *s, const double *x, double *g, double *Vn) {
+int64_t tide_ipc_sdf_derivatives(const tide_ipc_sdf *s, const double *x, double *g, double *Vn) {
   int d = s->d;
   double dh2 = s->dhat * s->dhat;
-#pragma omp parallel for schedule(static) if (s->nv > TIDE_SOLID_PAR_MIN)
+  int64_t bad = s->nv;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (s->nv > TIDE_SOLID_PAR_MIN)
   for (int64_t i = 0; i < s->nv; i++) {
     if (left_out(s, i)) continue;
     double xi[3];
@@ -59,6 +60,10 @@ void tide_ipc_sdf_derivatives(const tide_ipc_sdf *s, const double *x, double *g,
       double db, ddb;
       tide_barrier_eval(dc * dc, dh2, NULL, &db, &ddb);
       double gn = s->kappa * db * 2 * dc, hn = s->kappa * (4 * dc * dc * ddb + 2 * db);
+      if (!(dc * dc > 0) || !isfinite(gn) || !isfinite(hn)) {
+        if (i < bad) bad = i;
+        continue;
+      }
       if (hn < 0) hn = 0;
       for (int k = 0; k < d; k++)
         g[i * d + k] += gn * N[k];
@@ -68,6 +73,7 @@ void tide_ipc_sdf_derivatives(const tide_ipc_sdf *s, const double *x, double *g,
             Vn[i * d * d + a * d + b] += hn * N[a] * N[b];
     }
   }
+  return bad < s->nv ? bad : -1;
 }
 
 /* conservative advancement of point xi moving by p (|p| = lp > 0) against

@@ -159,6 +159,26 @@ do
   T.check(a.low > ceps, "resting cloth: the gap at rest stays above eps = 1e-9 bbox")
   T.check(drift < 1e-6, "resting cloth: the gap is steady")
   T.check(f.gaps[20] < 1e-20, "resting cloth: with kappa fixed the gap collapses")
+
+  -- kept fixed the gap shrinks on (about 5x per step) until the barrier's
+  -- b'' ~ dhat^2 / d^4 overflows (d ~ 1e-80 m, step 100): the step fails
+  -- there naming the node and the remedy (it used to die later on a NaN
+  -- in the matrix assembly)
+  local c = S.sheet { origin = { -0.1, 5e-4, -0.1 }, u = { 0.2, 0, 0 }, v = { 0, 0, 0.2 }, cells = { 6, 6 } }
+  c:shell { E = 1e5, thickness = 1e-3, density = 300 }
+  local floor = S.collider { shape = S.shape.plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 } } }
+  local failed, msg, last = nil, nil, math.huge
+  for n = 1, 150 do
+    local ok, st = pcall(c.step_newton, c, { dt = dt, colliders = { floor }, contact = "barrier", dhat = dhat,
+      kappa = 1e-6, kappa_adapt = false, maxit = 200 })
+    if not ok then failed, msg = n, st break end
+    last = st.min_distance
+  end
+  print(string.format("fixed kappa 1e-6: step %s fails (gap before %.3g m): %s", failed, last, msg))
+  T.check(failed and failed > 20, "fixed kappa: the underflowing gap ends the run with an error")
+  T.check(msg and msg:find("node %d+'s distance to a barrier collider underflowed")
+    and msg:find("kappa_adapt = true or a larger kappa", 1, true), "fixed kappa: the error names the node and the remedy")
+  T.check(last < 1e-60, "fixed kappa: the gap had collapsed")
 end
 
 -- check = true: the invariant is checked after the step and a violation

@@ -108,7 +108,7 @@ return {
       { "dhat", "number >= 0", "0", "IPC barrier threshold [m]; > 0: contact among the mesh's primitives (3D: point-triangle, edge-edge, point-rod segment; 2D: point-segment of rods and boundaries)" },
       { "kappa", "number >= 0", "IPC's kappa_min", "barrier stiffness [kg m^2 / m^4]" },
       { "mu", "number >= 0", "0", "friction coefficient between the mesh's own primitives (IPC lagged friction on the pairs; needs dhat)" },
-      { "kappa_adapt", "boolean", "true", "IPC's adaptive kappa: doubles (up to 100 max(kappa, kappa_min)) while the smallest distance is below 1e-9 bbox and shrank since the last Newton iterate (across steps); kept on the mesh and in checkpoints" },
+      { "kappa_adapt", "boolean", "true", "IPC's adaptive kappa: doubles (up to 100 max(kappa, kappa_min)) while the smallest distance is below 1e-9 bbox and shrank since the last Newton iterate (across steps); kept on the mesh and in checkpoints. With it false and kappa far too small for the load the gap can underflow: the step then fails naming the node or pair" },
       { "check", "boolean", "false", "with contact: check the never-intersect invariant after the step (every contact pair apart, exact segment-triangle test in 3D, nodes outside barrier colliders); a violation is an error naming the primitives" } },
     returns = "{ converged, iterations, residual, friction_iterations, friction_change, contacts, ccd_limited, kappa, kappa_updates, min_distance (with dhat), ... }", ref = "Li et al. 2020 (IPC) Sec. 4-5; Bertsekas 1982 (projected Newton)", see = see,
   },
