@@ -68,6 +68,17 @@ local function submerged(M, lv)
   return sf / sv
 end
 
+-- steps of mf.max_dt until time T; returns the time reached
+local function advance(S, T)
+  local t = 0
+  while t < T do
+    local dt = mf.max_dt(S)
+    mf.step(S, dt)
+    t = t + dt
+  end
+  return t
+end
+
 do -- 1. Archimedes
   local S, M = tank(500, 0.3, 0.12, 0.35, { 0, -9.81 })
   local t, prev, dir, k = 0, nil, 0, 0
@@ -108,12 +119,7 @@ end
 
 do -- 2. a heavy block sinks
   local S, M = tank(1500, 0.16, 0.12, 0.5, { 0, -9.81 })
-  local t = 0
-  while t < 0.8 do
-    local dt = mf.max_dt(S)
-    mf.step(S, dt)
-    t = t + dt
-  end
+  local t = advance(S, 0.8)
   local lo = math.huge
   for p = 1, M.n do lo = math.min(lo, M.x[p][2]) end
   print(string.format("heavy block (1.5 rho_w): lowest particle at %.4f m after %.1f s (started at %.4f m; floor band %.4f m)",
@@ -132,12 +138,7 @@ do -- 3. momentum: a block moving inside a free drop, no gravity
   local S = mf.new { grid = g, particles = ps, mpm = M, per_cell = 4, gravity = { 0, 0 } }
   local pl0, pb0 = mf.momentum(S)
   local P0 = pl0[1] + pb0[1]
-  local t = 0
-  while t < 0.1 do
-    local dt = mf.max_dt(S)
-    mf.step(S, dt)
-    t = t + dt
-  end
+  local t = advance(S, 0.1)
   local pl, pb = mf.momentum(S)
   local P = pl[1] + pb[1]
   print(string.format("momentum: x total %.5f -> %.5f kg m/s per m (%.2f%%), y %.2e; liquid %.5f, body %.5f (%.0f%% in the liquid)",

@@ -51,16 +51,8 @@ local function run(kind, mu)
   end
   local m = S.merge { ground, top }
   local n0 = ground.nv
-  local function com()
-    local M, s, v = 0, 0, 0
-    for i = n0 + 1, m.nv do
-      local mi = m.mass[i]
-      M = M + mi
-      s = s - mi * (m.x:get(i, 1) * cs + m.x:get(i, 2) * sn)
-      v = v - mi * (m.v:get(i, 1) * cs + m.v:get(i, 2) * sn)
-    end
-    return s / M, v / M
-  end
+  -- the top body's centre of mass along the slope (the ground's nodes come first)
+  local function com() return require("tide.cases.incline").com_along(m, th, n0 + 1) end
   local s0 = com()
   local v0, v1, its, maxit, conv, cross, below = nil, nil, 0, 0, 0, 0, 0
   for n = 1, 50 do

@@ -48,11 +48,12 @@ function M.along(m, i)
 end
 
 --- Downhill distance and speed of the mass-weighted centre of mass of mesh m
--- on a slope at angle theta (rad) whose uphill direction is (cos, sin, 0).
-function M.com_along(m, theta)
+-- (of its nodes first..m.nv; first defaults to 1) on a slope at angle theta
+-- (rad) whose uphill direction is (cos, sin, 0).
+function M.com_along(m, theta, first)
   local cs, sn = math.cos(theta), math.sin(theta)
   local W, s, v = 0, 0, 0
-  for i = 1, m.nv do
+  for i = first or 1, m.nv do
     local mi = m.mass[i]
     W = W + mi
     s = s - mi * (m.x:get(i, 1) * cs + m.x:get(i, 2) * sn)
