@@ -68,10 +68,10 @@ local function submerged(M, lv)
   return sf / sv
 end
 
--- steps of mf.max_dt until time T; returns the time reached
-local function advance(S, T)
+-- steps of mf.max_dt until time t_end; returns the time reached
+local function advance(S, t_end)
   local t = 0
-  while t < T do
+  while t < t_end do
     local dt = mf.max_dt(S)
     mf.step(S, dt)
     t = t + dt
