@@ -57,7 +57,7 @@ static void read_walls(lua_State *L, tide_opts *o, tide_mpm *m, const char *fn) 
 static const char *const new_keys[] = {"grid",       "order",  "gravity",     "walls", "friction",
                                        "wall_nodes", "sparse", "node_volume", NULL};
 /* tide.mpm.new{grid = g, order = 2, gravity = {0, -9.81}, walls = "separate", friction = 0,
- * wall_nodes = 3, sparse = false, node_volume = false} */
+ * wall_nodes = 3 (1 with node_volume), sparse = false, node_volume = false} */
 static int l_new(lua_State *L) {
   const char *fn = "tide.mpm.new";
   tide_opts o = tide_lua_opts(L, 1, fn, new_keys);
@@ -67,9 +67,11 @@ static int l_new(lua_State *L) {
   if (g->dim == 3) grav[1] = -9.81;
   tide_opt_vec(&o, "gravity", g->dim, g->dim, grav);
   double mu = tide_opt_num(&o, "friction", 0, 0, HUGE_VAL);
-  int wn = (int)tide_opt_int(&o, "wall_nodes", 3, 1, 8);
   int sparse = tide_opt_bool(&o, "sparse", 0);
   int nvol = tide_opt_bool(&o, "node_volume", 0);
+  /* a body coupled to a liquid (node_volume) meets the domain walls where
+   * the liquid does, one node layer (docs/mpm.md, "MPM in a FLIP liquid") */
+  int wn = (int)tide_opt_int(&o, "wall_nodes", nvol ? 1 : 3, 1, 8);
   tide_mpm *m;
   tide_lua_check(L, tide_mpm_new(g, order, &m), fn);
   int st = tide_mpm_set_sparse(m, sparse);

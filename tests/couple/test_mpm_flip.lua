@@ -8,7 +8,8 @@
 --     V0 det F below the level of the liquid's surface (the zero of the
 --     level set the projection uses, far from the block), each particle a
 --     layer of its spacing.
---  2. A block of density 1.5 rho_water sinks to the floor.
+--  2. A block of density 1.5 rho_water sinks to the floor and rests there
+--     (within 1.5 dx; particles keep 1 dx from the walls).
 --  3. Momentum: without gravity a block moving at 1 m/s inside a free drop
 --     of liquid at rest (no wall touched) drags the liquid along; the total
 --     momentum of liquid and body stays within 2% of the initial one, and
@@ -117,14 +118,25 @@ do -- 1. Archimedes
   end
 end
 
-do -- 2. a heavy block sinks
+do -- 2. a heavy block sinks and rests on the floor
   local S, M = tank(1500, 0.16, 0.12, 0.5, { 0, -9.81 })
-  local t = advance(S, 0.8)
-  local lo = math.huge
-  for p = 1, M.n do lo = math.min(lo, M.x[p][2]) end
-  print(string.format("heavy block (1.5 rho_w): lowest particle at %.4f m after %.1f s (started at %.4f m; floor band %.4f m)",
-    lo, t, 0.25 - 0.06 + 0.25 * dx, 2.5 * dx))
-  T.check(lo < 5 * dx, string.format("the heavy block sank to the floor (lowest particle %.4f m < 5 dx)", lo))
+  local t = advance(S, 1.0)
+  -- from 1.0 to 1.2 s: its lowest particle and the mean vertical velocity of its particles
+  local hi, vmax = 0, 0
+  while t < 1.2 do
+    local dt = mf.max_dt(S)
+    mf.step(S, dt)
+    t = t + dt
+    local lo, vy = math.huge, 0
+    for p = 1, M.n do lo, vy = math.min(lo, M.x[p][2]), vy + M.v[p][2] end
+    hi, vmax = math.max(hi, lo), math.max(vmax, math.abs(vy / M.n))
+  end
+  print(string.format("heavy block (1.5 rho_w), 1.0-1.2 s: lowest particle at most %.4f m = %.2f dx (started at %.4f m; particles are kept >= 1 dx from the walls), mean |vy| <= %.4f m/s",
+    hi, hi / dx, 0.25 - 0.06 + 0.25 * dx, vmax))
+  -- with the MPM's default wall band of 3 node layers the block rested at 2.7-3.5 dx on a water
+  -- film the liquid's walls (the domain faces) did not hold, bouncing (|vy| up to 0.13 m/s)
+  T.check(hi < 1.5 * dx, string.format("the heavy block rests on the floor (lowest particle %.2f dx < 1.5 dx)", hi / dx))
+  T.check(vmax < 0.02, string.format("  at rest: mean vertical velocity %.4f m/s < 0.02 m/s", vmax))
 end
 
 do -- 3. momentum: a block moving inside a free drop, no gravity

@@ -2,7 +2,7 @@
 local see = "docs/mpm.md"
 return {
   ["tide.mpm.new"] = {
-    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3, sparse = false, node_volume = false } -> tide.MPM",
+    sig = "tide.mpm.new{ grid = g, order = 2, gravity = {0, -9.81[, 0]}, walls = \"separate\", friction = 0, wall_nodes = 3 (1 with node_volume), sparse = false, node_volume = false } -> tide.MPM",
     does = "A material point method state on the collocated node grid of g (nodes at the cell corners), with no particles yet.",
     args = {
       { "grid", "tide.Grid", "required", "cells; nodes at origin + (i, j[, k]) dx; at least 6 cells per axis" },
@@ -10,7 +10,7 @@ return {
       { "gravity", "{gx, gy[, gz]}", "{0, -9.81[, 0]}", "body acceleration [m/s^2]" },
       { "walls", "string or {[\"x-\"] = bc, ...}", "\"separate\" on every side", "domain walls: sticky, slip or separate; a table names only the sides that have a wall" },
       { "friction", "number >= 0", "0", "Coulomb coefficient of separating walls" },
-      { "wall_nodes", "integer 1..8", "3", "nodes from each side that belong to the wall" },
+      { "wall_nodes", "integer 1..8", "3; 1 with node_volume", "nodes from each side that belong to the wall (a body coupled to a liquid meets the walls where the liquid does: 1)" },
       { "sparse", "boolean", "false", "node fields only in 4^d-node blocks near particles, Morton-ordered (bit-identical to dense)" },
       { "node_volume", "boolean", "false", "P2G also scatters the particle volumes V0 det F to the nodes (M.node_volume [m^d]); needed by tide.couple.mpm_project" },
     },
