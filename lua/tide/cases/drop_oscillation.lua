@@ -43,8 +43,9 @@ function M.run(o)
     c = { L / 2, L / 2, L / 2 }
     phi = drop.sphere { grid = g, center = c, radius = R, eps = eps }
   end
-  -- height-function curvature (with the linear extension for the jump): the
-  -- accurate frequencies; the default cell curvature is +3% / +9% (docs)
+  -- height-function curvature (with the linear extension for the jump) unless
+  -- o.curvature says otherwise: orientation-independent frequencies (-0.44% /
+  -- -0.33%); tide.drop's default cell curvature gives -0.14% / +0.67% (docs)
   local S = drop.new { grid = g, phi = phi, rho = M.rho, sigma = M.sigma, tension = o.tension,
     curvature = o.curvature or "heights" }
   local V0 = drop.volume(S)
