@@ -25,9 +25,10 @@
 -- With `periodic = {true, false}` the same steps run on the torus: the
 -- advections, the projection (with the same ghost-fluid surface), the
 -- extension and the redistancing of a tide.liquid.periodic workspace (S.P).
--- Redistancing (default: every step in 3D; in 2D every 10 steps with the
--- height-function curvature, never with the cell curvature): without it the
--- level set degrades near the surface (3D: |grad phi| 0.2-3 within 3 cells
+-- Redistancing (default: never with the cell curvature, which reads the
+-- redistance's moves of the surface and keeps a drop at rest ringing, 2D and
+-- 3D; with the height functions every step in 3D, every 10 steps in 2D):
+-- without it the height functions' level set degrades near the surface (3D: |grad phi| 0.2-3 within 3 cells
 -- after 2 periods, blow-up after 2.6-2.9 periods; 2D with heights: the n = 2
 -- drop blows up after about 3 periods at 32 cells per diameter, 1.5 at 64); with
 -- the cell curvature a 2D drop at rest is quieter without it
@@ -59,8 +60,8 @@ local defaults = {
   advect = "maccormack",   -- level-set advection: "sl", "maccormack", "bfecc"
   advect_u = "sl",         -- velocity self-advection: "sl", "maccormack", "bfecc"
   volume = true,           -- volume correction every step
-  redistance = false,      -- redistance phi every n steps (0: never; default 1 in 3D; in 2D 10 with curvature
-                           -- "heights", 0 with "cells")
+  redistance = false,      -- redistance phi every n steps (0: never; default 0 with curvature "cells";
+                           -- with "heights" 1 in 3D, 10 in 2D)
   tol = 1e-8,              -- pressure solve
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
@@ -118,12 +119,13 @@ function drop.new(opts)
   -- cells (a 60 degree sessile drop stops 2.8 cells high, area -6%): heights there
   if not S.curvature then S.curvature = S.contact_angle ~= 90 and "heights" or "cells" end
   check_choice(S.curvature, { "heights", "cells" }, "curvature")
-  -- redistancing: every step in 3D; in 2D every 10 steps with the height
-  -- functions (without it the level set steepens at the surface, |grad phi| ~ 3
+  -- redistancing with the height functions: every step in 3D, every 10 steps
+  -- in 2D (without it the level set steepens at the surface, |grad phi| ~ 3
   -- across the crossing faces, and the n = 2 drop blows up after about 3 periods at
-  -- 32 cells per diameter, 1.5 at 64), never with the cell curvature (it would
-  -- keep a drop at rest ringing: docs/liquids-physics.md, "The default")
-  if not S.redistance then S.redistance = g.dim == 3 and 1 or (S.curvature == "heights" and 10 or 0) end
+  -- 32 cells per diameter, 1.5 at 64); never with the cell curvature, 2D or 3D (it
+  -- keeps a drop at rest ringing: 3D 9.5e-2 vs 6.6e-4 without; docs/liquids-physics.md,
+  -- "The default", "3D drop at rest")
+  if not S.redistance then S.redistance = S.curvature == "heights" and (g.dim == 3 and 1 or 10) or 0 end
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")

@@ -5,7 +5,7 @@ local S_ = { "S", "drop state", "required", "from drop.new" }
 return {
   ["tide.drop.step"] = {
     sig = "drop.step(S, dt) -> stats",
-    does = "One step: advect phi (MacCormack, monotone cubic), redistance (every step in 3D, every 10 in 2D with curvature = \"heights\"), restore each component's volume, advect the velocity, gravity and labels, variational viscosity, surface tension (ghost-fluid jump or Liu Eq. 8), ghost-fluid projection, extension into the air (extend: linear, constant, or linear_phi -- constant for u and a linearly extended copy that moves phi).",
+    does = "One step: advect phi (MacCormack, monotone cubic), redistance (with curvature = \"heights\": every step in 3D, every 10 in 2D; never with the default \"cells\"), restore each component's volume, advect the velocity, gravity and labels, variational viscosity, surface tension (ghost-fluid jump or Liu Eq. 8), ghost-fluid projection, extension into the air (extend: linear, constant, or linear_phi -- constant for u and a linearly extended copy that moves phi).",
     args = { S_, { "dt", "number > 0", "required", "[s]" } }, returns = "projection statistics",
     ref = "Selle et al. 2008; Liu et al. 2024 Sec. 4.2.2; Batty & Bridson 2008; Aslam 2004", see = see,
   },
