@@ -47,7 +47,8 @@ local tension_defaults = {
                           -- "particles": the particle level set (S.level_set) redistanced every step
   side = "liquid",        -- Liu's band: "liquid" or "both"
   band = nil,             -- Liu's band half-width [m] (3 dx)
-  redistance = nil,       -- tracked: redistance every n steps (default 1 in 3D, 0 in 2D; 0: never)
+  redistance = nil,       -- tracked: redistance every n steps (0: never; default 0 in 2D, and in 3D under APIC
+                          -- with the cell curvature; else 1)
   volume = true,          -- tracked: restore the liquid volume every step (Liu Sec. 4.2.2)
   contact_angle = nil,    -- static contact angle at the walls [degrees] (90)
 }
@@ -186,7 +187,14 @@ function flip.tension_setup(S, opts)
   choice(T.curvature, { "heights", "cells" }, "curvature")
   choice(T.level_set, { "tracked", "particles" }, "level_set")
   choice(T.side, { "liquid", "both" }, "side")
-  T.redistance = T.redistance or (g.dim == 3 and 1 or 0)
+  -- 3D: the tracked level set is redistanced every step, except under APIC with the cell
+  -- curvature.  The cell curvature reads the redistance's moves of the surface (a 3D APIC drop at
+  -- rest: 3.3e-2 redistanced every step, 6.9e-4 without), but without it the height functions
+  -- blow up and FLIP 0.97's noisier velocity pumps an n = 2 oscillation (+3.5% amplitude per
+  -- period; APIC -0.5%): docs/liquids-physics.md, "3D drop at rest"
+  if T.redistance == nil then
+    T.redistance = (g.dim == 3 and (T.curvature == "heights" or S.scheme ~= "apic")) and 1 or 0
+  end
   if math.type(T.redistance) ~= "integer" and not (type(T.redistance) == "number" and T.redistance == math.floor(T.redistance)) or T.redistance < 0 then
     raise("tide.flip.new: surface_tension.redistance must be an integer >= 0")
   end
