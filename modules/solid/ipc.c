@@ -359,7 +359,16 @@ double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, 
     best = fmin(best, sqrt(d2));
   }
   *touching = first < tot;
-  if (*touching) {
+  if (!*touching && tot > 0) /* the closest pair: the first at the smallest distance */
+    for (int64_t k = 0; k < tot && first == tot; k++) {
+      int32_t nd[4];
+      double y[12], d2;
+      pair_nodes(c, k, nd);
+      gather(x, nd, y);
+      pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
+      if (sqrt(d2) == best) first = k;
+    }
+  if (first < tot) {
     *kind = pair_kind(c, first);
     pair_nodes(c, first, nodes);
   }

@@ -65,7 +65,9 @@ int tide_ipc_update(tide_ipc *c, const double *x, double move);
  * and the first pair at distance 0 (intersecting or touching) as a
  * message-ready description: sets *touching to 1 and fills kind (0
  * point-triangle, 1 edge-edge, 2 point-edge: nodes[3] repeats nodes[2])
- * and the four nodes. */
+ * and the four nodes.  When no pair touches (*touching = 0) kind and
+ * nodes describe the closest pair (the first of equals; untouched when
+ * there is no candidate). */
 double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, int *kind,
                              int32_t *nodes);
 
