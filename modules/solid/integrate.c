@@ -1160,6 +1160,13 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
                      "Newton step: contact = \"barrier\" needs the barrier threshold dhat > 0");
   if (!(o->mu >= 0) || !isfinite(o->mu))
     return tide_fail(TIDE_EINVAL, "Newton step: mu must be >= 0, got %g", o->mu);
+  if (!(o->contact_offset >= 0) || !isfinite(o->contact_offset))
+    return tide_fail(TIDE_EINVAL, "Newton step: contact_offset must be >= 0, got %g",
+                     o->contact_offset);
+  if (o->contact_offset > 0 && !(o->dhat > 0))
+    return tide_fail(TIDE_EINVAL,
+                     "Newton step: contact_offset = %g needs the mesh's contact: dhat > 0",
+                     o->contact_offset);
   if (o->mu > 0 && !(o->dhat > 0))
     return tide_fail(TIDE_EINVAL,
                      "Newton step: friction between the mesh's primitives (mu = %g) "
@@ -1186,6 +1193,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
       if ((s = tide_ipc_new(m, o->dhat, o->kappa, &w->ipc))) return s;
       w->ipc_dhat = o->dhat, w->ipc_kappa = o->kappa;
     }
+    if ((s = tide_ipc_set_offset(w->ipc, o->contact_offset))) return s;
     if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
     int touching = 0, kind = 0;
     int32_t nd[4];
