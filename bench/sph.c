@@ -12,6 +12,14 @@
  * bytes_s + 12 k + 8 (4 d + 4).  Neighbour positions are reused from cache
  * (Morton order), so the bound is optimistic.  Scene: a dam-break block
  * filling 1/4 of the box at H = 2 dx.
+ * Second bound, the arithmetic: the density and force passes cost per
+ * neighbour pair about 18 + 46 flops in 3D, 15 + 38 in 2D (distance 3d - 1,
+ * sqrt 1, kernel 9 or dW 8, divide 1, gradient d, pressure term 5,
+ * viscosity 2d + 8, accumulation 2d; sqrt and divide counted as one flop
+ * though they cost several), times the pairs (fluid and boundary) over the
+ * flop rate of a vectorised multiply-add loop in L1 measured in the same
+ * run.  The search's distance tests are not counted, so this bound is
+ * optimistic too; the figure says which of the two bounds the step is near.
  *   build/bench_sph [--quick] */
 #include "sph/sph.h"
 #include "bench_util.h"
@@ -21,8 +29,27 @@
 #include <stdio.h>
 #include <string.h>
 
+/* multiply-add rate of an L1-resident vectorisable loop [GFLOP/s] */
+static double flop_rate(int reps) {
+  static double y[1024];
+  for (int i = 0; i < 1024; i++)
+    y[i] = 1e-3 * i;
+  double best = 1e30, a = 0.999999, b = 1e-7;
+  for (int r = 0; r < reps; r++) {
+    double t = tide_wtime();
+    for (int k = 0; k < 20000; k++) {
+      for (int i = 0; i < 1024; i++)
+        y[i] = y[i] * a + b;
+      __asm__ volatile("" ::"r"(y) : "memory");
+    }
+    t = tide_wtime() - t;
+    best = t < best ? t : best;
+  }
+  return 2.0 * 1024 * 20000 / best / 1e9;
+}
+
 static void run(int dim, int n, int steps, double *t_search, double *t_step, int64_t *np,
-                double *kmean) {
+                double *kmean, double *pairs) {
   tide_grid g = {dim, {n, n, dim == 3 ? n : 1}, 1.0 / n, {0, 0, 0}};
   tide_sph_params prm = {TIDE_SPH_CUBIC, 2, 1000, {0, -9.81, 0}, 20, 0.05, 0, 0, 0};
   tide_sph *s;
@@ -56,6 +83,7 @@ static void run(int dim, int n, int steps, double *t_search, double *t_step, int
   *np = s->ps->n;
   tide_sph_search(s);
   *kmean = (double)s->nstart[s->ps->n] / (double)s->ps->n;
+  *pairs = (double)(s->nstart[s->ps->n] + s->bstart[s->ps->n]);
   tide_sph_free(s);
 }
 
@@ -67,18 +95,24 @@ int main(int argc, char **argv) {
   for (int threads = 1; threads <= 2; threads++) {
     tide_threads_set(threads);
     double gbs = bench_triad_gbs((int64_t)1 << (quick ? 22 : 25), quick ? 3 : 5);
-    printf("\n-- %d thread%s: triad bandwidth %.1f GB/s\n", threads, threads > 1 ? "s" : "", gbs);
+    double gfs = flop_rate(quick ? 3 : 5) * threads;
+    printf("\n-- %d thread%s: triad bandwidth %.1f GB/s, multiply-add rate %.1f GFLOP/s (one core "
+           "times threads)\n",
+           threads, threads > 1 ? "s" : "", gbs, gfs);
     for (int dim = 2; dim <= 3; dim++) {
       int n = dim == 2 ? (quick ? 256 : 1024) : (quick ? 48 : 128);
       int64_t np = 1;
-      double ts = 0, tstep = 0, k = 0;
-      run(dim, n, quick ? 3 : 10, &ts, &tstep, &np, &k);
+      double ts = 0, tstep = 0, k = 0, pairs = 0;
+      run(dim, n, quick ? 3 : 10, &ts, &tstep, &np, &k, &pairs);
       double bs = 16.0 * (3 * dim + 5) + 32 + 4 * k, bstep = bs + 12 * k + 8.0 * (4 * dim + 4);
       double per = 1e6 / (double)np;
       printf("  %dD, %lld particles, %.1f neighbours: search %.3f s per M particles (bound %.4f s, "
              "%.0f B/particle), step %.3f s per M particles (bound %.4f s, %.0f B/particle)\n",
              dim, (long long)np, k, ts * per, bs * 1e6 / (gbs * 1e9), bs, tstep * per,
              bstep * 1e6 / (gbs * 1e9), bstep);
+      double fl = (dim == 3 ? 64.0 : 53.0) * pairs / (double)np;
+      printf("     arithmetic bound of the step %.4f s per M particles (%.0f flop/particle)\n",
+             fl * 1e6 / (gfs * 1e9), fl);
     }
   }
   return 0;

@@ -37,6 +37,14 @@ double tide_ccd_point_edge_2d(const double *x, const double *dx, double s, doubl
 double tide_ccd_point_edge_3d(const double *x, const double *dx, double s, double tmax,
                               int max_iter);
 
+/* With minimum separation xi >= 0 (a contact offset: shell thickness,
+ * rod radius; Codimensional IPC): the same iteration on the gap d - xi, so
+ * the returned t keeps the pair's distance > xi along [0, t] and >= xi +
+ * s (d0 - xi) at t; a pair at distance <= xi returns 0.  kind: 0
+ * point-triangle, 1 edge-edge, 2 point-edge (3D). */
+double tide_ccd_pair_offset(int kind, const double *x, const double *dx, double xi, double s,
+                            double tmax, int max_iter);
+
 #ifdef __cplusplus
 }
 #endif

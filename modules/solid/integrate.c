@@ -747,8 +747,27 @@ static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_wo
 /* the failure of a Newton system's factorization as one message naming
  * what the user can change (the factorization's own advice is about
  * solvers step_newton does not offer) */
-static int newton_factor_failed(int s, const tide_step_opts *o, int it) {
+static int newton_factor_failed(int s, const tide_step_opts *o, const solid_work *w,
+                                const double *x, int it) {
   if (s != TIDE_ENOTSPD && s != TIDE_ESINGULAR) return s;
+  if (w->ipc) {
+    /* a contact pair closer than the adaptive threshold eps (1e-9 of the
+     * bounding box) under a fixed kappa: its barrier Hessian ~ kappa dhat^2 /
+     * d^4 swamps the mass and elasticity, and the factorization fails in
+     * rounding (the gap had collapsed: kappa too small for the load) */
+    int tc = 0, kind = 0;
+    int32_t nd[4];
+    double d = tide_ipc_min_distance(w->ipc, x, &tc, &kind, nd);
+    if (d < w->kappa_eps) {
+      char buf[128];
+      return tide_fail(s,
+                       "Newton iteration %d: the system cannot be factored: the contact "
+                       "distance of %s is %g m (dhat %g m, kappa %g), below 1e-9 of the "
+                       "bounding box, and its barrier stiffness swamps the rest; kappa is "
+                       "too small for the load (use kappa_adapt = true or a larger kappa)",
+                       it + 1, tide_ipc_pair_text(kind, nd, buf), d, w->ipc_dhat, w->kappa);
+    }
+  }
   if (o->project)
     return tide_fail(s,
                      "Newton iteration %d: the system (projected element Hessians + mass) is "
@@ -893,7 +912,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     if (nact) contacts_tangential(m, w, ng);
     if ((s = w->ipc ? ipc_solve(m, w, x, nact > 0, ng, p, st)
                     : direct_solve(w, o->solver, o->reuse, ng, p, st)))
-      return newton_factor_failed(s, o, it);
+      return newton_factor_failed(s, o, w, x, it);
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) p[q] = 0;
     if (nact) contacts_tangential(m, w, p);
@@ -1141,6 +1160,13 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
                      "Newton step: contact = \"barrier\" needs the barrier threshold dhat > 0");
   if (!(o->mu >= 0) || !isfinite(o->mu))
     return tide_fail(TIDE_EINVAL, "Newton step: mu must be >= 0, got %g", o->mu);
+  if (!(o->contact_offset >= 0) || !isfinite(o->contact_offset))
+    return tide_fail(TIDE_EINVAL, "Newton step: contact_offset must be >= 0, got %g",
+                     o->contact_offset);
+  if (o->contact_offset > 0 && !(o->dhat > 0))
+    return tide_fail(TIDE_EINVAL,
+                     "Newton step: contact_offset = %g needs the mesh's contact: dhat > 0",
+                     o->contact_offset);
   if (o->mu > 0 && !(o->dhat > 0))
     return tide_fail(TIDE_EINVAL,
                      "Newton step: friction between the mesh's primitives (mu = %g) "
@@ -1167,6 +1193,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
       if ((s = tide_ipc_new(m, o->dhat, o->kappa, &w->ipc))) return s;
       w->ipc_dhat = o->dhat, w->ipc_kappa = o->kappa;
     }
+    if ((s = tide_ipc_set_offset(w->ipc, o->contact_offset))) return s;
     if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
     int touching = 0, kind = 0;
     int32_t nd[4];

@@ -89,6 +89,12 @@ typedef struct tide_step_opts {
    * IPC's kappa_min).  The step then starts from the start positions, its
    * line search from the CCD bound. */
   double dhat, kappa;
+  /* Newton with solid contact: the contact offset xi [m] (>= 0, default 0:
+   * the mid-surfaces / centrelines rest about dhat apart): the pairs'
+   * barrier acts between xi and xi + dhat and the CCD keeps them beyond xi
+   * (Codimensional IPC; tide_ipc_set_offset).  Two shells of thickness h:
+   * xi = h; two rods of radius r: xi = 2 r. */
+  double contact_offset;
   /* Newton with solid contact: friction coefficient between the mesh's own
    * primitives (IPC's lagged friction on the point-triangle and edge-edge
    * pairs, 0: frictionless) */

@@ -16,6 +16,7 @@
 
 struct tide_ipc {
   double dhat, kappa;
+  double xi; /* contact offset [m] (tide_ipc_set_offset): pairs rest at xi + O(dhat) */
   int64_t np, ne, nt;
   int32_t *pts;       /* (np) contact points: mesh nodes */
   int32_t *edges;     /* (ne, 2) */
@@ -89,6 +90,14 @@ size_t tide_ipc_bytes(const tide_ipc *c) {
 
 double tide_ipc_kappa(const tide_ipc *c) { return c->kappa; }
 void tide_ipc_set_kappa(tide_ipc *c, double kappa) { c->kappa = kappa; }
+double tide_ipc_offset(const tide_ipc *c) { return c->xi; }
+int tide_ipc_set_offset(tide_ipc *c, double xi) {
+  if (!(xi >= 0) || !isfinite(xi))
+    return tide_fail(TIDE_EINVAL, "solid contact (IPC): the contact offset must be >= 0, got %g",
+                     xi);
+  c->xi = xi;
+  return TIDE_OK;
+}
 
 double tide_ipc_kappa_default(const tide_tetmesh *m, double dhat) {
   const double *mass = TIDE_F64P(m->fem->mass), *X = TIDE_F64P(m->rest);
@@ -239,7 +248,7 @@ static int take_pairs(tide_pairs *P, int32_t **a, int64_t *cap, int64_t *n) {
 
 int tide_ipc_update(tide_ipc *c, const double *x, double move) {
   x = lift(c, x, c->x3a);
-  double margin = c->dhat + 2 * move;
+  double margin = c->dhat + c->xi + 2 * move;
   tide_pairs P;
   int st = tide_broad_points_triangles(x, c->np, c->pts, c->nt, c->tri, margin, &P);
   if (st || (st = take_pairs(&P, &c->pt, &c->cap_pt, &c->npt))) return st;
@@ -302,6 +311,12 @@ static void gather(const double *x, const int32_t *nd, double *y) {
     memcpy(y + a * 3, x + (int64_t)nd[a] * 3, 3 * sizeof(double));
 }
 
+/* The offset barrier's argument and threshold (Codimensional IPC, Li,
+ * Kaufman & Jiang 2021): b(d^2 - xi^2, dhat^2 + 2 xi dhat), active for
+ * distances in (xi, xi + dhat); its derivatives in d^2 are b's. */
+static inline double off_d2(const tide_ipc *c, double d2) { return d2 - c->xi * c->xi; }
+static inline double off_dh2(const tide_ipc *c) { return c->dhat * (c->dhat + 2 * c->xi); }
+
 /* energy, gradient, Hessian (12) of candidate k; returns 0 when inactive */
 static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, double *g,
                      double *H) {
@@ -311,7 +326,8 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
   gather(x, nd, y);
   int ee = pair_kind(c, k) == PAIR_EE;
   pair_dist(pair_kind(c, k), y, &d2, g || H ? gd : NULL, H ? Hd : NULL);
-  double dh2 = c->dhat * c->dhat;
+  double dh2 = off_dh2(c);
+  d2 = off_d2(c, d2);
   if (!(d2 < dh2)) return 0;
   double b, db, ddb;
   tide_barrier_eval(d2, dh2, &b, &db, &ddb);
@@ -322,7 +338,9 @@ static int pair_eval(const tide_ipc *c, int64_t k, const double *x, double *E, d
     tide_edge_mollifier(y, eps, &mo, g || H ? gm : NULL, H ? Hm : NULL);
   }
   double kap = c->kappa;
-  if (E) *E = kap * mo * b;
+  /* at or inside the offset (or touching) infinite, also for a mollified
+   * parallel edge pair (0 inf) */
+  if (E) *E = d2 > 0 ? kap * mo * b : HUGE_VAL;
   if (g)
     for (int i = 0; i < 12; i++)
       g[i] = kap * (mo * db * gd[i] + (ee ? b * gm[i] : 0));
@@ -355,11 +373,21 @@ double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, 
     pair_nodes(c, k, nd);
     gather(x, nd, y);
     pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
-    if (!(d2 > 0) && k < first) first = k;
-    best = fmin(best, sqrt(d2));
+    double gap = sqrt(d2) - c->xi; /* beyond the offset */
+    if (!(gap > 0) && k < first) first = k;
+    best = fmin(best, gap);
   }
   *touching = first < tot;
-  if (*touching) {
+  if (!*touching && tot > 0) /* the closest pair: the first at the smallest distance */
+    for (int64_t k = 0; k < tot && first == tot; k++) {
+      int32_t nd[4];
+      double y[12], d2;
+      pair_nodes(c, k, nd);
+      gather(x, nd, y);
+      pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
+      if (sqrt(d2) == best) first = k;
+    }
+  if (first < tot) {
     *kind = pair_kind(c, first);
     pair_nodes(c, first, nodes);
   }
@@ -394,7 +422,7 @@ static int active_pairs(const tide_ipc *c, const double *x, int32_t **act, size_
   *na = 0;
   if (!(*act = tide_alloc(*cap))) return TIDE_ENOMEM;
   int32_t *f = *act;
-  double dh2 = c->dhat * c->dhat;
+  double dh2 = off_dh2(c);
 #pragma omp parallel for schedule(static) if (tot > 4096)
   for (int64_t k = 0; k < tot; k++) {
     int32_t nd[4];
@@ -402,7 +430,7 @@ static int active_pairs(const tide_ipc *c, const double *x, int32_t **act, size_
     pair_nodes(c, k, nd);
     gather(x, nd, y);
     pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
-    f[k] = d2 < dh2;
+    f[k] = off_d2(c, d2) < dh2;
   }
   int64_t n = 0;
   for (int64_t k = 0; k < tot; k++)
@@ -600,9 +628,7 @@ double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double
     gather(x, nd, y);
     gather(p, nd, dy);
     int kind = pair_kind(c, k);
-    double t = kind == PAIR_PT   ? tide_ccd_point_triangle(y, dy, keep, tmax, 100000)
-               : kind == PAIR_EE ? tide_ccd_edge_edge(y, dy, keep, tmax, 100000)
-                                 : tide_ccd_point_edge_3d(y, dy, keep, tmax, 100000);
+    double t = tide_ccd_pair_offset(kind, y, dy, c->xi, keep, tmax, 100000);
     if (t < alpha) alpha = t;
   }
   return alpha;
@@ -634,7 +660,8 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
     pair_nodes(c, k, nd);
     gather(xref, nd, y);
     pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
-    na += d2 < c->dhat * c->dhat && d2 > 0;
+    d2 = off_d2(c, d2);
+    na += d2 < off_dh2(c) && d2 > 0;
   }
   if (na > c->cap_fr) {
     size_t ob = (size_t)(c->cap_fr > 0 ? c->cap_fr : 1), nb = (size_t)na;
@@ -652,7 +679,7 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
   size_t sb = (size_t)(c->nv > 0 ? c->nv : 1) * sizeof(double);
   double *sum = tide_calloc(sb); /* per node sum of mu lambda |w_a| of the new lag */
   if (!sum) return TIDE_ENOMEM;
-  double dh2 = c->dhat * c->dhat, dtt = dt * dt;
+  double dh2 = off_dh2(c), dtt = dt * dt;
   int64_t n = 0;
   for (int64_t k = 0; k < tot && n < na; k++) {
     int32_t nd[4];
@@ -661,7 +688,8 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
     gather(xref, nd, y);
     int ee = pair_kind(c, k) == PAIR_EE;
     pair_dist(pair_kind(c, k), y, &d2, gd, NULL);
-    if (!(d2 < dh2 && d2 > 0)) continue;
+    double s2 = off_d2(c, d2);
+    if (!(s2 < dh2 && s2 > 0)) continue;
     /* r between the closest points: the first primitive's gradients sum
      * to 2 r (its weights sum to 1); w_a = grad_a . r / (2 |r|^2) */
     double r[3] = {0, 0, 0}, rr = 0, w[4], N[3];
@@ -685,7 +713,7 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
       tide_edge_mollifier(y, 1e-3 * c->eps_x[c->ee[qq * 2]] * c->eps_x[c->ee[qq * 2 + 1]], &mo,
                           NULL, NULL);
     }
-    double lam = -c->kappa * mo * tide_barrier_gradient(d2, dh2) * 2 * sqrt(d2) / dtt;
+    double lam = -c->kappa * mo * tide_barrier_gradient(s2, dh2) * 2 * sqrt(d2) / dtt;
     if (!(lam > 0)) continue;
     memcpy(c->fr_nodes + n * 4, nd, sizeof nd);
     tide_friction_contact_set(&c->fr[n], 4, 3, w, N, mu, lam);

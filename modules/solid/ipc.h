@@ -52,6 +52,16 @@ void tide_ipc_free(tide_ipc *c);
 size_t tide_ipc_bytes(const tide_ipc *c);
 double tide_ipc_kappa(const tide_ipc *c);
 void tide_ipc_set_kappa(tide_ipc *c, double kappa);
+/* The contact offset xi [m] (default 0; Codimensional IPC, Li, Kaufman &
+ * Jiang 2021, ipc-toolkit's dmin): the sum of the two primitives' half
+ * thicknesses (shells h/2 each, rods their radius), uniform over the mesh.
+ * Each pair's barrier becomes b(d^2 - xi^2, dhat^2 + 2 xi dhat): active for
+ * distances in (xi, xi + dhat), infinite at xi; the CCD keeps the gap
+ * d - xi (ccd.h tide_ccd_pair_offset); tide_ipc_min_distance reports the
+ * gap d - xi (touching: gap <= 0); candidates within dhat + xi.  xi < 0 or
+ * non-finite: TIDE_EINVAL. */
+int tide_ipc_set_offset(tide_ipc *c, double xi);
+double tide_ipc_offset(const tide_ipc *c);
 
 /* IPC's kappa_min (barrier.h) for mesh m: its mean nodal mass and the
  * diagonal of its rest bounding box, threshold dhat [m] (squared
@@ -65,7 +75,9 @@ int tide_ipc_update(tide_ipc *c, const double *x, double move);
  * and the first pair at distance 0 (intersecting or touching) as a
  * message-ready description: sets *touching to 1 and fills kind (0
  * point-triangle, 1 edge-edge, 2 point-edge: nodes[3] repeats nodes[2])
- * and the four nodes. */
+ * and the four nodes.  When no pair touches (*touching = 0) kind and
+ * nodes describe the closest pair (the first of equals; untouched when
+ * there is no candidate). */
 double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, int *kind,
                              int32_t *nodes);
 

@@ -282,7 +282,7 @@ static int m_step_newmark(lua_State *L) {
 
 static const char *const newton_keys[] = {
     "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
-    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", "mu", "kappa_adapt", "check", NULL};
+    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", "mu", "kappa_adapt", "check", "contact_offset", NULL};
 static const char *const guess_choices[] = {"predicted", "start", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
@@ -309,6 +309,7 @@ static int m_step_newton(lua_State *L) {
   so.guess = tide_opt_choice(&o, "guess", "predicted", guess_choices);
   so.dhat = tide_opt_num(&o, "dhat", 0, 0, HUGE_VAL);
   so.kappa = tide_opt_num(&o, "kappa", 0, 0, HUGE_VAL);
+  so.contact_offset = tide_opt_num(&o, "contact_offset", 0, 0, HUGE_VAL);
   so.mu = tide_opt_num(&o, "mu", 0, 0, HUGE_VAL);
   so.kappa_adapt = tide_opt_bool(&o, "kappa_adapt", 1);
   so.check = tide_opt_bool(&o, "check", 0);

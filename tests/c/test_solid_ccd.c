@@ -8,7 +8,9 @@
  * closest features) stays positive, and at the end >= s d0; the step is
  * 1 for tiny motions far from contact, positive for tangential motion at a
  * tiny gap, and for a head-on crossing within a factor 0.9 (1 - s) of the
- * exact time of impact (no needless shortening). */
+ * exact time of impact (no needless shortening).  The same with a minimum
+ * separation xi (tide_ccd_pair_offset): never within xi, the gap beyond
+ * xi kept the same way. */
 #include "check.h"
 #include "solid/ccd.h"
 #include "solid/distance.h"
@@ -47,6 +49,21 @@ static double check_case(dist_fn f, ccd_fn c, int n, const double *x, const doub
   CHECK(m > 0, "%s: the pair stays apart up to t = %.6g (min distance %.3g)", what, t, m);
   CHECK(dend >= s * sqrt(d2) * (1 - 1e-12), "%s: at t the distance %.3g >= s d0 = %.3g", what, dend,
         s * sqrt(d2));
+  return t;
+}
+
+/* with minimum separation xi: the distance stays > xi along [0, t] and
+ * ends >= xi + s (d0 - xi) */
+static double check_offset(dist_fn f, int kind, int n, const double *x, const double *dx,
+                           double xi, const char *what) {
+  double s = 0.1, d2;
+  f(x, &d2, NULL, NULL);
+  double t = tide_ccd_pair_offset(kind, x, dx, xi, s, 1.0, 10000), dend;
+  double m = min_along(f, n, x, dx, t, &dend), g0 = sqrt(d2) - xi;
+  CHECK(t >= 0 && t <= 1, "%s: step %.3g in [0, 1]", what, t);
+  CHECK(m > xi, "%s: beyond the offset %.3g up to t = %.6g (min distance %.3g)", what, xi, t, m);
+  CHECK(dend - xi >= s * g0 * (1 - 1e-9), "%s: at t the gap %.3g >= s (d0 - xi) = %.3g", what,
+        dend - xi, s * g0);
   return t;
 }
 
@@ -124,5 +141,32 @@ int main(void) {
     else
       check_case(tide_dist_edge_edge, tide_ccd_edge_edge, 12, x, dx, what);
   }
+  /* minimum separation xi (a contact offset): the point through the face,
+   * the crossing edges, the 3D point through a segment and random pairs
+   * starting beyond xi never come within xi along the step, end at >= xi +
+   * s (d0 - xi), and the head-on step is within 0.9 (1 - s) of the exact
+   * time of reaching xi */
+  static const dist_fn fk[3] = {tide_dist_point_triangle, tide_dist_edge_edge,
+                                tide_dist_point_edge_3d};
+  t = check_offset(fk[0], 0, 12, T, V, 0.3, "offset: point through face");
+  CHECK(t >= 0.9 * 0.9 * 0.07 * 0.999 && t < 0.07, "offset: t = %.6g vs reaching xi at 0.07", t);
+  t = check_offset(fk[1], 1, 12, E, VE, 0.1, "offset: edges crossing");
+  CHECK(t >= 0.9 * 0.9 * 0.02 * 0.999 && t < 0.02, "offset edges: t = %.6g vs 0.02", t);
+  check_offset(fk[2], 2, 9, R, VR, 0.5, "offset: 3D point through edge");
+  check_offset(fk[1], 1, 12, Ps, VS, 0.5e-6, "offset: edges sliding at xi / 2 beyond");
+  for (int trial = 0; trial < 300; trial++) {
+    double x[12], dx[12], d2;
+    for (int i = 0; i < 12; i++)
+      x[i] = rnd(), dx[i] = 2 * rnd();
+    int kind = trial % 3;
+    fk[kind](x, &d2, NULL, NULL);
+    char what[64];
+    snprintf(what, sizeof what, "offset random trial %d", trial);
+    check_offset(fk[kind], kind, kind == 2 ? 9 : 12, x, dx, 0.5 * sqrt(d2), what);
+  }
+  double z2;
+  tide_dist_point_triangle(T, &z2, NULL, NULL);
+  CHECK(tide_ccd_pair_offset(0, T, V, sqrt(z2), 0.1, 1, 100) == 0,
+        "offset: a pair at distance xi returns 0");
   return check_report();
 }

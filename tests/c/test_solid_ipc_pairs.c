@@ -15,7 +15,12 @@
  * over the lower's nodes or over its segments' middles: the point-edge
  * pairs repel (equal and opposite forces, upward on the upper rod), their
  * gradient matches central differences, and the CCD step bound stops the
- * upper rod pushed down through the lower one short of contact. */
+ * upper rod pushed down through the lower one short of contact.  Both again
+ * with a contact offset xi (Codimensional IPC's thickness: rods of radius
+ * 5 mm, shells of thickness 1 mm) and the gap beyond it a fraction of dhat:
+ * the same checks on the gap (gradient, Hessian along p and friction vs
+ * FD, the CCD stop short of the offset), and a rod moved inside the offset
+ * is reported touching with the gap -xi/2 and an infinite barrier. */
 #include "check.h"
 #include "solid/integrate.h"
 #include "solid/ipc.h"
@@ -93,12 +98,13 @@ static tide_tetmesh *two_rods(int d, double gap, double shift) {
   return m;
 }
 
-static void parallel_rods(int d, double shift) {
+static void parallel_rods(int d, double shift, double xi) {
   double dhat = 0.02;
-  tide_tetmesh *m = two_rods(d, 0.3 * dhat, shift);
+  tide_tetmesh *m = two_rods(d, xi + 0.3 * dhat, shift);
   int64_t nv = m->nv, N = nv * d;
   tide_ipc *c = NULL;
-  CHECK(!tide_ipc_new(m, dhat, 50, &c), "ipc (rods)");
+  CHECK(!tide_ipc_new(m, dhat, 50, &c) && !tide_ipc_set_offset(c, xi), "ipc (rods)");
+  CHECK(tide_ipc_set_offset(c, -1) == TIDE_EINVAL && tide_ipc_offset(c) == xi, "offset < 0 refused");
   double *x = malloc((size_t)N * sizeof(double)), *g = calloc((size_t)N, sizeof(double));
   double *xp = malloc((size_t)N * sizeof(double)), *fd = malloc((size_t)N * sizeof(double));
   memcpy(x, TIDE_F64P(m->x), (size_t)N * sizeof(double));
@@ -111,16 +117,18 @@ static void parallel_rods(int d, double shift) {
         shift, up, down);
   fd_gradient(c, x, N, xp, fd);
   double worst = check_relerr((int)N, g, fd, 0);
-  CHECK(worst <= 1e-5, "%dD parallel rods (shift %g): gradient vs FD %.3g", d, shift, worst);
+  CHECK(worst <= 1e-5, "%dD parallel rods (shift %g, xi %g): gradient vs FD %.3g", d, shift, xi,
+        worst);
   int64_t n;
   int *I, *J;
   double *V;
   CHECK(!tide_ipc_hessian(c, x, NULL, &n, &I, &J, &V) && n > 0 && n % (d == 3 ? 144 : 64) == 0,
         "parallel rods: Hessian triplets %lld", (long long)n);
-  /* the upper rod pushed down by twice its gap: the CCD bound stops it */
+  /* the upper rod pushed down by twice its gap (beyond the offset) and
+   * through the offset: the CCD bound stops it short of the offset */
   double *p = calloc((size_t)N, sizeof(double));
   for (int64_t i = 5; i < nv; i++)
-    p[i * d + 1] = -0.6 * dhat;
+    p[i * d + 1] = -0.6 * dhat - xi;
   /* the curvature along p (the pairs' normals: there the projected
    * Hessian is the exact one) vs differences of the gradient */
   double pHp = 0, fdc = 0, hh = 1e-9;
@@ -136,7 +144,7 @@ static void parallel_rods(int d, double shift) {
   CHECK(fabs(pHp - fdc) <= 1e-5 * fabs(fdc), "%dD parallel rods: p^T H p %.8g vs FD %.8g", d, pHp,
         fdc);
   tide_ipc_triplets_free(n, I, J, V);
-  CHECK(!tide_ipc_update(c, x, 0.6 * dhat), "update (motion)");
+  CHECK(!tide_ipc_update(c, x, 0.6 * dhat + xi), "update (motion)");
   double alpha = tide_ipc_step_bound(c, x, p);
   CHECK(alpha > 0 && alpha < 0.5, "%dD parallel rods (shift %g): CCD step %g in (0, 0.5)", d, shift,
         alpha);
@@ -145,26 +153,36 @@ static void parallel_rods(int d, double shift) {
   int touching = 1, kind;
   int32_t nd[4];
   double dmin = tide_ipc_min_distance(c, xp, &touching, &kind, nd);
-  CHECK(!touching && dmin > 0.09 * 0.3 * dhat, "parallel rods: after the bounded step %g apart",
-        dmin);
+  CHECK(!touching && dmin > 0.09 * 0.3 * dhat,
+        "parallel rods: after the bounded step %g apart beyond the offset %g", dmin, xi);
+  CHECK(isfinite(tide_ipc_energy(c, xp)), "parallel rods: finite barrier after the bounded step");
+  if (xi > 0) {
+    /* inside the offset (the centrelines apart by xi / 2): the barrier is
+     * infinite and the pair is reported touching */
+    for (int64_t q = 0; q < N; q++)
+      xp[q] = x[q] + (0.3 * dhat + 0.5 * xi) / (0.6 * dhat + xi) * p[q];
+    double din = tide_ipc_min_distance(c, xp, &touching, &kind, nd);
+    CHECK(touching && din < 0 && fabs(din + 0.5 * xi) < 1e-9,
+          "%dD rods inside the offset: touching, gap %g (expected %g)", d, din, -0.5 * xi);
+    CHECK(isinf(tide_ipc_energy(c, xp)), "%dD rods inside the offset: infinite barrier", d);
+  }
   printf(
-      "%dD parallel rods, shift %g: force %.4g, gradient FD %.2e, CCD step %.4f, then %.3g apart\n",
-      d, shift, up, worst, alpha, dmin);
+      "%dD parallel rods, shift %g, offset %g: force %.4g, gradient FD %.2e, CCD step %.4f, then "
+      "%.3g apart beyond the offset\n",
+      d, shift, xi, up, worst, alpha, dmin);
   free(p), free(x), free(g), free(xp), free(fd);
   tide_ipc_free(c);
   tide_tetmesh_free(m);
 }
 
-int main(void) {
-  parallel_rods(3, 0);
-  parallel_rods(3, 0.05);
-  parallel_rods(2, 0); /* 2D: IPC's point-edge pairs */
-  parallel_rods(2, 0.05);
+/* the two cloths a fraction of dhat apart beyond the offset xi: friction
+ * lag, equal and opposite barrier forces, gradient vs FD, triplets */
+static void cloths(double xi) {
   double dhat = 0.02, dt = 0.01;
-  tide_tetmesh *m = two_cloths(0.3 * dhat);
+  tide_tetmesh *m = two_cloths(xi + 0.3 * dhat);
   int64_t nv = m->nv, N = nv * 3;
   tide_ipc *c = NULL;
-  CHECK(!tide_ipc_new(m, dhat, 50, &c), "ipc");
+  CHECK(!tide_ipc_new(m, dhat, 50, &c) && !tide_ipc_set_offset(c, xi), "ipc");
   double *xr = malloc((size_t)N * sizeof(double)), *x = malloc((size_t)N * sizeof(double));
   double *g = malloc((size_t)N * sizeof(double)), *xp = malloc((size_t)N * sizeof(double));
   memcpy(xr, TIDE_F64P(m->x), (size_t)N * sizeof(double));
@@ -213,9 +231,24 @@ int main(void) {
     CHECK(n >= nfr * 144 && n % 144 == 0, "triplets %lld", (long long)n);
     tide_ipc_triplets_free(n, I, J, V);
   }
-  printf("%lld frictional pairs; worst gradient FD error %.2e\n", (long long)nfr, worst);
+  printf("cloths, offset %g: %lld frictional pairs; worst gradient FD error %.2e\n", xi,
+         (long long)nfr, worst);
   free(xr), free(x), free(g), free(xp);
   tide_ipc_free(c);
   tide_tetmesh_free(m);
+}
+
+int main(void) {
+  parallel_rods(3, 0, 0);
+  parallel_rods(3, 0.05, 0);
+  parallel_rods(2, 0, 0); /* 2D: IPC's point-edge pairs */
+  parallel_rods(2, 0.05, 0);
+  /* with a contact offset (two rods of radius 5 mm: xi = 1 cm = dhat / 2) */
+  parallel_rods(3, 0, 0.01);
+  parallel_rods(3, 0.05, 0.01);
+  parallel_rods(2, 0, 0.01);
+  parallel_rods(2, 0.05, 0.01);
+  cloths(0);
+  cloths(1e-3); /* two shells of thickness 1 mm: xi = 2 x 0.5 mm */
   return check_report();
 }

@@ -19,7 +19,9 @@
 --   - a cloth resting on a plane barrier with such a kappa (one Newton
 --     iteration per step, the gap shrinking step after step): kappa
 --     doubles across steps and the gap settles above 1e-9 of the
---     bounding box, steady; with kappa fixed it collapses below 1e-20 m.
+--     bounding box, steady; with kappa fixed it collapses below 1e-20 m;
+--   - kept fixed far too small the step fails naming the node (plane
+--     barrier) or the point-triangle pair (two solids) and the remedy.
 local tide = require "tide"
 local T = require "tide.testing"
 local S, A = tide.solid, tide.array
@@ -171,6 +173,55 @@ do
   T.check(msg and msg:find("node %d+'s distance to a barrier collider underflowed")
     and msg:find("kappa_adapt = true or a larger kappa", 1, true), "fixed kappa: the error names the node and the remedy")
   T.check(last < 1e-60, "fixed kappa: the gap had collapsed")
+
+  -- two solids with the adaptive kappa: a 6 x 6 sheet resting on a pinned larger sheet (one merged
+  -- mesh, point-triangle pairs); the fixed-kappa failure between two solids is the next block
+  -- with the adaptive kappa (from 1e-6) the sheets rest apart, every step converged: the gap
+  -- dips while kappa rises (3e-16 m), then rests at 1.2e-8 m, above eps = 1e-9 bbox
+  local lower2 = S.sheet { origin = { -0.15, 0, -0.15 }, u = { 0.3, 0, 0 }, v = { 0, 0, 0.3 }, cells = { 6, 6 } }
+  local upper2 = S.sheet { origin = { -0.087, 5e-4, -0.093 }, u = { 0.2, 0, 0 }, v = { 0, 0, 0.2 }, cells = { 6, 6 } }
+  for _, sh in ipairs { lower2, upper2 } do sh:shell { E = 1e5, thickness = 1e-3, density = 300 } end
+  lower2:pin(function() return true end)
+  local two2 = S.merge { lower2, upper2 }
+  local aconv, alow, agap, ak = 0, math.huge, 0, 0
+  for _ = 1, 60 do
+    local st = two2:step_newton { dt = dt, dhat = dhat, kappa = 1e-6, maxit = 200 }
+    aconv, alow, agap, ak = aconv + (st.converged and 1 or 0), math.min(alow, st.min_distance), st.min_distance, st.kappa
+  end
+  local beps = 1e-9 * math.sqrt(2 * 0.3 ^ 2 + 5e-4 ^ 2)
+  print(string.format("two sheets, adaptive kappa: %d/60 steps converged, kappa %.3g, gap at rest %.3g m (eps %.3g m), smallest %.3g m",
+    aconv, ak, agap, beps, alow))
+  T.check(aconv == 60 and agap > beps and ak > 1e-6, "two solids, adaptive kappa: every step converged, kappa raised, the gap at rest above eps")
+end
+
+-- the same between two solids (the self-contact pairs of a merged mesh): a
+-- cloth dropped onto a pinned sheet with a fixed kappa far too small for
+-- its weight (1e-200): the gap falls by ~30 decades per step until the
+-- barrier's b'' overflows; the step fails naming the point-triangle pair and
+-- the remedy, never a NaN in the assembly or the solution
+do
+  local lower = S.sheet { origin = { -0.2, 0, -0.2 }, u = { 0.4, 0, 0 }, v = { 0, 0, 0.4 }, cells = { 2, 2 } }
+  lower:shell { E = 1e5, thickness = 1e-3 }
+  lower:pin(function() return true end)
+  local upper = S.sheet { origin = { -0.1, 5e-4, -0.1 }, u = { 0.2, 0, 0 }, v = { 0, 0, 0.2 }, cells = { 6, 6 } }
+  upper:shell { E = 1e5, thickness = 1e-3, density = 300 }
+  local m = S.merge { lower, upper }
+  local failed, msg, last = nil, nil, math.huge
+  for n = 1, 10 do
+    local ok, st = pcall(m.step_newton, m, { dt = dt, dhat = dhat, kappa = 1e-200, kappa_adapt = false, maxit = 30 })
+    if not ok then failed, msg = n, tostring(st) break end
+    last = st.min_distance
+    T.check(last > 0 and last == last, "solid-solid fixed kappa: step " .. n .. " keeps a positive finite gap")
+  end
+  print(string.format("solid-solid fixed kappa 1e-200: step %s fails (gap before %.3g m): %s", failed, last, msg))
+  T.check(failed ~= nil, "solid-solid fixed kappa: the collapsing gap ends the run with an error")
+  T.check(msg and msg:find("contact distance of a point and a triangle %(nodes %d+ | %d+ %d+ %d+%)")
+    and msg:find("not finite", 1, true) and msg:find("kappa_adapt = true or a larger kappa", 1, true)
+    and not msg:lower():find("nan", 1, true), "solid-solid fixed kappa: the error names the pair and the remedy")
+  T.check(last < 1e-30, "solid-solid fixed kappa: the gap had collapsed")
+  for i = 1, m.nv do
+    for k = 1, 3 do T.check(m.x:get(i, k) == m.x:get(i, k), "solid-solid fixed kappa: positions stay finite") end
+  end
 end
 
 -- check = true: the invariant is checked after the step and a violation

@@ -97,7 +97,7 @@ return {
     returns = "stats table", ref = "Irving thesis 3.1", see = see,
   },
   ["tide.TetMesh:step_newton"] = {
-    sig = "m:step_newton{ dt =, tol = 1e-6, maxit = 50, project = true, reuse = true, solver = \"auto\", colliders, contact = \"friction\", eps_v = 1e-4, friction_iterations = 2, friction_tol = 0.02, guess = \"predicted\", dhat = 0, kappa, mu = 0, kappa_adapt = true, check = false } -> stats",
+    sig = "m:step_newton{ dt =, tol = 1e-6, maxit = 50, project = true, reuse = true, solver = \"auto\", colliders, contact = \"friction\", eps_v = 1e-4, friction_iterations = 2, friction_tol = 0.02, guess = \"predicted\", dhat = 0, kappa, contact_offset = 0, mu = 0, kappa_adapt = true, check = false } -> stats",
     does = "Backward Euler as minimisation of the incremental potential 1/2 |x - xhat|_M^2 + dt^2 sum V psi(F) + damping + IPC's smoothed lagged friction, subject to the colliders: projected Newton with PSD-projected element Hessians, CHOLMOD, Armijo line search. converged is true only when |dx|_inf/dt < tol. dhat > 0 turns on IPC contact among the mesh's own primitives (barrier, CCD in the line search); contact = \"barrier\" makes the colliders IPC barriers too (node-collider distance with the same dhat and kappa, conservative advancement on the SDF, lagged friction from the barrier's normal forces) instead of projected constraints.",
     args = { { "dt", "number > 0", "required", "[s]" }, { "tol", "number > 0", "1e-6", "|dx|_inf / dt [m/s]" }, { "maxit", "integer", "50", "Newton iterations" },
       { "project", "boolean", "true", "PSD-project element Hessians" }, { "reuse", "boolean", "true", "keep the symbolic analysis" }, { "solver", "\"auto\" | \"cholmod\" | \"ldlt\"", "\"auto\"", "" },
@@ -107,10 +107,11 @@ return {
       { "guess", "\"predicted\" | \"start\"", "\"predicted\"", "Newton's start: xhat or the start positions (static solves)" },
       { "dhat", "number >= 0", "0", "IPC barrier threshold [m]; > 0: contact among the mesh's primitives (3D: point-triangle, edge-edge, point-rod segment; 2D: point-segment of rods and boundaries)" },
       { "kappa", "number >= 0", "IPC's kappa_min", "barrier stiffness [kg m^2 / m^4]" },
+      { "contact_offset", "number >= 0", "0", "minimum separation xi [m] of the mesh's primitives (Codimensional IPC's thickness; needs dhat): the barrier acts between xi and xi + dhat, the CCD keeps every pair beyond xi, min_distance is the gap beyond xi. 0: mid-surfaces and centrelines rest within dhat; two shells of thickness h: h; two rods of radius r: 2 r" },
       { "mu", "number >= 0", "0", "friction coefficient between the mesh's own primitives (IPC lagged friction on the pairs; needs dhat)" },
       { "kappa_adapt", "boolean", "true", "IPC's adaptive kappa: doubles (up to 100 max(kappa, kappa_min)) while the smallest distance is below 1e-9 bbox and shrank since the last Newton iterate (across steps); kept on the mesh and in checkpoints. With it false and kappa far too small for the load the gap can underflow: the step then fails naming the node or pair" },
       { "check", "boolean", "false", "with contact: check the never-intersect invariant after the step (every contact pair apart, exact segment-triangle test in 3D, nodes outside barrier colliders); a violation is an error naming the primitives" } },
-    returns = "{ converged, iterations, residual, friction_iterations, friction_change, contacts, ccd_limited, kappa, kappa_updates, min_distance (with dhat), ... }", ref = "Li et al. 2020 (IPC) Sec. 4-5; Bertsekas 1982 (projected Newton)", see = see,
+    returns = "{ converged, iterations, residual, friction_iterations, friction_change, contacts, ccd_limited, kappa, kappa_updates, min_distance (with dhat), ... }", ref = "Li et al. 2020 (IPC) Sec. 4-5; Li, Kaufman & Jiang 2021 (Codimensional IPC: contact offset); Bertsekas 1982 (projected Newton)", see = see,
   },
   ["tide.TetMesh:collide"] = {
     sig = "m:collide{ dt =, colliders =, contact = \"friction\" } -> count", does = "Project penetrating nodes out of the colliders and fix their velocities (what step_linear does after its update).",
