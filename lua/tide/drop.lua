@@ -183,6 +183,23 @@ function drop.max_dt(S)
 end
 
 --- Advance by dt; returns the projection statistics.
+-- field extended from its valid faces into the air along the normals of S.phi (linearly: Aslam,
+-- tide.liquid.extend; else constant), then the walls closed
+local function extend_into_air(S, field, valid, linear)
+  local P = S.P
+  if P then
+    time("extrapolate", P.extend, P, field, S.phi, valid, { linear = linear })
+    P:enforce_walls(field, S.solid)
+    return
+  end
+  if linear then
+    time("extrapolate", liquid.extend, field, S.phi, valid)
+  else
+    time("extrapolate", grid.extrapolate, { phi = S.phi, field = field, valid = valid })
+  end
+  field:enforce_walls(S.solid, false, nil, S.open)
+end
+
 function drop.step(S, dt)
   local g, u, P = S.grid, S.u, S.P
   -- 1-2. move the surface, keep the volume
@@ -244,25 +261,9 @@ function drop.step(S, dt)
     S.valid_s = S.valid_s or g:mac("u8")
     S.us:copy(u)
     S.valid_s:copy(S.valid)
-    if P then
-      time("extrapolate", P.extend, P, S.us, S.phi, S.valid_s, { linear = true })
-      P:enforce_walls(S.us, S.solid)
-    else
-      time("extrapolate", liquid.extend, S.us, S.phi, S.valid_s)
-      S.us:enforce_walls(S.solid, false, nil, S.open)
-    end
+    extend_into_air(S, S.us, S.valid_s, true)
   end
-  if P then
-    time("extrapolate", P.extend, P, u, S.phi, S.valid, { linear = S.extend == "linear" })
-    P:enforce_walls(u, S.solid)
-  else
-    if S.extend == "linear" then
-      time("extrapolate", liquid.extend, u, S.phi, S.valid)
-    else
-      time("extrapolate", grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
-    end
-    u:enforce_walls(S.solid, false, nil, S.open)
-  end
+  extend_into_air(S, u, S.valid, S.extend == "linear")
   local vmax = u:max_speed()
   if vmax ~= vmax or vmax == math.huge then
     raise(string.format("tide.drop.step: the velocity is not finite at t = %g s (step %d): the run blew up", S.t, S.steps + 1))

@@ -756,7 +756,7 @@ static int newton_factor_failed(int s, const tide_step_opts *o, const solid_work
      * d^4 swamps the mass and elasticity, and the factorization fails in
      * rounding (the gap had collapsed: kappa too small for the load) */
     int tc = 0, kind = 0;
-    int32_t nd[4];
+    int32_t nd[4] = {0, 0, 0, 0};
     double d = tide_ipc_min_distance(w->ipc, x, &tc, &kind, nd);
     if (d < w->kappa_eps) {
       char buf[128];

@@ -311,6 +311,17 @@ static void gather(const double *x, const int32_t *nd, double *y) {
     memcpy(y + a * 3, x + (int64_t)nd[a] * 3, 3 * sizeof(double));
 }
 
+/* candidate k's stencil nodes (nd, may be NULL) and squared distance at x */
+static double pair_d2(const tide_ipc *c, int64_t k, const double *x, int32_t *nd) {
+  int32_t own[4];
+  double y[12], d2;
+  if (!nd) nd = own;
+  pair_nodes(c, k, nd);
+  gather(x, nd, y);
+  pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
+  return d2;
+}
+
 /* The offset barrier's argument and threshold (Codimensional IPC, Li,
  * Kaufman & Jiang 2021): b(d^2 - xi^2, dhat^2 + 2 xi dhat), active for
  * distances in (xi, xi + dhat); its derivatives in d^2 are b's. */
@@ -368,25 +379,14 @@ double tide_ipc_min_distance(const tide_ipc *c, const double *x, int *touching, 
   int64_t tot = c->npt + c->nee + c->npe, first = tot; /* the first pair at distance 0 */
 #pragma omp parallel for schedule(static) reduction(min : best, first) if (tot > 4096)
   for (int64_t k = 0; k < tot; k++) {
-    int32_t nd[4];
-    double y[12], d2;
-    pair_nodes(c, k, nd);
-    gather(x, nd, y);
-    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
-    double gap = sqrt(d2) - c->xi; /* beyond the offset */
+    double gap = sqrt(pair_d2(c, k, x, NULL)) - c->xi; /* beyond the offset */
     if (!(gap > 0) && k < first) first = k;
     best = fmin(best, gap);
   }
   *touching = first < tot;
   if (!*touching && tot > 0) /* the closest pair: the first at the smallest distance */
-    for (int64_t k = 0; k < tot && first == tot; k++) {
-      int32_t nd[4];
-      double y[12], d2;
-      pair_nodes(c, k, nd);
-      gather(x, nd, y);
-      pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
-      if (sqrt(d2) == best) first = k;
-    }
+    for (int64_t k = 0; k < tot && first == tot; k++)
+      if (sqrt(pair_d2(c, k, x, NULL)) - c->xi == best) first = k;
   if (first < tot) {
     *kind = pair_kind(c, first);
     pair_nodes(c, first, nodes);
@@ -424,14 +424,8 @@ static int active_pairs(const tide_ipc *c, const double *x, int32_t **act, size_
   int32_t *f = *act;
   double dh2 = off_dh2(c);
 #pragma omp parallel for schedule(static) if (tot > 4096)
-  for (int64_t k = 0; k < tot; k++) {
-    int32_t nd[4];
-    double y[12], d2;
-    pair_nodes(c, k, nd);
-    gather(x, nd, y);
-    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
-    f[k] = off_d2(c, d2) < dh2;
-  }
+  for (int64_t k = 0; k < tot; k++)
+    f[k] = off_d2(c, pair_d2(c, k, x, NULL)) < dh2;
   int64_t n = 0;
   for (int64_t k = 0; k < tot; k++)
     if (f[k]) f[n++] = (int32_t)k; /* n <= k: in place */
@@ -584,10 +578,7 @@ int tide_ipc_hessian(const tide_ipc *c, const double *x, const uint8_t *pinned, 
     int32_t nd[4];
     char buf[128];
     int64_t k = act[bad];
-    pair_nodes(c, k, nd);
-    double y[12], d2;
-    gather(x, nd, y);
-    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
+    double d2 = pair_d2(c, k, x, nd);
     tide_ipc_triplets_free(nb * bs, *I, *J, *V);
     *I = *J = NULL, *V = NULL, *n = 0;
     tide_free(act, cap);
@@ -655,12 +646,7 @@ int tide_ipc_friction_lag(tide_ipc *c, const double *xref, const double *xn, dou
   if (c->dim == 2) xn = lift(c, xn, c->xn3); /* kept: the friction terms read it */
   int64_t tot = c->npt + c->nee + c->npe, na = 0;
   for (int64_t k = 0; k < tot; k++) { /* the pairs within dhat */
-    int32_t nd[4];
-    double y[12], d2;
-    pair_nodes(c, k, nd);
-    gather(xref, nd, y);
-    pair_dist(pair_kind(c, k), y, &d2, NULL, NULL);
-    d2 = off_d2(c, d2);
+    double d2 = off_d2(c, pair_d2(c, k, xref, NULL));
     na += d2 < off_dh2(c) && d2 > 0;
   }
   if (na > c->cap_fr) {

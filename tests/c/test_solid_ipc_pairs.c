@@ -22,6 +22,7 @@
  * FD, the CCD stop short of the offset), and a rod moved inside the offset
  * is reported touching with the gap -xi/2 and an infinite barrier. */
 #include "check.h"
+#include "solid/distance.h"
 #include "solid/integrate.h"
 #include "solid/ipc.h"
 #include "solid/thin.h"
@@ -150,11 +151,29 @@ static void parallel_rods(int d, double shift, double xi) {
         alpha);
   for (int64_t q = 0; q < N; q++)
     xp[q] = x[q] + alpha * p[q];
-  int touching = 1, kind;
-  int32_t nd[4];
+  int touching = 1, kind = -1;
+  int32_t nd[4] = {-1, -1, -1, -1};
   double dmin = tide_ipc_min_distance(c, xp, &touching, &kind, nd);
   CHECK(!touching && dmin > 0.09 * 0.3 * dhat,
         "parallel rods: after the bounded step %g apart beyond the offset %g", dmin, xi);
+  /* no pair touches: kind and nodes name the closest pair (nodes of both
+   * rods, at the reported gap beyond the offset) */
+  {
+    int np = kind == 1 ? 4 : 3, ok = kind == 1 || kind == 2;
+    double y[12] = {0}, d2 = HUGE_VAL;
+    for (int a = 0; ok && a < np; a++) {
+      ok = nd[a] >= 0 && nd[a] < nv;
+      for (int k = 0; ok && k < d; k++)
+        y[a * 3 + k] = xp[nd[a] * d + k];
+    }
+    ok = ok && (nd[0] < 5) != (nd[np - 1] < 5);
+    if (ok) (kind == 1 ? tide_dist_edge_edge : tide_dist_point_edge_3d)(y, &d2, NULL, NULL);
+    double dp = sqrt(d2) - xi;
+    CHECK(ok && fabs(dp - dmin) <= 1e-12 + 1e-9 * dmin,
+          "%dD parallel rods (offset %g): the closest pair reported (kind %d, nodes %d %d | %d, gap "
+          "%g vs %g)",
+          d, xi, kind, nd[0] + 1, nd[1] + 1, nd[2] + 1, dp, dmin);
+  }
   CHECK(isfinite(tide_ipc_energy(c, xp)), "parallel rods: finite barrier after the bounded step");
   if (xi > 0) {
     /* inside the offset (the centrelines apart by xi / 2): the barrier is
