@@ -30,45 +30,9 @@ int tide_sph_kernel_init(tide_sph_kernel *k, int kind, int dim, double H) {
   return TIDE_OK;
 }
 
-/* The kernels, static inline so the pair loops below inline them: the
- * exported tide_sph_W/dW are interposable in the position-independent
- * build and were called out of line per pair.  Same arithmetic (ISO C,
- * no contraction), so the same bits. */
-static inline double kW(const tide_sph_kernel *k, double r) {
-  double q = r / k->H;
-  if (q >= 1) return 0;
-  if (k->kind == TIDE_SPH_CUBIC) {
-    double s = 2 * q;
-    if (s < 1) return k->sigma * (1 - 1.5 * s * s + 0.75 * s * s * s);
-    double t = 2 - s;
-    return k->sigma * 0.25 * t * t * t;
-  }
-  double t = 1 - q, t2 = t * t;
-  return k->sigma * t2 * t2 * (1 + 4 * q);
-}
+double tide_sph_W(const tide_sph_kernel *k, double r) { return tide_sph_kernel_W(k, r); }
 
-static inline double kdW(const tide_sph_kernel *k, double r) {
-  double q = r / k->H;
-  if (q >= 1) return 0;
-  if (k->kind == TIDE_SPH_CUBIC) {
-    double s = 2 * q, h = 0.5 * k->H;
-    if (s < 1) return k->sigma / h * (-3 * s + 2.25 * s * s);
-    double t = 2 - s;
-    return -k->sigma / h * 0.75 * t * t;
-  }
-  double t = 1 - q;
-  return -20 * q * t * t * t * k->sigma / k->H;
-}
-
-static inline void kgradW(const tide_sph_kernel *k, int d, const double *xij, double r, double *g) {
-  double s = r > 0 ? kdW(k, r) / r : 0;
-  for (int a = 0; a < d; a++)
-    g[a] = s * xij[a];
-}
-
-double tide_sph_W(const tide_sph_kernel *k, double r) { return kW(k, r); }
-
-double tide_sph_dW(const tide_sph_kernel *k, double r) { return kdW(k, r); }
+double tide_sph_dW(const tide_sph_kernel *k, double r) { return tide_sph_kernel_dW(k, r); }
 
 /* -------------------------------------------------------------- Morton */
 
@@ -128,7 +92,7 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
     for (int i = -R; i <= R; i++)
       for (int j = -R; j <= R; j++)
         for (int k = -kz; k <= kz; k++)
-          sum += kW(&s->K, dx * sqrt((double)(i * i + j * j + k * k)));
+          sum += tide_sph_kernel_W(&s->K, dx * sqrt((double)(i * i + j * j + k * k)));
     s->mass = prm->rho0 / sum;
   }
   s->fbeg = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
@@ -480,7 +444,7 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     const double *xb = bx + b * d;
     int c[3];
     cell_of(s, xb, c);
-    double sum = kW(&s->K, 0);
+    double sum = tide_sph_kernel_W(&s->K, 0);
     int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, cc[3];
     for (int a = 0; a < d; a++) {
       lo[a] = c[a] > 0 ? c[a] - 1 : 0;
@@ -497,7 +461,7 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
               double t = xb[a] - bx[k * d + a];
               r2 += t * t;
             }
-            sum += kW(&s->K, sqrt(r2));
+            sum += tide_sph_kernel_W(&s->K, sqrt(r2));
           }
         }
     /* a band at least as thick as the support fills every fluid
@@ -629,7 +593,7 @@ int tide_sph_density(tide_sph *s) {
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x);
   double *rho = TIDE_F64P(s->rho), *ren = TIDE_F64P(s->ren), m = s->mass;
-  double W0 = kW(&s->K, 0);
+  double W0 = tide_sph_kernel_W(&s->K, 0);
   int renorm = s->renormalize;
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
@@ -638,14 +602,14 @@ int tide_sph_density(tide_sph *s) {
     double f = W0, b = 0, tf = 0, tb = 0, xij[3];
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       double r = diff(d, x + i * d, x + (int64_t)s->nbr[q] * d, xij);
-      f += kW(&s->K, r);
-      if (renorm) tf -= kdW(&s->K, r) * r;
+      f += tide_sph_kernel_W(&s->K, r);
+      if (renorm) tf -= tide_sph_kernel_dW(&s->K, r) * r;
     }
     for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
       int64_t k = s->bnbr[q];
       double r = diff(d, x + i * d, s->bx + k * d, xij);
-      b += s->psi[k] * kW(&s->K, r);
-      if (renorm) tb -= s->psi[k] * kdW(&s->K, r) * r;
+      b += s->psi[k] * tide_sph_kernel_W(&s->K, r);
+      if (renorm) tb -= s->psi[k] * tide_sph_kernel_dW(&s->K, r) * r;
     }
     rho[i] = m * f + b;
     /* l_i = d / tr M_i, tr M_i / d clamped below at 1/4 (few neighbours) */
@@ -687,7 +651,7 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       int64_t j = s->nbr[q];
       double r = diff(d, xi, x + j * d, xij);
-      kgradW(&s->K, d, xij, r, gw);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
       double c = pressure ? pi + p[j] / (rho[j] * rho[j]) * ren[j] : 0;
       if (av > 0) {
         double vx = 0;
@@ -701,7 +665,7 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
     for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
       int64_t k = s->bnbr[q];
       double r = diff(d, xi, s->bx + k * d, xij);
-      kgradW(&s->K, d, xij, r, gw);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
       double c = 2 * pi; /* mirrored: p_b = p_i, rho_b = rho_i */
       if (hydro) {
         /* p_b = p_i + rho_i g . (x_b - x_i): clamped at 0 with the
@@ -792,7 +756,7 @@ int tide_sph_dfsph_factor(tide_sph *s) {
     double Gf[3] = {0, 0, 0}, Gb[3] = {0, 0, 0}, sq = 0, xij[3], gw[3];
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       double r = diff(d, xi, x + (int64_t)s->nbr[q] * d, xij);
-      kgradW(&s->K, d, xij, r, gw);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
       for (int a = 0; a < d; a++) {
         Gf[a] += m * gw[a];
         sq += m * m * gw[a] * gw[a];
@@ -801,7 +765,7 @@ int tide_sph_dfsph_factor(tide_sph *s) {
     for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
       int64_t k = s->bnbr[q];
       double r = diff(d, xi, s->bx + k * d, xij);
-      kgradW(&s->K, d, xij, r, gw);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
       for (int a = 0; a < d; a++)
         Gb[a] += s->psi[k] * gw[a];
     }
@@ -822,14 +786,14 @@ static inline double drho(const tide_sph *s, int64_t i, const double *x, const d
   for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
     int64_t j = s->nbr[q];
     double r = diff(d, xi, x + j * d, xij);
-    kgradW(&s->K, d, xij, r, gw);
+    tide_sph_gradW(&s->K, d, xij, r, gw);
     for (int a = 0; a < d; a++)
       sum += s->mass * (vi[a] - v[j * d + a]) * gw[a];
   }
   for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
     int64_t k = s->bnbr[q];
     double r = diff(d, xi, s->bx + k * d, xij);
-    kgradW(&s->K, d, xij, r, gw);
+    tide_sph_gradW(&s->K, d, xij, r, gw);
     for (int a = 0; a < d; a++)
       sum += s->psi[k] * vi[a] * gw[a];
   }
@@ -853,7 +817,7 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
       double c = ki + kap[j] / rho[j] * ren[j];
       if (c == 0) continue;
       double r = diff(d, xi, x + j * d, xij);
-      kgradW(&s->K, d, xij, r, gw);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
       for (int a = 0; a < d; a++)
         dv[a] += m * c * gw[a];
     }
@@ -861,7 +825,7 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
       for (int64_t q = s->bstart[i]; q < s->bstart[i + 1]; q++) {
         int64_t k = s->bnbr[q];
         double r = diff(d, xi, s->bx + k * d, xij);
-        kgradW(&s->K, d, xij, r, gw);
+        tide_sph_gradW(&s->K, d, xij, r, gw);
         for (int a = 0; a < d; a++)
           dv[a] += s->psi[k] * 2 * ki * gw[a];
       }
@@ -956,7 +920,7 @@ int tide_sph_gradient(const tide_sph *s, const double *A, int symmetric, double 
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       int64_t j = s->nbr[q];
       double r = diff(d, xi, x + j * d, xij);
-      kgradW(&s->K, d, xij, r, gw);
+      tide_sph_gradW(&s->K, d, xij, r, gw);
       double c = symmetric ? m * (A[i] / (rho[i] * rho[i]) + A[j] / (rho[j] * rho[j]))
                            : m / rho[j] * (A[j] - A[i]);
       for (int a = 0; a < d; a++)

@@ -130,13 +130,44 @@ typedef struct tide_sph_kernel {
 } tide_sph_kernel;
 
 int tide_sph_kernel_init(tide_sph_kernel *k, int kind, int dim, double H);
-/* W(r) [1/m^d] and dW/dr [1/m^(d+1)] for r >= 0 (0 beyond H). */
+/* W(r) [1/m^d] and dW/dr [1/m^(d+1)] for r >= 0 (0 beyond H): cubic spline
+ * (Monaghan 1992, support H = 2h) or Wendland C2 (Wendland 1995).  static
+ * inline so the pair loops inline them (the exported tide_sph_W/dW below are
+ * interposable in the position-independent build and were called out of
+ * line per pair); ISO C without contraction, so the same bits either way. */
+static inline double tide_sph_kernel_W(const tide_sph_kernel *k, double r) {
+  double q = r / k->H;
+  if (q >= 1) return 0;
+  if (k->kind == TIDE_SPH_CUBIC) {
+    double s = 2 * q;
+    if (s < 1) return k->sigma * (1 - 1.5 * s * s + 0.75 * s * s * s);
+    double t = 2 - s;
+    return k->sigma * 0.25 * t * t * t;
+  }
+  double t = 1 - q, t2 = t * t;
+  return k->sigma * t2 * t2 * (1 + 4 * q);
+}
+
+static inline double tide_sph_kernel_dW(const tide_sph_kernel *k, double r) {
+  double q = r / k->H;
+  if (q >= 1) return 0;
+  if (k->kind == TIDE_SPH_CUBIC) {
+    double s = 2 * q, h = 0.5 * k->H;
+    if (s < 1) return k->sigma / h * (-3 * s + 2.25 * s * s);
+    double t = 2 - s;
+    return -k->sigma / h * 0.75 * t * t;
+  }
+  double t = 1 - q;
+  return -20 * q * t * t * t * k->sigma / k->H;
+}
+
+/* The same, exported (for the bindings and tests). */
 double tide_sph_W(const tide_sph_kernel *k, double r);
 double tide_sph_dW(const tide_sph_kernel *k, double r);
 /* grad_i W(x_i - x_j) for xij = x_i - x_j of length r (0 for r = 0). */
 static inline void tide_sph_gradW(const tide_sph_kernel *k, int d, const double *xij, double r,
                                   double *g) {
-  double s = r > 0 ? tide_sph_dW(k, r) / r : 0;
+  double s = r > 0 ? tide_sph_kernel_dW(k, r) / r : 0;
   for (int a = 0; a < d; a++)
     g[a] = s * xij[a];
 }
