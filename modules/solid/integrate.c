@@ -48,6 +48,12 @@ typedef struct solid_work {
    * ipc_kappa (state of the run, checkpointed) */
   double kappa, kappa_max, kappa_eps;
   int kappa_adapt;
+  /* prescribed motion inside the optimization (augmented Lagrangian, for
+   * pinned nodes whose jump to their targets contact blocks; al_* below) */
+  uint8_t *al_mask;  /* (nv) 1: a pinned node moved by the augmented Lagrangian this step */
+  double *al_lambda; /* (N) its multipliers [m sqrt(kg)] */
+  double al_kappa;   /* its penalty weight, relative to the node's mass */
+  int al_on;
   size_t bytes;
 } solid_work;
 
@@ -78,6 +84,8 @@ static void work_free(void *p) {
   tide_free(w->fr_N, nb);
   tide_free(w->fr_dB, nb);
   tide_ipc_free(w->ipc);
+  tide_free(w->al_mask, nv); /* sized N: one flag per node used */
+  tide_free(w->al_lambda, nb);
   tide_free(w, sizeof *w);
 }
 
@@ -664,6 +672,129 @@ static double friction_update(const tide_tetmesh *m, const tide_step_opts *o, so
   return scale > 0 ? change / scale : change > 0 ? 1 : 0;
 }
 
+/* Prescribed motion into contact (IPC, Li et al. 2020: the augmented
+ * Lagrangian for moving Dirichlet conditions).  A pinned node normally jumps
+ * to its target before the solve; when that jump would bring primitives
+ * into contact or through each other, the pinned nodes that move start
+ * where they are and become unknowns of the minimization, pulled to their
+ * targets xhat_k by
+ *   E_A(x) = sum_k kappa_A/2 m_k |x_k - xhat_k|^2 - sqrt(m_k) lambda_k . (x_k - xhat_k)
+ * (on top of the incremental potential's own 1/2 m_k |x_k - xhat_k|^2, the
+ * pinned node's xhat being its target), so the CCD line search keeps every
+ * pair apart while they move.  Rounds (al_minimize): minimize; if the nodes
+ * are within 1e-3 of their move from their targets, the remaining jump is
+ * taken when CCD allows it and the nodes are pinned again for a last
+ * solve; else the multipliers take the constraint force,
+ * lambda_k -= kappa_A sqrt(m_k) (x_k - xhat_k), when the error at least
+ * halved, and kappa_A doubles when it did not.  A target contact makes
+ * unreachable (a plate pushed into a fixed collider through a cloth) ends
+ * the step not converged, the nodes short of their targets
+ * (st->prescribed_error). */
+#define AL_KAPPA0 1e3
+#define AL_KAPPA_MAX 1e12
+#define AL_ROUNDS 24
+
+static double al_energy(const tide_tetmesh *m, const solid_work *w, const double *xhat,
+                        const double *x) {
+  const double *mass = TIDE_F64P(m->fem->mass);
+  int d = m->dim;
+  double E = 0;
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (!w->al_mask[i]) continue;
+    double sm = sqrt(mass[i]);
+    for (int k = 0; k < d; k++) {
+      int64_t q = i * d + k;
+      double r = x[q] - xhat[q];
+      E += 0.5 * w->al_kappa * mass[i] * r * r - sm * w->al_lambda[q] * r;
+    }
+  }
+  return E;
+}
+
+/* its gradient into g and its Hessian kappa_A m_k I into the diagonal
+ * triplets Vd (may be NULL) */
+static void al_derivatives(const tide_tetmesh *m, const solid_work *w, const double *xhat,
+                           const double *x, double *g, double *Vd) {
+  const double *mass = TIDE_F64P(m->fem->mass);
+  int d = m->dim;
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (!w->al_mask[i]) continue;
+    double sm = sqrt(mass[i]);
+    for (int k = 0; k < d; k++) {
+      int64_t q = i * d + k;
+      g[q] += w->al_kappa * mass[i] * (x[q] - xhat[q]) - sm * w->al_lambda[q];
+      if (Vd) Vd[q] += w->al_kappa * mass[i];
+    }
+  }
+}
+
+/* the largest distance of a prescribed node from its target [m] */
+static double al_error(const tide_tetmesh *m, const solid_work *w, const double *xhat,
+                       const double *x) {
+  int d = m->dim;
+  double e = 0;
+  for (int64_t i = 0; i < m->nv; i++) {
+    if (!w->al_mask[i]) continue;
+    double r2 = 0;
+    for (int k = 0; k < d; k++)
+      r2 += (x[i * d + k] - xhat[i * d + k]) * (x[i * d + k] - xhat[i * d + k]);
+    e = fmax(e, sqrt(r2));
+  }
+  return e;
+}
+
+/* the pinned nodes that move become unknowns starting at xn (x holds
+ * their targets); *move: their largest move [m] */
+static int al_begin(tide_tetmesh *m, solid_work *w, const double *xn, double *x, double *move) {
+  int64_t N = w->N, nvb = N > 0 ? N : 1;
+  if (!w->al_mask) {
+    w->al_mask = tide_calloc((size_t)nvb);
+    w->al_lambda = tide_calloc((size_t)nvb * sizeof(double));
+    if (!w->al_mask || !w->al_lambda) return TIDE_ENOMEM;
+    w->bytes += (size_t)nvb * (1 + sizeof(double));
+    m->fem->work_bytes = w->bytes;
+  }
+  uint8_t *pin = TIDE_U8P(m->fem->pinned);
+  const double *mass = TIDE_F64P(m->fem->mass);
+  int d = m->dim;
+  *move = 0;
+  for (int64_t i = 0; i < m->nv; i++) {
+    double r2 = 0;
+    for (int k = 0; k < d; k++)
+      r2 += (x[i * d + k] - xn[i * d + k]) * (x[i * d + k] - xn[i * d + k]);
+    if (!pin[i] || !(r2 > 0)) continue;
+    if (!(mass[i] > 0))
+      return tide_fail(TIDE_EINVAL,
+                       "Newton step: the pinned nodes' move to their targets brings primitives "
+                       "into contact, and node %lld has no mass to move it inside the "
+                       "optimization: give it a density, or move it by less than its distance "
+                       "to the others per step",
+                       (long long)i + 1);
+    *move = fmax(*move, sqrt(r2));
+  }
+  for (int64_t i = 0; i < m->nv; i++) {
+    double r2 = 0;
+    for (int k = 0; k < d; k++)
+      r2 += (x[i * d + k] - xn[i * d + k]) * (x[i * d + k] - xn[i * d + k]);
+    if (!pin[i] || !(r2 > 0)) continue;
+    w->al_mask[i] = 1;
+    pin[i] = 0;
+    for (int k = 0; k < d; k++)
+      x[i * d + k] = xn[i * d + k], w->al_lambda[i * d + k] = 0;
+  }
+  w->al_kappa = AL_KAPPA0;
+  w->al_on = 1;
+  return TIDE_OK;
+}
+
+/* the prescribed nodes pinned again (every exit of a step that began it) */
+static void al_end(tide_tetmesh *m, solid_work *w) {
+  uint8_t *pin = TIDE_U8P(m->fem->pinned);
+  for (int64_t i = 0; i < m->nv; i++)
+    if (w->al_mask[i]) pin[i] = 1, w->al_mask[i] = 0;
+  w->al_on = 0;
+}
+
 /* the incremental potential with the friction term */
 static int newton_energy(tide_tetmesh *m, const solid_work *w, const tide_ip *ip, const double *x,
                          double eps_u, double *E) {
@@ -671,6 +802,7 @@ static int newton_energy(tide_tetmesh *m, const solid_work *w, const tide_ip *ip
   if (!s && eps_u > 0) *E += friction_energy(m, w, x, ip->xn, ip->dt, eps_u);
   if (!s && w->ipc) *E += tide_ipc_energy(w->ipc, x);
   if (!s && w->sdf_on) *E += tide_ipc_sdf_energy(&w->sdf, x);
+  if (!s && w->al_on) *E += al_energy(m, w, ip->xhat, x);
   return s;
 }
 
@@ -697,6 +829,7 @@ static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, co
     friction_derivatives(m, w, x, ip->xn, ip->dt, eps_u, g, w->V + w->nnz - w->nfr);
   if (!s && w->ipc) tide_ipc_gradient(w->ipc, x, g);
   if (!s && w->sdf_on) s = sdf_derivatives(w, x, g, NULL);
+  if (!s && w->al_on) al_derivatives(m, w, ip->xhat, x, g, NULL);
   return s;
 }
 
@@ -901,6 +1034,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
     else
       memset(Vf, 0, (size_t)w->nfr * sizeof(double));
     if (w->sdf_on && (s = sdf_derivatives(w, x, g, Vf))) return s; /* per-node blocks */
+    if (w->al_on) al_derivatives(m, w, ip->xhat, x, g, w->V + w->nel);
     for (int64_t q = 0; q < N; q++)
       if (fixed_node(f, q / d)) g[q] = 0;
     int64_t nact = nc && !w->sdf_on ? contacts_active(m, o, x, g, ceps, w) : 0;
@@ -1056,9 +1190,11 @@ static int barrier_start(tide_tetmesh *m, const tide_step_opts *o, solid_work *w
  * not searched); a jump that brings primitives into contact or through
  * each other would start the solve at an infinite (or, tunnelled, finite
  * but wrong) potential: the motion from xn to the start x is checked by
- * CCD keeping 1e-6 of every distance, and refused with a clear error */
-static int pinned_motion(const tide_tetmesh *m, solid_work *w, const double *xn, const double *x) {
+ * CCD keeping 1e-6 of every distance; *blocked says it is not allowed (the
+ * step then moves those nodes inside the optimization, al_begin) */
+static int pinned_motion(solid_work *w, const double *xn, const double *x, int *blocked) {
   double *p = w->vec[7], pinf = 0;
+  *blocked = 0;
   for (int64_t q = 0; q < w->N; q++) {
     p[q] = x[q] - xn[q];
     pinf = fmax(pinf, fabs(p[q]));
@@ -1066,12 +1202,54 @@ static int pinned_motion(const tide_tetmesh *m, solid_work *w, const double *xn,
   if (!(pinf > 0)) return TIDE_OK;
   int s = tide_ipc_update(w->ipc, xn, pinf);
   if (s) return s;
-  if (tide_ipc_step_bound_keep(w->ipc, xn, p, 1e-6) < 1)
-    return tide_fail(TIDE_EINVAL,
-                     "Newton step: the pinned nodes' move to their targets brings primitives into "
-                     "contact or through each other (solid contact cannot stop prescribed "
-                     "motion): move them by less than their distance to the others per step");
-  (void)m;
+  *blocked = tide_ipc_step_bound_keep(w->ipc, xn, p, 1e-6) < 1;
+  return TIDE_OK;
+}
+
+/* newton_minimize, in augmented-Lagrangian rounds while prescribed nodes
+ * are unknowns (al_begin); move: their largest move over the step */
+static int al_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work *w, const tide_ip *ip,
+                       double eps_u, double *x, int maxit, double move, int *converged,
+                       tide_step_stats *st) {
+  if (!w->al_on) return newton_minimize(m, o, w, ip, eps_u, x, maxit, converged, st);
+  int d = m->dim, s;
+  double *xs = w->vec[9], prev = HUGE_VAL;
+  for (int r = 0; r < AL_ROUNDS; r++) {
+    if ((s = newton_minimize(m, o, w, ip, eps_u, x, maxit, converged, st))) return s;
+    st->prescribed_rounds++;
+    double err = al_error(m, w, ip->xhat, x);
+    st->prescribed_error = err;
+    if (!*converged) return TIDE_OK;
+    if (err <= 1e-3 * move) { /* close: the rest of the way as a jump, if CCD allows it */
+      memcpy(xs, x, (size_t)w->N * sizeof(double));
+      for (int64_t i = 0; i < m->nv; i++)
+        if (w->al_mask[i])
+          for (int k = 0; k < d; k++)
+            xs[i * d + k] = ip->xhat[i * d + k];
+      int blocked;
+      if ((s = pinned_motion(w, x, xs, &blocked))) return s;
+      if (!blocked) {
+        memcpy(x, xs, (size_t)w->N * sizeof(double));
+        al_end(m, w);
+        st->prescribed_error = 0;
+        return newton_minimize(m, o, w, ip, eps_u, x, maxit, converged, st);
+      }
+    }
+    if (err > 0.5 * prev) {
+      if (w->al_kappa >= AL_KAPPA_MAX) break;
+      w->al_kappa = fmin(2 * w->al_kappa, AL_KAPPA_MAX);
+    } else {
+      const double *mass = TIDE_F64P(m->fem->mass);
+      for (int64_t i = 0; i < m->nv; i++)
+        if (w->al_mask[i])
+          for (int k = 0; k < d; k++) {
+            int64_t q = i * d + k;
+            w->al_lambda[q] -= w->al_kappa * sqrt(mass[i]) * (x[q] - ip->xhat[q]);
+          }
+    }
+    prev = err;
+  }
+  *converged = 0; /* the targets were not reached: said by st->prescribed_error */
   return TIDE_OK;
 }
 
@@ -1082,7 +1260,10 @@ static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v,
                           double *x) {
   double *p = w->vec[7], pinf = 0;
   for (int64_t q = 0; q < w->N; q++) {
-    p[q] = fixed_node(m->fem, q / m->dim) ? 0 : dt * v[q];
+    p[q] = fixed_node(m->fem, q / m->dim) ? 0
+           : w->al_on && w->al_mask[q / m->dim]
+               ? w->vec[1][q] - x[q] /* prescribed: to the target */
+               : dt * v[q];
     pinf = fmax(pinf, fabs(p[q]));
   }
   if (!(pinf > 0)) return TIDE_OK;
@@ -1146,7 +1327,7 @@ static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x
   return TIDE_OK;
 }
 
-int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
+static int step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
   memset(st, 0, sizeof *st);
   st->min_distance = HUGE_VAL;
   double t0 = tide_wtime();
@@ -1250,7 +1431,12 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
     for (int64_t q = 0; q < N; q++)
       if (!fixed_node(m->fem, q / m->dim)) x[q] = xn[q];
   if (w->sdf_on && (s = barrier_start(m, o, w, xn, x))) return s;
-  if (w->ipc && (s = pinned_motion(m, w, xn, x))) return s;
+  double move = 0;
+  if (w->ipc) {
+    int blocked;
+    if ((s = pinned_motion(w, xn, x, &blocked))) return s;
+    if (blocked && (s = al_begin(m, w, xn, x, &move))) return s;
+  }
   if ((w->ipc || w->sdf_on) && !o->guess && (s = inertial_guess(m, w, v, dt, x))) return s;
   tide_ip ip = {dt, xhat, xn};
   double tol = o->tol > 0 ? o->tol : 1e-6, ceps = tol * dt;
@@ -1272,7 +1458,7 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   int converged = 0;
   int64_t touching = 0;
   for (int r = 0; r < rounds; r++) {
-    if ((s = newton_minimize(m, o, w, &ip, eps_u, x, maxit, &converged, st))) return s;
+    if ((s = al_minimize(m, o, w, &ip, eps_u, x, maxit, move, &converged, st))) return s;
     st->friction_iterations = r + 1;
     if (!fric && !sfric) break;
     /* the normal forces at the solution, lagged for the next solve / step */
@@ -1328,6 +1514,13 @@ int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_s
   w->sdf_on = 0; /* the colliders are the caller's, valid for this call only */
   s = finish_step(m, o, st, 0);
   st->total_seconds = tide_wtime() - t0;
+  return s;
+}
+
+int tide_solid_step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st) {
+  int s = step_newton(m, o, st);
+  solid_work *w = m->fem ? m->fem->work : NULL;
+  if (w && w->al_on) al_end(m, w); /* on every exit: the prescribed nodes pinned again */
   return s;
 }
 

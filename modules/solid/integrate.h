@@ -133,6 +133,10 @@ typedef struct tide_step_stats {
   int kappa_updates;       /* ... its doublings in this step (kappa_adapt) */
   double min_distance;     /* ... the smallest contact distance at the end of the step [m]
                               (pairs and barrier colliders; HUGE_VAL when none is near) */
+  int prescribed_rounds;   /* Newton with solid contact: augmented-Lagrangian rounds that moved
+                              pinned nodes whose jump contact blocked (0: they jumped) */
+  double prescribed_error; /* ... their largest distance from their targets at the end [m]
+                              (0: reached; > 0 with converged = 0: contact kept them short) */
 } tide_step_stats;
 
 int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);

@@ -223,6 +223,10 @@ static void push_stats(lua_State *L, const tide_step_stats *s) {
     lua_setfield(L, -2, "kappa_updates");
     lua_pushnumber(L, s->min_distance);
     lua_setfield(L, -2, "min_distance");
+    lua_pushinteger(L, s->prescribed_rounds);
+    lua_setfield(L, -2, "prescribed_rounds");
+    lua_pushnumber(L, s->prescribed_error);
+    lua_setfield(L, -2, "prescribed_error");
   }
 }
 
@@ -281,8 +285,10 @@ static int m_step_newmark(lua_State *L) {
 }
 
 static const char *const newton_keys[] = {
-    "dt",    "colliders",           "contact",      "tol", "maxit", "project", "reuse", "solver",
-    "eps_v", "friction_iterations", "friction_tol", "guess", "dhat", "kappa", "mu", "kappa_adapt", "check", "contact_offset", NULL};
+    "dt",           "colliders", "contact",        "tol",   "maxit",
+    "project",      "reuse",     "solver",         "eps_v", "friction_iterations",
+    "friction_tol", "guess",     "dhat",           "kappa", "mu",
+    "kappa_adapt",  "check",     "contact_offset", NULL};
 static const char *const guess_choices[] = {"predicted", "start", NULL};
 /* m:step_newton{dt =, tol = 1e-6 (|dx|_inf/dt), maxit = 50, project = true,
  *               reuse = true, solver = "auto"|"cholmod"|"ldlt", colliders =,
