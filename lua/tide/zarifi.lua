@@ -56,7 +56,14 @@ local defaults = {
   layers = nil,        -- extrapolation sweeps (default cfl + 2)
   level_set = false,   -- "union" | "zhu_bridson": ghost-fluid free surface from a particle level set
   radius = nil,
-  walls = true,        -- solids collide with the domain walls (Zarifi's explicit correction, §3.7)
+  walls = true,        -- solids collide with the domain walls (and the colliders given)
+  contact = "barrier", -- how: "barrier" (inside the coupled solve: IPC's barrier of each node's
+                       -- distance to each wall, linearized at x*, couple.project{colliders, dhat};
+                       -- Zarifi's explicit correction only for a node that still ends outside,
+                       -- counted in S.contact_fallbacks) or "explicit" (the thesis, §3.7: every
+                       -- node that ends outside is projected back, its normal velocity removed)
+  contact_dhat = 0.25, -- the barrier's width [cells]
+  contact_kappa = nil, -- its stiffness (nil: one node at dhat/2 holds the solid's weight)
   clamp = 0.15,        -- open face fractions of the solids below it are closed (0.01: the face
                        -- fractions' own default): a nearly closed face leaves a liquid pocket (under
                        -- a ball on the floor) that can only drain through it, and its squeeze
@@ -79,7 +86,7 @@ local defaults = {
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
-  solver = true, layers = true, radius = true, gravity = true } -- (the defaults that are nil)
+  solver = true, layers = true, radius = true, gravity = true, contact_kappa = true } -- (the defaults that are nil)
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_opts(opts)
@@ -137,6 +144,16 @@ function zarifi.new(opts)
   if type(S.clamp) ~= "number" or S.clamp < 0 or S.clamp >= 0.5 then
     raise("tide.zarifi.new: clamp must be a number in [0, 0.5), got " .. tostring(S.clamp))
   end
+  if S.contact ~= "barrier" and S.contact ~= "explicit" then
+    raise("tide.zarifi.new: contact must be \"barrier\" or \"explicit\", got " .. tostring(S.contact))
+  end
+  if type(S.contact_dhat) ~= "number" or not (S.contact_dhat > 0) then
+    raise("tide.zarifi.new: contact_dhat must be a positive number of cells, got " .. tostring(S.contact_dhat))
+  end
+  -- the barrier acts inside couple.project: not in the weak scheme (no coupled solve) nor the
+  -- factored one (K = R^T R); those keep the explicit correction
+  S.barrier = S.contact == "barrier" and S.scheme ~= "weak" and S.scheme ~= "factored"
+  S.contact_fallbacks = 0
   S.grid, S.particles, S.solids = g, ps, solids
   S.gravity = S.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
   S.obstacles = opts.obstacles
@@ -289,6 +306,9 @@ function zarifi.project(S, dt)
     sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
     pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil, relative = S.solid_faces and L.u_old or nil }
+  if S.barrier and #S.colliders > 0 then
+    args.colliders, args.dhat, args.kappa = S.colliders, S.contact_dhat * S.grid.dx, S.contact_kappa
+  end
   local st = time("couple", couple.project, args)
   if not st.converged then
     -- the default Krylov solver stalled (stiff solids make the SPD system ill-conditioned,
@@ -311,7 +331,10 @@ function zarifi.step(S, dt)
   local L, g, ps, u = S.liquid, S.grid, S.particles, S.u
   for _, m in ipairs(S.solids) do
     m.x:axpy(dt, m.v)                                                       -- 1. x = x* + Δt v (5.2)
-    if #S.colliders > 0 then m:collide { dt = dt, colliders = S.colliders, contact = "simple" } end
+    if #S.colliders > 0 then                                                 --    walls: §3.7's projection
+      local n = m:collide { dt = dt, colliders = S.colliders, contact = "simple" } -- (with the barrier: its
+      if S.barrier then S.contact_fallbacks = S.contact_fallbacks + n end    --    fallback, counted)
+    end
   end
   time("g2p+advect", liquid.g2p, u, ps, { scheme = S.transfer, old = L.u_old, flip = S.flip, -- 2. particles (§4.5)
     advect = dt, order = L.order, labels = S.solid_cells, solid_phi = S.solid_phi })

@@ -20,15 +20,19 @@
  *       pressure = Array out, valid = Mac u8 out, matrix = false,
  *       must_converge = true (false: a Krylov solve that does not converge, breaks
  *       down or meets a non-finite iterate returns converged = false and stats.error
- *       instead of raising) }
+ *       instead of raising), colliders = c | { c1, ... }, dhat = 0 [m] (> 0: the
+ *       colliders' IPC barrier on the solid nodes inside the solve, zarifi.h),
+ *       kappa = auto }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
- *       residual, converged, alpha [, interface, precond_seconds (mgpcg)],
+ *       residual, converged, alpha [, interface, precond_seconds (mgpcg)]
+ *       [, contact_nodes, contact_lifted, contact_gap, contact_kappa (dhat > 0)],
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, formulation, solver [, matrix] }
  *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
  */
 #include "couple/zarifi.h"
 #include "solid/fem.h"
+#include "solid/lua_solid.h"
 #include "tide_lua.h"
 
 #include "linalg/mac_poisson.h"
@@ -156,7 +160,8 @@ static const char *const SOLVERS[] = {"pcg",  "cholmod", "minres", "bicgstab",
 static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
-    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", "relative", NULL};
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", "relative",
+    "colliders",   "dhat",     "kappa",  NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -250,6 +255,12 @@ static int l_project(lua_State *L) {
     tide_lua_error(L, "%s: %s", fn, tide_errmsg());
   zo.ring = (int)tide_opt_int(&o, "ring", 1, 0, 64);
   zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
+  zo.colliders = tide_lua_solid_colliders(L, &o, &zo.ncolliders);
+  zo.contact_dhat = tide_opt_num(&o, "dhat", 0, 0, HUGE_VAL);
+  zo.contact_kappa = tide_opt_num(&o, "kappa", 0, 0, HUGE_VAL);
+  if (zo.ncolliders > 0 && zo.contact_dhat > 0 && zo.formulation == TIDE_ZARIFI_FACTORED)
+    tide_lua_error(L, "%s: the wall barrier (colliders with dhat > 0) needs formulation spd or "
+                      "indefinite, not factored", fn);
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   int want_matrix = tide_opt_bool(&o, "matrix", 0);
@@ -295,6 +306,12 @@ static int l_project(lua_State *L) {
   if (zo.solver == TIDE_ZARIFI_MGPCG) {
     setint(L, t, "interface", st.interface);
     setnum(L, t, "precond_seconds", st.precond_seconds);
+  }
+  if (zo.ncolliders > 0 && zo.contact_dhat > 0) {
+    setint(L, t, "contact_nodes", st.contact_nodes);
+    setint(L, t, "contact_lifted", st.contact_lifted);
+    setnum(L, t, "contact_gap", st.contact_gap);
+    setnum(L, t, "contact_kappa", st.contact_kappa);
   }
   setnum(L, t, "geometry_seconds", st.geometry_seconds);
   setnum(L, t, "assembly_seconds", st.assembly_seconds);
