@@ -235,7 +235,7 @@ typedef struct tide_zarifi_stats {
   double contact_kappa;   /* barrier stiffness used (last solid) */
   double geometry_seconds, assembly_seconds, solve_seconds;
 } tide_zarifi_stats;
-#define TIDE_ZARIFI_CONTACT_FLOOR 0.1
+#define TIDE_ZARIFI_CONTACT_FLOOR 1e-3
 
 /* One coupled pressure projection (Alg. 4 line 7).
  *   u        MAC velocities u* on entry, projected on return on the faces
