@@ -370,14 +370,16 @@ static int contact_block(zwork *z, tide_tetmesh *m, int k, const tide_zarifi_opt
   double dhat = o->contact_dhat, floor_d = TIDE_ZARIFI_CONTACT_FLOOR * dhat;
   double kappa = o->contact_kappa;
   if (!(kappa > 0)) {
-    /* one node at dhat/2 holds the solid's weight: kappa |b'(dhat^2/4)| 2 (dhat/2) = M |g| */
+    /* one node at dhat/2 holds TIDE_ZARIFI_CONTACT_LOAD times the solid's weight:
+     * kappa |b'(dhat^2/4)| 2 (dhat/2) = LOAD M |g| */
     double M = 0, gg = 0;
     for (int64_t i = 0; i < nv; i++)
       M += mass[i];
     for (int a = 0; a < d; a++)
       gg += f->gravity[a] * f->gravity[a];
     gg = gg > 0 ? sqrt(gg) : 9.81;
-    kappa = M * gg / (-tide_barrier_gradient(0.25 * dhat * dhat, dhat * dhat) * dhat);
+    kappa = TIDE_ZARIFI_CONTACT_LOAD * M * gg /
+            (-tide_barrier_gradient(0.25 * dhat * dhat, dhat * dhat) * dhat);
   }
   st->contact_kappa = kappa;
   size_t bytes = (size_t)(2 * n + nv * d * d + nv + 1) * sizeof(double);

@@ -201,9 +201,12 @@ typedef struct tide_zarifi_opts {
    * the SPD transform and its solvers apply unchanged).  A node closer than
    * TIDE_ZARIFI_CONTACT_FLOOR dhat (or outside) is linearized at that distance along the
    * collider's normal (its quadratic model continued to x*): counted in
-   * stats.contact_lifted.  kappa <= 0: the stiffness at which one node at d = dhat/2 holds the
-   * solid's weight (its mass times |fem->gravity|, 9.81 m/s^2 when zero).  Not with the
-   * factored formulation (K = R^T R). */
+   * stats.contact_lifted.  kappa <= 0: the stiffness at which one node at d = dhat/2 holds
+   * TIDE_ZARIFI_CONTACT_LOAD = 100 times the solid's weight (its mass times |fem->gravity|,
+   * 9.81 m/s^2 when zero): a resting solid then sits near d = dhat, and a solid meeting the floor
+   * at 6 m/s is stopped before its underside seals a liquid pocket (at 1x it came within 3e-5 m
+   * and the sealed pocket's suction, -3e6 Pa, held it squashed by 6.5%; docs/couple.md).  Not
+   * with the factored formulation (K = R^T R). */
   tide_collider *const *colliders;
   int ncolliders;
   double contact_dhat;  /* [m]; 0: off */
@@ -236,6 +239,7 @@ typedef struct tide_zarifi_stats {
   double geometry_seconds, assembly_seconds, solve_seconds;
 } tide_zarifi_stats;
 #define TIDE_ZARIFI_CONTACT_FLOOR 1e-3
+#define TIDE_ZARIFI_CONTACT_LOAD 100
 
 /* One coupled pressure projection (Alg. 4 line 7).
  *   u        MAC velocities u* on entry, projected on return on the faces
