@@ -6,7 +6,8 @@
 --   for i = 1, n do zarifi.step(S, zarifi.max_dt(S)) end
 --
 -- zarifi.step reads as Algorithm 4 (thesis §5.4), one native call per line with its equation:
---   1 update solid positions (5.2)          x = x* + Δt v
+--   1 update solid positions (5.2)          x = x* + Δt v (the walls: a barrier inside 7, the
+--                                           explicit correction of §3.7 only as its fallback)
 --   2 advect fluid particles (§4.5)         g2p + particle advection through the last grid velocity
 --                                           then tide.flip's volume correction (flip.separate)
 --   3 advect fluid velocities (§4.3)        FLIP/APIC particle-to-grid transfer, extrapolated
