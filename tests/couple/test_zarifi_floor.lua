@@ -11,6 +11,7 @@
 --    balls of test_zarifi_volume; hydrostatic at the floor 5.4e3 Pa) and the ball is squashed by
 --    2.9%.  With the barrier: peak pressure 1.2e4 Pa (2.3x hydrostatic), squash 1.8% (its own
 --    weight), the ball resting a barrier width (dhat = 0.25 dx) above the floor.
+--  * the barrier's terms alone (no liquid): a block settled on it is carried by its forces to 1e-12.
 --  * thrown down at 6 m/s from y = 0.2 m: no node reaches the floor (zarifi.max_dt keeps every
 --    approaching node a tenth of its gap; the explicit fallback counts S.contact_fallbacks = 0),
 --    and the ball comes to rest unsquashed, without suction in the pocket under it.
@@ -52,6 +53,45 @@ local function run(contact, y0, vy0, t_end)
   end
   R.squash, R.fallbacks, R.dhat = 1 - R.hmin / R.H0, S.contact_fallbacks, dhat
   return R, S
+end
+
+-- The barrier's terms alone (no liquid: every cell air): a soft block settling on the floor under
+-- gravity through repeated couple.project{colliders, dhat} (x += dt v between them) comes to rest
+-- where the barrier's forces, IPC's kappa |b'(d^2)| 2 d summed over its nodes within dhat, carry
+-- its weight; the automatic kappa holds 100x the weight with one node at dhat/2.
+local function barrier_force(kappa, d, dhat) -- -dB/dd of kappa b(d^2, dhat^2), b(D) = -(D - Dh)^2 log(D / Dh)
+  local D, Dh = d * d, dhat * dhat
+  return kappa * -(Dh - D) * (2 * math.log(D / Dh) - Dh / D + 1) * 2 * d
+end
+for _, form in ipairs { { "spd", "cholmod" }, { "indefinite", "ldlt" } } do
+  local g = tide.grid.new { size = { 16, 16 }, dx = 1 / 16 }
+  local dhat = 0.25 * g.dx
+  local m = tide.solid.box { min = { 0.4, 0.5 * dhat }, max = { 0.6, 0.1 }, cells = { 4, 2 } }
+  m:material { model = "corotational", E = 1e6, nu = 0.3, density = 1000, rayleigh_mass = 5 }
+  local u, labels, walls, dt, st = g:mac(), g:cells("u8"), zarifi.walls(g), 0.01, nil
+  for _ = 1, 300 do
+    m.x:axpy(dt, m.v)
+    m.v:select(2, 2):axpy(-9.81 * dt, tide.array.full(m.nv, 1))
+    st = tide.couple.project { u = u, labels = labels, solids = { m }, dt = dt, colliders = walls, dhat = dhat,
+      formulation = form[1], solver = form[2] }
+  end
+  local W, F = m.mass:sum() * 9.81, 0
+  for i = 1, m.nv do
+    local d = m.x:get(i, 2)
+    if d < dhat then F = F + barrier_force(st.contact_kappa, d, dhat) end
+  end
+  local k100 = 100 * W / barrier_force(1, 0.5 * dhat, dhat)
+  T.check(math.abs(F / W - 1) < 1e-6 and math.abs(st.contact_kappa / k100 - 1) < 1e-12 and st.contact_nodes == 5,
+    string.format("%s: a block resting on the barrier: its forces %.6g N carry the weight %.6g N (%.1e), %d nodes at gap %.4f m (dhat %.4f), kappa %.4g = 100x auto",
+      form[1], F, W, F / W - 1, st.contact_nodes, st.contact_gap, dhat, st.contact_kappa))
+end
+do -- the factored formulation (K = R^T R) takes no barrier: a clear error
+  local g = tide.grid.new { size = { 8, 8 }, dx = 1 / 8 }
+  local m = tide.solid.box { min = { 0.4, 0.01 }, max = { 0.6, 0.1 }, cells = { 2, 1 } }
+  m:material { model = "corotational", E = 1e6, nu = 0.3, density = 1000 }
+  T.raises(function() tide.couple.project { u = g:mac(), labels = g:cells("u8"), solids = { m }, dt = 0.01,
+    colliders = zarifi.walls(g), dhat = 0.03, formulation = "factored" } end, "needs formulation spd or indefinite",
+    "factored + barrier is refused")
 end
 
 local E = run("explicit", 0.3, 0, 3.0)
