@@ -207,34 +207,19 @@ function zarifi.surface_through_solids(S)
   return phi
 end
 
--- With the barrier (contact = "barrier") line 1 (x += dt v) may not take a node through a wall:
--- the barrier is linearized (one Newton step, no line search), and a node that meets the wall
--- fast overshoots its linear model.  Every node moving towards a wall at v_n keeps a tenth of its
--- gap, dt <= 0.9 gap / |v_n| (IPC's conservative advancement against the walls' planes: exact,
--- since max_dt sees the velocity line 1 uses); the barrier's force then stops it.
-local function wall_dt(S, dt)
-  local lo, hi = S.grid:bounds()
-  for _, m in ipairs(S.solids) do
-    for a = 1, m.dim do
-      local x, v = m.x:select(2, a), m.v:select(2, a)
-      for i = 1, m.nv do
-        local vi = v[i]
-        local gap = vi < 0 and x[i] - lo[a] or vi > 0 and hi[a] - x[i] or 0
-        if gap > 0 then dt = math.min(dt, 0.9 * gap / math.abs(vi)) end
-      end
-    end
-  end
-  return dt
-end
-
 --- Largest stable step: the liquid's CFL step, cfl cells per step for the fastest solid node and,
--- with the walls' barrier, no node reaching a wall (wall_dt).
+-- with the walls' barrier, no node closing more than 90% of its gap to a wall or collider in
+-- line 1 (tide.couple.contact_dt: the barrier is linearized, one Newton step without line search,
+-- and a node that meets a wall fast would overshoot its linear model; conservative advancement,
+-- exact for the walls' planes, since max_dt sees the velocity line 1 moves the nodes with).
 function zarifi.max_dt(S)
   local dt = flip.max_dt(S.liquid)
   local vmax = 0
   for _, m in ipairs(S.solids) do vmax = math.max(vmax, math.max(-m.v:min(), m.v:max())) end
   if vmax > 0 then dt = math.min(dt, S.cfl * S.grid.dx / vmax) end
-  if S.barrier and S.walls then dt = wall_dt(S, dt) end
+  if S.barrier and #S.colliders > 0 then
+    dt = couple.contact_dt { solids = S.solids, colliders = S.colliders, dt = dt }
+  end
   return dt
 end
 

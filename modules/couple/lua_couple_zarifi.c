@@ -9,6 +9,9 @@
  *       N = Matrix (n*d x ncells), C = Matrix (n*d x nv*d), J = N^T C Matrix
  *       (ncells x nv*d) }   (Zarifi section 5.1.1, Eq. 5.7-5.13)
  *
+ *   tide.couple.contact_dt{ solids =, colliders =, dt = } -> the largest step <= dt that keeps
+ *     every free node a tenth of its gap to every collider (zarifi.h)
+ *
  *   tide.couple.project{ u = Mac (u*, projected in place), labels = Array u8,
  *       solids = { m1, ... } | m, dt =, rho = 1000, phi = Array | nil,
  *       fractions = Mac | nil, formulation = "spd" | "indefinite" | "factored",
@@ -218,6 +221,29 @@ static int l_solid_faces(lua_State *L) {
   return 1;
 }
 
+static const char *const contact_dt_keys[] = {"solids", "colliders", "dt", NULL};
+
+/* tide.couple.contact_dt{ solids =, colliders =, dt = } -> the largest step <= dt keeping every
+ * free node a tenth of its gap to every collider (zarifi.h) */
+static int l_contact_dt(lua_State *L) {
+  const char *fn = "tide.couple.contact_dt";
+  tide_opts o = tide_lua_opts(L, 1, fn, contact_dt_keys);
+  double dt = tide_opt_reqnum(&o, "dt", 0, HUGE_VAL);
+  if (!(dt > 0)) tide_lua_error(L, "%s: dt must be positive", fn);
+  int nc;
+  tide_collider **c = tide_lua_solid_colliders(L, &o, &nc);
+  lua_getfield(L, 1, "solids");
+  int ns;
+  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, &ns);
+  for (int k = 0; k < ns; k++)
+    if (!solids[k]->fem)
+      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  double t;
+  tide_lua_check(L, tide_zarifi_contact_dt(solids, ns, c, nc, dt, &t), fn);
+  lua_pushnumber(L, t);
+  return 1;
+}
+
 static int l_project(lua_State *L) {
   const char *fn = "tide.couple.project";
   tide_opts o = tide_lua_opts(L, 1, fn, project_keys);
@@ -331,7 +357,7 @@ static int l_project(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {"contact_dt", l_contact_dt}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

@@ -441,6 +441,46 @@ static int contact_block(zwork *z, tide_tetmesh *m, int k, const tide_zarifi_opt
   return s;
 }
 
+int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *const *colliders,
+                           int ncolliders, double dt, double *out) {
+  if (!out || !(dt > 0) || ns < 0 || ncolliders < 0 || (ns > 0 && !solids) ||
+      (ncolliders > 0 && !colliders))
+    return tide_fail(TIDE_EINVAL, "contact step: bad arguments");
+  double t = dt;
+  for (int k = 0; k < ns && ncolliders > 0; k++) {
+    tide_tetmesh *m = solids[k];
+    if (!m || !m->fem) return tide_fail(TIDE_EINVAL, "contact step: solid %d has no material", k + 1);
+    for (int c = 0; c < ncolliders; c++)
+      if (colliders[c]->dim != m->dim)
+        return tide_fail(TIDE_EINVAL, "contact step: collider %d is not %dD", c + 1, m->dim);
+    int d = m->dim;
+    int64_t nv = m->nv;
+    const double *x = TIDE_F64P(m->x), *mass = TIDE_F64P(m->fem->mass);
+    const uint8_t *pin = TIDE_U8P(m->fem->pinned);
+    uint8_t *skip = tide_alloc((size_t)(nv + 1));
+    double *tmp = tide_alloc((size_t)(nv + 1) * sizeof(double));
+    if (!skip || !tmp) {
+      tide_free(skip, (size_t)(nv + 1));
+      tide_free(tmp, (size_t)(nv + 1) * sizeof(double));
+      return tide_fail(TIDE_ENOMEM, "contact step: out of memory");
+    }
+    for (int64_t i = 0; i < nv; i++) {
+      double xi[3] = {0, 0, 0};
+      for (int a = 0; a < d; a++)
+        xi[a] = x[i * d + a];
+      skip[i] = pin[i];
+      for (int c = 0; c < ncolliders && !skip[i]; c++)
+        skip[i] = !(tide_collider_phi(colliders[c], xi, NULL) - colliders[c]->thickness > 0);
+    }
+    tide_ipc_sdf b = {colliders, ncolliders, 0, 0, d, nv, skip, mass, tmp};
+    t = tide_ipc_sdf_step_bound(&b, x, TIDE_F64P(m->v), t);
+    tide_free(skip, (size_t)(nv + 1));
+    tide_free(tmp, (size_t)(nv + 1) * sizeof(double));
+  }
+  *out = t;
+  return TIDE_OK;
+}
+
 /* K_ff (scaled by zeta_K per solid) and w (5.26 with the pinned terms), plus the walls' barrier
  * (contact_block) */
 static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tide_zarifi_opts *o,

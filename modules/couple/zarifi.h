@@ -269,6 +269,16 @@ int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *con
                         const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
                         tide_zarifi_stats *st);
 
+/* The largest step t in (0, dt] for which x + t v keeps every free node of the solids (not
+ * pinned, positive mass) at least a tenth of its distance from every collider
+ * (tide_ipc_sdf_step_bound: conservative advancement, exact for planes; the colliders at their
+ * current placement).  A node already touching or inside a collider (d <= 0) is left out.  With
+ * the walls' barrier of tide_zarifi_project (linearized: one Newton step without line search) a
+ * node meeting a wall fast overshoots its linear model; bounding the position update x += dt v by
+ * this keeps it outside, and the barrier's force stops it. */
+int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *const *colliders,
+                           int ncolliders, double dt, double *out);
+
 /* ------------------------------------- block preconditioner (spd, factored)
  * The SPD (5.25-5.36) and factored (5.43-5.45) systems
  *   A = [A11 A12; A21 A22],  A11 = B + J Z^-1 J^T  (the nl liquid rows first)

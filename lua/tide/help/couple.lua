@@ -36,6 +36,18 @@ return {
     ref = "Zarifi 2017 (thesis) ch. 5, Algorithm 4 line 7",
     see = see,
   },
+  ["tide.couple.contact_dt"] = {
+    sig = "tide.couple.contact_dt{ solids, colliders, dt } -> dt",
+    does = "The largest step <= dt for which x + dt v keeps every free node of the solids at least a tenth of its distance from every collider (IPC's conservative advancement, exact for planes; nodes already touching or inside a collider are left out). zarifi.max_dt bounds the position update with it when the walls' barrier is inside the coupled solve (contact = \"barrier\"): the barrier is linearized, and a node meeting a wall fast would overshoot its linear model.",
+    args = {
+      { "solids", "tide.TetMesh or list", "required", "meshes with a material (their x and v)" },
+      { "colliders", "tide.solid.collider or list", "none", "at their current placement" },
+      { "dt", "number > 0", "required", "the step to bound [s]" },
+    },
+    returns = "the bounded step [s]",
+    ref = "Li et al. 2020 (IPC), conservative advancement",
+    see = see,
+  },
   ["tide.couple.solid_faces"] = {
     sig = "tide.couple.solid_faces{ u, fractions, solids, layers = 2 } -> count",
     does = "The solids' velocity on the closed faces of a liquid velocity field: every face centre inside an element gets the element's linear interpolation of the node velocities (its axis component), extended by `layers` extrapolation sweeps to faces just outside the mesh; then every face of u inside the domain with open fraction exactly 0 that received a value takes it (static walls and the domain's boundary faces keep theirs). With 0 there a solid translating with its liquid drags it (a water-filled ring: -13% of its momentum in 0.2 s).",
