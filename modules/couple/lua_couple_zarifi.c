@@ -203,6 +203,16 @@ static tide_tetmesh **check_solids(lua_State *L, int idx, const char *fn, int *n
   return solids;
 }
 
+/* the options' solids (check_solids), each with a material */
+static tide_tetmesh **material_solids(lua_State *L, const char *fn, int *ns) {
+  lua_getfield(L, 1, "solids");
+  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, ns);
+  for (int k = 0; k < *ns; k++)
+    if (!solids[k]->fem)
+      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  return solids;
+}
+
 static const char *const solid_faces_keys[] = {"u", "fractions", "solids", "layers", NULL};
 
 /* tide.couple.solid_faces{ u =, fractions =, solids = [, layers = 2] } -> count */
@@ -232,12 +242,8 @@ static int l_contact_dt(lua_State *L) {
   if (!(dt > 0)) tide_lua_error(L, "%s: dt must be positive", fn);
   int nc;
   tide_collider **c = tide_lua_solid_colliders(L, &o, &nc);
-  lua_getfield(L, 1, "solids");
   int ns;
-  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, &ns);
-  for (int k = 0; k < ns; k++)
-    if (!solids[k]->fem)
-      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  tide_tetmesh **solids = material_solids(L, fn, &ns);
   double t;
   tide_lua_check(L, tide_zarifi_contact_dt(solids, ns, c, nc, dt, &t), fn);
   lua_pushnumber(L, t);
@@ -292,12 +298,8 @@ static int l_project(lua_State *L) {
   int want_matrix = tide_opt_bool(&o, "matrix", 0);
   int must = tide_opt_bool(&o, "must_converge", 1);
   /* the solids: a list of TetMesh or one */
-  lua_getfield(L, 1, "solids");
   int ns;
-  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, &ns);
-  for (int k = 0; k < ns; k++)
-    if (!solids[k]->fem)
-      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  tide_tetmesh **solids = material_solids(L, fn, &ns);
   tide_csr *sys = NULL;
   if (want_matrix) {
     need_matrix_type(L);
