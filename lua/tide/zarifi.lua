@@ -6,7 +6,8 @@
 --   for i = 1, n do zarifi.step(S, zarifi.max_dt(S)) end
 --
 -- zarifi.step reads as Algorithm 4 (thesis §5.4), one native call per line with its equation:
---   1 update solid positions (5.2)          x = x* + Δt v
+--   1 update solid positions (5.2)          x = x* + Δt v (the walls: a barrier inside 7, the
+--                                           explicit correction of §3.7 only as its fallback)
 --   2 advect fluid particles (§4.5)         g2p + particle advection through the last grid velocity
 --                                           then tide.flip's volume correction (flip.separate)
 --   3 advect fluid velocities (§4.3)        FLIP/APIC particle-to-grid transfer, extrapolated
@@ -56,7 +57,14 @@ local defaults = {
   layers = nil,        -- extrapolation sweeps (default cfl + 2)
   level_set = false,   -- "union" | "zhu_bridson": ghost-fluid free surface from a particle level set
   radius = nil,
-  walls = true,        -- solids collide with the domain walls (Zarifi's explicit correction, §3.7)
+  walls = true,        -- solids collide with the domain walls (and the colliders given)
+  contact = "barrier", -- how: "barrier" (inside the coupled solve: IPC's barrier of each node's
+                       -- distance to each wall, linearized at x*, couple.project{colliders, dhat};
+                       -- Zarifi's explicit correction only for a node that still ends outside,
+                       -- counted in S.contact_fallbacks) or "explicit" (the thesis, §3.7: every
+                       -- node that ends outside is projected back, its normal velocity removed)
+  contact_dhat = 0.25, -- the barrier's width [cells]
+  contact_kappa = nil, -- its stiffness (nil: one node at dhat/2 holds the solid's weight)
   clamp = 0.15,        -- open face fractions of the solids below it are closed (0.01: the face
                        -- fractions' own default): a nearly closed face leaves a liquid pocket (under
                        -- a ball on the floor) that can only drain through it, and its squeeze
@@ -79,7 +87,7 @@ local defaults = {
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
-  solver = true, layers = true, radius = true, gravity = true } -- (the defaults that are nil)
+  solver = true, layers = true, radius = true, gravity = true, contact_kappa = true } -- (the defaults that are nil)
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_opts(opts)
@@ -137,6 +145,16 @@ function zarifi.new(opts)
   if type(S.clamp) ~= "number" or S.clamp < 0 or S.clamp >= 0.5 then
     raise("tide.zarifi.new: clamp must be a number in [0, 0.5), got " .. tostring(S.clamp))
   end
+  if S.contact ~= "barrier" and S.contact ~= "explicit" then
+    raise("tide.zarifi.new: contact must be \"barrier\" or \"explicit\", got " .. tostring(S.contact))
+  end
+  if type(S.contact_dhat) ~= "number" or not (S.contact_dhat > 0) then
+    raise("tide.zarifi.new: contact_dhat must be a positive number of cells, got " .. tostring(S.contact_dhat))
+  end
+  -- the barrier acts inside couple.project: not in the weak scheme (no coupled solve) nor the
+  -- factored one (K = R^T R); those keep the explicit correction
+  S.barrier = S.contact == "barrier" and S.scheme ~= "weak" and S.scheme ~= "factored"
+  S.contact_fallbacks = 0
   S.grid, S.particles, S.solids = g, ps, solids
   S.gravity = S.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
   S.obstacles = opts.obstacles
@@ -189,12 +207,19 @@ function zarifi.surface_through_solids(S)
   return phi
 end
 
---- Largest stable step: the liquid's CFL step, and cfl cells per step for the fastest solid node.
+--- Largest stable step: the liquid's CFL step, cfl cells per step for the fastest solid node and,
+-- with the walls' barrier, no node closing more than 90% of its gap to a wall or collider in
+-- line 1 (tide.couple.contact_dt: the barrier is linearized, one Newton step without line search,
+-- and a node that meets a wall fast would overshoot its linear model; conservative advancement,
+-- exact for the walls' planes, since max_dt sees the velocity line 1 moves the nodes with).
 function zarifi.max_dt(S)
   local dt = flip.max_dt(S.liquid)
   local vmax = 0
   for _, m in ipairs(S.solids) do vmax = math.max(vmax, math.max(-m.v:min(), m.v:max())) end
   if vmax > 0 then dt = math.min(dt, S.cfl * S.grid.dx / vmax) end
+  if S.barrier and #S.colliders > 0 then
+    dt = couple.contact_dt { solids = S.solids, colliders = S.colliders, dt = dt }
+  end
   return dt
 end
 
@@ -289,6 +314,9 @@ function zarifi.project(S, dt)
     sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
     pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil, relative = S.solid_faces and L.u_old or nil }
+  if S.barrier and #S.colliders > 0 then
+    args.colliders, args.dhat, args.kappa = S.colliders, S.contact_dhat * S.grid.dx, S.contact_kappa
+  end
   local st = time("couple", couple.project, args)
   if not st.converged then
     -- the default Krylov solver stalled (stiff solids make the SPD system ill-conditioned,
@@ -311,7 +339,10 @@ function zarifi.step(S, dt)
   local L, g, ps, u = S.liquid, S.grid, S.particles, S.u
   for _, m in ipairs(S.solids) do
     m.x:axpy(dt, m.v)                                                       -- 1. x = x* + Δt v (5.2)
-    if #S.colliders > 0 then m:collide { dt = dt, colliders = S.colliders, contact = "simple" } end
+    if #S.colliders > 0 then                                                 --    walls: §3.7's projection
+      local n = m:collide { dt = dt, colliders = S.colliders, contact = "simple" } -- (with the barrier: its
+      if S.barrier then S.contact_fallbacks = S.contact_fallbacks + n end    --    fallback, counted)
+    end
   end
   time("g2p+advect", liquid.g2p, u, ps, { scheme = S.transfer, old = L.u_old, flip = S.flip, -- 2. particles (§4.5)
     advect = dt, order = L.order, labels = S.solid_cells, solid_phi = S.solid_phi })

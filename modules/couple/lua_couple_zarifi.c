@@ -9,6 +9,9 @@
  *       N = Matrix (n*d x ncells), C = Matrix (n*d x nv*d), J = N^T C Matrix
  *       (ncells x nv*d) }   (Zarifi section 5.1.1, Eq. 5.7-5.13)
  *
+ *   tide.couple.contact_dt{ solids =, colliders =, dt = } -> the largest step <= dt that keeps
+ *     every free node a tenth of its gap to every collider (zarifi.h)
+ *
  *   tide.couple.project{ u = Mac (u*, projected in place), labels = Array u8,
  *       solids = { m1, ... } | m, dt =, rho = 1000, phi = Array | nil,
  *       fractions = Mac | nil, formulation = "spd" | "indefinite" | "factored",
@@ -20,15 +23,19 @@
  *       pressure = Array out, valid = Mac u8 out, matrix = false,
  *       must_converge = true (false: a Krylov solve that does not converge, breaks
  *       down or meets a non-finite iterate returns converged = false and stats.error
- *       instead of raising) }
+ *       instead of raising), colliders = c | { c1, ... }, dhat = 0 [m] (> 0: the
+ *       colliders' IPC barrier on the solid nodes inside the solve, zarifi.h),
+ *       kappa = auto }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
- *       residual, converged, alpha [, interface, precond_seconds (mgpcg)],
+ *       residual, converged, alpha [, interface, precond_seconds (mgpcg)]
+ *       [, contact_nodes, contact_lifted, contact_gap, contact_kappa (dhat > 0)],
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, formulation, solver [, matrix] }
  *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
  */
 #include "couple/zarifi.h"
 #include "solid/fem.h"
+#include "solid/lua_solid.h"
 #include "tide_lua.h"
 
 #include "linalg/mac_poisson.h"
@@ -156,7 +163,8 @@ static const char *const SOLVERS[] = {"pcg",  "cholmod", "minres", "bicgstab",
 static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
-    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", "relative", NULL};
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", "relative",
+    "colliders",   "dhat",     "kappa",  NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -195,6 +203,16 @@ static tide_tetmesh **check_solids(lua_State *L, int idx, const char *fn, int *n
   return solids;
 }
 
+/* the options' solids (check_solids), each with a material */
+static tide_tetmesh **material_solids(lua_State *L, const char *fn, int *ns) {
+  lua_getfield(L, 1, "solids");
+  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, ns);
+  for (int k = 0; k < *ns; k++)
+    if (!solids[k]->fem)
+      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  return solids;
+}
+
 static const char *const solid_faces_keys[] = {"u", "fractions", "solids", "layers", NULL};
 
 /* tide.couple.solid_faces{ u =, fractions =, solids = [, layers = 2] } -> count */
@@ -210,6 +228,25 @@ static int l_solid_faces(lua_State *L) {
   int64_t count;
   tide_lua_check(L, tide_zarifi_solid_faces(u, fr, solids, ns, layers, &count), fn);
   lua_pushinteger(L, (lua_Integer)count);
+  return 1;
+}
+
+static const char *const contact_dt_keys[] = {"solids", "colliders", "dt", NULL};
+
+/* tide.couple.contact_dt{ solids =, colliders =, dt = } -> the largest step <= dt keeping every
+ * free node a tenth of its gap to every collider (zarifi.h) */
+static int l_contact_dt(lua_State *L) {
+  const char *fn = "tide.couple.contact_dt";
+  tide_opts o = tide_lua_opts(L, 1, fn, contact_dt_keys);
+  double dt = tide_opt_reqnum(&o, "dt", 0, HUGE_VAL);
+  if (!(dt > 0)) tide_lua_error(L, "%s: dt must be positive", fn);
+  int nc;
+  tide_collider **c = tide_lua_solid_colliders(L, &o, &nc);
+  int ns;
+  tide_tetmesh **solids = material_solids(L, fn, &ns);
+  double t;
+  tide_lua_check(L, tide_zarifi_contact_dt(solids, ns, c, nc, dt, &t), fn);
+  lua_pushnumber(L, t);
   return 1;
 }
 
@@ -250,17 +287,19 @@ static int l_project(lua_State *L) {
     tide_lua_error(L, "%s: %s", fn, tide_errmsg());
   zo.ring = (int)tide_opt_int(&o, "ring", 1, 0, 64);
   zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
+  zo.colliders = tide_lua_solid_colliders(L, &o, &zo.ncolliders);
+  zo.contact_dhat = tide_opt_num(&o, "dhat", 0, 0, HUGE_VAL);
+  zo.contact_kappa = tide_opt_num(&o, "kappa", 0, 0, HUGE_VAL);
+  if (zo.ncolliders > 0 && zo.contact_dhat > 0 && zo.formulation == TIDE_ZARIFI_FACTORED)
+    tide_lua_error(L, "%s: the wall barrier (colliders with dhat > 0) needs formulation spd or "
+                      "indefinite, not factored", fn);
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   int want_matrix = tide_opt_bool(&o, "matrix", 0);
   int must = tide_opt_bool(&o, "must_converge", 1);
   /* the solids: a list of TetMesh or one */
-  lua_getfield(L, 1, "solids");
   int ns;
-  tide_tetmesh **solids = check_solids(L, lua_gettop(L), fn, &ns);
-  for (int k = 0; k < ns; k++)
-    if (!solids[k]->fem)
-      tide_lua_error(L, "%s: solids[%d] has no material (m:material{...})", fn, k + 1);
+  tide_tetmesh **solids = material_solids(L, fn, &ns);
   tide_csr *sys = NULL;
   if (want_matrix) {
     need_matrix_type(L);
@@ -296,6 +335,12 @@ static int l_project(lua_State *L) {
     setint(L, t, "interface", st.interface);
     setnum(L, t, "precond_seconds", st.precond_seconds);
   }
+  if (zo.ncolliders > 0 && zo.contact_dhat > 0) {
+    setint(L, t, "contact_nodes", st.contact_nodes);
+    setint(L, t, "contact_lifted", st.contact_lifted);
+    setnum(L, t, "contact_gap", st.contact_gap);
+    setnum(L, t, "contact_kappa", st.contact_kappa);
+  }
   setnum(L, t, "geometry_seconds", st.geometry_seconds);
   setnum(L, t, "assembly_seconds", st.assembly_seconds);
   setnum(L, t, "solve_seconds", st.solve_seconds);
@@ -314,7 +359,7 @@ static int l_project(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {"contact_dt", l_contact_dt}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

@@ -11,8 +11,10 @@
 #include "couple/zarifi.h"
 #include "linalg/mac_poisson.h"
 #include "liquid/project.h"
+#include "solid/barrier.h"
 #include "solid/fem.h"
 #include "solid/integrate.h"
+#include "solid/ipc.h"
 
 #include <math.h>
 #include <string.h>
@@ -267,6 +269,15 @@ static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmes
                      "solver does not fit the formulation: spd and factored take pcg, mgpcg or "
                      "cholmod, indefinite takes minres, bicgstab or ldlt");
   if (o->ring < 0 || o->ring > 64) return tide_fail(TIDE_EINVAL, "ring must be in [0, 64]");
+  if (!(o->contact_dhat >= 0) || !isfinite(o->contact_dhat) || !isfinite(o->contact_kappa) ||
+      o->ncolliders < 0 || (o->ncolliders > 0 && !o->colliders))
+    return tide_fail(TIDE_EINVAL, "contact: dhat must be >= 0, kappa finite, colliders given");
+  if (o->ncolliders > 0 && o->contact_dhat > 0 && f == TIDE_ZARIFI_FACTORED)
+    return tide_fail(TIDE_EINVAL, "the wall barrier (contact dhat > 0) needs the spd or "
+                                  "indefinite formulation, not factored (K = R^T R)");
+  for (int c = 0; c < o->ncolliders; c++)
+    if (!o->colliders[c] || o->colliders[c]->dim != g->dim)
+      return tide_fail(TIDE_EINVAL, "contact: collider %d must be %dD", c + 1, g->dim);
   for (int k = 0; k < ns; k++) {
     const tide_tetmesh *m = solids[k];
     if (!m || !m->fem) return tide_fail(TIDE_EINVAL, "solid %d has no material", k + 1);
@@ -345,9 +356,135 @@ static int solid_matrices(tide_tetmesh *m, const double *x, int rotate, const ti
   return tide_solid_elastic_matrices(m, x, TIDE_FEM_PROJECT, K, b);
 }
 
-/* K_ff (scaled by zeta_K per solid) and w (5.26 with the pinned terms) */
+/* The walls' barrier of solid k (tide_zarifi_opts.colliders): with g, H the gradient and PSD
+ * Hessian blocks of kappa sum b(d^2, dhat^2) at the linearization point xl (x* with the nodes
+ * nearer than the floor lifted to it along the normal), continued to x* by its quadratic model
+ * (g += H (x* - xl)), the end-of-step force -(g + dt H v) enters as w += g, S += dt H (T). */
+static int contact_block(zwork *z, tide_tetmesh *m, int k, const tide_zarifi_opts *o,
+                         tide_triplets *T, tide_zarifi_stats *st) {
+  int d = m->dim;
+  int64_t nv = m->nv, n = nv * d;
+  const tide_fem *f = m->fem;
+  const double *x = TIDE_F64P(m->x), *mass = TIDE_F64P(f->mass);
+  const uint8_t *pin = TIDE_U8P(f->pinned);
+  double dhat = o->contact_dhat, floor_d = TIDE_ZARIFI_CONTACT_FLOOR * dhat;
+  double kappa = o->contact_kappa;
+  if (!(kappa > 0)) {
+    /* one node at dhat/2 holds TIDE_ZARIFI_CONTACT_LOAD times the solid's weight:
+     * kappa |b'(dhat^2/4)| 2 (dhat/2) = LOAD M |g| */
+    double M = 0, gg = 0;
+    for (int64_t i = 0; i < nv; i++)
+      M += mass[i];
+    for (int a = 0; a < d; a++)
+      gg += f->gravity[a] * f->gravity[a];
+    gg = gg > 0 ? sqrt(gg) : 9.81;
+    kappa = TIDE_ZARIFI_CONTACT_LOAD * M * gg /
+            (-tide_barrier_gradient(0.25 * dhat * dhat, dhat * dhat) * dhat);
+  }
+  st->contact_kappa = kappa;
+  size_t bytes = (size_t)(2 * n + nv * d * d + nv + 1) * sizeof(double);
+  double *xl = tide_calloc(bytes);
+  if (!xl) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  double *g = xl + n, *H = g + n, *tmp = H + nv * d * d;
+  memcpy(xl, x, (size_t)n * sizeof(double));
+  int64_t near = 0, lifted = 0;
+  double gap = HUGE_VAL;
+  for (int64_t i = 0; i < nv; i++) {
+    if (pin[i] || !(mass[i] > 0)) continue;
+    int in = 0, up = 0;
+    for (int c = 0; c < o->ncolliders; c++) {
+      double xi[3] = {0, 0, 0}, N[3] = {0, 0, 0};
+      for (int a = 0; a < d; a++)
+        xi[a] = xl[i * d + a];
+      double dc = tide_collider_phi(o->colliders[c], xi, N) - o->colliders[c]->thickness;
+      if (dc < gap) gap = dc;
+      if (dc < dhat) in = 1;
+      if (dc < floor_d) {
+        up = 1;
+        for (int a = 0; a < d; a++)
+          xl[i * d + a] += (floor_d - dc) * N[a];
+      }
+    }
+    near += in;
+    lifted += up;
+  }
+  st->contact_nodes += near;
+  st->contact_lifted += lifted;
+  if (gap < st->contact_gap) st->contact_gap = gap;
+  int s = TIDE_OK;
+  if (near > 0) {
+    tide_ipc_sdf b = {o->colliders, o->ncolliders, dhat, kappa, d, nv, pin, mass, tmp};
+    int64_t bad = tide_ipc_sdf_derivatives(&b, xl, g, H);
+    if (bad >= 0)
+      s = tide_fail(TIDE_ENONFINITE,
+                    "coupled projection: the wall barrier of solid %d is not finite at node %lld",
+                    k + 1, (long long)bad + 1);
+    for (int64_t i = 0; i < nv && !s; i++) {
+      const double *Hi = H + i * d * d;
+      for (int a = 0; a < d; a++) {
+        double e = 0;
+        for (int c = 0; c < d; c++)
+          e += Hi[a * d + c] * (x[i * d + c] - xl[i * d + c]);
+        g[i * d + a] += e;
+      }
+      const int *fo = z->freeof + z->dof0[k] + i * d;
+      for (int a = 0; a < d; a++) {
+        if (fo[a] < 0) continue;
+        z->w[fo[a]] += g[i * d + a];
+        for (int c = 0; c < d; c++)
+          if (fo[c] >= 0 && Hi[a * d + c] != 0)
+            tide_triplets_add(T, fo[a], fo[c], o->dt * Hi[a * d + c]);
+      }
+    }
+  }
+  tide_free(xl, bytes);
+  return s;
+}
+
+int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *const *colliders,
+                           int ncolliders, double dt, double *out) {
+  if (!out || !(dt > 0) || ns < 0 || ncolliders < 0 || (ns > 0 && !solids) ||
+      (ncolliders > 0 && !colliders))
+    return tide_fail(TIDE_EINVAL, "contact step: bad arguments");
+  double t = dt;
+  for (int k = 0; k < ns && ncolliders > 0; k++) {
+    tide_tetmesh *m = solids[k];
+    if (!m || !m->fem) return tide_fail(TIDE_EINVAL, "contact step: solid %d has no material", k + 1);
+    for (int c = 0; c < ncolliders; c++)
+      if (colliders[c]->dim != m->dim)
+        return tide_fail(TIDE_EINVAL, "contact step: collider %d is not %dD", c + 1, m->dim);
+    int d = m->dim;
+    int64_t nv = m->nv;
+    const double *x = TIDE_F64P(m->x), *mass = TIDE_F64P(m->fem->mass);
+    const uint8_t *pin = TIDE_U8P(m->fem->pinned);
+    uint8_t *skip = tide_alloc((size_t)(nv + 1));
+    double *tmp = tide_alloc((size_t)(nv + 1) * sizeof(double));
+    if (!skip || !tmp) {
+      tide_free(skip, (size_t)(nv + 1));
+      tide_free(tmp, (size_t)(nv + 1) * sizeof(double));
+      return tide_fail(TIDE_ENOMEM, "contact step: out of memory");
+    }
+    for (int64_t i = 0; i < nv; i++) {
+      double xi[3] = {0, 0, 0};
+      for (int a = 0; a < d; a++)
+        xi[a] = x[i * d + a];
+      skip[i] = pin[i];
+      for (int c = 0; c < ncolliders && !skip[i]; c++)
+        skip[i] = !(tide_collider_phi(colliders[c], xi, NULL) - colliders[c]->thickness > 0);
+    }
+    tide_ipc_sdf b = {colliders, ncolliders, 0, 0, d, nv, skip, mass, tmp};
+    t = tide_ipc_sdf_step_bound(&b, x, TIDE_F64P(m->v), t);
+    tide_free(skip, (size_t)(nv + 1));
+    tide_free(tmp, (size_t)(nv + 1) * sizeof(double));
+  }
+  *out = t;
+  return TIDE_OK;
+}
+
+/* K_ff (scaled by zeta_K per solid) and w (5.26 with the pinned terms), plus the walls' barrier
+ * (contact_block) */
 static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tide_zarifi_opts *o,
-                        tide_csr **ZK) {
+                        tide_csr **ZK, tide_zarifi_stats *st) {
   int s;
   tide_triplets *T;
   if ((s = tide_triplets_new(z->nf, z->nf, &T))) return s;
@@ -392,6 +529,7 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
         if (fo[KK->col[p]] >= 0) tide_triplets_add(T, fo[i], fo[KK->col[p]], zk * KK->val[p]);
     }
     tide_csr_free(Kexp);
+    if (o->ncolliders > 0 && o->contact_dhat > 0 && (s = contact_block(z, m, k, o, T, st))) break;
   }
   if (!s) s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, ZK);
   tide_triplets_free(T);
@@ -808,7 +946,8 @@ int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *con
     if (z.rowof[c] >= 0) z.r1[z.rowof[c]] = -dxd * dv[c];
   /* the solids: unknowns, K, w; the coupling J = N^T C */
   if ((s = number_solids(&z, solids, ns, o->dt, o->elastic))) goto done;
-  if ((s = solid_blocks(&z, solids, ns, o, &ZK))) goto done;
+  st->contact_gap = HUGE_VAL;
+  if ((s = solid_blocks(&z, solids, ns, o, &ZK, st))) goto done;
   if ((s = coupling_block(&z, g, solids, ns, o, &Jf))) goto done;
   st->assembly_seconds = tide_wtime() - ta;
   st->liquid = z.nl;

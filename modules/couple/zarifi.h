@@ -30,6 +30,7 @@
 #include "grid/grid.h"
 #include "linalg/linalg.h"
 #include "linalg/mac_poisson.h"
+#include "solid/collide.h"
 #include "solid/mesh.h"
 
 #ifdef __cplusplus
@@ -191,6 +192,25 @@ typedef struct tide_zarifi_opts {
   const tide_array *phi;     /* liquid level set on cells (ghost fluid) or NULL */
   const tide_mac *fractions; /* open face fractions (f64) or NULL */
   double theta_min;          /* 0: TIDE_MAC_THETA_MIN */
+  /* Wall contact inside the solve (beyond the thesis's explicit correction of section 3.7):
+   * with ncolliders > 0 and contact_dhat > 0 every free node i at distance d_c = phi_c(x_i) -
+   * thickness_c < dhat from collider c adds IPC's barrier kappa b(d^2, dhat^2) (solid/ipc.h,
+   * tide_ipc_sdf) of its position at the end of the step, x + dt v, linearized at x* = m->x:
+   * the solid's rows get the force -(g + dt H v), g = the barrier's gradient and H its PSD
+   * Gauss-Newton Hessian blocks kappa (4 d^2 b'' + 2 b') N N^T, i.e. S += dt H and w += g (so
+   * the SPD transform and its solvers apply unchanged).  A node closer than
+   * TIDE_ZARIFI_CONTACT_FLOOR dhat (or outside) is linearized at that distance along the
+   * collider's normal (its quadratic model continued to x*): counted in
+   * stats.contact_lifted.  kappa <= 0: the stiffness at which one node at d = dhat/2 holds
+   * TIDE_ZARIFI_CONTACT_LOAD = 100 times the solid's weight (its mass times |fem->gravity|,
+   * 9.81 m/s^2 when zero): a resting solid then sits near d = dhat, and a solid meeting the floor
+   * at 6 m/s is stopped before its underside seals a liquid pocket (at 1x it came within 3e-5 m
+   * and the sealed pocket's suction, -3e6 Pa, held it squashed by 6.5%; docs/couple.md).  Not
+   * with the factored formulation (K = R^T R). */
+  tide_collider *const *colliders;
+  int ncolliders;
+  double contact_dhat;  /* [m]; 0: off */
+  double contact_kappa; /* barrier stiffness [N/m^3 in 3D; per unit depth in 2D]; <= 0: auto */
   tide_csr **system;         /* if not NULL: receives the assembled system matrix
                                 (general storage, both triangles; the caller frees
                                 it), e.g. for a condition estimate (Table 6.2) */
@@ -212,8 +232,14 @@ typedef struct tide_zarifi_stats {
                         piece's flux reaches): p = 0 there */
   int ring;          /* TIDE_ZARIFI_MGPCG: the ring used */
   double precond_seconds; /* TIDE_ZARIFI_MGPCG: preconditioner set-up (in solve_seconds) */
+  int64_t contact_nodes;  /* free nodes within dhat of a collider at x* (barrier active) */
+  int64_t contact_lifted; /* of them, linearized at TIDE_ZARIFI_CONTACT_FLOOR dhat */
+  double contact_gap;     /* smallest node-collider distance at x* [m] (HUGE_VAL: none) */
+  double contact_kappa;   /* barrier stiffness used (last solid) */
   double geometry_seconds, assembly_seconds, solve_seconds;
 } tide_zarifi_stats;
+#define TIDE_ZARIFI_CONTACT_FLOOR 1e-3
+#define TIDE_ZARIFI_CONTACT_LOAD 100
 
 /* One coupled pressure projection (Alg. 4 line 7).
  *   u        MAC velocities u* on entry, projected on return on the faces
@@ -242,6 +268,16 @@ typedef struct tide_zarifi_stats {
 int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
                         const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
                         tide_zarifi_stats *st);
+
+/* The largest step t in (0, dt] for which x + t v keeps every free node of the solids (not
+ * pinned, positive mass) at least a tenth of its distance from every collider
+ * (tide_ipc_sdf_step_bound: conservative advancement, exact for planes; the colliders at their
+ * current placement).  A node already touching or inside a collider (d <= 0) is left out.  With
+ * the walls' barrier of tide_zarifi_project (linearized: one Newton step without line search) a
+ * node meeting a wall fast overshoots its linear model; bounding the position update x += dt v by
+ * this keeps it outside, and the barrier's force stops it. */
+int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *const *colliders,
+                           int ncolliders, double dt, double *out);
 
 /* ------------------------------------- block preconditioner (spd, factored)
  * The SPD (5.25-5.36) and factored (5.43-5.45) systems

@@ -14,7 +14,7 @@ return {
     see = see,
   },
   ["tide.couple.project"] = {
-    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, sampling = \"cell\", relative, ring = 1, theta_min, pressure, valid, matrix = false, must_converge = true } -> stats",
+    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, sampling = \"cell\", relative, ring = 1, theta_min, pressure, valid, matrix = false, must_converge = true, colliders, dhat = 0, kappa } -> stats",
     does = "One coupled pressure projection of a MAC liquid and corotational solids: u projected in place, the solids' velocities set; the pressure in liquid cells.",
     args = {
       { "u", "tide.Mac", "required", "u* on entry, projected on return" },
@@ -29,9 +29,23 @@ return {
       { "elastic", "boolean", "true", "false: damping-only coupling (section 6.3)" },
       { "sigma, alpha", "numbers", "0.9, \"auto\"", "Z1 = sigma zeta_M M (5.31); block scaling (5.36)" },
       { "matrix", "boolean", "false", "also return the system matrix (stats.matrix)" },
+      { "colliders, dhat", "tide.solid.collider or list; number >= 0 [m]", "none, 0", "dhat > 0: wall contact inside the solve (spd, indefinite): every free node within dhat of a collider adds IPC's barrier kappa b(d^2, dhat^2) of its end-of-step position x + dt v, linearized at x: S += dt H (PSD), w += its gradient; a node nearer than 0.1 dhat is linearized at 0.1 dhat" },
+      { "kappa", "number > 0", "auto", "the barrier's stiffness (auto: one node at dhat/2 holds the solid's weight)" },
     },
-    returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead (liquid cells closed on every side that no solid piece reaches: p = 0), iterations, residual, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds, formulation, solver [, matrix] [, interface, precond_seconds (mgpcg)] [, error (must_converge = false: why the Krylov solve failed)] }",
+    returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead (liquid cells closed on every side that no solid piece reaches: p = 0), iterations, residual, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds, formulation, solver [, matrix] [, interface, precond_seconds (mgpcg)] [, contact_nodes, contact_lifted (linearized at 0.1 dhat), contact_gap (smallest node-collider distance [m]), contact_kappa (dhat > 0)] [, error (must_converge = false: why the Krylov solve failed)] }",
     ref = "Zarifi 2017 (thesis) ch. 5, Algorithm 4 line 7",
+    see = see,
+  },
+  ["tide.couple.contact_dt"] = {
+    sig = "tide.couple.contact_dt{ solids, colliders, dt } -> dt",
+    does = "The largest step <= dt for which x + dt v keeps every free node of the solids at least a tenth of its distance from every collider (IPC's conservative advancement, exact for planes; nodes already touching or inside a collider are left out). zarifi.max_dt bounds the position update with it when the walls' barrier is inside the coupled solve (contact = \"barrier\"): the barrier is linearized, and a node meeting a wall fast would overshoot its linear model.",
+    args = {
+      { "solids", "tide.TetMesh or list", "required", "meshes with a material (their x and v)" },
+      { "colliders", "tide.solid.collider or list", "none", "at their current placement" },
+      { "dt", "number > 0", "required", "the step to bound [s]" },
+    },
+    returns = "the bounded step [s]",
+    ref = "Li et al. 2020 (IPC), conservative advancement",
     see = see,
   },
   ["tide.couple.solid_faces"] = {
@@ -48,11 +62,13 @@ return {
     see = see,
   },
   ["tide.zarifi.new"] = {
-    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, clamp = 0.15, separation = 0.5, band = 0.1, mean = false, fractions = \"node\", solid_faces = false, colliders, obstacles, gravity, max_speed = 1000 } -> S",
+    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, contact = \"barrier\", contact_dhat = 0.25, contact_kappa, clamp = 0.15, separation = 0.5, band = 0.1, mean = false, fractions = \"node\", solid_faces = false, colliders, obstacles, gravity, max_speed = 1000 } -> S",
     does = "The state of the strongly coupled liquid + solids simulation (FLIP/APIC liquid of tide.flip, corotational solids).",
     args = {
       { "scheme", "spd | indefinite | factored | damping | weak", "\"spd\"", "strong coupling formulations, damping-only and weak (alternating) coupling of section 6.3" },
       { "sampling", "\"linear\" | \"cell\"", "\"linear\"", "pressure on the solid boundary (see tide.couple.project)" },
+      { "contact", "\"barrier\" | \"explicit\"", "\"barrier\"", "how solids meet the walls and colliders: inside the coupled solve (couple.project colliders/dhat: IPC barrier on the nodes, linearized; the explicit projection only for a node that still ends outside, counted in S.contact_fallbacks) or the thesis's explicit position correction after the step (section 3.7; also used by the weak and factored schemes). The barrier removes the squeeze-pressure spikes of a heavy solid resting on the floor (docs/couple.md)" },
+      { "contact_dhat, contact_kappa", "number > 0 [cells], number", "0.25, auto", "the barrier's width in cells and stiffness (auto: one node at dhat/2 holds the solid's weight)" },
       { "clamp", "number in [0, 0.5)", "0.15", "solid face fractions below it are closed: no liquid pocket drains through a nearly closed face (squeeze pressures under a solid on the floor)" },
       { "separation", "number >= 0", "0.5", "volume correction of the FLIP particles after their advection (tide.flip's density correction, flip.separate: particles, not velocities, moved along a projected field): strength per step; 0: off (the pool loses ~10% of its volume in the balls scene)" },
       { "fractions", "\"node\" | \"exact\"", "\"node\"", "the solids' open face fractions: node SDF (section 5.4) or exactly clipped (with sampling = \"cell\" the projection then conserves liquid + solid momentum to the solver tolerance)" },
@@ -61,7 +77,7 @@ return {
       { "mean", "boolean", "false", "correct by the mean interior density (volume control, Kim et al. 2007) instead of per cell" },
       { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "ghost-fluid free surface from a particle level set (false: voxel surface, p = 0 at air cell centres; up to half a cell off, which shifts a floating solid's draft)" },
     },
-    returns = "S (S.u, S.labels, S.pressure, S.fallbacks, ...)",
+    returns = "S (S.u, S.labels, S.pressure, S.fallbacks, S.contact_fallbacks, ...)",
     ref = "Zarifi 2017 (thesis) Algorithm 4",
     see = see,
   },
