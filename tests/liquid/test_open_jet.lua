@@ -54,7 +54,7 @@ local function jet(dim, n, side, tend, closed, ga)
   local function depth(x) return s > 0 and 1 - x[a] or x[a] end
   local per_cell, cellv = S.per_cell, dx ^ dim / S.per_cell
   -- the band: the last 3 cells before the open layer (depth in [dx, 4 dx))
-  local m = { outside = 0, in_layer = 0, vmin = math.huge, vsum = 0, nv = 0, bandmax = 0, spread = 0, pmax = 0 }
+  local m = { outside = 0, in_layer = 0, vmin = math.huge, vsum = 0, nv = 0, bandmax = 0, spread = 0, pmax = 0, prest = 0 }
   local t0, e0, r0, cmin, cmax, csum, nc, vmin, vmax, vsum
   local X, Vp, dt = ps.x, ps.v, nil
   while S.t < tend do
@@ -94,10 +94,12 @@ local function jet(dim, n, side, tend, closed, ga)
         for j = 1, n do
           for k = 1, dim == 3 and n or 1 do
             local c = { i, j, k }
-            if c[a] >= band[1] and c[a] <= band[2] then
-              local lab = dim == 2 and L:get(i, j) or L:get(i, j, k)
-              if lab == liquid.LIQUID then
-                m.pmax = math.max(m.pmax, math.abs(dim == 2 and P:get(i, j) or P:get(i, j, k)))
+            if (dim == 2 and L:get(i, j) or L:get(i, j, k)) == liquid.LIQUID then
+              local pc = math.abs(dim == 2 and P:get(i, j) or P:get(i, j, k))
+              if c[a] >= band[1] and c[a] <= band[2] then
+                m.pmax = math.max(m.pmax, pc)
+              else
+                m.prest = math.max(m.prest, pc)
               end
             end
           end
@@ -109,7 +111,7 @@ local function jet(dim, n, side, tend, closed, ga)
   local r = {
     qin = (S.emitted - e0) * cellv / span, qout = (S.removed - r0) * cellv / span,
     cmin = cmin, cmax = cmax, cmean = csum / nc, vmin = vmin, vmax = vmax, vmean = vsum / nc, count_ok = #ps == S.emitted - S.removed,
-    un_mean = m.vsum / math.max(m.nv, 1), un_min = m.vmin, spread = m.spread / dx, pmax = m.pmax,
+    un_mean = m.vsum / math.max(m.nv, 1), un_min = m.vmin, spread = m.spread / dx, pmax = m.pmax, prest = m.prest, ga = ga,
     outside = m.outside, in_layer = m.in_layer,
     -- the band of an undisturbed jet holds 3 x (W / dx) cells of particles
     band = m.bandmax / (3 * (W / dx) ^ (dim - 1) * per_cell),
@@ -124,10 +126,10 @@ end
 local function report(tag, r, dim)
   local Q = V * W ^ (dim - 1)
   print(string.format("%s: in %+.1f%% out %+.1f%% of Q; count %d..%d, volume %.0f..%.0f (ideal column %.0f, mean %+.1f%%); "
-    .. "band: u_n mean %.3f min %.3f V, fill %.2f, spread %.2f dx, |p| <= %.2f Pa (%.1e rho V^2/2); outside %d, in layer %d",
+    .. "band: u_n mean %.3f min %.3f V, fill %.2f, spread %.2f dx, |p| <= %.2f Pa (%.1e rho V^2/2; elsewhere in the jet %.2f Pa); outside %d, in layer %d",
     tag, 100 * (r.qin / Q - 1), 100 * (r.qout / Q - 1), r.cmin, r.cmax, r.vmin, r.vmax, r.ideal,
     100 * (r.vmean / r.ideal - 1), r.un_mean / V, r.un_min / V, r.band, r.spread, r.pmax, r.pmax / (500 * V * V),
-    r.outside, r.in_layer))
+    r.prest, r.outside, r.in_layer))
 end
 
 local function check(tag, r, dim)
@@ -145,8 +147,12 @@ local function check(tag, r, dim)
     tag, r.un_mean / V, r.un_min / V))
   T.check(r.band < 1.25 and r.spread < 1, string.format("%s: band fill %.2f < 1.25, spread %.2f dx < 1", tag, r.band,
     r.spread))
-  -- a jet stopped at the side would show its dynamic pressure rho V^2 / 2
-  T.check(r.pmax < 0.02 * 500 * V * V, string.format("%s: |p| in the band %.3g Pa < 2%% of rho V^2 / 2", tag, r.pmax))
+  -- a jet stopped at the side would show its dynamic pressure rho V^2 / 2;
+  -- the staircase surface of a jet under gravity carries a few % of rho g W
+  -- everywhere (5% measured, as much elsewhere in the jet as at the side)
+  local pb = 0.02 * 500 * V * V + 0.1 * 1000 * r.ga * W
+  T.check(r.pmax < pb, string.format("%s: |p| in the band %.3g Pa < 2%% of rho V^2 / 2 + 10%% of rho g W = %.3g Pa", tag,
+    r.pmax, pb))
 end
 
 for _, side in ipairs { "x+", "x-", "y+", "y-" } do
