@@ -50,13 +50,13 @@ local function jet(dim, n, side, tend, closed, ga)
   local S = flip.new { grid = g, particles = ps, gravity = grav,
     open = not closed and { side } or nil, method = dim == 3 and "mgpcg" or "pcg",
     emitters = { { shape = tide.shape.box { min = lo, max = hi }, velocity = vel } } }
-  -- distance of a point from the side along the axis, and its offset across
+  -- distance of a point from the open side
   local function depth(x) return s > 0 and 1 - x[a] or x[a] end
   local per_cell, cellv = S.per_cell, dx ^ dim / S.per_cell
   -- the band: the last 3 cells before the open layer (depth in [dx, 4 dx))
   local m = { outside = 0, in_layer = 0, vmin = math.huge, vsum = 0, nv = 0, bandmax = 0, spread = 0, pmax = 0, prest = 0 }
   local t0, e0, r0, cmin, cmax, csum, nc, vmin, vmax, vsum
-  local X, Vp, dt = ps.x, ps.v, nil
+  local X, Vp, dt
   while S.t < tend do
     dt = flip.max_dt(S)
     flip.step(S, dt)
