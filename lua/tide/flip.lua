@@ -471,10 +471,12 @@ function flip.step(S, dt)
     time("g2p+advect", liquid.g2p, u, ps, { scheme = S.scheme, old = S.u_old, flip = S.flip,
       advect = dt, order = S.order, labels = S.solid, solid_phi = S.solid_phi })
   end
-  -- 7b. particles that left through an open side or entered a sink are gone
-  flip.drain(S)
   -- 8. spread particles out of over-full cells (positions only)
   if S.separation > 0 then flip.separate(S, dt) end
+  -- 8b. particles that left through an open side or entered a sink are gone
+  -- (after the last move: the density correction can push particles into the
+  -- open layer or a sink too)
+  flip.drain(S)
   -- 9. keep the particles per bulk cell between reseed.min and reseed.max
   if S.reseed then
     time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels, open = S.open })

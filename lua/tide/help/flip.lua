@@ -28,7 +28,7 @@ return {
   },
   ["tide.flip.step"] = {
     sig = "flip.step(S, dt) -> stats",
-    does = "One step: emit, transfer to the grid (p2g, extrapolate), gravity, tension, walls, projection, g2p and advection, drain, density correction, reseed.",
+    does = "One step: emit, transfer to the grid (p2g, extrapolate), gravity, tension, walls, projection, g2p and advection, density correction, drain (after the last move of the particles), reseed.",
     args = { S_, DT }, returns = "projection statistics { iterations, residual, unknowns, div_before, div_after }", ref = "Zarifi thesis Alg. 3", see = see,
   },
   ["tide.flip.max_dt"] = {
