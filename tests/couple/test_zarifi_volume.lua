@@ -82,7 +82,10 @@ local dv0, d0, want = run(0)
 T.check(dv0 < -0.05, string.format("without the volume correction the pool loses %.1f%% of its volume in %g s (light ball's draft %.4f m, Archimedes %.4f m, %.1f%%)",
   -100 * dv0, T_END, d0, want, 100 * (d0 / want - 1)))
 local dv, d, _, wm, rest = run(0.5)
-T.check(math.abs(dv) < 0.015, string.format("with it (separation 0.5, band 0.1): volume change %.2f%% over the last second", 100 * dv))
+-- (the level-measured change depends on the step sequence: over cfl 0.9-1 it spans -0.5 to -1.2%
+-- with the explicit wall correction and -0.8 to -1.8% with the walls' barrier, the default since
+-- session 24, -1.46% at the default cfl; the bound 2.5% stays far from the -7% failure it guards)
+T.check(math.abs(dv) < 0.025, string.format("with it (separation 0.5, band 0.1): volume change %.2f%% over the last second", 100 * dv))
 T.check(wm < 0.01, string.format("  particles' mean interior density within %.2f%% of the rest density over the run", 100 * wm))
 T.check(math.abs(d / want - 1) < 0.03, string.format("  light ball floats at its Archimedes draft: %.4f m vs %.4f m (%.2f%%)", d, want, 100 * (d / want - 1)))
 -- the heavy ball (2500 kg/m^3) on the floor under the ghost-fluid surface: the particle level set
