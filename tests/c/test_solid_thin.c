@@ -19,7 +19,7 @@ static uint64_t ctr = 0;
 static double rnd(void) { return 2 * tide_rand01(4242, ctr++) - 1; } /* [-1, 1) */
 
 static double min_eig(int n, const double *A) {
-  double w[24], Q[24 * 24];
+  double w[36], Q[36 * 36];
   tide_sym_eig(n, A, w, Q);
   return w[n - 1];
 }
@@ -27,13 +27,13 @@ static double min_eig(int n, const double *A) {
 typedef void (*energy_fn)(void *ctx, const double *x, int project, double *E, double *g,
                           double *H);
 
-/* FD of gradient (from E) and Hessian (from the gradient) at x (n <= 18) */
+/* FD of gradient (from E) and Hessian (from the gradient) at x (n <= 36) */
 static void fd_check(energy_fn f, void *ctx, int n, const double *x0, double h, const char *what) {
-  double x[18], E, g[18], H[324], gfd[18], Hfd[324];
+  double x[36], E, g[36], H[1296], gfd[36], Hfd[1296];
   memcpy(x, x0, sizeof(double) * (size_t)n);
   f(ctx, x, 0, &E, g, H);
   for (int i = 0; i < n; i++) {
-    double Ep, Em, gp[18], gm[18];
+    double Ep, Em, gp[36], gm[36];
     x[i] = x0[i] + h;
     f(ctx, x, 0, &Ep, gp, NULL);
     x[i] = x0[i] - h;
@@ -50,7 +50,7 @@ static void fd_check(energy_fn f, void *ctx, int n, const double *x0, double h, 
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) asym = fmax(asym, fabs(H[i * n + j] - H[j * n + i]));
   CHECK(asym <= 1e-9 * (1 + fabs(H[0])), "%s: Hessian symmetric (%.3g)", what, asym);
-  double Hp[324];
+  double Hp[1296];
   f(ctx, x, 1, NULL, NULL, Hp);
   double scale = 0;
   for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(Hp[i]));
@@ -362,6 +362,50 @@ static void test_bend_triangle_fd(void) {
   }
 }
 
+/* ------------------------------------------------- Morley bending */
+
+typedef struct {
+  double theta0[9], K[81];
+} morley_ctx;
+
+static void morley_fn(void *c, const double *x, int project, double *E, double *g, double *H) {
+  morley_ctx *t = c;
+  tide_shell_bend_morley(x, t->theta0, t->K, project, E, g, H);
+}
+
+/* FD checks of the Morley bending stencil (the triangle, its three wings,
+ * the neighbours' six): all present, a neighbour's wings missing, a whole
+ * neighbour missing (a free edge), flat and creased, folded wings */
+static void test_bend_morley_fd(void) {
+  const double base[36] = {0,    0,   0, 1,    0,    0, 0.3,  0.9,  0, 1.1, 0.8,  0,
+                           -0.4, 0.3, 0, 0.6,  -0.7, 0, 1.6,  0.2,  0, 0.8, 1.5,  0,
+                           -0.3, 1.1, 0, -0.6, -0.3, 0, -0.2, -0.6, 0, 1.3, -0.6, 0};
+  const int presents[4] = {0xff8, 0xff8 & ~(1 << 6) & ~(1 << 9), 0xff8 & ~(1 << 5) & ~(3 << 10),
+                           0xff8 & ~(1 << 3) & ~(3 << 6) & ~(1 << 10)};
+  for (int trial = 0; trial < 16; trial++) {
+    int present = presents[trial / 4];
+    double K0[81];
+    CHECK(tide_shell_bend_morley_rest(base, present, 0.3, K0) == TIDE_OK, "Morley rest %d", trial);
+    double R[9], x[36];
+    random_rotation(R);
+    for (int a = 0; a < 12; a++) {
+      double z = a >= 3 ? 0.3 * rnd() : 0;
+      for (int i = 0; i < 3; i++) {
+        double s = 0.1 * rnd();
+        for (int k = 0; k < 3; k++)
+          s += R[i * 3 + k] * (base[a * 3 + k] + (k == 2 ? z : 0) + 0.05 * rnd());
+        x[a * 3 + i] = s;
+      }
+    }
+    morley_ctx c;
+    for (int i = 0; i < 9; i++) c.theta0[i] = trial % 2 ? 0.3 * rnd() : 0;
+    for (int i = 0; i < 81; i++) c.K[i] = 1.7 * K0[i];
+    char what[64];
+    snprintf(what, sizeof what, "Morley trial %d (present %#x)", trial, present);
+    fd_check(morley_fn, &c, 36, x, 1e-6, what);
+  }
+}
+
 /* the shape-operator bending on the sheet generator's grids ("same" and
  * "alternate" diagonals, square and 4:1 cells): a height field of constant
  * curvature S0, w = (a x^2 + 2 b x y + c y^2) / 2 with small a, b, c,
@@ -449,6 +493,7 @@ int main(void) {
   test_hinge_calibration();
   test_bend_triangle_fd();
   test_bend_triangle_grid();
+  test_bend_morley_fd();
   test_rods();
   return check_report();
 }
