@@ -927,7 +927,7 @@ int tide_thin_install(tide_tetmesh *m, tide_thin_part *parts, int n) {
       return tide_fail(TIDE_EINVAL, "thin part %d: bad counts or node range", part);
     if ((st = check_index_array(p->s1, TIDE_I32, p->n1, shell ? 3 : 2, 0, m->nv, "stencils 1", part)) ||
         (st = check_index_array(p->s2, TIDE_I32, p->n2, shell ? 4 : 3, 0, m->nv, "stencils 2", part)) ||
-        (st = check_index_array(p->s3, TIDE_I32, p->n3, shell ? 6 : 4, 0, m->nv, "stencils 3", part)) ||
+        (st = check_index_array(p->s3, TIDE_I32, p->n3, set_nodes(p, 3), 0, m->nv, "stencils 3", part)) ||
         (st = check_index_array(p->r1, TIDE_F64, p->n1, shell ? 4 : 0, 0, 0, "rest data 1", part)) ||
         (st = check_index_array(p->r2, TIDE_F64, p->n2, 0, 0, 0, "rest angles 2", part)) ||
         (st = check_index_array(p->w2, TIDE_F64, p->n2, 0, 0, 0, "weights 2", part)))
