@@ -403,8 +403,11 @@ int tide_shell_bend_triangle_rest(const double *X, int present, double nu, doubl
 
 /* E = 1/2 dtheta^T K dtheta over nh hinges of an nn-node stencil (hinge h
  * on the stencil slots slots[h]); rows of K that are zero mark absent
- * hinges.  grad 3 nn, hess (3 nn)^2 (projected when asked).  Workspace on
- * the stack: nh <= 9, nn <= 12. */
+ * hinges.  grad 3 nn, hess (3 nn)^2: G^T K G + sum_i (K dtheta)_i hess
+ * theta_i (G the hinge-angle gradients); project 1: that block projected by
+ * eigenvalue clamping; 2: its Gauss-Newton part G^T K G alone (PSD, as K
+ * is), without the (3 nn)^2 eigen-decomposition.  Workspace on the stack:
+ * nh <= 9, nn <= 12. */
 static void bend_hinges(int nn, int nh, const int (*slots)[4], const double *x,
                         const double *theta0, const double *K, int project, double *E,
                         double *grad, double *hess) {
@@ -458,7 +461,7 @@ static void bend_hinges(int nn, int nh, const int (*slots)[4], const double *x,
       for (int i = 0; i < nh; i++) s += G[i][r] * KG[i][c];
       hess[r * k + c] = s;
     }
-  for (int i = 0; i < nh; i++) {
+  for (int i = 0; i < nh && project != 2; i++) {
     if (!on[i] || Kd[i] == 0) continue;
     for (int a = 0; a < 4; a++)
       for (int b = 0; b < 4; b++) {
@@ -468,12 +471,12 @@ static void bend_hinges(int nn, int nh, const int (*slots)[4], const double *x,
             hess[(sa * 3 + p) * k + sb * 3 + q] += Kd[i] * Ht[i][(a * 3 + p) * 12 + b * 3 + q];
       }
   }
-  if (project) tide_sym_project_psd(k, hess);
+  if (project == 1) tide_sym_project_psd(k, hess);
 }
 
 void tide_shell_bend_triangle(const double *x, const double *theta0, const double *K, int project,
                               double *E, double *grad, double *hess) {
-  bend_hinges(6, 3, tri_hinge_slots, x, theta0, K, project, E, grad, hess);
+  bend_hinges(6, 3, tri_hinge_slots, x, theta0, K, project ? 1 : 0, E, grad, hess);
 }
 
 /* ------------------------------------------- Morley, mid-edge slopes shared */
@@ -599,5 +602,5 @@ int tide_shell_bend_morley_rest(const double *X, int present, double nu, double 
 
 void tide_shell_bend_morley(const double *x, const double *theta0, const double *K, int project,
                             double *E, double *grad, double *hess) {
-  bend_hinges(12, 9, morley_hinge_slots, x, theta0, K, project, E, grad, hess);
+  bend_hinges(12, 9, morley_hinge_slots, x, theta0, K, project ? 2 : 0, E, grad, hess);
 }

@@ -133,7 +133,10 @@ int tide_shell_bend_triangle_rest(const double *X, int present, double nu, doubl
  * and (w_i, x_{i+2}) (4 + 2i), each oriented with its own triangle first as
  * in tide_shell_bend_triangle.  E = 1/2 dtheta^T (D K) dtheta with K (9x9,
  * row-major, [1]) from tide_shell_bend_morley_rest; zero rows of K mark
- * absent hinges.  grad 36, hess 1296 (projected by eigenvalue clamping). */
+ * absent hinges.  grad 36, hess 1296; projected: the Gauss-Newton part
+ * G^T (D K) G (G the hinge-angle gradients; PSD as K is), 15x cheaper than
+ * eigenvalue clamping of the 36x36 block at the same Newton iterations
+ * (docs/shells.md). */
 void tide_shell_bend_morley(const double *x, const double *theta0, const double *K, int project,
                             double *E, double *grad, double *hess);
 
