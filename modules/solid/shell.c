@@ -354,11 +354,18 @@ static int fit_inverse(const double *M, double *Mi) {
   return 1;
 }
 
-/* the plate's C: E = (D A / 2) s^T C s, s = (S11, S12, S22):
- * S:S = S11^2 + 2 S12^2 + S22^2, tr S = S11 + S22 */
-static void plate_C(double nu, double *C) {
-  double c[9] = {1, 0, nu, 0, 2 * (1 - nu), 0, nu, 0, 1};
-  memcpy(C, c, sizeof c);
+/* Q = A R^T C R (3x3) for s = R u: the plate energy (D A / 2) s^T C s =
+ * (D / 2) u^T Q u, s = (S11, S12, S22), S:S = S11^2 + 2 S12^2 + S22^2,
+ * tr S = S11 + S22 */
+static void plate_weight(const double *R, double nu, double A, double *Q) {
+  const double C[9] = {1, 0, nu, 0, 2 * (1 - nu), 0, nu, 0, 1};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double s = 0;
+      for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 3; q++) s += R[p * 3 + i] * C[p * 3 + q] * R[q * 3 + j];
+      Q[i * 3 + j] = A * s;
+    }
 }
 
 /* the triangle's 2D frame: x0 at the origin, x1 on the first axis, from
@@ -384,20 +391,16 @@ int tide_shell_bend_triangle_rest(const double *X, int present, double nu, doubl
         !unfold(X + a * 3, X + b * 3, X + (3 + i) * 3, P[a], P[b], P[i], P[3 + i]))
       return tide_fail(TIDE_EINVAL, "degenerate bending stencil (a wing on its edge)");
   }
-  double M[9], Mi[9], C[9];
+  double M[9], Mi[9];
   bend_fit((const double (*)[2])P, present, nu, M);
   if (!fit_inverse(M, Mi))
     return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular curvature fit)");
   /* E = (D A / 2) s^T C s with s = M^-1 theta; a free edge's entry of
    * theta is 0: its rows and columns of K drop */
-  plate_C(nu, C);
+  plate_weight(Mi, nu, A, K);
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double s = 0;
-      for (int p = 0; p < 3; p++)
-        for (int q = 0; q < 3; q++) s += Mi[p * 3 + i] * C[p * 3 + q] * Mi[q * 3 + j];
-      K[i * 3 + j] = (present & (1 << i)) && (present & (1 << j)) ? A * s : 0;
-    }
+    for (int j = 0; j < 3; j++)
+      if (!(present & (1 << i)) || !(present & (1 << j))) K[i * 3 + j] = 0;
   return TIDE_OK;
 }
 
@@ -521,7 +524,7 @@ int tide_shell_bend_morley_rest(const double *X, int present, double nu, double 
     }
   }
   /* the triangle's fit S_T = M_T^-1 theta_T */
-  double M[9], MTi[9], C[9];
+  double M[9], MTi[9];
   bend_fit((const double (*)[2])P, present >> 3 & 7, nu, M);
   if (!fit_inverse(M, MTi))
     return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular curvature fit)");
@@ -572,14 +575,7 @@ int tide_shell_bend_morley_rest(const double *X, int present, double nu, double 
   /* E = (D A / 2) s^T C s with s = Mo^-1 dphi: Q = A Mo^-T C Mo^-1; the
    * slope of a free edge is the triangle's own unknown, eliminated by
    * minimizing E (static condensation: the free edge's natural condition) */
-  plate_C(nu, C);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double s = 0;
-      for (int p = 0; p < 3; p++)
-        for (int q = 0; q < 3; q++) s += Moi[p * 3 + i] * C[p * 3 + q] * Moi[q * 3 + j];
-      Q[i * 3 + j] = A * s;
-    }
+  plate_weight(Moi, nu, A, Q);
   for (int f = 0; f < 3; f++) {
     if (!(freeedge & (1 << f))) continue;
     double d = Q[f * 3 + f], Qn[9];

@@ -332,6 +332,21 @@ static void tri_fn(void *c, const double *x, int project, double *E, double *g, 
   tide_shell_bend_triangle(x, t->theta0, t->K, project, E, g, H);
 }
 
+/* a flat stencil base (nn nodes, z = 0) with the nodes after the first three
+ * folded out of plane by up to zamp, all jittered, rotated and shifted */
+static void perturbed_stencil(const double *base, int nn, double zamp, double *x) {
+  double R[9];
+  random_rotation(R);
+  for (int a = 0; a < nn; a++) {
+    double z = a >= 3 ? zamp * rnd() : 0;
+    for (int i = 0; i < 3; i++) {
+      double s = 0.1 * rnd();
+      for (int k = 0; k < 3; k++) s += R[i * 3 + k] * (base[a * 3 + k] + (k == 2 ? z : 0) + 0.05 * rnd());
+      x[a * 3 + i] = s;
+    }
+  }
+}
+
 /* FD checks of the shape-operator bending of one triangle with three, two
  * and one neighbours, flat and creased rest angles, folded wings */
 static void test_bend_triangle_fd(void) {
@@ -342,17 +357,8 @@ static void test_bend_triangle_fd(void) {
     int present = trial < 12 ? 7 : trial < 18 ? 6 : 2;
     double K0[9];
     CHECK(tide_shell_bend_triangle_rest(base, present, 0.3, K0) == TIDE_OK, "bend triangle rest");
-    double R[9], x[18];
-    random_rotation(R);
-    for (int a = 0; a < 6; a++) {
-      double z = a >= 3 ? 0.4 * rnd() : 0;
-      for (int i = 0; i < 3; i++) {
-        double s = 0.1 * rnd();
-        for (int k = 0; k < 3; k++)
-          s += R[i * 3 + k] * (base[a * 3 + k] + (k == 2 ? z : 0) + 0.05 * rnd());
-        x[a * 3 + i] = s;
-      }
-    }
+    double x[18];
+    perturbed_stencil(base, 6, 0.4, x);
     tri_ctx c;
     for (int i = 0; i < 3; i++) c.theta0[i] = trial % 2 ? 0.3 * rnd() : 0;
     for (int i = 0; i < 9; i++) c.K[i] = 1.7 * K0[i];
@@ -386,17 +392,8 @@ static void test_bend_morley_fd(void) {
     int present = presents[trial / 4];
     double K0[81];
     CHECK(tide_shell_bend_morley_rest(base, present, 0.3, K0) == TIDE_OK, "Morley rest %d", trial);
-    double R[9], x[36];
-    random_rotation(R);
-    for (int a = 0; a < 12; a++) {
-      double z = a >= 3 ? 0.3 * rnd() : 0;
-      for (int i = 0; i < 3; i++) {
-        double s = 0.1 * rnd();
-        for (int k = 0; k < 3; k++)
-          s += R[i * 3 + k] * (base[a * 3 + k] + (k == 2 ? z : 0) + 0.05 * rnd());
-        x[a * 3 + i] = s;
-      }
-    }
+    double x[36];
+    perturbed_stencil(base, 12, 0.3, x);
     morley_ctx c;
     for (int i = 0; i < 9; i++) c.theta0[i] = trial % 2 ? 0.3 * rnd() : 0;
     for (int i = 0; i < 81; i++) c.K[i] = 1.7 * K0[i];
