@@ -361,17 +361,18 @@ static void restore_thin(lua_State *L, int idx, tide_tetmesh *m) {
     p->p.density = tide_ckpt_num(L, pi, fn, "density", 0, H);
     p->p.damping = tide_ckpt_num(L, pi, fn, "damping", 0, H);
     p->p.bend_yield = tide_ckpt_num(L, pi, fn, "bend_yield", 0, H);
-    p->p.bend_model = (int)tide_ckpt_int(L, pi, fn, "bend_model", 0, 1);
+    p->p.bend_model = (int)tide_ckpt_int(L, pi, fn, "bend_model", 0, 2);
     p->p.poisson = tide_ckpt_num(L, pi, fn, "poisson", -1, 0.5);
     p->nodes0 = tide_ckpt_int(L, pi, fn, "nodes0", 0, m->nv);
     p->nodes1 = tide_ckpt_int(L, pi, fn, "nodes1", 0, m->nv);
     p->n1 = tide_ckpt_int(L, pi, fn, "n1", 0, INT32_MAX);
     p->n2 = tide_ckpt_int(L, pi, fn, "n2", 0, INT32_MAX);
     p->n3 = tide_ckpt_int(L, pi, fn, "n3", 0, INT32_MAX);
-    int shell = p->p.kind == TIDE_THIN_SHELL;
+    int shell = p->p.kind == TIDE_THIN_SHELL, mor = p->p.bend_model == TIDE_BEND_MORLEY;
     int64_t s1[2] = {p->n1, shell ? 3 : 2}, s2[2] = {p->n2, shell ? 4 : 3},
-            s3[2] = {-1, shell ? 6 : 4}, v1[1] = {p->n1}, v2[1] = {p->n2}, v3[1] = {-1},
-            r1[3] = {p->n1, 2, 2}, w3[3] = {-1, 3, 3}, h3[2] = {-1, 3};
+            s3[2] = {-1, shell ? (mor ? 12 : 6) : 4}, v1[1] = {p->n1}, v2[1] = {p->n2},
+            v3[1] = {-1}, r1[3] = {p->n1, 2, 2}, w3[3] = {-1, mor ? 9 : 3, mor ? 9 : 3},
+            h3[2] = {-1, mor ? 9 : 3};
     part_array(L, pi, fn, "s1", TIDE_I32, 2, s1, &p->s1);
     part_array(L, pi, fn, "r1", TIDE_F64, shell ? 3 : 1, shell ? r1 : v1, &p->r1);
     part_array(L, pi, fn, "a1", TIDE_F64, 1, v1, &p->a1);

@@ -279,7 +279,7 @@ static void set_gravity(lua_State *L, tide_opts *o, tide_tetmesh *m) {
 static const char *const shell_keys[] = {"model", "E", "nu", "mu", "lambda", "thickness",
                                          "bending", "density", "area_density", "damping",
                                          "gravity", "bend_yield", "bending_model", NULL};
-static const char *const bend_model_choices[] = {"hinge", "triangle", NULL};
+static const char *const bend_model_choices[] = {"hinge", "triangle", "morley", NULL};
 /* m:shell{model = "neohookean", E =, nu = 0.3 | mu =, lambda =, thickness =,
  *         bending = E h^3 / (12 (1 - nu^2)), density = 1000 | area_density =,
  *         damping = 0, gravity = {0, -9.81, 0}, bend_yield = 0 [rad],
@@ -320,9 +320,10 @@ static int m_shell(lua_State *L) {
                                                 : h * tide_opt_num(&o, "density", 1000, 0, HUGE_VAL);
   p.damping = tide_opt_num(&o, "damping", 0, 0, HUGE_VAL);
   p.bend_yield = tide_opt_num(&o, "bend_yield", 0, 0, M_PI);
-  p.bend_model = tide_opt_choice(&o, "bending_model", "hinge", bend_model_choices) == 0
-                     ? TIDE_BEND_HINGE
-                     : TIDE_BEND_TRIANGLE;
+  {
+    static const int bend_models[] = {TIDE_BEND_HINGE, TIDE_BEND_TRIANGLE, TIDE_BEND_MORLEY};
+    p.bend_model = bend_models[tide_opt_choice(&o, "bending_model", "hinge", bend_model_choices)];
+  }
   p.poisson = nu;
   tide_lua_check(L, tide_thin_attach(m, &p), fn);
   set_gravity(L, &o, m);

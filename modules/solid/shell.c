@@ -288,125 +288,315 @@ static int quad_interp_grad(const double *p, const double *S, double *g) {
   return 1;
 }
 
-int tide_shell_bend_triangle_rest(const double *X, int present, double nu, double *K) {
-  /* the triangle in its plane: x0 at the origin, x1 on the first axis,
-   * from its rest frame Dm = [[a, b], [0, c]] */
-  double Dminv[4], A;
-  int st = tide_shell_rest(X, Dminv, &A);
-  if (st) return st;
-  double a0 = 1 / Dminv[0], c0 = 1 / Dminv[3], b0 = -Dminv[1] * a0 * c0;
-  double P[6][2]; /* 2D positions: the triangle, then the wings unfolded */
-  P[0][0] = P[0][1] = 0;
-  P[1][0] = a0, P[1][1] = 0;
-  P[2][0] = b0, P[2][1] = c0;
-  /* the wing across edge i (opposite node i), rotated about the edge into
-   * the triangle's plane, on the far side (absent wings are not used) */
-  for (int i = 0; i < 3; i++) {
-    if (!(present & (1 << i))) continue;
-    int a = (i + 1) % 3, b = (i + 2) % 3;
-    double ex = P[b][0] - P[a][0], ey = P[b][1] - P[a][1], le = sqrt(ex * ex + ey * ey);
-    double ux = ex / le, uy = ey / le, ox = uy, oy = -ux; /* outward normal (ccw triangle) */
-    double w[3], e3[3];
-    for (int c = 0; c < 3; c++) {
-      w[c] = X[(3 + i) * 3 + c] - X[a * 3 + c];
-      e3[c] = X[b * 3 + c] - X[a * 3 + c];
-    }
-    double s = dot3(w, e3) / le, h2 = dot3(w, w) - s * s, h = h2 > 0 ? sqrt(h2) : 0;
-    if (!(h > 1e-9 * le))
-      return tide_fail(TIDE_EINVAL, "degenerate bending stencil (a wing on its edge)");
-    P[3 + i][0] = P[a][0] + s * ux + h * ox;
-    P[3 + i][1] = P[a][1] + s * uy + h * oy;
+/* unfold node W (3D) across the edge (A, B) (3D) into the 2D plane where A, B
+ * sit at pa, pb, on the side of that edge away from the 2D point pc; 0 for
+ * a wing on its edge */
+static int unfold(const double *A, const double *B, const double *W, const double *pa,
+                  const double *pb, const double *pc, double *pw) {
+  double w[3], e3[3];
+  for (int c = 0; c < 3; c++) {
+    w[c] = W[c] - A[c];
+    e3[c] = B[c] - A[c];
   }
-  /* M (3x3): the angles theta_i = n_i . (g_i - g_A) of the height field
-   * w = x^T S0 x / 2 interpolated linearly on the triangle and its
-   * neighbours, for S0 = (1 0; 0 0), (0 1; 1 0), (0 0; 0 1); for a free
-   * edge instead the condition of no bending moment across it,
-   * n^T S n + nu t^T S t = 0 (n, t its normal and direction), whose
-   * right-hand side is 0 */
-  double M[9];
+  double le = sqrt(dot3(e3, e3));
+  double s = dot3(w, e3) / le, h2 = dot3(w, w) - s * s, h = h2 > 0 ? sqrt(h2) : 0;
+  if (!(h > 1e-9 * le)) return 0;
+  double ux = (pb[0] - pa[0]) / le, uy = (pb[1] - pa[1]) / le, ox = uy, oy = -ux;
+  if (ox * (pc[0] - pa[0]) + oy * (pc[1] - pa[1]) > 0) ox = -ox, oy = -oy;
+  pw[0] = pa[0] + s * ux + h * ox;
+  pw[1] = pa[1] + s * uy + h * oy;
+  return 1;
+}
+
+/* edge i of the ccw 2D triangle p (3 x 2, opposite node i): unit direction
+ * t, outward normal n, midpoint m */
+static void tri_edge(const double (*p)[2], int i, double *t, double *n, double *m) {
+  int a = (i + 1) % 3, b = (i + 2) % 3;
+  double ex = p[b][0] - p[a][0], ey = p[b][1] - p[a][1], le = sqrt(ex * ex + ey * ey);
+  t[0] = ex / le, t[1] = ey / le, n[0] = t[1], n[1] = -t[0];
+  m[0] = 0.5 * (p[a][0] + p[b][0]), m[1] = 0.5 * (p[a][1] + p[b][1]);
+}
+
+/* M (3x3) of the constant-curvature fit of the ccw 2D triangle P[0..2] with
+ * the wings P[3 + i] unfolded across its edges (bit i of present): row i
+ * the angle n_i . (g_i - g_0) of the height field x^T S_q x / 2 (S_q = (1 0;
+ * 0 0), (0 1; 1 0), (0 0; 0 1)) interpolated linearly on the triangle and
+ * on neighbour i; for a free edge instead the condition of no bending
+ * moment across it, n^T S n + nu t^T S t = 0 (right-hand side 0) */
+static void bend_fit(const double (*P)[2], int present, double nu, double *M) {
   for (int q = 0; q < 3; q++) {
     double S0[3] = {q == 0, q == 1, q == 2}, gA[2];
     double tA[6] = {P[0][0], P[0][1], P[1][0], P[1][1], P[2][0], P[2][1]};
     quad_interp_grad(tA, S0, gA);
     for (int i = 0; i < 3; i++) {
       int a = (i + 1) % 3, b = (i + 2) % 3;
-      double ex = P[b][0] - P[a][0], ey = P[b][1] - P[a][1], le = sqrt(ex * ex + ey * ey);
-      double tx = ex / le, ty = ey / le, nx = ty, ny = -tx;
+      double t[2], n[2], mid[2];
+      tri_edge(P, i, t, n, mid);
       if (present & (1 << i)) {
         double tB[6] = {P[b][0], P[b][1], P[a][0], P[a][1], P[3 + i][0], P[3 + i][1]}, gB[2];
         quad_interp_grad(tB, S0, gB);
-        M[i * 3 + q] = nx * (gB[0] - gA[0]) + ny * (gB[1] - gA[1]);
+        M[i * 3 + q] = n[0] * (gB[0] - gA[0]) + n[1] * (gB[1] - gA[1]);
       } else {
-        double Sn[2] = {S0[0] * nx + S0[1] * ny, S0[1] * nx + S0[2] * ny};
-        double St[2] = {S0[0] * tx + S0[1] * ty, S0[1] * tx + S0[2] * ty};
-        M[i * 3 + q] = nx * Sn[0] + ny * Sn[1] + nu * (tx * St[0] + ty * St[1]);
+        double Sn[2] = {S0[0] * n[0] + S0[1] * n[1], S0[1] * n[0] + S0[2] * n[1]};
+        double St[2] = {S0[0] * t[0] + S0[1] * t[1], S0[1] * t[0] + S0[2] * t[1]};
+        M[i * 3 + q] = n[0] * Sn[0] + n[1] * Sn[1] + nu * (t[0] * St[0] + t[1] * St[1]);
       }
     }
   }
-  double Mi[9], mn = 0;
+}
+
+/* inverse of a fit matrix; 0 when it is singular */
+static int fit_inverse(const double *M, double *Mi) {
+  double mn = 0;
   for (int k = 0; k < 9; k++) mn = fmax(mn, fabs(M[k]));
-  if (!(fabs(tide_det3(M)) > 1e-12 * mn * mn * mn))
-    return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular curvature fit)");
+  if (!(fabs(tide_det3(M)) > 1e-12 * mn * mn * mn)) return 0;
   tide_mat_inv(3, M, Mi);
-  /* E = (D A / 2) s^T C s, s = (S11, S12, S22) = M^-1 theta:
-   * S:S = S11^2 + 2 S12^2 + S22^2, tr S = S11 + S22; a free edge's
-   * entry of theta is 0: its rows and columns of K drop */
-  double C[9] = {1, 0, nu, 0, 2 * (1 - nu), 0, nu, 0, 1};
+  return 1;
+}
+
+/* Q = A R^T C R (3x3) for s = R u: the plate energy (D A / 2) s^T C s =
+ * (D / 2) u^T Q u, s = (S11, S12, S22), S:S = S11^2 + 2 S12^2 + S22^2,
+ * tr S = S11 + S22 */
+static void plate_weight(const double *R, double nu, double A, double *Q) {
+  const double C[9] = {1, 0, nu, 0, 2 * (1 - nu), 0, nu, 0, 1};
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       double s = 0;
       for (int p = 0; p < 3; p++)
-        for (int q = 0; q < 3; q++) s += Mi[p * 3 + i] * C[p * 3 + q] * Mi[q * 3 + j];
-      K[i * 3 + j] = (present & (1 << i)) && (present & (1 << j)) ? A * s : 0;
+        for (int q = 0; q < 3; q++) s += R[p * 3 + i] * C[p * 3 + q] * R[q * 3 + j];
+      Q[i * 3 + j] = A * s;
     }
+}
+
+/* the triangle's 2D frame: x0 at the origin, x1 on the first axis, from
+ * its rest frame Dm = [[a, b], [0, c]]; its area */
+static int tri_frame(const double *X, double (*P)[2], double *A) {
+  double Dminv[4];
+  int st = tide_shell_rest(X, Dminv, A);
+  if (st) return st;
+  double a0 = 1 / Dminv[0], c0 = 1 / Dminv[3], b0 = -Dminv[1] * a0 * c0;
+  P[0][0] = P[0][1] = 0;
+  P[1][0] = a0, P[1][1] = 0;
+  P[2][0] = b0, P[2][1] = c0;
   return TIDE_OK;
 }
 
-void tide_shell_bend_triangle(const double *x, const double *theta0, const double *K, int project,
-                              double *E, double *grad, double *hess) {
-  double dth[3] = {0, 0, 0}, gt[3][12], Ht[3][144];
-  int on[3];
+int tide_shell_bend_triangle_rest(const double *X, int present, double nu, double *K) {
+  double P[6][2], A; /* 2D positions: the triangle, then the wings unfolded */
+  int st = tri_frame(X, P, &A);
+  if (st) return st;
   for (int i = 0; i < 3; i++) {
-    on[i] = K[i * 3 + i] > 0;
+    int a = (i + 1) % 3, b = (i + 2) % 3;
+    if ((present & (1 << i)) &&
+        !unfold(X + a * 3, X + b * 3, X + (3 + i) * 3, P[a], P[b], P[i], P[3 + i]))
+      return tide_fail(TIDE_EINVAL, "degenerate bending stencil (a wing on its edge)");
+  }
+  double M[9], Mi[9];
+  bend_fit((const double (*)[2])P, present, nu, M);
+  if (!fit_inverse(M, Mi))
+    return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular curvature fit)");
+  /* E = (D A / 2) s^T C s with s = M^-1 theta; a free edge's entry of
+   * theta is 0: its rows and columns of K drop */
+  plate_weight(Mi, nu, A, K);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      if (!(present & (1 << i)) || !(present & (1 << j))) K[i * 3 + j] = 0;
+  return TIDE_OK;
+}
+
+/* E = 1/2 dtheta^T K dtheta over nh hinges of an nn-node stencil (hinge h
+ * on the stencil slots slots[h]); rows of K that are zero mark absent
+ * hinges.  grad 3 nn, hess (3 nn)^2: G^T K G + sum_i (K dtheta)_i hess
+ * theta_i (G the hinge-angle gradients); project 1: that block projected by
+ * eigenvalue clamping; 2: its Gauss-Newton part G^T K G alone (PSD, as K
+ * is), without the (3 nn)^2 eigen-decomposition.  Workspace on the stack:
+ * nh <= 9, nn <= 12. */
+static void bend_hinges(int nn, int nh, const int (*slots)[4], const double *x,
+                        const double *theta0, const double *K, int project, double *E,
+                        double *grad, double *hess) {
+  enum { NH = 9, NN = 12 };
+  double dth[NH], gt[NH][12], Ht[NH][144], Kd[NH], G[NH][3 * NN];
+  int on[NH], k = 3 * nn;
+  for (int i = 0; i < nh; i++) {
+    dth[i] = 0;
+    on[i] = K[i * nh + i] > 0;
     if (!on[i]) continue;
     double q[12];
     for (int a = 0; a < 4; a++)
-      for (int c = 0; c < 3; c++) q[a * 3 + c] = x[tri_hinge_slots[i][a] * 3 + c];
+      for (int c = 0; c < 3; c++) q[a * 3 + c] = x[slots[i][a] * 3 + c];
     double th = (grad || hess) ? hinge_theta_derivs(q, gt[i], hess ? Ht[i] : NULL)
                                : tide_shell_dihedral(q);
     dth[i] = wrap_angle(th - theta0[i]);
   }
-  double Kd[3];
-  for (int i = 0; i < 3; i++) Kd[i] = K[i * 3] * dth[0] + K[i * 3 + 1] * dth[1] + K[i * 3 + 2] * dth[2];
-  if (E) *E = 0.5 * (dth[0] * Kd[0] + dth[1] * Kd[1] + dth[2] * Kd[2]);
+  double e = 0;
+  for (int i = 0; i < nh; i++) {
+    Kd[i] = 0;
+    for (int j = 0; j < nh; j++) Kd[i] += K[i * nh + j] * dth[j];
+    e += dth[i] * Kd[i];
+  }
+  if (E) *E = 0.5 * e;
   if (!grad && !hess) return;
-  /* the hinge gradients scattered into the 18 stencil coordinates */
-  double G[3][18];
-  memset(G, 0, sizeof G);
-  for (int i = 0; i < 3; i++)
+  /* the hinge gradients scattered into the stencil coordinates */
+  for (int i = 0; i < nh; i++) {
+    memset(G[i], 0, (size_t)k * sizeof(double));
     if (on[i])
       for (int a = 0; a < 4; a++)
-        for (int c = 0; c < 3; c++) G[i][tri_hinge_slots[i][a] * 3 + c] = gt[i][a * 3 + c];
+        for (int c = 0; c < 3; c++) G[i][slots[i][a] * 3 + c] += gt[i][a * 3 + c];
+  }
   if (grad)
-    for (int r = 0; r < 18; r++) grad[r] = Kd[0] * G[0][r] + Kd[1] * G[1][r] + Kd[2] * G[2][r];
+    for (int r = 0; r < k; r++) {
+      double s = 0;
+      for (int i = 0; i < nh; i++) s += Kd[i] * G[i][r];
+      grad[r] = s;
+    }
   if (!hess) return;
   /* sum_ij K_ij grad theta_i grad theta_j^T + sum_i (K dtheta)_i hess theta_i */
-  for (int r = 0; r < 18; r++)
-    for (int c = 0; c < 18; c++) {
+  double KG[NH][3 * NN];
+  for (int i = 0; i < nh; i++)
+    for (int c = 0; c < k; c++) {
       double s = 0;
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) s += K[i * 3 + j] * G[i][r] * G[j][c];
-      hess[r * 18 + c] = s;
+      for (int j = 0; j < nh; j++) s += K[i * nh + j] * G[j][c];
+      KG[i][c] = s;
     }
-  for (int i = 0; i < 3; i++) {
+  for (int r = 0; r < k; r++)
+    for (int c = 0; c < k; c++) {
+      double s = 0;
+      for (int i = 0; i < nh; i++) s += G[i][r] * KG[i][c];
+      hess[r * k + c] = s;
+    }
+  for (int i = 0; i < nh && project != 2; i++) {
     if (!on[i] || Kd[i] == 0) continue;
     for (int a = 0; a < 4; a++)
       for (int b = 0; b < 4; b++) {
-        int sa = tri_hinge_slots[i][a], sb = tri_hinge_slots[i][b];
+        int sa = slots[i][a], sb = slots[i][b];
         for (int p = 0; p < 3; p++)
           for (int q = 0; q < 3; q++)
-            hess[(sa * 3 + p) * 18 + sb * 3 + q] += Kd[i] * Ht[i][(a * 3 + p) * 12 + b * 3 + q];
+            hess[(sa * 3 + p) * k + sb * 3 + q] += Kd[i] * Ht[i][(a * 3 + p) * 12 + b * 3 + q];
       }
   }
-  if (project) tide_sym_project_psd(18, hess);
+  if (project == 1) tide_sym_project_psd(k, hess);
+}
+
+void tide_shell_bend_triangle(const double *x, const double *theta0, const double *K, int project,
+                              double *E, double *grad, double *hess) {
+  bend_hinges(6, 3, tri_hinge_slots, x, theta0, K, project ? 1 : 0, E, grad, hess);
+}
+
+/* ------------------------------------------- Morley, mid-edge slopes shared */
+
+/* the 9 hinges of the Morley stencil: the triangle's 3 (as
+ * tri_hinge_slots), then for neighbour N_i = (b_i, a_i, w_i) (a_i = x_{i+1},
+ * b_i = x_{i+2}, ccw) its edge opposite b_i, (a_i, w_i) with wing slot
+ * 6 + 2i, and opposite a_i, (w_i, b_i) with wing slot 7 + 2i */
+static const int morley_hinge_slots[9][4] = {
+    {1, 2, 0, 3}, {2, 0, 1, 4}, {0, 1, 2, 5},  {1, 3, 2, 6},  {3, 2, 1, 7},
+    {2, 4, 0, 8}, {4, 0, 2, 9}, {0, 5, 1, 10}, {5, 1, 0, 11}};
+
+/* c_q = n . (S_q m - g(S_q)) for the 2D triangle p: the normal slope at m
+ * of the quadratic x^T S_q x / 2 minus that of its linear interpolant */
+static void slope_row(const double (*p)[2], const double *n, const double *m, double *c) {
+  double t6[6] = {p[0][0], p[0][1], p[1][0], p[1][1], p[2][0], p[2][1]};
+  for (int q = 0; q < 3; q++) {
+    double S0[3] = {q == 0, q == 1, q == 2}, g[2];
+    quad_interp_grad(t6, S0, g);
+    double Sm[2] = {S0[0] * m[0] + S0[1] * m[1], S0[1] * m[0] + S0[2] * m[1]};
+    c[q] = n[0] * (Sm[0] - g[0]) + n[1] * (Sm[1] - g[1]);
+  }
+}
+
+int tide_shell_bend_morley_rest(const double *X, int present, double nu, double *K) {
+  double P[12][2], A;
+  int st = tri_frame(X, P, &A);
+  if (st) return st;
+  /* develop the stencil into the triangle's plane: the wings across its
+   * edges, then the neighbours' wings across theirs */
+  for (int i = 0; i < 3; i++) {
+    int a = (i + 1) % 3, b = (i + 2) % 3;
+    if (!(present & (1 << (3 + i)))) continue;
+    if (!unfold(X + a * 3, X + b * 3, X + (3 + i) * 3, P[a], P[b], P[i], P[3 + i]))
+      return tide_fail(TIDE_EINVAL, "degenerate bending stencil (a wing on its edge)");
+    int ea[2][3] = {{a, 3 + i, b}, {3 + i, b, a}}; /* edge nodes, the third node */
+    for (int k = 0; k < 2; k++) {
+      int s = 6 + 2 * i + k;
+      if ((present & (1 << s)) && !unfold(X + ea[k][0] * 3, X + ea[k][1] * 3, X + s * 3,
+                                          P[ea[k][0]], P[ea[k][1]], P[ea[k][2]], P[s]))
+        return tide_fail(TIDE_EINVAL, "degenerate bending stencil (a wing on its edge)");
+    }
+  }
+  /* the triangle's fit S_T = M_T^-1 theta_T */
+  double M[9], MTi[9];
+  bend_fit((const double (*)[2])P, present >> 3 & 7, nu, M);
+  if (!fit_inverse(M, MTi))
+    return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular curvature fit)");
+  /* the deviation of the shared mid-edge normal slope from the triangle's
+   * linear one, dphi = L theta (3 x 9): for an edge with a neighbour the
+   * mean of the two fitted quadratics' slopes, 1/2 theta_i + 1/2 n_i .
+   * (c_T(S_T) + c_N(S_N)); Mo (3x3) the Morley map s -> dphi */
+  double Lm[27], Mo[9];
+  memset(Lm, 0, sizeof Lm);
+  int freeedge = 0;
+  for (int i = 0; i < 3; i++) {
+    double t[2], n[2], mid[2], cT[3];
+    tri_edge((const double (*)[2])P, i, t, n, mid);
+    slope_row((const double (*)[2])P, n, mid, cT);
+    memcpy(Mo + i * 3, cT, sizeof cT);
+    if (!(present & (1 << (3 + i)))) {
+      freeedge |= 1 << i;
+      continue;
+    }
+    int a = (i + 1) % 3, b = (i + 2) % 3;
+    double PN[6][2];
+    const int sl[6] = {b, a, 3 + i, 6 + 2 * i, 7 + 2 * i, i};
+    for (int r = 0; r < 6; r++) PN[r][0] = P[sl[r]][0], PN[r][1] = P[sl[r]][1];
+    int presN = (present >> (6 + 2 * i) & 3) | 4;
+    double MN[9], MNi[9], cN[3];
+    bend_fit((const double (*)[2])PN, presN, nu, M);
+    memcpy(MN, M, sizeof MN);
+    if (!fit_inverse(MN, MNi))
+      return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular neighbour fit)");
+    slope_row((const double (*)[2])PN, n, mid, cN);
+    Lm[i * 9 + i] += 0.5;
+    /* theta_T = hinges 0, 1, 2 (free ones are 0); theta_N = (hinge 3 + 2i,
+     * hinge 4 + 2i, hinge i) */
+    const int hN[3] = {3 + 2 * i, 4 + 2 * i, i};
+    for (int j = 0; j < 3; j++) {
+      double uT = 0, uN = 0;
+      for (int q = 0; q < 3; q++) {
+        uT += cT[q] * MTi[q * 3 + j];
+        uN += cN[q] * MNi[q * 3 + j];
+      }
+      if (present & (1 << (3 + j))) Lm[i * 9 + j] += 0.5 * uT;
+      if (j == 2 || (presN & (1 << j))) Lm[i * 9 + hN[j]] += 0.5 * uN;
+    }
+  }
+  double Moi[9], Q[9];
+  if (!fit_inverse(Mo, Moi))
+    return tide_fail(TIDE_EINVAL, "degenerate bending stencil (singular Morley map)");
+  /* E = (D A / 2) s^T C s with s = Mo^-1 dphi: Q = A Mo^-T C Mo^-1; the
+   * slope of a free edge is the triangle's own unknown, eliminated by
+   * minimizing E (static condensation: the free edge's natural condition) */
+  plate_weight(Moi, nu, A, Q);
+  for (int f = 0; f < 3; f++) {
+    if (!(freeedge & (1 << f))) continue;
+    double d = Q[f * 3 + f], Qn[9];
+    if (!(d > 0)) return tide_fail(TIDE_EINVAL, "degenerate bending stencil (free edge)");
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        Qn[i * 3 + j] = (i == f || j == f) ? 0 : Q[i * 3 + j] - Q[i * 3 + f] * Q[f * 3 + j] / d;
+    memcpy(Q, Qn, sizeof Q);
+  }
+  /* K = L^T Q L (9x9) */
+  for (int r = 0; r < 9; r++)
+    for (int c = 0; c < 9; c++) {
+      double s = 0;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) s += Lm[i * 9 + r] * Q[i * 3 + j] * Lm[j * 9 + c];
+      K[r * 9 + c] = s;
+    }
+  return TIDE_OK;
+}
+
+void tide_shell_bend_morley(const double *x, const double *theta0, const double *K, int project,
+                            double *E, double *grad, double *hess) {
+  bend_hinges(12, 9, morley_hinge_slots, x, theta0, K, project ? 2 : 0, E, grad, hess);
 }

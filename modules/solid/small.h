@@ -85,7 +85,7 @@ static inline void tide_matmul_tn(int d, const double *A, const double *B, doubl
     }
 }
 
-#define TIDE_SYM_EIG_MAXN 30 /* largest n of tide_sym_eig / tide_sym_project_psd */
+#define TIDE_SYM_EIG_MAXN 36 /* largest n of tide_sym_eig / tide_sym_project_psd */
 
 /* Symmetric eigendecomposition of an n x n matrix (n <= TIDE_SYM_EIG_MAXN) by cyclic
  * Jacobi rotations (Golub & Van Loan, Matrix Computations, 8.5): A = Q

@@ -13,7 +13,8 @@
 /* nodes per stencil of set w (1: triangles / segments, 2: hinges / bends,
  * 3: rod torsion hinges / shell bending triangles) */
 static inline int set_nodes(const tide_thin_part *p, int w) {
-  if (p->p.kind == TIDE_THIN_SHELL) return w == 1 ? 3 : w == 2 ? 4 : 6;
+  if (p->p.kind == TIDE_THIN_SHELL)
+    return w == 1 ? 3 : w == 2 ? 4 : p->p.bend_model == TIDE_BEND_MORLEY ? 12 : 6;
   return w == 1 ? 2 : w == 2 ? 3 : 4;
 }
 static inline int64_t set_count(const tide_thin_part *p, int w) {
@@ -167,7 +168,7 @@ static int build_hinges(const tide_tetmesh *m, tide_thin_part *pt) {
   return TIDE_OK;
 }
 
-/* the bending triangles of a shell part (TIDE_BEND_TRIANGLE): per
+/* the bending triangles of a shell part (TIDE_BEND_TRIANGLE, MORLEY): per
  * triangle its nodes, the wing across each edge (the triangle's first node
  * where there is none), the hinge of each edge (indices as build_hinges
  * numbers them: the same sort, the same groups) and K per unit D */
@@ -188,24 +189,27 @@ static int tri_edge_cmp(const void *pa, const void *pb) {
 static int build_bend_triangles(const tide_tetmesh *m, tide_thin_part *pt) {
   const int32_t *tri = TIDE_I32P(pt->s1);
   int64_t nt = pt->n1, ne = nt * 3;
+  int morley = pt->p.bend_model == TIDE_BEND_MORLEY, ns = morley ? 12 : 6, nh = morley ? 9 : 3;
   pt->n3 = nt;
-  pt->s3 = tide_array_new2(TIDE_I32, nt, 6);
-  pt->h3 = tide_array_new2(TIDE_I32, nt, 3);
-  pt->w3 = tide_array_new3(TIDE_F64, nt, 3, 3);
+  pt->s3 = tide_array_new2(TIDE_I32, nt, ns);
+  pt->h3 = tide_array_new2(TIDE_I32, nt, nh);
+  pt->w3 = tide_array_new3(TIDE_F64, nt, nh, nh);
+  /* per triangle edge (t, i): the wing, the hinge, the neighbour triangle */
   size_t bytes = (size_t)(ne > 0 ? ne : 1) * sizeof(tri_edge_rec);
+  size_t ibytes = (size_t)(ne > 0 ? ne : 1) * 3 * sizeof(int32_t);
   tri_edge_rec *E = tide_alloc(bytes);
-  if (!pt->s3 || !pt->h3 || !pt->w3 || !E) {
+  int32_t *wing = tide_alloc(ibytes), *hng = wing + (ne > 0 ? ne : 1), *nb = hng + (ne > 0 ? ne : 1);
+  if (!pt->s3 || !pt->h3 || !pt->w3 || !E || !wing) {
     tide_free(E, bytes);
+    tide_free(wing, ibytes);
     return TIDE_ENOMEM;
   }
-  int32_t *s3 = TIDE_I32P(pt->s3), *h3 = TIDE_I32P(pt->h3);
   for (int64_t t = 0; t < nt; t++)
     for (int i = 0; i < 3; i++) {
       int32_t a = tri[t * 3 + (i + 1) % 3], b = tri[t * 3 + (i + 2) % 3];
       E[t * 3 + i] = (tri_edge_rec){a < b ? a : b, a < b ? b : a, (int32_t)t, i};
-      s3[t * 6 + i] = tri[t * 3 + i];
-      s3[t * 6 + 3 + i] = tri[t * 3]; /* no wing yet */
-      h3[t * 3 + i] = -1;
+      wing[t * 3 + i] = tri[t * 3]; /* no wing yet */
+      hng[t * 3 + i] = nb[t * 3 + i] = -1;
     }
   qsort(E, (size_t)ne, sizeof *E, tri_edge_cmp);
   int32_t hinge = 0;
@@ -215,25 +219,64 @@ static int build_bend_triangles(const tide_tetmesh *m, tide_thin_part *pt) {
     if (j - i == 2) { /* an interior edge: hinge `hinge`, as in build_hinges */
       for (int q = 0; q < 2; q++) {
         const tri_edge_rec *r = &E[i + q], *o = &E[i + 1 - q];
-        s3[(int64_t)r->t * 6 + 3 + r->slot] = tri[(int64_t)o->t * 3 + o->slot];
-        h3[(int64_t)r->t * 3 + r->slot] = hinge;
+        wing[(int64_t)r->t * 3 + r->slot] = tri[(int64_t)o->t * 3 + o->slot];
+        hng[(int64_t)r->t * 3 + r->slot] = hinge;
+        nb[(int64_t)r->t * 3 + r->slot] = o->t;
       }
       hinge++;
     }
     i = j;
   }
   tide_free(E, bytes);
+  int32_t *s3 = TIDE_I32P(pt->s3), *h3 = TIDE_I32P(pt->h3);
+  for (int64_t t = 0; t < nt; t++) {
+    int32_t *sl = s3 + t * ns, *hl = h3 + t * nh;
+    for (int i = 0; i < 3; i++) {
+      sl[i] = tri[t * 3 + i];
+      sl[3 + i] = wing[t * 3 + i];
+      hl[i] = hng[t * 3 + i];
+    }
+    if (!morley) continue;
+    /* neighbour N_i = (b, a, w_i): its wings across (a, w_i) (the edge
+     * opposite b) and (w_i, b) (opposite a), and their hinges */
+    for (int i = 0; i < 3; i++) {
+      int32_t a = sl[(i + 1) % 3], b = sl[(i + 2) % 3], n = nb[t * 3 + i];
+      for (int k = 0; k < 2; k++) {
+        sl[6 + 2 * i + k] = sl[0];
+        hl[3 + 2 * i + k] = -1;
+      }
+      if (n < 0) continue;
+      for (int k = 0; k < 3; k++) {
+        int32_t v = tri[(int64_t)n * 3 + k];
+        int at = v == b ? 0 : v == a ? 1 : -1;
+        if (at < 0) continue;
+        sl[6 + 2 * i + at] = wing[(int64_t)n * 3 + k];
+        hl[3 + 2 * i + at] = hng[(int64_t)n * 3 + k];
+      }
+    }
+  }
+  tide_free(wing, ibytes);
   if (hinge != pt->n2) return tide_fail(TIDE_EINVAL, "bending triangles: %d hinges, expected %lld",
                                         hinge, (long long)pt->n2);
   const double *X = TIDE_F64P(m->rest);
   for (int64_t t = 0; t < nt; t++) {
-    double q[18];
+    double q[36];
     int present = 0;
-    for (int a = 0; a < 6; a++)
-      for (int c = 0; c < 3; c++) q[a * 3 + c] = X[(int64_t)s3[t * 6 + a] * 3 + c];
-    for (int a = 0; a < 3; a++)
-      if (h3[t * 3 + a] >= 0) present |= 1 << a;
-    int st = tide_shell_bend_triangle_rest(q, present, pt->p.poisson, TIDE_F64P(pt->w3) + t * 9);
+    for (int a = 0; a < ns; a++)
+      for (int c = 0; c < 3; c++) q[a * 3 + c] = X[(int64_t)s3[t * ns + a] * 3 + c];
+    int st;
+    if (morley) {
+      /* slot 3 + i: the edge's hinge; slots 6 + 2i + k: N_i's hinge 3 + 2i + k */
+      for (int a = 0; a < 3; a++)
+        if (h3[t * nh + a] >= 0) present |= 1 << (3 + a);
+      for (int a = 3; a < 9; a++)
+        if (h3[t * nh + a] >= 0) present |= 1 << (3 + a);
+      st = tide_shell_bend_morley_rest(q, present, pt->p.poisson, TIDE_F64P(pt->w3) + t * 81);
+    } else {
+      for (int a = 0; a < 3; a++)
+        if (h3[t * nh + a] >= 0) present |= 1 << a;
+      st = tide_shell_bend_triangle_rest(q, present, pt->p.poisson, TIDE_F64P(pt->w3) + t * 9);
+    }
     if (st) return st;
   }
   return TIDE_OK;
@@ -460,7 +503,8 @@ static int check_params(const tide_tetmesh *m, const tide_thin_params *p) {
     return tide_fail(TIDE_EINVAL, "twist stiffness must be >= 0, got %g", p->twist);
   if (p->twist > 0 && (p->kind != TIDE_THIN_ROD || m->dim != 3))
     return tide_fail(TIDE_EINVAL, "twist (geometric torsion) is for rods in 3D");
-  if (p->bend_model != TIDE_BEND_HINGE && p->bend_model != TIDE_BEND_TRIANGLE)
+  if (p->bend_model != TIDE_BEND_HINGE && p->bend_model != TIDE_BEND_TRIANGLE &&
+      p->bend_model != TIDE_BEND_MORLEY)
     return tide_fail(TIDE_EINVAL, "unknown shell bending model %d", p->bend_model);
   if (!(p->poisson > -1 && p->poisson < 0.5))
     return tide_fail(TIDE_EINVAL, "poisson ratio must be in (-1, 0.5), got %g", p->poisson);
@@ -506,7 +550,7 @@ int tide_thin_part_new(const tide_tetmesh *m, const tide_thin_params *p, int64_t
                        (long long)t + 1);
     }
     if (!st) st = build_hinges(m, out);
-    if (!st && p->bend_model == TIDE_BEND_TRIANGLE) st = build_bend_triangles(m, out);
+    if (!st && p->bend_model != TIDE_BEND_HINGE) st = build_bend_triangles(m, out);
   } else {
     out->r1 = tide_array_new1(TIDE_F64, n1);
     if (!out->r1) st = TIDE_ENOMEM;
@@ -626,7 +670,7 @@ static void stencil_eval(const tide_tetmesh *m, const tide_thin_part *p, int w, 
                          const double *x, int project, double *E, double *g, double *H) {
   int d = m->dim, nn = set_nodes(p, w);
   const int32_t *el = set_nodes_of(p, w, s);
-  double q[18];
+  double q[36];
   for (int a = 0; a < nn; a++)
     for (int c = 0; c < d; c++) q[a * d + c] = x[(int64_t)el[a] * d + c];
   if (p->p.kind == TIDE_THIN_SHELL) {
@@ -637,12 +681,16 @@ static void stencil_eval(const tide_tetmesh *m, const tide_thin_part *p, int w, 
       tide_shell_hinge(q, TIDE_F64P(p->r2)[s], 0.5 * p->p.bending * TIDE_F64P(p->w2)[s], project,
                        E, g, H);
     else { /* bending triangle: rest angles of its hinges, K scaled by D */
-      const int32_t *hs = TIDE_I32P(p->h3) + s * 3;
-      const double *K0 = TIDE_F64P(p->w3) + s * 9;
-      double th0[3], K[9];
-      for (int i = 0; i < 3; i++) th0[i] = hs[i] >= 0 ? TIDE_F64P(p->r2)[hs[i]] : 0;
-      for (int i = 0; i < 9; i++) K[i] = p->p.bending * K0[i];
-      tide_shell_bend_triangle(q, th0, K, project, E, g, H);
+      int nh = p->p.bend_model == TIDE_BEND_MORLEY ? 9 : 3;
+      const int32_t *hs = TIDE_I32P(p->h3) + s * nh;
+      const double *K0 = TIDE_F64P(p->w3) + s * nh * nh;
+      double th0[9], K[81];
+      for (int i = 0; i < nh; i++) th0[i] = hs[i] >= 0 ? TIDE_F64P(p->r2)[hs[i]] : 0;
+      for (int i = 0; i < nh * nh; i++) K[i] = p->p.bending * K0[i];
+      if (nh == 9)
+        tide_shell_bend_morley(q, th0, K, project, E, g, H);
+      else
+        tide_shell_bend_triangle(q, th0, K, project, E, g, H);
     }
   } else {
     if (w == 1)
@@ -712,7 +760,7 @@ int tide_thin_hessian(const tide_tetmesh *m, const double *x, double scale, int 
       int zero = set_off(p, w);
 #pragma omp parallel for schedule(static) if (n > TIDE_SOLID_PAR_ELEM)
       for (int64_t s = 0; s < n; s++) {
-        double H[324];
+        double H[1296];
         if (zero)
           memset(H, 0, sizeof H);
         else
@@ -784,7 +832,7 @@ int tide_thin_damping(const tide_tetmesh *m, const double *x, const double *xn, 
         for (int64_t s = 0; s < n; s++) {
           const int32_t *el = set_nodes_of(p, w, s);
           const double *H = t->hn + t0 + s * k * k;
-          double dx[18], es = 0;
+          double dx[36], es = 0;
           for (int a = 0; a < nn; a++)
             for (int q = 0; q < d; q++)
               dx[a * d + q] = x[(int64_t)el[a] * d + q] - xn[(int64_t)el[a] * d + q];
@@ -879,7 +927,7 @@ int tide_thin_install(tide_tetmesh *m, tide_thin_part *parts, int n) {
       return tide_fail(TIDE_EINVAL, "thin part %d: bad counts or node range", part);
     if ((st = check_index_array(p->s1, TIDE_I32, p->n1, shell ? 3 : 2, 0, m->nv, "stencils 1", part)) ||
         (st = check_index_array(p->s2, TIDE_I32, p->n2, shell ? 4 : 3, 0, m->nv, "stencils 2", part)) ||
-        (st = check_index_array(p->s3, TIDE_I32, p->n3, shell ? 6 : 4, 0, m->nv, "stencils 3", part)) ||
+        (st = check_index_array(p->s3, TIDE_I32, p->n3, set_nodes(p, 3), 0, m->nv, "stencils 3", part)) ||
         (st = check_index_array(p->r1, TIDE_F64, p->n1, shell ? 4 : 0, 0, 0, "rest data 1", part)) ||
         (st = check_index_array(p->r2, TIDE_F64, p->n2, 0, 0, 0, "rest angles 2", part)) ||
         (st = check_index_array(p->w2, TIDE_F64, p->n2, 0, 0, 0, "weights 2", part)))
@@ -887,14 +935,16 @@ int tide_thin_install(tide_tetmesh *m, tide_thin_part *parts, int n) {
     if (shell && (st = check_index_array(p->a1, TIDE_F64, p->n1, 0, 0, 0, "rest areas", part)))
       return st;
     if (shell && p->n3 &&
-        ((st = check_index_array(p->h3, TIDE_I32, p->n3, 3, -1, p->n2, "triangle hinges", part)) ||
-         (st = check_index_array(p->w3, TIDE_F64, p->n3, 9, 0, 0, "triangle stiffness", part))))
+        ((st = check_index_array(p->h3, TIDE_I32, p->n3, p->p.bend_model == TIDE_BEND_MORLEY ? 9 : 3,
+                                 -1, p->n2, "triangle hinges", part)) ||
+         (st = check_index_array(p->w3, TIDE_F64, p->n3, p->p.bend_model == TIDE_BEND_MORLEY ? 81 : 9,
+                                 0, 0, "triangle stiffness", part))))
       return st;
     if (!shell && p->n3 &&
         ((st = check_index_array(p->r3, TIDE_F64, p->n3, 0, 0, 0, "torsion angles", part)) ||
          (st = check_index_array(p->w3, TIDE_F64, p->n3, 0, 0, 0, "torsion lengths", part))))
       return st;
-    if (shell && p->p.bend_model == TIDE_BEND_TRIANGLE && p->n3 != p->n1)
+    if (shell && p->p.bend_model != TIDE_BEND_HINGE && p->n3 != p->n1)
       return tide_fail(TIDE_EINVAL, "thin part %d: %lld bending triangles for %lld triangles", part,
                        (long long)p->n3, (long long)p->n1);
     if (!shell && d != 2 && d != 3) return tide_fail(TIDE_EINVAL, "thin part %d: bad dimension", part);

@@ -119,6 +119,32 @@ void tide_shell_bend_triangle(const double *x, const double *theta0, const doubl
  * TIDE_EINVAL for a degenerate triangle or stencil. */
 int tide_shell_bend_triangle_rest(const double *X, int present, double nu, double *K);
 
+/* Morley bending of one triangle (docs/shells.md): Morley's plate element
+ * (a quadratic per triangle from its 3 node heights and the normal slopes
+ * at its 3 edge midpoints) with each mid-edge slope shared by the two
+ * triangles of the edge, the mean of the slopes of their two fitted
+ * quadratics (tide_shell_bend_triangle's fits), so the slopes are one per
+ * edge, as in Grinspun et al. 2006, eliminated locally.  A free edge's slope
+ * belongs to its triangle alone and is condensed out (minimizing E).
+ * Stencil x (36): x0, x1, x2, the wings w0, w1, w2 (w_i across the edge
+ * opposite x_i), then per neighbour N_i = (x_{i+2}, x_{i+1}, w_i) its wing
+ * across (x_{i+1}, w_i) (slot 6 + 2i) and across (w_i, x_{i+2}) (7 + 2i).
+ * Nine hinges: the triangle's three, then N_i's edge (x_{i+1}, w_i) (3 + 2i)
+ * and (w_i, x_{i+2}) (4 + 2i), each oriented with its own triangle first as
+ * in tide_shell_bend_triangle.  E = 1/2 dtheta^T (D K) dtheta with K (9x9,
+ * row-major, [1]) from tide_shell_bend_morley_rest; zero rows of K mark
+ * absent hinges.  grad 36, hess 1296; projected: the Gauss-Newton part
+ * G^T (D K) G (G the hinge-angle gradients; PSD as K is), 15x cheaper than
+ * eigenvalue clamping of the 36x36 block at the same Newton iterations
+ * (docs/shells.md). */
+void tide_shell_bend_morley(const double *x, const double *theta0, const double *K, int project,
+                            double *E, double *grad, double *hess);
+
+/* K (81) of a rest Morley stencil X (12 nodes x 3) for Poisson ratio nu;
+ * bit s of present (s = 3..11): stencil slot s is a node (else that edge
+ * is free and the slot unused).  TIDE_EINVAL for a degenerate stencil. */
+int tide_shell_bend_morley_rest(const double *X, int present, double nu, double *K);
+
 /* Rod segment stretching (EA/2) L0 (l/L0 - 1)^2 in d = 2 or 3 dimensions
  * (x: 2*d); grad 2d, hess (2d)^2. */
 void tide_rod_stretch(int d, const double *x, double L0, double EA, int project, double *E,
@@ -166,13 +192,15 @@ typedef struct tide_thin_params {
   double bend_yield;
   /* shells: the bending model, TIDE_BEND_HINGE (Grinspun et al. 2003, on
    * the hinges) or TIDE_BEND_TRIANGLE (the shape operator of each triangle
-   * from its three hinge angles, tide_shell_bend_triangle); both use the
-   * hinges' rest angles (creases, plastic flow) */
+   * from its three hinge angles, tide_shell_bend_triangle) or
+   * TIDE_BEND_MORLEY (Morley's element on shared mid-edge slopes,
+   * tide_shell_bend_morley); all use the hinges' rest angles (creases,
+   * plastic flow) */
   int bend_model;
-  double poisson; /* shells: nu of the plate bending energy (TIDE_BEND_TRIANGLE) */
+  double poisson; /* shells: nu of the plate bending energy (TRIANGLE, MORLEY) */
 } tide_thin_params;
 
-enum { TIDE_BEND_HINGE = 0, TIDE_BEND_TRIANGLE = 1 };
+enum { TIDE_BEND_HINGE = 0, TIDE_BEND_TRIANGLE = 1, TIDE_BEND_MORLEY = 2 };
 
 typedef struct tide_thin_part {
   tide_thin_params p;
@@ -184,12 +212,15 @@ typedef struct tide_thin_part {
   tide_array *r2;   /* rest dihedral angles [rad] / rest curvatures kbar [1] (n2) */
   tide_array *w2;   /* hinge |e0|^2 / (A1 + A2) [1] / rod l0 [m] (n2) */
   int64_t n3;       /* rod torsion stencils (twist > 0); shell bending triangles
-                       (TIDE_BEND_TRIANGLE: one per triangle, else 0) */
+                       (TIDE_BEND_TRIANGLE / MORLEY: one per triangle, else 0) */
   tide_array *s3;   /* rod (n3, 4) i32: segment (x_i, x_{i+1}), then x_{i-1}, x_{i+2};
-                       shell (n3, 6) i32: triangle, then the wings across its edges */
+                       shell (n3, 6) i32: triangle, then the wings across its edges
+                       (MORLEY (n3, 12): then the neighbours' wings) */
   tide_array *r3;   /* rod (n3) rest dihedral angles [rad]; shell unused (NULL) */
-  tide_array *w3;   /* rod (n3) rest segment lengths [m]; shell (n3, 3, 3) K per unit D */
-  tide_array *h3;   /* shell (n3, 3) i32: the hinge of each edge (rest angles), -1 none */
+  tide_array *w3;   /* rod (n3) rest segment lengths [m]; shell (n3, 3, 3) K per unit D
+                       (MORLEY (n3, 9, 9)) */
+  tide_array *h3;   /* shell (n3, 3) i32: the hinge of each edge (rest angles), -1 none
+                       (MORLEY (n3, 9): the stencil's nine hinges) */
   int64_t nodes0, nodes1; /* node range [nodes0, nodes1) the part was built on */
 } tide_thin_part;
 

@@ -19,7 +19,7 @@ static uint64_t ctr = 0;
 static double rnd(void) { return 2 * tide_rand01(4242, ctr++) - 1; } /* [-1, 1) */
 
 static double min_eig(int n, const double *A) {
-  double w[24], Q[24 * 24];
+  double w[36], Q[36 * 36];
   tide_sym_eig(n, A, w, Q);
   return w[n - 1];
 }
@@ -27,13 +27,13 @@ static double min_eig(int n, const double *A) {
 typedef void (*energy_fn)(void *ctx, const double *x, int project, double *E, double *g,
                           double *H);
 
-/* FD of gradient (from E) and Hessian (from the gradient) at x (n <= 18) */
+/* FD of gradient (from E) and Hessian (from the gradient) at x (n <= 36) */
 static void fd_check(energy_fn f, void *ctx, int n, const double *x0, double h, const char *what) {
-  double x[18], E, g[18], H[324], gfd[18], Hfd[324];
+  double x[36], E, g[36], H[1296], gfd[36], Hfd[1296];
   memcpy(x, x0, sizeof(double) * (size_t)n);
   f(ctx, x, 0, &E, g, H);
   for (int i = 0; i < n; i++) {
-    double Ep, Em, gp[18], gm[18];
+    double Ep, Em, gp[36], gm[36];
     x[i] = x0[i] + h;
     f(ctx, x, 0, &Ep, gp, NULL);
     x[i] = x0[i] - h;
@@ -50,7 +50,7 @@ static void fd_check(energy_fn f, void *ctx, int n, const double *x0, double h, 
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) asym = fmax(asym, fabs(H[i * n + j] - H[j * n + i]));
   CHECK(asym <= 1e-9 * (1 + fabs(H[0])), "%s: Hessian symmetric (%.3g)", what, asym);
-  double Hp[324];
+  double Hp[1296];
   f(ctx, x, 1, NULL, NULL, Hp);
   double scale = 0;
   for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(Hp[i]));
@@ -332,6 +332,21 @@ static void tri_fn(void *c, const double *x, int project, double *E, double *g, 
   tide_shell_bend_triangle(x, t->theta0, t->K, project, E, g, H);
 }
 
+/* a flat stencil base (nn nodes, z = 0) with the nodes after the first three
+ * folded out of plane by up to zamp, all jittered, rotated and shifted */
+static void perturbed_stencil(const double *base, int nn, double zamp, double *x) {
+  double R[9];
+  random_rotation(R);
+  for (int a = 0; a < nn; a++) {
+    double z = a >= 3 ? zamp * rnd() : 0;
+    for (int i = 0; i < 3; i++) {
+      double s = 0.1 * rnd();
+      for (int k = 0; k < 3; k++) s += R[i * 3 + k] * (base[a * 3 + k] + (k == 2 ? z : 0) + 0.05 * rnd());
+      x[a * 3 + i] = s;
+    }
+  }
+}
+
 /* FD checks of the shape-operator bending of one triangle with three, two
  * and one neighbours, flat and creased rest angles, folded wings */
 static void test_bend_triangle_fd(void) {
@@ -342,17 +357,8 @@ static void test_bend_triangle_fd(void) {
     int present = trial < 12 ? 7 : trial < 18 ? 6 : 2;
     double K0[9];
     CHECK(tide_shell_bend_triangle_rest(base, present, 0.3, K0) == TIDE_OK, "bend triangle rest");
-    double R[9], x[18];
-    random_rotation(R);
-    for (int a = 0; a < 6; a++) {
-      double z = a >= 3 ? 0.4 * rnd() : 0;
-      for (int i = 0; i < 3; i++) {
-        double s = 0.1 * rnd();
-        for (int k = 0; k < 3; k++)
-          s += R[i * 3 + k] * (base[a * 3 + k] + (k == 2 ? z : 0) + 0.05 * rnd());
-        x[a * 3 + i] = s;
-      }
-    }
+    double x[18];
+    perturbed_stencil(base, 6, 0.4, x);
     tri_ctx c;
     for (int i = 0; i < 3; i++) c.theta0[i] = trial % 2 ? 0.3 * rnd() : 0;
     for (int i = 0; i < 9; i++) c.K[i] = 1.7 * K0[i];
@@ -362,12 +368,62 @@ static void test_bend_triangle_fd(void) {
   }
 }
 
+/* ------------------------------------------------- Morley bending */
+
+typedef struct {
+  double theta0[9], K[81];
+} morley_ctx;
+
+static void morley_fn(void *c, const double *x, int project, double *E, double *g, double *H) {
+  morley_ctx *t = c;
+  tide_shell_bend_morley(x, t->theta0, t->K, project, E, g, H);
+}
+
+/* FD checks of the Morley bending stencil (the triangle, its three wings,
+ * the neighbours' six): all present, a neighbour's wings missing, a whole
+ * neighbour missing (a free edge), flat and creased, folded wings */
+static void test_bend_morley_fd(void) {
+  const double base[36] = {0,    0,   0, 1,    0,    0, 0.3,  0.9,  0, 1.1, 0.8,  0,
+                           -0.4, 0.3, 0, 0.6,  -0.7, 0, 1.6,  0.2,  0, 0.8, 1.5,  0,
+                           -0.3, 1.1, 0, -0.6, -0.3, 0, -0.2, -0.6, 0, 1.3, -0.6, 0};
+  const int presents[4] = {0xff8, 0xff8 & ~(1 << 6) & ~(1 << 9), 0xff8 & ~(1 << 5) & ~(3 << 10),
+                           0xff8 & ~(1 << 3) & ~(3 << 6) & ~(1 << 10)};
+  for (int trial = 0; trial < 16; trial++) {
+    int present = presents[trial / 4];
+    double K0[81];
+    CHECK(tide_shell_bend_morley_rest(base, present, 0.3, K0) == TIDE_OK, "Morley rest %d", trial);
+    double x[36];
+    perturbed_stencil(base, 12, 0.3, x);
+    morley_ctx c;
+    for (int i = 0; i < 9; i++) c.theta0[i] = trial % 2 ? 0.3 * rnd() : 0;
+    for (int i = 0; i < 81; i++) c.K[i] = 1.7 * K0[i];
+    char what[64];
+    snprintf(what, sizeof what, "Morley trial %d (present %#x)", trial, present);
+    fd_check(morley_fn, &c, 36, x, 1e-6, what);
+  }
+}
+
+/* the third node of the triangle (of nt) with edge (u, v) whose third node
+ * is not excl; -1 when none */
+static int opposite(int (*tri)[3], int nt, int u, int v, int excl) {
+  for (int o = 0; o < nt; o++) {
+    int hu = -1, hv = -1;
+    for (int l = 0; l < 3; l++) {
+      if (tri[o][l] == u) hu = l;
+      if (tri[o][l] == v) hv = l;
+    }
+    if (hu >= 0 && hv >= 0 && tri[o][3 - hu - hv] != excl) return tri[o][3 - hu - hv];
+  }
+  return -1;
+}
+
 /* the shape-operator bending on the sheet generator's grids ("same" and
  * "alternate" diagonals, square and 4:1 cells): a height field of constant
  * curvature S0, w = (a x^2 + 2 b x y + c y^2) / 2 with small a, b, c,
  * gives per interior triangle the plate energy
  * (D A / 2) ((1 - nu) S0:S0 + nu tr(S0)^2) (twist included, which the
- * hinges get wrong on these grids) */
+ * hinges get wrong on these grids); so does the Morley bending of every
+ * triangle with a complete 12-node stencil */
 static void test_bend_triangle_grid(void) {
   enum { N = 6 };
   const double nu = 0.3, D = 2.0, eps = 1e-4;
@@ -400,8 +456,33 @@ static void test_bend_triangle_grid(void) {
               memcpy(tri[nt++], t2, sizeof t2);
             }
           }
-        double Etot = 0, Aint = 0;
+        double Etot = 0, Aint = 0, Emor = 0, Amor = 0;
         for (int t = 0; t < nt; t++) {
+          /* Morley: where the 12-node stencil is complete */
+          int sm[12], ok = 1;
+          for (int k = 0; k < 3; k++) sm[k] = tri[t][k];
+          for (int k = 0; k < 3 && ok; k++) {
+            int u = tri[t][(k + 1) % 3], v = tri[t][(k + 2) % 3];
+            sm[3 + k] = opposite(tri, nt, u, v, tri[t][k]);
+            ok = sm[3 + k] >= 0;
+            if (!ok) break;
+            sm[6 + 2 * k] = opposite(tri, nt, u, sm[3 + k], v);
+            sm[7 + 2 * k] = opposite(tri, nt, sm[3 + k], v, u);
+            ok = sm[6 + 2 * k] >= 0 && sm[7 + 2 * k] >= 0;
+          }
+          if (ok) {
+            double Xm[36], xm[36], Km[81], Em, th9[9] = {0};
+            for (int k = 0; k < 12; k++)
+              for (int l = 0; l < 3; l++) {
+                Xm[k * 3 + l] = X[sm[k] * 3 + l];
+                xm[k * 3 + l] = x[sm[k] * 3 + l];
+              }
+            CHECK(tide_shell_bend_morley_rest(Xm, 0xff8, nu, Km) == TIDE_OK, "Morley grid rest");
+            for (int k = 0; k < 81; k++) Km[k] *= D;
+            tide_shell_bend_morley(xm, th9, Km, 0, &Em, NULL, NULL);
+            Emor += Em;
+            Amor += 0.5 * hx * hy;
+          }
           /* wings: the third node of the other triangle on each edge */
           int st[6], present = 0;
           for (int k = 0; k < 3; k++) {
@@ -439,6 +520,10 @@ static void test_bend_triangle_grid(void) {
         if (getenv("VERBOSE")) printf("bend triangle grid alt %d aspect %d S0 %d: %.3g\n", alt, aspect, q, err);
         CHECK(fabs(err) < 1e-5, "bend triangle grid (alternate %d, aspect %d, S0 %d): %.6g vs %.6g (%.3g)",
               alt, aspect, q, Etot, ref, err);
+        double refm = 0.5 * D * Amor * ((1 - nu) * ss + nu * tr * tr), errm = Emor / refm - 1;
+        if (getenv("VERBOSE")) printf("Morley grid alt %d aspect %d S0 %d: %.3g\n", alt, aspect, q, errm);
+        CHECK(Amor > 0 && fabs(errm) < 1e-5, "Morley grid (alternate %d, aspect %d, S0 %d): %.6g vs %.6g (%.3g)",
+              alt, aspect, q, Emor, refm, errm);
       }
 }
 
@@ -449,6 +534,7 @@ int main(void) {
   test_hinge_calibration();
   test_bend_triangle_fd();
   test_bend_triangle_grid();
+  test_bend_morley_fd();
   test_rods();
   return check_report();
 }

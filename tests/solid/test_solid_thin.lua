@@ -48,28 +48,19 @@ T.check(math.abs(errs[#errs]) <= 0.03, string.format("rod within 3%% (%.2f%%)", 
 -- width b, nu = 0 so the beam stiffness is D b with D = E h^3 / 12; the
 -- right-triangle grid with cells 4x longer than wide, StVK (see docs/shells.md on
 -- the hinge model's mesh dependence)
-local b, h = 0.05, 1e-3
-local D = E * h ^ 3 / 12
-local Ps = 3 * D * b * 0.005 / L ^ 3
-local sexact = Ps * L ^ 3 / (3 * D * b)
+local strip = require "tide.cases.shell_strip"
+local b, h, Ps = strip.b, strip.h, strip.P
+assert(strip.L == L and strip.E == E)
+local function strip_tip(n, nb, bm, diag)
+  local err, st = strip.solve(strip.sheet(n, nb, diag), n, bm)
+  T.check(st.converged, "strip (" .. (bm or "default") .. ") converged")
+  return err
+end
 local serr = {}
 for k, n in ipairs { 20, 40, 80 } do
-  local m = S.sheet { origin = { 0, 0, 0 }, u = { L, 0, 0 }, v = { 0, 0, b }, cells = { n, n // 5 } }
-  m:shell { model = "stvk", E = E, nu = 0, thickness = h, gravity = { 0, 0, 0 } }
-  m:pin(function(x) return x < 1.01 * L / n end)
-  local tipn = {}
-  for i = 1, m.nv do if m.x:get(i, 1) > L - 1e-9 then tipn[#tipn + 1] = i end end
-  for _, i in ipairs(tipn) do -- consistent nodal loads of a uniform edge load
-    local z = m.x:get(i, 3)
-    m.force:set(i, 2, -Ps * ((z < 1e-9 or z > b - 1e-9) and 0.5 or 1) / (#tipn - 1))
-  end
-  local st = static(m)
-  T.check(st.converged, "shell strip converged")
-  local tip = 0
-  for _, i in ipairs(tipn) do tip = tip - m.x:get(i, 2) / #tipn end
-  serr[k] = (tip - sexact) / sexact
-  print(string.format("shell strip %3d x %2d cells: tip %.6e m, Euler-Bernoulli %.6e m, error %+.2f%%", n, n // 5,
-    tip, sexact, 100 * serr[k]))
+  serr[k] = strip_tip(n, n // 5)
+  print(string.format("shell strip %3d x %2d cells: Euler-Bernoulli %.6e m, error %+.2f%%", n, n // 5, strip.exact,
+    100 * serr[k]))
 end
 for k = 2, #serr do T.check(math.abs(serr[k]) < math.abs(serr[k - 1]), "strip error shrinks") end
 T.check(math.abs(serr[#serr]) <= 0.03, string.format("strip within 3%% (%.2f%%)", 100 * serr[#serr]))
@@ -78,22 +69,6 @@ T.check(math.abs(serr[#serr]) <= 0.03, string.format("strip within 3%% (%.2f%%)"
 -- diagonal grid: cells 4:1 and square give the same deflections (mesh
 -- independent; the hinges on square cells are 14-22% too soft), within 3%
 -- on the finest, the error the two-column clamp's alone (the rod's)
-local function strip_tip(n, nb, bm, diag)
-  local m = S.sheet { origin = { 0, 0, 0 }, u = { L, 0, 0 }, v = { 0, 0, b }, cells = { n, nb }, diagonals = diag }
-  m:shell { model = "stvk", E = E, nu = 0, thickness = h, gravity = { 0, 0, 0 }, bending_model = bm }
-  m:pin(function(x) return x < 1.01 * L / n end)
-  local tipn = {}
-  for i = 1, m.nv do if m.x:get(i, 1) > L - 1e-9 then tipn[#tipn + 1] = i end end
-  for _, i in ipairs(tipn) do
-    local z = m.x:get(i, 3)
-    m.force:set(i, 2, -Ps * ((z < 1e-9 or z > b - 1e-9) and 0.5 or 1) / (#tipn - 1))
-  end
-  local st = static(m)
-  T.check(st.converged, "strip (" .. bm .. ") converged")
-  local tip = 0
-  for _, i in ipairs(tipn) do tip = tip - m.x:get(i, 2) / #tipn end
-  return (tip - sexact) / sexact
-end
 do
   local sq, long = {}, {}
   for k, n in ipairs { 20, 40, 80 } do

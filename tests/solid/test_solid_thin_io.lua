@@ -49,6 +49,13 @@ end, function(c) c:step_newton { dt = 1 / 100, colliders = { ball } } end, 12, 4
 local h1, h2 = m:hinges(), r:hinges()
 T.check(h1:checksum() == h2:checksum(), "shell: hinges restored")
 
+-- Morley bending (12-node stencils, 9 hinges each) on the alternating grid
+roundtrip("morley", function()
+  local c = S.sheet { origin = { -0.3, 0.52, -0.3 }, u = { 0.6, 0, 0 }, v = { 0, 0, 0.6 }, cells = { 6, 6 } }
+  c:shell { E = 1e5, thickness = 1e-3, density = 300, bend_yield = 0.02, bending_model = "morley" }
+  return c
+end, function(c) c:step_newton { dt = 1 / 100, colliders = { ball } } end, 6, 3)
+
 roundtrip("helix", function()
   local hx = S.helix { radius = 0.05, pitch = 0.02, turns = 2, per_turn = 12 }
   hx:rod { E = 1e7, radius = 1e-3, twist = 0.5 * 1e7 / 2.6 * math.pi * 1e-12, damping = 0.002 }

@@ -92,7 +92,7 @@ return {
   },
   ["tide.TetMesh:shell"] = {
     sig = "m:shell{ model = \"neohookean\", E =, nu = 0.3 | mu =, lambda =, thickness =, bending = E h^3/(12(1-nu^2)), density = 1000 | area_density =, damping = 0, bend_yield = 0, bending_model = \"hinge\", gravity = {0,-9.81,0} } -> m",
-    does = "Make a triangle surface a discrete shell: membrane h A Psi(F^) (plane stress) plus hinge bending (D/2) |e|^2/(A1+A2) (theta - theta0)^2, or with bending_model = \"triangle\" the plate energy (D A/2)((1-nu) S:S + nu tr(S)^2) of each triangle's shape operator S fitted to its three hinge angles.",
+    does = "Make a triangle surface a discrete shell: membrane h A Psi(F^) (plane stress) plus hinge bending (D/2) |e|^2/(A1+A2) (theta - theta0)^2, or with bending_model = \"triangle\" the plate energy (D A/2)((1-nu) S:S + nu tr(S)^2) of each triangle's shape operator S fitted to its three hinge angles, or with \"morley\" the same energy of Morley's element on mid-edge slopes shared by the two triangles of each edge.",
     args = {
       { "model", "string", "\"neohookean\"", "membrane model: neohookean, stvk, fixed_corotated, neohookean_j, rotated_linear, spline" },
       { "E, nu", "numbers", "E required, nu 0.3", "Young's modulus [Pa], Poisson ratio (or mu, lambda)" },
@@ -101,7 +101,7 @@ return {
       { "density | area_density", "number > 0", "1000 kg/m^3", "mass per volume (times h) or per area [kg/m^2]" },
       { "damping", "number >= 0", "0", "Rayleigh stiffness damping beta [s] in the incremental potential" },
       { "bend_yield", "angle [rad] >= 0", "0", "plastic bending: rest angles flow toward the angles beyond this difference (Irving Fig. 2.6)" },
-      { "bending_model", "\"hinge\" | \"triangle\"", "\"hinge\"", "hinge: Grinspun et al. 2003 (mesh dependent: square cells of the sheet grids bend 14-22% too soft); triangle: per-triangle shape operator, exact for every constant curvature, mesh independent on diagonals = \"same\" grids (docs/shells.md)" },
+      { "bending_model", "\"hinge\" | \"triangle\" | \"morley\"", "\"hinge\"", "hinge: Grinspun et al. 2003 (mesh dependent: square cells of the sheet grids bend 14-22% too soft); triangle: per-triangle shape operator, exact for every constant curvature, mesh independent on diagonals = \"same\" grids only (35-45% too soft on \"alternate\" and \"cross\"); morley: Morley's element with shared mid-edge slopes, the plate answer on all three grid patterns, about 4x the triangle model's cost (docs/shells.md)" },
       { "gravity", "{gx, gy, gz}", "{0, -9.81, 0}", "[m/s^2]" },
     },
     returns = "m",
