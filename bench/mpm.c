@@ -9,7 +9,10 @@
  * stay in cache for sorted particles).  The bound is triad bandwidth /
  * bytes_p.  Scene: an elastic fixed-corotated block filling 1/8 of the box
  * at 4 (2D) / 8 (3D) particles per cell, sorted once.
- *   build/bench_mpm [--quick] */
+ *   build/bench_mpm [--quick] [--only D]
+ * --only D runs just the one-thread dimension-D throughput (for a profiler:
+ * valgrind --tool=callgrind --toggle-collect=tide_mpm_step counts the
+ * instructions of steps + 1 substeps, the warm-up included). */
 #include "mpm/mpm.h"
 #include "bench_util.h"
 #include "version.h"
@@ -17,6 +20,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* an MPM state on an n^dim grid with one elastic material, separating
@@ -89,14 +93,19 @@ static void sparse_vs_dense(int n, int steps) {
 }
 
 int main(int argc, char **argv) {
-  int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  int quick = 0, only = 0;
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "--quick")) quick = 1;
+    if (!strcmp(argv[a], "--only") && a + 1 < argc) only = atoi(argv[++a]);
+  }
   printf("bench_mpm: explicit MLS-MPM, quadratic B-splines, double precision (Tide %s)\n",
          tide_version_string());
-  for (int threads = 1; threads <= 2; threads++) {
+  for (int threads = 1; threads <= (only ? 1 : 2); threads++) {
     tide_threads_set(threads);
     double gbs = bench_triad_gbs((int64_t)1 << (quick ? 22 : 25), quick ? 3 : 5);
     printf("\n-- %d thread%s: triad bandwidth %.1f GB/s\n", threads, threads > 1 ? "s" : "", gbs);
     for (int dim = 2; dim <= 3; dim++) {
+      if (only && dim != only) continue;
       int n = dim == 2 ? (quick ? 128 : 512) : (quick ? 32 : 64);
       int64_t np = 0;
       double rate = run(dim, n, quick ? 5 : 20, &np);
@@ -109,6 +118,7 @@ int main(int argc, char **argv) {
     }
   }
   tide_threads_set(1);
+  if (only) return 0;
   sparse_vs_dense(quick ? 48 : 128, quick ? 5 : 20);
   printf("\nreference: a plain C quadratic MLS-MPM loop, 3D single precision, one core of this "
          "machine class: "

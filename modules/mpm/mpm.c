@@ -85,6 +85,70 @@ static inline int node_ijk(const tide_mpm *m, const int64_t s[3], int64_t id, in
   return 1;
 }
 
+/* --------------------------------------------------------- stencils */
+
+#define MPM_INLINE static inline __attribute__((always_inline))
+/* complete unrolling of the fixed-size stencil loops (GCC -O2 keeps them as loops) */
+#define MPM_UNROLL _Pragma("GCC unroll 4")
+
+/* The B-spline stencil of one particle: per axis the weights w[a][t] and
+ * offsets r[a][t] = x_node - x_p of its O = order + 1 nodes, and the O^D
+ * node storage indices, node (t0, t1, t2) at id[(t0 O + t1) O + t2]
+ * (2D: id[t0 O + t1]).  D and O are compile-time constants in the
+ * kernels below (always inlined), so every loop over the stencil has a
+ * fixed trip count. */
+typedef struct {
+  double w[3][4], r[3][4];
+  int64_t id[64];
+} stencil_t;
+
+MPM_INLINE void stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, const double *xp,
+                           double inv, stencil_t *S) {
+  int base[3] = {0, 0, 0};
+  MPM_UNROLL
+  for (int a = 0; a < D; a++) {
+    base[a] = bspline(O - 1, (xp[a] - m->g.origin[a]) * inv, S->w[a]);
+    MPM_UNROLL
+    for (int t = 0; t < O; t++)
+      S->r[a][t] = (m->g.origin[a] + (base[a] + t) * m->g.dx) - xp[a];
+  }
+  int O2 = D == 3 ? O : 1, q = 0;
+  if (!m->sparse) {
+    int64_t o[3][4] = {{0}};
+    MPM_UNROLL
+    for (int a = 0; a < D; a++)
+      MPM_UNROLL
+      for (int t = 0; t < O; t++)
+        o[a][t] = (base[a] + t) * s[a];
+    MPM_UNROLL
+    for (int t0 = 0; t0 < O; t0++)
+      MPM_UNROLL
+      for (int t1 = 0; t1 < O; t1++)
+        MPM_UNROLL
+        for (int t2 = 0; t2 < O2; t2++)
+          S->id[q++] = o[0][t0] + o[1][t1] + o[2][t2];
+    return;
+  }
+  /* 4^D-node blocks: block part and local part per axis */
+  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, bo[3][4] = {{0}};
+  int ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1}, lo[3][4] = {{0}};
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    MPM_UNROLL
+    for (int t = 0; t < O; t++) {
+      bo[a][t] = ((base[a] + t) >> 2) * bs[a];
+      lo[a][t] = ((base[a] + t) & 3) * ls[a];
+    }
+  MPM_UNROLL
+  for (int t0 = 0; t0 < O; t0++)
+    MPM_UNROLL
+    for (int t1 = 0; t1 < O; t1++)
+      MPM_UNROLL
+      for (int t2 = 0; t2 < O2; t2++)
+        S->id[q++] = (int64_t)m->slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * m->bvol + lo[0][t0] +
+                     lo[1][t1] + lo[2][t2];
+}
+
 /* ------------------------------------------------------- construction */
 
 int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
@@ -464,15 +528,7 @@ static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, 
     e.mu *= h;
     e.lambda *= h;
   }
-  double P[9];
-  tide_material_eval(&e, d, F, NULL, 0, NULL, P, NULL);
-  for (int a = 0; a < d; a++)
-    for (int b = 0; b < d; b++) {
-      double s = 0;
-      for (int k = 0; k < d; k++)
-        s += P[a * d + k] * F[b * d + k];
-      PFt[a * d + b] = s;
-    }
+  tide_material_kirchhoff(&e, d, F, PFt);
 }
 
 /* ------------------------------------------------------------------ P2G */
@@ -486,60 +542,77 @@ typedef struct {
   const int32_t *mi;
 } p2g_ctx;
 
-/* scatter the particles of cell (i, j, k); returns nonzero for a particle
- * found outside the grid's stencil band (or non-finite) */
-static int scatter_cell(const p2g_ctx *X, int i, int j, int k) {
+/* scatter particle p (inside the band) */
+MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int64_t p) {
+  const tide_mpm *m = X->m;
+  const double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D;
+  stencil_t S;
+  stencil_at(m, X->s, D, O, xp, X->inv, &S);
+  double mp = X->M[p], PFt[9], Q[9], mv[3];
+  stress_term(m, X->mi[p], X->F + p * D * D, X->Jp[p], PFt);
+  double k0 = -X->dt * X->V0[p] * X->Dinv;
+  MPM_UNROLL
+  for (int a = 0; a < D * D; a++)
+    Q[a] = mp * cp[a] + k0 * PFt[a];
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    mv[a] = mp * vp[a];
+  double vol = X->nvol ? X->V0[p] * tide_det(D, X->F + p * D * D) : 0;
+  double *nm = X->nm, *nv = X->nv;
+  int O2 = D == 3 ? O : 1, q = 0;
+  MPM_UNROLL
+  for (int t0 = 0; t0 < O; t0++)
+    MPM_UNROLL
+    for (int t1 = 0; t1 < O; t1++) {
+      double w01 = S.w[0][t0] * S.w[1][t1], s01[3];
+      MPM_UNROLL
+      for (int a = 0; a < D; a++)
+        s01[a] = mv[a] + Q[a * D] * S.r[0][t0] + Q[a * D + 1] * S.r[1][t1];
+      MPM_UNROLL
+      for (int t2 = 0; t2 < O2; t2++) {
+        double wt = D == 3 ? w01 * S.w[2][t2] : w01;
+        int64_t id = S.id[q++];
+        nm[id] += wt * mp;
+        if (X->nvol) X->nvol[id] += wt * vol;
+        MPM_UNROLL
+        for (int a = 0; a < D; a++)
+          nv[id * D + a] += wt * (D == 3 ? s01[a] + Q[a * D + 2] * S.r[2][t2] : s01[a]);
+      }
+    }
+}
+
+/* scatter the particles of slab i; returns nonzero for a particle found
+ * outside the grid's stencil band (or non-finite) */
+MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int i) {
   const tide_mpm *m = X->m;
   const tide_particles *ps = m->ps;
-  int d = m->dim, o = m->order + 1;
-  int64_t cell = ((int64_t)i * m->g.n[1] + j) * m->g.n[2] + k;
-  int bad = 0;
-  for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
-    int64_t p = ps->order[q];
-    const double *xp = X->x + p * d, *vp = X->v + p * d, *cp = X->c + p * d * d;
-    double w[3][4] = {{0}}, fx[3];
-    int base[3] = {0, 0, 0};
-    for (int a = 0; a < d; a++) {
-      fx[a] = (xp[a] - m->g.origin[a]) * X->inv;
-      double lo, hi;
-      band(m, a, &lo, &hi);
-      if (!(fx[a] >= lo && fx[a] <= hi)) bad = 1;
-    }
-    if (bad) continue;
-    for (int a = 0; a < d; a++)
-      base[a] = bspline(m->order, fx[a], w[a]);
-    double mp = X->M[p], PFt[9], Q[9];
-    int mat = X->mi[p];
-    stress_term(m, mat, X->F + p * d * d, X->Jp[p], PFt);
-    double k0 = -X->dt * X->V0[p] * X->Dinv;
-    for (int a = 0; a < d * d; a++)
-      Q[a] = mp * cp[a] + k0 * PFt[a];
-    double mv[3];
-    for (int a = 0; a < d; a++)
-      mv[a] = mp * vp[a];
-    double vol = X->nvol ? X->V0[p] * tide_det(d, X->F + p * d * d) : 0;
-    int ok = d == 3 ? o : 1;
-    for (int a0 = 0; a0 < o; a0++)
-      for (int a1 = 0; a1 < o; a1++)
-        for (int a2 = 0; a2 < ok; a2++) {
-          double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
-          int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = node_addr(m, X->s, nd[0], nd[1], nd[2]);
-          double r[3];
-          for (int a = 0; a < d; a++)
-            r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
-          X->nm[id] += wt * mp;
-          if (X->nvol) X->nvol[id] += wt * vol;
-          for (int a = 0; a < d; a++) {
-            double s = mv[a];
-            for (int b = 0; b < d; b++)
-              s += Q[a * d + b] * r[b];
-            X->nv[id * d + a] += wt * s;
-          }
+  int nj = m->g.n[1], nk = m->g.n[2], bad = 0;
+  for (int j = 0; j < nj; j++)
+    for (int k = 0; k < nk; k++) {
+      int64_t cell = ((int64_t)i * nj + j) * nk + k;
+      for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
+        int64_t p = ps->order[q];
+        int in = 1;
+        MPM_UNROLL
+        for (int a = 0; a < D; a++) {
+          double fx = (X->x[p * D + a] - m->g.origin[a]) * X->inv, lo, hi;
+          band(m, a, &lo, &hi);
+          in &= fx >= lo && fx <= hi;
         }
-  }
+        if (!in) {
+          bad = 1;
+          continue;
+        }
+        scatter_one(X, D, O, p);
+      }
+    }
   return bad;
 }
+
+static int scatter_slab_2q(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 3, i); }
+static int scatter_slab_2c(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 4, i); }
+static int scatter_slab_3q(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 3, i); }
+static int scatter_slab_3c(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 4, i); }
 
 int tide_mpm_p2g(tide_mpm *m, double dt) {
   int st, d = m->dim;
@@ -579,13 +652,13 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
       X.nv[i * d + a] = 0;
   }
   /* slab i writes node columns i-1 .. i+2: colours four apart */
-  int ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2], bad = 0;
+  int ni = m->g.n[0], bad = 0;
+  int (*slab)(const p2g_ctx *, int) = d == 2 ? (m->order == 2 ? scatter_slab_2q : scatter_slab_2c)
+                                             : (m->order == 2 ? scatter_slab_3q : scatter_slab_3c);
   for (int colour = 0; colour < 4; colour++) {
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
     for (int i = colour; i < ni; i += 4)
-      for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++)
-          bad |= scatter_cell(&X, i, j, k);
+      bad |= slab(&X, i);
   }
   if (bad)
     return tide_fail(
@@ -775,68 +848,80 @@ static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp
 
 /* ------------------------------------------------------------------ G2P */
 
-int tide_mpm_g2p(tide_mpm *m, double dt) {
-  int d = m->dim, o = m->order + 1;
-  if (!(dt >= 0 && isfinite(dt)))
-    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
-  tide_particles *ps = m->ps;
-  int64_t n = ps->n, s[3];
-  node_strides(m, s);
-  const double *nv = TIDE_F64P(m->nv);
-  double *x = TIDE_F64P(ps->x), *v = TIDE_F64P(ps->v), *c = TIDE_F64P(ps->c);
-  double *F = TIDE_F64P(m->F), *Jp = TIDE_F64P(m->Jp);
-  const int32_t *mi = TIDE_I32P(m->mat);
-  double inv = 1 / m->g.dx, Dinv = dinv(m);
-  int bad = 0;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(| : bad) if (n > TIDE_PAR_MIN)
-  for (int64_t p = 0; p < n; p++) {
-    double *xp = x + p * d, *vp = v + p * d, *cp = c + p * d * d, *Fp = F + p * d * d;
-    double w[3][4] = {{0}}, fx[3];
-    int base[3] = {0, 0, 0}, ok = 1;
-    for (int a = 0; a < d; a++) {
-      fx[a] = (xp[a] - m->g.origin[a]) * inv;
-      double lo, hi;
+typedef struct {
+  tide_mpm *m;
+  double dt, inv, Dinv;
+  int64_t s[3];
+  const double *nv;
+  double *x, *v, *c, *F, *Jp;
+  const int32_t *mi;
+} g2p_ctx;
+
+/* gather, update F and advect particles p0 .. p1 - 1; returns nonzero for
+ * a particle outside the stencil band */
+MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int64_t p0, int64_t p1) {
+  const tide_mpm *m = X->m;
+  double dt = X->dt;
+  int bad = 0, O2 = D == 3 ? O : 1;
+  for (int64_t p = p0; p < p1; p++) {
+    double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
+    int in = 1;
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
+      double fx = (xp[a] - m->g.origin[a]) * X->inv, lo, hi;
       band(m, a, &lo, &hi);
-      ok &= fx[a] >= lo && fx[a] <= hi;
+      in &= fx >= lo && fx <= hi;
     }
-    if (!ok) {
+    if (!in) {
       bad = 1;
       continue;
     }
-    for (int a = 0; a < d; a++)
-      base[a] = bspline(m->order, fx[a], w[a]);
+    stencil_t S;
+    stencil_at(m, X->s, D, O, xp, X->inv, &S);
     double vn[3] = {0, 0, 0}, B[9] = {0};
-    int ok2 = d == 3 ? o : 1;
-    for (int a0 = 0; a0 < o; a0++)
-      for (int a1 = 0; a1 < o; a1++)
-        for (int a2 = 0; a2 < ok2; a2++) {
-          double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
-          int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = node_addr(m, s, nd[0], nd[1], nd[2]);
-          const double *vi = nv + id * d;
-          for (int a = 0; a < d; a++) {
-            vn[a] += wt * vi[a];
-            for (int b = 0; b < d; b++)
-              B[a * d + b] += wt * vi[a] * ((m->g.origin[b] + nd[b] * m->g.dx) - xp[b]);
+    int q = 0;
+    MPM_UNROLL
+    for (int t0 = 0; t0 < O; t0++)
+      MPM_UNROLL
+      for (int t1 = 0; t1 < O; t1++) {
+        double w01 = S.w[0][t0] * S.w[1][t1];
+        MPM_UNROLL
+        for (int t2 = 0; t2 < O2; t2++) {
+          double wt = D == 3 ? w01 * S.w[2][t2] : w01;
+          const double *vi = X->nv + S.id[q++] * D;
+          MPM_UNROLL
+          for (int a = 0; a < D; a++) {
+            double wv = wt * vi[a];
+            vn[a] += wv;
+            B[a * D] += wv * S.r[0][t0];
+            B[a * D + 1] += wv * S.r[1][t1];
+            if (D == 3) B[a * D + 2] += wv * S.r[2][t2];
           }
         }
+      }
     double Fn[9];
-    for (int a = 0; a < d; a++) {
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
       vp[a] = vn[a];
-      for (int b = 0; b < d; b++)
-        cp[a * d + b] = Dinv * B[a * d + b];
+      MPM_UNROLL
+      for (int b = 0; b < D; b++)
+        cp[a * D + b] = X->Dinv * B[a * D + b];
     }
     /* F <- (I + dt C) F */
-    for (int a = 0; a < d; a++)
-      for (int b = 0; b < d; b++) {
-        double t = Fp[a * d + b];
-        for (int k = 0; k < d; k++)
-          t += dt * cp[a * d + k] * Fp[k * d + b];
-        Fn[a * d + b] = t;
+    MPM_UNROLL
+    for (int a = 0; a < D; a++)
+      MPM_UNROLL
+      for (int b = 0; b < D; b++) {
+        double t = Fp[a * D + b];
+        MPM_UNROLL
+        for (int k = 0; k < D; k++)
+          t += dt * cp[a * D + k] * Fp[k * D + b];
+        Fn[a * D + b] = t;
       }
-    memcpy(Fp, Fn, sizeof(double) * (size_t)(d * d));
-    plasticity(&m->mats[mi[p]], d, Fp, Jp + p);
-    for (int a = 0; a < d; a++) {
+    memcpy(Fp, Fn, sizeof(double) * (size_t)(D * D));
+    plasticity(&m->mats[X->mi[p]], D, Fp, X->Jp + p);
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
       double lo, hi, y = xp[a] + dt * vp[a];
       band(m, a, &lo, &hi);
       lo = m->g.origin[a] + lo * m->g.dx;
@@ -844,6 +929,41 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
       xp[a] = y < lo ? lo : y > hi ? hi : y;
     }
   }
+  return bad;
+}
+
+static int gather_range_2q(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 2, 3, p0, p1);
+}
+static int gather_range_2c(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 2, 4, p0, p1);
+}
+static int gather_range_3q(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 3, 3, p0, p1);
+}
+static int gather_range_3c(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 3, 4, p0, p1);
+}
+
+int tide_mpm_g2p(tide_mpm *m, double dt) {
+  int d = m->dim;
+  if (!(dt >= 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
+  tide_particles *ps = m->ps;
+  g2p_ctx X = {.m = m, .dt = dt, .inv = 1 / m->g.dx, .Dinv = dinv(m)};
+  node_strides(m, X.s);
+  X.nv = TIDE_F64P(m->nv);
+  X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
+  X.F = TIDE_F64P(m->F), X.Jp = TIDE_F64P(m->Jp);
+  X.mi = TIDE_I32P(m->mat);
+  int (*range)(const g2p_ctx *, int64_t, int64_t) =
+      d == 2 ? (m->order == 2 ? gather_range_2q : gather_range_2c)
+             : (m->order == 2 ? gather_range_3q : gather_range_3c);
+  int64_t n = ps->n, chunk = 4096, nc = (n + chunk - 1) / chunk;
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
+  for (int64_t b = 0; b < nc; b++)
+    bad |= range(&X, b * chunk, (b + 1) * chunk < n ? (b + 1) * chunk : n);
   ps->bin_valid = 0;
   if (bad)
     return tide_fail(

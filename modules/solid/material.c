@@ -419,6 +419,33 @@ void tide_material_eval(const tide_material *m, int d, const double *F, const do
   if (m->fiber_k > 0) fiber_eval(m, d, F, fiber ? fiber : m->fiber, project, psi, P, dPdF);
 }
 
+void tide_material_kirchhoff(const tide_material *m, int d, const double *F, double *tau) {
+  int fast = m->fiber_k == 0 && !(d == 2 && m->plane_stress);
+  if (fast && m->model == TIDE_MODEL_FIXED_COROTATED) {
+    double R[9], A[9], J = tide_det(d, F);
+    tide_polar_rotation_fast(d, F, R);
+    for (int k = 0; k < d * d; k++)
+      A[k] = 2 * m->mu * (F[k] - R[k]);
+    tide_matmul_nt(d, A, F, tau);
+    for (int a = 0; a < d; a++)
+      tau[a * d + a] += m->lambda * (J - 1) * J;
+    return;
+  }
+  if (fast && (m->model == TIDE_MODEL_NEOHOOKEAN || m->model == TIDE_MODEL_NEOHOOKEAN_J)) {
+    double J = tide_det(d, F), f, f1, f2;
+    nh_volume(m, J, &f, &f1, &f2);
+    tide_matmul_nt(d, F, F, tau);
+    for (int k = 0; k < d * d; k++)
+      tau[k] *= m->mu;
+    for (int a = 0; a < d; a++)
+      tau[a * d + a] += f1 * J;
+    return;
+  }
+  double P[9];
+  tide_material_eval(m, d, F, NULL, 0, NULL, P, NULL);
+  tide_matmul_nt(d, P, F, tau);
+}
+
 void tide_material_damping(const tide_material *m, int d, const double *R, const double *Fdot,
                            double *Pd, double *dPd) {
   double beta = m->damp_beta, alpha = m->damp_alpha, rf = 0, RFtR[9], T[9];
