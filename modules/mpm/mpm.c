@@ -558,8 +558,13 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int64_t p) {
   for (int a = 0; a < D; a++)
     mv[a] = mp * vp[a];
   double vol = X->nvol ? X->V0[p] * tide_det(D, X->F + p * D * D) : 0;
-  double *nm = X->nm, *nv = X->nv;
+  double *nm = X->nm, *nv = X->nv, qz[4][3];
   int O2 = D == 3 ? O : 1, q = 0;
+  MPM_UNROLL
+  for (int t2 = 0; t2 < O2; t2++)
+    MPM_UNROLL
+    for (int a = 0; a < D; a++)
+      qz[t2][a] = D == 3 ? Q[a * D + 2] * S.r[2][t2] : 0;
   MPM_UNROLL
   for (int t0 = 0; t0 < O; t0++)
     MPM_UNROLL
@@ -576,7 +581,7 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int64_t p) {
         if (X->nvol) X->nvol[id] += wt * vol;
         MPM_UNROLL
         for (int a = 0; a < D; a++)
-          nv[id * D + a] += wt * (D == 3 ? s01[a] + Q[a * D + 2] * S.r[2][t2] : s01[a]);
+          nv[id * D + a] += wt * (D == 3 ? s01[a] + qz[t2][a] : s01[a]);
       }
     }
 }
@@ -878,25 +883,32 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int64_t p0, int64_t 
     }
     stencil_t S;
     stencil_at(m, X->s, D, O, xp, X->inv, &S);
+    /* v_p = sum w v_i, B = sum w v_i r^T, factored along the last axis:
+     * u = sum_t2 w2 v_i and uz = sum_t2 w2 v_i r2 per (t0, t1) row */
     double vn[3] = {0, 0, 0}, B[9] = {0};
     int q = 0;
     MPM_UNROLL
     for (int t0 = 0; t0 < O; t0++)
       MPM_UNROLL
       for (int t1 = 0; t1 < O; t1++) {
-        double w01 = S.w[0][t0] * S.w[1][t1];
+        double w01 = S.w[0][t0] * S.w[1][t1], u[3] = {0, 0, 0}, uz[3] = {0, 0, 0};
         MPM_UNROLL
         for (int t2 = 0; t2 < O2; t2++) {
-          double wt = D == 3 ? w01 * S.w[2][t2] : w01;
           const double *vi = X->nv + S.id[q++] * D;
           MPM_UNROLL
           for (int a = 0; a < D; a++) {
-            double wv = wt * vi[a];
-            vn[a] += wv;
-            B[a * D] += wv * S.r[0][t0];
-            B[a * D + 1] += wv * S.r[1][t1];
-            if (D == 3) B[a * D + 2] += wv * S.r[2][t2];
+            double wv = D == 3 ? S.w[2][t2] * vi[a] : vi[a];
+            u[a] += wv;
+            if (D == 3) uz[a] += wv * S.r[2][t2];
           }
+        }
+        MPM_UNROLL
+        for (int a = 0; a < D; a++) {
+          double wu = w01 * u[a];
+          vn[a] += wu;
+          B[a * D] += wu * S.r[0][t0];
+          B[a * D + 1] += wu * S.r[1][t1];
+          if (D == 3) B[a * D + 2] += w01 * uz[a];
         }
       }
     double Fn[9];

@@ -173,7 +173,8 @@ void tide_polar_rotation_fast(int d, const double *F, double *R) {
                    X[1] * X[5] - X[2] * X[4], X[2] * X[3] - X[0] * X[5], X[0] * X[4] - X[1] * X[3]};
     double det = X[0] * C[0] + X[1] * C[1] + X[2] * C[2];
     if (!(det > 0)) break;
-    double z = step > 1e-2 ? cbrt(1 / det) : 1, a = 0.5 * z, b = 0.5 / (z * det);
+    /* determinant scaling where it speeds up convergence (z ~ 1 otherwise) */
+    double z = step > 1e-2 && fabs(det - 1) > 0.05 ? cbrt(1 / det) : 1, a = 0.5 * z, b = 0.5 / (z * det);
     step = 0;
     for (int k = 0; k < 9; k++) {
       double y = a * X[k] + b * C[k], e = y - X[k];
