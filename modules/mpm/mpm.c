@@ -90,6 +90,10 @@ static inline int node_ijk(const tide_mpm *m, const int64_t s[3], int64_t id, in
 #define MPM_INLINE static inline __attribute__((always_inline))
 /* complete unrolling of the fixed-size stencil loops (GCC -O2 keeps them as loops) */
 #define MPM_UNROLL _Pragma("GCC unroll 4")
+/* four doubles, element-wise IEEE arithmetic (GCC/Clang vector extension):
+ * the stencil kernels keep a node's components (and mass) in the lanes */
+typedef double mpm_v4 __attribute__((vector_size(32)));
+typedef double mpm_v4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
 
 /* The B-spline stencil of one particle: per axis the weights w[a][t] and
  * offsets r[a][t] = x_node - x_p of its O = order + 1 nodes, and the O^D
@@ -206,6 +210,7 @@ void tide_mpm_free(tide_mpm *m) {
   tide_free(m->slot, sizeof(int32_t) * (size_t)m->nbtot);
   tide_free(m->mark, (size_t)m->nbtot);
   tide_free(m->active, sizeof(int64_t) * (size_t)m->actcap);
+  tide_free(m->acc, sizeof(double) * 4 * (size_t)m->acc_cap);
   tide_free(m, sizeof *m);
 }
 
@@ -215,6 +220,7 @@ int64_t tide_mpm_bytes(const tide_mpm *m) {
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
   if (m->slot) b += (int64_t)m->nbtot * 5 + m->actcap * 8;
+  b += m->acc_cap * 32;
   return b + (int64_t)sizeof *m;
 }
 
@@ -537,7 +543,7 @@ typedef struct {
   tide_mpm *m;
   double dt, Dinv, inv;
   int64_t s[3];
-  double *nm, *nv, *nvol; /* nvol: NULL unless node volumes are on */
+  double *acc, *nvol; /* acc: nodes x 4 (momentum, mass); nvol: NULL unless node volumes are on */
   const double *x, *v, *c, *F, *V0, *M, *Jp;
   const int32_t *mi;
 } p2g_ctx;
@@ -558,32 +564,37 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int64_t p) {
   for (int a = 0; a < D; a++)
     mv[a] = mp * vp[a];
   double vol = X->nvol ? X->V0[p] * tide_det(D, X->F + p * D * D) : 0;
-  double *nm = X->nm, *nv = X->nv, qz[4][3];
+  /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3: mass */
+  mpm_v4 s0 = {mv[0], mv[1], D == 3 ? mv[2] : 0, mp}, qx = {0}, qy = {0}, qz[4];
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    qx[a] = Q[a * D], qy[a] = Q[a * D + 1];
   int O2 = D == 3 ? O : 1, q = 0;
   MPM_UNROLL
-  for (int t2 = 0; t2 < O2; t2++)
+  for (int t2 = 0; t2 < O2; t2++) {
+    mpm_v4 c = {0};
     MPM_UNROLL
     for (int a = 0; a < D; a++)
-      qz[t2][a] = D == 3 ? Q[a * D + 2] * S.r[2][t2] : 0;
+      c[a] = D == 3 ? Q[a * D + 2] : 0;
+    qz[t2] = c * S.r[2][t2];
+  }
   MPM_UNROLL
-  for (int t0 = 0; t0 < O; t0++)
+  for (int t0 = 0; t0 < O; t0++) {
+    mpm_v4 sx = s0 + qx * S.r[0][t0];
     MPM_UNROLL
     for (int t1 = 0; t1 < O; t1++) {
-      double w01 = S.w[0][t0] * S.w[1][t1], s01[3];
-      MPM_UNROLL
-      for (int a = 0; a < D; a++)
-        s01[a] = mv[a] + Q[a * D] * S.r[0][t0] + Q[a * D + 1] * S.r[1][t1];
+      double w01 = S.w[0][t0] * S.w[1][t1];
+      mpm_v4 s01 = sx + qy * S.r[1][t1];
       MPM_UNROLL
       for (int t2 = 0; t2 < O2; t2++) {
         double wt = D == 3 ? w01 * S.w[2][t2] : w01;
+        mpm_v4 val = wt * (D == 3 ? s01 + qz[t2] : s01);
         int64_t id = S.id[q++];
-        nm[id] += wt * mp;
+        *(mpm_v4u *)(X->acc + id * 4) += val;
         if (X->nvol) X->nvol[id] += wt * vol;
-        MPM_UNROLL
-        for (int a = 0; a < D; a++)
-          nv[id * D + a] += wt * (D == 3 ? s01[a] + qz[t2][a] : s01[a]);
       }
     }
+  }
 }
 
 /* scatter the particles of slab i; returns nonzero for a particle found
@@ -641,21 +652,22 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
   if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
   node_strides(m, X.s);
-  X.nm = TIDE_F64P(m->nm);
-  X.nv = TIDE_F64P(m->nv);
+  int64_t nn = m->nn;
+  if (m->acc_cap < nn) {
+    int64_t cap = nn + nn / 2 + 64;
+    tide_free(m->acc, sizeof(double) * 4 * (size_t)m->acc_cap);
+    m->acc = tide_alloc(sizeof(double) * 4 * (size_t)cap);
+    m->acc_cap = m->acc ? cap : 0;
+    if (!m->acc) return TIDE_ENOMEM;
+  }
+  X.acc = m->acc;
   X.nvol = m->nvol ? TIDE_F64P(m->nvol) : NULL;
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
   X.F = TIDE_F64P(m->F), X.V0 = TIDE_F64P(m->vol0), X.M = TIDE_F64P(m->mass),
   X.Jp = TIDE_F64P(m->Jp);
   X.mi = TIDE_I32P(m->mat);
-  int64_t nn = m->nn;
-#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < nn; i++) {
-    X.nm[i] = 0;
-    if (X.nvol) X.nvol[i] = 0;
-    for (int a = 0; a < d; a++)
-      X.nv[i * d + a] = 0;
-  }
+  memset(X.acc, 0, sizeof(double) * 4 * (size_t)nn);
+  if (X.nvol) memset(X.nvol, 0, sizeof(double) * (size_t)nn);
   /* slab i writes node columns i-1 .. i+2: colours four apart */
   int ni = m->g.n[0], bad = 0;
   int (*slab)(const p2g_ctx *, int) = d == 2 ? (m->order == 2 ? scatter_slab_2q : scatter_slab_2c)
@@ -669,12 +681,14 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
     return tide_fail(
         TIDE_EINVAL,
         "MPM: a particle left the grid's interior (more than 1 cell from the domain faces)");
-    /* momentum -> velocity */
+  /* momentum -> velocity */
+  double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
   for (int64_t i = 0; i < nn; i++) {
-    double mi = X.nm[i];
+    double mi = X.acc[i * 4 + 3];
+    nm[i] = mi;
     for (int a = 0; a < d; a++)
-      X.nv[i * d + a] = mi > 0 ? X.nv[i * d + a] / mi : 0;
+      nv[i * d + a] = mi > 0 ? X.acc[i * 4 + a] / mi : 0;
   }
   return TIDE_OK;
 }
@@ -884,33 +898,36 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int64_t p0, int64_t 
     stencil_t S;
     stencil_at(m, X->s, D, O, xp, X->inv, &S);
     /* v_p = sum w v_i, B = sum w v_i r^T, factored along the last axis:
-     * u = sum_t2 w2 v_i and uz = sum_t2 w2 v_i r2 per (t0, t1) row */
-    double vn[3] = {0, 0, 0}, B[9] = {0};
+     * u = sum_t2 w2 v_i and uz = sum_t2 w2 v_i r2 per (t0, t1) row; lane a
+     * of the vectors is component a of v */
+    mpm_v4 vn = {0}, Bx = {0}, By = {0}, Bz = {0};
     int q = 0;
     MPM_UNROLL
     for (int t0 = 0; t0 < O; t0++)
       MPM_UNROLL
       for (int t1 = 0; t1 < O; t1++) {
-        double w01 = S.w[0][t0] * S.w[1][t1], u[3] = {0, 0, 0}, uz[3] = {0, 0, 0};
+        double w01 = S.w[0][t0] * S.w[1][t1];
+        mpm_v4 u = {0}, uz = {0};
         MPM_UNROLL
         for (int t2 = 0; t2 < O2; t2++) {
           const double *vi = X->nv + S.id[q++] * D;
-          MPM_UNROLL
-          for (int a = 0; a < D; a++) {
-            double wv = D == 3 ? S.w[2][t2] * vi[a] : vi[a];
-            u[a] += wv;
-            if (D == 3) uz[a] += wv * S.r[2][t2];
-          }
+          mpm_v4 vv = {vi[0], vi[1], D == 3 ? vi[2] : 0, 0};
+          mpm_v4 wv = D == 3 ? S.w[2][t2] * vv : vv;
+          u += wv;
+          if (D == 3) uz += wv * S.r[2][t2];
         }
-        MPM_UNROLL
-        for (int a = 0; a < D; a++) {
-          double wu = w01 * u[a];
-          vn[a] += wu;
-          B[a * D] += wu * S.r[0][t0];
-          B[a * D + 1] += wu * S.r[1][t1];
-          if (D == 3) B[a * D + 2] += w01 * uz[a];
-        }
+        mpm_v4 wu = w01 * u;
+        vn += wu;
+        Bx += wu * S.r[0][t0];
+        By += wu * S.r[1][t1];
+        if (D == 3) Bz += w01 * uz;
       }
+    double B[9];
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
+      B[a * D] = Bx[a], B[a * D + 1] = By[a];
+      if (D == 3) B[a * D + 2] = Bz[a];
+    }
     double Fn[9];
     MPM_UNROLL
     for (int a = 0; a < D; a++) {
