@@ -428,22 +428,28 @@ static inline __attribute__((always_inline)) void kirchhoff_closed(const tide_ma
   if (fc) {
     double R[9];
     tide_polar_rotation_fast(D, F, R);
+    _Pragma("GCC unroll 16")
     for (int k = 0; k < D * D; k++)
       A[k] = 2 * m->mu * (F[k] - R[k]);
     c = m->lambda * (J - 1) * J;
   } else {
     double f, f1, f2;
     nh_volume(m, J, &f, &f1, &f2);
+    _Pragma("GCC unroll 16")
     for (int k = 0; k < D * D; k++)
       A[k] = m->mu * F[k];
     c = f1 * J;
   }
+  _Pragma("GCC unroll 16")
   for (int i = 0; i < D; i++)
+    _Pragma("GCC unroll 16")
     for (int j = 0; j < D; j++) {
       double t = 0;
-      _Pragma("GCC unroll 4") for (int k = 0; k < D; k++) t += A[i * D + k] * F[j * D + k];
+      _Pragma("GCC unroll 16")
+      for (int k = 0; k < D; k++) t += A[i * D + k] * F[j * D + k];
       tau[i * D + j] = t;
     }
+  _Pragma("GCC unroll 16")
   for (int a = 0; a < D; a++)
     tau[a * D + a] += c;
 }
