@@ -630,6 +630,16 @@ static int scatter_slab_2c(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 
 static int scatter_slab_3q(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 3, i); }
 static int scatter_slab_3c(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 4, i); }
 
+/* the 4-lane node scratch for nn nodes */
+static int acc_reserve(tide_mpm *m) {
+  if (m->acc_cap >= m->nn) return TIDE_OK;
+  int64_t cap = m->nn + m->nn / 2 + 64;
+  tide_free(m->acc, sizeof(double) * 4 * (size_t)m->acc_cap);
+  m->acc = tide_alloc(sizeof(double) * 4 * (size_t)cap);
+  m->acc_cap = m->acc ? cap : 0;
+  return m->acc ? TIDE_OK : TIDE_ENOMEM;
+}
+
 /* nonzero when one of a[0 .. n-1] is infinite or NaN: all 11 exponent
  * bits set, so exponent + 1 carries into bit 63 (integer OR reduction,
  * vectorized) */
@@ -675,13 +685,7 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
   node_strides(m, X.s);
   int64_t nn = m->nn;
-  if (m->acc_cap < nn) {
-    int64_t cap = nn + nn / 2 + 64;
-    tide_free(m->acc, sizeof(double) * 4 * (size_t)m->acc_cap);
-    m->acc = tide_alloc(sizeof(double) * 4 * (size_t)cap);
-    m->acc_cap = m->acc ? cap : 0;
-    if (!m->acc) return TIDE_ENOMEM;
-  }
+  if ((st = acc_reserve(m))) return st;
   X.acc = m->acc;
   X.nvol = m->nvol ? TIDE_F64P(m->nvol) : NULL;
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
@@ -893,7 +897,7 @@ typedef struct {
   tide_mpm *m;
   double dt, inv, Dinv;
   int64_t s[3];
-  const double *nv;
+  const double *v4; /* nodes x 4: the node velocities, lanes 0 .. d-1 */
   double *x, *v, *c, *F, *Jp;
   const int32_t *mi;
 } g2p_ctx;
@@ -932,8 +936,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int64_t p0, int64_t 
         mpm_v4 u = {0}, uz = {0};
         MPM_UNROLL
         for (int t2 = 0; t2 < O2; t2++) {
-          const double *vi = X->nv + S.id[q++] * D;
-          mpm_v4 vv = {vi[0], vi[1], D == 3 ? vi[2] : 0, 0};
+          mpm_v4 vv = *(const mpm_v4u *)(X->v4 + S.id[q++] * 4);
           mpm_v4 wv = D == 3 ? S.w[2][t2] * vv : vv;
           u += wv;
           if (D == 3) uz += wv * S.r[2][t2];
@@ -1003,7 +1006,17 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
   tide_particles *ps = m->ps;
   g2p_ctx X = {.m = m, .dt = dt, .inv = 1 / m->g.dx, .Dinv = dinv(m)};
   node_strides(m, X.s);
-  X.nv = TIDE_F64P(m->nv);
+  int st;
+  if ((st = acc_reserve(m))) return st;
+  /* the node velocities side by side in 4 lanes (the scratch is P2G's) */
+  const double *nv = TIDE_F64P(m->nv);
+  double *v4 = m->acc;
+  int64_t nn = m->nn;
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++)
+    for (int a = 0; a < 4; a++)
+      v4[i * 4 + a] = a < d ? nv[i * d + a] : 0;
+  X.v4 = v4;
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
   X.F = TIDE_F64P(m->F), X.Jp = TIDE_F64P(m->Jp);
   X.mi = TIDE_I32P(m->mat);
