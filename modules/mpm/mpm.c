@@ -528,12 +528,14 @@ static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, 
       PFt[a * d + a] = s;
     return;
   }
-  tide_material e = mt->elastic;
-  if (mt->plastic == TIDE_MPM_SNOW) {
-    double h = exp(mt->xi * (1 - Jp));
-    e.mu *= h;
-    e.lambda *= h;
+  if (mt->plastic != TIDE_MPM_SNOW) {
+    tide_material_kirchhoff(&mt->elastic, d, F, PFt);
+    return;
   }
+  tide_material e = mt->elastic;
+  double h = exp(mt->xi * (1 - Jp));
+  e.mu *= h;
+  e.lambda *= h;
   tide_material_kirchhoff(&e, d, F, PFt);
 }
 
