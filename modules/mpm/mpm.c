@@ -635,7 +635,8 @@ static int scatter_slab_3c(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 
 /* the 4-lane node scratch for nn nodes */
 static int acc_reserve(tide_mpm *m) {
   if (m->acc_cap >= m->nn) return TIDE_OK;
-  int64_t cap = m->nn + m->nn / 2 + 64;
+  /* sparse: room for the active blocks to grow */
+  int64_t cap = m->sparse ? m->nn + m->nn / 2 + 64 : m->nn;
   tide_free(m->acc, sizeof(double) * 4 * (size_t)m->acc_cap);
   m->acc = tide_alloc(sizeof(double) * 4 * (size_t)cap);
   m->acc_cap = m->acc ? cap : 0;
