@@ -120,7 +120,7 @@ void tide_polar_rotation(int d, const double *F, double *R);
  * F00 + F11)) (the rotation maximizing tr(R^T F), which is U V^T of the
  * signed SVD); in 3D for det F > 0 Higham's Newton iteration
  * X <- (z X + X^-T / z) / 2 (z = |det X|^(-1/3) while far from
- * converged and det X is not near 1), stopped when a step changes X by <= 1e-9 (quadratic
+ * converged and det X is not near 1), stopped when a step changes X by <= 1e-8 (quadratic
  * convergence: the result is then exact to round-off).  Inverted, flat or
  * non-converging F fall back to tide_polar_rotation. */
 void tide_polar_rotation_fast(int d, const double *F, double *R);
