@@ -106,6 +106,21 @@ typedef struct {
   int64_t id[64];
 } stencil_t;
 
+/* the O^D node ids from per-axis parts (SP, a compile-time constant: sparse
+ * blocks, slot(block) bvol + local index; dense, the local parts alone) */
+MPM_INLINE void stencil_ids(int D, int O, int SP, const int64_t bo[3][4], const int64_t lo[3][4],
+                            const int32_t *slot, int bvol, int64_t *id) {
+  int O2 = D == 3 ? O : 1, q = 0;
+  MPM_UNROLL
+  for (int t0 = 0; t0 < O; t0++)
+    MPM_UNROLL
+    for (int t1 = 0; t1 < O; t1++)
+      MPM_UNROLL
+      for (int t2 = 0; t2 < O2; t2++)
+        id[q++] = (SP ? (int64_t)slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * bvol : 0) + lo[0][t0] +
+                  lo[1][t1] + lo[2][t2];
+}
+
 MPM_INLINE void stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, const double *xp,
                            double inv, stencil_t *S) {
   int base[3] = {0, 0, 0};
@@ -116,41 +131,23 @@ MPM_INLINE void stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, 
     for (int t = 0; t < O; t++)
       S->r[a][t] = (m->g.origin[a] + (base[a] + t) * m->g.dx) - xp[a];
   }
-  int O2 = D == 3 ? O : 1, q = 0;
-  if (!m->sparse) {
-    int64_t o[3][4] = {{0}};
-    MPM_UNROLL
-    for (int a = 0; a < D; a++)
-      MPM_UNROLL
-      for (int t = 0; t < O; t++)
-        o[a][t] = (base[a] + t) * s[a];
-    MPM_UNROLL
-    for (int t0 = 0; t0 < O; t0++)
-      MPM_UNROLL
-      for (int t1 = 0; t1 < O; t1++)
-        MPM_UNROLL
-        for (int t2 = 0; t2 < O2; t2++)
-          S->id[q++] = o[0][t0] + o[1][t1] + o[2][t2];
-    return;
-  }
-  /* 4^D-node blocks: block part and local part per axis */
-  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, bo[3][4] = {{0}};
-  int ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1}, lo[3][4] = {{0}};
+  /* node ids: dense i s0 + j s1 + k; sparse slot(block) bvol + local index,
+   * both split into per-axis parts */
+  int sp = m->sparse;
+  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1};
+  int64_t bo[3][4] = {{0}}, lo[3][4] = {{0}};
   MPM_UNROLL
   for (int a = 0; a < D; a++)
     MPM_UNROLL
     for (int t = 0; t < O; t++) {
-      bo[a][t] = ((base[a] + t) >> 2) * bs[a];
-      lo[a][t] = ((base[a] + t) & 3) * ls[a];
+      int64_t i = base[a] + t;
+      bo[a][t] = sp ? (i >> 2) * bs[a] : 0;
+      lo[a][t] = sp ? (i & 3) * ls[a] : i * s[a];
     }
-  MPM_UNROLL
-  for (int t0 = 0; t0 < O; t0++)
-    MPM_UNROLL
-    for (int t1 = 0; t1 < O; t1++)
-      MPM_UNROLL
-      for (int t2 = 0; t2 < O2; t2++)
-        S->id[q++] = (int64_t)m->slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * m->bvol + lo[0][t0] +
-                     lo[1][t1] + lo[2][t2];
+  if (sp)
+    stencil_ids(D, O, 1, bo, lo, m->slot, m->bvol, S->id);
+  else
+    stencil_ids(D, O, 0, bo, lo, NULL, 0, S->id);
 }
 
 /* ------------------------------------------------------- construction */
