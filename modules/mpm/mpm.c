@@ -85,6 +85,71 @@ static inline int node_ijk(const tide_mpm *m, const int64_t s[3], int64_t id, in
   return 1;
 }
 
+/* --------------------------------------------------------- stencils */
+
+#define MPM_INLINE static inline __attribute__((always_inline))
+/* complete unrolling of the fixed-size stencil loops (GCC -O2 keeps them as loops) */
+#define MPM_UNROLL _Pragma("GCC unroll 16")
+/* four doubles, element-wise IEEE arithmetic (GCC/Clang vector extension):
+ * the stencil kernels keep a node's components (and mass) in the lanes */
+typedef double mpm_v4 __attribute__((vector_size(32)));
+typedef double mpm_v4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
+
+/* The B-spline stencil of one particle: per axis the weights w[a][t] and
+ * offsets r[a][t] = x_node - x_p of its O = order + 1 nodes, and the O^D
+ * node storage indices, node (t0, t1, t2) at id[(t0 O + t1) O + t2]
+ * (2D: id[t0 O + t1]).  D and O are compile-time constants in the
+ * kernels below (always inlined), so every loop over the stencil has a
+ * fixed trip count. */
+typedef struct {
+  double w[3][4], r[3][4];
+  int64_t id[64];
+} stencil_t;
+
+/* the O^D node ids from per-axis parts (SP, a compile-time constant: sparse
+ * blocks, slot(block) bvol + local index; dense, the local parts alone) */
+MPM_INLINE void stencil_ids(int D, int O, int SP, const int64_t bo[3][4], const int64_t lo[3][4],
+                            const int32_t *slot, int bvol, int64_t *id) {
+  int O2 = D == 3 ? O : 1, q = 0;
+  MPM_UNROLL
+  for (int t0 = 0; t0 < O; t0++)
+    MPM_UNROLL
+    for (int t1 = 0; t1 < O; t1++)
+      MPM_UNROLL
+      for (int t2 = 0; t2 < O2; t2++)
+        id[q++] = (SP ? (int64_t)slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * bvol : 0) + lo[0][t0] +
+                  lo[1][t1] + lo[2][t2];
+}
+
+MPM_INLINE void stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, const double *xp,
+                           double inv, stencil_t *S) {
+  int base[3] = {0, 0, 0};
+  MPM_UNROLL
+  for (int a = 0; a < D; a++) {
+    base[a] = bspline(O - 1, (xp[a] - m->g.origin[a]) * inv, S->w[a]);
+    MPM_UNROLL
+    for (int t = 0; t < O; t++)
+      S->r[a][t] = (m->g.origin[a] + (base[a] + t) * m->g.dx) - xp[a];
+  }
+  /* node ids: dense i s0 + j s1 + k; sparse slot(block) bvol + local index,
+   * both split into per-axis parts */
+  int sp = m->sparse;
+  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1};
+  int64_t bo[3][4] = {{0}}, lo[3][4] = {{0}};
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    MPM_UNROLL
+    for (int t = 0; t < O; t++) {
+      int64_t i = base[a] + t;
+      bo[a][t] = sp ? (i >> 2) * bs[a] : 0;
+      lo[a][t] = sp ? (i & 3) * ls[a] : i * s[a];
+    }
+  if (sp)
+    stencil_ids(D, O, 1, bo, lo, m->slot, m->bvol, S->id);
+  else
+    stencil_ids(D, O, 0, bo, lo, NULL, 0, S->id);
+}
+
 /* ------------------------------------------------------- construction */
 
 int tide_mpm_new(const tide_grid *g, int order, tide_mpm **out) {
@@ -142,6 +207,7 @@ void tide_mpm_free(tide_mpm *m) {
   tide_free(m->slot, sizeof(int32_t) * (size_t)m->nbtot);
   tide_free(m->mark, (size_t)m->nbtot);
   tide_free(m->active, sizeof(int64_t) * (size_t)m->actcap);
+  tide_free(m->acc, sizeof(double) * 4 * (size_t)m->acc_cap);
   tide_free(m, sizeof *m);
 }
 
@@ -151,6 +217,7 @@ int64_t tide_mpm_bytes(const tide_mpm *m) {
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
   if (m->slot) b += (int64_t)m->nbtot * 5 + m->actcap * 8;
+  b += m->acc_cap * 32;
   return b + (int64_t)sizeof *m;
 }
 
@@ -458,21 +525,15 @@ static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, 
       PFt[a * d + a] = s;
     return;
   }
-  tide_material e = mt->elastic;
-  if (mt->plastic == TIDE_MPM_SNOW) {
-    double h = exp(mt->xi * (1 - Jp));
-    e.mu *= h;
-    e.lambda *= h;
+  if (mt->plastic != TIDE_MPM_SNOW) {
+    tide_material_kirchhoff(&mt->elastic, d, F, PFt);
+    return;
   }
-  double P[9];
-  tide_material_eval(&e, d, F, NULL, 0, NULL, P, NULL);
-  for (int a = 0; a < d; a++)
-    for (int b = 0; b < d; b++) {
-      double s = 0;
-      for (int k = 0; k < d; k++)
-        s += P[a * d + k] * F[b * d + k];
-      PFt[a * d + b] = s;
-    }
+  tide_material e = mt->elastic;
+  double h = exp(mt->xi * (1 - Jp));
+  e.mu *= h;
+  e.lambda *= h;
+  tide_material_kirchhoff(&e, d, F, PFt);
 }
 
 /* ------------------------------------------------------------------ P2G */
@@ -481,64 +542,129 @@ typedef struct {
   tide_mpm *m;
   double dt, Dinv, inv;
   int64_t s[3];
-  double *nm, *nv, *nvol; /* nvol: NULL unless node volumes are on */
+  double *acc, *nvol; /* acc: nodes x 4 (momentum, mass); nvol: NULL unless node volumes are on */
   const double *x, *v, *c, *F, *V0, *M, *Jp;
   const int32_t *mi;
 } p2g_ctx;
 
-/* scatter the particles of cell (i, j, k); returns nonzero for a particle
- * found outside the grid's stencil band (or non-finite) */
-static int scatter_cell(const p2g_ctx *X, int i, int j, int k) {
+/* scatter particle p (inside the band) */
+MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int64_t p) {
+  const tide_mpm *m = X->m;
+  const double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D;
+  stencil_t S;
+  stencil_at(m, X->s, D, O, xp, X->inv, &S);
+  double mp = X->M[p], PFt[9], Q[9], mv[3];
+  stress_term(m, X->mi[p], X->F + p * D * D, X->Jp[p], PFt);
+  double k0 = -X->dt * X->V0[p] * X->Dinv;
+  MPM_UNROLL
+  for (int a = 0; a < D * D; a++)
+    Q[a] = mp * cp[a] + k0 * PFt[a];
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    mv[a] = mp * vp[a];
+  double vol = X->nvol ? X->V0[p] * tide_det(D, X->F + p * D * D) : 0;
+  /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3: mass */
+  mpm_v4 s0 = {mv[0], mv[1], D == 3 ? mv[2] : 0, mp}, qx = {0}, qy = {0}, qz[4];
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    qx[a] = Q[a * D], qy[a] = Q[a * D + 1];
+  int O2 = D == 3 ? O : 1, q = 0;
+  MPM_UNROLL
+  for (int t2 = 0; t2 < O2; t2++) {
+    mpm_v4 c = {0};
+    MPM_UNROLL
+    for (int a = 0; a < D; a++)
+      c[a] = D == 3 ? Q[a * D + 2] : 0;
+    qz[t2] = c * S.r[2][t2];
+  }
+  MPM_UNROLL
+  for (int t0 = 0; t0 < O; t0++) {
+    mpm_v4 sx = s0 + qx * S.r[0][t0];
+    MPM_UNROLL
+    for (int t1 = 0; t1 < O; t1++) {
+      double w01 = S.w[0][t0] * S.w[1][t1];
+      mpm_v4 s01 = sx + qy * S.r[1][t1];
+      MPM_UNROLL
+      for (int t2 = 0; t2 < O2; t2++) {
+        double wt = D == 3 ? w01 * S.w[2][t2] : w01;
+        mpm_v4 val = wt * (D == 3 ? s01 + qz[t2] : s01);
+        int64_t id = S.id[q++];
+        *(mpm_v4u *)(X->acc + id * 4) += val;
+        if (X->nvol) X->nvol[id] += wt * vol;
+      }
+    }
+  }
+}
+
+/* scatter the particles of slab i; returns nonzero for a particle found
+ * outside the grid's stencil band (or non-finite) */
+MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int i) {
   const tide_mpm *m = X->m;
   const tide_particles *ps = m->ps;
-  int d = m->dim, o = m->order + 1;
-  int64_t cell = ((int64_t)i * m->g.n[1] + j) * m->g.n[2] + k;
-  int bad = 0;
-  for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
-    int64_t p = ps->order[q];
-    const double *xp = X->x + p * d, *vp = X->v + p * d, *cp = X->c + p * d * d;
-    double w[3][4] = {{0}}, fx[3];
-    int base[3] = {0, 0, 0};
-    for (int a = 0; a < d; a++) {
-      fx[a] = (xp[a] - m->g.origin[a]) * X->inv;
-      double lo, hi;
-      band(m, a, &lo, &hi);
-      if (!(fx[a] >= lo && fx[a] <= hi)) bad = 1;
-    }
-    if (bad) continue;
-    for (int a = 0; a < d; a++)
-      base[a] = bspline(m->order, fx[a], w[a]);
-    double mp = X->M[p], PFt[9], Q[9];
-    int mat = X->mi[p];
-    stress_term(m, mat, X->F + p * d * d, X->Jp[p], PFt);
-    double k0 = -X->dt * X->V0[p] * X->Dinv;
-    for (int a = 0; a < d * d; a++)
-      Q[a] = mp * cp[a] + k0 * PFt[a];
-    double mv[3];
-    for (int a = 0; a < d; a++)
-      mv[a] = mp * vp[a];
-    double vol = X->nvol ? X->V0[p] * tide_det(d, X->F + p * d * d) : 0;
-    int ok = d == 3 ? o : 1;
-    for (int a0 = 0; a0 < o; a0++)
-      for (int a1 = 0; a1 < o; a1++)
-        for (int a2 = 0; a2 < ok; a2++) {
-          double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
-          int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = node_addr(m, X->s, nd[0], nd[1], nd[2]);
-          double r[3];
-          for (int a = 0; a < d; a++)
-            r[a] = (m->g.origin[a] + nd[a] * m->g.dx) - xp[a];
-          X->nm[id] += wt * mp;
-          if (X->nvol) X->nvol[id] += wt * vol;
-          for (int a = 0; a < d; a++) {
-            double s = mv[a];
-            for (int b = 0; b < d; b++)
-              s += Q[a * d + b] * r[b];
-            X->nv[id * d + a] += wt * s;
-          }
+  int nj = m->g.n[1], nk = m->g.n[2], bad = 0;
+  for (int j = 0; j < nj; j++)
+    for (int k = 0; k < nk; k++) {
+      int64_t cell = ((int64_t)i * nj + j) * nk + k;
+      for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
+        int64_t p = ps->order[q];
+        int in = 1;
+        MPM_UNROLL
+        for (int a = 0; a < D; a++) {
+          double fx = (X->x[p * D + a] - m->g.origin[a]) * X->inv, lo, hi;
+          band(m, a, &lo, &hi);
+          in &= fx >= lo && fx <= hi;
         }
-  }
+        if (!in) {
+          bad = 1;
+          continue;
+        }
+        scatter_one(X, D, O, p);
+      }
+    }
   return bad;
+}
+
+static int scatter_slab_2q(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 3, i); }
+static int scatter_slab_2c(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 4, i); }
+static int scatter_slab_3q(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 3, i); }
+static int scatter_slab_3c(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 4, i); }
+
+/* the 4-lane node scratch for nn nodes */
+static int acc_reserve(tide_mpm *m) {
+  if (m->acc_cap >= m->nn) return TIDE_OK;
+  /* sparse: room for the active blocks to grow */
+  int64_t cap = m->sparse ? m->nn + m->nn / 2 + 64 : m->nn;
+  tide_free(m->acc, sizeof(double) * 4 * (size_t)m->acc_cap);
+  m->acc = tide_alloc(sizeof(double) * 4 * (size_t)cap);
+  m->acc_cap = m->acc ? cap : 0;
+  return m->acc ? TIDE_OK : TIDE_ENOMEM;
+}
+
+/* nonzero when one of a[0 .. n-1] is infinite or NaN: all 11 exponent
+ * bits set, so exponent + 1 carries into bit 63 (integer OR reduction,
+ * vectorized) */
+static int nonfinite(int64_t n, const double *a) {
+  typedef uint64_t u4 __attribute__((vector_size(32)));
+  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+  const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
+  int64_t n4 = n / 4, nc = (n4 + 255) / 256;
+  uint64_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n > TIDE_PAR_MIN)
+  for (int64_t c = 0; c < nc; c++) {
+    u4 acc = {0, 0, 0, 0};
+    for (int64_t i = 256 * c; i < n4 && i < 256 * (c + 1); i++) {
+      u4 u;
+      memcpy(&u, a + 4 * i, sizeof u);
+      acc |= (u & e4) + one4;
+    }
+    bad |= acc[0] | acc[1] | acc[2] | acc[3];
+  }
+  for (int64_t i = 4 * n4; i < n; i++) {
+    uint64_t u;
+    memcpy(&u, a + i, sizeof u);
+    bad |= (u & e) + one;
+  }
+  return (int)(bad >> 63);
 }
 
 int tide_mpm_p2g(tide_mpm *m, double dt) {
@@ -548,55 +674,47 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
   tide_particles *ps = m->ps;
   int64_t n = ps->n;
   /* non-finite state is an error at the step it appears in */
-  if (tide_array_nonfinite(ps->x) || tide_array_nonfinite(ps->v) || tide_array_nonfinite(ps->c))
+  if (nonfinite(n * d, TIDE_F64P(ps->x)) || nonfinite(n * d, TIDE_F64P(ps->v)) ||
+      nonfinite(n * d * d, TIDE_F64P(ps->c)))
     return tide_fail(TIDE_ENONFINITE,
                      "MPM: a particle position, velocity or affine matrix is not finite");
-  {
-    int64_t bad = 0;
-    const double *F = TIDE_F64P(m->F);
-#pragma omp parallel for schedule(static) reduction(+ : bad) if (n > TIDE_PAR_MIN)
-    for (int64_t i = 0; i < n * d * d; i++)
-      bad += !isfinite(F[i]);
-    if (bad) return tide_fail(TIDE_ENONFINITE, "MPM: a deformation gradient is not finite");
-  }
+  if (nonfinite(n * d * d, TIDE_F64P(m->F)))
+    return tide_fail(TIDE_ENONFINITE, "MPM: a deformation gradient is not finite");
   if ((st = tide_particles_bin(ps, &m->g))) return st;
   if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
   node_strides(m, X.s);
-  X.nm = TIDE_F64P(m->nm);
-  X.nv = TIDE_F64P(m->nv);
+  int64_t nn = m->nn;
+  if ((st = acc_reserve(m))) return st;
+  X.acc = m->acc;
   X.nvol = m->nvol ? TIDE_F64P(m->nvol) : NULL;
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
   X.F = TIDE_F64P(m->F), X.V0 = TIDE_F64P(m->vol0), X.M = TIDE_F64P(m->mass),
   X.Jp = TIDE_F64P(m->Jp);
   X.mi = TIDE_I32P(m->mat);
-  int64_t nn = m->nn;
-#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < nn; i++) {
-    X.nm[i] = 0;
-    if (X.nvol) X.nvol[i] = 0;
-    for (int a = 0; a < d; a++)
-      X.nv[i * d + a] = 0;
-  }
+  memset(X.acc, 0, sizeof(double) * 4 * (size_t)nn);
+  if (X.nvol) memset(X.nvol, 0, sizeof(double) * (size_t)nn);
   /* slab i writes node columns i-1 .. i+2: colours four apart */
-  int ni = m->g.n[0], nj = m->g.n[1], nk = m->g.n[2], bad = 0;
+  int ni = m->g.n[0], bad = 0;
+  int (*slab)(const p2g_ctx *, int) = d == 2 ? (m->order == 2 ? scatter_slab_2q : scatter_slab_2c)
+                                             : (m->order == 2 ? scatter_slab_3q : scatter_slab_3c);
   for (int colour = 0; colour < 4; colour++) {
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
     for (int i = colour; i < ni; i += 4)
-      for (int j = 0; j < nj; j++)
-        for (int k = 0; k < nk; k++)
-          bad |= scatter_cell(&X, i, j, k);
+      bad |= slab(&X, i);
   }
   if (bad)
     return tide_fail(
         TIDE_EINVAL,
         "MPM: a particle left the grid's interior (more than 1 cell from the domain faces)");
-    /* momentum -> velocity */
+  /* momentum -> velocity */
+  double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
   for (int64_t i = 0; i < nn; i++) {
-    double mi = X.nm[i];
+    double mi = X.acc[i * 4 + 3];
+    nm[i] = mi;
     for (int a = 0; a < d; a++)
-      X.nv[i * d + a] = mi > 0 ? X.nv[i * d + a] / mi : 0;
+      nv[i * d + a] = mi > 0 ? X.acc[i * 4 + a] / mi : 0;
   }
   return TIDE_OK;
 }
@@ -775,68 +893,89 @@ static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp
 
 /* ------------------------------------------------------------------ G2P */
 
-int tide_mpm_g2p(tide_mpm *m, double dt) {
-  int d = m->dim, o = m->order + 1;
-  if (!(dt >= 0 && isfinite(dt)))
-    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
-  tide_particles *ps = m->ps;
-  int64_t n = ps->n, s[3];
-  node_strides(m, s);
-  const double *nv = TIDE_F64P(m->nv);
-  double *x = TIDE_F64P(ps->x), *v = TIDE_F64P(ps->v), *c = TIDE_F64P(ps->c);
-  double *F = TIDE_F64P(m->F), *Jp = TIDE_F64P(m->Jp);
-  const int32_t *mi = TIDE_I32P(m->mat);
-  double inv = 1 / m->g.dx, Dinv = dinv(m);
-  int bad = 0;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(| : bad) if (n > TIDE_PAR_MIN)
-  for (int64_t p = 0; p < n; p++) {
-    double *xp = x + p * d, *vp = v + p * d, *cp = c + p * d * d, *Fp = F + p * d * d;
-    double w[3][4] = {{0}}, fx[3];
-    int base[3] = {0, 0, 0}, ok = 1;
-    for (int a = 0; a < d; a++) {
-      fx[a] = (xp[a] - m->g.origin[a]) * inv;
-      double lo, hi;
+typedef struct {
+  tide_mpm *m;
+  double dt, inv, Dinv;
+  int64_t s[3];
+  const double *v4; /* nodes x 4: the node velocities, lanes 0 .. d-1 */
+  double *x, *v, *c, *F, *Jp;
+  const int32_t *mi;
+} g2p_ctx;
+
+/* gather, update F and advect particles p0 .. p1 - 1; returns nonzero for
+ * a particle outside the stencil band */
+MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int64_t p0, int64_t p1) {
+  const tide_mpm *m = X->m;
+  double dt = X->dt;
+  int bad = 0, O2 = D == 3 ? O : 1;
+  for (int64_t p = p0; p < p1; p++) {
+    double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
+    int in = 1;
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
+      double fx = (xp[a] - m->g.origin[a]) * X->inv, lo, hi;
       band(m, a, &lo, &hi);
-      ok &= fx[a] >= lo && fx[a] <= hi;
+      in &= fx >= lo && fx <= hi;
     }
-    if (!ok) {
+    if (!in) {
       bad = 1;
       continue;
     }
-    for (int a = 0; a < d; a++)
-      base[a] = bspline(m->order, fx[a], w[a]);
-    double vn[3] = {0, 0, 0}, B[9] = {0};
-    int ok2 = d == 3 ? o : 1;
-    for (int a0 = 0; a0 < o; a0++)
-      for (int a1 = 0; a1 < o; a1++)
-        for (int a2 = 0; a2 < ok2; a2++) {
-          double wt = w[0][a0] * w[1][a1] * (d == 3 ? w[2][a2] : 1.0);
-          int nd[3] = {base[0] + a0, base[1] + a1, d == 3 ? base[2] + a2 : 0};
-          int64_t id = node_addr(m, s, nd[0], nd[1], nd[2]);
-          const double *vi = nv + id * d;
-          for (int a = 0; a < d; a++) {
-            vn[a] += wt * vi[a];
-            for (int b = 0; b < d; b++)
-              B[a * d + b] += wt * vi[a] * ((m->g.origin[b] + nd[b] * m->g.dx) - xp[b]);
-          }
+    stencil_t S;
+    stencil_at(m, X->s, D, O, xp, X->inv, &S);
+    /* v_p = sum w v_i, B = sum w v_i r^T, factored along the last axis:
+     * u = sum_t2 w2 v_i and uz = sum_t2 w2 v_i r2 per (t0, t1) row; lane a
+     * of the vectors is component a of v */
+    mpm_v4 vn = {0}, Bx = {0}, By = {0}, Bz = {0};
+    int q = 0;
+    MPM_UNROLL
+    for (int t0 = 0; t0 < O; t0++)
+      MPM_UNROLL
+      for (int t1 = 0; t1 < O; t1++) {
+        double w01 = S.w[0][t0] * S.w[1][t1];
+        mpm_v4 u = {0}, uz = {0};
+        MPM_UNROLL
+        for (int t2 = 0; t2 < O2; t2++) {
+          mpm_v4 vv = *(const mpm_v4u *)(X->v4 + S.id[q++] * 4);
+          mpm_v4 wv = D == 3 ? S.w[2][t2] * vv : vv;
+          u += wv;
+          if (D == 3) uz += wv * S.r[2][t2];
         }
+        mpm_v4 wu = w01 * u;
+        vn += wu;
+        Bx += wu * S.r[0][t0];
+        By += wu * S.r[1][t1];
+        if (D == 3) Bz += w01 * uz;
+      }
+    double B[9];
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
+      B[a * D] = Bx[a], B[a * D + 1] = By[a];
+      if (D == 3) B[a * D + 2] = Bz[a];
+    }
     double Fn[9];
-    for (int a = 0; a < d; a++) {
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
       vp[a] = vn[a];
-      for (int b = 0; b < d; b++)
-        cp[a * d + b] = Dinv * B[a * d + b];
+      MPM_UNROLL
+      for (int b = 0; b < D; b++)
+        cp[a * D + b] = X->Dinv * B[a * D + b];
     }
     /* F <- (I + dt C) F */
-    for (int a = 0; a < d; a++)
-      for (int b = 0; b < d; b++) {
-        double t = Fp[a * d + b];
-        for (int k = 0; k < d; k++)
-          t += dt * cp[a * d + k] * Fp[k * d + b];
-        Fn[a * d + b] = t;
+    MPM_UNROLL
+    for (int a = 0; a < D; a++)
+      MPM_UNROLL
+      for (int b = 0; b < D; b++) {
+        double t = Fp[a * D + b];
+        MPM_UNROLL
+        for (int k = 0; k < D; k++)
+          t += dt * cp[a * D + k] * Fp[k * D + b];
+        Fn[a * D + b] = t;
       }
-    memcpy(Fp, Fn, sizeof(double) * (size_t)(d * d));
-    plasticity(&m->mats[mi[p]], d, Fp, Jp + p);
-    for (int a = 0; a < d; a++) {
+    memcpy(Fp, Fn, sizeof(double) * (size_t)(D * D));
+    plasticity(&m->mats[X->mi[p]], D, Fp, X->Jp + p);
+    MPM_UNROLL
+    for (int a = 0; a < D; a++) {
       double lo, hi, y = xp[a] + dt * vp[a];
       band(m, a, &lo, &hi);
       lo = m->g.origin[a] + lo * m->g.dx;
@@ -844,6 +983,51 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
       xp[a] = y < lo ? lo : y > hi ? hi : y;
     }
   }
+  return bad;
+}
+
+static int gather_range_2q(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 2, 3, p0, p1);
+}
+static int gather_range_2c(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 2, 4, p0, p1);
+}
+static int gather_range_3q(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 3, 3, p0, p1);
+}
+static int gather_range_3c(const g2p_ctx *X, int64_t p0, int64_t p1) {
+  return gather_range(X, 3, 4, p0, p1);
+}
+
+int tide_mpm_g2p(tide_mpm *m, double dt) {
+  int d = m->dim;
+  if (!(dt >= 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
+  tide_particles *ps = m->ps;
+  g2p_ctx X = {.m = m, .dt = dt, .inv = 1 / m->g.dx, .Dinv = dinv(m)};
+  node_strides(m, X.s);
+  int st;
+  if ((st = acc_reserve(m))) return st;
+  /* the node velocities side by side in 4 lanes (the scratch is P2G's) */
+  const double *nv = TIDE_F64P(m->nv);
+  double *v4 = m->acc;
+  int64_t nn = m->nn;
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t i = 0; i < nn; i++)
+    for (int a = 0; a < 4; a++)
+      v4[i * 4 + a] = a < d ? nv[i * d + a] : 0;
+  X.v4 = v4;
+  X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
+  X.F = TIDE_F64P(m->F), X.Jp = TIDE_F64P(m->Jp);
+  X.mi = TIDE_I32P(m->mat);
+  int (*range)(const g2p_ctx *, int64_t, int64_t) =
+      d == 2 ? (m->order == 2 ? gather_range_2q : gather_range_2c)
+             : (m->order == 2 ? gather_range_3q : gather_range_3c);
+  int64_t n = ps->n, chunk = 4096, nc = (n + chunk - 1) / chunk;
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
+  for (int64_t b = 0; b < nc; b++)
+    bad |= range(&X, b * chunk, (b + 1) * chunk < n ? (b + 1) * chunk : n);
   ps->bin_valid = 0;
   if (bad)
     return tide_fail(

@@ -169,6 +169,9 @@ typedef struct tide_mpm {
   int64_t *active;  /* (actcap) block index of every slot */
   int64_t nact, actcap;
   int64_t node_cap; /* nodes the node arrays hold */
+  double *acc;      /* P2G scratch (acc_cap, 4): momentum (lanes 0 .. d-1) and mass (lane 3)
+                       of a node side by side, split into nm and nv after the scatter */
+  int64_t acc_cap;
 } tide_mpm;
 
 #define TIDE_MPM_BLOCK 4

@@ -419,6 +419,57 @@ void tide_material_eval(const tide_material *m, int d, const double *F, const do
   if (m->fiber_k > 0) fiber_eval(m, d, F, fiber ? fiber : m->fiber, project, psi, P, dPdF);
 }
 
+/* tau = 2 mu (F - R) F^T + lambda (J - 1) J I (fixed corotated, fc) or
+ * mu F F^T + f'(J) J I (neo-Hookean), D a compile-time constant */
+static inline __attribute__((always_inline)) void kirchhoff_closed(const tide_material *m, int D,
+                                                                   int fc, const double *F,
+                                                                   double *tau) {
+  double A[9], J = D == 2 ? tide_det2(F) : tide_det3(F), c;
+  if (fc) {
+    double R[9];
+    tide_polar_rotation_fast(D, F, R);
+    _Pragma("GCC unroll 16")
+    for (int k = 0; k < D * D; k++)
+      A[k] = 2 * m->mu * (F[k] - R[k]);
+    c = m->lambda * (J - 1) * J;
+  } else {
+    double f, f1, f2;
+    nh_volume(m, J, &f, &f1, &f2);
+    _Pragma("GCC unroll 16")
+    for (int k = 0; k < D * D; k++)
+      A[k] = m->mu * F[k];
+    c = f1 * J;
+  }
+  _Pragma("GCC unroll 16")
+  for (int i = 0; i < D; i++)
+    _Pragma("GCC unroll 16")
+    for (int j = 0; j < D; j++) {
+      double t = 0;
+      _Pragma("GCC unroll 16")
+      for (int k = 0; k < D; k++) t += A[i * D + k] * F[j * D + k];
+      tau[i * D + j] = t;
+    }
+  _Pragma("GCC unroll 16")
+  for (int a = 0; a < D; a++)
+    tau[a * D + a] += c;
+}
+
+void tide_material_kirchhoff(const tide_material *m, int d, const double *F, double *tau) {
+  int fast = m->fiber_k == 0 && !(d == 2 && m->plane_stress);
+  int fc = m->model == TIDE_MODEL_FIXED_COROTATED,
+      nh = m->model == TIDE_MODEL_NEOHOOKEAN || m->model == TIDE_MODEL_NEOHOOKEAN_J;
+  if (fast && (fc || nh)) {
+    if (d == 3)
+      kirchhoff_closed(m, 3, fc, F, tau);
+    else
+      kirchhoff_closed(m, 2, fc, F, tau);
+    return;
+  }
+  double P[9];
+  tide_material_eval(m, d, F, NULL, 0, NULL, P, NULL);
+  tide_matmul_nt(d, P, F, tau);
+}
+
 void tide_material_damping(const tide_material *m, int d, const double *R, const double *Fdot,
                            double *Pd, double *dPd) {
   double beta = m->damp_beta, alpha = m->damp_alpha, rf = 0, RFtR[9], T[9];

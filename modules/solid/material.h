@@ -135,6 +135,14 @@ void tide_material_diag(const tide_material *m, int d, const double *s, double *
 void tide_material_eval(const tide_material *m, int d, const double *F, const double *fiber,
                         int project, double *psi, double *P, double *dPdF);
 
+/* The Kirchhoff stress tau = P(F) F^T (d x d) of tide_material_eval's P,
+ * without the SVD where a closed form exists (no fiber, not plane stress):
+ * fixed corotated tau = 2 mu (F - R) F^T + lambda (J - 1) J I with R the
+ * rotation of F (tide_polar_rotation_fast), neo-Hookean tau = mu F F^T +
+ * f'(J) J I; other models through tide_material_eval.  Equal to P F^T to
+ * round-off. */
+void tide_material_kirchhoff(const tide_material *m, int d, const double *F, double *tau);
+
 /* Damping stress in the rotated frame of F (Irving 2.6.2):
  *     P^_d = beta (Fdot^ + Fdot^T^) + alpha tr(Fdot^) I,  Fdot^ = U^T Fdot V,
  * which with R = U V^T is P_d = beta (Fdot + R Fdot^T R) + alpha (R:Fdot) R,

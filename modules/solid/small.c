@@ -147,3 +147,47 @@ void tide_polar_rotation(int d, const double *F, double *R) {
   tide_svd_signed(d, F, U, s, V);
   tide_matmul_nt(d, U, V, R);
 }
+
+void tide_polar_rotation_fast(int d, const double *F, double *R) {
+  if (d == 2) {
+    double a = F[0] + F[3], b = F[2] - F[1], r = sqrt(a * a + b * b);
+    if (!(r > 0)) {
+      tide_polar_rotation(d, F, R);
+      return;
+    }
+    double c = a / r, s = b / r;
+    R[0] = c, R[1] = -s, R[2] = s, R[3] = c;
+    return;
+  }
+  double J = tide_det3(F), X[9];
+  if (!(J > 1e-12)) {
+    tide_polar_rotation(d, F, R);
+    return;
+  }
+  memcpy(X, F, sizeof X);
+  double step = HUGE_VAL;
+  for (int it = 0; it < 30; it++) {
+    /* cofactor matrix: X^-T = cof(X) / det X */
+    double C[9] = {X[4] * X[8] - X[5] * X[7], X[5] * X[6] - X[3] * X[8], X[3] * X[7] - X[4] * X[6],
+                   X[2] * X[7] - X[1] * X[8], X[0] * X[8] - X[2] * X[6], X[1] * X[6] - X[0] * X[7],
+                   X[1] * X[5] - X[2] * X[4], X[2] * X[3] - X[0] * X[5], X[0] * X[4] - X[1] * X[3]};
+    double det = X[0] * C[0] + X[1] * C[1] + X[2] * C[2];
+    if (!(det > 0)) break;
+    /* determinant scaling where it speeds up convergence (z ~ 1 otherwise) */
+    double z = step > 1e-2 && fabs(det - 1) > 0.05 ? cbrt(1 / det) : 1, a = 0.5 * z, b = 0.5 / (z * det);
+    step = 0;
+    _Pragma("GCC unroll 16")
+    for (int k = 0; k < 9; k++) {
+      double y = a * X[k] + b * C[k], e = y - X[k];
+      step += e * e;
+      X[k] = y;
+    }
+    step = sqrt(step);
+    /* quadratic convergence: X is now within ~step^2 / 2 of R */
+    if (step <= 1e-8) {
+      memcpy(R, X, sizeof X);
+      return;
+    }
+  }
+  tide_polar_rotation(d, F, R);
+}

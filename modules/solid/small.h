@@ -116,6 +116,15 @@ void tide_svd_signed(int d, const double *F, double *U, double *s, double *V);
  * the signed SVD (Irving 2.5.1), a proper rotation also for inverted F. */
 void tide_polar_rotation(int d, const double *F, double *R);
 
+/* The same rotation, faster: in 2D the closed form R = rot(atan2(F10 - F01,
+ * F00 + F11)) (the rotation maximizing tr(R^T F), which is U V^T of the
+ * signed SVD); in 3D for det F > 0 Higham's Newton iteration
+ * X <- (z X + X^-T / z) / 2 (z = |det X|^(-1/3) while far from
+ * converged and det X is not near 1), stopped when a step changes X by <= 1e-8 (quadratic
+ * convergence: the result is then exact to round-off).  Inverted, flat or
+ * non-converging F fall back to tide_polar_rotation. */
+void tide_polar_rotation_fast(int d, const double *F, double *R);
+
 #ifdef __cplusplus
 }
 #endif

@@ -223,6 +223,19 @@ static void errors(void) {
   x[0] = -5;
   CHECK(tide_mpm_step(m, 1e-3) == TIDE_EINVAL, "a particle outside the grid is an error");
   x[0] = keep;
+  /* every entry is checked (the vectorized test and its scalar tail) */
+  int64_t n = m->ps->n;
+  for (int64_t k = 0; k < 5 && k < n; k++) {
+    double *c = TIDE_F64P(m->ps->c), *v = TIDE_F64P(m->ps->v), *F = TIDE_F64P(m->F);
+    double *at[3] = {c + n * 4 - 1 - k, v + n * 2 - 1 - 3 * k, F + n * 4 - 1 - 2 * k};
+    for (int q = 0; q < 3; q++) {
+      double was = *at[q];
+      *at[q] = q == 1 ? NAN : -INFINITY;
+      CHECK(tide_mpm_step(m, 1e-3) == TIDE_ENONFINITE, "non-finite entry %lld of %s is an error",
+            (long long)(at[q] - (q == 0 ? c : q == 1 ? v : F)), q == 0 ? "C" : q == 1 ? "v" : "F");
+      *at[q] = was;
+    }
+  }
   TIDE_F64P(m->F)[3] = INFINITY;
   CHECK(tide_mpm_step(m, 1e-3) == TIDE_ENONFINITE, "non-finite F is an error");
   TIDE_F64P(m->F)[3] = 1;

@@ -73,6 +73,11 @@ static void test_svd(void) {
       if (kind == 0) CHECK(s[d - 1] > 0, "uninverted F keeps positive singular values");
       tide_polar_rotation(d, F, R);
       CHECK_NEAR(tide_det(d, R), 1, 1e-12);
+      /* the fast rotation (2D closed form, 3D Newton) is the same one */
+      double Rf[9];
+      tide_polar_rotation_fast(d, F, Rf);
+      CHECK(relerr(d * d, Rf, R) < 1e-12, "fast polar rotation = U V^T (d=%d, kind %d): rel err %.3g",
+            d, kind, relerr(d * d, Rf, R));
     }
 }
 
@@ -142,6 +147,13 @@ static void test_models(void) {
           snprintf(what, sizeof what, "%s%s%s trial %d", tide_model_name(model), fib ? "+fibre" : "",
                    m.plane_stress ? " plane stress" : "", trial);
           check_model(&m, d, F, what);
+          /* the Kirchhoff stress (closed forms without the SVD) is P F^T */
+          double P[9], tau[9], PFt[9];
+          tide_material_eval(&m, d, F, NULL, 0, NULL, P, NULL);
+          tide_matmul_nt(d, P, F, PFt);
+          tide_material_kirchhoff(&m, d, F, tau);
+          CHECK(relerr(d * d, tau, PFt) < 1e-12, "%s d=%d: Kirchhoff stress = P F^T, rel err %.3g", what,
+                d, relerr(d * d, tau, PFt));
         }
 }
 
