@@ -19,9 +19,18 @@
 #ifndef TIDE_SOLID_CCD_H
 #define TIDE_SOLID_CCD_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Work counters, accumulated by the calls that take one (may be NULL):
+ * iterations = distance evaluations, capped = searches stopped by
+ * max_iter (their step is the safe t reached, only shorter). */
+typedef struct tide_ccd_work {
+  int64_t iterations, capped;
+} tide_ccd_work;
 
 /* The conservative step t in [0, tmax] for the pair at x (stencil
  * positions as in distance.h: point-triangle (p, a, b, c), edge-edge (a0,
@@ -43,7 +52,7 @@ double tide_ccd_point_edge_3d(const double *x, const double *dx, double s, doubl
  * s (d0 - xi) at t; a pair at distance <= xi returns 0.  kind: 0
  * point-triangle, 1 edge-edge, 2 point-edge (3D). */
 double tide_ccd_pair_offset(int kind, const double *x, const double *dx, double xi, double s,
-                            double tmax, int max_iter);
+                            double tmax, int max_iter, tide_ccd_work *work);
 
 #ifdef __cplusplus
 }

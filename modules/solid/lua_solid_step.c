@@ -223,6 +223,10 @@ static void push_stats(lua_State *L, const tide_step_stats *s) {
     lua_setfield(L, -2, "kappa_updates");
     lua_pushnumber(L, s->min_distance);
     lua_setfield(L, -2, "min_distance");
+    lua_pushinteger(L, s->ccd_iterations);
+    lua_setfield(L, -2, "ccd_iterations");
+    lua_pushinteger(L, s->ccd_capped);
+    lua_setfield(L, -2, "ccd_capped");
   }
 }
 

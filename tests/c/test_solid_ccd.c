@@ -58,7 +58,7 @@ static double check_offset(dist_fn f, int kind, int n, const double *x, const do
                            double xi, const char *what) {
   double s = 0.1, d2;
   f(x, &d2, NULL, NULL);
-  double t = tide_ccd_pair_offset(kind, x, dx, xi, s, 1.0, 10000), dend;
+  double t = tide_ccd_pair_offset(kind, x, dx, xi, s, 1.0, 10000, NULL), dend;
   double m = min_along(f, n, x, dx, t, &dend), g0 = sqrt(d2) - xi;
   CHECK(t >= 0 && t <= 1, "%s: step %.3g in [0, 1]", what, t);
   CHECK(m > xi, "%s: beyond the offset %.3g up to t = %.6g (min distance %.3g)", what, xi, t, m);
@@ -166,7 +166,7 @@ int main(void) {
   }
   double z2;
   tide_dist_point_triangle(T, &z2, NULL, NULL);
-  CHECK(tide_ccd_pair_offset(0, T, V, sqrt(z2), 0.1, 1, 100) == 0,
+  CHECK(tide_ccd_pair_offset(0, T, V, sqrt(z2), 0.1, 1, 100, NULL) == 0,
         "offset: a pair at distance xi returns 0");
   return check_report();
 }
