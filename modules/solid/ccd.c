@@ -18,11 +18,11 @@ enum { KIND_PT = 0, KIND_EE = 1, KIND_PE = 2 };
  *            = min_{i, j} c_ij + tau v_ij,   c_ij = n . (y_j - y_i), v_ij = n . (p_j - p_i),
  * along the straight motion y + tau p: concave and piecewise linear, so the
  * largest tau with L >= target on all of [0, tau] is a minimum of linear
- * roots.  Each c_ij is lowered by a bound on its rounding (componentwise,
- * with the rigid part of the motion, |m| <= mabs, that was removed from p).
- * Returns 0 when L(0) < target, HUGE_VAL when L never falls. */
-static double plane_step(int d, int np, int n1, const double *y, const double *p,
-                         const double *mabs, const double *n, double target) {
+ * roots.  Each c_ij and v_ij is lowered by a bound on its rounding
+ * (componentwise).  Returns 0 when L(0) < target, HUGE_VAL when L never
+ * falls. */
+static double plane_step(int d, int np, int n1, const double *y, const double *p, const double *n,
+                         double target) {
   double tau = HUGE_VAL;
   for (int i = 0; i < n1; i++)
     for (int j = n1; j < np; j++) {
@@ -31,7 +31,7 @@ static double plane_step(int d, int np, int n1, const double *y, const double *p
         double a = fabs(n[k]);
         c += n[k] * (y[j * d + k] - y[i * d + k]);
         v += n[k] * (p[j * d + k] - p[i * d + k]);
-        ec += a * (fabs(y[j * d + k]) + fabs(y[i * d + k]) + 2 * mabs[k]);
+        ec += a * (fabs(y[j * d + k]) + fabs(y[i * d + k]));
         ev += a * (fabs(p[j * d + k]) + fabs(p[i * d + k]));
       }
       c -= 16 * DBL_EPSILON * ec;
@@ -79,13 +79,13 @@ static void reject(int d, double *n, const double *e) {
  * (point-edge).  Any unit direction bounds the distance, so neither has to
  * be exact. */
 static double plane_bound(int kind, int d, int np, int n1, const double *y, const double *p,
-                          const double *mabs, const double *g, double target) {
+                          const double *g, double target) {
   double r[3] = {0, 0, 0}, n[3] = {0, 0, 0}, e[3], f[3], best = 0;
   for (int i = 0; i < n1; i++)
     for (int k = 0; k < d; k++)
       r[k] -= g[i * d + k];
   if (!unit(d, r)) return 0;
-  best = plane_step(d, np, n1, y, p, mabs, r, target);
+  best = plane_step(d, np, n1, y, p, r, target);
   const double *o0 = y, *o1 = y + d; /* n is oriented from o0 to o1 */
   if (kind == KIND_PT) {
     for (int k = 0; k < 3; k++)
@@ -111,7 +111,7 @@ static double plane_bound(int kind, int d, int np, int n1, const double *y, cons
   if (side < 0)
     for (int k = 0; k < d; k++)
       n[k] = -n[k];
-  return fmax(best, plane_step(d, np, n1, y, p, mabs, n, target));
+  return fmax(best, plane_step(d, np, n1, y, p, n, target));
 }
 
 /* Conservative advancement for a pair of np points of dimension d, the
@@ -123,13 +123,11 @@ static double plane_bound(int kind, int d, int np, int n1, const double *y, cons
 static double accd(dist_fn dist, int kind, int d, int np, int n1, const double *x0,
                    const double *dx, double xi, double s, double tmax, int max_iter,
                    tide_ccd_work *work) {
-  double p[12], x[12], g[12], mean[3] = {0, 0, 0}, mabs[3];
+  double p[12], x[12], g[12], mean[3] = {0, 0, 0};
   int n = np * d;
   for (int a = 0; a < np; a++)
     for (int k = 0; k < d; k++)
       mean[k] += dx[a * d + k] / np;
-  for (int k = 0; k < d; k++)
-    mabs[k] = fabs(mean[k]) * tmax;
   for (int a = 0; a < np; a++)
     for (int k = 0; k < d; k++)
       p[a * d + k] = dx[a * d + k] - mean[k];
@@ -154,30 +152,33 @@ static double accd(dist_fn dist, int kind, int d, int np, int n1, const double *
   double gap = s * d0; /* the distance kept */
   double t = 0, dc = d0;
   int it = 0, capped = 1;
-  for (; it < max_iter; it++) {
-    double tp = plane_bound(kind, d, np, n1, x, p, mabs, g, xi + gap);
+  while (capped && it < max_iter) {
+    it++;
+    double tp = plane_bound(kind, d, np, n1, x, p, g, xi + gap);
     double ta = (t > 0 ? 0.9 * dc : (1 - s) * d0) / lp; /* the gap stays >= 0.1 dc > 0 */
     double tn = t + fmax(tp, ta);
     if (tn >= tmax) {
       t = tmax, capped = 0;
-      it++;
-      break;
-    }
-    for (int i = 0; i < n; i++)
-      x[i] = x0[i] + tn * p[i];
-    dist(x, &d2, g, NULL);
-    double dn = sqrt(d2) - xi;
-    /* an advance that ends below the kept gap is not taken, but for ACCD's
-     * first, which ends >= s d0 by construction (rounding may put it a hair
-     * below when the pair closes at exactly l_p) */
-    if (dn < gap && (t > 0 || tp >= ta)) {
+    } else if (tp < ta && t > 0 && dc - gap < 0.1 * (d0 - gap)) {
+      /* 90% of the allowed closing used, the plane bound stopped by its
+       * rounding margin or the tilt: ACCD would creep on to the kept gap
+       * (a pair closing much slower than l_p), so stop here */
       capped = 0;
-      it++;
-      break;
+    } else {
+      for (int i = 0; i < n; i++)
+        x[i] = x0[i] + tn * dx[i]; /* where the caller's step puts the points */
+      dist(x, &d2, g, NULL);
+      double dn = sqrt(d2) - xi;
+      /* an advance that ends below the kept gap is not taken, but for
+       * ACCD's first, which ends >= s d0 by construction (rounding may put
+       * it a hair below when the pair closes at exactly l_p) */
+      if (dn < gap && (t > 0 || tp >= ta))
+        capped = 0;
+      else
+        t = tn, dc = dn;
     }
-    t = tn, dc = dn;
   }
-  if (work) work->iterations += it, work->capped += capped;
+  if (work) work->iterations += it, work->capped += capped; /* capped: the loop ran out */
   return t < tmax ? t : tmax;
 }
 
@@ -202,7 +203,9 @@ double tide_ccd_point_edge_3d(const double *x, const double *dx, double s, doubl
 
 double tide_ccd_pair_offset(int kind, const double *x, const double *dx, double xi, double s,
                             double tmax, int max_iter, tide_ccd_work *work) {
-  if (kind == 0) return accd(tide_dist_point_triangle, KIND_PT, 3, 4, 1, x, dx, xi, s, tmax, max_iter, work);
-  if (kind == 1) return accd(tide_dist_edge_edge, KIND_EE, 3, 4, 2, x, dx, xi, s, tmax, max_iter, work);
+  if (kind == 0)
+    return accd(tide_dist_point_triangle, KIND_PT, 3, 4, 1, x, dx, xi, s, tmax, max_iter, work);
+  if (kind == 1)
+    return accd(tide_dist_edge_edge, KIND_EE, 3, 4, 2, x, dx, xi, s, tmax, max_iter, work);
   return accd(tide_dist_point_edge_3d, KIND_PE, 3, 3, 1, x, dx, xi, s, tmax, max_iter, work);
 }
