@@ -114,77 +114,6 @@ static double plane_bound(int kind, int d, int np, int n1, const double *y, cons
   return fmax(best, plane_step(d, np, n1, y, p, n, target));
 }
 
-static double triple(const double *u, const double *v, const double *w) {
-  double c[3];
-  cross(v, w, c);
-  return u[0] * c[0] + u[1] * c[1] + u[2] * c[2];
-}
-
-static double norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
-
-/* A certified lower bound over the whole interval [t, t + tau] of the
- * point-plane (point-triangle) or line-line (edge-edge) distance, which
- * bound the pair's distance from below: V / |N| with V = u . (v x w) and N
- * = v x w (u = p - a, v = b - a, w = c - a; edge-edge u = b0 - a0, v = a1 -
- * a0, w = b1 - b0), each of u, v, w linear along the motion.  On the
- * interval V is a cubic >= the least of its Bernstein coefficients (from
- * the endpoint values by blossoming: b1 = (T(1,0,0) + T(0,1,0) + T(0,0,1))
- * / 3, ...) and N a quadratic in the hull of its control vectors, |N| <=
- * their largest norm; both with rounding margins.  0 when V changes sign
- * (or the plane degenerates).  Unlike the point-pair plane bound this sees
- * a rotating face whose plane keeps its distance (a triangle see-sawing
- * under a point). */
-static double cubic_bound(int kind, const double *y, const double *dx, double tau) {
-  static const int pts[2][4] = {{0, 3, 6, 9},
-                                {6, 0, 3, 9}}; /* u = q1 - q0, v = q2 - q0, w = q3 - ... */
-  double U[2][3], V[2][3], W[2][3], sc = 0;
-  const int *q = pts[kind == KIND_EE];
-  for (int e = 0; e < 2; e++)
-    for (int k = 0; k < 3; k++) {
-      double z[4];
-      for (int i = 0; i < 4; i++) {
-        z[i] = y[q[i] + k] + e * tau * dx[q[i] + k];
-        sc = fmax(sc, fabs(z[i]));
-      }
-      if (kind == KIND_EE) /* q = (b0, a0, a1, b1): u = b0 - a0, v = a1 - a0, w = b1 - b0 */
-        U[e][k] = z[0] - z[1], V[e][k] = z[2] - z[1], W[e][k] = z[3] - z[0];
-      else /* q = (p, a, b, c) */
-        U[e][k] = z[0] - z[1], V[e][k] = z[2] - z[1], W[e][k] = z[3] - z[1];
-    }
-  double b[4];
-  b[0] = triple(U[0], V[0], W[0]);
-  b[3] = triple(U[1], V[1], W[1]);
-  b[1] = (triple(U[1], V[0], W[0]) + triple(U[0], V[1], W[0]) + triple(U[0], V[0], W[1])) / 3;
-  b[2] = (triple(U[1], V[1], W[0]) + triple(U[1], V[0], W[1]) + triple(U[0], V[1], W[1])) / 3;
-  double lu = fmax(norm3(U[0]), norm3(U[1])), lv = fmax(norm3(V[0]), norm3(V[1])),
-         lw = fmax(norm3(W[0]), norm3(W[1]));
-  double mv = 32 * DBL_EPSILON * (2 * sc * (lv * lw + lu * lw + lu * lv) + lu * lv * lw);
-  double sg = b[0] < 0 ? -1 : 1, vmin = HUGE_VAL;
-  for (int k = 0; k < 4; k++)
-    vmin = fmin(vmin, sg * b[k]);
-  vmin -= mv;
-  if (!(vmin > 0)) return 0;
-  double N[3][3], h[3];
-  cross(V[0], W[0], N[0]);
-  cross(V[1], W[1], N[2]);
-  cross(V[0], W[1], N[1]);
-  cross(V[1], W[0], h);
-  for (int k = 0; k < 3; k++)
-    N[1][k] = 0.5 * (N[1][k] + h[k]);
-  double nmax = fmax(norm3(N[0]), fmax(norm3(N[1]), norm3(N[2])));
-  nmax = nmax * (1 + 32 * DBL_EPSILON) + 32 * DBL_EPSILON * 2 * sc * (lv + lw);
-  return nmax > 0 ? vmin / nmax : 0;
-}
-
-/* The longest of trem, trem / 2, ..., trem / 2^40 whose cubic_bound holds
- * target (0: none) */
-static double cubic_step(int kind, const double *y, const double *dx, double trem, double target) {
-  double tau = trem;
-  for (int h = 0; h <= 40; h++, tau *= 0.5)
-    if (cubic_bound(kind, y, dx, tau) >= target) return tau;
-  return 0;
-}
-
 /* Conservative advancement for a pair of np points of dimension d, the
  * first n1 of them the first primitive: from the current time t the pair
  * advances by the larger of ACCD's Lipschitz step, 0.9 d / l_p (the first
@@ -222,19 +151,11 @@ static double accd(dist_fn dist, int kind, int d, int np, int n1, const double *
   if (!(d0 > 0)) return 0;
   double gap = s * d0; /* the distance kept */
   double t = 0, dc = d0;
-  int it = 0, capped = 1, cubic_ok = 0;
+  int it = 0, capped = 1;
   while (capped && it < max_iter) {
     it++;
     double tp = plane_bound(kind, d, np, n1, x, p, g, xi + gap);
     double ta = (t > 0 ? 0.9 * dc : (1 - s) * d0) / lp; /* the gap stays >= 0.1 dc > 0 */
-    /* both short against what is left (a rotating face): the cubic bound,
-     * after a cubic step that succeeded and else at iterations 1, 2, 4, 8,
-     * ... (a search that runs on costs ~41 log2 of its length in bounds) */
-    if (kind != KIND_PE && (cubic_ok || (it & (it - 1)) == 0) && fmax(tp, ta) < 0.01 * (tmax - t)) {
-      double tc = cubic_step(kind, x, dx, tmax - t, xi + gap);
-      cubic_ok = tc > 0;
-      tp = fmax(tp, tc);
-    }
     double tn = t + fmax(tp, ta);
     if (tn >= tmax) {
       t = tmax, capped = 0;

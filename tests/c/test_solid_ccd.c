@@ -280,66 +280,15 @@ int main(void) {
   }
   printf("random tiny-gap slides: %lld searches, %.2f iterations each, %lld full steps\n",
          (long long)slide_n, (double)slide_it / (double)slide_n, (long long)slide_full);
-  /* random see-saws: a random triangle rotating under a point at a gap
-   * 1e-11..1e-8 above its interior (normal vertex motions ~1e-3 m whose
-   * plane keeps the point's initial foot, plus a closing or opening part
-   * in (-1, 1) d0 and a tangential slide of ~1e-3 m, so that the tilt
-   * meets the sliding point after ~sqrt(d0 / 1e-6)): always safe, and the
-   * cubic bound keeps the searches short (none capped at 1e5; at gaps
-   * ~1e-12 of coordinates ~1 its rounding margin is ~30% of the gap and a
-   * few searches still run to the cap) */
-  int64_t saw_it = 0, saw_full = 0;
-  for (int trial = 0; trial < 200; trial++) {
-    double x[12], dx[12] = {0}, nrm[3], e1[3], e2[3];
-    for (int i = 0; i < 12; i++)
-      x[i] = rnd();
-    double gap0 = pow(10, -11 + 3 * (0.5 + 0.5 * rnd()));
-    for (int k = 0; k < 3; k++)
-      e1[k] = x[6 + k] - x[3 + k], e2[k] = x[9 + k] - x[3 + k];
-    nrm[0] = e1[1] * e2[2] - e1[2] * e2[1], nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
-    nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
-    double l = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
-    for (int k = 0; k < 3; k++)
-      nrm[k] /= l;
-    double u = 0.3 + 0.1 * rnd(), v = 0.3 + 0.1 * rnd(), la = 1 - u - v;
-    for (int k = 0; k < 3; k++)
-      x[k] = x[3 + k] + u * e1[k] + v * e2[k] + gap0 * nrm[k];
-    double va = 1e-3 * rnd(), vb = 1e-3 * rnd(), vc = -(la * va + u * vb) / v, vn = gap0 * rnd(),
-           tang[3];
-    for (int k = 0; k < 3; k++)
-      tang[k] = 1e-3 * rnd();
-    reject3(tang, nrm);
-    for (int k = 0; k < 3; k++) {
-      dx[k] = tang[k] + vn * nrm[k];
-      dx[3 + k] = va * nrm[k], dx[6 + k] = vb * nrm[k], dx[9 + k] = vc * nrm[k];
-    }
-    char what[64];
-    snprintf(what, sizeof what, "see-saw random trial %d (gap %.2g)", trial, gap0);
-    tide_ccd_work w = {0, 0};
-    double tt = check_work(fk[0], 0, 12, x, dx, 0, 100000, &w, what);
-    CHECK(w.capped == 0, "%s: %lld iterations (t = %.6g), not capped", what,
-          (long long)w.iterations, tt);
-    saw_it += w.iterations, saw_full += tt == 1;
-  }
-  printf("random see-saws: 200 searches, %.2f iterations each, %lld full steps\n",
-         (double)saw_it / 200, (long long)saw_full);
-  /* a triangle see-sawing under a point at 1e-11 (its vertices' normal
-   * motions +-1e-3 m, the foot of the point fixed, the distance constant):
-   * every point-pair plane bound falls at the vertices' rate, the cubic
-   * bound of the point-plane distance holds: the full step in a few
-   * iterations.  A segment see-sawing under a point has no cubic bound
-   * (point-edge): that search hits the cap, says so (capped), and its step
-   * is the safe t reached */
+  /* what the plane bound does not help: a triangle see-sawing under a point
+   * at 1e-11 (its vertices' normal motions +-1e-3 m, the foot of the point
+   * barely moving): the search hits the cap, says so (capped), and its
+   * step is the safe t reached */
   double Sw[12] = {0.25, 0.25, gs, 0, 0, 0, 1, 0, 0, 0, 1, 0},
          SwV[12] = {0, 0, 0, 0, 0, 0, 0, 0, 1e-3, 0, 0, -1e-3};
-  check_slide(fk[0], 0, 12, Sw, SwV, 0, 1, 3, "see-saw triangle");
-  double Ss[12] = {0, 0, 0, 1, 0, 0, 0.45, -0.5, gs, 0.55, 0.5, gs},
-         SsV[12] = {0, 0, 1e-3, 0, 0, -1e-3, 0, 0, 0, 0, 0, 0};
-  check_slide(fk[1], 1, 12, Ss, SsV, 0, 1, 3, "see-saw edge under an edge");
-  double Sq[9] = {0.5, gs, 0, 0, 0, 0, 1, 0, 0}, SqV[9] = {0, 0, 0, 0, 1e-3, 0, 0, -1e-3, 0};
-  t = check_work(fk[2], 2, 9, Sq, SqV, 0, 1000, &w2, "see-saw segment");
+  t = check_work(fk[0], 0, 12, Sw, SwV, 0, 1000, &w2, "see-saw");
   CHECK(w2.capped == 1 && w2.iterations == 1000 && t > 0 && t < 1,
-        "see-saw segment: capped %lld after %lld iterations, the safe step t = %.3g reached",
+        "see-saw: capped %lld after %lld iterations, the safe step t = %.3g reached",
         (long long)w2.capped, (long long)w2.iterations, t);
   double z2;
   tide_dist_point_triangle(T, &z2, NULL, NULL);
