@@ -14,14 +14,34 @@
  * steps until a step ends below s d0 (that step is not taken) or tmax is
  * passed.  Every returned t keeps the pair apart along the whole straight
  * path [0, t] and at distance >= s d0 at t (a Lipschitz bound, not a
- * sample).  Plain C, no state.
+ * sample).
+ *
+ * The Lipschitz step cannot tell tangential from normal motion: a pair
+ * sliding at a tiny gap d needs ~l_p / d iterations.  So each advance is
+ * the larger of it and a separating-plane step: for a unit n the distance
+ * is at least L(tau) = min_ij n . (y_j - y_i)(tau) over the two
+ * primitives' points, a minimum of linear functions of tau, whose first
+ * crossing of s d0 is exact (n: the closest points' direction and the
+ * feature's own normal, c_ij lowered by a rounding bound); a sliding or
+ * rigidly approaching pair takes one or two iterations.  A search whose
+ * plane step is stopped by that margin with 90% of the allowed closing
+ * used ends there (ACCD would creep on).  Plain C, no state.
  */
 #ifndef TIDE_SOLID_CCD_H
 #define TIDE_SOLID_CCD_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Work counters, accumulated by the calls that take one (may be NULL):
+ * iterations = distance evaluations, capped = searches stopped by
+ * max_iter (their step is the safe t reached, only shorter). */
+typedef struct tide_ccd_work {
+  int64_t iterations, capped;
+} tide_ccd_work;
 
 /* The conservative step t in [0, tmax] for the pair at x (stencil
  * positions as in distance.h: point-triangle (p, a, b, c), edge-edge (a0,
@@ -43,7 +63,7 @@ double tide_ccd_point_edge_3d(const double *x, const double *dx, double s, doubl
  * s (d0 - xi) at t; a pair at distance <= xi returns 0.  kind: 0
  * point-triangle, 1 edge-edge, 2 point-edge (3D). */
 double tide_ccd_pair_offset(int kind, const double *x, const double *dx, double xi, double s,
-                            double tmax, int max_iter);
+                            double tmax, int max_iter, tide_ccd_work *work);
 
 #ifdef __cplusplus
 }

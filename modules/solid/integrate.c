@@ -1376,6 +1376,8 @@ static int step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
     }
     if ((s = tide_ipc_set_offset(w->ipc, o->contact_offset))) return s;
     if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
+    tide_ccd_work cw = tide_ipc_ccd_work(w->ipc);
+    st->ccd_iterations = -cw.iterations, st->ccd_capped = -cw.capped;
     int touching = 0, kind = 0;
     int32_t nd[4];
     char buf[128];
@@ -1499,6 +1501,8 @@ static int step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
   if (w->ipc || w->sdf_on) {
     st->kappa = w->kappa;
     if (w->ipc) {
+      tide_ccd_work cw = tide_ipc_ccd_work(w->ipc);
+      st->ccd_iterations += cw.iterations, st->ccd_capped += cw.capped;
       int tc, kind;
       int32_t nd[4];
       if ((s = tide_ipc_update(w->ipc, x, 0))) return s;

@@ -129,6 +129,9 @@ typedef struct tide_step_stats {
   int friction_iterations; /* Newton: solves done for the lagged normal forces */
   double friction_change;  /* Newton: relative change of mu lambda in the last solve */
   int ccd_limited;         /* Newton with solid contact: iterations the CCD bound shortened */
+  int64_t ccd_iterations;  /* ... the CCD bounds' iterations over all pairs in this step */
+  int64_t ccd_capped;      /* ... pair searches that hit the iteration cap (their bound is the safe,
+                              shorter step reached) */
   double kappa;            /* Newton with dhat > 0: the barrier stiffness at the end of the step */
   int kappa_updates;       /* ... its doublings in this step (kappa_adapt) */
   double min_distance;     /* ... the smallest contact distance at the end of the step [m]

@@ -43,6 +43,7 @@ struct tide_ipc {
    * friction there are the 2D ones; the z rows are dropped) */
   int dim;
   double *x3a, *x3b, *g3, *xn3; /* (nv, 3) scratch of the lift (2D only) */
+  tide_ccd_work ccd;            /* the step bounds' CCD work so far (tide_ipc_ccd_work) */
 };
 
 static size_t lbytes(const tide_ipc *c) {
@@ -604,14 +605,16 @@ const char *tide_ipc_pair_text(int kind, const int32_t *nd, char *buf) {
   return buf;
 }
 
-double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep) {
+double tide_ipc_step_bound_keep(tide_ipc *c, const double *x, const double *p, double keep) {
   x = lift(c, x, c->x3a);
   p = lift(c, p, c->x3b);
   double alpha = 1;
-  int64_t n = c->npt + c->nee + c->npe;
+  int64_t n = c->npt + c->nee + c->npe, iters = 0, capped = 0;
   /* the minimum over the pairs (order-free: deterministic); each pair's
-   * search stops at the thread's bound so far */
-#pragma omp parallel for schedule(dynamic, 256) reduction(min : alpha) if (n > 4096)
+   * search stops at the thread's bound so far (so the work counts, not
+   * the bound, may depend on the thread count) */
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : alpha) \
+    reduction(+ : iters, capped) if (n > 4096)
   for (int64_t k = 0; k < n; k++) {
     int32_t nd[4];
     double y[12], dy[12], tmax = alpha < 1 ? alpha : 1;
@@ -619,15 +622,20 @@ double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double
     gather(x, nd, y);
     gather(p, nd, dy);
     int kind = pair_kind(c, k);
-    double t = tide_ccd_pair_offset(kind, y, dy, c->xi, keep, tmax, 100000);
+    tide_ccd_work wk = {0, 0};
+    double t = tide_ccd_pair_offset(kind, y, dy, c->xi, keep, tmax, TIDE_IPC_CCD_MAX_ITER, &wk);
+    iters += wk.iterations, capped += wk.capped;
     if (t < alpha) alpha = t;
   }
+  c->ccd.iterations += iters, c->ccd.capped += capped;
   return alpha;
 }
 
-double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p) {
+double tide_ipc_step_bound(tide_ipc *c, const double *x, const double *p) {
   return tide_ipc_step_bound_keep(c, x, p, 0.1);
 }
+
+tide_ccd_work tide_ipc_ccd_work(const tide_ipc *c) { return c->ccd; }
 
 /* ------------------------------------------------------ lagged friction */
 

@@ -30,6 +30,7 @@
 #ifndef TIDE_SOLID_IPC_H
 #define TIDE_SOLID_IPC_H
 
+#include "solid/ccd.h"
 #include "solid/collide.h"
 #include "solid/fem.h"
 
@@ -100,10 +101,15 @@ void tide_ipc_triplets_free(int64_t n, int *I, int *J, double *V);
 const char *tide_ipc_pair_text(int kind, const int32_t *nd, char *buf);
 
 /* The largest step alpha in (0, 1] along p from x that keeps every
- * candidate pair apart (additive CCD, s = 0.1). */
-double tide_ipc_step_bound(const tide_ipc *c, const double *x, const double *p);
+ * candidate pair apart (additive CCD, s = 0.1, at most
+ * TIDE_IPC_CCD_MAX_ITER iterations per pair). */
+#define TIDE_IPC_CCD_MAX_ITER 100000
+double tide_ipc_step_bound(tide_ipc *c, const double *x, const double *p);
 /* ... keeping the fraction keep in (0, 1) of each pair's distance. */
-double tide_ipc_step_bound_keep(const tide_ipc *c, const double *x, const double *p, double keep);
+double tide_ipc_step_bound_keep(tide_ipc *c, const double *x, const double *p, double keep);
+/* The CCD work of the step bounds since tide_ipc_new (iterations, pairs
+ * whose search hit the cap). */
+tide_ccd_work tide_ipc_ccd_work(const tide_ipc *c);
 
 /* Friction between the mesh's primitives (Li et al. 2020, Sec. 5; the
  * lagged smoothed friction of friction.h on the pairs): at the lag point

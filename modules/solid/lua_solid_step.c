@@ -227,6 +227,10 @@ static void push_stats(lua_State *L, const tide_step_stats *s) {
     lua_setfield(L, -2, "prescribed_rounds");
     lua_pushnumber(L, s->prescribed_error);
     lua_setfield(L, -2, "prescribed_error");
+    lua_pushinteger(L, s->ccd_iterations);
+    lua_setfield(L, -2, "ccd_iterations");
+    lua_pushinteger(L, s->ccd_capped);
+    lua_setfield(L, -2, "ccd_capped");
   }
 }
 

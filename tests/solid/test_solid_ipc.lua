@@ -75,6 +75,10 @@ end
 -- The limit was 40 while the shells' Rayleigh damping was dt^-2 too strong
 -- (beta = 0.01 s acted as 144 s here, the cloth barely moving); with the
 -- damping as stated the livelier layers take up to 51 iterations: limit 55.
+-- That maximum depends on the last bits of the line search's CCD start: the
+-- same additive CCD placing the points at x + t dx instead of stepping them
+-- incrementally takes 57, with the separating-plane step (ccd.h) 56 (sum over
+-- the 30 steps 365..397 for these variants against 375): limit 60.
 do
   local layers = {}
   for k = 1, 3 do
@@ -103,7 +107,7 @@ do
     .. "%d crossings, %d nodes inside, closest to the sphere %.2e m", conv, steps, maxit, crossings, inside, dmin))
   T.check(dmin < 1e-3, "the layers reach the sphere")
   T.check(conv == steps, "every step converged")
-  T.check(maxit <= 55, "at most 55 Newton iterations per step")
+  T.check(maxit <= 60, "at most 60 Newton iterations per step")
   T.check(crossings == 0, "no segment-triangle crossing after any step")
   T.check(inside == 0, "no node inside the collider")
 end
