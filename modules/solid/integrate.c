@@ -54,6 +54,7 @@ typedef struct solid_work {
   double *al_lambda; /* (N) its multipliers [m sqrt(kg)] */
   double al_kappa;   /* its penalty weight, relative to the node's mass */
   int al_on;
+  double broad_seconds, ccd_seconds; /* this step's broad phase and CCD bounds (stats) */
   size_t bytes;
 } solid_work;
 
@@ -833,12 +834,29 @@ static int newton_gradient(tide_tetmesh *m, solid_work *w, const tide_ip *ip, co
   return s;
 }
 
+/* the broad phase and the CCD step bounds of the mesh's contact, timed for
+ * the step's stats (broad_seconds, ccd_seconds) */
+static int ipc_update(solid_work *w, const double *x, double motion) {
+  double t = tide_wtime();
+  int s = tide_ipc_update(w->ipc, x, motion);
+  w->broad_seconds += tide_wtime() - t;
+  return s;
+}
+
+static double ipc_bound(solid_work *w, const double *x, const double *p, double keep) {
+  double t = tide_wtime();
+  double a =
+      keep > 0 ? tide_ipc_step_bound_keep(w->ipc, x, p, keep) : tide_ipc_step_bound(w->ipc, x, p);
+  w->ccd_seconds += tide_wtime() - t;
+  return a;
+}
+
 /* the line-search point xt = x + alpha p (projected onto the colliders), its
  * incremental potential E and the linear model's decrease g . (xt - x) */
 /* with solid contact: shorten the move x_from -> x_to (collider
  * projections, friction corrections, the final small Newton step, which the
  * line search's CCD bound did not see) to the CCD bound of that move */
-static int ipc_limit(const tide_tetmesh *m, const solid_work *w, const double *x_from, double *x_to,
+static int ipc_limit(const tide_tetmesh *m, solid_work *w, const double *x_from, double *x_to,
                      double *tmp) {
   int64_t N = m->nv * m->dim;
   double mv = 0;
@@ -847,19 +865,18 @@ static int ipc_limit(const tide_tetmesh *m, const solid_work *w, const double *x
     mv = fmax(mv, fabs(tmp[q]));
   }
   if (!(mv > 0)) return TIDE_OK;
-  int s = tide_ipc_update(w->ipc, x_from, mv);
+  int s = ipc_update(w, x_from, mv);
   if (s) return s;
-  double t = tide_ipc_step_bound(w->ipc, x_from, tmp);
+  double t = ipc_bound(w, x_from, tmp, 0);
   if (t < 1)
     for (int64_t q = 0; q < N; q++)
       x_to[q] = x_from[q] + t * tmp[q];
   return TIDE_OK;
 }
 
-static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, const solid_work *w,
-                        const tide_ip *ip, double eps_u, const double *x, const double *p,
-                        const double *g, double alpha, double gp, double *xt, double *E,
-                        double *dec) {
+static int newton_trial(tide_tetmesh *m, const tide_step_opts *o, solid_work *w, const tide_ip *ip,
+                        double eps_u, const double *x, const double *p, const double *g,
+                        double alpha, double gp, double *xt, double *E, double *dec) {
   int64_t N = m->nv * m->dim;
   for (int64_t q = 0; q < N; q++)
     xt[q] = x[q] + alpha * p[q];
@@ -992,7 +1009,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   /* the candidates at x itself: E0 must hold every pair active there (the
    * last update may have been at other positions, e.g. the friction lag's
    * at the start of the step) */
-  if (w->ipc && (s = tide_ipc_update(w->ipc, x, 0))) return s;
+  if (w->ipc && (s = ipc_update(w, x, 0))) return s;
   if ((s = newton_energy(m, w, ip, x, eps_u, &E0))) return s;
   tide_tripletbuf tb;
   kv_to_tb(w, w->V, &tb);
@@ -1001,7 +1018,7 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
   double dprev = f->ipc_dmin > 0 ? f->ipc_dmin : HUGE_VAL;
   for (int it = 0; it < maxit; it++) {
     double ta = tide_wtime();
-    if (w->ipc && (s = tide_ipc_update(w->ipc, x, 0))) return s;
+    if (w->ipc && (s = ipc_update(w, x, 0))) return s;
     if (w->kappa_adapt && (w->ipc || w->sdf_on)) {
       /* IPC's adaptive kappa: a contact distance below eps that keeps
        * shrinking doubles kappa (the potential changes: E0 again).
@@ -1074,8 +1091,8 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
      * the CCD bound (every pair stays apart along the step) */
     double alpha = 1, E1 = E0;
     if (w->ipc) {
-      if ((s = tide_ipc_update(w->ipc, x, pinf))) return s;
-      alpha = tide_ipc_step_bound(w->ipc, x, p);
+      if ((s = ipc_update(w, x, pinf))) return s;
+      alpha = ipc_bound(w, x, p, 0);
     }
     if (w->sdf_on) alpha = tide_ipc_sdf_step_bound(&w->sdf, x, p, alpha);
     st->ccd_limited += alpha < 1;
@@ -1200,9 +1217,9 @@ static int pinned_motion(solid_work *w, const double *xn, const double *x, int *
     pinf = fmax(pinf, fabs(p[q]));
   }
   if (!(pinf > 0)) return TIDE_OK;
-  int s = tide_ipc_update(w->ipc, xn, pinf);
+  int s = ipc_update(w, xn, pinf);
   if (s) return s;
-  *blocked = tide_ipc_step_bound_keep(w->ipc, xn, p, 1e-6) < 1;
+  *blocked = ipc_bound(w, xn, p, 1e-6) < 1;
   return TIDE_OK;
 }
 
@@ -1269,9 +1286,9 @@ static int inertial_guess(const tide_tetmesh *m, solid_work *w, const double *v,
   if (!(pinf > 0)) return TIDE_OK;
   double alpha = 1;
   if (w->ipc) {
-    int s = tide_ipc_update(w->ipc, x, pinf);
+    int s = ipc_update(w, x, pinf);
     if (s) return s;
-    alpha = tide_ipc_step_bound(w->ipc, x, p);
+    alpha = ipc_bound(w, x, p, 0);
   }
   if (w->sdf_on) alpha = tide_ipc_sdf_step_bound(&w->sdf, x, p, alpha);
   for (int64_t q = 0; q < w->N; q++)
@@ -1290,7 +1307,7 @@ static int check_invariant(const tide_tetmesh *m, solid_work *w, const double *x
     int touching = 0, kind = 0;
     int32_t nd[4];
     char buf[128];
-    if ((s = tide_ipc_update(w->ipc, x, 0))) return s;
+    if ((s = ipc_update(w, x, 0))) return s;
     double dmin = tide_ipc_min_distance(w->ipc, x, &touching, &kind, nd);
     if (touching)
       return tide_fail(TIDE_EINVAL,
@@ -1357,6 +1374,7 @@ static int step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
     return tide_fail(TIDE_EINVAL, "Newton step: eps_v must be positive, got %g", o->eps_v);
   solid_work *w = get_work(m, &s);
   if (!w) return s;
+  w->broad_seconds = w->ccd_seconds = 0;
   int nc = o->ncolliders;
   int64_t N = w->N;
   double dt = o->dt, *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v);
@@ -1375,7 +1393,7 @@ static int step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
       w->ipc_dhat = o->dhat, w->ipc_kappa = o->kappa;
     }
     if ((s = tide_ipc_set_offset(w->ipc, o->contact_offset))) return s;
-    if ((s = tide_ipc_update(w->ipc, xn, 0))) return s;
+    if ((s = ipc_update(w, xn, 0))) return s;
     tide_ccd_work cw = tide_ipc_ccd_work(w->ipc);
     st->ccd_iterations = -cw.iterations, st->ccd_capped = -cw.capped;
     int touching = 0, kind = 0;
@@ -1500,12 +1518,13 @@ static int step_newton(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats
   if (barrier) st->contacts = touching;
   if (w->ipc || w->sdf_on) {
     st->kappa = w->kappa;
+    st->broad_seconds = w->broad_seconds, st->ccd_seconds = w->ccd_seconds;
     if (w->ipc) {
       tide_ccd_work cw = tide_ipc_ccd_work(w->ipc);
       st->ccd_iterations += cw.iterations, st->ccd_capped += cw.capped;
       int tc, kind;
       int32_t nd[4];
-      if ((s = tide_ipc_update(w->ipc, x, 0))) return s;
+      if ((s = ipc_update(w, x, 0))) return s;
       st->min_distance = tide_ipc_min_distance(w->ipc, x, &tc, &kind, nd);
     }
     if (w->sdf_on)

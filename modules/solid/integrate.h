@@ -140,6 +140,8 @@ typedef struct tide_step_stats {
                               pinned nodes whose jump contact blocked (0: they jumped) */
   double prescribed_error; /* ... their largest distance from their targets at the end [m]
                               (0: reached; > 0 with converged = 0: contact kept them short) */
+  double broad_seconds;    /* ... of total_seconds: the mesh's broad phase (candidate pairs) */
+  double ccd_seconds;      /* ... and its CCD step bounds (line search, start, corrections) */
 } tide_step_stats;
 
 int tide_solid_step_linear(tide_tetmesh *m, const tide_step_opts *o, tide_step_stats *st);

@@ -231,6 +231,10 @@ static void push_stats(lua_State *L, const tide_step_stats *s) {
     lua_setfield(L, -2, "ccd_iterations");
     lua_pushinteger(L, s->ccd_capped);
     lua_setfield(L, -2, "ccd_capped");
+    lua_pushnumber(L, s->broad_seconds);
+    lua_setfield(L, -2, "broad_seconds");
+    lua_pushnumber(L, s->ccd_seconds);
+    lua_setfield(L, -2, "ccd_seconds");
   }
 }
 
