@@ -13,10 +13,14 @@ local tide = require "tide"
 local liu = require "tide.liu"
 local T = require "tide.cases.liu_thin"
 
-local P = T.params("liu_sliding", { res = 32, dim = 3, frames = 48, sigma = 20, cfl = 0.7 }, {
-  dim = "3 or 2", sigma = "surface tension [N/m]",
+local P = T.params("liu_sliding", { res = 32, dim = 3, frames = 48, sigma = 20, cfl = 0.7, contact = "vertices",
+  radius = 0, slip = false, gap = 0.08 }, {
+  dim = "3 or 2", sigma = "surface tension [N/m]", contact = "tide.liu contact faces: vertices or segments",
+  radius = "contact_radius of segments [m] (0: the default)", slip = "contact_slip (free slip along the rods)",
+  gap = "distance between the rods [m]",
 }, "Table I k-m: 3D, 160^3, CFL 0.7")
-local o = { dim = P.dim, n = P.res, sigma = P.sigma, cfl = P.cfl }
+local o = { dim = P.dim, n = P.res, sigma = P.sigma, cfl = P.cfl, contact = P.contact, gap = P.gap,
+  contact_radius = P.radius > 0 and P.radius or nil, slip = P.slip }
 if P.paper then o.dim, o.n, o.cfl = 3, 160, 0.7 end
 local S, X = T.sliding(o)
 local x0 = 0
