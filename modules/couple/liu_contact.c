@@ -13,6 +13,20 @@ static int inside(const tide_grid *g, const int c[3]) {
   return 1;
 }
 
+/* the checks shared by both contact functions: the MACs and finite vertices */
+static int check_vertices(const char *fn, const tide_grid *g, int64_t nv, const double *x, const double *v,
+                          tide_mac *u, tide_mac *fixed) {
+  int st;
+  if ((st = tide_mac_check(u, g, TIDE_F64, "u")) ||
+      (st = tide_mac_check(fixed, g, TIDE_U8, "fixed")))
+    return st;
+  for (int64_t q = 0; q < nv * g->dim; q++)
+    if (!isfinite(x[q]) || !isfinite(v[q]))
+      return tide_fail(TIDE_ENONFINITE, "%s: vertex %lld: non-finite position or velocity", fn,
+                       (long long)(q / g->dim + 1));
+  return TIDE_OK;
+}
+
 int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat, int air,
                            int slip, int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces) {
@@ -22,15 +36,9 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
     return tide_fail(TIDE_EINVAL, "%s: interp must be linear (1) or quadratic (2)", fn);
   if (!(dhat > 0) || !isfinite(dhat))
     return tide_fail(TIDE_EINVAL, "%s: dhat must be positive and finite", fn);
-  int st;
-  if ((st = tide_mac_check(u, g, TIDE_F64, "u")) ||
-      (st = tide_mac_check(fixed, g, TIDE_U8, "fixed")))
-    return st;
+  int st = check_vertices(fn, g, nv, x, v, u, fixed);
+  if (st) return st;
   int dim = g->dim;
-  for (int64_t q = 0; q < nv * dim; q++)
-    if (!isfinite(x[q]) || !isfinite(v[q]))
-      return tide_fail(TIDE_ENONFINITE, "%s: vertex %lld: non-finite position or velocity", fn,
-                       (long long)(q / dim + 1));
   int64_t nf[3] = {0, 0, 0}, tot = 0, off[3];
   for (int a = 0; a < dim; a++) {
     int fd[3];
@@ -162,15 +170,9 @@ int tide_liu_contact_segments(const tide_grid *g, double rc, int slip, int64_t n
   const char *fn = "liu contact segments";
   *nfaces = 0;
   if (!(rc > 0) || !isfinite(rc)) return tide_fail(TIDE_EINVAL, "%s: radius must be positive and finite", fn);
-  int st;
-  if ((st = tide_mac_check(u, g, TIDE_F64, "u")) ||
-      (st = tide_mac_check(fixed, g, TIDE_U8, "fixed")))
-    return st;
+  int st = check_vertices(fn, g, nv, x, v, u, fixed);
+  if (st) return st;
   int dim = g->dim;
-  for (int64_t q = 0; q < nv * dim; q++)
-    if (!isfinite(x[q]) || !isfinite(v[q]))
-      return tide_fail(TIDE_ENONFINITE, "%s: vertex %lld: non-finite position or velocity", fn,
-                       (long long)(q / dim + 1));
   for (int64_t s = 0; s < 2 * nseg; s++)
     if (seg[s] < 0 || seg[s] >= nv)
       return tide_fail(TIDE_EINVAL, "%s: segment %lld: vertex index out of range", fn,

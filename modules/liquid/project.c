@@ -344,20 +344,31 @@ PJ_INLINE void row_cells(const pview *v, const tide_projector *w, int64_t r, dou
   }
 }
 
-/* Is liquid cell c = (i, j, k) closed (A_f = 0 on all its faces)? */
-static inline int cell_closed(const pview *v, const int64_t fl[3], int64_t c, int i, int j, int k) {
+/* The open faces of cell c = (i, j, k) (fl: row_faces of (i, j)): bit s set
+ * for face s (0/1: low/high along view axis 0, 2/3 axis 1, 4/5 axis 2) when it
+ * is interior, has no solid neighbour, is not fixed and has a fraction > 0;
+ * nb: the neighbours across the faces. */
+PJ_INLINE int open_faces(const pview *v, const int64_t fl[3], int64_t c, int i, int j, int k, int64_t nb[6]) {
   const uint8_t *lab = v->lab;
   const int n2 = v->n2;
   int64_t f[6] = {fl[0] + k, fl[0] + v->s0 + k, fl[1] + k, fl[1] + n2 + k, fl[2] + k, fl[2] + k + 1};
   int in[6] = {i > 0, i < v->n0 - 1, j > 0, j < v->n1 - 1, k > 0, k < n2 - 1};
-  int64_t nb[6] = {c - v->s0, c + v->s0, c - n2, c + n2, c - 1, c + 1};
+  int64_t n6[6] = {c - v->s0, c + v->s0, c - n2, c + n2, c - 1, c + 1};
+  int open = 0;
   for (int s = v->d3 ? 0 : 2; s < 6; s++) {
     const int a = s / 2;
-    if (!in[s] || lab[nb[s]] == TIDE_CELL_SOLID) continue;
+    nb[s] = n6[s];
+    if (!in[s] || lab[n6[s]] == TIDE_CELL_SOLID) continue;
     if (v->fix[a] && v->fix[a][f[s]]) continue;
-    if (!v->frac[a] || v->frac[a][f[s]] > 0) return 0;
+    if (!v->frac[a] || v->frac[a][f[s]] > 0) open |= 1 << s;
   }
-  return 1;
+  return open;
+}
+
+/* Is liquid cell c = (i, j, k) closed (A_f = 0 on all its faces)? */
+static inline int cell_closed(const pview *v, const int64_t fl[3], int64_t c, int i, int j, int k) {
+  int64_t nb[6];
+  return open_faces(v, fl, c, i, j, k, nb) == 0;
 }
 
 /* the closed liquid cells of the liquid rows: their number; made SOLID in out
@@ -415,14 +426,10 @@ static int64_t close_enclosed(const pview *v, tide_projector *w, int nl, uint8_t
         const int i = (int)(c / v->s0), j = (int)((c / n2) % v->n1), k = (int)(c % n2);
         int64_t fl[3];
         row_faces(v, i, j, fl);
-        int64_t f[6] = {fl[0] + k, fl[0] + v->s0 + k, fl[1] + k, fl[1] + n2 + k, fl[2] + k, fl[2] + k + 1};
-        int in[6] = {i > 0, i < v->n0 - 1, j > 0, j < v->n1 - 1, k > 0, k < n2 - 1};
-        int64_t nb[6] = {c - v->s0, c + v->s0, c - n2, c + n2, c - 1, c + 1};
-        for (int s = v->d3 ? 0 : 2; s < 6; s++) {
-          const int a = s / 2;
-          if (!in[s] || lab[nb[s]] == TIDE_CELL_SOLID) continue;
-          if (v->fix[a] && v->fix[a][f[s]]) continue;
-          if (v->frac[a] && !(v->frac[a][f[s]] > 0)) continue;
+        int64_t nb[6];
+        const int open = open_faces(v, fl, c, i, j, k, nb);
+        for (int s = 0; s < 6; s++) {
+          if (!(open >> s & 1)) continue;
           if (lab[nb[s]] == TIDE_CELL_AIR) {
             air = 1;
           } else if (comp[nb[s]] < 0) {
