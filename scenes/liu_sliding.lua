@@ -2,8 +2,11 @@
 -- at the upper end of two inclined parallel rods; in the paper it slides along them, further the
 -- higher the surface tension (--sigma).  Not reproduced here yet: at 32^3 and 48^3 (sigma 20, 60)
 -- the drop stays at the upper end and drains between the rods (docs/couple.md, "Scenes of Sec.
--- 5.2").  No rod vertex is ever inside the liquid (checked every step).
---   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 20]
+-- 5.2"; --contact segments, every face within a cell of the rods fixed, falls too: by the
+-- Laplace estimate there this drop needs sigma >= 373 N/m over a 0.08 m gap).  No rod vertex is
+-- ever inside the liquid (checked every step).
+--   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 20] [--gap 0.08]
+--                                     [--contact vertices|segments] [--radius 0] [--slip]
 --   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, 160^3, CFL 0.7, 2 x 136 = 272 vertices)
 -- The rods: tide.solid rods (radius 4 mm, E 1e9 Pa) 0.14 m apart, 10 deg down, pinned at both ends;
 -- --dim 2 is the cross-section (the rods end-on: two fixed vertices; the drop passes between them
