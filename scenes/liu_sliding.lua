@@ -3,7 +3,9 @@
 -- higher the surface tension (--sigma).  Not reproduced here yet: at 32^3 and 48^3 (sigma 20, 60)
 -- the drop stays at the upper end and drains between the rods (docs/couple.md, "Scenes of Sec.
 -- 5.2"; --contact segments, every face within a cell of the rods fixed, falls too: by the
--- Laplace estimate there this drop needs sigma >= 373 N/m over a 0.08 m gap).  No rod vertex is
+-- Laplace estimate there this drop needs sigma >= 373 N/m over a 0.08 m gap, and the E 1e9 rods
+-- sag under its 4.2 kg; with E 1e12 rods, 64^3, a 0.125 m drop, a 0.075 m gap and sigma 600 it is
+-- held and starts down the rods, docs/couple.md "Contact faces along rods").  No rod vertex is
 -- ever inside the liquid (checked every step).
 --   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 20] [--gap 0.08]
 --                                     [--contact vertices|segments] [--radius 0] [--slip]
