@@ -56,6 +56,10 @@ local defaults = {
   solver = "cholmod",    -- "cholmod", "bicgstab" (+ ILU(0)) or "pcg" (CG + IC(0))
   contact_velocity = true, -- Eq. 23 faces in the projections
   contact_slip = false,  -- impose only the normal part of the solid velocity on those faces (free slip)
+  contact = "vertices",  -- the faces of Eq. 23: "vertices" (the paper's: the liquid-air faces of the contacting
+                         -- vertices' dual cells) or "segments" (every face within contact_radius of a rod
+                         -- segment or a vertex, any phase: the solid as an obstacle in the projections)
+  contact_radius = false, -- reach of "segments" [m] (default dhat + dx / 2)
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
   redistance_at = "prediction", -- redistance the "prediction" phi* before the optimization, or "after" it (the paper)
@@ -90,6 +94,7 @@ function liu.new(opts)
   if S.redistance_at ~= "after" and S.redistance_at ~= "prediction" then
     raise("tide.liu.new: redistance_at must be after or prediction")
   end
+  if S.contact ~= "vertices" and S.contact ~= "segments" then raise("tide.liu.new: contact must be vertices or segments") end
   if S.solver ~= "cholmod" and S.solver ~= "bicgstab" and S.solver ~= "pcg" then
     raise("tide.liu.new: solver must be cholmod, bicgstab or pcg")
   end
@@ -120,6 +125,14 @@ function liu.new(opts)
     nv = S.mesh.nv
   end
   S.nv = nv
+  -- "segments": the rod segments of a mesh (its elements when they are segments); free
+  -- vertices and the vertices of other meshes count as points
+  if S.contact == "segments" then
+    S.contact_rc = S.contact_radius or S.dhat_v + 0.5 * g.dx
+    if not (type(S.contact_rc) == "number" and S.contact_rc > 0) then raise("tide.liu.new: contact_radius must be > 0 [m]") end
+    local e = S.mesh and S.mesh:elements()
+    S.segments = e and e.shape[2] == 2 and e or nil
+  end
   if S.mesh then
     S.x, S.v = S.mesh.x, S.mesh.v -- views: the mesh's own positions and velocities
     S.xs, S.xn = tide.array.zeros({ nv, g.dim }), tide.array.zeros({ nv, g.dim })
@@ -168,7 +181,10 @@ local function project(S, dt, phi, reach)
   local g, u = S.grid, S.u
   S.fixed_faces:fill(0)
   local nfaces = 0
-  if S.nv > 0 and S.contact_velocity then
+  if S.nv > 0 and S.contact_velocity and S.contact == "segments" then
+    nfaces = couple.liu_contact_segments { grid = g, x = S.x, v = S.v, u = u, fixed = S.fixed_faces,
+      radius = S.contact_rc, segments = S.segments, slip = S.contact_slip }
+  elseif S.nv > 0 and S.contact_velocity then
     nfaces = couple.liu_contact_faces { grid = g, phi = phi, x = S.x, v = S.v, u = u, fixed = S.fixed_faces,
       dhat = reach or S.dhat_v, interp = S.interp, air = reach ~= nil, slip = S.contact_slip }
   end

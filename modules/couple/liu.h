@@ -235,4 +235,26 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
                            int slip, int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces);
 
+/* Tide's stronger form of Eq. 23 for rods (and, with no segments, points):
+ * every face whose centre lies within rc of the solid -- a segment between two
+ * vertices (seg: nseg pairs of 0-based vertex indices, row major) or a vertex
+ * -- gets the solid's velocity at its closest point (along a segment the
+ * linear interpolation of its end vertices' velocities; the closest segment or
+ * vertex wins) and fixed_f = 1, whatever the phase of the cells beside it.
+ * The solid then acts on the projection as an obstacle of radius about rc all
+ * along the rod, not only in the dual cells of its vertices: the liquid can
+ * neither tunnel between two vertices of a rod nor flow through the cells
+ * around a vertex once it is on both sides of it, and the pressure of a liquid
+ * resting on the rod is carried by those faces.  Cells of liquid enclosed by
+ * such faces are solid for the projection (tide_liquid_project).  slip = 1: a
+ * face of axis a is set only where the segment's unit tangent t has
+ * t_a^2 <= 1 - 1/dim (the axis is at least as normal to the rod as along it),
+ * so the liquid slides freely along the rod; a vertex alone sets every axis.
+ * x, v: nv x dim [m], [m/s]; u (f64 MAC) and fixed (u8 MAC) written on those
+ * faces only.  *nfaces: faces set.  TIDE_EINVAL: rc <= 0, an index out of
+ * range; TIDE_ENONFINITE: a non-finite position or velocity. */
+int tide_liu_contact_segments(const tide_grid *g, double rc, int slip, int64_t nv, const double *x,
+                              const double *v, int64_t nseg, const int32_t *seg, tide_mac *u,
+                              tide_mac *fixed, int64_t *nfaces);
+
 #endif

@@ -13,6 +13,20 @@ static int inside(const tide_grid *g, const int c[3]) {
   return 1;
 }
 
+/* the checks shared by both contact functions: the MACs and finite vertices */
+static int check_vertices(const char *fn, const tide_grid *g, int64_t nv, const double *x, const double *v,
+                          tide_mac *u, tide_mac *fixed) {
+  int st;
+  if ((st = tide_mac_check(u, g, TIDE_F64, "u")) ||
+      (st = tide_mac_check(fixed, g, TIDE_U8, "fixed")))
+    return st;
+  for (int64_t q = 0; q < nv * g->dim; q++)
+    if (!isfinite(x[q]) || !isfinite(v[q]))
+      return tide_fail(TIDE_ENONFINITE, "%s: vertex %lld: non-finite position or velocity", fn,
+                       (long long)(q / g->dim + 1));
+  return TIDE_OK;
+}
+
 int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat, int air,
                            int slip, int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces) {
@@ -22,15 +36,9 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
     return tide_fail(TIDE_EINVAL, "%s: interp must be linear (1) or quadratic (2)", fn);
   if (!(dhat > 0) || !isfinite(dhat))
     return tide_fail(TIDE_EINVAL, "%s: dhat must be positive and finite", fn);
-  int st;
-  if ((st = tide_mac_check(u, g, TIDE_F64, "u")) ||
-      (st = tide_mac_check(fixed, g, TIDE_U8, "fixed")))
-    return st;
+  int st = check_vertices(fn, g, nv, x, v, u, fixed);
+  if (st) return st;
   int dim = g->dim;
-  for (int64_t q = 0; q < nv * dim; q++)
-    if (!isfinite(x[q]) || !isfinite(v[q]))
-      return tide_fail(TIDE_ENONFINITE, "%s: vertex %lld: non-finite position or velocity", fn,
-                       (long long)(q / dim + 1));
   int64_t nf[3] = {0, 0, 0}, tot = 0, off[3];
   for (int a = 0; a < dim; a++) {
     int fd[3];
@@ -141,6 +149,92 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
   tide_free(ws, (size_t)tot * sizeof(double));
   tide_free(vs, (size_t)tot * sizeof(double));
   tide_free(ns, (size_t)tot * sizeof(double));
+  *nfaces = count;
+  return TIDE_OK;
+}
+
+/* closest point of segment p + s (q - p), s in [0, 1], to y: its parameter */
+static double seg_param(int dim, const double *p, const double *q, const double *y) {
+  double num = 0, den = 0;
+  for (int a = 0; a < dim; a++) {
+    num += (y[a] - p[a]) * (q[a] - p[a]);
+    den += (q[a] - p[a]) * (q[a] - p[a]);
+  }
+  double s = den > 0 ? num / den : 0;
+  return s < 0 ? 0 : s > 1 ? 1 : s;
+}
+
+int tide_liu_contact_segments(const tide_grid *g, double rc, int slip, int64_t nv, const double *x,
+                              const double *v, int64_t nseg, const int32_t *seg, tide_mac *u,
+                              tide_mac *fixed, int64_t *nfaces) {
+  const char *fn = "liu contact segments";
+  *nfaces = 0;
+  if (!(rc > 0) || !isfinite(rc)) return tide_fail(TIDE_EINVAL, "%s: radius must be positive and finite", fn);
+  int st = check_vertices(fn, g, nv, x, v, u, fixed);
+  if (st) return st;
+  int dim = g->dim;
+  for (int64_t s = 0; s < 2 * nseg; s++)
+    if (seg[s] < 0 || seg[s] >= nv)
+      return tide_fail(TIDE_EINVAL, "%s: segment %lld: vertex index out of range", fn,
+                       (long long)(s / 2 + 1));
+  int64_t tot = 0, off[3] = {0, 0, 0};
+  for (int a = 0; a < dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    off[a] = tot;
+    tot += (int64_t)fd[0] * fd[1] * fd[2];
+  }
+  /* per face: squared distance to the closest solid so far (the closest wins) */
+  double *best = tide_alloc((size_t)tot * sizeof(double));
+  if (!best) return TIDE_ENOMEM;
+  for (int64_t f = 0; f < tot; f++) best[f] = HUGE_VAL;
+  double dx = g->dx, rc2 = rc * rc;
+  /* the points (every vertex) first, then the segments: a face takes the velocity
+   * at the closest point of the closest one */
+  for (int64_t e = 0; e < nv + nseg; e++) {
+    const int64_t i0 = e < nv ? e : seg[2 * (e - nv)], i1 = e < nv ? e : seg[2 * (e - nv) + 1];
+    const double *p = x + i0 * dim, *q = x + i1 * dim;
+    double t2[3] = {0, 0, 0}, tl = 0;
+    for (int a = 0; a < dim; a++) {
+      t2[a] = (q[a] - p[a]) * (q[a] - p[a]);
+      tl += t2[a];
+    }
+    for (int a = 0; a < dim; a++) {
+      /* slip: only the axes that are more normal than tangential to the segment */
+      if (slip && tl > 0 && t2[a] > tl * (1 - 1.0 / dim)) continue;
+      int fd[3], lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      tide_grid_face_dims(g, a, fd);
+      for (int b = 0; b < dim; b++) {
+        double m = fmin(p[b], q[b]) - rc, M = fmax(p[b], q[b]) + rc, sh = b == a ? 0 : 0.5;
+        lo[b] = (int)ceil((m - g->origin[b]) / dx - sh);
+        hi[b] = (int)floor((M - g->origin[b]) / dx - sh);
+        if (lo[b] < 0) lo[b] = 0;
+        if (hi[b] > fd[b] - 1) hi[b] = fd[b] - 1;
+      }
+      double *ua = TIDE_F64P(u->u[a]);
+      uint8_t *fa = TIDE_U8P(fixed->u[a]);
+      for (int fi = lo[0]; fi <= hi[0]; fi++)
+        for (int fj = lo[1]; fj <= hi[1]; fj++)
+          for (int fk = lo[2]; fk <= hi[2]; fk++) {
+            int fc[3] = {fi, fj, fk};
+            double y[3] = {0, 0, 0};
+            for (int b = 0; b < dim; b++) y[b] = g->origin[b] + (fc[b] + (b == a ? 0 : 0.5)) * dx;
+            double s = seg_param(dim, p, q, y), d2 = 0;
+            for (int b = 0; b < dim; b++) {
+              double c = p[b] + s * (q[b] - p[b]) - y[b];
+              d2 += c * c;
+            }
+            int64_t f = tide_grid_fidx(g, a, fi, fj, fk);
+            if (!(d2 <= rc2) || !(d2 < best[off[a] + f])) continue;
+            best[off[a] + f] = d2;
+            ua[f] = (1 - s) * v[i0 * dim + a] + s * v[i1 * dim + a];
+            fa[f] = 1;
+          }
+    }
+  }
+  int64_t count = 0;
+  for (int64_t f = 0; f < tot; f++) count += best[f] < HUGE_VAL;
+  tide_free(best, (size_t)tot * sizeof(double));
   *nfaces = count;
   return TIDE_OK;
 }

@@ -241,9 +241,51 @@ static int l_liu_contact_faces(lua_State *L) {
   return 1;
 }
 
+/* tide.couple.liu_contact_segments{ grid, x, v, u, fixed, radius [, segments, slip] } -> n:
+ *   Tide's stronger velocity correction for rods (liu.h): every face within
+ *   radius [m] of a segment (segments: i32 {ns, 2}, 1-based vertex indices,
+ *   e.g. a rod mesh's elements) or of a vertex gets the solid's velocity at
+ *   the closest point in u and 1 in fixed; returns the number of faces set. */
+static int l_liu_contact_segments(lua_State *L) {
+  const char *fn = "tide.couple.liu_contact_segments";
+  static const char *const keys[] = {"grid", "x", "v", "u", "fixed", "radius", "segments", "slip", NULL};
+  tide_opts o = tide_lua_opts(L, 1, fn, keys);
+  tide_grid *g = tide_opt_reqobj(&o, "grid", TIDE_GRID_T);
+  tide_array *x = check_points(L, &o, "x", g, fn), *v = check_points(L, &o, "v", g, fn);
+  if (v->shape[0] != x->shape[0]) tide_lua_error(L, "%s: v must have as many rows as x", fn);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T),
+           *fx = tide_opt_reqobj(&o, "fixed", TIDE_MAC_T);
+  double rc = tide_opt_num(&o, "radius", 0, 0, HUGE_VAL);
+  if (!(rc > 0)) tide_lua_error(L, "%s: radius must be > 0 [m]", fn);
+  int slip = tide_opt_bool(&o, "slip", 0);
+  tide_array *sg = tide_opt_array(&o, "segments");
+  int64_t ns = 0, nv = x->shape[0];
+  int32_t *seg = NULL;
+  if (sg) {
+    int64_t shape[2] = {-1, 2};
+    tide_lua_check(L, tide_array_expect(sg, "segments", TIDE_I32, 2, shape), fn);
+    ns = sg->shape[0];
+    seg = lua_newuserdatauv(L, (size_t)(ns > 0 ? 2 * ns : 1) * sizeof(int32_t), 0);
+    const int32_t *s1 = TIDE_I32P(sg);
+    for (int64_t q = 0; q < 2 * ns; q++) {
+      if (s1[q] < 1 || s1[q] > nv)
+        tide_lua_error(L, "%s: segments row %lld: vertex %d outside 1..%lld", fn, (long long)(q / 2 + 1),
+                       (int)s1[q], (long long)nv);
+      seg[q] = s1[q] - 1;
+    }
+  }
+  int64_t n;
+  tide_lua_check(L,
+                 tide_liu_contact_segments(g, rc, slip, nv, TIDE_F64P(x), TIDE_F64P(v), ns, seg, u, fx, &n),
+                 fn);
+  lua_pushinteger(L, n);
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {{"liu_distance", l_liu_distance},
                                  {"liu_solve", l_liu_solve},
                                  {"liu_contact_faces", l_liu_contact_faces},
+                                 {"liu_contact_segments", l_liu_contact_segments},
                                  {NULL, NULL}};
 
 void tide_lua_couple_liu_open(lua_State *L, int module) {

@@ -48,6 +48,8 @@ struct tide_projector {
   int64_t nunk_cap;
   tide_mac_solver *mac;   /* matrix-free solver, created on first use */
   uint8_t *lab2;          /* labels with closed liquid cells made solid (on demand) */
+  int32_t *comp;          /* ncells: liquid component of a cell, -1 unvisited (on demand) */
+  int64_t *queue;         /* ncells: the flood fill's cells, component by component (on demand) */
   double *wfix[3];        /* face weights with the fixed faces closed (on demand) */
   int mac_method;
   /* rows of the view: n0 n1 */
@@ -130,12 +132,14 @@ void tide_projector_free(tide_projector *w) {
   tide_free(w->xx, (size_t)w->nunk_cap * sizeof(double));
   tide_mac_solver_free(w->mac);
   tide_free(w->lab2, (size_t)nc);
+  tide_free(w->comp, (size_t)nc * sizeof(int32_t));
+  tide_free(w->queue, (size_t)nc * sizeof(int64_t));
   tide_free(w, sizeof *w);
 }
 
 int64_t tide_projector_bytes(const tide_projector *w) {
   int64_t nc = tide_grid_ncells(&w->grid), n = 2 * nc * 8 + nc * 4 + 2 * w->nunk_cap * 8;
-  n += w->nrows * 13 + (w->lab2 ? nc : 0) + 9 * (w->grid.dim == 3 ? w->grid.n[2] : w->grid.n[1]);
+  n += w->nrows * 13 + (w->lab2 ? nc : 0) + (w->comp ? 12 * nc : 0) + 9 * (w->grid.dim == 3 ? w->grid.n[2] : w->grid.n[1]);
   for (int a = 0; a < 3; a++) n += w->nface[a] * (w->wfix[a] ? 16 : 8);
   if (w->mac) {
     tide_mac_solver_info info;
@@ -340,20 +344,31 @@ PJ_INLINE void row_cells(const pview *v, const tide_projector *w, int64_t r, dou
   }
 }
 
-/* Is liquid cell c = (i, j, k) closed (A_f = 0 on all its faces)? */
-static inline int cell_closed(const pview *v, const int64_t fl[3], int64_t c, int i, int j, int k) {
+/* The open faces of cell c = (i, j, k) (fl: row_faces of (i, j)): bit s set
+ * for face s (0/1: low/high along view axis 0, 2/3 axis 1, 4/5 axis 2) when it
+ * is interior, has no solid neighbour, is not fixed and has a fraction > 0;
+ * nb: the neighbours across the faces. */
+PJ_INLINE int open_faces(const pview *v, const int64_t fl[3], int64_t c, int i, int j, int k, int64_t nb[6]) {
   const uint8_t *lab = v->lab;
   const int n2 = v->n2;
   int64_t f[6] = {fl[0] + k, fl[0] + v->s0 + k, fl[1] + k, fl[1] + n2 + k, fl[2] + k, fl[2] + k + 1};
   int in[6] = {i > 0, i < v->n0 - 1, j > 0, j < v->n1 - 1, k > 0, k < n2 - 1};
-  int64_t nb[6] = {c - v->s0, c + v->s0, c - n2, c + n2, c - 1, c + 1};
+  int64_t n6[6] = {c - v->s0, c + v->s0, c - n2, c + n2, c - 1, c + 1};
+  int open = 0;
   for (int s = v->d3 ? 0 : 2; s < 6; s++) {
     const int a = s / 2;
-    if (!in[s] || lab[nb[s]] == TIDE_CELL_SOLID) continue;
+    nb[s] = n6[s];
+    if (!in[s] || lab[n6[s]] == TIDE_CELL_SOLID) continue;
     if (v->fix[a] && v->fix[a][f[s]]) continue;
-    if (!v->frac[a] || v->frac[a][f[s]] > 0) return 0;
+    if (!v->frac[a] || v->frac[a][f[s]] > 0) open |= 1 << s;
   }
-  return 1;
+  return open;
+}
+
+/* Is liquid cell c = (i, j, k) closed (A_f = 0 on all its faces)? */
+static inline int cell_closed(const pview *v, const int64_t fl[3], int64_t c, int i, int j, int k) {
+  int64_t nb[6];
+  return open_faces(v, fl, c, i, j, k, nb) == 0;
 }
 
 /* the closed liquid cells of the liquid rows: their number; made SOLID in out
@@ -373,6 +388,72 @@ static int64_t close_cells(const pview *v, const tide_projector *w, int nl, int6
       }
   }
   return closed;
+}
+
+/* The liquid components (cells joined by open faces: interior, not fixed, open
+ * fraction > 0, no solid side) that have no open face to an air cell, when
+ * some other component has one: enclosed by fixed faces and walls, such a
+ * component has no pressure level (the air's p = 0 does not reach it) and its
+ * fixed fluxes need not balance, so its block of the Poisson matrix is
+ * singular and the right-hand side outside its range (a liquid boxed in by
+ * the contact faces of a solid, tide.liu).  It is treated as solid for this
+ * projection, as a single closed cell is (close_cells): its faces keep their
+ * prescribed velocities or get u_s (0).  Returns the number of its cells,
+ * made SOLID in out unless NULL; serial flood fill over the liquid rows. */
+static int64_t close_enclosed(const pview *v, tide_projector *w, int nl, uint8_t *out) {
+  const uint8_t *lab = v->lab;
+  const int n2 = v->n2;
+  int32_t *comp = w->comp;
+  int64_t *q = w->queue, nq = 0, shut = 0, enclosed = 0;
+  int opened = 0;
+  for (int m = 0; m < nl; m++) {
+    const int64_t r = w->lrow[m];
+    for (int k = w->rk0[r]; k < w->rk1[r]; k++) comp[r * n2 + k] = -1;
+  }
+  /* pass 1: flood fill; enclosed components are moved to the front of q */
+  int32_t id = 0;
+  for (int m = 0; m < nl; m++) {
+    const int64_t r = w->lrow[m];
+    for (int k0 = w->rk0[r]; k0 < w->rk1[r]; k0++) {
+      const int64_t c0 = r * n2 + k0;
+      if (lab[c0] != TIDE_CELL_LIQUID || comp[c0] >= 0) continue;
+      int64_t head = nq, start = nq;
+      int air = 0;
+      comp[c0] = id;
+      q[nq++] = c0;
+      while (head < nq) {
+        const int64_t c = q[head++];
+        const int i = (int)(c / v->s0), j = (int)((c / n2) % v->n1), k = (int)(c % n2);
+        int64_t fl[3];
+        row_faces(v, i, j, fl);
+        int64_t nb[6];
+        const int open = open_faces(v, fl, c, i, j, k, nb);
+        for (int s = 0; s < 6; s++) {
+          if (!(open >> s & 1)) continue;
+          if (lab[nb[s]] == TIDE_CELL_AIR) {
+            air = 1;
+          } else if (comp[nb[s]] < 0) {
+            comp[nb[s]] = id;
+            q[nq++] = nb[s];
+          }
+        }
+      }
+      id++;
+      if (air) {
+        opened = 1;
+      } else { /* keep the component at the front */
+        for (int64_t t = start; t < nq; t++) {
+          int64_t c = q[t];
+          q[t] = q[enclosed];
+          q[enclosed++] = c;
+        }
+      }
+    }
+  }
+  if (!opened) return 0; /* no air: one pressure level for all (the solver's null space) */
+  for (int64_t t = 0; t < enclosed; t++, shut++)
+    if (out) out[q[t]] = TIDE_CELL_SOLID;
+  return shut;
 }
 
 /* ---------------------------------------------------- velocity update */
@@ -606,9 +687,22 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
     goto done;
   }
   if (o->fractions || o->fixed) {
-    /* a liquid cell all of whose faces are closed has no equation: treat it
-     * as solid (on a private copy of the labels) */
-    if (close_cells(&v, w, nl, span, NULL)) {
+    /* a liquid cell all of whose faces are closed has no equation, nor has a
+     * component enclosed by fixed faces: treat them as solid (on a private
+     * copy of the labels) */
+    if (o->fixed && !w->comp) {
+      w->comp = tide_alloc((size_t)nc * sizeof(int32_t));
+      w->queue = tide_alloc((size_t)nc * sizeof(int64_t));
+      if (!w->comp || !w->queue) {
+        tide_free(w->comp, (size_t)nc * sizeof(int32_t));
+        tide_free(w->queue, (size_t)nc * sizeof(int64_t));
+        w->comp = NULL, w->queue = NULL;
+        st = TIDE_ENOMEM;
+        goto done;
+      }
+    }
+    int64_t enclosed = o->fixed ? close_enclosed(&v, w, nl, NULL) : 0;
+    if (enclosed || close_cells(&v, w, nl, span, NULL)) {
       if (!w->lab2 && !(w->lab2 = tide_alloc((size_t)nc))) {
         st = TIDE_ENOMEM;
         goto done;
@@ -616,6 +710,7 @@ int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_projec
       uint8_t *lab2 = w->lab2;
       memcpy(lab2, v.lab, (size_t)nc);
       close_cells(&v, w, nl, span, lab2);
+      if (enclosed) close_enclosed(&v, w, nl, lab2); /* reads v.lab, the labels before */
       v.lab = lab2;
       scan_rows(w, &v, &nl, &span);
     }

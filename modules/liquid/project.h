@@ -46,7 +46,11 @@
  * faces marked 1 in the u8 MAC mask `fixed` keep their velocity u*_f.  They
  * are closed for the pressure (A_f = 0) and carry the flux u*_f, like the
  * closed faces of a moving solid whose velocity is u*_f; a liquid cell all of
- * whose faces are closed or fixed has no equation (solid for the solve).
+ * whose faces are closed or fixed has no equation (solid for the solve), and
+ * so, when some liquid meets the air, has a liquid component that reaches no
+ * air cell through an open face (enclosed by fixed faces and walls: no
+ * pressure level, fixed fluxes that need not balance) -- its faces keep
+ * their fixed velocities, the others of its cells get 0.
  * valid (u8 MAC, may be NULL) marks the projected and the fixed faces;
  * pressure (f64 cells, may be NULL) receives p [Pa] (0 outside the liquid;
  * the solver writes it directly, so after a failed solve it may hold a

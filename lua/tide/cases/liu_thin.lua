@@ -513,10 +513,12 @@ function M.sliding(o)
   local x0, x1, ytop = 0.08, 0.92, 0.62
   local function yrod(x) return ytop - (x - x0) * math.tan(slope) end
   local common = { interp = o.interp, cfl = o.cfl or 0.7, solver = o.solver, sigma = o.sigma or 20 }
+  local contact = { contact = o.contact, contact_radius = o.contact_radius, contact_slip = o.slip }
   if dim == 2 then
     local X = tide.array.from { { 0.5 - gap / 2, 0.5 }, { 0.5 + gap / 2, 0.5 } }
     local F = tide.array.zeros({ 2 }, "u8"):fill(1)
-    local S = state(g, ball(2, { 0.5, 0.5 + R + 2 * dx }, R):sdf(g), common, { x = X, fixed = F, mass = 1 })
+    local S = state(g, ball(2, { 0.5, 0.5 + R + 2 * dx }, R):sdf(g), common,
+      { x = X, fixed = F, mass = 1, contact = contact.contact, contact_radius = contact.contact_radius })
     return S, {}
   end
   local L = (x1 - x0) / math.cos(slope)
@@ -534,7 +536,8 @@ function M.sliding(o)
   -- rods' mid-line by the height at which the ball meets both
   local xc = x0 + 0.12
   local lift = math.sqrt(math.max(0, (R + 2 * dx) ^ 2 - (gap / 2) ^ 2))
-  local S = state(g, ball(3, { xc, yrod(xc) + lift, 0.5 }, R):sdf(g), common, { solid = both })
+  local S = state(g, ball(3, { xc, yrod(xc) + lift, 0.5 }, R):sdf(g), common, { solid = both,
+    contact = contact.contact, contact_radius = contact.contact_radius, contact_slip = contact.contact_slip })
   return S, { tube = 4e-3 > 0.3 * dx and 4e-3 or nil }
 end
 

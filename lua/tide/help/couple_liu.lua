@@ -47,8 +47,22 @@ return {
     ref = "Liu et al. 2024 Sec. 4.3.6, Eq. 23",
     see = see,
   },
+  ["tide.couple.liu_contact_segments"] = {
+    sig = "tide.couple.liu_contact_segments{ grid, x, v, u, fixed, radius, segments, slip = false } -> n",
+    does = "Tide's stronger Eq. 23 for rods and points: every face within radius of a segment (or of a vertex) gets the solid's velocity at the closest point (linear along the segment; the closest segment or vertex wins) in u and 1 in fixed, whatever the phase of its cells: the solid is an obstacle of radius about `radius` in the projection all along the rod, so the liquid neither tunnels between a rod's vertices nor flows through a vertex's cells once it is on both sides.",
+    args = {
+      { "x, v", "{nv, dim} f64", "required", "vertex positions [m] and velocities [m/s]" },
+      { "u, fixed", "f64 Mac, u8 Mac", "required", "written on the faces set only" },
+      { "radius", "number", "required", "reach of the solid [m] (> 0)" },
+      { "segments", "{ns, 2} i32", "none", "1-based vertex pairs (a rod mesh's elements); without, every vertex is a point" },
+      { "slip", "boolean", "false", "a face of axis a is set only where the segment's unit tangent has t_a^2 <= 1 - 1/dim (the liquid slides along the rod); a point sets every axis" },
+    },
+    returns = "number of faces set",
+    ref = "Liu et al. 2024 Sec. 4.3.6, Eq. 23 (Tide's variant)",
+    see = see,
+  },
   ["tide.liu.new"] = {
-    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", keep = true, contact_slip = false, ... } -> state",
+    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", keep = true, contact_slip = false, contact = \"vertices\", contact_radius, ... } -> state",
     does = "State of Liu et al.'s coupled step (Algorithms 1-2) for a level-set liquid and solid vertices.",
     args = {
       { "x, v, mass, fixed", "{nv, dim}, {nv, dim}, number or {nv}, {nv} u8", "none", "the solid vertices" },
@@ -56,6 +70,8 @@ return {
       { "redistance_at", "\"prediction\" | \"after\"", "\"prediction\"", "redistance phi* before the solve, or phi^{n+1} after it (the paper)" },
       { "advect_region", "boolean", "true", "advect u and phi only where the step reads them (near the liquid): bit-identical results, 6-8x less advection at 96^3" },
       { "contact_slip", "boolean", "false", "the contact faces of both projections take only the normal part of the solid velocity (tide.couple.liu_contact_faces slip): the liquid slides along the solid instead of sticking to it (Tide's addition)" },
+      { "contact", "\"vertices\" | \"segments\"", "\"vertices\"", "the contact faces of both projections: Eq. 23's (the liquid-air faces of the contacting vertices' dual cells, tide.couple.liu_contact_faces), or every face within contact_radius of a rod segment of the mesh (or of a vertex: free points, other meshes), any phase (tide.couple.liu_contact_segments; Tide's addition: the rods as obstacles in the projections)" },
+      { "contact_radius", "number", "dhat + dx/2", "reach of contact = \"segments\" [m]" },
       { "keep", "boolean", "true", "with volume: before the redistancing of phi*, gather a component left with no liquid cell or none a quarter cell deep (a film thinner than the grid) into its round(V0 / V_cell) deepest cells (tide.VolumeTracker:keep); false: such a film and its volume vanish (Tide's addition, not the paper's)" },
     },
     returns = "state S (S.phi, S.u, S.x, S.v, S.t, S.last = stats of the last step)",

@@ -1,0 +1,73 @@
+-- A 2D section of Liu et al. Fig. 18: a drop resting on two rods seen end-on (two fixed
+-- vertices), under gravity, held by surface tension and contact -- or not.
+-- Drop radius R = 8 dx (48^2 cells, R = 0.167 m), the two points a gap G = R apart, 0.75 dx
+-- below the drop (penetration-free start), tide.liu with contact = "segments" (every face
+-- within dhat + dx/2 of a vertex takes its velocity, 0: the points are small obstacles).
+-- Holding estimate (Laplace pressure vs hydrostatic head): the meniscus spanning the gap
+-- can carry a pressure jump of at most sigma / (G/2) = 2 sigma / G; the pressure at the gap
+-- is the drop's own Laplace pressure sigma / R plus the head rho g h of the liquid above it,
+-- h = R + sqrt(R^2 - G^2/4) = 1.87 R for G = R.  Held while 2 sigma / G >= sigma / R + rho g h,
+-- i.e. sigma >= rho g h / (2/G - 1/R) = 1.87 rho g R^2 (Bond number rho g R^2 / sigma <= 0.53).
+-- Case 1: Bo 0.2 (sigma 1362 N/m): held -- the centre comes to rest above the points.
+-- Case 2: Bo 5 (sigma 54.5 N/m): falls between the points.
+-- Every step: no vertex inside the liquid (d > 0 after each solve, liu.check), volume within 1%.
+local tide = require "tide"
+local T = require "tide.testing"
+local liu = require "tide.liu"
+local drop = require "tide.drop"
+
+local n = 48
+local dx = 1 / n
+local R, G = 8 * dx, 8 * dx
+local g = tide.grid.new { size = { n, n }, dx = dx }
+local cx, cy = 0.5, 0.55
+local py = cy - math.sqrt(R * R - G * G / 4) - 0.75 * dx
+
+local function centre(S)
+  local c, sy = 0, 0
+  for i = 1, n do
+    for j = 1, n do
+      if S.phi:get(i, j) < 0 then c, sy = c + 1, sy + (j - 0.5) * dx end
+    end
+  end
+  return sy / math.max(c, 1)
+end
+
+local function run(Bo, tend)
+  local sigma = 1000 * 9.81 * R * R / Bo
+  local S = liu.new { grid = g, phi = drop.disk { grid = g, center = { cx, cy }, radius = R },
+    x = tide.array.from { { cx - G / 2, py }, { cx + G / 2, py } }, fixed = tide.array.zeros({ 2 }, "u8"):fill(1),
+    mass = 1, gravity = { 0, -9.81 }, sigma = sigma, contact = "segments" }
+  local V0 = liu.volume(S)
+  local r = { pen = 0, min_d = math.huge, drift = 0, steps = 0, sigma = sigma }
+  local window = 0.05 -- the centre's mean velocity over the last `window` seconds
+  local yw, tw = nil, nil
+  while S.t < tend do
+    local st = liu.step(S, liu.max_dt(S))
+    liu.check(S)
+    r.pen, r.min_d = r.pen + st.penetrating, math.min(r.min_d, st.min_d)
+    r.drift = math.max(r.drift, math.abs(liu.volume(S) / V0 - 1))
+    r.steps = r.steps + 1
+    if not yw and S.t >= tend - window then yw, tw = centre(S), S.t end
+  end
+  r.y = centre(S)
+  r.v = (r.y - yw) / (S.t - tw)
+  return r
+end
+
+local h = run(0.2, 0.4)
+print(string.format("Bo 0.2 (sigma %.0f N/m): %d steps, centre %.3f m (points at %.3f m, start %.3f m), "
+  .. "mean velocity over the last 0.05 s %.3f m/s, min d %.2f dx, max |V/V0 - 1| %.1e", h.sigma, h.steps, h.y, py, cy,
+  h.v, h.min_d / dx, h.drift))
+T.check(h.pen == 0 and h.min_d > 0, "held: no vertex inside the liquid at any step")
+T.check(h.drift < 0.01, string.format("held: volume within 1%% (%.1e)", h.drift))
+T.check(h.y > py + 0.5 * R, string.format("held: the centre stays above the points (%.3f m > %.3f m)", h.y, py + 0.5 * R))
+T.check(math.abs(h.v) < 0.05, string.format("held: the centre is at rest (%.3f m/s; free fall 3.9 m/s)", h.v))
+
+local f = run(5, 0.3)
+print(string.format("Bo 5 (sigma %.1f N/m): %d steps, centre %.3f m, velocity %.3f m/s, min d %.2f dx, "
+  .. "max |V/V0 - 1| %.1e", f.sigma, f.steps, f.y, f.v, f.min_d / dx, f.drift))
+T.check(f.pen == 0 and f.min_d > 0, "falls: no vertex inside the liquid at any step")
+T.check(f.drift < 0.01, string.format("falls: volume within 1%% (%.1e)", f.drift))
+T.check(f.y < py and f.v < -1, string.format("falls: the centre passes below the points (%.3f m < %.3f m) at %.2f m/s",
+  f.y, py, f.v))
