@@ -1017,8 +1017,8 @@ static int newton_minimize(tide_tetmesh *m, const tide_step_opts *o, solid_work 
    * steps before (state of the run: fem->ipc_dmin) */
   double dprev = f->ipc_dmin > 0 ? f->ipc_dmin : HUGE_VAL;
   for (int it = 0; it < maxit; it++) {
+    if (w->ipc && (s = ipc_update(w, x, 0))) return s; /* broad_seconds, not assembly */
     double ta = tide_wtime();
-    if (w->ipc && (s = ipc_update(w, x, 0))) return s;
     if (w->kappa_adapt && (w->ipc || w->sdf_on)) {
       /* IPC's adaptive kappa: a contact distance below eps that keeps
        * shrinking doubles kappa (the potential changes: E0 again).
