@@ -84,6 +84,10 @@ local defaults = {
                        -- (a static wall's closing; the default, kept since the ghost-fluid
                        -- surface through the solids lets both rest a heavy solid on the floor,
                        -- docs/couple.md)
+  mass_consistent = false, -- true (with transfer = "flip"): the particles receive the projection's
+                       -- change by the projection's face masses rho A_f dx^d, not their kernel mass
+                       -- (tide.couple.flip_increment): liquid + solid momentum through impacts
+  mass_cap = 2,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -348,6 +352,11 @@ function zarifi.step(S, dt)
     advect = dt, order = L.order, labels = S.solid_cells, solid_phi = S.solid_phi })
   if S.separation > 0 then flip.separate(L, dt) end                        --    volume correction (flip.separate)
   flip.transfer_to_grid(L)                                                  -- 3. velocities (§4.3)
+  local consistent = S.mass_consistent and S.transfer == "flip"
+  if consistent then                                                        --    (the particles' kernel mass per face)
+    S.weights, S.increment = S.weights or g:mac(), S.increment or g:mac()
+    liquid.p2g(ps, S.increment, { scheme = S.transfer, weights = S.weights })
+  end
   if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
   L.u_old:copy(u)
   u:add_gravity(dt, S.gravity)                                              -- 4. external accelerations
@@ -361,9 +370,19 @@ function zarifi.step(S, dt)
     zarifi.surface_through_solids(S)                                        --    the free surface continued through the solids
   end
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
+  if consistent then                                                        --    its change by rho A_f dx^d
+    stats.increment = couple.flip_increment { u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
+      weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment }
+  end
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)
   if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
+  if consistent then                                                        --    line 2's g2p adds u - old = the increment
+    for a = 1, g.dim do
+      local comp = a == 1 and "u" or a == 2 and "v" or "w"
+      L.u_old[comp]:copy(u[comp]):axpy(-1, S.increment[comp])
+    end
+  end
   S.t, S.steps = S.t + dt, S.steps + 1
   check_stable(S)
   return stats

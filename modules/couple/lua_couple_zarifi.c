@@ -231,6 +231,43 @@ static int l_solid_faces(lua_State *L) {
   return 1;
 }
 
+static const char *const flip_increment_keys[] = {"u",        "old", "valid", "fractions", "weights",
+                                                   "per_cell", "cap", "dt",  "gravity", "out", NULL};
+
+/* tide.couple.flip_increment{ u =, old =, valid =, weights =, per_cell =, dt =, out =
+ * [, fractions] [, gravity] [, cap] } -> { orphan = {..}, orphans =, max_scale = }, out filled (zarifi.h) */
+static int l_flip_increment(lua_State *L) {
+  const char *fn = "tide.couple.flip_increment";
+  tide_opts o = tide_lua_opts(L, 1, fn, flip_increment_keys);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T);
+  tide_mac *old = tide_opt_reqobj(&o, "old", TIDE_MAC_T);
+  tide_mac *valid = tide_opt_reqobj(&o, "valid", TIDE_MAC_T);
+  tide_mac *w = tide_opt_reqobj(&o, "weights", TIDE_MAC_T);
+  tide_mac *fr = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
+  double per_cell = tide_opt_reqnum(&o, "per_cell", 1e-300, HUGE_VAL);
+  double cap = tide_opt_num(&o, "cap", HUGE_VAL, 1e-300, HUGE_VAL);
+  double dt = tide_opt_reqnum(&o, "dt", 0, HUGE_VAL);
+  const int d = u->grid.dim;
+  double grav[3] = {0, -9.81, 0};
+  if (d == 2) grav[2] = 0;
+  if (tide_opt_has(&o, "gravity")) tide_opt_vec(&o, "gravity", d, d, grav);
+  tide_mac *out = tide_opt_reqobj(&o, "out", TIDE_MAC_T);
+  tide_zarifi_increment_stats s;
+  tide_lua_check(L, tide_zarifi_flip_increment(u, old, valid, fr, w, per_cell, cap, dt, grav, out, &s), fn);
+  lua_createtable(L, 0, 3);
+  lua_createtable(L, d, 0);
+  for (int a = 0; a < d; a++) {
+    lua_pushnumber(L, s.orphan[a]);
+    lua_rawseti(L, -2, a + 1);
+  }
+  lua_setfield(L, -2, "orphan");
+  lua_pushinteger(L, (lua_Integer)s.orphans);
+  lua_setfield(L, -2, "orphans");
+  lua_pushnumber(L, s.max_scale);
+  lua_setfield(L, -2, "max_scale");
+  return 1;
+}
+
 static const char *const contact_dt_keys[] = {"solids", "colliders", "dt", NULL};
 
 /* tide.couple.contact_dt{ solids =, colliders =, dt = } -> the largest step <= dt keeping every
@@ -359,7 +396,7 @@ static int l_project(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {"contact_dt", l_contact_dt}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {"flip_increment", l_flip_increment}, {"contact_dt", l_contact_dt}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

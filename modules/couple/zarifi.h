@@ -148,6 +148,32 @@ int tide_zarifi_scatter(const double *in, tide_mac *u);
 int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh *const *solids,
                             int ns, int layers, int64_t *count);
 
+/* The particles' FLIP increment of one coupled projection, mass-consistent.  The projection
+ * conserves liquid + solid momentum with the face masses rho A_f dx^d (A_f the open fraction);
+ * a FLIP transfer gives the particles sum_f m_f du_f instead, m_f = m_p sum_p w_fp their
+ * kernel mass, which near the free surface and in cut cells is not rho A_f dx^d (the
+ * water-filled ring dropped on the floor: 7.7 N s of 11.7 N s lost sideways in 0.4 s,
+ * figures/zarifi_momentum_budget.lua).  Here each valid face (valid, u8: the faces the
+ * projection set) gets inc_f = dt g_a + s_f (u_f - u_old_f - dt g_a) with
+ * s_f = per_cell A_f / W_f = rho A_f dx^d / m_f (weights W: sum_p w_fp of the particle-to-grid
+ * transfer, f64 MAC; per_cell = rho dx^d / m_p; fractions NULL: A_f = 1), every other face
+ * dt g_a: the particles then receive sum_p m_p dv_p = sum_f rho A_f dx^d du_f + M dt g.  s_f is
+ * at most cap (> 0; a face the particles barely reach would kick them); the part of a face's
+ * change its particles cannot take (all of it where no particle reaches, W_f = 0) is given to
+ * all particles by their mass (a uniform increment per axis), so the sum holds to round-off for
+ * any cap: those faces are counted in stats->orphans, their sum_f (A_f - s_f W_f / per_cell) du_f
+ * per axis in stats->orphan (times rho dx^d: the momentum spread [N s]); stats->max_scale the
+ * largest s_f used.  The caller gives g2p old = u - inc. */
+typedef struct tide_zarifi_increment_stats {
+  double orphan[3];
+  double max_scale;
+  int64_t orphans;
+} tide_zarifi_increment_stats;
+int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const tide_mac *valid,
+                               const tide_mac *fractions, const tide_mac *weights, double per_cell,
+                               double cap, double dt, const double gravity[3], tide_mac *inc,
+                               tide_zarifi_increment_stats *stats);
+
 /* --------------------------------------------------- coupled projection */
 enum {
   TIDE_ZARIFI_SPD = 0,        /* Eq. 5.25-5.36: [A11 aA12; aA21 a^2A22] (p, v/a) */

@@ -236,3 +236,58 @@ int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh
   if (count) *count = cnt;
   return st;
 }
+
+int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const tide_mac *valid,
+                               const tide_mac *fractions, const tide_mac *weights, double per_cell,
+                               double cap, double dt, const double gravity[3], tide_mac *inc,
+                               tide_zarifi_increment_stats *stats) {
+  int st;
+  if (stats) *stats = (tide_zarifi_increment_stats){{0, 0, 0}, 0, 0};
+  if ((st = tide_mac_check(u, NULL, TIDE_F64, "u"))) return st;
+  const tide_grid *g = &u->grid;
+  if ((st = tide_mac_check(u_old, g, TIDE_F64, "old")) ||
+      (st = tide_mac_check(valid, g, TIDE_U8, "valid")) ||
+      (st = tide_mac_check(weights, g, TIDE_F64, "weights")) ||
+      (st = tide_mac_check(inc, g, TIDE_F64, "out")))
+    return st;
+  if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
+  if (!(per_cell > 0) || !isfinite(per_cell))
+    return tide_fail(TIDE_EINVAL, "per_cell must be a positive number");
+  if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be finite");
+  if (!(cap > 0)) return tide_fail(TIDE_EINVAL, "cap must be positive");
+  tide_zarifi_increment_stats s = {{0, 0, 0}, 0, 0};
+  for (int a = 0; a < g->dim; a++) {
+    const double *uu = TIDE_F64P(u->u[a]), *uo = TIDE_F64P(u_old->u[a]);
+    const double *w = TIDE_F64P(weights->u[a]);
+    const double *fr = fractions ? TIDE_F64P(fractions->u[a]) : NULL;
+    const uint8_t *ok = TIDE_U8P(valid->u[a]);
+    double *out = TIDE_F64P(inc->u[a]);
+    const double ga = dt * gravity[a];
+    const int64_t n = tide_array_size(u->u[a]);
+    double wsum = 0;
+    for (int64_t f = 0; f < n; f++) {
+      wsum += w[f];
+      const double A = fr ? fr[f] : 1;
+      const double dp = ok[f] ? uu[f] - uo[f] - ga : 0; /* the projection's change */
+      double add = 0;
+      if (dp != 0 && A > 0) {
+        /* rho A_f dx^d / m_f, at most cap */
+        const double scale = w[f] > 0 ? fmin(per_cell * A / w[f], cap) : 0;
+        add = scale * dp;
+        s.max_scale = fmax(s.max_scale, scale);
+        if (scale * w[f] < per_cell * A) /* what the particles cannot take */
+          s.orphan[a] += (A - scale * w[f] / per_cell) * dp, s.orphans++;
+      }
+      out[f] = ga + add;
+    }
+    /* what the particles could not take locally goes to all of them by their mass: a uniform
+     * increment c gives sum_p m_p c = m_p c sum_f W_f (the tent weights sum to 1 per particle) */
+    if (s.orphan[a] != 0 && wsum > 0) {
+      const double c = per_cell * s.orphan[a] / wsum;
+      for (int64_t f = 0; f < n; f++)
+        out[f] += c;
+    }
+  }
+  if (stats) *stats = s;
+  return TIDE_OK;
+}
