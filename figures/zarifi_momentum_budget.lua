@@ -26,10 +26,11 @@ local flip = require "tide.flip"
 local liquid, couple = tide.liquid, tide.couple
 
 local P = tide.params({ res = 32, T = 0.4, sampling = "linear", fractions = "node", transfer = "flip", solid_faces = true,
-  contact = "barrier", every = 1, mass_consistent = false, cap = 2.0 },
+  contact = "barrier", every = 1, mass_consistent = false, cap = 4.0, tau_m = 0.5, clamp = 0.15 },
   { res = "cells across", T = "simulated time [s]", sampling = "linear or cell", fractions = "node or exact",
     transfer = "flip, apic or pic", solid_faces = "zarifi.new's solid_faces", contact = "barrier or explicit",
-    every = "print every n-th step", mass_consistent = "zarifi.new's mass_consistent", cap = "zarifi.new's mass_cap" })
+    every = "print every n-th step", mass_consistent = "zarifi.new's mass_consistent", cap = "zarifi.new's mass_cap",
+    tau_m = "the ring's Rayleigh mass damping [1/s]", clamp = "zarifi.new's clamp" })
 
 local n, R, r = P.res, 0.2, 0.14
 local g = tide.grid.new { size = { n, n }, dx = 1 / n }
@@ -37,12 +38,12 @@ local dx, d = g.dx, 2
 local c = { 0.4, 0.5 }
 local m = tide.solid.bcc { shape = tide.shape.difference(tide.shape.sphere { center = c, radius = R },
   tide.shape.sphere { center = c, radius = r }), h = math.max((R - r) / 3, 0.75 * dx) }
-m:material { model = "corotational", E = 1e6, nu = 0.3, density = 500, rayleigh_mass = 0.5, rayleigh_stiffness = 0.002 }
+m:material { model = "corotational", E = 1e6, nu = 0.3, density = 500, rayleigh_mass = P.tau_m, rayleigh_stiffness = 0.002 }
 local phi = tide.shape.intersection(tide.shape.sphere { center = c, radius = r - 0.25 * dx },
   tide.shape.box { min = { c[1] + 0.2 * r, 0 }, max = { 1, 1 } }):sdf(g)
 local ps = tide.liquid.seed { grid = g, phi = phi }
 local opts = { grid = g, particles = ps, solids = { m }, sampling = P.sampling, fractions = P.fractions,
-  solid_faces = P.solid_faces, transfer = P.transfer, contact = P.contact }
+  solid_faces = P.solid_faces, transfer = P.transfer, contact = P.contact, clamp = P.clamp }
 if P.mass_consistent then opts.mass_consistent, opts.mass_cap = true, P.cap end
 local S = zarifi.new(opts)
 local rho, mp, rfl = S.rho, S.rho * dx ^ d / 2 ^ d, P.transfer == "flip" and S.flip or (P.transfer == "pic" and 0 or 1)
@@ -121,6 +122,8 @@ while t < P.T - 1e-12 do
   pending = given + term.flip + term.pic
   t, step = t + dt, step + 1
   local P1 = Pp() + pending + Ps() -- the particles' momentum once line 2 has given them the grid's change
+  local Pz = zarifi.momentum(S)[1]
+  if math.abs(Pz - P1) > 1e-9 * (1 + math.abs(P1)) then error(string.format("zarifi.momentum %.12g, the budget %.12g", Pz, P1)) end
   for k, v in pairs(term) do total[k] = total[k] + v end
   worst = math.max(worst, math.abs(P1 - Pstart))
   local py = ps.v:select(2, 2):sum() * mp

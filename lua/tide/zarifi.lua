@@ -87,7 +87,7 @@ local defaults = {
   mass_consistent = false, -- true (with transfer = "flip"): the particles receive the projection's
                        -- change by the projection's face masses rho A_f dx^d, not their kernel mass
                        -- (tide.couple.flip_increment): liquid + solid momentum through impacts
-  mass_cap = 2,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
+  mass_cap = 4,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -338,6 +338,27 @@ function zarifi.project(S, dt)
   return st
 end
 
+--- With mass_consistent: the field line 2's FLIP g2p subtracts, old = u - inc - c.  inc is the
+-- projection's change by its face masses (tide.couple.flip_increment, after line 7); c a uniform
+-- increment per axis that returns to the particles what the PIC part of the blend,
+-- (1 - r)(sum_f m_f u_f - sum_p m_p v_p - sum_f m_f inc_f), takes or gives beyond it (u from the
+-- extrapolation, the walls and the solid faces on faces the particles reach): r M c = -(1 - r) E.
+function zarifi.flip_old(S)
+  local g, L, u, W = S.grid, S.liquid, S.u, S.weights
+  local mp = S.rho * g.dx ^ g.dim / L.per_cell
+  local r = S.flip
+  S.ones = S.ones or g:mac()
+  for a = 1, g.dim do
+    local comp = a == 1 and "u" or a == 2 and "v" or "w"
+    local old = L.u_old[comp]:copy(u[comp]):axpy(-1, S.increment[comp])
+    local M = mp * W[comp]:sum()
+    if r > 0 and M > 0 then
+      local E = mp * W[comp]:dot(old) - mp * S.particles.v:select(2, a):sum()
+      old:axpy((1 - r) * E / (r * M), S.ones[comp]:fill(1))
+    end
+  end
+end
+
 --- Advance liquid and solids by dt (Algorithm 4).  Returns the projection statistics.
 function zarifi.step(S, dt)
   local L, g, ps, u = S.liquid, S.grid, S.particles, S.u
@@ -377,12 +398,7 @@ function zarifi.step(S, dt)
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)
   if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
-  if consistent then                                                        --    line 2's g2p adds u - old = the increment
-    for a = 1, g.dim do
-      local comp = a == 1 and "u" or a == 2 and "v" or "w"
-      L.u_old[comp]:copy(u[comp]):axpy(-1, S.increment[comp])
-    end
-  end
+  if consistent then zarifi.flip_old(S) end                                --    line 2's g2p adds u - old = the increment
   S.t, S.steps = S.t + dt, S.steps + 1
   check_stable(S)
   return stats
@@ -660,6 +676,30 @@ function zarifi.surface_level(S, clear)
     end
   end
   return cnt > 0 and tot / cnt or nil
+end
+
+--- Momentum of liquid + solids [N s] (a table of dim numbers), the liquid's as line 2's g2p will
+-- leave it: the particles' sum m_p v_p plus the grid's change since they last received it (a
+-- projection's impulse is on the solids at once but reaches the particles one step later):
+-- FLIP: r sum_f m_f (u - old)_f + (1 - r)(sum_f m_f u_f - sum m_p v_p) with FLIP ratio r;
+-- PIC and APIC: sum_f m_f u_f in place of the particles'; m_f = m_p sum_p w_fp the particles'
+-- kernel mass of face f (from p2g's weights; m_p = rho dx^d / per_cell).
+function zarifi.momentum(S)
+  local g, ps, L = S.grid, S.particles, S.liquid
+  local mp = S.rho * g.dx ^ g.dim / L.per_cell
+  S.momentum_w, S.momentum_u = S.momentum_w or g:mac(), S.momentum_u or g:mac()
+  liquid.p2g(ps, S.momentum_u, { weights = S.momentum_w })
+  local r = S.transfer == "flip" and S.flip or 0
+  local P = {}
+  for a = 1, g.dim do
+    local comp = a == 1 and "u" or a == 2 and "v" or "w"
+    local W, u, old = S.momentum_w[comp], S.u[comp], L.u_old[comp]
+    local pp = ps.v:select(2, a):sum() * mp
+    local mu = mp * W:dot(u)
+    P[a] = pp + r * (mu - mp * W:dot(old)) + (1 - r) * (mu - pp)
+    for _, m in ipairs(S.solids) do P[a] = P[a] + m.mass:dot(m.v:select(2, a)) end
+  end
+  return P
 end
 
 --- Centre of mass [m] (a table of dim numbers) and mean velocity of a solid.
