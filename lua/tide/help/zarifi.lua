@@ -40,6 +40,14 @@ return {
     sig = "zarifi.surface_level(S, clear) -> y", does = "Height of the free surface (2D, level_set on): the first zero crossing of the particle level set S.liquid.phi going up each column, averaged over the columns whose centre x satisfies clear(x) (those clear of the solids).",
     args = { S_, { "clear", "function(x) -> boolean", "required", "which columns count" } }, returns = "y [m] (nil if no column counts)", see = see,
   },
+  ["tide.zarifi.momentum"] = {
+    sig = "zarifi.momentum(S) -> P", does = "Momentum of liquid + solids, the liquid's as line 2's g2p will leave it: the particles' sum m_p v_p plus the grid's change since they last received it (a projection's impulse is on the solids at once, on the particles one step later). FLIP: r sum_f m_f (u - old)_f + (1 - r)(sum_f m_f u_f - sum_p m_p v_p) added; PIC/APIC: sum_f m_f u_f; m_f = m_p sum_p w_fp.",
+    args = { S_ }, returns = "list of dim numbers [N s]", see = see,
+  },
+  ["tide.zarifi.flip_old"] = {
+    sig = "zarifi.flip_old(S)", does = "With mass_consistent, after line 8: S.liquid.u_old = u - inc - c, the field line 2's FLIP g2p subtracts; inc from tide.couple.flip_increment, c a uniform increment per axis returning what the blend's PIC part takes or gives beyond inc (r M c = -(1 - r) E).",
+    args = { S_ }, returns = "nothing", see = see,
+  },
   ["tide.zarifi.centroid"] = {
     sig = "zarifi.centroid(m) -> c, v", does = "Centre of mass and mean velocity of a solid (mass-weighted over its nodes).",
     args = { { "m", "tide.TetMesh", "required", "with a material" } }, returns = "two lists of dim numbers [m], [m/s]", see = see,
