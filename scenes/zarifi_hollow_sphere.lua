@@ -10,13 +10,14 @@ local tide = require "tide"
 local zarifi = require "tide.zarifi"
 
 local P = zarifi.scene_params({ out = "out/zarifi_hollow_sphere", E = 1e6, nu = 0.3, density = 500, R = 0.2, r = 0.14,
-  speed = 3, uneven = false, tau_m = 0.5, tau_k = 0.002, height = 0.5, fractions = "node", solid_faces = true }, {
+  speed = 3, uneven = false, tau_m = 0.5, tau_k = 0.002, height = 0.5, fractions = "node", solid_faces = true, mass_consistent = false }, {
   E = "shell's Young's modulus [Pa]", nu = "Poisson's ratio", density = "shell density [kg/m^3]",
   R = "outer radius [m]", r = "inner radius [m]", speed = "initial speed of the water (+x) [m/s]",
   uneven = "Fig. 6.5: water at rest in the right part of the cavity instead of a thrown ball",
   tau_m = "Rayleigh mass damping [1/s]", tau_k = "Rayleigh stiffness damping [s]",
   height = "height of the sphere's centre at the start [m]",
   solid_faces = "the liquid's closed faces inside the shell carry its velocity (false: 0; the water is dragged)",
+  mass_consistent = "the particles receive the projection's change by its face masses (zarifi.new mass_consistent: momentum kept through the impacts)",
   fractions = "solid face fractions: node (node SDF, section 5.4) or exact (clipped; with --sampling cell the projection conserves momentum)",
 })
 if not (P.r > 0 and P.r < P.R) then error("--r must be in (0, R)", 0) end
@@ -44,7 +45,7 @@ local ps = tide.liquid.seed { grid = g, phi = phi, per_cell = P.per_cell > 0 and
   velocity = dim == 2 and { P.uneven and 0 or P.speed, 0 } or { P.uneven and 0 or P.speed, 0, 0 } }
 if P.fractions ~= "node" and P.fractions ~= "exact" then error("--fractions must be node or exact", 0) end
 local S = zarifi.new { grid = g, particles = ps, solids = { shell }, scheme = P.scheme, sampling = P.sampling, cfl = P.cfl,
-  fractions = P.fractions, solid_faces = P.solid_faces }
+  fractions = P.fractions, solid_faces = P.solid_faces, mass_consistent = P.mass_consistent }
 local liquid_mass = #ps * S.rho * dx ^ dim / (P.per_cell > 0 and P.per_cell or 2 ^ dim)
 print(string.format("shell %.3g kg, water %.3g kg (%s)", shell.mass:sum(), liquid_mass,
   P.uneven and "at rest in the right part of the cavity" or string.format("a ball thrown at %.3g m/s", P.speed)))
