@@ -26,11 +26,12 @@ local flip = require "tide.flip"
 local liquid, couple = tide.liquid, tide.couple
 
 local P = tide.params({ res = 32, T = 0.4, sampling = "linear", fractions = "node", transfer = "flip", solid_faces = true,
-  contact = "barrier", every = 1, mass_consistent = false, cap = 4.0, tau_m = 0.5, clamp = 0.15 },
+  contact = "barrier", every = 1, mass_consistent = false, cap = 4.0, tau_m = 0.5, clamp = 0.15, level_set = "" },
   { res = "cells across", T = "simulated time [s]", sampling = "linear or cell", fractions = "node or exact",
     transfer = "flip, apic or pic", solid_faces = "zarifi.new's solid_faces", contact = "barrier or explicit",
     every = "print every n-th step", mass_consistent = "zarifi.new's mass_consistent", cap = "zarifi.new's mass_cap",
-    tau_m = "the ring's Rayleigh mass damping [1/s]", clamp = "zarifi.new's clamp" })
+    tau_m = "the ring's Rayleigh mass damping [1/s]", clamp = "zarifi.new's clamp",
+    level_set = "zarifi.new's level_set (\"\": the voxel surface)" })
 
 local n, R, r = P.res, 0.2, 0.14
 local g = tide.grid.new { size = { n, n }, dx = 1 / n }
@@ -44,6 +45,7 @@ local phi = tide.shape.intersection(tide.shape.sphere { center = c, radius = r -
 local ps = tide.liquid.seed { grid = g, phi = phi }
 local opts = { grid = g, particles = ps, solids = { m }, sampling = P.sampling, fractions = P.fractions,
   solid_faces = P.solid_faces, transfer = P.transfer, contact = P.contact, clamp = P.clamp }
+if P.level_set ~= "" then opts.level_set = P.level_set end
 if P.mass_consistent then opts.mass_consistent, opts.mass_cap = true, P.cap end
 local S = zarifi.new(opts)
 local rho, mp, rfl = S.rho, S.rho * dx ^ d / 2 ^ d, P.transfer == "flip" and S.flip or (P.transfer == "pic" and 0 or 1)

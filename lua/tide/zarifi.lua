@@ -149,6 +149,9 @@ function zarifi.new(opts)
   if type(S.clamp) ~= "number" or S.clamp < 0 or S.clamp >= 0.5 then
     raise("tide.zarifi.new: clamp must be a number in [0, 0.5), got " .. tostring(S.clamp))
   end
+  if type(S.mass_cap) ~= "number" or not (S.mass_cap > 0) then
+    raise("tide.zarifi.new: mass_cap must be a positive number, got " .. tostring(S.mass_cap))
+  end
   if S.contact ~= "barrier" and S.contact ~= "explicit" then
     raise("tide.zarifi.new: contact must be \"barrier\" or \"explicit\", got " .. tostring(S.contact))
   end
