@@ -153,7 +153,7 @@ int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh
  * a FLIP transfer gives the particles sum_f m_f du_f instead, m_f = m_p sum_p w_fp their
  * kernel mass, which near the free surface and in cut cells is not rho A_f dx^d (the
  * water-filled ring dropped on the floor: 7.7 N s of its worst 13.1 N s sideways in 0.4 s,
- * figures/zarifi_momentum_budget.lua).  Here each valid face (valid, u8: the faces the
+ * scripts/zarifi_momentum_budget.lua).  Here each valid face (valid, u8: the faces the
  * projection set) gets inc_f = dt g_a + s_f (u_f - u_old_f - dt g_a) with
  * s_f = per_cell A_f / W_f = rho A_f dx^d / m_f (weights W: sum_p w_fp of the particle-to-grid
  * transfer, f64 MAC; per_cell = rho dx^d / m_p; fractions NULL: A_f = 1), every other face

@@ -5,7 +5,7 @@
 -- the projection, its explicit fallback) acts along the floor's normal, there is no mass damping:
 -- water + ring must keep P_x = 0.  Counted with zarifi.momentum (the particles' momentum as line
 -- 2 will leave it: a projection's impulse is on the ring at once, on the particles a step later).
--- Measured (figures/zarifi_momentum_budget.lua splits it): the FLIP transfer gave the particles
+-- Measured (scripts/zarifi_momentum_budget.lua splits it): the FLIP transfer gave the particles
 -- the projection's change by their kernel mass, not the projection's rho A_f dx^d: 8.2 N s lost
 -- with cell sampling and exact unclamped fractions (the projection itself conserves to 5e-10),
 -- 11.9 N s with the recipe's defaults; with zarifi.new{ mass_consistent = true } 2e-4 N s and

@@ -19,7 +19,7 @@
 --            overwrote on faces the particles reach
 --   rest     the particles' actual change at line 2 minus flip, pic and the projection's change
 --            (interpolation: the g2p weights' mismatch with p2g's); 0 to round-off
---   build/tide figures/zarifi_momentum_budget.lua [--sampling cell] [--fractions exact] [--T 0.4] [--transfer flip]
+--   build/tide scripts/zarifi_momentum_budget.lua [--sampling cell] [--fractions exact] [--T 0.4] [--transfer flip]
 local tide = require "tide"
 local zarifi = require "tide.zarifi"
 local flip = require "tide.flip"
