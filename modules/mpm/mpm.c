@@ -383,9 +383,9 @@ MPM_INLINE double fma1(double a, double b, double c) {
 MPM_INLINE mpm_v4 bc4(double a) { return (mpm_v4){a, a, a, a}; }
 
 /* The B-spline stencil of one particle: per axis the weights w[a][t] and
- * offsets r[a][t] = x_node - x_p of its O = order + 1 nodes, and the node
- * storage indices: dense, row[t0 O + t1] is node (t0, t1, 0), its z-row
- * neighbours follow at + t2; sparse (SP), node (t0, t1, t2) is at
+ * offsets r[a][t] = (x_node - x_p) / dx of its O = order + 1 nodes, and
+ * the node storage indices: dense, row[t0 O + t1] is 4 x that of node
+ * (t0, t1, 0), its z-row neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
  * id[(t0 O + t1) O + t2] (2D: id[t0 O + t1]).  D, O and SP are
  * compile-time constants in the kernels below (always inlined), so every
  * loop over the stencil has a fixed trip count. */
@@ -394,41 +394,39 @@ typedef struct {
   int64_t row[16], id[64];
 } stencil_t;
 
-/* storage index of stencil node (t0, t1, t2) */
-MPM_INLINE int64_t st_node(const stencil_t *S, int D, int O, int SP, int t0, int t1, int t2) {
-  return SP ? S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->row[t0 * O + t1] + t2;
+/* 4 x the storage index of stencil node (t0, t1, t2): its offset in the
+ * 4-lane node arrays */
+MPM_INLINE int64_t st_node4(const stencil_t *S, int D, int O, int SP, int t0, int t1, int t2) {
+  return SP ? 4 * S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->row[t0 * O + t1] + 4 * t2;
 }
 
 /* the stencil of the particle at xp; 0 (S undefined) when xp lies outside
- * the band of valid stencils (or is NaN) */
+ * the band of valid stencils [1, hi[a]] (node units; or is NaN) */
 MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, int SP,
-                          const double *xp, double inv, stencil_t *S) {
+                          const double *xp, double inv, const double *hi, stencil_t *S) {
   int base[3] = {0, 0, 0}, in = 1;
   double fx[3];
   MPM_UNROLL
   for (int a = 0; a < D; a++) {
-    double lo, hi;
     fx[a] = (xp[a] - m->g.origin[a]) * inv;
-    band(m, a, &lo, &hi);
-    in &= fx[a] >= lo && fx[a] <= hi;
+    in &= fx[a] >= 1.0 && fx[a] <= hi[a];
   }
   if (!in) return 0;
-  double dx = m->g.dx;
   MPM_UNROLL
   for (int a = 0; a < D; a++) {
     base[a] = bspline(O - 1, fx[a], S->w[a]);
     double rr = fx[a] - base[a]; /* the particle's offset from node base, node units */
     MPM_UNROLL
     for (int t = 0; t < O; t++)
-      S->r[a][t] = (t - rr) * dx;
+      S->r[a][t] = t - rr;
   }
   if (!SP) {
-    int64_t b0 = base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0);
+    int64_t b0 = 4 * (base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0));
     MPM_UNROLL
     for (int t0 = 0; t0 < O; t0++)
       MPM_UNROLL
       for (int t1 = 0; t1 < O; t1++)
-        S->row[t0 * O + t1] = b0 + t0 * s[0] + t1 * s[1];
+        S->row[t0 * O + t1] = b0 + 4 * (t0 * s[0] + t1 * s[1]);
     return 1;
   }
   /* sparse: slot(block) bvol + local index, split into per-axis parts */
@@ -578,7 +576,7 @@ static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, 
 
 typedef struct {
   tide_mpm *m;
-  double dt, Dinv, inv;
+  double dt, Dinv, inv, hi[3]; /* hi: the stencil band's top, node units */
   int64_t s[3];
   double *acc, *nvol; /* acc: nodes x 4 (momentum, mass); nvol: NULL unless node volumes are on */
   const double *x, *v, *c, *F, *V0, *M, *Jp;
@@ -591,10 +589,11 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, c
   const double *vp = X->v + p * D, *cp = X->c + p * D * D;
   double mp = X->M[p], PFt[9], Q[9];
   stress_term(m, X->mi[p], X->F + p * D * D, X->Jp[p], PFt);
-  double k0 = -X->dt * X->V0[p] * X->Dinv;
+  /* Q dx: the offsets r are in node units */
+  double dx = m->g.dx, mdx = mp * dx, k0 = -X->dt * X->V0[p] * X->Dinv * dx;
   MPM_UNROLL
   for (int a = 0; a < D * D; a++)
-    Q[a] = mp * cp[a] + k0 * PFt[a];
+    Q[a] = mdx * cp[a] + k0 * PFt[a];
   /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3:
    * mass.  Node (t0, t1, t2) receives w0 w1 w2 (s0 + qx r0 + qy r1 + qz r2)
    * = w2 R + w01 Z with R = w01 (s0 + qx r0 + qy r1) per (t0, t1) and
@@ -619,14 +618,14 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, c
     for (int t1 = 0; t1 < O; t1++) {
       mpm_v4 w01 = bc4(S->w[0][t0] * S->w[1][t1]), s01 = fma4(qy, bc4(S->r[1][t1]), sx);
       if (D == 2) {
-        double *a = X->acc + st_node(S, D, O, SP, t0, t1, 0) * 4;
+        double *a = X->acc + st_node4(S, D, O, SP, t0, t1, 0);
         *(mpm_v4u *)a = fma4(w01, s01, *(mpm_v4u *)a);
         continue;
       }
       mpm_v4 R = w01 * s01;
       MPM_UNROLL
       for (int t2 = 0; t2 < O2; t2++) {
-        double *a = X->acc + st_node(S, D, O, SP, t0, t1, t2) * 4;
+        double *a = X->acc + st_node4(S, D, O, SP, t0, t1, t2);
         *(mpm_v4u *)a = fma4(w01, Z[t2], fma4(w2b[t2], R, *(mpm_v4u *)a));
       }
     }
@@ -639,7 +638,7 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, c
       for (int t1 = 0; t1 < O; t1++)
         MPM_UNROLL
         for (int t2 = 0; t2 < O2; t2++)
-          X->nvol[st_node(S, D, O, SP, t0, t1, t2)] +=
+          X->nvol[st_node4(S, D, O, SP, t0, t1, t2) / 4] +=
               S->w[0][t0] * S->w[1][t1] * (D == 3 ? S->w[2][t2] : 1) * vol;
   }
 }
@@ -656,7 +655,7 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
       for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
         int64_t p = ps->order[q];
         stencil_t S;
-        if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, &S)) {
+        if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
           bad = 1;
           continue;
         }
@@ -733,6 +732,10 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
   if ((st = tide_particles_bin(ps, &m->g))) return st;
   if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
+  for (int a = 0; a < d; a++) {
+    double lo;
+    band(m, a, &lo, &X.hi[a]);
+  }
   node_strides(m, X.s);
   int64_t nn = m->nn;
   if ((st = acc_reserve(m))) return st;
@@ -944,7 +947,7 @@ static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp
 
 typedef struct {
   tide_mpm *m;
-  double dt, inv, Dinv;
+  double dt, inv, Dinv, hi[3], xlo[3], xhi[3]; /* the stencil band: node units, positions */
   int64_t s[3];
   const double *v4; /* nodes x 4: the node velocities, lanes 0 .. d-1 */
   double *x, *v, *c, *F, *Jp;
@@ -960,7 +963,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
   for (int64_t p = p0; p < p1; p++) {
     double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
     stencil_t S;
-    if (!stencil_at(m, X->s, D, O, SP, xp, X->inv, &S)) {
+    if (!stencil_at(m, X->s, D, O, SP, xp, X->inv, X->hi, &S)) {
       bad = 1;
       continue;
     }
@@ -981,11 +984,11 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
       for (int t1 = 0; t1 < O; t1++) {
         mpm_v4 u = {0}, uz = {0};
         if (D == 2)
-          u = *(const mpm_v4u *)(X->v4 + st_node(&S, D, O, SP, t0, t1, 0) * 4);
+          u = *(const mpm_v4u *)(X->v4 + st_node4(&S, D, O, SP, t0, t1, 0));
         else
           MPM_UNROLL
           for (int t2 = 0; t2 < O2; t2++) {
-            mpm_v4 vv = *(const mpm_v4u *)(X->v4 + st_node(&S, D, O, SP, t0, t1, t2) * 4);
+            mpm_v4 vv = *(const mpm_v4u *)(X->v4 + st_node4(&S, D, O, SP, t0, t1, t2));
             u = fma4(w2b[t2], vv, u);
             uz = fma4(wr2b[t2], vv, uz);
           }
@@ -1004,7 +1007,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
     MPM_UNROLL
     for (int a = 0; a < D; a++) {
       vp[a] = vn[a];
-      double ca[3] = {X->Dinv * Bx[a], X->Dinv * By[a], D == 3 ? X->Dinv * Bz[a] : 0};
+      double k = X->Dinv * m->g.dx; /* B in node units */
+      double ca[3] = {k * Bx[a], k * By[a], D == 3 ? k * Bz[a] : 0};
       MPM_UNROLL
       for (int b = 0; b < D; b++) {
         cp[a * D + b] = ca[b];
@@ -1026,11 +1030,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
     plasticity(&m->mats[X->mi[p]], D, Fp, X->Jp + p);
     MPM_UNROLL
     for (int a = 0; a < D; a++) {
-      double lo, hi, y = xp[a] + dt * vp[a];
-      band(m, a, &lo, &hi);
-      lo = m->g.origin[a] + lo * m->g.dx;
-      hi = m->g.origin[a] + hi * m->g.dx;
-      xp[a] = y < lo ? lo : y > hi ? hi : y;
+      double y = xp[a] + dt * vp[a];
+      xp[a] = y < X->xlo[a] ? X->xlo[a] : y > X->xhi[a] ? X->xhi[a] : y;
     }
   }
   return bad;
@@ -1072,6 +1073,12 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
     return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
   tide_particles *ps = m->ps;
   g2p_ctx X = {.m = m, .dt = dt, .inv = 1 / m->g.dx, .Dinv = dinv(m)};
+  for (int a = 0; a < d; a++) {
+    double lo;
+    band(m, a, &lo, &X.hi[a]);
+    X.xlo[a] = m->g.origin[a] + lo * m->g.dx;
+    X.xhi[a] = m->g.origin[a] + X.hi[a] * m->g.dx;
+  }
   node_strides(m, X.s);
   int st;
   if ((st = acc_reserve(m))) return st;
