@@ -583,8 +583,13 @@ typedef struct {
   const int32_t *mi;
 } p2g_ctx;
 
-/* scatter particle p, stencil S */
-MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S) {
+/* P2G's flags for bad particles */
+enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
+
+/* scatter particle p, stencil S; returns P2G_NONFINITE (and scatters
+ * nothing) when its momentum or Q, the products of v, C and F (through the
+ * stress), are not finite */
+MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S) {
   const tide_mpm *m = X->m;
   const double *vp = X->v + p * D, *cp = X->c + p * D * D;
   double mp = X->M[p], PFt[9], Q[9];
@@ -603,6 +608,14 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, c
   for (int a = 0; a < D; a++) {
     qx[a] = Q[a * D], qy[a] = Q[a * D + 1];
     if (D == 3) qz[a] = Q[a * D + 2];
+  }
+  {
+    typedef uint64_t u4 __attribute__((vector_size(32)));
+    const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+    const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
+    u4 b = (((u4)s0 & e4) + one4) | (((u4)qx & e4) + one4) | (((u4)qy & e4) + one4) |
+           (((u4)qz & e4) + one4);
+    if ((b[0] | b[1] | b[2] | b[3]) >> 63) return P2G_NONFINITE;
   }
   int O2 = D == 3 ? O : 1;
   mpm_v4 w2b[4], Z[4];
@@ -641,10 +654,26 @@ MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, c
           X->nvol[st_node4(S, D, O, SP, t0, t1, t2) / 4] +=
               S->w[0][t0] * S->w[1][t1] * (D == 3 ? S->w[2][t2] : 1) * vol;
   }
+  return 0;
 }
 
-/* scatter the particles of slab i; returns nonzero for a particle found
- * outside the grid's stencil band (or non-finite) */
+/* the sign bit of the result is set when one of a[0 .. n-1] is infinite or
+ * NaN: all 11 exponent bits set, so exponent + 1 carries into bit 63 */
+MPM_INLINE uint64_t nonfinite_bits(const double *a, int n) {
+  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+  uint64_t bad = 0;
+  MPM_UNROLL
+  for (int i = 0; i < n; i++) {
+    uint64_t u;
+    memcpy(&u, a + i, sizeof u);
+    bad |= (u & e) + one;
+  }
+  return bad;
+}
+
+/* scatter the particles of slab i; returns the P2G_ flags of the particles
+ * found outside the grid's stencil band or with non-finite state (checked
+ * on what P2G computes from it, not in passes of their own) */
 MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
   const tide_mpm *m = X->m;
   const tide_particles *ps = m->ps;
@@ -656,10 +685,10 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
         int64_t p = ps->order[q];
         stencil_t S;
         if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
-          bad = 1;
+          bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
           continue;
         }
-        scatter_one(X, D, O, SP, p, &S);
+        bad |= scatter_one(X, D, O, SP, p, &S);
       }
     }
   return bad;
@@ -689,46 +718,12 @@ static int acc_reserve(tide_mpm *m) {
   return m->acc ? TIDE_OK : TIDE_ENOMEM;
 }
 
-/* nonzero when one of a[0 .. n-1] is infinite or NaN: all 11 exponent
- * bits set, so exponent + 1 carries into bit 63 (integer OR reduction,
- * vectorized) */
-static int nonfinite(int64_t n, const double *a) {
-  typedef uint64_t u4 __attribute__((vector_size(32)));
-  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
-  const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
-  int64_t n4 = n / 4, nc = (n4 + 255) / 256;
-  uint64_t bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n > TIDE_PAR_MIN)
-  for (int64_t c = 0; c < nc; c++) {
-    u4 acc = {0, 0, 0, 0};
-    for (int64_t i = 256 * c; i < n4 && i < 256 * (c + 1); i++) {
-      u4 u;
-      memcpy(&u, a + 4 * i, sizeof u);
-      acc |= (u & e4) + one4;
-    }
-    bad |= acc[0] | acc[1] | acc[2] | acc[3];
-  }
-  for (int64_t i = 4 * n4; i < n; i++) {
-    uint64_t u;
-    memcpy(&u, a + i, sizeof u);
-    bad |= (u & e) + one;
-  }
-  return (int)(bad >> 63);
-}
-
 int tide_mpm_p2g(tide_mpm *m, double dt) {
   int st, d = m->dim;
   if (!(dt >= 0 && isfinite(dt)))
     return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
   tide_particles *ps = m->ps;
   int64_t n = ps->n;
-  /* non-finite state is an error at the step it appears in */
-  if (nonfinite(n * d, TIDE_F64P(ps->x)) || nonfinite(n * d, TIDE_F64P(ps->v)) ||
-      nonfinite(n * d * d, TIDE_F64P(ps->c)))
-    return tide_fail(TIDE_ENONFINITE,
-                     "MPM: a particle position, velocity or affine matrix is not finite");
-  if (nonfinite(n * d * d, TIDE_F64P(m->F)))
-    return tide_fail(TIDE_ENONFINITE, "MPM: a deformation gradient is not finite");
   if ((st = tide_particles_bin(ps, &m->g))) return st;
   if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
@@ -755,6 +750,11 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
     for (int i = colour; i < ni; i += 4)
       bad |= slab(&X, i);
   }
+  /* non-finite state is an error at the step it appears in */
+  if (bad & P2G_NONFINITE_X) return tide_fail(TIDE_ENONFINITE, "MPM: a particle position is not finite");
+  if (bad & P2G_NONFINITE)
+    return tide_fail(TIDE_ENONFINITE,
+                     "MPM: a particle velocity, affine matrix or deformation gradient is not finite");
   if (bad)
     return tide_fail(
         TIDE_EINVAL,
