@@ -1039,30 +1039,16 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
 
 /* the instances: [dimension - 2][order - 2][sparse] */
 typedef int (*gather_fn)(const g2p_ctx *, int64_t, int64_t);
-static int gather_range_2q(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 2, 3, 0, p0, p1);
-}
-static int gather_range_2c(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 2, 4, 0, p0, p1);
-}
-static int gather_range_3q(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 3, 3, 0, p0, p1);
-}
-static int gather_range_3c(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 3, 4, 0, p0, p1);
-}
-static int gather_range_2qs(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 2, 3, 1, p0, p1);
-}
-static int gather_range_2cs(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 2, 4, 1, p0, p1);
-}
-static int gather_range_3qs(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 3, 3, 1, p0, p1);
-}
-static int gather_range_3cs(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 3, 4, 1, p0, p1);
-}
+#define MPM_GATHER(name, D, O, SP)                                                                \
+  static int name(const g2p_ctx *X, int64_t p0, int64_t p1) { return gather_range(X, D, O, SP, p0, p1); }
+MPM_GATHER(gather_range_2q, 2, 3, 0)
+MPM_GATHER(gather_range_2c, 2, 4, 0)
+MPM_GATHER(gather_range_3q, 3, 3, 0)
+MPM_GATHER(gather_range_3c, 3, 4, 0)
+MPM_GATHER(gather_range_2qs, 2, 3, 1)
+MPM_GATHER(gather_range_2cs, 2, 4, 1)
+MPM_GATHER(gather_range_3qs, 3, 3, 1)
+MPM_GATHER(gather_range_3cs, 3, 4, 1)
 static const gather_fn gather_ranges[2][2][2] = {
     {{gather_range_2q, gather_range_2qs}, {gather_range_2c, gather_range_2cs}},
     {{gather_range_3q, gather_range_3qs}, {gather_range_3c, gather_range_3cs}}};
