@@ -8,6 +8,9 @@
 #include "tide.h"
 
 #include <math.h>
+#ifdef __FMA__
+#include <immintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,71 +86,6 @@ static inline int node_ijk(const tide_mpm *m, const int64_t s[3], int64_t id, in
   for (int a = 0; a < m->dim; a++)
     if (ijk[a] > m->g.n[a]) return 0;
   return 1;
-}
-
-/* --------------------------------------------------------- stencils */
-
-#define MPM_INLINE static inline __attribute__((always_inline))
-/* complete unrolling of the fixed-size stencil loops (GCC -O2 keeps them as loops) */
-#define MPM_UNROLL _Pragma("GCC unroll 16")
-/* four doubles, element-wise IEEE arithmetic (GCC/Clang vector extension):
- * the stencil kernels keep a node's components (and mass) in the lanes */
-typedef double mpm_v4 __attribute__((vector_size(32)));
-typedef double mpm_v4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
-
-/* The B-spline stencil of one particle: per axis the weights w[a][t] and
- * offsets r[a][t] = x_node - x_p of its O = order + 1 nodes, and the O^D
- * node storage indices, node (t0, t1, t2) at id[(t0 O + t1) O + t2]
- * (2D: id[t0 O + t1]).  D and O are compile-time constants in the
- * kernels below (always inlined), so every loop over the stencil has a
- * fixed trip count. */
-typedef struct {
-  double w[3][4], r[3][4];
-  int64_t id[64];
-} stencil_t;
-
-/* the O^D node ids from per-axis parts (SP, a compile-time constant: sparse
- * blocks, slot(block) bvol + local index; dense, the local parts alone) */
-MPM_INLINE void stencil_ids(int D, int O, int SP, const int64_t bo[3][4], const int64_t lo[3][4],
-                            const int32_t *slot, int bvol, int64_t *id) {
-  int O2 = D == 3 ? O : 1, q = 0;
-  MPM_UNROLL
-  for (int t0 = 0; t0 < O; t0++)
-    MPM_UNROLL
-    for (int t1 = 0; t1 < O; t1++)
-      MPM_UNROLL
-      for (int t2 = 0; t2 < O2; t2++)
-        id[q++] = (SP ? (int64_t)slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * bvol : 0) + lo[0][t0] +
-                  lo[1][t1] + lo[2][t2];
-}
-
-MPM_INLINE void stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, const double *xp,
-                           double inv, stencil_t *S) {
-  int base[3] = {0, 0, 0};
-  MPM_UNROLL
-  for (int a = 0; a < D; a++) {
-    base[a] = bspline(O - 1, (xp[a] - m->g.origin[a]) * inv, S->w[a]);
-    MPM_UNROLL
-    for (int t = 0; t < O; t++)
-      S->r[a][t] = (m->g.origin[a] + (base[a] + t) * m->g.dx) - xp[a];
-  }
-  /* node ids: dense i s0 + j s1 + k; sparse slot(block) bvol + local index,
-   * both split into per-axis parts */
-  int sp = m->sparse;
-  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1};
-  int64_t bo[3][4] = {{0}}, lo[3][4] = {{0}};
-  MPM_UNROLL
-  for (int a = 0; a < D; a++)
-    MPM_UNROLL
-    for (int t = 0; t < O; t++) {
-      int64_t i = base[a] + t;
-      bo[a][t] = sp ? (i >> 2) * bs[a] : 0;
-      lo[a][t] = sp ? (i & 3) * ls[a] : i * s[a];
-    }
-  if (sp)
-    stencil_ids(D, O, 1, bo, lo, m->slot, m->bvol, S->id);
-  else
-    stencil_ids(D, O, 0, bo, lo, NULL, 0, S->id);
 }
 
 /* ------------------------------------------------------- construction */
@@ -416,6 +354,104 @@ static inline void band(const tide_mpm *m, int a, double *lo, double *hi) {
   *hi = m->g.n[a] - 1.0;
 }
 
+/* --------------------------------------------------------- stencils */
+
+#define MPM_INLINE static inline __attribute__((always_inline))
+/* complete unrolling of the fixed-size stencil loops (GCC -O2 keeps them as loops) */
+#define MPM_UNROLL _Pragma("GCC unroll 16")
+/* four doubles, element-wise IEEE arithmetic (GCC/Clang vector extension):
+ * the stencil kernels keep a node's components (and mass) in the lanes */
+typedef double mpm_v4 __attribute__((vector_size(32)));
+typedef double mpm_v4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
+
+/* a b + c, fused (one rounding) where the target has FMA, else two
+ * roundings: either way the same in every kernel instance and thread */
+MPM_INLINE mpm_v4 fma4(mpm_v4 a, mpm_v4 b, mpm_v4 c) {
+#ifdef __FMA__
+  return (mpm_v4)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#else
+  return a * b + c;
+#endif
+}
+MPM_INLINE double fma1(double a, double b, double c) {
+#ifdef __FMA__
+  return fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+MPM_INLINE mpm_v4 bc4(double a) { return (mpm_v4){a, a, a, a}; }
+
+/* The B-spline stencil of one particle: per axis the weights w[a][t] and
+ * offsets r[a][t] = (x_node - x_p) / dx of its O = order + 1 nodes, and
+ * the node storage indices: dense, row[t0 O + t1] is 4 x that of node
+ * (t0, t1, 0), its z-row neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
+ * id[(t0 O + t1) O + t2] (2D: id[t0 O + t1]).  D, O and SP are
+ * compile-time constants in the kernels below (always inlined), so every
+ * loop over the stencil has a fixed trip count. */
+typedef struct {
+  double w[3][4], r[3][4];
+  int64_t row[16], id[64];
+} stencil_t;
+
+/* 4 x the storage index of stencil node (t0, t1, t2): its offset in the
+ * 4-lane node arrays */
+MPM_INLINE int64_t st_node4(const stencil_t *S, int D, int O, int SP, int t0, int t1, int t2) {
+  return SP ? 4 * S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->row[t0 * O + t1] + 4 * t2;
+}
+
+/* the stencil of the particle at xp; 0 (S undefined) when xp lies outside
+ * the band of valid stencils [1, hi[a]] (node units; or is NaN) */
+MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, int SP,
+                          const double *xp, double inv, const double *hi, stencil_t *S) {
+  int base[3] = {0, 0, 0}, in = 1;
+  double fx[3];
+  MPM_UNROLL
+  for (int a = 0; a < D; a++) {
+    fx[a] = (xp[a] - m->g.origin[a]) * inv;
+    in &= fx[a] >= 1.0 && fx[a] <= hi[a];
+  }
+  if (!in) return 0;
+  MPM_UNROLL
+  for (int a = 0; a < D; a++) {
+    base[a] = bspline(O - 1, fx[a], S->w[a]);
+    double rr = fx[a] - base[a]; /* the particle's offset from node base, node units */
+    MPM_UNROLL
+    for (int t = 0; t < O; t++)
+      S->r[a][t] = t - rr;
+  }
+  if (!SP) {
+    int64_t b0 = 4 * (base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0));
+    MPM_UNROLL
+    for (int t0 = 0; t0 < O; t0++)
+      MPM_UNROLL
+      for (int t1 = 0; t1 < O; t1++)
+        S->row[t0 * O + t1] = b0 + 4 * (t0 * s[0] + t1 * s[1]);
+    return 1;
+  }
+  /* sparse: slot(block) bvol + local index, split into per-axis parts */
+  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1};
+  int64_t bo[3][4] = {{0}}, lo[3][4] = {{0}};
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    MPM_UNROLL
+    for (int t = 0; t < O; t++) {
+      int64_t i = base[a] + t;
+      bo[a][t] = (i >> 2) * bs[a];
+      lo[a][t] = (i & 3) * ls[a];
+    }
+  int O2 = D == 3 ? O : 1, q = 0;
+  MPM_UNROLL
+  for (int t0 = 0; t0 < O; t0++)
+    MPM_UNROLL
+    for (int t1 = 0; t1 < O; t1++)
+      MPM_UNROLL
+      for (int t2 = 0; t2 < O2; t2++)
+        S->id[q++] = (int64_t)m->slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * m->bvol + lo[0][t0] +
+                     lo[1][t1] + lo[2][t2];
+  return 1;
+}
+
 int tide_mpm_seed(tide_mpm *m, const tide_shape *shape, int per_cell, double jitter,
                   uint64_t stream, int mat, const double *vel, const double *gradv,
                   int64_t *added) {
@@ -540,65 +576,105 @@ static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, 
 
 typedef struct {
   tide_mpm *m;
-  double dt, Dinv, inv;
+  double dt, Dinv, inv, hi[3]; /* hi: the stencil band's top, node units */
   int64_t s[3];
   double *acc, *nvol; /* acc: nodes x 4 (momentum, mass); nvol: NULL unless node volumes are on */
   const double *x, *v, *c, *F, *V0, *M, *Jp;
   const int32_t *mi;
 } p2g_ctx;
 
-/* scatter particle p (inside the band) */
-MPM_INLINE void scatter_one(const p2g_ctx *X, int D, int O, int64_t p) {
+/* P2G's flags for bad particles */
+enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
+
+/* scatter particle p, stencil S; returns P2G_NONFINITE (and scatters
+ * nothing) when its momentum or Q, the products of v, C and F (through the
+ * stress), are not finite */
+MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S) {
   const tide_mpm *m = X->m;
-  const double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D;
-  stencil_t S;
-  stencil_at(m, X->s, D, O, xp, X->inv, &S);
-  double mp = X->M[p], PFt[9], Q[9], mv[3];
+  const double *vp = X->v + p * D, *cp = X->c + p * D * D;
+  double mp = X->M[p], PFt[9], Q[9];
   stress_term(m, X->mi[p], X->F + p * D * D, X->Jp[p], PFt);
-  double k0 = -X->dt * X->V0[p] * X->Dinv;
+  /* Q dx: the offsets r are in node units */
+  double dx = m->g.dx, mdx = mp * dx, k0 = -X->dt * X->V0[p] * X->Dinv * dx;
   MPM_UNROLL
   for (int a = 0; a < D * D; a++)
-    Q[a] = mp * cp[a] + k0 * PFt[a];
+    Q[a] = mdx * cp[a] + k0 * PFt[a];
+  /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3:
+   * mass.  Node (t0, t1, t2) receives w0 w1 w2 (s0 + qx r0 + qy r1 + qz r2)
+   * = w2 R + w01 Z with R = w01 (s0 + qx r0 + qy r1) per (t0, t1) and
+   * Z = w2 r2 qz per t2 (3D) */
+  mpm_v4 s0 = {mp * vp[0], mp * vp[1], D == 3 ? mp * vp[2] : 0, mp}, qx = {0}, qy = {0}, qz = {0};
   MPM_UNROLL
-  for (int a = 0; a < D; a++)
-    mv[a] = mp * vp[a];
-  double vol = X->nvol ? X->V0[p] * tide_det(D, X->F + p * D * D) : 0;
-  /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3: mass */
-  mpm_v4 s0 = {mv[0], mv[1], D == 3 ? mv[2] : 0, mp}, qx = {0}, qy = {0}, qz[4];
-  MPM_UNROLL
-  for (int a = 0; a < D; a++)
+  for (int a = 0; a < D; a++) {
     qx[a] = Q[a * D], qy[a] = Q[a * D + 1];
-  int O2 = D == 3 ? O : 1, q = 0;
+    if (D == 3) qz[a] = Q[a * D + 2];
+  }
+  {
+    typedef uint64_t u4 __attribute__((vector_size(32)));
+    const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+    const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
+    u4 b = (((u4)s0 & e4) + one4) | (((u4)qx & e4) + one4) | (((u4)qy & e4) + one4) |
+           (((u4)qz & e4) + one4);
+    if ((b[0] | b[1] | b[2] | b[3]) >> 63) return P2G_NONFINITE;
+  }
+  int O2 = D == 3 ? O : 1;
+  mpm_v4 w2b[4], Z[4];
   MPM_UNROLL
   for (int t2 = 0; t2 < O2; t2++) {
-    mpm_v4 c = {0};
-    MPM_UNROLL
-    for (int a = 0; a < D; a++)
-      c[a] = D == 3 ? Q[a * D + 2] : 0;
-    qz[t2] = c * S.r[2][t2];
+    w2b[t2] = bc4(D == 3 ? S->w[2][t2] : 1);
+    Z[t2] = bc4(D == 3 ? S->w[2][t2] * S->r[2][t2] : 0) * qz;
   }
   MPM_UNROLL
   for (int t0 = 0; t0 < O; t0++) {
-    mpm_v4 sx = s0 + qx * S.r[0][t0];
+    mpm_v4 sx = fma4(qx, bc4(S->r[0][t0]), s0);
     MPM_UNROLL
     for (int t1 = 0; t1 < O; t1++) {
-      double w01 = S.w[0][t0] * S.w[1][t1];
-      mpm_v4 s01 = sx + qy * S.r[1][t1];
+      mpm_v4 w01 = bc4(S->w[0][t0] * S->w[1][t1]), s01 = fma4(qy, bc4(S->r[1][t1]), sx);
+      if (D == 2) {
+        double *a = X->acc + st_node4(S, D, O, SP, t0, t1, 0);
+        *(mpm_v4u *)a = fma4(w01, s01, *(mpm_v4u *)a);
+        continue;
+      }
+      mpm_v4 R = w01 * s01;
       MPM_UNROLL
       for (int t2 = 0; t2 < O2; t2++) {
-        double wt = D == 3 ? w01 * S.w[2][t2] : w01;
-        mpm_v4 val = wt * (D == 3 ? s01 + qz[t2] : s01);
-        int64_t id = S.id[q++];
-        *(mpm_v4u *)(X->acc + id * 4) += val;
-        if (X->nvol) X->nvol[id] += wt * vol;
+        double *a = X->acc + st_node4(S, D, O, SP, t0, t1, t2);
+        *(mpm_v4u *)a = fma4(w01, Z[t2], fma4(w2b[t2], R, *(mpm_v4u *)a));
       }
     }
   }
+  if (X->nvol) {
+    double vol = X->V0[p] * tide_det(D, X->F + p * D * D);
+    MPM_UNROLL
+    for (int t0 = 0; t0 < O; t0++)
+      MPM_UNROLL
+      for (int t1 = 0; t1 < O; t1++)
+        MPM_UNROLL
+        for (int t2 = 0; t2 < O2; t2++)
+          X->nvol[st_node4(S, D, O, SP, t0, t1, t2) / 4] +=
+              S->w[0][t0] * S->w[1][t1] * (D == 3 ? S->w[2][t2] : 1) * vol;
+  }
+  return 0;
 }
 
-/* scatter the particles of slab i; returns nonzero for a particle found
- * outside the grid's stencil band (or non-finite) */
-MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int i) {
+/* the sign bit of the result is set when one of a[0 .. n-1] is infinite or
+ * NaN: all 11 exponent bits set, so exponent + 1 carries into bit 63 */
+MPM_INLINE uint64_t nonfinite_bits(const double *a, int n) {
+  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+  uint64_t bad = 0;
+  MPM_UNROLL
+  for (int i = 0; i < n; i++) {
+    uint64_t u;
+    memcpy(&u, a + i, sizeof u);
+    bad |= (u & e) + one;
+  }
+  return bad;
+}
+
+/* scatter the particles of slab i; returns the P2G_ flags of the particles
+ * found outside the grid's stencil band or with non-finite state (checked
+ * on what P2G computes from it, not in passes of their own) */
+MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
   const tide_mpm *m = X->m;
   const tide_particles *ps = m->ps;
   int nj = m->g.n[1], nk = m->g.n[2], bad = 0;
@@ -607,27 +683,29 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int i) {
       int64_t cell = ((int64_t)i * nj + j) * nk + k;
       for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
         int64_t p = ps->order[q];
-        int in = 1;
-        MPM_UNROLL
-        for (int a = 0; a < D; a++) {
-          double fx = (X->x[p * D + a] - m->g.origin[a]) * X->inv, lo, hi;
-          band(m, a, &lo, &hi);
-          in &= fx >= lo && fx <= hi;
-        }
-        if (!in) {
-          bad = 1;
+        stencil_t S;
+        if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
+          bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
           continue;
         }
-        scatter_one(X, D, O, p);
+        bad |= scatter_one(X, D, O, SP, p, &S);
       }
     }
   return bad;
 }
 
-static int scatter_slab_2q(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 3, i); }
-static int scatter_slab_2c(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 4, i); }
-static int scatter_slab_3q(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 3, i); }
-static int scatter_slab_3c(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 4, i); }
+/* the instances: [dimension - 2][order - 2][sparse] */
+static int scatter_slab_2q(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 3, 0, i); }
+static int scatter_slab_2c(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 4, 0, i); }
+static int scatter_slab_3q(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 3, 0, i); }
+static int scatter_slab_3c(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 4, 0, i); }
+static int scatter_slab_2qs(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 3, 1, i); }
+static int scatter_slab_2cs(const p2g_ctx *X, int i) { return scatter_slab(X, 2, 4, 1, i); }
+static int scatter_slab_3qs(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 3, 1, i); }
+static int scatter_slab_3cs(const p2g_ctx *X, int i) { return scatter_slab(X, 3, 4, 1, i); }
+static int (*const scatter_slabs[2][2][2])(const p2g_ctx *, int) = {
+    {{scatter_slab_2q, scatter_slab_2qs}, {scatter_slab_2c, scatter_slab_2cs}},
+    {{scatter_slab_3q, scatter_slab_3qs}, {scatter_slab_3c, scatter_slab_3cs}}};
 
 /* the 4-lane node scratch for nn nodes */
 static int acc_reserve(tide_mpm *m) {
@@ -640,49 +718,19 @@ static int acc_reserve(tide_mpm *m) {
   return m->acc ? TIDE_OK : TIDE_ENOMEM;
 }
 
-/* nonzero when one of a[0 .. n-1] is infinite or NaN: all 11 exponent
- * bits set, so exponent + 1 carries into bit 63 (integer OR reduction,
- * vectorized) */
-static int nonfinite(int64_t n, const double *a) {
-  typedef uint64_t u4 __attribute__((vector_size(32)));
-  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
-  const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
-  int64_t n4 = n / 4, nc = (n4 + 255) / 256;
-  uint64_t bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n > TIDE_PAR_MIN)
-  for (int64_t c = 0; c < nc; c++) {
-    u4 acc = {0, 0, 0, 0};
-    for (int64_t i = 256 * c; i < n4 && i < 256 * (c + 1); i++) {
-      u4 u;
-      memcpy(&u, a + 4 * i, sizeof u);
-      acc |= (u & e4) + one4;
-    }
-    bad |= acc[0] | acc[1] | acc[2] | acc[3];
-  }
-  for (int64_t i = 4 * n4; i < n; i++) {
-    uint64_t u;
-    memcpy(&u, a + i, sizeof u);
-    bad |= (u & e) + one;
-  }
-  return (int)(bad >> 63);
-}
-
 int tide_mpm_p2g(tide_mpm *m, double dt) {
   int st, d = m->dim;
   if (!(dt >= 0 && isfinite(dt)))
     return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
   tide_particles *ps = m->ps;
   int64_t n = ps->n;
-  /* non-finite state is an error at the step it appears in */
-  if (nonfinite(n * d, TIDE_F64P(ps->x)) || nonfinite(n * d, TIDE_F64P(ps->v)) ||
-      nonfinite(n * d * d, TIDE_F64P(ps->c)))
-    return tide_fail(TIDE_ENONFINITE,
-                     "MPM: a particle position, velocity or affine matrix is not finite");
-  if (nonfinite(n * d * d, TIDE_F64P(m->F)))
-    return tide_fail(TIDE_ENONFINITE, "MPM: a deformation gradient is not finite");
   if ((st = tide_particles_bin(ps, &m->g))) return st;
   if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
+  for (int a = 0; a < d; a++) {
+    double lo;
+    band(m, a, &lo, &X.hi[a]);
+  }
   node_strides(m, X.s);
   int64_t nn = m->nn;
   if ((st = acc_reserve(m))) return st;
@@ -696,13 +744,17 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
   if (X.nvol) memset(X.nvol, 0, sizeof(double) * (size_t)nn);
   /* slab i writes node columns i-1 .. i+2: colours four apart */
   int ni = m->g.n[0], bad = 0;
-  int (*slab)(const p2g_ctx *, int) = d == 2 ? (m->order == 2 ? scatter_slab_2q : scatter_slab_2c)
-                                             : (m->order == 2 ? scatter_slab_3q : scatter_slab_3c);
+  int (*slab)(const p2g_ctx *, int) = scatter_slabs[d - 2][m->order - 2][m->sparse];
   for (int colour = 0; colour < 4; colour++) {
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
     for (int i = colour; i < ni; i += 4)
       bad |= slab(&X, i);
   }
+  /* non-finite state is an error at the step it appears in */
+  if (bad & P2G_NONFINITE_X) return tide_fail(TIDE_ENONFINITE, "MPM: a particle position is not finite");
+  if (bad & P2G_NONFINITE)
+    return tide_fail(TIDE_ENONFINITE,
+                     "MPM: a particle velocity, affine matrix or deformation gradient is not finite");
   if (bad)
     return tide_fail(
         TIDE_EINVAL,
@@ -895,7 +947,7 @@ static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp
 
 typedef struct {
   tide_mpm *m;
-  double dt, inv, Dinv;
+  double dt, inv, Dinv, hi[3], xlo[3], xhi[3]; /* the stencil band: node units, positions */
   int64_t s[3];
   const double *v4; /* nodes x 4: the node velocities, lanes 0 .. d-1 */
   double *x, *v, *c, *F, *Jp;
@@ -904,62 +956,64 @@ typedef struct {
 
 /* gather, update F and advect particles p0 .. p1 - 1; returns nonzero for
  * a particle outside the stencil band */
-MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int64_t p0, int64_t p1) {
+MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, int64_t p1) {
   const tide_mpm *m = X->m;
   double dt = X->dt;
   int bad = 0, O2 = D == 3 ? O : 1;
   for (int64_t p = p0; p < p1; p++) {
     double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
-    int in = 1;
-    MPM_UNROLL
-    for (int a = 0; a < D; a++) {
-      double fx = (xp[a] - m->g.origin[a]) * X->inv, lo, hi;
-      band(m, a, &lo, &hi);
-      in &= fx >= lo && fx <= hi;
-    }
-    if (!in) {
+    stencil_t S;
+    if (!stencil_at(m, X->s, D, O, SP, xp, X->inv, X->hi, &S)) {
       bad = 1;
       continue;
     }
-    stencil_t S;
-    stencil_at(m, X->s, D, O, xp, X->inv, &S);
-    /* v_p = sum w v_i, B = sum w v_i r^T, factored along the last axis:
-     * u = sum_t2 w2 v_i and uz = sum_t2 w2 v_i r2 per (t0, t1) row; lane a
-     * of the vectors is component a of v */
-    mpm_v4 vn = {0}, Bx = {0}, By = {0}, Bz = {0};
-    int q = 0;
+    /* v_p = sum w v_i, B = sum w v_i r^T, factored axis by axis: along t2
+     * u = sum w2 v_i, uz = sum w2 r2 v_i per (t0, t1); along t1 U0 =
+     * sum w1 u, U1 = sum w1 r1 u, Uz = sum w1 uz per t0; then along t0.
+     * Lane a of the vectors is component a of v. */
+    mpm_v4 vn = {0}, Bx = {0}, By = {0}, Bz = {0}, w2b[4], wr2b[4];
     MPM_UNROLL
-    for (int t0 = 0; t0 < O; t0++)
+    for (int t2 = 0; t2 < O2; t2++) {
+      w2b[t2] = bc4(D == 3 ? S.w[2][t2] : 1);
+      wr2b[t2] = bc4(D == 3 ? S.w[2][t2] * S.r[2][t2] : 0);
+    }
+    MPM_UNROLL
+    for (int t0 = 0; t0 < O; t0++) {
+      mpm_v4 U0 = {0}, U1 = {0}, Uz = {0};
       MPM_UNROLL
       for (int t1 = 0; t1 < O; t1++) {
-        double w01 = S.w[0][t0] * S.w[1][t1];
         mpm_v4 u = {0}, uz = {0};
-        MPM_UNROLL
-        for (int t2 = 0; t2 < O2; t2++) {
-          mpm_v4 vv = *(const mpm_v4u *)(X->v4 + S.id[q++] * 4);
-          mpm_v4 wv = D == 3 ? S.w[2][t2] * vv : vv;
-          u += wv;
-          if (D == 3) uz += wv * S.r[2][t2];
-        }
-        mpm_v4 wu = w01 * u;
-        vn += wu;
-        Bx += wu * S.r[0][t0];
-        By += wu * S.r[1][t1];
-        if (D == 3) Bz += w01 * uz;
+        if (D == 2)
+          u = *(const mpm_v4u *)(X->v4 + st_node4(&S, D, O, SP, t0, t1, 0));
+        else
+          MPM_UNROLL
+          for (int t2 = 0; t2 < O2; t2++) {
+            mpm_v4 vv = *(const mpm_v4u *)(X->v4 + st_node4(&S, D, O, SP, t0, t1, t2));
+            u = fma4(w2b[t2], vv, u);
+            uz = fma4(wr2b[t2], vv, uz);
+          }
+        mpm_v4 w1 = bc4(S.w[1][t1]);
+        U0 = fma4(w1, u, U0);
+        U1 = fma4(bc4(S.w[1][t1] * S.r[1][t1]), u, U1);
+        if (D == 3) Uz = fma4(w1, uz, Uz);
       }
-    double B[9];
-    MPM_UNROLL
-    for (int a = 0; a < D; a++) {
-      B[a * D] = Bx[a], B[a * D + 1] = By[a];
-      if (D == 3) B[a * D + 2] = Bz[a];
+      mpm_v4 w0 = bc4(S.w[0][t0]);
+      vn = fma4(w0, U0, vn);
+      Bx = fma4(bc4(S.w[0][t0] * S.r[0][t0]), U0, Bx);
+      By = fma4(w0, U1, By);
+      if (D == 3) Bz = fma4(w0, Uz, Bz);
     }
-    double Fn[9];
+    double dtC[9], Fn[9];
     MPM_UNROLL
     for (int a = 0; a < D; a++) {
       vp[a] = vn[a];
+      double k = X->Dinv * m->g.dx; /* B in node units */
+      double ca[3] = {k * Bx[a], k * By[a], D == 3 ? k * Bz[a] : 0};
       MPM_UNROLL
-      for (int b = 0; b < D; b++)
-        cp[a * D + b] = X->Dinv * B[a * D + b];
+      for (int b = 0; b < D; b++) {
+        cp[a * D + b] = ca[b];
+        dtC[a * D + b] = dt * ca[b];
+      }
     }
     /* F <- (I + dt C) F */
     MPM_UNROLL
@@ -969,35 +1023,35 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int64_t p0, int64_t 
         double t = Fp[a * D + b];
         MPM_UNROLL
         for (int k = 0; k < D; k++)
-          t += dt * cp[a * D + k] * Fp[k * D + b];
+          t = fma1(dtC[a * D + k], Fp[k * D + b], t);
         Fn[a * D + b] = t;
       }
     memcpy(Fp, Fn, sizeof(double) * (size_t)(D * D));
     plasticity(&m->mats[X->mi[p]], D, Fp, X->Jp + p);
     MPM_UNROLL
     for (int a = 0; a < D; a++) {
-      double lo, hi, y = xp[a] + dt * vp[a];
-      band(m, a, &lo, &hi);
-      lo = m->g.origin[a] + lo * m->g.dx;
-      hi = m->g.origin[a] + hi * m->g.dx;
-      xp[a] = y < lo ? lo : y > hi ? hi : y;
+      double y = xp[a] + dt * vp[a];
+      xp[a] = y < X->xlo[a] ? X->xlo[a] : y > X->xhi[a] ? X->xhi[a] : y;
     }
   }
   return bad;
 }
 
-static int gather_range_2q(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 2, 3, p0, p1);
-}
-static int gather_range_2c(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 2, 4, p0, p1);
-}
-static int gather_range_3q(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 3, 3, p0, p1);
-}
-static int gather_range_3c(const g2p_ctx *X, int64_t p0, int64_t p1) {
-  return gather_range(X, 3, 4, p0, p1);
-}
+/* the instances: [dimension - 2][order - 2][sparse] */
+typedef int (*gather_fn)(const g2p_ctx *, int64_t, int64_t);
+#define MPM_GATHER(name, D, O, SP)                                                                \
+  static int name(const g2p_ctx *X, int64_t p0, int64_t p1) { return gather_range(X, D, O, SP, p0, p1); }
+MPM_GATHER(gather_range_2q, 2, 3, 0)
+MPM_GATHER(gather_range_2c, 2, 4, 0)
+MPM_GATHER(gather_range_3q, 3, 3, 0)
+MPM_GATHER(gather_range_3c, 3, 4, 0)
+MPM_GATHER(gather_range_2qs, 2, 3, 1)
+MPM_GATHER(gather_range_2cs, 2, 4, 1)
+MPM_GATHER(gather_range_3qs, 3, 3, 1)
+MPM_GATHER(gather_range_3cs, 3, 4, 1)
+static const gather_fn gather_ranges[2][2][2] = {
+    {{gather_range_2q, gather_range_2qs}, {gather_range_2c, gather_range_2cs}},
+    {{gather_range_3q, gather_range_3qs}, {gather_range_3c, gather_range_3cs}}};
 
 int tide_mpm_g2p(tide_mpm *m, double dt) {
   int d = m->dim;
@@ -1005,6 +1059,12 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
     return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
   tide_particles *ps = m->ps;
   g2p_ctx X = {.m = m, .dt = dt, .inv = 1 / m->g.dx, .Dinv = dinv(m)};
+  for (int a = 0; a < d; a++) {
+    double lo;
+    band(m, a, &lo, &X.hi[a]);
+    X.xlo[a] = m->g.origin[a] + lo * m->g.dx;
+    X.xhi[a] = m->g.origin[a] + X.hi[a] * m->g.dx;
+  }
   node_strides(m, X.s);
   int st;
   if ((st = acc_reserve(m))) return st;
@@ -1020,9 +1080,7 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
   X.F = TIDE_F64P(m->F), X.Jp = TIDE_F64P(m->Jp);
   X.mi = TIDE_I32P(m->mat);
-  int (*range)(const g2p_ctx *, int64_t, int64_t) =
-      d == 2 ? (m->order == 2 ? gather_range_2q : gather_range_2c)
-             : (m->order == 2 ? gather_range_3q : gather_range_3c);
+  gather_fn range = gather_ranges[d - 2][m->order - 2][m->sparse];
   int64_t n = ps->n, chunk = 4096, nc = (n + chunk - 1) / chunk;
   int bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)

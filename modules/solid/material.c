@@ -440,14 +440,15 @@ static inline __attribute__((always_inline)) void kirchhoff_closed(const tide_ma
       A[k] = m->mu * F[k];
     c = f1 * J;
   }
+  /* tau is symmetric (R F^T = R S R^T): the upper triangle, mirrored */
   _Pragma("GCC unroll 16")
   for (int i = 0; i < D; i++)
     _Pragma("GCC unroll 16")
-    for (int j = 0; j < D; j++) {
+    for (int j = i; j < D; j++) {
       double t = 0;
       _Pragma("GCC unroll 16")
       for (int k = 0; k < D; k++) t += A[i * D + k] * F[j * D + k];
-      tau[i * D + j] = t;
+      tau[i * D + j] = tau[j * D + i] = t;
     }
   _Pragma("GCC unroll 16")
   for (int a = 0; a < D; a++)
