@@ -12,7 +12,7 @@
 --  * gap 0.075 m and sigma 600 N/m, above the Laplace holding estimate
 --    sigma >= rho g h / (2/G - 2/R), h = R + sqrt(R^2 - G^2/4): 224 N/m here (Bond number 0.26);
 --  * rods of radius 4 mm, E 1e12 Pa, pinned at both ends 0.87 m apart: EI = E pi r^4 / 4 = 201 N m^2,
---    the drop's 40 N per rod sags them P a^2 b^2 / (3 EI L) = 0.6 mm where it is set down and
+--    the drop's 40 N per rod sags them P a^2 b^2 / (3 EI L) = 0.65 mm where it is set down and
 --    P L^3 / (48 EI) = 2.7 mm at midspan (0.2 dx at 64^3); E 1e9 would sag 0.65 m -- the drop
 --    would fall with the rods;
 --  * 15 deg down (the paper's rods are inclined; it gives no angle).
@@ -54,8 +54,10 @@ local function liquid()
   end
   return sx / math.max(1, cells), sy / math.max(1, cells), ymin
 end
--- every frame: the centre, its velocity down (vy) and along the rods (vs, positive downhill)
+-- every frame: the centre, its velocity down (vy) and along the rods (vs, positive downhill; in 2D
+-- the rods are out of the plane: 0)
 local ca, sa = math.cos(math.rad(P.slope)), math.sin(math.rad(P.slope))
+if S.dim == 2 then ca, sa = 0, 0 end
 local track, last = {}, nil
 local function record()
   local x, y, ymin = liquid()
