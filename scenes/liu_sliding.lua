@@ -16,6 +16,9 @@
 --    P L^3 / (48 EI) = 2.7 mm at midspan (0.2 dx at 64^3); E 1e9 would sag 0.65 m -- the drop
 --    would fall with the rods;
 --  * 15 deg down (the paper's rods are inclined; it gives no angle).
+-- --medium, 0.4 s: the drop lands, is stopped within 0.11 s and slides along the rods while held
+-- (0.17-0.25 s: vertical velocity within 0.1 m/s, 0.45 m/s along them), then drains between the
+-- rods through a growing tongue (docs/couple.md, "The scene re-tuned"): not yet Fig. 18's full run.
 -- --dim 2 is the cross-section (the rods end-on: two fixed vertices; the drop is held between them
 -- or not, the sliding is out of the plane).  No rod vertex is ever inside the liquid (checked every
 -- step).  The step is tide.liu (Algorithms 1-2) (set-up: tide.cases.liu_thin.sliding).  Every frame
