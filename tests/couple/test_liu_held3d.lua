@@ -15,6 +15,7 @@ local tide = require "tide"
 local T = require "tide.testing"
 local liu = require "tide.liu"
 local solid = tide.solid
+local U = dofile(T.source("tests/couple/liu_held_util.lua"))
 
 local dx = 1 / 64
 local nx, ny, nz = 22, 27, 22
@@ -49,22 +50,7 @@ local function run(sigma, tend)
   assert(pinned == 4, "the rods' four end nodes are pinned")
   local S = liu.new { grid = g, phi = tide.grid.shape.sphere { center = { cx, cy, cz }, radius = R }:sdf(g),
     gravity = { 0, -9.81, 0 }, interp = "quadratic", cfl = 0.7, solver = "cholmod", sigma = sigma, solid = both }
-  local V0 = liu.volume(S)
-  local r = { pen = 0, min_d = math.huge, drift = 0, steps = 0, track = {} }
-  local window = 0.1
-  local yw, tw
-  while S.t < tend do
-    local st = liu.step(S, liu.max_dt(S))
-    liu.check(S)
-    r.pen, r.min_d = r.pen + st.penetrating, math.min(r.min_d, st.min_d)
-    r.drift = math.max(r.drift, math.abs(liu.volume(S) / V0 - 1))
-    r.steps = r.steps + 1
-    if not yw and S.t >= tend - window then yw, tw = centre(S), S.t end
-    if S.t >= #r.track * 0.025 then r.track[#r.track + 1] = centre(S) end
-  end
-  r.y = centre(S)
-  r.v = (r.y - yw) / (S.t - tw)
-  return r
+  return U.run(S, tend, centre, 0.1, 0.025)
 end
 
 local t0 = tide.clock()
