@@ -1,7 +1,7 @@
 -- Drops sliding on parallel rods (Liu et al. 2024, Fig. 18; Table I cases k-m): a drop set down
 -- at the upper end of two inclined parallel rods, held by surface tension and the barrier
 -- contact, slides along them (in the paper further the higher the surface tension, --sigma).
---   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 600] [--gap 0.075]
+--   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 1200] [--gap 0.075]
 --        [--drop 0.125] [--E 1e12] [--slope 15] [--contact vertices|segments] [--radius 0] [--slip]
 --   build/tide scenes/liu_sliding.lua --medium  (64^3: the drop 8 cells in radius -- held and sliding;
 --                                                about 1 s per step here, 0.4 s of motion in ~15 min)
@@ -9,16 +9,17 @@
 -- Defaults chosen so the drop can be held (docs/couple.md, "Contact faces along rods"):
 --  * drop radius R 0.125 m (8.2 kg): 8 cells at 64^3 (--medium), 20 at 160^3; at the 32^3 default
 --    it is 4 cells, too coarse to be held (it drains between the rods: a fast smoke run only);
---  * gap 0.075 m and sigma 600 N/m, above the Laplace holding estimate
---    sigma >= rho g h / (2/G - 2/R), h = R + sqrt(R^2 - G^2/4): 224 N/m here (Bond number 0.26);
+--  * gap 0.075 m and sigma 1200 N/m, above the Laplace holding estimate
+--    sigma >= rho g h / (2/G - 2/R), h = R + sqrt(R^2 - G^2/4): 224 N/m here (Bond number 0.13);
 --  * rods of radius 4 mm, E 1e12 Pa, pinned at both ends 0.87 m apart: EI = E pi r^4 / 4 = 201 N m^2,
 --    the drop's 40 N per rod sags them P a^2 b^2 / (3 EI L) = 0.65 mm where it is set down and
 --    P L^3 / (48 EI) = 2.7 mm at midspan (0.2 dx at 64^3); E 1e9 would sag 0.65 m -- the drop
 --    would fall with the rods;
 --  * 15 deg down (the paper's rods are inclined; it gives no angle).
--- --medium, 0.4 s: the drop lands, is stopped within 0.11 s and slides along the rods while held
--- (0.17-0.25 s: vertical velocity within 0.1 m/s, 0.45 m/s along them), then drains between the
--- rods through a growing tongue (docs/couple.md, "The scene re-tuned"): not yet Fig. 18's full run.
+-- --medium, 0.3 s: the drop lands, is stopped within 0.08 s, bounces on the rods and slides along
+-- them, held (0.2-0.3 s: mean vertical velocity -0.06 m/s, 0.48 m/s along the rods, nothing below
+-- them); with sigma 600 it slides too but drains between the rods through a growing tongue from
+-- 0.2 s (docs/couple.md, "The scene re-tuned").
 -- --dim 2 is the cross-section (the rods end-on: two fixed vertices; the drop is held between them
 -- or not, the sliding is out of the plane).  No rod vertex is ever inside the liquid (checked every
 -- step).  The step is tide.liu (Algorithms 1-2) (set-up: tide.cases.liu_thin.sliding).  Every frame
@@ -27,7 +28,7 @@ local tide = require "tide"
 local liu = require "tide.liu"
 local T = require "tide.cases.liu_thin"
 
-local P = T.params("liu_sliding", { res = 32, dim = 3, frames = 48, sigma = 600, cfl = 0.7, contact = "vertices",
+local P = T.params("liu_sliding", { res = 32, dim = 3, frames = 48, sigma = 1200, cfl = 0.7, contact = "vertices",
   radius = 0, slip = false, gap = 0.075, drop = 0.125, E = 1e12, slope = 15, medium = false }, {
   dim = "3 or 2", sigma = "surface tension [N/m]", contact = "tide.liu contact faces: vertices or segments",
   radius = "contact_radius of segments [m] (0: the default)", slip = "contact_slip (free slip along the rods)",
