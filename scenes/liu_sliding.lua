@@ -16,7 +16,7 @@
 --    P L^3 / (48 EI) = 2.7 mm at midspan (0.2 dx at 64^3); E 1e9 would sag 0.65 m -- the drop
 --    would fall with the rods;
 --  * 15 deg down (the paper's rods are inclined; it gives no angle).
--- --medium, 0.3 s: the drop lands, is stopped within 0.08 s, bounces on the rods and slides along
+-- --medium, 0.3 s: the drop lands, is stopped within 0.1 s, bounces on the rods and slides along
 -- them, held (0.2-0.3 s: mean vertical velocity -0.06 m/s, 0.48 m/s along the rods, nothing below
 -- them); with sigma 600 it slides too but drains between the rods through a growing tongue from
 -- 0.2 s (docs/couple.md, "The scene re-tuned").
