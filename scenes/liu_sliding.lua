@@ -4,7 +4,7 @@
 --   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 1200] [--gap 0.075]
 --        [--drop 0.125] [--E 1e12] [--slope 15] [--contact vertices|segments] [--radius 0] [--slip]
 --   build/tide scenes/liu_sliding.lua --medium  (64^3: the drop 8 cells in radius -- held and sliding;
---                                                about 1 s per step here, 0.4 s of motion in ~15 min)
+--                                                0.5-1.1 s per step here, 0.3 s of motion in 7-15 min)
 --   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, 160^3, CFL 0.7, 2 x 136 = 272 vertices)
 -- Defaults chosen so the drop can be held (docs/couple.md, "Contact faces along rods"):
 --  * drop radius R 0.125 m (8.2 kg): 8 cells at 64^3 (--medium), 20 at 160^3; at the 32^3 default
