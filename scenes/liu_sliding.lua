@@ -1,49 +1,91 @@
 -- Drops sliding on parallel rods (Liu et al. 2024, Fig. 18; Table I cases k-m): a drop set down
--- at the upper end of two inclined parallel rods; in the paper it slides along them, further the
--- higher the surface tension (--sigma).  Not reproduced here yet: at 32^3 and 48^3 (sigma 20, 60)
--- the drop stays at the upper end and drains between the rods (docs/couple.md, "Scenes of Sec.
--- 5.2"; --contact segments, every face within a cell of the rods fixed, falls too: by the
--- Laplace estimate there this drop needs sigma >= 373 N/m over a 0.08 m gap, and the E 1e9 rods
--- sag under its 4.2 kg; with E 1e12 rods, 64^3, a 0.125 m drop, a 0.075 m gap and sigma 600 it is
--- held and starts down the rods, docs/couple.md "Contact faces along rods").  No rod vertex is
--- ever inside the liquid (checked every step).
---   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 20] [--gap 0.08]
---                                     [--contact vertices|segments] [--radius 0] [--slip]
+-- at the upper end of two inclined parallel rods, held by surface tension and the barrier
+-- contact, slides along them (in the paper further the higher the surface tension, --sigma).
+--   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 1200] [--gap 0.075]
+--        [--drop 0.125] [--E 1e12] [--slope 15] [--contact vertices|segments] [--radius 0] [--slip]
+--   build/tide scenes/liu_sliding.lua --medium  (64^3: the drop 8 cells in radius -- held and sliding;
+--                                                0.5-1.1 s per step here, 0.3 s of motion in 7-15 min)
 --   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, 160^3, CFL 0.7, 2 x 136 = 272 vertices)
--- The rods: tide.solid rods (radius 4 mm, E 1e9 Pa) 0.14 m apart, 10 deg down, pinned at both ends;
--- --dim 2 is the cross-section (the rods end-on: two fixed vertices; the drop passes between them
--- or not, the sliding is out of the plane).  The step is tide.liu (Algorithms 1-2)
--- (set-up: tide.cases.liu_thin.sliding).  Frames: PNG; --vtk the rods.
+-- Defaults chosen so the drop can be held (docs/couple.md, "Contact faces along rods"):
+--  * drop radius R 0.125 m (8.2 kg): 8 cells at 64^3 (--medium), 20 at 160^3; at the 32^3 default
+--    it is 4 cells, too coarse to be held (it drains between the rods: a fast smoke run only);
+--  * gap 0.075 m and sigma 1200 N/m, above the Laplace holding estimate
+--    sigma >= rho g h / (2/G - 2/R), h = R + sqrt(R^2 - G^2/4): 224 N/m here (Bond number 0.13);
+--  * rods of radius 4 mm, E 1e12 Pa, pinned at both ends 0.87 m apart: EI = E pi r^4 / 4 = 201 N m^2,
+--    the drop's 40 N per rod sags them P a^2 b^2 / (3 EI L) = 0.65 mm where it is set down and
+--    P L^3 / (48 EI) = 2.7 mm at midspan (0.2 dx at 64^3); E 1e9 would sag 0.65 m -- the drop
+--    would fall with the rods;
+--  * 15 deg down (the paper's rods are inclined; it gives no angle).
+-- --medium, 0.3 s: the drop lands, is stopped within 0.1 s, bounces on the rods and slides along
+-- them, held (0.2-0.3 s: mean vertical velocity -0.06 m/s, 0.48 m/s along the rods, nothing below
+-- them); with sigma 600 it slides too but drains between the rods through a growing tongue from
+-- 0.2 s (docs/couple.md, "The scene re-tuned").
+-- --dim 2 is the cross-section (the rods end-on: two fixed vertices; the drop is held between them
+-- or not, the sliding is out of the plane).  No rod vertex is ever inside the liquid (checked every
+-- step).  The step is tide.liu (Algorithms 1-2) (set-up: tide.cases.liu_thin.sliding).  Every frame
+-- prints the liquid's centre, its velocity along the rods and down; frames: PNG; --vtk the rods.
 local tide = require "tide"
 local liu = require "tide.liu"
 local T = require "tide.cases.liu_thin"
 
-local P = T.params("liu_sliding", { res = 32, dim = 3, frames = 48, sigma = 20, cfl = 0.7, contact = "vertices",
-  radius = 0, slip = false, gap = 0.08 }, {
+local P = T.params("liu_sliding", { res = 32, dim = 3, frames = 48, sigma = 1200, cfl = 0.7, contact = "vertices",
+  radius = 0, slip = false, gap = 0.075, drop = 0.125, E = 1e12, slope = 15, medium = false }, {
   dim = "3 or 2", sigma = "surface tension [N/m]", contact = "tide.liu contact faces: vertices or segments",
   radius = "contact_radius of segments [m] (0: the default)", slip = "contact_slip (free slip along the rods)",
-  gap = "distance between the rods [m]",
+  gap = "distance between the rods [m]", drop = "drop radius [m]", E = "rods' Young's modulus [Pa]",
+  slope = "rods' inclination [deg]", medium = "3D, 64^3 (the drop 8 cells in radius)",
 }, "Table I k-m: 3D, 160^3, CFL 0.7")
-local o = { dim = P.dim, n = P.res, sigma = P.sigma, cfl = P.cfl, contact = P.contact, gap = P.gap,
-  contact_radius = P.radius > 0 and P.radius or nil, slip = P.slip }
+local o = { dim = P.dim, n = P.res, sigma = P.sigma, cfl = P.cfl, contact = P.contact, gap = P.gap, radius = P.drop,
+  E = P.E, slope = P.slope, contact_radius = P.radius > 0 and P.radius or nil, slip = P.slip }
+if P.medium then o.dim, o.n = 3, 64 end
 if P.paper then o.dim, o.n, o.cfl = 3, 160, 0.7 end
 local S, X = T.sliding(o)
-local x0 = 0
-for i = 1, S.nv do x0 = x0 + S.x:get(i, 1) end
-print(string.format("liu_sliding: %dD, %d cells per side, %d rod vertices, sigma %g N/m", S.dim, S.grid.size[1], S.nv,
-  o.sigma))
-liu.run_scene(S, P, "liu_sliding", P.out, string.format("Liu Fig. 18: sliding on rods, sigma %g", o.sigma), X)
--- where the liquid went: its centre of mass and lowest point
-local g, phi = S.grid, S.phi
-local cells, sx, sy, ymin = 0, 0, 0, math.huge
+local g = S.grid
+print(string.format("liu_sliding: %dD, %d cells per side, %d rod vertices, sigma %g N/m, drop %.3f m = %.1f dx, "
+  .. "gap %.3f m, E %g Pa, %g deg", S.dim, g.size[1], S.nv, o.sigma, P.drop, P.drop / g.dx, P.gap, P.E, P.slope))
+
+-- where the liquid is: the centre of its cells and its lowest cell
 local pts = g:centers()
 pts = pts:reshape(pts:size() // S.dim, S.dim)
-local vals = g:sample(phi, pts)
-for q = 1, pts.shape[1] do
-  if vals[q] < 0 then
-    cells, sx, sy = cells + 1, sx + pts:get(q, 1), sy + pts:get(q, 2)
-    ymin = math.min(ymin, pts:get(q, 2))
+local function liquid()
+  local vals = g:sample(S.phi, pts)
+  local cells, sx, sy, ymin = 0, 0, 0, math.huge
+  for q = 1, pts.shape[1] do
+    if vals[q] < 0 then
+      cells, sx, sy = cells + 1, sx + pts:get(q, 1), sy + pts:get(q, 2)
+      ymin = math.min(ymin, pts:get(q, 2))
+    end
   end
+  return sx / math.max(1, cells), sy / math.max(1, cells), ymin
 end
-print(string.format("liu_sliding: liquid centre at x = %.3f m, y = %.3f m, lowest liquid cell at y = %.3f m",
-  sx / math.max(1, cells), sy / math.max(1, cells), ymin))
+-- every frame: the centre, its velocity down (vy) and along the rods (vs, positive downhill; in 2D
+-- the rods are out of the plane: 0)
+local ca, sa = math.cos(math.rad(P.slope)), math.sin(math.rad(P.slope))
+if S.dim == 2 then ca, sa = 0, 0 end
+local track, last = {}, nil
+local function record()
+  local x, y, ymin = liquid()
+  local r = { t = S.t, x = x, y = y, s = x * ca - y * sa, ymin = ymin }
+  if last then
+    r.vy, r.vs = (y - last.y) / (S.t - last.t), (r.s - last.s) / (S.t - last.t)
+    print(string.format("liu_sliding: t %.3f s  centre x %.3f y %.3f m  vy %+.3f m/s  along the rods %+.3f m/s  "
+      .. "lowest liquid %.3f m", S.t, x, y, r.vy, r.vs, ymin))
+  end
+  track[#track + 1], last = r, r
+end
+record()
+local nextf = 1 / P.fps
+liu.run_scene(S, P, "liu_sliding", P.out, string.format("Liu Fig. 18: sliding on rods, sigma %g", o.sigma), {
+  tube = X.tube, after_step = function()
+    if S.t >= nextf - 1e-9 then record(); nextf = nextf + 1 / P.fps end
+  end })
+-- the last 0.1 s (or the whole run): mean velocity down and along the rods
+local e = track[#track]
+local b = track[1]
+for i = #track, 1, -1 do
+  if e.t - track[i].t <= 0.1 + 1e-9 then b = track[i] end
+end
+local dt = math.max(e.t - b.t, 1e-12)
+print(string.format("liu_sliding: liquid centre at x = %.3f m, y = %.3f m, lowest liquid cell at y = %.3f m; over "
+  .. "t %.3f-%.3f s: %+.3f m/s down, %+.3f m/s along the rods (moved %.3f m along them since t 0)", e.x, e.y, e.ymin,
+  b.t, e.t, (e.y - b.y) / dt, (e.s - b.s) / dt, e.s - track[1].s))

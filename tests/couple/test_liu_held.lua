@@ -15,6 +15,7 @@ local tide = require "tide"
 local T = require "tide.testing"
 local liu = require "tide.liu"
 local drop = require "tide.drop"
+local U = dofile(T.source("tests/couple/liu_held_util.lua"))
 
 local n = 48
 local dx = 1 / n
@@ -38,20 +39,9 @@ local function run(Bo, tend)
   local S = liu.new { grid = g, phi = drop.disk { grid = g, center = { cx, cy }, radius = R },
     x = tide.array.from { { cx - G / 2, py }, { cx + G / 2, py } }, fixed = tide.array.zeros({ 2 }, "u8"):fill(1),
     mass = 1, gravity = { 0, -9.81 }, sigma = sigma, contact = "segments" }
-  local V0 = liu.volume(S)
-  local r = { pen = 0, min_d = math.huge, drift = 0, steps = 0, sigma = sigma }
-  local window = 0.05 -- the centre's mean velocity over the last `window` seconds
-  local yw, tw = nil, nil
-  while S.t < tend do
-    local st = liu.step(S, liu.max_dt(S))
-    liu.check(S)
-    r.pen, r.min_d = r.pen + st.penetrating, math.min(r.min_d, st.min_d)
-    r.drift = math.max(r.drift, math.abs(liu.volume(S) / V0 - 1))
-    r.steps = r.steps + 1
-    if not yw and S.t >= tend - window then yw, tw = centre(S), S.t end
-  end
-  r.y = centre(S)
-  r.v = (r.y - yw) / (S.t - tw)
+  -- the centre's mean velocity over the last 0.05 s
+  local r = U.run(S, tend, centre, 0.05)
+  r.sigma = sigma
   return r
 end
 
