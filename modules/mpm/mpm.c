@@ -365,14 +365,14 @@ typedef double mpm_v4 __attribute__((vector_size(32)));
 typedef double mpm_v4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
 
 /* a b + c, fused (one rounding) where the target has FMA, else two
- * roundings: either way the same in every kernel instance and thread */
-MPM_INLINE mpm_v4 fma4(mpm_v4 a, mpm_v4 b, mpm_v4 c) {
+ * roundings: either way the same in every kernel instance and thread.
+ * Macros, not functions: a 32-byte vector argument or result of a function
+ * has an AVX-dependent ABI (GCC's -Wpsabi on targets without AVX) */
 #ifdef __FMA__
-  return (mpm_v4)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#define FMA4(a, b, c) ((mpm_v4)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #else
-  return a * b + c;
+#define FMA4(a, b, c) ((a) * (b) + (c))
 #endif
-}
 MPM_INLINE double fma1(double a, double b, double c) {
 #ifdef __FMA__
   return fma(a, b, c);
@@ -380,7 +380,8 @@ MPM_INLINE double fma1(double a, double b, double c) {
   return a * b + c;
 #endif
 }
-MPM_INLINE mpm_v4 bc4(double a) { return (mpm_v4){a, a, a, a}; }
+/* a in all four lanes */
+#define BC4(a) ((mpm_v4){(a), (a), (a), (a)})
 
 /* The B-spline stencil of one particle: per axis the weights w[a][t] and
  * offsets r[a][t] = (x_node - x_p) / dx of its O = order + 1 nodes, and
@@ -621,25 +622,25 @@ MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, co
   mpm_v4 w2b[4], Z[4];
   MPM_UNROLL
   for (int t2 = 0; t2 < O2; t2++) {
-    w2b[t2] = bc4(D == 3 ? S->w[2][t2] : 1);
-    Z[t2] = bc4(D == 3 ? S->w[2][t2] * S->r[2][t2] : 0) * qz;
+    w2b[t2] = BC4(D == 3 ? S->w[2][t2] : 1);
+    Z[t2] = BC4(D == 3 ? S->w[2][t2] * S->r[2][t2] : 0) * qz;
   }
   MPM_UNROLL
   for (int t0 = 0; t0 < O; t0++) {
-    mpm_v4 sx = fma4(qx, bc4(S->r[0][t0]), s0);
+    mpm_v4 sx = FMA4(qx, BC4(S->r[0][t0]), s0);
     MPM_UNROLL
     for (int t1 = 0; t1 < O; t1++) {
-      mpm_v4 w01 = bc4(S->w[0][t0] * S->w[1][t1]), s01 = fma4(qy, bc4(S->r[1][t1]), sx);
+      mpm_v4 w01 = BC4(S->w[0][t0] * S->w[1][t1]), s01 = FMA4(qy, BC4(S->r[1][t1]), sx);
       if (D == 2) {
         double *a = X->acc + st_node4(S, D, O, SP, t0, t1, 0);
-        *(mpm_v4u *)a = fma4(w01, s01, *(mpm_v4u *)a);
+        *(mpm_v4u *)a = FMA4(w01, s01, *(mpm_v4u *)a);
         continue;
       }
       mpm_v4 R = w01 * s01;
       MPM_UNROLL
       for (int t2 = 0; t2 < O2; t2++) {
         double *a = X->acc + st_node4(S, D, O, SP, t0, t1, t2);
-        *(mpm_v4u *)a = fma4(w01, Z[t2], fma4(w2b[t2], R, *(mpm_v4u *)a));
+        *(mpm_v4u *)a = FMA4(w01, Z[t2], FMA4(w2b[t2], R, *(mpm_v4u *)a));
       }
     }
   }
@@ -974,8 +975,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
     mpm_v4 vn = {0}, Bx = {0}, By = {0}, Bz = {0}, w2b[4], wr2b[4];
     MPM_UNROLL
     for (int t2 = 0; t2 < O2; t2++) {
-      w2b[t2] = bc4(D == 3 ? S.w[2][t2] : 1);
-      wr2b[t2] = bc4(D == 3 ? S.w[2][t2] * S.r[2][t2] : 0);
+      w2b[t2] = BC4(D == 3 ? S.w[2][t2] : 1);
+      wr2b[t2] = BC4(D == 3 ? S.w[2][t2] * S.r[2][t2] : 0);
     }
     MPM_UNROLL
     for (int t0 = 0; t0 < O; t0++) {
@@ -989,19 +990,19 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
           MPM_UNROLL
           for (int t2 = 0; t2 < O2; t2++) {
             mpm_v4 vv = *(const mpm_v4u *)(X->v4 + st_node4(&S, D, O, SP, t0, t1, t2));
-            u = fma4(w2b[t2], vv, u);
-            uz = fma4(wr2b[t2], vv, uz);
+            u = FMA4(w2b[t2], vv, u);
+            uz = FMA4(wr2b[t2], vv, uz);
           }
-        mpm_v4 w1 = bc4(S.w[1][t1]);
-        U0 = fma4(w1, u, U0);
-        U1 = fma4(bc4(S.w[1][t1] * S.r[1][t1]), u, U1);
-        if (D == 3) Uz = fma4(w1, uz, Uz);
+        mpm_v4 w1 = BC4(S.w[1][t1]);
+        U0 = FMA4(w1, u, U0);
+        U1 = FMA4(BC4(S.w[1][t1] * S.r[1][t1]), u, U1);
+        if (D == 3) Uz = FMA4(w1, uz, Uz);
       }
-      mpm_v4 w0 = bc4(S.w[0][t0]);
-      vn = fma4(w0, U0, vn);
-      Bx = fma4(bc4(S.w[0][t0] * S.r[0][t0]), U0, Bx);
-      By = fma4(w0, U1, By);
-      if (D == 3) Bz = fma4(w0, Uz, Bz);
+      mpm_v4 w0 = BC4(S.w[0][t0]);
+      vn = FMA4(w0, U0, vn);
+      Bx = FMA4(BC4(S.w[0][t0] * S.r[0][t0]), U0, Bx);
+      By = FMA4(w0, U1, By);
+      if (D == 3) Bz = FMA4(w0, Uz, Bz);
     }
     double dtC[9], Fn[9];
     MPM_UNROLL
