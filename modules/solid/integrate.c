@@ -744,6 +744,14 @@ static double al_error(const tide_tetmesh *m, const solid_work *w, const double 
   return e;
 }
 
+/* the squared move of node i from xn to x */
+static double node_move2(const double *xn, const double *x, int64_t i, int d) {
+  double r2 = 0;
+  for (int k = 0; k < d; k++)
+    r2 += (x[i * d + k] - xn[i * d + k]) * (x[i * d + k] - xn[i * d + k]);
+  return r2;
+}
+
 /* the pinned nodes that move become unknowns starting at xn (x holds
  * their targets); *move: their largest move [m] */
 static int al_begin(tide_tetmesh *m, solid_work *w, const double *xn, double *x, double *move) {
@@ -759,26 +767,23 @@ static int al_begin(tide_tetmesh *m, solid_work *w, const double *xn, double *x,
   const double *mass = TIDE_F64P(m->fem->mass);
   int d = m->dim;
   *move = 0;
-  for (int64_t i = 0; i < m->nv; i++) {
-    double r2 = 0;
-    for (int k = 0; k < d; k++)
-      r2 += (x[i * d + k] - xn[i * d + k]) * (x[i * d + k] - xn[i * d + k]);
-    if (!pin[i] || !(r2 > 0)) continue;
-    if (!(mass[i] > 0))
+  for (int64_t i = 0; i < m->nv; i++) { /* checked before any node changes */
+    double r2 = pin[i] ? node_move2(xn, x, i, d) : 0;
+    if (!(r2 > 0)) continue;
+    if (!(mass[i] > 0)) {
+      memset(w->al_mask, 0, (size_t)m->nv); /* nothing begun */
       return tide_fail(TIDE_EINVAL,
                        "Newton step: the pinned nodes' move to their targets brings primitives "
                        "into contact, and node %lld has no mass to move it inside the "
                        "optimization: give it a density, or move it by less than its distance "
                        "to the others per step",
                        (long long)i + 1);
+    }
     *move = fmax(*move, sqrt(r2));
+    w->al_mask[i] = 1;
   }
   for (int64_t i = 0; i < m->nv; i++) {
-    double r2 = 0;
-    for (int k = 0; k < d; k++)
-      r2 += (x[i * d + k] - xn[i * d + k]) * (x[i * d + k] - xn[i * d + k]);
-    if (!pin[i] || !(r2 > 0)) continue;
-    w->al_mask[i] = 1;
+    if (!w->al_mask[i]) continue;
     pin[i] = 0;
     for (int k = 0; k < d; k++)
       x[i * d + k] = xn[i * d + k], w->al_lambda[i * d + k] = 0;
