@@ -1,9 +1,10 @@
--- bench/liu.lua: Liu et al. 2024 Table I case a (Fig. 13, drops through elastic bands),
+-- bench/liu.lua: Liu et al. 2024 Table I case a (Fig. 13, drops through elastic bands) and
+-- case c (Fig. 1, drops bouncing on a cloth),
 -- seconds per step by part: the two pressure projections (t_P), the joint Newton solve
 -- (t_N: assembly, linear solves, CCD, line search) and the rest, with CHOLMOD and with
 -- CG + IC(0) and BiCGSTAB + ILU(0) for the Newton systems, 1 and 2 threads.
---   build/tide bench/liu.lua [--res 160] [--steps 3] [--warmup 1] [--threads 1,2] [--solvers cholmod,bicgstab]
---                            [--region on,off]
+--   build/tide bench/liu.lua [--case a|c] [--res 160 (a) | 192 (c)] [--steps 3] [--warmup 1] [--threads 1,2]
+--                            [--solvers cholmod,bicgstab] [--region on,off] [--cloth 109]
 --
 -- Set-up (tide.cases.liu.bands, dim 3): a unit box of res^3 cells, three bands: shell ribbons
 -- 0.7 x 0.1 m, 1 mm, of 15 x 6 nodes each = 270 vertices (Table I a; --slab: tet slabs of 2 x 3 x 15),
@@ -11,6 +12,10 @@
 -- first steps), gravity, CFL 1, quadratic distance.  The paper: 160^3, 270 vertices, CFL 1,
 -- t_P = 0.84 s, t_N = 1.35 s, t = 3.56 s per step on a 32-core CPU + RTX A4000 (MGPCG on the
 -- GPU, IDR(s) + ILUT for Newton).
+-- Case c (tide.cases.liu.cloth, dim 3, --low): a 1 mm shell cloth of cloth^2 cells ((cloth + 1)^2
+-- vertices: 110^2 = 12.1k, the paper's 12k) pinned along its edges at y = 0.35 m across the box, three
+-- drops of radius 0.07 m at 2 m/s starting 2 cells above it, CFL 0.7.  The paper: 192^3, 12k
+-- vertices, t_P = 1.03 s, t_N = 3.7 s, t = 5.95 s.
 --
 -- Bound measured in the same run: the memory traffic of the grid-sized work of one step
 -- (`traffic` below) at the STREAM-triad bandwidth with the same thread count.
@@ -20,9 +25,10 @@ local liu = require "tide.liu"
 local timers = tide.timers
 local clock = tide.clock
 
-local P = tide.params({ res = 160, steps = 3, warmup = 1, threads = "1,2", solvers = "cholmod,pcg,bicgstab", slab = false,
+local P = tide.params({ case = "a", res = 0, cloth = 109, steps = 3, warmup = 1, threads = "1,2", solvers = "cholmod,pcg,bicgstab", slab = false,
   region = "on,off" }, {
-  res = "cells per side", steps = "timed steps", warmup = "untimed steps first", slab = "tet slabs instead of shell ribbons",
+  case = "Table I case: a (bands) or c (cloth)", res = "cells per side (0: the paper's, 160 for a, 192 for c)",
+  cloth = "case c: cloth cells along a side (vertices (cloth + 1)^2)", steps = "timed steps", warmup = "untimed steps first", slab = "tet slabs instead of shell ribbons",
   region = "advection of phi and u near the liquid only (tide.liu advect_region): on, off or both",
   threads = "comma-separated thread counts", solvers = "Newton linear solvers: cholmod, pcg (CG + IC(0)), bicgstab (+ ILU(0))",
 })
@@ -31,7 +37,9 @@ local function list(s, num)
   for w in tostring(s):gmatch("[^,%s]+") do t[#t + 1] = num and math.tointeger(tonumber(w)) or w end
   return t
 end
-local paper = { t = 3.56, tP = 0.84, tN = 1.35 }
+if P.case ~= "a" and P.case ~= "c" then error("bench/liu: --case must be a or c", 0) end
+if P.res == 0 then P.res = P.case == "a" and 160 or 192 end
+local paper = P.case == "a" and { t = 3.56, tP = 0.84, tN = 1.35 } or { t = 5.95, tP = 1.03, tN = 3.7 }
 
 local function triad_bandwidth()
   local n = 8 * 1024 * 1024
@@ -54,8 +62,14 @@ local function traffic(ncells) return 314 * ncells end
 
 local function run(nt, solver, region)
   tide.threads(nt)
-  local S = L.bands { dim = 3, n = P.res, cells = 14, width = P.slab and 2 or 5, drops = 2, low = true, solver = solver,
-    slab = P.slab, advect_region = region }
+  local S
+  if P.case == "a" then
+    S = L.bands { dim = 3, n = P.res, cells = 14, width = P.slab and 2 or 5, drops = 2, low = true, solver = solver,
+      slab = P.slab, advect_region = region }
+  else
+    S = L.cloth { dim = 3, n = P.res, cells = P.cloth, liquid = "drops", low = true, cfl = 0.7, solver = solver,
+      slab = P.slab, advect_region = region }
+  end
   for _ = 1, P.warmup do liu.step(S, liu.max_dt(S)) end
   timers.reset()
   local r = { nt = nt, solver = solver, region = region, steps = 0, it = 0, asm = 0, sol = 0, ccd = 0, ls = 0, pairs = 0, kry = 0,
@@ -81,7 +95,7 @@ local function run(nt, solver, region)
   return r
 end
 
-print(string.format("bench/liu: Table I case a, %d^3, %d warm-up + %d timed steps", P.res, P.warmup, P.steps))
+print(string.format("bench/liu: Table I case %s, %d^3, %d warm-up + %d timed steps", P.case, P.res, P.warmup, P.steps))
 local results = {}
 for _, nt in ipairs(list(P.threads, true)) do
   for _, solver in ipairs(list(P.solvers)) do
@@ -92,7 +106,7 @@ for _, nt in ipairs(list(P.threads, true)) do
       goto next
     end
     results[#results + 1] = r
-    print(string.format("\n%d thread%s, Newton systems by %s, advection region %s: %d band vertices, %d level-set unknowns,"
+    print(string.format("\n%d thread%s, Newton systems by %s, advection region %s: %d solid vertices, %d level-set unknowns,"
       .. " up to %d pairs, %.2f Newton iterations/step%s; phi checksum %s", nt, nt > 1 and "s" or "", solver, reg, r.nv,
       r.nphi, r.pairs, r.it / r.steps,
       solver == "bicgstab" and string.format(", %.0f BiCGSTAB iterations/step", r.kry / r.steps) or "", r.phi))

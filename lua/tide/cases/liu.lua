@@ -282,8 +282,9 @@ end
 -- cloth: 1 mm thick, E 1e7 Pa, a shell (3D) or a rod of unit depth (2D: EA = E h,
 -- EI = E h^3/12), or with slab = true a neo-Hookean slab one cell thick (E 5e4 Pa).
 -- o: dim, n, liquid, E, density (200 kg/m^3), cells (elements along a side),
--- slab, tide.liu options interp, cfl, solver.  Returns the tide.liu state S
--- (S.mesh the cloth).
+-- slab, drops (1-3), radius (0.07 m), low (drops 2 cells above the cloth), tide.liu
+-- options interp, cfl, solver, advect_region.  Returns the tide.liu state S (S.mesh
+-- the cloth).
 function M.cloth(o)
   local dim, n = o.dim or 2, o.n or 48
   local dx = 1 / n
@@ -314,10 +315,13 @@ function M.cloth(o)
   local vy = 0
   if (o.liquid or "drops") == "drops" then
     local centres = { { 0.35, 0.62 }, { 0.65, 0.75 }, { 0.5, 0.9 } }
+    local r = o.radius or 0.07
     for j = 1, math.min(o.drops or 3, 3) do
       local c = centres[j]
+      -- low: every drop's lowest point 2 cells above the cloth (contact within the first steps; bench/liu case c)
+      if o.low then c = { c[1], y + dx + 2 * dx + r } end
       if dim == 3 then c = { c[1], c[2], j == 2 and 0.6 or 0.42 } end
-      local s1 = tide.grid.shape.sphere { center = c, radius = o.radius or 0.07 }
+      local s1 = tide.grid.shape.sphere { center = c, radius = r }
       sh = sh and tide.grid.shape.union(sh, s1) or s1
     end
     vy = -2
@@ -327,7 +331,7 @@ function M.cloth(o)
   end
   local grav = dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 }
   local S = liu.new { grid = g, phi = sh:sdf(g), solid = cloth, gravity = grav, interp = o.interp or "quadratic",
-    cfl = o.cfl or 1, solver = o.solver or "cholmod" }
+    cfl = o.cfl or 1, solver = o.solver or "cholmod", advect_region = o.advect_region }
   if vy ~= 0 then
     S.u:component(2):fill(vy)
     S.u:enforce_walls(nil, false)
