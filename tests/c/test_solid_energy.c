@@ -444,8 +444,94 @@ static void test_plasticity(void) {
   tide_tetmesh_free(m);
 }
 
+/* tide_sym_eig at every size it serves (Jacobi up to 12: SVDs, rods, shell
+ * hinges, IPC pairs; tridiagonal QR above: Liu's vertex-phi pairs up to 30):
+ * A Q = Q diag(w), Q^T Q = I, w decreasing, for dense random matrices,
+ * low-rank PSD ones (B B^T, the hinge-like rank deficiency), repeated
+ * eigenvalues, diagonal, zero and already tridiagonal matrices; the PSD
+ * projection keeps PSD matrices and zeroes exactly the negative part */
+static void test_eig(void) {
+  static const int sizes[] = {2, 3, 5, 6, 9, 12, 13, 18, 30, 36};
+  enum { NM = TIDE_SYM_EIG_MAXN };
+  double A[NM * NM], B[NM * NM], Q[NM * NM], w[NM], P[NM * NM];
+  double worst_res = 0, worst_orth = 0, worst_psd = 0;
+  int unsorted = 0;
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    int n = sizes[si];
+    for (int kind = 0; kind < 6; kind++) {
+      for (int rep = 0; rep < 4; rep++) {
+        /* build A */
+        memset(A, 0, sizeof A);
+        if (kind == 0) { /* dense random symmetric */
+          for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) A[i * n + j] = A[j * n + i] = rnd();
+        } else if (kind == 1 || kind == 2) { /* B B^T of rank r (kind 2: then minus a shift: indefinite) */
+          int r = 1 + rep % (n > 3 ? n / 2 : 1);
+          for (int i = 0; i < n * r; i++) B[i] = rnd();
+          for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+              double t = 0;
+              for (int k = 0; k < r; k++) t += B[i * r + k] * B[j * r + k];
+              A[i * n + j] = t - (kind == 2 ? 0.3 * (i == j) : 0);
+            }
+        } else if (kind == 3) { /* repeated eigenvalues: a rotated diag(1, 1, 1, -2, -2, ...) */
+          double D[NM];
+          for (int i = 0; i < n; i++) D[i] = i < n / 2 ? 1 : -2;
+          for (int i = 0; i < n * n; i++) B[i] = rnd();
+          double Wt[NM];
+          tide_sym_eig(n, B, Wt, Q); /* any orthogonal Q (B is not symmetric: use B + B^T) */
+          for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) P[i * n + j] = B[i * n + j] + B[j * n + i];
+          tide_sym_eig(n, P, Wt, Q);
+          for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+              double t = 0;
+              for (int k = 0; k < n; k++) t += Q[i * n + k] * D[k] * Q[j * n + k];
+              A[i * n + j] = t;
+            }
+        } else if (kind == 4) { /* diagonal (rep 0: zero) */
+          for (int i = 0; i < n; i++) A[i * n + i] = rep ? rnd() : 0;
+        } else { /* tridiagonal already */
+          for (int i = 0; i < n; i++) {
+            A[i * n + i] = rnd();
+            if (i + 1 < n) A[i * n + i + 1] = A[(i + 1) * n + i] = rep == 1 && i == n / 2 ? 0 : rnd();
+          }
+        }
+        double scale = 0;
+        for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
+        tide_sym_eig(n, A, w, Q);
+        for (int k = 0; k + 1 < n; k++)
+          if (w[k] < w[k + 1]) unsorted++;
+        for (int i = 0; i < n; i++)
+          for (int k = 0; k < n; k++) {
+            double aq = 0, qq = 0;
+            for (int j = 0; j < n; j++) aq += A[i * n + j] * Q[j * n + k], qq += Q[j * n + i] * Q[j * n + k];
+            worst_res = fmax(worst_res, fabs(aq - w[k] * Q[i * n + k]) / fmax(scale, 1e-300));
+            worst_orth = fmax(worst_orth, fabs(qq - (i == k)));
+          }
+        /* the projection: Q max(w, 0) Q^T */
+        memcpy(P, A, sizeof(double) * (size_t)(n * n));
+        tide_sym_project_psd(n, P);
+        for (int i = 0; i < n; i++)
+          for (int j = 0; j < n; j++) {
+            double t = 0;
+            for (int k = 0; k < n; k++)
+              if (w[k] > 0) t += Q[i * n + k] * w[k] * Q[j * n + k];
+            worst_psd = fmax(worst_psd, fabs(P[i * n + j] - t) / fmax(scale, 1e-300));
+          }
+      }
+    }
+  }
+  CHECK(unsorted == 0, "eigenvalues decreasing (%d out of order)", unsorted);
+  CHECK(worst_res < 1e-13, "A Q = Q diag(w) to %.2e of max |A|", worst_res);
+  CHECK(worst_orth < 1e-13, "Q^T Q = I to %.2e", worst_orth);
+  CHECK(worst_psd < 1e-13, "PSD projection = Q max(w, 0) Q^T to %.2e", worst_psd);
+  printf("eig: residual %.2e, orthogonality %.2e, projection %.2e\n", worst_res, worst_orth, worst_psd);
+}
+
 int main(void) {
   tide_seed_set(12345);
+  test_eig();
   test_svd();
   test_models();
   test_elements();
