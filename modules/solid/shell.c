@@ -261,7 +261,7 @@ void tide_shell_hinge(const double *x, double theta0, double k, int project, dou
   if (!hess) return;
   for (int r = 0; r < 12; r++)
     for (int c = 0; c < 12; c++) hess[r * 12 + c] = 2 * k * (gt[r] * gt[c] + dth * Ht[r * 12 + c]);
-  if (project) tide_sym_project_psd(12, hess);
+  if (project) tide_sym_project_psd_qr(12, hess);
 }
 
 /* ------------------------------------------------ triangle shape operator */
@@ -474,7 +474,7 @@ static void bend_hinges(int nn, int nh, const int (*slots)[4], const double *x,
             hess[(sa * 3 + p) * k + sb * 3 + q] += Kd[i] * Ht[i][(a * 3 + p) * 12 + b * 3 + q];
       }
   }
-  if (project == 1) tide_sym_project_psd(k, hess);
+  if (project == 1) tide_sym_project_psd_qr(k, hess);
 }
 
 void tide_shell_bend_triangle(const double *x, const double *theta0, const double *K, int project,

@@ -166,10 +166,19 @@ sort:
   }
 }
 
-void tide_sym_project_psd(int n, double *A) {
+static void project_psd(int n, double *A, int qr) {
   double w[EIG_MAXN], Q[EIG_MAXN * EIG_MAXN];
-  tide_sym_eig(n, A, w, Q);
-  if (w[n - 1] >= 0) return;
+  if (qr && n >= 6) {
+    double a[EIG_MAXN * EIG_MAXN];
+    memcpy(a, A, sizeof(double) * (size_t)(n * n));
+    eig_tridiag_qr(n, a, Q);
+    for (int i = 0; i < n; i++) w[i] = a[i * n + i];
+  } else {
+    tide_sym_eig(n, A, w, Q);
+  }
+  int neg = 0;
+  for (int i = 0; i < n; i++) neg |= w[i] < 0;
+  if (!neg) return;
   for (int i = 0; i < n; i++)
     for (int j = i; j < n; j++) {
       double s = 0;
@@ -178,6 +187,10 @@ void tide_sym_project_psd(int n, double *A) {
       A[i * n + j] = A[j * n + i] = s;
     }
 }
+
+void tide_sym_project_psd(int n, double *A) { project_psd(n, A, 0); }
+
+void tide_sym_project_psd_qr(int n, double *A) { project_psd(n, A, 1); }
 
 /* a unit vector orthogonal to unit u (3D) */
 static void any_orthogonal(const double *u, double *out) {

@@ -101,6 +101,11 @@ void tide_sym_eig(int n, const double *A, double *w, double *Q);
  * positive semidefinite cone: Q max(w, 0) Q^T. */
 void tide_sym_project_psd(int n, double *A);
 
+/* The same projection by the tridiagonal QR at every n >= 6 (4-5x faster on
+ * 12 x 12; its rounding does not keep exact zeros, so an exactly symmetric
+ * configuration is symmetric only to ~1e-16 relative): the shell hinges. */
+void tide_sym_project_psd_qr(int n, double *A);
+
 /* Inversion-aware SVD F = U diag(s) V^T of a d x d matrix (Irving, thesis
  * 2.5; Irving, Teran & Fedkiw 2004):
  *   - U and V are rotations (det U = det V = +1);
