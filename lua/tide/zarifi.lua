@@ -396,7 +396,8 @@ function zarifi.step(S, dt)
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
   if consistent then                                                        --    its change by rho A_f dx^d
     stats.increment = couple.flip_increment { u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
-      weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment }
+      weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment,
+      labels = S.level_set and S.labels or nil, phi = S.level_set and L.phi or nil } -- (the ghost fluid's theta_f)
   end
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)
