@@ -86,7 +86,8 @@ local defaults = {
                        -- docs/couple.md)
   mass_consistent = false, -- true (with transfer = "flip"): the particles receive the projection's
                        -- change by the projection's face masses rho A_f dx^d, not their kernel mass
-                       -- (tide.couple.flip_increment): liquid + solid momentum through impacts
+                       -- (tide.couple.flip_increment; under a level set the liquid-air faces'
+                       -- rho theta_f A_f dx^d): liquid + solid momentum through impacts
   mass_cap = 4,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }

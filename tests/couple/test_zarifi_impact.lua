@@ -11,7 +11,7 @@
 -- 11.9 N s with the recipe's defaults; with zarifi.new{ mass_consistent = true } 2e-4 N s and
 -- 1.3 N s (the linear sampling's own imbalance), against ~125 N s of vertical momentum.  Under the
 -- ghost-fluid surface (level_set = "zhu_bridson") the liquid-air faces' mass is rho theta_f A_f dx^d:
--- with it 1.6e-3 N s, with rho A_f dx^d there 7.1 N s.
+-- with it 3.4e-4 N s, with rho A_f dx^d there 7.1 N s (the budget's mesh: 1.6e-3 and 7.05).
 local tide = require "tide"
 local T = require "tide.testing"
 local zarifi = require "tide.zarifi"
