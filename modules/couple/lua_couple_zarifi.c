@@ -234,7 +234,7 @@ static int l_solid_faces(lua_State *L) {
 static const char *const flip_increment_keys[] = {"u",       "old",    "valid",  "fractions",
                                                    "weights", "per_cell", "cap", "dt",
                                                    "gravity", "out",    "labels", "phi",
-                                                   "theta_min", NULL};
+                                                   "theta_min", "reference", NULL};
 
 /* tide.couple.flip_increment{ u =, old =, valid =, weights =, per_cell =, dt =, out =
  * [, fractions] [, gravity] [, cap] [, labels, phi [, theta_min]] } -> { orphan = {..}, orphans =,
@@ -258,9 +258,10 @@ static int l_flip_increment(lua_State *L) {
   tide_array *labels = tide_opt_array(&o, "labels"), *phi = tide_opt_array(&o, "phi");
   if (!labels != !phi) tide_lua_error(L, "%s: labels and phi go together (the ghost-fluid surface)", fn);
   double theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
+  tide_mac *ref = tide_opt_obj(&o, "reference", TIDE_MAC_T);
   tide_zarifi_increment_stats s;
   tide_lua_check(L, tide_zarifi_flip_increment(u, old, valid, fr, w, per_cell, cap, dt, grav, labels, phi,
-                                               theta_min, out, &s), fn);
+                                               theta_min, ref, out, &s), fn);
   lua_createtable(L, 0, 3);
   lua_createtable(L, d, 0);
   for (int a = 0; a < d; a++) {

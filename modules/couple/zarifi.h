@@ -170,7 +170,12 @@ int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh
  * below by theta_min (0: TIDE_MAC_THETA_MIN) as in the projection's gradient: its pressure
  * impulse p_l A_f dx^(d-1) dt acts on the liquid up to the surface, not on a full cell
  * (tide_mac_poisson_theta).  NULL: rho A_f dx^d (the voxel surface, p = 0 at the air cell
- * centres). */
+ * centres).
+ * reference (f64 MAC, may be NULL): the velocity h the same projection gives the liquid at rest
+ * under gravity alone (its hydrostatic response, extrapolated as u); dt g_a in the formulas above
+ * is then h_f: inc_f = h_f + s_f (u_f - u_old_f - h_f) on the valid faces, h_f elsewhere.  The
+ * particles receive the hydrostatic part by their kernel mass (at rest: 0, whatever their
+ * kernel mass) and only the change beyond it by the projection's face masses. */
 typedef struct tide_zarifi_increment_stats {
   double orphan[3];
   double max_scale;
@@ -180,7 +185,8 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
                                const tide_mac *fractions, const tide_mac *weights, double per_cell,
                                double cap, double dt, const double gravity[3],
                                const tide_array *labels, const tide_array *phi, double theta_min,
-                               tide_mac *inc, tide_zarifi_increment_stats *stats);
+                               const tide_mac *reference, tide_mac *inc,
+                               tide_zarifi_increment_stats *stats);
 
 /* --------------------------------------------------- coupled projection */
 enum {
