@@ -89,7 +89,9 @@ local defaults = {
                        -- (tide.couple.flip_increment; under a level set the liquid-air faces'
                        -- rho theta_f A_f dx^d): liquid + solid momentum through impacts
   mass_reference = false, -- with mass_consistent: the hydrostatic part of the change (a second
-                       -- coupled solve, zarifi.gravity_response) by the particles' kernel mass
+                       -- coupled solve, zarifi.gravity_response; not with the weak scheme, which
+                       -- has none) by the particles' kernel mass: they rest hydrostatically
+                       -- (with mass_cap = 1: floating drafts within 0.5%)
   mass_cap = 4,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
@@ -437,7 +439,7 @@ function zarifi.step(S, dt)
     zarifi.surface_through_solids(S)                                        --    the free surface continued through the solids
   end
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
-  local href = consistent and S.mass_reference and zarifi.gravity_response(S, dt) or nil
+  local href = consistent and S.mass_reference and SCHEMES[S.scheme] and zarifi.gravity_response(S, dt) or nil
   if consistent then                                                        --    its change by rho A_f dx^d
     stats.increment = couple.flip_increment { reference = href, u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
       weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment,

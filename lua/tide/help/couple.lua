@@ -62,7 +62,7 @@ return {
     see = see,
   },
   ["tide.couple.flip_increment"] = {
-    sig = "tide.couple.flip_increment{ u, old, valid, weights, per_cell, dt, out, fractions, gravity, cap, labels, phi, theta_min } -> stats",
+    sig = "tide.couple.flip_increment{ u, old, valid, weights, per_cell, dt, out, fractions, gravity, cap, labels, phi, theta_min, reference } -> stats",
     does = "The particles' FLIP increment of one coupled projection by the projection's face masses: on each face the projection set (valid) inc_f = dt g_a + s_f (u_f - old_f - dt g_a), s_f = min(per_cell A_f / W_f, cap) = rho A_f dx^d / m_f (m_f = m_p W_f the particles' kernel mass), elsewhere dt g_a; what the particles cannot take locally (capped faces, faces no particle reaches) is added uniformly per axis (the particles get it by their mass). A FLIP g2p with old = u - inc then gives the particles sum_f rho A_f dx^d du_f + M dt g: the projection's own momentum exchange.",
     args = {
       { "u", "f64 tide.Mac", "required", "the projected velocity [m/s]" },
@@ -77,6 +77,7 @@ return {
       { "cap", "number > 0", "unbounded", "largest s_f (a face the particles barely reach would kick them)" },
       { "labels, phi", "u8 cells, f64 cells", "none", "the projection's labels and level set (ghost-fluid surface): a face between a liquid and an air cell has the projection's mass rho theta_f A_f dx^d, theta_f = phi_l / (phi_l - phi_a) >= theta_min (its pressure impulse acts on the liquid up to the surface); without them rho A_f dx^d (the voxel surface)" },
       { "theta_min", "number in (0, 1]", "0.01", "clamp of theta_f, as the projection's" },
+      { "reference", "f64 tide.Mac", "none (dt g)", "the projection's response to gravity alone h (zarifi.gravity_response): dt g_a above becomes h_f, inc_f = h_f + s_f (u - old - h)_f on the valid faces, h_f elsewhere: the hydrostatic part goes to the particles by their kernel mass (at rest 0), only the rest by the face masses" },
     },
     returns = "{ orphan = {per axis: sum_f (A_f - s_f W_f / per_cell) du_f, times rho dx^d the momentum spread [N s]}, orphans = faces, max_scale }",
     ref = "docs/couple.md Momentum (issue 14)",
@@ -95,6 +96,7 @@ return {
       { "fractions", "\"node\" | \"exact\"", "\"node\"", "the solids' open face fractions: node SDF (section 5.4) or exactly clipped (with sampling = \"cell\" the projection then conserves liquid + solid momentum to the solver tolerance)" },
       { "solid_faces", "boolean", "false", "true: the liquid's closed faces inside the solids carry their velocity (tide.couple.solid_faces, lines 3 and 8) and the linear sampling's spread flux is taken relative to the liquid (couple.project relative = the velocity before the forces): a solid moving with its liquid (a filled shell) keeps its momentum. Not the default: a heavy solid resting on the floor under a ghost-fluid surface is then kicked off it" },
       { "mass_consistent, mass_cap", "boolean, number > 0", "false, 4", "true (transfer = \"flip\"): line 2's FLIP g2p gives the particles the projection's change by the projection's face masses rho A_f dx^d instead of their kernel masses (tide.couple.flip_increment; zarifi.flip_old): liquid + solid momentum kept through impacts (the water-filled ring onto the floor: 2.4e-4 N s with cell sampling and exact unclamped fractions, was 7.8; under level_set = \"zhu_bridson\" the liquid-air faces' mass is rho theta_f A_f dx^d: 3.4e-4 N s, was 7.1). Not the default: the projection's free surface (the level set's zero) holds more mass than the particles (0.25 dx of liquid per column with zhu_bridson), so the particles no longer rest hydrostatically under it: floating drafts measured against the level set 6-16% too deep (Archimedes against the particles' own mass within ~1.5%). mass_cap: the largest face scale rho A_f dx^d / m_f" },
+      { "mass_reference", "boolean", "false", "with mass_consistent: a second coupled solve per step, the projection's response to gravity alone (zarifi.gravity_response), whose change the particles receive by their kernel mass; only the change beyond it goes by the face masses. The particles then rest hydrostatically: with mass_cap = 1 floating drafts -0.41 / +0.50 / -0.10% (density ratios 0.3 / 0.5 / 0.9; mass_cap 4: +4.7 / +4.5 / +3.4%), the ring's impact 5e-4 N s (cell sampling, exact unclamped fractions). Not the default: a neutrally buoyant block drifts 0.031 dx in 100 steps (test bound 0.03) and the cost of line 7 doubles" },
       { "band", "number >= 0", "0.1", "its dead band in particles per cell / per_cell - 1 (tide.flip: 0.3)" },
       { "mean", "boolean", "false", "correct by the mean interior density (volume control, Kim et al. 2007) instead of per cell" },
       { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "ghost-fluid free surface from a particle level set (false: voxel surface, p = 0 at air cell centres; up to half a cell off, which shifts a floating solid's draft)" },
