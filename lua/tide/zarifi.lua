@@ -350,9 +350,11 @@ function zarifi.gravity_response(S, dt)
   local args = project_args(S, dt, h, S.gravity_p, S.gravity_valid)
   args.elastic = false
   run_project(S, args)
-  for i, m in ipairs(S.solids) do m.v:copy(saved[i]) end
   h:extrapolate(S.gravity_valid, L.layers, true)
   h:enforce_walls(S.solid_cells, true, S.fractions)
+  -- the closed faces inside the solids: their velocity in this response (in free fall dt g)
+  if S.solid_faces then couple.solid_faces { u = h, fractions = S.fractions, solids = S.solids } end
+  for i, m in ipairs(S.solids) do m.v:copy(saved[i]) end
   return h
 end
 
