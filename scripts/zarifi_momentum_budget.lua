@@ -6,7 +6,8 @@
 -- face f (from p2g's weights), r the FLIP ratio, old the field line 2's g2p subtracts:
 --   wall     the explicit wall correction of line 1 on the solid (external, along the normal)
 --   damp     the solid's Rayleigh mass damping -dt tau_M M v in the projection (a drag, external)
---   proj     the projection's own imbalance: dP_solid + sum_f rho A_f dx^d du_f - damp;
+--   proj     the projection's own imbalance: dP_solid + sum_f rho A_f dx^d du_f - damp (under a
+--            level set theta_f A_f on the liquid-air faces: the ghost fluid's mass);
 --            0 to the solver tolerance with cell sampling and exact unclamped fractions
 --   flip     what the FLIP part of the next g2p gives the particles beyond the projection's
 --            change: r (sum_f m_f (u - old)_f - sum_f rho A_f dx^d du_f); without
@@ -56,7 +57,26 @@ local W = g:mac()          -- sum_p w_fp of the last particle-to-grid transfer
 local tmp = g:mac()
 local u_proj = g:mac()     -- u right after the projection
 local function kernel(field) return mp * W.u:dot(field.u) end -- x faces only: horizontal momentum
-local function opened(field) return rho * dx ^ d * S.fractions.u:dot(field.u) end
+-- the projection's face masses rho A_f dx^d, times the ghost fluid's theta_f on the liquid-air faces
+-- under a level set (what tide.couple.flip_increment uses; TIDE_MAC_THETA_MIN = 0.01)
+local Ath = g:mac()
+local LIQ, AIR = liquid.LIQUID, liquid.AIR
+local function face_masses(labels, phi)
+  Ath.u:copy(S.fractions.u)
+  if not phi then return end
+  for i = 2, n do
+    for j = 1, n do
+      local ll, lh = labels:get(i - 1, j), labels:get(i, j)
+      local pl, pa
+      if ll == LIQ and lh == AIR then pl, pa = phi:get(i - 1, j), phi:get(i, j) end
+      if lh == LIQ and ll == AIR then pl, pa = phi:get(i, j), phi:get(i - 1, j) end
+      if pl and pl <= 0 and pa > 0 then
+        Ath.u:set(i, j, Ath.u:get(i, j) * math.max(math.min(pl / (pl - pa), 1), 0.01))
+      end
+    end
+  end
+end
+local function opened(field) return rho * dx ^ d * Ath.u:dot(field.u) end
 
 local term = { wall = 0, damp = 0, proj = 0, flip = 0, pic = 0, rest = 0, mass = 0, extrap = 0 }
 local total = {}
@@ -81,6 +101,7 @@ couple.project = function(a)
   -- u here is u_old + dt g; u_old is after p2g and solid_faces
   p2g_loss = (1 - rfl) * (kernel(S.liquid.u_old) - Pp())
   u_p2g:copy(S.liquid.u_old)
+  face_masses(a.labels, a.phi)
   local ub, sb = a.u:clone(), Ps()
   local st = orig.project(a)
   u_proj:copy(a.u)

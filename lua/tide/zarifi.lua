@@ -86,7 +86,12 @@ local defaults = {
                        -- docs/couple.md)
   mass_consistent = false, -- true (with transfer = "flip"): the particles receive the projection's
                        -- change by the projection's face masses rho A_f dx^d, not their kernel mass
-                       -- (tide.couple.flip_increment): liquid + solid momentum through impacts
+                       -- (tide.couple.flip_increment; under a level set the liquid-air faces'
+                       -- rho theta_f A_f dx^d): liquid + solid momentum through impacts
+  mass_reference = false, -- with mass_consistent: the hydrostatic part of the change (a second
+                       -- coupled solve, zarifi.gravity_response; not with the weak scheme, which
+                       -- has none) by the particles' kernel mass: they rest hydrostatically
+                       -- (with mass_cap = 1: floating drafts within 0.5%)
   mass_cap = 4,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
@@ -277,6 +282,8 @@ local function check_stable(S)
   end
 end
 
+local project_args, run_project
+
 --- Line 7: the pressure projection of the chosen scheme.  Returns its statistics.
 function zarifi.project(S, dt)
   local L = S.liquid
@@ -315,15 +322,55 @@ function zarifi.project(S, dt)
     for _, m in ipairs(S.solids) do time("solid", solid_solve, S, m, dt) end
     elastic = false
   end
-  local args = {
-    u = S.u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
-    formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
-    sigma = S.sigma, alpha = S.alpha,
-    tol = S.tol, maxit = S.maxit, phi = L.phi, fractions = S.fractions, elastic = elastic, sampling = S.sampling,
-    pressure = S.pressure, valid = L.valid, must_converge = S.solver ~= nil, relative = S.solid_faces and L.u_old or nil }
+  local args = project_args(S, dt, S.u, S.pressure, L.valid)
+  args.elastic, args.relative = elastic, S.solid_faces and L.u_old or nil
   if S.barrier and #S.colliders > 0 then
     args.colliders, args.dhat, args.kappa = S.colliders, S.contact_dhat * S.grid.dx, S.contact_kappa
   end
+  local st = run_project(S, args)
+  return st
+end
+
+--- With mass_consistent and mass_reference: the projection's response to gravity alone, S.gravity_u
+-- (liquid and solids at rest, v = dt g, the solids' elastic forces and the walls' barrier left out:
+-- the hydrostatic part of line 7's change), extrapolated as line 8; flip_increment gives it to the
+-- particles by their kernel mass (at rest exactly 0) and only the rest by the face masses.
+function zarifi.gravity_response(S, dt)
+  local g, L = S.grid, S.liquid
+  S.gravity_u, S.gravity_p, S.gravity_valid = S.gravity_u or g:mac(), S.gravity_p or g:cells(), S.gravity_valid or g:mac("u8")
+  local h = S.gravity_u
+  h:fill(0)
+  h:add_gravity(dt, S.gravity)
+  local saved = {}
+  for i, m in ipairs(S.solids) do
+    saved[i] = m.v:clone()
+    m.v:fill(0)
+    add_gravity(m, dt, m.gravity)
+  end
+  local args = project_args(S, dt, h, S.gravity_p, S.gravity_valid)
+  args.elastic = false
+  run_project(S, args)
+  h:extrapolate(S.gravity_valid, L.layers, true)
+  h:enforce_walls(S.solid_cells, true, S.fractions)
+  -- the closed faces inside the solids: their velocity in this response (in free fall dt g)
+  if S.solid_faces then couple.solid_faces { u = h, fractions = S.fractions, solids = S.solids } end
+  for i, m in ipairs(S.solids) do m.v:copy(saved[i]) end
+  return h
+end
+
+-- (zarifi.project's arguments of couple.project, shared with the gravity response)
+function project_args(S, dt, u, pressure, valid)
+  local scheme = S.scheme
+  return {
+    u = u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
+    formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
+    sigma = S.sigma, alpha = S.alpha,
+    tol = S.tol, maxit = S.maxit, phi = S.liquid.phi, fractions = S.fractions, sampling = S.sampling,
+    pressure = pressure, valid = valid, must_converge = S.solver ~= nil }
+end
+
+function run_project(S, args)
+  local scheme = S.scheme
   local st = time("couple", couple.project, args)
   if not st.converged then
     -- the default Krylov solver stalled (stiff solids make the SPD system ill-conditioned,
@@ -394,9 +441,11 @@ function zarifi.step(S, dt)
     zarifi.surface_through_solids(S)                                        --    the free surface continued through the solids
   end
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
+  local href = consistent and S.mass_reference and SCHEMES[S.scheme] and zarifi.gravity_response(S, dt) or nil
   if consistent then                                                        --    its change by rho A_f dx^d
-    stats.increment = couple.flip_increment { u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
-      weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment }
+    stats.increment = couple.flip_increment { reference = href, u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
+      weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment,
+      labels = S.level_set and S.labels or nil, phi = S.level_set and L.phi or nil } -- (the ghost fluid's theta_f)
   end
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)

@@ -231,11 +231,14 @@ static int l_solid_faces(lua_State *L) {
   return 1;
 }
 
-static const char *const flip_increment_keys[] = {"u",        "old", "valid", "fractions", "weights",
-                                                   "per_cell", "cap", "dt",  "gravity", "out", NULL};
+static const char *const flip_increment_keys[] = {"u",       "old",    "valid",  "fractions",
+                                                   "weights", "per_cell", "cap", "dt",
+                                                   "gravity", "out",    "labels", "phi",
+                                                   "theta_min", "reference", NULL};
 
 /* tide.couple.flip_increment{ u =, old =, valid =, weights =, per_cell =, dt =, out =
- * [, fractions] [, gravity] [, cap] } -> { orphan = {..}, orphans =, max_scale = }, out filled (zarifi.h) */
+ * [, fractions] [, gravity] [, cap] [, labels, phi [, theta_min]] } -> { orphan = {..}, orphans =,
+ * max_scale = }, out filled (zarifi.h) */
 static int l_flip_increment(lua_State *L) {
   const char *fn = "tide.couple.flip_increment";
   tide_opts o = tide_lua_opts(L, 1, fn, flip_increment_keys);
@@ -252,8 +255,13 @@ static int l_flip_increment(lua_State *L) {
   if (d == 2) grav[2] = 0;
   if (tide_opt_has(&o, "gravity")) tide_opt_vec(&o, "gravity", d, d, grav);
   tide_mac *out = tide_opt_reqobj(&o, "out", TIDE_MAC_T);
+  tide_array *labels = tide_opt_array(&o, "labels"), *phi = tide_opt_array(&o, "phi");
+  if (!labels != !phi) tide_lua_error(L, "%s: labels and phi go together (the ghost-fluid surface)", fn);
+  double theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
+  tide_mac *ref = tide_opt_obj(&o, "reference", TIDE_MAC_T);
   tide_zarifi_increment_stats s;
-  tide_lua_check(L, tide_zarifi_flip_increment(u, old, valid, fr, w, per_cell, cap, dt, grav, out, &s), fn);
+  tide_lua_check(L, tide_zarifi_flip_increment(u, old, valid, fr, w, per_cell, cap, dt, grav, labels, phi,
+                                               theta_min, ref, out, &s), fn);
   lua_createtable(L, 0, 3);
   lua_createtable(L, d, 0);
   for (int a = 0; a < d; a++) {

@@ -163,7 +163,19 @@ int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh
  * all particles by their mass (a uniform increment per axis), so the sum holds to round-off for
  * any cap: those faces are counted in stats->orphans, their sum_f (A_f - s_f W_f / per_cell) du_f
  * per axis in stats->orphan (times rho dx^d: the momentum spread [N s]); stats->max_scale the
- * largest s_f used.  The caller gives g2p old = u - inc. */
+ * largest s_f used.  The caller gives g2p old = u - inc.
+ * With a ghost-fluid free surface (labels, u8 cells, and phi, f64 cells, both given: the
+ * projection's labels and level set) a face between a liquid and an air cell has the
+ * projection's effective mass rho theta_f A_f dx^d, theta_f = phi_l / (phi_l - phi_a) clamped
+ * below by theta_min (0: TIDE_MAC_THETA_MIN) as in the projection's gradient: its pressure
+ * impulse p_l A_f dx^(d-1) dt acts on the liquid up to the surface, not on a full cell
+ * (tide_mac_poisson_theta).  NULL: rho A_f dx^d (the voxel surface, p = 0 at the air cell
+ * centres).
+ * reference (f64 MAC, may be NULL): the velocity h the same projection gives the liquid at rest
+ * under gravity alone (its hydrostatic response, extrapolated as u); dt g_a in the formulas above
+ * is then h_f: inc_f = h_f + s_f (u_f - u_old_f - h_f) on the valid faces, h_f elsewhere.  The
+ * particles receive the hydrostatic part by their kernel mass (at rest: 0, whatever their
+ * kernel mass) and only the change beyond it by the projection's face masses. */
 typedef struct tide_zarifi_increment_stats {
   double orphan[3];
   double max_scale;
@@ -171,7 +183,9 @@ typedef struct tide_zarifi_increment_stats {
 } tide_zarifi_increment_stats;
 int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const tide_mac *valid,
                                const tide_mac *fractions, const tide_mac *weights, double per_cell,
-                               double cap, double dt, const double gravity[3], tide_mac *inc,
+                               double cap, double dt, const double gravity[3],
+                               const tide_array *labels, const tide_array *phi, double theta_min,
+                               const tide_mac *reference, tide_mac *inc,
                                tide_zarifi_increment_stats *stats);
 
 /* --------------------------------------------------- coupled projection */

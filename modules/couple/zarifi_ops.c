@@ -239,7 +239,9 @@ int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh
 
 int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const tide_mac *valid,
                                const tide_mac *fractions, const tide_mac *weights, double per_cell,
-                               double cap, double dt, const double gravity[3], tide_mac *inc,
+                               double cap, double dt, const double gravity[3],
+                               const tide_array *labels, const tide_array *phi, double theta_min,
+                               const tide_mac *reference, tide_mac *inc,
                                tide_zarifi_increment_stats *stats) {
   int st;
   if (stats) *stats = (tide_zarifi_increment_stats){{0, 0, 0}, 0, 0};
@@ -251,24 +253,46 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
       (st = tide_mac_check(inc, g, TIDE_F64, "out")))
     return st;
   if (fractions && (st = tide_mac_check(fractions, g, TIDE_F64, "fractions"))) return st;
+  if (reference && (st = tide_mac_check(reference, g, TIDE_F64, "reference"))) return st;
   if (!(per_cell > 0) || !isfinite(per_cell))
     return tide_fail(TIDE_EINVAL, "per_cell must be a positive number");
   if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be finite");
   if (!(cap > 0)) return tide_fail(TIDE_EINVAL, "cap must be positive");
+  if (!labels != !phi) return tide_fail(TIDE_EINVAL, "labels and phi go together (the ghost-fluid surface)");
+  if (phi && ((st = tide_grid_check_cells(g, labels, TIDE_U8, "labels")) ||
+              (st = tide_grid_check_cells(g, phi, TIDE_F64, "phi"))))
+    return st;
+  if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
   tide_zarifi_increment_stats s = {{0, 0, 0}, 0, 0};
+  /* the ghost-fluid fractions of the liquid-air faces, 1 elsewhere (the projection's) */
+  double *theta[3] = {NULL, NULL, NULL};
+  size_t tbytes[3] = {0, 0, 0};
+  if (phi) {
+    for (int a = 0; a < g->dim; a++) {
+      tbytes[a] = (size_t)tide_array_size(u->u[a]) * sizeof(double);
+      if (!(theta[a] = tide_alloc(tbytes[a]))) {
+        st = tide_fail(TIDE_ENOMEM, "flip_increment: out of memory");
+        goto done;
+      }
+    }
+    if ((st = tide_mac_poisson_theta(g, TIDE_U8P(labels), TIDE_F64P(phi), theta))) goto done;
+  }
   for (int a = 0; a < g->dim; a++) {
     const double *uu = TIDE_F64P(u->u[a]), *uo = TIDE_F64P(u_old->u[a]);
     const double *w = TIDE_F64P(weights->u[a]);
     const double *fr = fractions ? TIDE_F64P(fractions->u[a]) : NULL;
     const uint8_t *ok = TIDE_U8P(valid->u[a]);
+    const double *ref = reference ? TIDE_F64P(reference->u[a]) : NULL;
     double *out = TIDE_F64P(inc->u[a]);
     const double ga = dt * gravity[a];
     const int64_t n = tide_array_size(u->u[a]);
     double wsum = 0;
     for (int64_t f = 0; f < n; f++) {
       wsum += w[f];
-      const double A = fr ? fr[f] : 1;
-      const double dp = ok[f] ? uu[f] - uo[f] - ga : 0; /* the projection's change */
+      const double th = theta[a] ? fmax(theta[a][f], theta_min) : 1;
+      const double A = (fr ? fr[f] : 1) * (th < 1 ? th : 1);
+      const double h = ref ? ref[f] : ga; /* the response to gravity alone */
+      const double dp = ok[f] ? uu[f] - uo[f] - h : 0; /* the projection's change beyond it */
       double add = 0;
       if (dp != 0 && A > 0) {
         /* rho A_f dx^d / m_f, at most cap */
@@ -278,7 +302,7 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
         if (scale * w[f] < per_cell * A) /* what the particles cannot take */
           s.orphan[a] += (A - scale * w[f] / per_cell) * dp, s.orphans++;
       }
-      out[f] = ga + add;
+      out[f] = h + add;
     }
     /* what the particles could not take locally goes to all of them by their mass: a uniform
      * increment c gives sum_p m_p c = m_p c sum_f W_f (the tent weights sum to 1 per particle) */
@@ -289,5 +313,8 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
     }
   }
   if (stats) *stats = s;
-  return TIDE_OK;
+done:
+  for (int a = 0; a < 3; a++)
+    if (theta[a]) tide_free(theta[a], tbytes[a]);
+  return st;
 }

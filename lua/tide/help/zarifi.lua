@@ -48,6 +48,10 @@ return {
     sig = "zarifi.flip_old(S)", does = "With mass_consistent, after line 8: S.liquid.u_old = u - inc - c, the field line 2's FLIP g2p subtracts; inc from tide.couple.flip_increment, c a uniform increment per axis returning what the blend's PIC part takes or gives beyond inc (r M c = -(1 - r) E).",
     args = { S_ }, returns = "nothing", see = see,
   },
+  ["tide.zarifi.gravity_response"] = {
+    sig = "zarifi.gravity_response(S, dt) -> h", does = "With mass_consistent and mass_reference, after line 7: the same coupled projection (labels, level set, fractions, solids) from rest under gravity alone (liquid u = dt g, solids v = dt g, their elastic forces and the walls' barrier left out; the solids' velocities restored after it), its velocity extrapolated and walled as line 8, in S.gravity_u: the hydrostatic part of line 7's change, which tide.couple.flip_increment{ reference = h } gives the particles by their kernel mass (at rest exactly 0).",
+    args = { S_, { "dt", "number", "required", "the step [s]" } }, returns = "h (f64 tide.Mac, S.gravity_u)", ref = "docs/couple.md Momentum (issue 14)", see = see,
+  },
   ["tide.zarifi.centroid"] = {
     sig = "zarifi.centroid(m) -> c, v", does = "Centre of mass and mean velocity of a solid (mass-weighted over its nodes).",
     args = { { "m", "tide.TetMesh", "required", "with a material" } }, returns = "two lists of dim numbers [m], [m/s]", see = see,
