@@ -590,16 +590,16 @@ enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
 /* scatter particle p, stencil S; returns P2G_NONFINITE (and scatters
  * nothing) when its momentum or Q, the products of v, C and F (through the
  * stress), are not finite */
-MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S) {
+MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S,
+                           const double *PFt, int ps) {
   const tide_mpm *m = X->m;
   const double *vp = X->v + p * D, *cp = X->c + p * D * D;
-  double mp = X->M[p], PFt[9], Q[9];
-  stress_term(m, X->mi[p], X->F + p * D * D, X->Jp[p], PFt);
+  double mp = X->M[p], Q[9];
   /* Q dx: the offsets r are in node units */
   double dx = m->g.dx, mdx = mp * dx, k0 = -X->dt * X->V0[p] * X->Dinv * dx;
   MPM_UNROLL
   for (int a = 0; a < D * D; a++)
-    Q[a] = mdx * cp[a] + k0 * PFt[a];
+    Q[a] = mdx * cp[a] + k0 * PFt[a * ps];
   /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3:
    * mass.  Node (t0, t1, t2) receives w0 w1 w2 (s0 + qx r0 + qy r1 + qz r2)
    * = w2 R + w01 Z with R = w01 (s0 + qx r0 + qy r1) per (t0, t1) and
@@ -672,6 +672,35 @@ MPM_INLINE uint64_t nonfinite_bits(const double *a, int n) {
   return bad;
 }
 
+/* stress_term of the n <= 4 particles p[0 .. n-1]: entry k of particle b's
+ * at T[b][k * ps[b]].  In 3D the fixed-corotated ones (elastic, snow, sand)
+ * four at a time in SIMD lanes (tide_material_kirchhoff_fc4, bit-identical
+ * to stress_term; lane-wise in lanes, ps = 4), the others one by one
+ * (in own[b], ps = 1) */
+MPM_INLINE void stress_group(const p2g_ctx *X, int D, const int64_t *p, int n, double own[4][9],
+                             double lanes[9][4], const double *T[4], int ps[4]) {
+  const tide_mpm *m = X->m;
+  int nv = 0;
+  double mu[4], lam[4];
+  const double *F[4];
+  for (int b = 0; b < n; b++) {
+    const tide_mpm_material *mt = &m->mats[X->mi[p[b]]];
+    const double *Fb = X->F + p[b] * D * D;
+    if (D != 3 || mt->plastic == TIDE_MPM_FLUID || mt->elastic.model != TIDE_MODEL_FIXED_COROTATED ||
+        mt->elastic.fiber_k != 0) {
+      stress_term(m, X->mi[p[b]], Fb, X->Jp[p[b]], own[b]);
+      T[b] = own[b], ps[b] = 1;
+      continue;
+    }
+    double h = mt->plastic == TIDE_MPM_SNOW ? exp(mt->xi * (1 - X->Jp[p[b]])) : 1;
+    mu[nv] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.mu * h : mt->elastic.mu;
+    lam[nv] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.lambda * h : mt->elastic.lambda;
+    F[nv] = Fb;
+    T[b] = &lanes[0][nv++], ps[b] = 4;
+  }
+  if (nv) tide_material_kirchhoff_fc4(nv, mu, lam, F, lanes);
+}
+
 /* scatter the particles of slab i; returns the P2G_ flags of the particles
  * found outside the grid's stencil band or with non-finite state (checked
  * on what P2G computes from it, not in passes of their own) */
@@ -682,14 +711,23 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
   for (int j = 0; j < nj; j++)
     for (int k = 0; k < nk; k++) {
       int64_t cell = ((int64_t)i * nj + j) * nk + k;
-      for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
-        int64_t p = ps->order[q];
-        stencil_t S;
-        if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
-          bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
-          continue;
+      int64_t q1 = ps->cell_start[cell + 1];
+      for (int64_t q0 = ps->cell_start[cell]; q0 < q1; q0 += 4) {
+        /* the stresses of (up to) four particles of the cell, then their scatter */
+        int ng = q1 - q0 < 4 ? (int)(q1 - q0) : 4;
+        double own[4][9], lanes[9][4];
+        const double *T[4];
+        int st[4];
+        stress_group(X, D, ps->order + q0, ng, own, lanes, T, st);
+        for (int b = 0; b < ng; b++) {
+          int64_t p = ps->order[q0 + b];
+          stencil_t S;
+          if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
+            bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
+            continue;
+          }
+          bad |= scatter_one(X, D, O, SP, p, &S, T[b], st[b]);
         }
-        bad |= scatter_one(X, D, O, SP, p, &S);
       }
     }
   return bad;
