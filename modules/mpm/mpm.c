@@ -587,11 +587,11 @@ typedef struct {
 /* P2G's flags for bad particles */
 enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
 
-/* scatter particle p, stencil S; returns P2G_NONFINITE (and scatters
+/* scatter particle p, stencil S, its P F^T entry k at PFt[4 k]; returns P2G_NONFINITE (and scatters
  * nothing) when its momentum or Q, the products of v, C and F (through the
  * stress), are not finite */
 MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S,
-                           const double *PFt, int ps) {
+                           const double *PFt) {
   const tide_mpm *m = X->m;
   const double *vp = X->v + p * D, *cp = X->c + p * D * D;
   double mp = X->M[p], Q[9];
@@ -599,7 +599,7 @@ MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, co
   double dx = m->g.dx, mdx = mp * dx, k0 = -X->dt * X->V0[p] * X->Dinv * dx;
   MPM_UNROLL
   for (int a = 0; a < D * D; a++)
-    Q[a] = mdx * cp[a] + k0 * PFt[a * ps];
+    Q[a] = mdx * cp[a] + k0 * PFt[a * 4];
   /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3:
    * mass.  Node (t0, t1, t2) receives w0 w1 w2 (s0 + qx r0 + qy r1 + qz r2)
    * = w2 R + w01 Z with R = w01 (s0 + qx r0 + qy r1) per (t0, t1) and
@@ -673,32 +673,36 @@ MPM_INLINE uint64_t nonfinite_bits(const double *a, int n) {
 }
 
 /* stress_term of the n <= 4 particles p[0 .. n-1]: entry k of particle b's
- * at T[b][k * ps[b]].  In 3D the fixed-corotated ones (elastic, snow, sand)
- * four at a time in SIMD lanes (tide_material_kirchhoff_fc4, bit-identical
- * to stress_term; lane-wise in lanes, ps = 4), the others one by one
- * (in own[b], ps = 1) */
-MPM_INLINE void stress_group(const p2g_ctx *X, int D, const int64_t *p, int n, double own[4][9],
-                             double lanes[9][4], const double *T[4], int ps[4]) {
+ * in T[k][b].  In 3D the fixed-corotated ones (elastic, snow, sand) in SIMD
+ * lanes (tide_material_kirchhoff_fc4, bit-identical to stress_term; the
+ * other lanes run on F = I), the others one by one */
+MPM_INLINE void stress_group(const p2g_ctx *X, int D, const int64_t *p, int n, double T[9][4]) {
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   const tide_mpm *m = X->m;
-  int nv = 0;
-  double mu[4], lam[4];
-  const double *F[4];
+  int lanes = 0, other = 0;
+  double mu[4] = {0, 0, 0, 0}, lam[4] = {0, 0, 0, 0};
+  const double *F[4] = {I3, I3, I3, I3};
   for (int b = 0; b < n; b++) {
     const tide_mpm_material *mt = &m->mats[X->mi[p[b]]];
-    const double *Fb = X->F + p[b] * D * D;
     if (D != 3 || mt->plastic == TIDE_MPM_FLUID || mt->elastic.model != TIDE_MODEL_FIXED_COROTATED ||
         mt->elastic.fiber_k != 0) {
-      stress_term(m, X->mi[p[b]], Fb, X->Jp[p[b]], own[b]);
-      T[b] = own[b], ps[b] = 1;
+      other |= 1 << b;
       continue;
     }
     double h = mt->plastic == TIDE_MPM_SNOW ? exp(mt->xi * (1 - X->Jp[p[b]])) : 1;
-    mu[nv] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.mu * h : mt->elastic.mu;
-    lam[nv] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.lambda * h : mt->elastic.lambda;
-    F[nv] = Fb;
-    T[b] = &lanes[0][nv++], ps[b] = 4;
+    mu[b] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.mu * h : mt->elastic.mu;
+    lam[b] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.lambda * h : mt->elastic.lambda;
+    F[b] = X->F + p[b] * D * D;
+    lanes = b + 1;
   }
-  if (nv) tide_material_kirchhoff_fc4(nv, mu, lam, F, lanes);
+  if (lanes) tide_material_kirchhoff_fc4(lanes, mu, lam, F, T);
+  for (int b = 0; b < n; b++)
+    if (other >> b & 1) {
+      double t[9];
+      stress_term(m, X->mi[p[b]], X->F + p[b] * D * D, X->Jp[p[b]], t);
+      for (int k = 0; k < D * D; k++)
+        T[k][b] = t[k];
+    }
 }
 
 /* scatter the particles of slab i; returns the P2G_ flags of the particles
@@ -715,10 +719,8 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
       for (int64_t q0 = ps->cell_start[cell]; q0 < q1; q0 += 4) {
         /* the stresses of (up to) four particles of the cell, then their scatter */
         int ng = q1 - q0 < 4 ? (int)(q1 - q0) : 4;
-        double own[4][9], lanes[9][4];
-        const double *T[4];
-        int st[4];
-        stress_group(X, D, ps->order + q0, ng, own, lanes, T, st);
+        double T[9][4];
+        stress_group(X, D, ps->order + q0, ng, T);
         for (int b = 0; b < ng; b++) {
           int64_t p = ps->order[q0 + b];
           stencil_t S;
@@ -726,7 +728,7 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
             bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
             continue;
           }
-          bad |= scatter_one(X, D, O, SP, p, &S, T[b], st[b]);
+          bad |= scatter_one(X, D, O, SP, p, &S, &T[0][b]);
         }
       }
     }
@@ -755,6 +757,18 @@ static int acc_reserve(tide_mpm *m) {
   m->acc = tide_alloc(sizeof(double) * 4 * (size_t)cap);
   m->acc_cap = m->acc ? cap : 0;
   return m->acc ? TIDE_OK : TIDE_ENOMEM;
+}
+
+/* node i of the 4-lane scratch (momentum, mass) into nm, nv (velocity =
+ * momentum / mass, IEEE division lane by lane; 0 where massless) */
+MPM_INLINE void split_node(const double *acc, double *nm, double *nv, int D, int64_t i) {
+  double mi = acc[i * 4 + 3];
+  nm[i] = mi;
+  mpm_v4 q = {0, 0, 0, 0};
+  if (mi > 0) q = *(const mpm_v4u *)(acc + i * 4) / BC4(mi);
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    nv[i * D + a] = q[a];
 }
 
 int tide_mpm_p2g(tide_mpm *m, double dt) {
@@ -800,12 +814,14 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
         "MPM: a particle left the grid's interior (more than 1 cell from the domain faces)");
   /* momentum -> velocity */
   double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
+  if (d == 3) {
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < nn; i++) {
-    double mi = X.acc[i * 4 + 3];
-    nm[i] = mi;
-    for (int a = 0; a < d; a++)
-      nv[i * d + a] = mi > 0 ? X.acc[i * 4 + a] / mi : 0;
+    for (int64_t i = 0; i < nn; i++)
+      split_node(X.acc, nm, nv, 3, i);
+  } else {
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < nn; i++)
+      split_node(X.acc, nm, nv, 2, i);
   }
   return TIDE_OK;
 }
@@ -1111,10 +1127,15 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
   const double *nv = TIDE_F64P(m->nv);
   double *v4 = m->acc;
   int64_t nn = m->nn;
+  if (d == 3) {
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < nn; i++)
-    for (int a = 0; a < 4; a++)
-      v4[i * 4 + a] = a < d ? nv[i * d + a] : 0;
+    for (int64_t i = 0; i < nn; i++)
+      *(mpm_v4u *)(v4 + i * 4) = (mpm_v4){nv[i * 3], nv[i * 3 + 1], nv[i * 3 + 2], 0};
+  } else {
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < nn; i++)
+      *(mpm_v4u *)(v4 + i * 4) = (mpm_v4){nv[i * 2], nv[i * 2 + 1], 0, 0};
+  }
   X.v4 = v4;
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
   X.F = TIDE_F64P(m->F), X.Jp = TIDE_F64P(m->Jp);

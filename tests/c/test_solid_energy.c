@@ -485,7 +485,7 @@ static void test_fast4(void) {
   }
   CHECK(fallbacks > 0 && scaled > 0, "the trials reach the SVD fallback (%d) and scaled steps (%d)",
         fallbacks, scaled);
-  CHECK(mismatch_R == 0, "4-lane polar rotation = scalar, bit for bit (%d of %d groups' lanes differ)",
+  CHECK(mismatch_R == 0, "4-lane polar rotation = scalar, bit for bit (%d lanes of %d groups differ)",
         mismatch_R, groups);
   CHECK(mismatch_tau == 0, "4-lane Kirchhoff stress = scalar, bit for bit (%d lanes differ)",
         mismatch_tau);
