@@ -385,25 +385,36 @@ MPM_INLINE double fma1(double a, double b, double c) {
 
 /* The B-spline stencil of one particle: per axis the weights w[a][t] and
  * offsets r[a][t] = (x_node - x_p) / dx of its O = order + 1 nodes, and
- * the node storage indices: dense, row[t0 O + t1] is 4 x that of node
- * (t0, t1, 0), its z-row neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
+ * the node storage indices: dense, b0 + roff[t0 O + t1] is 4 x that of node
+ * (t0, t1, 0) (b0 of the first node, roff the same for every particle: row_offsets),
+ * its z-row neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
  * id[(t0 O + t1) O + t2] (2D: id[t0 O + t1]).  D, O and SP are
  * compile-time constants in the kernels below (always inlined), so every
  * loop over the stencil has a fixed trip count. */
 typedef struct {
   double w[3][4], r[3][4];
-  int64_t row[16], id[64];
+  int64_t b0, id[64];
+  const int64_t *roff;
 } stencil_t;
 
 /* 4 x the storage index of stencil node (t0, t1, t2): its offset in the
  * 4-lane node arrays */
 MPM_INLINE int64_t st_node4(const stencil_t *S, int D, int O, int SP, int t0, int t1, int t2) {
-  return SP ? 4 * S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->row[t0 * O + t1] + 4 * t2;
+  return SP ? 4 * S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->b0 + S->roff[t0 * O + t1] + 4 * t2;
+}
+
+/* dense stencils: 4 x the storage offset of node (t0, t1, 0) from node
+ * (0, 0, 0) of the stencil at roff[t0 O + t1] (the same for every particle) */
+static void row_offsets(const tide_mpm *m, const int64_t s[3], int64_t roff[16]) {
+  int O = m->order + 1;
+  for (int t0 = 0; t0 < O; t0++)
+    for (int t1 = 0; t1 < O; t1++)
+      roff[t0 * O + t1] = 4 * (t0 * s[0] + t1 * s[1]);
 }
 
 /* the stencil of the particle at xp; 0 (S undefined) when xp lies outside
  * the band of valid stencils [1, hi[a]] (node units; or is NaN) */
-MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, int SP,
+MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], const int64_t *roff, int D, int O, int SP,
                           const double *xp, double inv, const double *hi, stencil_t *S) {
   int base[3] = {0, 0, 0}, in = 1;
   double fx[3];
@@ -422,12 +433,8 @@ MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, i
       S->r[a][t] = t - rr;
   }
   if (!SP) {
-    int64_t b0 = 4 * (base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0));
-    MPM_UNROLL
-    for (int t0 = 0; t0 < O; t0++)
-      MPM_UNROLL
-      for (int t1 = 0; t1 < O; t1++)
-        S->row[t0 * O + t1] = b0 + 4 * (t0 * s[0] + t1 * s[1]);
+    S->b0 = 4 * (base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0));
+    S->roff = roff;
     return 1;
   }
   /* sparse: slot(block) bvol + local index, split into per-axis parts */
@@ -578,7 +585,7 @@ static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, 
 typedef struct {
   tide_mpm *m;
   double dt, Dinv, inv, hi[3]; /* hi: the stencil band's top, node units */
-  int64_t s[3];
+  int64_t s[3], roff[16]; /* roff: the dense stencil rows (row_offsets) */
   double *acc, *nvol; /* acc: nodes x 4 (momentum, mass); nvol: NULL unless node volumes are on */
   const double *x, *v, *c, *F, *V0, *M, *Jp;
   const int32_t *mi;
@@ -724,7 +731,7 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
         for (int b = 0; b < ng; b++) {
           int64_t p = ps->order[q0 + b];
           stencil_t S;
-          if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
+          if (!stencil_at(m, X->s, X->roff, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
             bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
             continue;
           }
@@ -785,6 +792,7 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
     band(m, a, &lo, &X.hi[a]);
   }
   node_strides(m, X.s);
+  row_offsets(m, X.s, X.roff);
   int64_t nn = m->nn;
   if ((st = acc_reserve(m))) return st;
   X.acc = m->acc;
@@ -1003,7 +1011,7 @@ static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp
 typedef struct {
   tide_mpm *m;
   double dt, inv, Dinv, hi[3], xlo[3], xhi[3]; /* the stencil band: node units, positions */
-  int64_t s[3];
+  int64_t s[3], roff[16];
   const double *v4; /* nodes x 4: the node velocities, lanes 0 .. d-1 */
   double *x, *v, *c, *F, *Jp;
   const int32_t *mi;
@@ -1018,7 +1026,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
   for (int64_t p = p0; p < p1; p++) {
     double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
     stencil_t S;
-    if (!stencil_at(m, X->s, D, O, SP, xp, X->inv, X->hi, &S)) {
+    if (!stencil_at(m, X->s, X->roff, D, O, SP, xp, X->inv, X->hi, &S)) {
       bad = 1;
       continue;
     }
@@ -1082,7 +1090,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
         Fn[a * D + b] = t;
       }
     memcpy(Fp, Fn, sizeof(double) * (size_t)(D * D));
-    plasticity(&m->mats[X->mi[p]], D, Fp, X->Jp + p);
+    const tide_mpm_material *mt = &m->mats[X->mi[p]];
+    if (mt->plastic != TIDE_MPM_ELASTIC) plasticity(mt, D, Fp, X->Jp + p);
     MPM_UNROLL
     for (int a = 0; a < D; a++) {
       double y = xp[a] + dt * vp[a];
@@ -1121,6 +1130,7 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
     X.xhi[a] = m->g.origin[a] + X.hi[a] * m->g.dx;
   }
   node_strides(m, X.s);
+  row_offsets(m, X.s, X.roff);
   int st;
   if ((st = acc_reserve(m))) return st;
   /* the node velocities side by side in 4 lanes (the scratch is P2G's) */
