@@ -920,6 +920,14 @@ static int node_bcs(const tide_mpm *m, const int64_t s[3], int64_t id, double *v
   return fixed || nnrm > 1 ? 1 : 0;
 }
 
+/* gravity on node id (velocity v), then its walls and colliders when bcs */
+static inline void grid_node(const tide_mpm *m, const int64_t s[3], int64_t id, double *v, double dt,
+                             int bcs) {
+  for (int a = 0; a < m->dim; a++)
+    v[a] += dt * m->gravity[a];
+  if (bcs) node_bcs(m, s, id, v, NULL);
+}
+
 int tide_mpm_grid_update(tide_mpm *m, double dt) {
   int d = m->dim;
   if (!(dt >= 0 && isfinite(dt)))
@@ -928,14 +936,25 @@ int tide_mpm_grid_update(tide_mpm *m, double dt) {
   int64_t s[3];
   node_strides(m, s);
   int64_t nn = m->nn;
+  if (!m->sparse && m->ncoll == 0) {
+    /* dense, no colliders: only nodes within wall_nodes of a face can meet
+     * a condition (node_bcs leaves the others alone) */
+    int N0 = m->g.n[0] + 1, N1 = m->g.n[1] + 1, N2 = d == 3 ? m->g.n[2] + 1 : 1, wn = m->wall_nodes;
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t id = 0; id < nn; id++) {
-    if (!(nm[id] > 0)) continue;
-    double *v = nv + id * d;
-    for (int a = 0; a < d; a++)
-      v[a] += dt * m->gravity[a];
-    node_bcs(m, s, id, v, NULL);
+    for (int i = 0; i < N0; i++)
+      for (int j = 0; j < N1; j++) {
+        int near = i < wn || i > N0 - 1 - wn || j < wn || j > N1 - 1 - wn;
+        for (int k = 0; k < N2; k++) {
+          int64_t id = i * s[0] + j * s[1] + k;
+          if (nm[id] > 0)
+            grid_node(m, s, id, nv + id * d, dt, near || (d == 3 && (k < wn || k > N2 - 1 - wn)));
+        }
+      }
+    return TIDE_OK;
   }
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t id = 0; id < nn; id++)
+    if (nm[id] > 0) grid_node(m, s, id, nv + id * d, dt, 1);
   return TIDE_OK;
 }
 
