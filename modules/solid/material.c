@@ -1,18 +1,18 @@
 /*
  * material.c -- constitutive models in the diagonal frame (see material.h).
  */
+/* tide_material_kirchhoff_fc4 rounds lane by lane as the scalar closed
+ * form: no contraction into FMAs (GCC's default in ISO C mode), also in
+ * the inline helpers of the headers (tide_det3) */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include "solid/material.h"
 #include "solid/small.h"
 #include "tide.h"
 
 #include <math.h>
 #include <string.h>
-
-/* tide_material_kirchhoff_fc4 rounds lane by lane as the scalar closed
- * form: no contraction into FMAs (GCC's default in ISO C mode) */
-#ifdef __clang__
-#pragma STDC FP_CONTRACT OFF
-#endif
 
 /* smallest s_i + s_j used in B = (p_i + p_j)/(s_i + s_j): under the sign
  * convention s_i + s_j >= 0, and it vanishes only for flat elements, where

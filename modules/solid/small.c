@@ -1,6 +1,12 @@
 /*
  * small.c -- symmetric eigensolver and inversion-aware SVD (see small.h).
  */
+/* the 4-lane kernels below must round exactly as the scalar ones: no
+ * contraction of a * b + c into an FMA (GCC's default in ISO C mode), also in
+ * the inline helpers of the headers (tide_det3) */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include "solid/small.h"
 
 #include <math.h>
@@ -9,12 +15,6 @@
 #endif
 #include <stdint.h>
 #include <string.h>
-
-/* the 4-lane kernels below must round exactly as the scalar ones: no
- * contraction of a * b + c into an FMA (GCC's default in ISO C mode) */
-#ifdef __clang__
-#pragma STDC FP_CONTRACT OFF
-#endif
 
 #define EIG_MAXN TIDE_SYM_EIG_MAXN
 
