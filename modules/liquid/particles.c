@@ -470,17 +470,22 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
 /* cell of x: s = (x - origin) / dx per axis, clamped into the grid (NaN
  * to 0), computed with 1/dx as tide_grid_locate_axes does, so the cell
  * agrees with the particle's interpolation stencil */
-static inline int64_t cell_index(const tide_grid *g, double inv, const double *x) {
+static inline __attribute__((always_inline)) int64_t cell_index_d(const tide_grid *g, int D, double inv,
+                                                                   const double *x) {
   int64_t c = 0;
+  _Pragma("GCC unroll 3")
   for (int d = 0; d < 3; d++) {
     int i = 0;
-    if (d < g->dim) {
+    if (d < D) {
       double s = (x[d] - g->origin[d]) * inv, top = (double)g->n[d] - 1;
       i = s > 0 ? (int)(s < top ? s : top) : 0;
     }
     c = c * g->n[d] + i;
   }
   return c;
+}
+static inline int64_t cell_index(const tide_grid *g, double inv, const double *x) {
+  return cell_index_d(g, g->dim, inv, x);
 }
 
 int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
@@ -512,10 +517,11 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
 #pragma omp parallel for schedule(dynamic, 8192) reduction(| : changed) reduction(min : first) if (n > TIDE_PAR_MIN)
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
-    int64_t c = cell_index(g, inv, x);
+    /* (the 3D case with compile-time trip counts: this pass runs every MPM substep) */
+    int64_t c = dim == 3 ? cell_index_d(g, 3, inv, x) : cell_index(g, inv, x);
     if (c != cell_of[p]) cell_of[p] = c, changed = 1;
-    int bad = 0;
-    for (int d = 0; d < dim; d++) bad |= !isfinite(x[d]);
+    int bad = dim == 3 ? !isfinite(x[0]) | !isfinite(x[1]) | !isfinite(x[2]) : 0;
+    for (int d = dim == 3 ? 3 : 0; d < dim; d++) bad |= !isfinite(x[d]);
     if (bad && p < first) first = p;
   }
   if (first < n) {

@@ -385,25 +385,36 @@ MPM_INLINE double fma1(double a, double b, double c) {
 
 /* The B-spline stencil of one particle: per axis the weights w[a][t] and
  * offsets r[a][t] = (x_node - x_p) / dx of its O = order + 1 nodes, and
- * the node storage indices: dense, row[t0 O + t1] is 4 x that of node
- * (t0, t1, 0), its z-row neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
+ * the node storage indices: dense, b0 + roff[t0 O + t1] is 4 x that of node
+ * (t0, t1, 0) (b0 of the first node, roff the same for every particle: row_offsets),
+ * its z-row neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
  * id[(t0 O + t1) O + t2] (2D: id[t0 O + t1]).  D, O and SP are
  * compile-time constants in the kernels below (always inlined), so every
  * loop over the stencil has a fixed trip count. */
 typedef struct {
   double w[3][4], r[3][4];
-  int64_t row[16], id[64];
+  int64_t b0, id[64];
+  const int64_t *roff;
 } stencil_t;
 
 /* 4 x the storage index of stencil node (t0, t1, t2): its offset in the
  * 4-lane node arrays */
 MPM_INLINE int64_t st_node4(const stencil_t *S, int D, int O, int SP, int t0, int t1, int t2) {
-  return SP ? 4 * S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->row[t0 * O + t1] + 4 * t2;
+  return SP ? 4 * S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->b0 + S->roff[t0 * O + t1] + 4 * t2;
+}
+
+/* dense stencils: 4 x the storage offset of node (t0, t1, 0) from node
+ * (0, 0, 0) of the stencil at roff[t0 O + t1] (the same for every particle) */
+static void row_offsets(const tide_mpm *m, const int64_t s[3], int64_t roff[16]) {
+  int O = m->order + 1;
+  for (int t0 = 0; t0 < O; t0++)
+    for (int t1 = 0; t1 < O; t1++)
+      roff[t0 * O + t1] = 4 * (t0 * s[0] + t1 * s[1]);
 }
 
 /* the stencil of the particle at xp; 0 (S undefined) when xp lies outside
  * the band of valid stencils [1, hi[a]] (node units; or is NaN) */
-MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, int SP,
+MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], const int64_t *roff, int D, int O, int SP,
                           const double *xp, double inv, const double *hi, stencil_t *S) {
   int base[3] = {0, 0, 0}, in = 1;
   double fx[3];
@@ -422,12 +433,8 @@ MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], int D, int O, i
       S->r[a][t] = t - rr;
   }
   if (!SP) {
-    int64_t b0 = 4 * (base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0));
-    MPM_UNROLL
-    for (int t0 = 0; t0 < O; t0++)
-      MPM_UNROLL
-      for (int t1 = 0; t1 < O; t1++)
-        S->row[t0 * O + t1] = b0 + 4 * (t0 * s[0] + t1 * s[1]);
+    S->b0 = 4 * (base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0));
+    S->roff = roff;
     return 1;
   }
   /* sparse: slot(block) bvol + local index, split into per-axis parts */
@@ -578,7 +585,7 @@ static void stress_term(const tide_mpm *m, int mat, const double *F, double Jp, 
 typedef struct {
   tide_mpm *m;
   double dt, Dinv, inv, hi[3]; /* hi: the stencil band's top, node units */
-  int64_t s[3];
+  int64_t s[3], roff[16]; /* roff: the dense stencil rows (row_offsets) */
   double *acc, *nvol; /* acc: nodes x 4 (momentum, mass); nvol: NULL unless node volumes are on */
   const double *x, *v, *c, *F, *V0, *M, *Jp;
   const int32_t *mi;
@@ -587,19 +594,19 @@ typedef struct {
 /* P2G's flags for bad particles */
 enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
 
-/* scatter particle p, stencil S; returns P2G_NONFINITE (and scatters
+/* scatter particle p, stencil S, its P F^T entry k at PFt[4 k]; returns P2G_NONFINITE (and scatters
  * nothing) when its momentum or Q, the products of v, C and F (through the
  * stress), are not finite */
-MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S) {
+MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S,
+                           const double *PFt) {
   const tide_mpm *m = X->m;
   const double *vp = X->v + p * D, *cp = X->c + p * D * D;
-  double mp = X->M[p], PFt[9], Q[9];
-  stress_term(m, X->mi[p], X->F + p * D * D, X->Jp[p], PFt);
+  double mp = X->M[p], Q[9];
   /* Q dx: the offsets r are in node units */
   double dx = m->g.dx, mdx = mp * dx, k0 = -X->dt * X->V0[p] * X->Dinv * dx;
   MPM_UNROLL
   for (int a = 0; a < D * D; a++)
-    Q[a] = mdx * cp[a] + k0 * PFt[a];
+    Q[a] = mdx * cp[a] + k0 * PFt[a * 4];
   /* lanes 0 .. D-1: momentum mv + Q r (Q's columns qx, qy, qz), lane 3:
    * mass.  Node (t0, t1, t2) receives w0 w1 w2 (s0 + qx r0 + qy r1 + qz r2)
    * = w2 R + w01 Z with R = w01 (s0 + qx r0 + qy r1) per (t0, t1) and
@@ -672,6 +679,39 @@ MPM_INLINE uint64_t nonfinite_bits(const double *a, int n) {
   return bad;
 }
 
+/* stress_term of the n <= 4 particles p[0 .. n-1]: entry k of particle b's
+ * in T[k][b].  In 3D the fixed-corotated ones (elastic, snow, sand) in SIMD
+ * lanes (tide_material_kirchhoff_fc4, bit-identical to stress_term; the
+ * other lanes run on F = I), the others one by one */
+MPM_INLINE void stress_group(const p2g_ctx *X, int D, const int64_t *p, int n, double T[9][4]) {
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const tide_mpm *m = X->m;
+  int lanes = 0, other = 0;
+  double mu[4] = {0, 0, 0, 0}, lam[4] = {0, 0, 0, 0};
+  const double *F[4] = {I3, I3, I3, I3};
+  for (int b = 0; b < n; b++) {
+    const tide_mpm_material *mt = &m->mats[X->mi[p[b]]];
+    if (D != 3 || mt->plastic == TIDE_MPM_FLUID || mt->elastic.model != TIDE_MODEL_FIXED_COROTATED ||
+        mt->elastic.fiber_k != 0) {
+      other |= 1 << b;
+      continue;
+    }
+    double h = mt->plastic == TIDE_MPM_SNOW ? exp(mt->xi * (1 - X->Jp[p[b]])) : 1;
+    mu[b] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.mu * h : mt->elastic.mu;
+    lam[b] = mt->plastic == TIDE_MPM_SNOW ? mt->elastic.lambda * h : mt->elastic.lambda;
+    F[b] = X->F + p[b] * D * D;
+    lanes = b + 1;
+  }
+  if (lanes) tide_material_kirchhoff_fc4(lanes, mu, lam, F, T);
+  for (int b = 0; b < n; b++)
+    if (other >> b & 1) {
+      double t[9];
+      stress_term(m, X->mi[p[b]], X->F + p[b] * D * D, X->Jp[p[b]], t);
+      for (int k = 0; k < D * D; k++)
+        T[k][b] = t[k];
+    }
+}
+
 /* scatter the particles of slab i; returns the P2G_ flags of the particles
  * found outside the grid's stencil band or with non-finite state (checked
  * on what P2G computes from it, not in passes of their own) */
@@ -682,14 +722,21 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
   for (int j = 0; j < nj; j++)
     for (int k = 0; k < nk; k++) {
       int64_t cell = ((int64_t)i * nj + j) * nk + k;
-      for (int64_t q = ps->cell_start[cell]; q < ps->cell_start[cell + 1]; q++) {
-        int64_t p = ps->order[q];
-        stencil_t S;
-        if (!stencil_at(m, X->s, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
-          bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
-          continue;
+      int64_t q1 = ps->cell_start[cell + 1];
+      for (int64_t q0 = ps->cell_start[cell]; q0 < q1; q0 += 4) {
+        /* the stresses of (up to) four particles of the cell, then their scatter */
+        int ng = q1 - q0 < 4 ? (int)(q1 - q0) : 4;
+        double T[9][4];
+        stress_group(X, D, ps->order + q0, ng, T);
+        for (int b = 0; b < ng; b++) {
+          int64_t p = ps->order[q0 + b];
+          stencil_t S;
+          if (!stencil_at(m, X->s, X->roff, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
+            bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
+            continue;
+          }
+          bad |= scatter_one(X, D, O, SP, p, &S, &T[0][b]);
         }
-        bad |= scatter_one(X, D, O, SP, p, &S);
       }
     }
   return bad;
@@ -719,6 +766,18 @@ static int acc_reserve(tide_mpm *m) {
   return m->acc ? TIDE_OK : TIDE_ENOMEM;
 }
 
+/* node i of the 4-lane scratch (momentum, mass) into nm, nv (velocity =
+ * momentum / mass, IEEE division lane by lane; 0 where massless) */
+MPM_INLINE void split_node(const double *acc, double *nm, double *nv, int D, int64_t i) {
+  double mi = acc[i * 4 + 3];
+  nm[i] = mi;
+  mpm_v4 q = {0, 0, 0, 0};
+  if (mi > 0) q = *(const mpm_v4u *)(acc + i * 4) / BC4(mi);
+  MPM_UNROLL
+  for (int a = 0; a < D; a++)
+    nv[i * D + a] = q[a];
+}
+
 int tide_mpm_p2g(tide_mpm *m, double dt) {
   int st, d = m->dim;
   if (!(dt >= 0 && isfinite(dt)))
@@ -733,6 +792,7 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
     band(m, a, &lo, &X.hi[a]);
   }
   node_strides(m, X.s);
+  row_offsets(m, X.s, X.roff);
   int64_t nn = m->nn;
   if ((st = acc_reserve(m))) return st;
   X.acc = m->acc;
@@ -762,12 +822,14 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
         "MPM: a particle left the grid's interior (more than 1 cell from the domain faces)");
   /* momentum -> velocity */
   double *nm = TIDE_F64P(m->nm), *nv = TIDE_F64P(m->nv);
+  if (d == 3) {
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < nn; i++) {
-    double mi = X.acc[i * 4 + 3];
-    nm[i] = mi;
-    for (int a = 0; a < d; a++)
-      nv[i * d + a] = mi > 0 ? X.acc[i * 4 + a] / mi : 0;
+    for (int64_t i = 0; i < nn; i++)
+      split_node(X.acc, nm, nv, 3, i);
+  } else {
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < nn; i++)
+      split_node(X.acc, nm, nv, 2, i);
   }
   return TIDE_OK;
 }
@@ -858,6 +920,14 @@ static int node_bcs(const tide_mpm *m, const int64_t s[3], int64_t id, double *v
   return fixed || nnrm > 1 ? 1 : 0;
 }
 
+/* gravity on node id (velocity v), then its walls and colliders when bcs */
+static inline void grid_node(const tide_mpm *m, const int64_t s[3], int64_t id, double *v, double dt,
+                             int bcs) {
+  for (int a = 0; a < m->dim; a++)
+    v[a] += dt * m->gravity[a];
+  if (bcs) node_bcs(m, s, id, v, NULL);
+}
+
 int tide_mpm_grid_update(tide_mpm *m, double dt) {
   int d = m->dim;
   if (!(dt >= 0 && isfinite(dt)))
@@ -866,14 +936,25 @@ int tide_mpm_grid_update(tide_mpm *m, double dt) {
   int64_t s[3];
   node_strides(m, s);
   int64_t nn = m->nn;
+  if (!m->sparse && m->ncoll == 0) {
+    /* dense, no colliders: only nodes within wall_nodes of a face can meet
+     * a condition (node_bcs leaves the others alone) */
+    int N0 = m->g.n[0] + 1, N1 = m->g.n[1] + 1, N2 = d == 3 ? m->g.n[2] + 1 : 1, wn = m->wall_nodes;
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t id = 0; id < nn; id++) {
-    if (!(nm[id] > 0)) continue;
-    double *v = nv + id * d;
-    for (int a = 0; a < d; a++)
-      v[a] += dt * m->gravity[a];
-    node_bcs(m, s, id, v, NULL);
+    for (int i = 0; i < N0; i++)
+      for (int j = 0; j < N1; j++) {
+        int near = i < wn || i > N0 - 1 - wn || j < wn || j > N1 - 1 - wn;
+        for (int k = 0; k < N2; k++) {
+          int64_t id = i * s[0] + j * s[1] + k;
+          if (nm[id] > 0)
+            grid_node(m, s, id, nv + id * d, dt, near || (d == 3 && (k < wn || k > N2 - 1 - wn)));
+        }
+      }
+    return TIDE_OK;
   }
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+  for (int64_t id = 0; id < nn; id++)
+    if (nm[id] > 0) grid_node(m, s, id, nv + id * d, dt, 1);
   return TIDE_OK;
 }
 
@@ -949,7 +1030,7 @@ static void plasticity(const tide_mpm_material *mt, int d, double *F, double *Jp
 typedef struct {
   tide_mpm *m;
   double dt, inv, Dinv, hi[3], xlo[3], xhi[3]; /* the stencil band: node units, positions */
-  int64_t s[3];
+  int64_t s[3], roff[16];
   const double *v4; /* nodes x 4: the node velocities, lanes 0 .. d-1 */
   double *x, *v, *c, *F, *Jp;
   const int32_t *mi;
@@ -964,7 +1045,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
   for (int64_t p = p0; p < p1; p++) {
     double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
     stencil_t S;
-    if (!stencil_at(m, X->s, D, O, SP, xp, X->inv, X->hi, &S)) {
+    if (!stencil_at(m, X->s, X->roff, D, O, SP, xp, X->inv, X->hi, &S)) {
       bad = 1;
       continue;
     }
@@ -1028,7 +1109,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
         Fn[a * D + b] = t;
       }
     memcpy(Fp, Fn, sizeof(double) * (size_t)(D * D));
-    plasticity(&m->mats[X->mi[p]], D, Fp, X->Jp + p);
+    const tide_mpm_material *mt = &m->mats[X->mi[p]];
+    if (mt->plastic != TIDE_MPM_ELASTIC) plasticity(mt, D, Fp, X->Jp + p);
     MPM_UNROLL
     for (int a = 0; a < D; a++) {
       double y = xp[a] + dt * vp[a];
@@ -1067,16 +1149,22 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
     X.xhi[a] = m->g.origin[a] + X.hi[a] * m->g.dx;
   }
   node_strides(m, X.s);
+  row_offsets(m, X.s, X.roff);
   int st;
   if ((st = acc_reserve(m))) return st;
   /* the node velocities side by side in 4 lanes (the scratch is P2G's) */
   const double *nv = TIDE_F64P(m->nv);
   double *v4 = m->acc;
   int64_t nn = m->nn;
+  if (d == 3) {
 #pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < nn; i++)
-    for (int a = 0; a < 4; a++)
-      v4[i * 4 + a] = a < d ? nv[i * d + a] : 0;
+    for (int64_t i = 0; i < nn; i++)
+      *(mpm_v4u *)(v4 + i * 4) = (mpm_v4){nv[i * 3], nv[i * 3 + 1], nv[i * 3 + 2], 0};
+  } else {
+#pragma omp parallel for schedule(static) if (nn > TIDE_PAR_MIN)
+    for (int64_t i = 0; i < nn; i++)
+      *(mpm_v4u *)(v4 + i * 4) = (mpm_v4){nv[i * 2], nv[i * 2 + 1], 0, 0};
+  }
   X.v4 = v4;
   X.x = TIDE_F64P(ps->x), X.v = TIDE_F64P(ps->v), X.c = TIDE_F64P(ps->c);
   X.F = TIDE_F64P(m->F), X.Jp = TIDE_F64P(m->Jp);

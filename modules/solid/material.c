@@ -1,6 +1,12 @@
 /*
  * material.c -- constitutive models in the diagonal frame (see material.h).
  */
+/* tide_material_kirchhoff_fc4 rounds lane by lane as the scalar closed
+ * form: no contraction into FMAs (GCC's default in ISO C mode), also in
+ * the inline helpers of the headers (tide_det3) */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include "solid/material.h"
 #include "solid/small.h"
 #include "tide.h"
@@ -469,6 +475,41 @@ void tide_material_kirchhoff(const tide_material *m, int d, const double *F, dou
   double P[9];
   tide_material_eval(m, d, F, NULL, 0, NULL, P, NULL);
   tide_matmul_nt(d, P, F, tau);
+}
+
+typedef double kv4 __attribute__((vector_size(32)));
+typedef double kv4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
+
+void tide_material_kirchhoff_fc4(int n, const double mu[4], const double lambda[4],
+                                 const double *const F[4], double tau[9][4]) {
+  double Fs[9][4], Rs[9][4];
+  tide_polar_rotation_fast4(n, F, Fs, Rs);
+  kv4 Fv[9], A[9], m2 = {2 * mu[0], 0, 0, 0}, lam = {lambda[0], 0, 0, 0};
+  for (int l = 1; l < n; l++) /* lanes l >= n: F = R = I, no stress */
+    m2[l] = 2 * mu[l], lam[l] = lambda[l];
+  /* the arithmetic of kirchhoff_closed (3D, fixed corotated), lane by lane */
+  _Pragma("GCC unroll 16")
+  for (int k = 0; k < 9; k++)
+    Fv[k] = *(const kv4u *)Fs[k];
+  kv4 J = Fv[0] * (Fv[4] * Fv[8] - Fv[5] * Fv[7]) - Fv[1] * (Fv[3] * Fv[8] - Fv[5] * Fv[6]) +
+          Fv[2] * (Fv[3] * Fv[7] - Fv[4] * Fv[6]);
+  _Pragma("GCC unroll 16")
+  for (int k = 0; k < 9; k++)
+    A[k] = m2 * (Fv[k] - *(const kv4u *)Rs[k]);
+  kv4 c = lam * (J - 1) * J, t[9];
+  _Pragma("GCC unroll 16")
+  for (int i = 0; i < 3; i++)
+    _Pragma("GCC unroll 16")
+    for (int j = i; j < 3; j++) {
+      kv4 u = {0, 0, 0, 0};
+      _Pragma("GCC unroll 16")
+      for (int k = 0; k < 3; k++) u += A[i * 3 + k] * Fv[j * 3 + k];
+      t[i * 3 + j] = t[j * 3 + i] = u;
+    }
+  t[0] += c, t[4] += c, t[8] += c;
+  _Pragma("GCC unroll 16")
+  for (int k = 0; k < 9; k++)
+    *(kv4u *)tau[k] = t[k];
 }
 
 void tide_material_damping(const tide_material *m, int d, const double *R, const double *Fdot,

@@ -143,6 +143,13 @@ void tide_material_eval(const tide_material *m, int d, const double *F, const do
  * round-off. */
 void tide_material_kirchhoff(const tide_material *m, int d, const double *F, double *tau);
 
+/* tide_material_kirchhoff of the 3D fixed-corotated model (no fiber) for
+ * n <= 4 particles at once, Lame parameters mu[l], lambda[l], in 4 SIMD
+ * lanes (tide_polar_rotation_fast4): tau[k][l] entry k of lane l's stress
+ * (lanes l >= n: 0), bit-identical to tide_material_kirchhoff's. */
+void tide_material_kirchhoff_fc4(int n, const double mu[4], const double lambda[4],
+                                 const double *const F[4], double tau[9][4]);
+
 /* Damping stress in the rotated frame of F (Irving 2.6.2):
  *     P^_d = beta (Fdot^ + Fdot^T^) + alpha tr(Fdot^) I,  Fdot^ = U^T Fdot V,
  * which with R = U V^T is P_d = beta (Fdot + R Fdot^T R) + alpha (R:Fdot) R,

@@ -1,9 +1,19 @@
 /*
  * small.c -- symmetric eigensolver and inversion-aware SVD (see small.h).
  */
+/* the 4-lane kernels below must round exactly as the scalar ones: no
+ * contraction of a * b + c into an FMA (GCC's default in ISO C mode), also in
+ * the inline helpers of the headers (tide_det3) */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include "solid/small.h"
 
 #include <math.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
+#include <stdint.h>
 #include <string.h>
 
 #define EIG_MAXN TIDE_SYM_EIG_MAXN
@@ -305,4 +315,87 @@ void tide_polar_rotation_fast(int d, const double *F, double *R) {
     }
   }
   tide_polar_rotation(d, F, R);
+}
+
+/* four doubles / lane masks, element-wise IEEE (GCC/Clang vector
+ * extension); locals only: a 32-byte vector argument or result of a
+ * function has an AVX-dependent ABI */
+typedef double pv4 __attribute__((vector_size(32)));
+typedef int64_t pm4 __attribute__((vector_size(32)));
+#define PV4(a) ((pv4){(a), (a), (a), (a)})
+/* bit l set when lane l of mask m is true */
+#define PM4_BITS(m) ((int)(((m)[0] != 0) | ((m)[1] != 0) << 1 | ((m)[2] != 0) << 2 | ((m)[3] != 0) << 3))
+
+typedef double pv4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
+#define PM4_ANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+
+void tide_polar_rotation_fast4(int n, const double *const F[4], double Fs[9][4], double Rs[9][4]) {
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double *f0 = F[0], *f1 = n > 1 ? F[1] : I3, *f2 = n > 2 ? F[2] : I3, *f3 = n > 3 ? F[3] : I3;
+  pv4 X[9], Rv[9];
+  _Pragma("GCC unroll 16")
+  for (int k = 0; k < 9; k++) {
+    X[k] = (pv4){f0[k], f1[k], f2[k], f3[k]};
+    *(pv4u *)Fs[k] = X[k];
+  }
+  /* lane by lane the arithmetic of tide_polar_rotation_fast (tide_det3,
+   * the cofactors, the scaled Newton step) */
+  pv4 J = X[0] * (X[4] * X[8] - X[5] * X[7]) - X[1] * (X[3] * X[8] - X[5] * X[6]) +
+          X[2] * (X[3] * X[7] - X[4] * X[6]);
+  pm4 live = J > 1e-12, fallback = ~live; /* lanes still iterating / for the SVD */
+  /* the others iterate on I (a fixed point) */
+  _Pragma("GCC unroll 16")
+  for (int k = 0; k < 9; k++) {
+    X[k] = (pv4)(((pm4)X[k] & live) | ((pm4)PV4(k % 4 == 0 ? 1.0 : 0.0) & ~live));
+    Rv[k] = X[k];
+  }
+  pv4 step = PV4(HUGE_VAL);
+  for (int it = 0; it < 30 && PM4_ANY(live); it++) {
+    pv4 C[9] = {X[4] * X[8] - X[5] * X[7], X[5] * X[6] - X[3] * X[8], X[3] * X[7] - X[4] * X[6],
+                X[2] * X[7] - X[1] * X[8], X[0] * X[8] - X[2] * X[6], X[1] * X[6] - X[0] * X[7],
+                X[1] * X[5] - X[2] * X[4], X[2] * X[3] - X[0] * X[5], X[0] * X[4] - X[1] * X[3]};
+    pv4 det = X[0] * C[0] + X[1] * C[1] + X[2] * C[2];
+    pm4 pos = det > 0;
+    fallback |= live & ~pos;
+    live &= pos;
+    pv4 dm1 = det - 1;
+    pm4 scale = (step > 1e-2) & ((dm1 > 0.05) | (dm1 < -0.05)) & live;
+    pv4 z = PV4(1.0);
+    if (PM4_ANY(scale)) {
+      _Pragma("GCC unroll 4")
+      for (int l = 0; l < 4; l++)
+        if (scale[l]) z[l] = cbrt(1 / det[l]);
+    }
+    pv4 a = 0.5 * z, b = 0.5 / (z * det), s = PV4(0.0);
+    _Pragma("GCC unroll 16")
+    for (int k = 0; k < 9; k++) {
+      pv4 y = a * X[k] + b * C[k], e = y - X[k];
+      s += e * e;
+      X[k] = y;
+    }
+#ifdef __AVX__
+    step = (pv4)_mm256_sqrt_pd((__m256d)s);
+#else
+    _Pragma("GCC unroll 4")
+    for (int l = 0; l < 4; l++)
+      step[l] = sqrt(s[l]);
+#endif
+    /* converged lanes keep this X */
+    pm4 done = (step <= 1e-8) & live;
+    _Pragma("GCC unroll 16")
+    for (int k = 0; k < 9; k++)
+      Rv[k] = (pv4)(((pm4)X[k] & done) | ((pm4)Rv[k] & ~done));
+    live &= ~done;
+  }
+  fallback |= live;
+  _Pragma("GCC unroll 16")
+  for (int k = 0; k < 9; k++)
+    *(pv4u *)Rs[k] = Rv[k];
+  for (int l = 0; l < n; l++)
+    if (fallback[l]) {
+      double R[9];
+      tide_polar_rotation(3, F[l], R);
+      for (int k = 0; k < 9; k++)
+        Rs[k][l] = R[k];
+    }
 }

@@ -133,6 +133,14 @@ void tide_polar_rotation(int d, const double *F, double *R);
  * non-converging F fall back to tide_polar_rotation. */
 void tide_polar_rotation_fast(int d, const double *F, double *R);
 
+/* tide_polar_rotation_fast in 3D for n <= 4 matrices F[0 .. n-1] at once,
+ * lane-wise (structure of arrays): Fs[k][l] = F[l][k] and Rs[k][l] entry k
+ * of lane l's rotation (lanes l >= n: the identity).  The Newton iteration
+ * runs in 4 SIMD lanes, a lane frozen once it has converged, each lane
+ * rounding as the scalar code does: every lane's rotation is bit-identical
+ * to tide_polar_rotation_fast(3, F[l], R). */
+void tide_polar_rotation_fast4(int n, const double *const F[4], double Fs[9][4], double Rs[9][4]);
+
 #ifdef __cplusplus
 }
 #endif
