@@ -49,6 +49,8 @@ local tension_defaults = {
   band = nil,             -- Liu's band half-width [m] (3 dx)
   redistance = nil,       -- tracked: redistance every n steps (0: never; default 0 in 2D, and in 3D under APIC
                           -- with the cell curvature; else 1)
+  redistance_init = "cubic", -- tracked: interface initialisation of that redistancing (tide.grid.redistance's
+                          -- init: "cubic", "linear" or "subcell", Russo-Smereka: the crossings kept)
   volume = true,          -- tracked: restore the liquid volume every step (Liu Sec. 4.2.2)
   contact_angle = nil,    -- static contact angle at the walls [degrees] (90)
 }
@@ -187,6 +189,7 @@ function flip.tension_setup(S, opts)
   choice(T.curvature, { "heights", "cells" }, "curvature")
   choice(T.level_set, { "tracked", "particles" }, "level_set")
   choice(T.side, { "liquid", "both" }, "side")
+  choice(T.redistance_init, { "cubic", "linear", "subcell" }, "redistance_init")
   -- 3D: the tracked level set is redistanced every step, except under APIC with the cell
   -- curvature.  The cell curvature reads the redistance's moves of the surface (a 3D APIC drop at
   -- rest: 3.3e-2 redistanced every step, 6.9e-4 without), but without it the height functions
@@ -254,7 +257,8 @@ function flip.tension_advance(S, dt)
   end
   S.phi, S.phi2 = S.phi2, S.phi
   if T.redistance > 0 and (S.steps + 1) % T.redistance == 0 then
-    if S.P then time("redistance", S.P.redistance, S.P, S.phi) else time("redistance", tide.grid.redistance, g, S.phi) end
+    if S.P then time("redistance", S.P.redistance, S.P, S.phi)
+    else time("redistance", tide.grid.redistance, g, S.phi, { init = T.redistance_init }) end
   end
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
 end

@@ -327,7 +327,8 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   if (isnan(o.band)) return tide_fail(TIDE_EINVAL, "%s: band is NaN", fn);
   if (o.order != 1 && o.order != 2)
     return tide_fail(TIDE_EINVAL, "%s: order must be 1 or 2, got %d", fn, o.order);
-  if (o.init != TIDE_REDISTANCE_INIT_LINEAR && o.init != TIDE_REDISTANCE_INIT_CUBIC)
+  if (o.init != TIDE_REDISTANCE_INIT_LINEAR && o.init != TIDE_REDISTANCE_INIT_CUBIC &&
+      o.init != TIDE_REDISTANCE_INIT_SUBCELL)
     return tide_fail(TIDE_EINVAL, "%s: unknown init %d", fn, o.init);
   double band = o.band > 0 ? o.band : INFINITY;
   int64_t N = tide_grid_ncells(g), bad = 0;
@@ -349,6 +350,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   memset(state, FAR, (size_t)N);
   march_t M = {dim, o.order, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, dist, state};
   const int cubic = o.init == TIDE_REDISTANCE_INIT_CUBIC;
+  const int subcell = o.init == TIDE_REDISTANCE_INIT_SUBCELL;
 
   /* 0. cubic: kink flags (in pos, unused before the march) */
   if (cubic) {
@@ -372,7 +374,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
         int64_t c = ((int64_t)i * n1 + j) * n2 + k;
         double pc = phi[c];
         int in = pc < 0;
-        double inv2 = 0, grad2 = 0, dmin = INFINITY;
+        double inv2 = 0, grad2 = 0, dmin = INFINITY, side = 0;
         int cross = 0;
         for (int a = 0; a < dim; a++) {
           double da = INFINITY, nb[2] = {pc, pc};
@@ -381,6 +383,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
             if (q < 0 || q >= M.ext[a]) continue;
             double pn = phi[c + s * M.stride[a]];
             nb[(s + 1) / 2] = pn;
+            side = fmax(side, fabs(pn - pc) / h);
             if ((pn < 0) == in) continue;
             double theta = pc / (pc - pn); /* in [0, 1): pc and pn differ in sign */
             if (theta * h < da) da = theta * h;
@@ -397,6 +400,15 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
         }
         dist[c] = INFINITY;
         if (!cross) continue;
+        if (subcell) {
+          /* Russo-Smereka: phi rescaled by the larger of the central
+           * gradient and the steepest one-sided difference */
+          double gs = fmax(sqrt(grad2), side);
+          dist[c] = gs > 0 ? fabs(pc) / gs : 0;
+          state[c] = KNOWN;
+          nknown++;
+          continue;
+        }
         double dint = inv2 == INFINITY ? 0 : 1 / sqrt(inv2);
         double dgrad = grad2 > 0 ? fabs(pc) / sqrt(grad2) : INFINITY;
         double d = dgrad < dint ? dgrad : dint;

@@ -47,7 +47,15 @@ enum {
    * obeys the triangle inequality |d - d_n| <= dx with every interface
    * neighbour).  A cell whose iteration fails takes the linear value (an
    * interface cell) or is left to the march (a neighbour). */
-  TIDE_REDISTANCE_INIT_CUBIC = 1
+  TIDE_REDISTANCE_INIT_CUBIC = 1,
+  /* Russo & Smereka 2000 (the subcell fix): d = |phi_c| / g with g the
+   * larger of the central-difference |grad phi_c| and the largest one-sided
+   * difference |phi_n - phi_c| / dx over the face neighbours (their 1D
+   * max(central, left, right)); only phi's own values rescaled, so the
+   * linear zero crossings between interface cells move only as much as g
+   * differs between them (nothing for a distance function up to the O(dx^2)
+   * error of g) */
+  TIDE_REDISTANCE_INIT_SUBCELL = 2
 };
 
 typedef struct tide_redistance_opts {

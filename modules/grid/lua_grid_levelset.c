@@ -494,9 +494,9 @@ static tide_array *checkcells(lua_State *L, int idx, const tide_grid *g, const c
 }
 
 static const char *const redist_keys[] = {"band", "order", "init", "work", NULL};
-static const char *const REDIST_INITS[] = {"linear", "cubic", NULL};
+static const char *const REDIST_INITS[] = {"linear", "cubic", "subcell", NULL};
 /* tide.grid.redistance(g, phi [, { band = m, order = 1 | 2,
- *   init = "linear" | "cubic", work = tide.grid.advect_work() }]): phi
+ *   init = "linear" | "cubic" | "subcell", work = tide.grid.advect_work() }]): phi
  * becomes the signed distance to its zero level (fast marching, in place);
  * returns phi */
 static int l_redistance(lua_State *L) {
