@@ -63,7 +63,8 @@ local defaults = {
   redistance = false,      -- redistance phi every n steps (0: never; default 0 with curvature "cells";
                            -- with "heights" 1 in 3D, 10 in 2D)
   redistance_init = "cubic", -- interface initialisation of that redistancing (tide.grid.redistance's init:
-                           -- "cubic", "linear" or "subcell", Russo-Smereka: the crossings kept)
+                           -- "cubic", "linear", "subcell" or "russo_smereka", the PDE with the subcell fix;
+                           -- docs/liquids-physics.md "3D drop at rest": neither Russo-Smereka variant helps)
   tol = 1e-8,              -- pressure solve
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
@@ -128,7 +129,7 @@ function drop.new(opts)
   -- keeps a drop at rest ringing: 3D 9.5e-2 vs 6.6e-4 without; docs/liquids-physics.md,
   -- "The default", "3D drop at rest")
   if not S.redistance then S.redistance = S.curvature == "heights" and (g.dim == 3 and 1 or 10) or 0 end
-  check_choice(S.redistance_init, { "cubic", "linear", "subcell" }, "redistance_init")
+  check_choice(S.redistance_init, { "cubic", "linear", "subcell", "russo_smereka" }, "redistance_init")
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
@@ -220,7 +221,7 @@ function drop.step(S, dt)
   if S.open then liquid.open_phi(g, S.phi, S.open) end -- continued linearly out of the domain
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then
     if P then time("redistance", P.redistance, P, S.phi)
-    else time("redistance", grid.redistance, g, S.phi, { init = S.redistance_init }) end
+    else time("redistance", grid.redistance, g, S.phi, S.redistance_init == "russo_smereka" and { method = "russo_smereka" } or { init = S.redistance_init }) end
   end
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   -- 3. velocity self-advection

@@ -50,7 +50,8 @@ local tension_defaults = {
   redistance = nil,       -- tracked: redistance every n steps (0: never; default 0 in 2D, and in 3D under APIC
                           -- with the cell curvature; else 1)
   redistance_init = "cubic", -- tracked: interface initialisation of that redistancing (tide.grid.redistance's
-                          -- init: "cubic", "linear" or "subcell", Russo-Smereka: the crossings kept)
+                          -- init: "cubic", "linear", "subcell" or "russo_smereka", the PDE with the subcell fix;
+                           -- docs/liquids-physics.md "3D drop at rest": neither Russo-Smereka variant helps)
   volume = true,          -- tracked: restore the liquid volume every step (Liu Sec. 4.2.2)
   contact_angle = nil,    -- static contact angle at the walls [degrees] (90)
 }
@@ -189,7 +190,7 @@ function flip.tension_setup(S, opts)
   choice(T.curvature, { "heights", "cells" }, "curvature")
   choice(T.level_set, { "tracked", "particles" }, "level_set")
   choice(T.side, { "liquid", "both" }, "side")
-  choice(T.redistance_init, { "cubic", "linear", "subcell" }, "redistance_init")
+  choice(T.redistance_init, { "cubic", "linear", "subcell", "russo_smereka" }, "redistance_init")
   -- 3D: the tracked level set is redistanced every step, except under APIC with the cell
   -- curvature.  The cell curvature reads the redistance's moves of the surface (a 3D APIC drop at
   -- rest: 3.3e-2 redistanced every step, 6.9e-4 without), but without it the height functions
@@ -258,7 +259,7 @@ function flip.tension_advance(S, dt)
   S.phi, S.phi2 = S.phi2, S.phi
   if T.redistance > 0 and (S.steps + 1) % T.redistance == 0 then
     if S.P then time("redistance", S.P.redistance, S.P, S.phi)
-    else time("redistance", tide.grid.redistance, g, S.phi, { init = T.redistance_init }) end
+    else time("redistance", tide.grid.redistance, g, S.phi, T.redistance_init == "russo_smereka" and { method = "russo_smereka" } or { init = T.redistance_init }) end
   end
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
 end

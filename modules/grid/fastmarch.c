@@ -17,7 +17,7 @@
 enum { FAR = 0, TRIAL = 1, KNOWN = 2 };
 
 tide_redistance_opts tide_redistance_opts_default(void) {
-  tide_redistance_opts o = {0, 2, TIDE_REDISTANCE_INIT_CUBIC};
+  tide_redistance_opts o = {0, 2, TIDE_REDISTANCE_INIT_CUBIC, TIDE_REDISTANCE_FMM, 10, 0};
   return o;
 }
 
@@ -309,6 +309,87 @@ static int resolved(const march_t *M, const int64_t *kink, const int ijk[3]) {
   return 1;
 }
 
+/* ------------------------------------------ interface: Russo-Smereka */
+
+/* Russo & Smereka's (2000) interface value of cell c (a face neighbour of
+ * the other sign): |phi_c| / g with g the larger of the central-difference
+ * |grad phi_c| (one-sided at the domain boundary) and the steepest
+ * one-sided difference |phi_n - phi_c| / dx over the face neighbours; -1 if
+ * c has no neighbour of the other sign. */
+static double rs_distance(const march_t *M, const double *phi, int64_t c, const int ijk[3]) {
+  const double pc = phi[c], h = M->h;
+  const int in = pc < 0;
+  double grad2 = 0, side = 0;
+  int cross = 0;
+  for (int a = 0; a < M->dim; a++) {
+    double nb[2] = {pc, pc};
+    int wgt = 0;
+    for (int s = -1; s <= 1; s += 2) {
+      int q = ijk[a] + s;
+      if (q < 0 || q >= M->ext[a]) continue;
+      double pn = phi[c + s * M->stride[a]];
+      nb[(s + 1) / 2] = pn;
+      wgt++;
+      side = fmax(side, fabs(pn - pc) / h);
+      if ((pn < 0) != in) cross = 1;
+    }
+    double ga = wgt ? (nb[1] - nb[0]) / (wgt * h) : 0;
+    grad2 += ga * ga;
+  }
+  if (!cross) return -1;
+  double gs = fmax(sqrt(grad2), side);
+  return gs > 0 ? fabs(pc) / gs : 0;
+}
+
+/* The Russo-Smereka reinitialisation (TIDE_REDISTANCE_PDE, levelset.h):
+ * buffers phi0, cur/next ping-pong and the interface values D (< 0: not an
+ * interface cell), 24 bytes per cell in w. */
+static int rs_pde(const march_t *M0, double *phi, int iterations, tide_advect_work *w, int64_t N) {
+  int st = tide_advect_work_reserve(w, (size_t)N * 24);
+  if (st) return tide_fail(st, "redistance: out of memory");
+  double *phi0 = w->buf, *D = phi0 + N, *tmp = D + N;
+  memcpy(phi0, phi, (size_t)N * sizeof(double));
+  march_t M = *M0;
+  const int n0 = M.ext[0], n1 = M.ext[1], n2 = M.ext[2];
+  const double h = M.h, dtau = 0.5 * h;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int i = 0; i < n0; i++)
+    for (int j = 0; j < n1; j++)
+      for (int k = 0; k < n2; k++) {
+        int ijk[3] = {i, j, k};
+        int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+        D[c] = rs_distance(&M, phi0, c, ijk);
+      }
+  double *cur = phi, *next = tmp;
+  for (int it = 0; it < iterations; it++) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int ijk[3] = {i, j, k};
+          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          const double s = phi0[c] < 0 ? -1 : 1, pc = cur[c];
+          if (D[c] >= 0) { /* subcell fix */
+            next[c] = pc - (dtau / h) * s * (fabs(pc) - D[c]);
+            continue;
+          }
+          /* Godunov: upwind one-sided differences by the sign of phi0 */
+          double g2 = 0;
+          for (int a = 0; a < M.dim; a++) {
+            double lo = ijk[a] > 0 ? (pc - cur[c - M.stride[a]]) / h : 0;
+            double hi = ijk[a] < M.ext[a] - 1 ? (cur[c + M.stride[a]] - pc) / h : 0;
+            double p = s > 0 ? fmax(fmax(lo, 0), -fmin(hi, 0)) : fmax(-fmin(lo, 0), fmax(hi, 0));
+            g2 += p * p;
+          }
+          next[c] = pc - dtau * s * (sqrt(g2) - 1);
+        }
+    double *t = cur;
+    cur = next, next = t;
+  }
+  if (cur != phi) memcpy(phi, cur, (size_t)N * sizeof(double));
+  return 0;
+}
+
 /* ---------------------------------------------------------------- march */
 
 int tide_levelset_redistance(const tide_grid *g, double *phi, double band) {
@@ -325,11 +406,16 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   if (st) return st;
   if (!phi) return tide_fail(TIDE_EINVAL, "%s: no phi", fn);
   if (isnan(o.band)) return tide_fail(TIDE_EINVAL, "%s: band is NaN", fn);
+  if (!(o.closest >= 0)) return tide_fail(TIDE_EINVAL, "%s: closest must be >= 0", fn);
   if (o.order != 1 && o.order != 2)
     return tide_fail(TIDE_EINVAL, "%s: order must be 1 or 2, got %d", fn, o.order);
   if (o.init != TIDE_REDISTANCE_INIT_LINEAR && o.init != TIDE_REDISTANCE_INIT_CUBIC &&
       o.init != TIDE_REDISTANCE_INIT_SUBCELL)
     return tide_fail(TIDE_EINVAL, "%s: unknown init %d", fn, o.init);
+  if (o.method != TIDE_REDISTANCE_FMM && o.method != TIDE_REDISTANCE_PDE)
+    return tide_fail(TIDE_EINVAL, "%s: unknown method %d", fn, o.method);
+  if (o.method == TIDE_REDISTANCE_PDE && o.iterations < 1)
+    return tide_fail(TIDE_EINVAL, "%s: iterations must be >= 1, got %d", fn, o.iterations);
   double band = o.band > 0 ? o.band : INFINITY;
   int64_t N = tide_grid_ncells(g), bad = 0;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
@@ -341,6 +427,20 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   const double h = g->dx;
   tide_advect_work own = {0};
   tide_advect_work *w = work ? work : &own;
+  if (o.method == TIDE_REDISTANCE_PDE) {
+    march_t P = {dim, 1, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, NULL, NULL};
+    int64_t nif = 0;
+#pragma omp parallel for collapse(2) reduction(+ : nif) schedule(static)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int ijk[3] = {i, j, k};
+          nif += rs_distance(&P, phi, ((int64_t)i * n1 + j) * n2 + k, ijk) >= 0;
+        }
+    if (nif) st = rs_pde(&P, phi, o.iterations, w, N); /* no interface: phi left as it is */
+    tide_advect_work_release(&own);
+    return st;
+  }
   /* dist, heap, pos (8 bytes each), state (1 byte) */
   if ((st = tide_advect_work_reserve(w, (size_t)N * 25)))
     return tide_fail(st, "%s: out of memory", fn);
@@ -374,7 +474,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
         int64_t c = ((int64_t)i * n1 + j) * n2 + k;
         double pc = phi[c];
         int in = pc < 0;
-        double inv2 = 0, grad2 = 0, dmin = INFINITY, side = 0;
+        double inv2 = 0, grad2 = 0, dmin = INFINITY;
         int cross = 0;
         for (int a = 0; a < dim; a++) {
           double da = INFINITY, nb[2] = {pc, pc};
@@ -383,7 +483,6 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
             if (q < 0 || q >= M.ext[a]) continue;
             double pn = phi[c + s * M.stride[a]];
             nb[(s + 1) / 2] = pn;
-            side = fmax(side, fabs(pn - pc) / h);
             if ((pn < 0) == in) continue;
             double theta = pc / (pc - pn); /* in [0, 1): pc and pn differ in sign */
             if (theta * h < da) da = theta * h;
@@ -401,10 +500,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
         dist[c] = INFINITY;
         if (!cross) continue;
         if (subcell) {
-          /* Russo-Smereka: phi rescaled by the larger of the central
-           * gradient and the steepest one-sided difference */
-          double gs = fmax(sqrt(grad2), side);
-          dist[c] = gs > 0 ? fabs(pc) / gs : 0;
+          dist[c] = rs_distance(&M, phi, c, ijk);
           state[c] = KNOWN;
           nknown++;
           continue;
@@ -523,6 +619,33 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
           heap_down(&H, pos[nb]);
         }
       }
+  }
+
+  /* 2b. cubic with closest > 0: every reached cell within closest dx takes
+   * the distance to the closest point of the cubic interpolant too (kink
+   * flags recomputed into pos, free after the march), where Chopp's
+   * iteration converges within half a cell of the marched value */
+  if (cubic && o.closest > 0) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int ijk[3] = {i, j, k};
+          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          pos[c] = kinked(&M, c, ijk);
+        }
+    const double lim = o.closest * h;
+#pragma omp parallel for collapse(2) schedule(dynamic, 4)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int ijk[3] = {i, j, k};
+          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          if (state[c] != KNOWN || !(dist[c] < lim) || !resolved(&M, pos, ijk)) continue;
+          double y0[3] = {i, j, k};
+          double dc = closest(&M, y0, dist[c] / h + 1);
+          if (dc >= 0 && fabs(dc * h - dist[c]) <= .5 * h) dist[c] = dc * h;
+        }
   }
 
   /* 3. signs back; unreached cells get +-band */
