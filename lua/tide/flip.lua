@@ -8,6 +8,7 @@
 -- FLIP, APIC) with Zarifi's projection and extrapolation (thesis Alg. 3,
 -- Sec. 4.4-4.6).  Every line is one native operator; copy this file to
 -- change the order or add an operator (viscosity, a cut-cell projection ...).
+
 local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local liquid = tide.liquid
@@ -49,9 +50,8 @@ local tension_defaults = {
   band = nil,             -- Liu's band half-width [m] (3 dx)
   redistance = nil,       -- tracked: redistance every n steps (0: never; default 0 in 2D, and in 3D under APIC
                           -- with the cell curvature; else 1)
-  redistance_init = "cubic", -- tracked: interface initialisation of that redistancing (tide.grid.redistance's
-                          -- init: "cubic", "linear", "subcell" or "russo_smereka", the PDE with the subcell fix;
-                           -- docs/liquids-physics.md "3D drop at rest": neither Russo-Smereka variant helps)
+  redistance_options = nil, -- tracked: options of that tide.grid.redistance, e.g. { closest = 4 }
+                          -- (docs/liquids-physics.md, "3D drop at rest"); nil: its defaults
   volume = true,          -- tracked: restore the liquid volume every step (Liu Sec. 4.2.2)
   contact_angle = nil,    -- static contact angle at the walls [degrees] (90)
 }
@@ -180,7 +180,7 @@ function flip.tension_setup(S, opts)
   local T = {}
   for k, v in pairs(tension_defaults) do T[k] = v end
   for k, v in pairs(st or {}) do
-    if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "contact_angle" and k ~= "curvature" then
+    if tension_defaults[k] == nil and k ~= "band" and k ~= "redistance" and k ~= "redistance_options" and k ~= "contact_angle" and k ~= "curvature" then
       raise(string.format("tide.flip.new: surface_tension: unknown option '%s'", tostring(k)))
     end
     T[k] = v
@@ -190,7 +190,9 @@ function flip.tension_setup(S, opts)
   choice(T.curvature, { "heights", "cells" }, "curvature")
   choice(T.level_set, { "tracked", "particles" }, "level_set")
   choice(T.side, { "liquid", "both" }, "side")
-  choice(T.redistance_init, { "cubic", "linear", "subcell", "russo_smereka" }, "redistance_init")
+  if T.redistance_options ~= nil and type(T.redistance_options) ~= "table" then
+    raise("tide.flip.new: surface_tension.redistance_options must be a table of tide.grid.redistance options")
+  end
   -- 3D: the tracked level set is redistanced every step, except under APIC with the cell
   -- curvature.  The cell curvature reads the redistance's moves of the surface (a 3D APIC drop at
   -- rest: 3.3e-2 redistanced every step, 6.9e-4 without), but without it the height functions
@@ -259,7 +261,7 @@ function flip.tension_advance(S, dt)
   S.phi, S.phi2 = S.phi2, S.phi
   if T.redistance > 0 and (S.steps + 1) % T.redistance == 0 then
     if S.P then time("redistance", S.P.redistance, S.P, S.phi)
-    else time("redistance", tide.grid.redistance, g, S.phi, T.redistance_init == "russo_smereka" and { method = "russo_smereka" } or { init = T.redistance_init }) end
+    else time("redistance", tide.grid.redistance, g, S.phi, T.redistance_options) end
   end
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
 end

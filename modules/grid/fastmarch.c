@@ -256,7 +256,7 @@ static double lg_eval(const march_t *M, const double y[3], double grad[3]) {
  * until the step is below 1e-12 cells (a few to ten iterations).  Returns -1
  * if an iterate leaves the ball of radius `reach` around y0 or it does not
  * converge. */
-static double closest(const march_t *M, const double y0[3], double reach) {
+static double closest_at(const march_t *M, const double y0[3], double reach, double xout[3]) {
   double x[3] = {y0[0], y0[1], y0[2]}, g[3];
   for (int it = 0; it < 50; it++) {
     double p = lg_eval(M, x, g);
@@ -272,9 +272,16 @@ static double closest(const march_t *M, const double y0[3], double reach) {
       dist2 += (x[a] - y0[a]) * (x[a] - y0[a]);
     }
     if (!(dist2 <= reach * reach)) return -1;
-    if (step2 < 1e-24) return sqrt(dist2);
+    if (step2 < 1e-24) {
+      if (xout) xout[0] = x[0], xout[1] = x[1], xout[2] = x[2];
+      return sqrt(dist2);
+    }
   }
   return -1;
+}
+
+static double closest(const march_t *M, const double y0[3], double reach) {
+  return closest_at(M, y0, reach, NULL);
 }
 
 /* 1 where the level sets bend sharply at cell c: a second difference
@@ -441,8 +448,8 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
     tide_advect_work_release(&own);
     return st;
   }
-  /* dist, heap, pos (8 bytes each), state (1 byte) */
-  if ((st = tide_advect_work_reserve(w, (size_t)N * 25)))
+  /* dist, heap, pos (8 bytes each), state (1 byte); closest: sd (8 more) */
+  if ((st = tide_advect_work_reserve(w, (size_t)N * (o.init == TIDE_REDISTANCE_INIT_CUBIC && o.closest > 0 ? 33 : 25))))
     return tide_fail(st, "%s: out of memory", fn);
   double *dist = w->buf;
   int64_t *heap = (int64_t *)(dist + N), *pos = heap + N;
@@ -622,9 +629,15 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   }
 
   /* 2b. cubic with closest > 0: every reached cell within closest dx takes
-   * the distance to the closest point of the cubic interpolant too (kink
+   * the distance to the closest point x* of the cubic interpolant too (kink
    * flags recomputed into pos, free after the march), where Chopp's
-   * iteration converges within half a cell of the marched value */
+   * iteration converges within half a cell of the marched value.  Then a
+   * defect correction: the interpolant of the new signed distances does not
+   * vanish exactly at x* (its own interpolation error, ~1e-4 dx on a circle
+   * of 10 cells, the same sign every call: the zero set would creep); each
+   * such cell subtracts the value e(x*) of that interpolant, so the zero set
+   * of the result's interpolant stays on the input's.  The signed values go
+   * to sd (N doubles after the march's buffers), e to dist's slot. */
   if (cubic && o.closest > 0) {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int i = 0; i < n0; i++)
@@ -635,17 +648,44 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
           pos[c] = kinked(&M, c, ijk);
         }
     const double lim = o.closest * h;
+    uint8_t *cp = (uint8_t *)heap; /* 1: closest point found (heap is free now) */
 #pragma omp parallel for collapse(2) schedule(dynamic, 4)
     for (int i = 0; i < n0; i++)
       for (int j = 0; j < n1; j++)
         for (int k = 0; k < n2; k++) {
           int ijk[3] = {i, j, k};
           int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          cp[c] = 0;
           if (state[c] != KNOWN || !(dist[c] < lim) || !resolved(&M, pos, ijk)) continue;
           double y0[3] = {i, j, k};
           double dc = closest(&M, y0, dist[c] / h + 1);
-          if (dc >= 0 && fabs(dc * h - dist[c]) <= .5 * h) dist[c] = dc * h;
+          if (dc >= 0 && fabs(dc * h - dist[c]) <= .5 * h) dist[c] = dc * h, cp[c] = 1;
         }
+    double *sd = (double *)(state + N);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < N; c++) {
+      double d = state[c] == KNOWN ? dist[c] : band;
+      sd[c] = phi[c] < 0 ? -d : d;
+    }
+    march_t S = M;
+    S.phi = sd;
+#pragma omp parallel for collapse(2) schedule(dynamic, 4)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          double e = 0;
+          if (cp[c]) {
+            double y0[3] = {i, j, k}, x[3], gr[3];
+            if (closest_at(&M, y0, dist[c] / h + 1, x) >= 0) e = lg_eval(&S, x, gr);
+          }
+          /* pos is free again: the corrections */
+          ((double *)pos)[c] = e;
+        }
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < N; c++)
+      phi[c] = sd[c] - ((double *)pos)[c];
+    goto done;
   }
 
   /* 3. signs back; unreached cells get +-band */

@@ -106,10 +106,12 @@ for _, dim in ipairs { 2, 3 } do
   local g, phi0, c = sphere(dim, n, Rc)
   local E, cross, at = edges(g, phi0, c, Rc)
   local res = {}
-  for _, init in ipairs { "cubic", "subcell" } do
+  local work = G.advect_work()
+  for _, init in ipairs { "cubic", "closest", "subcell", "russo_smereka" } do
+    local opts = init == "closest" and { closest = 4, work = work } or init == "russo_smereka" and { method = init, work = work }
+      or { init = init, work = work }
     local phi = phi0:clone()
-    local work = G.advect_work()
-    G.redistance(g, phi, { init = init, work = work })
+    G.redistance(g, phi, opts)
     local first = phi:clone()
     local ex, ex0, mv = 0, 0, 0
     for _, e in ipairs(E) do
@@ -121,7 +123,7 @@ for _, dim in ipairs { 2, 3 } do
     local V1 = G.volume(g, phi)
     local drift5 = 0
     for it = 1, 100 do
-      G.redistance(g, phi, { init = init, work = work })
+      G.redistance(g, phi, opts)
       if it == 5 then
         for _, e in ipairs(E) do
           drift5 = math.max(drift5, math.abs(cross(phi, e) - cross(first, e)))
@@ -141,11 +143,16 @@ for _, dim in ipairs { 2, 3 } do
     end
     local dV = math.abs(G.volume(g, phi) / V1 - 1)
     res[init] = { drift5 = drift5, mv = mv, ex = ex, drift = drift, dV = dV, gmax = gmax, gmean = gmean, change = change }
-    print(string.format("%dD %-7s: %d crossings, first call moves them %.2e dx, max |linear crossing - sphere| %.2e dx (input %.2e); after 5 / 100 more calls: "
+    print(string.format("%dD %-13s: %d crossings, first call moves them %.2e dx, max |linear crossing - sphere| %.2e dx (input %.2e); after 5 / 100 more calls: "
       .. "crossings moved %.2e /  %.2e dx, max |phi change| %.2e dx, volume %.2e; |grad phi| - 1 within 4 dx: max %.2e, mean %.2e",
       dim, init, #E, mv, ex, ex0, drift5, drift, change, dV, gmax, gmean))
   end
-  local s, cu = res.subcell, res.cubic
+  local s, cu, cl, rs = res.subcell, res.cubic, res.closest, res.russo_smereka
+  T.check(cl.mv < 0.02 and cl.drift < 1e-3 and cl.drift < cu.drift / 20 and cl.dV < 2e-5,
+    string.format("%dD closest: 100 calls move the crossings < 1e-3 dx, 20x less than cubic alone (%.2e vs %.2e), the volume < 2e-5 (%.2e)",
+      dim, cl.drift, cu.drift, cl.dV))
+  T.check(cl.gmean < 0.005 and cl.gmax < 0.06, string.format("%dD closest: |grad phi| = 1 in the band (mean %.2e, max %.2e)", dim, cl.gmean, cl.gmax))
+  T.check(rs.drift5 > 10 * cl.drift, string.format("%dD russo_smereka (first-order Godunov, 10 steps) drifts: %.2e in 5 calls", dim, rs.drift5))
   local lim = 0.25 / Rc -- theta (1 - theta) dx / R: the rescaling's move of |x - c|^2 - R^2's crossings
   T.check(s.mv < 1.5 * lim, string.format("%dD subcell: one call moves the crossings < %.3f dx (%.2e)", dim, 1.5 * lim, s.mv))
   T.check(cu.mv < 0.02, string.format("%dD cubic: one call moves the crossings < 0.02 dx (%.2e)", dim, cu.mv))
