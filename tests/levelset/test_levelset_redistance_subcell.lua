@@ -1,17 +1,17 @@
--- tide.grid.redistance with init = "subcell" (Russo & Smereka 2000): the
--- interface cells keep phi's own values rescaled by its gradient, so the
--- zero crossings between neighbours stay where phi put them.  A non-distance
--- phi of a sphere (|x - c|^2 - R^2, centre off the lattice, R = 9.7 cells),
--- 2D and 3D, redistanced once and then 100 times more:
---   * the linear zero crossings along the grid edges against the exact sphere
---     (the first call moves |x - c|^2 - R^2's own linear crossings, which are
---     off by up to dx^2 / (8 R), onto the sphere);
---   * the drift of the crossings and of the smoothed volume over the 100
---     repeated calls (the cubic initialisation, the default, moves them a
---     little every call: docs/levelsets.md);
+-- Interface-preserving redistancing (docs/levelsets.md, "Interface-preserving
+-- redistancing"): tide.grid.redistance with the defaults (cubic init), with
+-- closest = 4 (closest-point distances for the band + defect correction),
+-- init = "subcell" (Russo & Smereka 2000 as the first layer of the march) and
+-- method = "russo_smereka" (their PDE).  A non-distance phi of a sphere
+-- (|x - c|^2 - R^2, centre off the lattice, R = 9.7 cells), 2D and 3D,
+-- redistanced once and then 100 times more (the Russo-Smereka variants 5):
+--   * the move of the linear zero crossings along the grid edges, first call
+--     and over the repeated calls; the smoothed volume;
 --   * |grad phi| (central differences) within 4 cells of the surface.
--- Measured values are printed; the bounds are a few times the subcell
--- measurement and below the cubic one where it drifts.
+-- Asserts closest = 4 keeps the crossings to < 1e-3 dx over 100 calls (20x
+-- less than the defaults) and the volume to 2e-5; the bounds of the others
+-- are a few times what they measure (the Russo-Smereka variants drift:
+-- asserted to drift more than closest, so that a fix shows up here).
 local tide = require "tide"
 local T = require "tide.testing"
 local G = tide.grid
@@ -122,7 +122,9 @@ for _, dim in ipairs { 2, 3 } do
     local gmax, gmean = grad_error(g, phi, at)
     local V1 = G.volume(g, phi)
     local drift5 = 0
-    for it = 1, 100 do
+    -- the Russo-Smereka variants only 5 (their 100-call drift is in docs/levelsets.md)
+    local calls = (init == "cubic" or init == "closest") and 100 or 5
+    for it = 1, calls do
       G.redistance(g, phi, opts)
       if it == 5 then
         for _, e in ipairs(E) do
@@ -143,9 +145,9 @@ for _, dim in ipairs { 2, 3 } do
     end
     local dV = math.abs(G.volume(g, phi) / V1 - 1)
     res[init] = { drift5 = drift5, mv = mv, ex = ex, drift = drift, dV = dV, gmax = gmax, gmean = gmean, change = change }
-    print(string.format("%dD %-13s: %d crossings, first call moves them %.2e dx, max |linear crossing - sphere| %.2e dx (input %.2e); after 5 / 100 more calls: "
+    print(string.format("%dD %-13s: %d crossings, first call moves them %.2e dx, max |linear crossing - sphere| %.2e dx (input %.2e); after 5 / %d more calls: "
       .. "crossings moved %.2e /  %.2e dx, max |phi change| %.2e dx, volume %.2e; |grad phi| - 1 within 4 dx: max %.2e, mean %.2e",
-      dim, init, #E, mv, ex, ex0, drift5, drift, change, dV, gmax, gmean))
+      dim, init, #E, mv, ex, ex0, calls, drift5, drift, change, dV, gmax, gmean))
   end
   local s, cu, cl, rs = res.subcell, res.cubic, res.closest, res.russo_smereka
   T.check(cl.mv < 0.02 and cl.drift < 1e-3 and cl.drift < cu.drift / 20 and cl.dV < 2e-5,
