@@ -107,6 +107,7 @@ static double eikonal(double alpha[3], double beta[3], int na, double h) {
 
 typedef struct {
   int dim, order;
+  int quintic; /* closest points on the quintic interpolant (closest > 0) */
   int ext[3];
   int64_t stride[3];
   double h;
@@ -176,15 +177,18 @@ static double tentative(const march_t *M, int64_t c, const int ijk[3]) {
  * cubic whose root the height-function curvature takes as the crossing
  * (tide_liquid_curvature_faces). */
 typedef struct {
-  int idx[4];
-  double w[4], dw[4];
+  int np; /* samples used: 4 (cubic), 6 (quintic) or 1 (a flat axis) */
+  int idx[6];
+  double w[6], dw[6];
 } lg_axis;
 
 static void lg_weights(double s, int n, lg_axis *A) {
+  A->np = 4;
   if (n < 2) {
     for (int p = 0; p < 4; p++)
       A->idx[p] = 0, A->w[p] = 0, A->dw[p] = 0;
     A->w[0] = 1;
+    A->np = 1;
     return;
   }
   int i0 = (int)floor(s);
@@ -214,19 +218,53 @@ static void lg_weights(double s, int n, lg_axis *A) {
   }
 }
 
+/* Quintic Lagrange weights through the 6 samples floor(s) - 2 ... floor(s)
+ * + 3 (the window shifted inside the axis at its ends); axes of fewer than
+ * 6 samples take the cubic. */
+static void lg_weights5(double s, int n, lg_axis *A) {
+  if (n < 6) {
+    lg_weights(s, n, A);
+    return;
+  }
+  int i0 = (int)floor(s) - 2;
+  if (i0 < 0) i0 = 0;
+  if (i0 > n - 6) i0 = n - 6;
+  double t = s - i0; /* the samples at 0 ... 5 */
+  A->np = 6;
+  for (int p = 0; p < 6; p++) {
+    double w = 1, dw = 0, den = 1;
+    for (int q = 0; q < 6; q++) {
+      if (q == p) continue;
+      den *= p - q;
+      /* d/dt prod (t - q) */
+      dw = dw * (t - q) + w;
+      w *= t - q;
+    }
+    A->idx[p] = i0 + p;
+    A->w[p] = w / den;
+    A->dw[p] = dw / den;
+  }
+}
+
 /* The tensor-product cubic Lagrange interpolant of phi at y (index units,
  * cell (i, j, k) at y = (i, j, k)) and its gradient in index units:
  * continuous, fourth-order accurate, exact for cubics in each coordinate. */
 static double lg_eval(const march_t *M, const double y[3], double grad[3]) {
   lg_axis A[3];
-  for (int a = 0; a < 3; a++)
-    lg_weights(a < M->dim ? y[a] : 0, a < M->dim ? M->ext[a] : 1, &A[a]);
-  const int nr = M->dim == 3 ? 4 : 1;
+  for (int a = 0; a < 3; a++) {
+    double ya = a < M->dim ? y[a] : 0;
+    int na = a < M->dim ? M->ext[a] : 1;
+    if (M->quintic)
+      lg_weights5(ya, na, &A[a]);
+    else
+      lg_weights(ya, na, &A[a]);
+  }
+  const int nr = M->dim == 3 ? A[2].np : 1;
   double v = 0, g0 = 0, g1 = 0, g2 = 0;
-  for (int p = 0; p < 4; p++) {
+  for (int p = 0; p < A[0].np; p++) {
     if (A[0].w[p] == 0 && A[0].dw[p] == 0) continue;
     double v1 = 0, d1 = 0, e1 = 0;
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < A[1].np; q++) {
       double v2 = 0, d2 = 0;
       const double *row = M->phi + A[0].idx[p] * M->stride[0] + A[1].idx[q] * M->stride[1];
       for (int r = 0; r < nr; r++) {
@@ -435,7 +473,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   tide_advect_work own = {0};
   tide_advect_work *w = work ? work : &own;
   if (o.method == TIDE_REDISTANCE_PDE) {
-    march_t P = {dim, 1, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, NULL, NULL};
+    march_t P = {dim, 1, 0, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, NULL, NULL};
     int64_t nif = 0;
 #pragma omp parallel for collapse(2) reduction(+ : nif) schedule(static)
     for (int i = 0; i < n0; i++)
@@ -455,7 +493,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   int64_t *heap = (int64_t *)(dist + N), *pos = heap + N;
   uint8_t *state = (uint8_t *)(pos + N);
   memset(state, FAR, (size_t)N);
-  march_t M = {dim, o.order, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, dist, state};
+  march_t M = {dim, o.order, 0, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, dist, state};
   const int cubic = o.init == TIDE_REDISTANCE_INIT_CUBIC;
   const int subcell = o.init == TIDE_REDISTANCE_INIT_SUBCELL;
 
@@ -648,6 +686,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
           pos[c] = kinked(&M, c, ijk);
         }
     const double lim = o.closest * h;
+    M.quintic = 1;
     uint8_t *cp = (uint8_t *)heap; /* 1: closest point found (heap is free now) */
 #pragma omp parallel for collapse(2) schedule(dynamic, 4)
     for (int i = 0; i < n0; i++)
