@@ -667,12 +667,13 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   }
 
   /* 2b. cubic with closest > 0: every reached cell within closest dx takes
-   * the distance to the closest point x* of the cubic interpolant too (kink
+   * the distance to the closest point x* of the quintic interpolant (kink
    * flags recomputed into pos, free after the march), where Chopp's
    * iteration converges within half a cell of the marched value.  Then a
    * defect correction: the interpolant of the new signed distances does not
-   * vanish exactly at x* (its own interpolation error, ~1e-4 dx on a circle
-   * of 10 cells, the same sign every call: the zero set would creep); each
+   * vanish exactly at x* (its own interpolation error, ~1e-6 dx on a circle
+   * of 10 cells, 1e-4 with the cubic, the same sign every call: the zero set
+   * would creep); each
    * such cell subtracts the value e(x*) of that interpolant, so the zero set
    * of the result's interpolant stays on the input's.  The signed values go
    * to sd (N doubles after the march's buffers), e to dist's slot. */
