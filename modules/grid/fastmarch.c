@@ -338,6 +338,19 @@ static int kinked(const march_t *M, int64_t c, const int ijk[3]) {
   return !(worst <= sqrt(g2));
 }
 
+/* kinked() of every cell into flag */
+static void kink_flags(const march_t *M, int64_t *flag) {
+  const int n0 = M->ext[0], n1 = M->ext[1], n2 = M->ext[2];
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int i = 0; i < n0; i++)
+    for (int j = 0; j < n1; j++)
+      for (int k = 0; k < n2; k++) {
+        int ijk[3] = {i, j, k};
+        int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+        flag[c] = kinked(M, c, ijk);
+      }
+}
+
 /* 1 where no cell of the 5^dim block around c is kinked (flags in kink):
  * the cubic interpolant is then smooth wherever the closest point of c or
  * of a neighbour can lie. */
@@ -498,16 +511,7 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   const int subcell = o.init == TIDE_REDISTANCE_INIT_SUBCELL;
 
   /* 0. cubic: kink flags (in pos, unused before the march) */
-  if (cubic) {
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int i = 0; i < n0; i++)
-      for (int j = 0; j < n1; j++)
-        for (int k = 0; k < n2; k++) {
-          int ijk[3] = {i, j, k};
-          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
-          pos[c] = kinked(&M, c, ijk);
-        }
-  }
+  if (cubic) kink_flags(&M, pos);
 
   /* 1. interface cells */
   int64_t nknown = 0;
@@ -673,19 +677,12 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
    * defect correction: the interpolant of the new signed distances does not
    * vanish exactly at x* (its own interpolation error, ~1e-6 dx on a circle
    * of 10 cells, 1e-4 with the cubic, the same sign every call: the zero set
-   * would creep); each
-   * such cell subtracts the value e(x*) of that interpolant, so the zero set
-   * of the result's interpolant stays on the input's.  The signed values go
-   * to sd (N doubles after the march's buffers), e to dist's slot. */
+   * would creep); each such cell subtracts the value e(x*) of that
+   * interpolant, so the zero set of the result's interpolant stays on the
+   * input's.  The signed values go to sd (N doubles after the march's
+   * buffers), the flags of the converged cells to heap, e to pos. */
   if (cubic && o.closest > 0) {
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int i = 0; i < n0; i++)
-      for (int j = 0; j < n1; j++)
-        for (int k = 0; k < n2; k++) {
-          int ijk[3] = {i, j, k};
-          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
-          pos[c] = kinked(&M, c, ijk);
-        }
+    kink_flags(&M, pos);
     const double lim = o.closest * h;
     M.quintic = 1;
     uint8_t *cp = (uint8_t *)heap; /* 1: closest point found (heap is free now) */
