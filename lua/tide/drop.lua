@@ -33,6 +33,7 @@
 -- drop blows up after about 3 periods at 32 cells per diameter, 1.5 at 64); with
 -- the cell curvature a 2D drop at rest is quieter without it
 -- (docs/liquids-physics.md, docs/levelsets.md).
+
 local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local liquid, grid = tide.liquid, tide.grid
@@ -62,6 +63,8 @@ local defaults = {
   volume = true,           -- volume correction every step
   redistance = false,      -- redistance phi every n steps (0: never; default 0 with curvature "cells";
                            -- with "heights" 1 in 3D, 10 in 2D)
+  redistance_options = false, -- options of that tide.grid.redistance, e.g. { closest = 4 } (docs/liquids-physics.md,
+                           -- "3D drop at rest"); false: its defaults
   tol = 1e-8,              -- pressure solve
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
@@ -126,6 +129,9 @@ function drop.new(opts)
   -- keeps a drop at rest ringing: 3D 9.5e-2 vs 6.6e-4 without; docs/liquids-physics.md,
   -- "The default", "3D drop at rest")
   if not S.redistance then S.redistance = S.curvature == "heights" and (g.dim == 3 and 1 or 10) or 0 end
+  if S.redistance_options and type(S.redistance_options) ~= "table" then
+    raise("tide.drop.new: redistance_options must be a table of tide.grid.redistance options")
+  end
   check_choice(S.side, { "liquid", "both" }, "side")
   check_choice(S.advect, { "sl", "maccormack", "bfecc" }, "advect")
   check_choice(S.advect_u, { "sl", "maccormack", "bfecc" }, "advect_u")
@@ -216,7 +222,8 @@ function drop.step(S, dt)
   end
   if S.open then liquid.open_phi(g, S.phi, S.open) end -- continued linearly out of the domain
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 then
-    if P then time("redistance", P.redistance, P, S.phi) else time("redistance", grid.redistance, g, S.phi) end
+    if P then time("redistance", P.redistance, P, S.phi)
+    else time("redistance", grid.redistance, g, S.phi, S.redistance_options or nil) end
   end
   if S.tracker then time("volume", S.tracker.correct, S.tracker, S.phi) end
   -- 3. velocity self-advection

@@ -17,7 +17,7 @@
 enum { FAR = 0, TRIAL = 1, KNOWN = 2 };
 
 tide_redistance_opts tide_redistance_opts_default(void) {
-  tide_redistance_opts o = {0, 2, TIDE_REDISTANCE_INIT_CUBIC};
+  tide_redistance_opts o = {0, 2, TIDE_REDISTANCE_INIT_CUBIC, TIDE_REDISTANCE_FMM, 10, 0};
   return o;
 }
 
@@ -107,6 +107,7 @@ static double eikonal(double alpha[3], double beta[3], int na, double h) {
 
 typedef struct {
   int dim, order;
+  int quintic; /* closest points on the quintic interpolant (closest > 0) */
   int ext[3];
   int64_t stride[3];
   double h;
@@ -176,15 +177,18 @@ static double tentative(const march_t *M, int64_t c, const int ijk[3]) {
  * cubic whose root the height-function curvature takes as the crossing
  * (tide_liquid_curvature_faces). */
 typedef struct {
-  int idx[4];
-  double w[4], dw[4];
+  int np; /* samples used: 4 (cubic), 6 (quintic) or 1 (a flat axis) */
+  int idx[6];
+  double w[6], dw[6];
 } lg_axis;
 
 static void lg_weights(double s, int n, lg_axis *A) {
+  A->np = 4;
   if (n < 2) {
     for (int p = 0; p < 4; p++)
       A->idx[p] = 0, A->w[p] = 0, A->dw[p] = 0;
     A->w[0] = 1;
+    A->np = 1;
     return;
   }
   int i0 = (int)floor(s);
@@ -214,19 +218,53 @@ static void lg_weights(double s, int n, lg_axis *A) {
   }
 }
 
+/* Quintic Lagrange weights through the 6 samples floor(s) - 2 ... floor(s)
+ * + 3 (the window shifted inside the axis at its ends); axes of fewer than
+ * 6 samples take the cubic. */
+static void lg_weights5(double s, int n, lg_axis *A) {
+  if (n < 6) {
+    lg_weights(s, n, A);
+    return;
+  }
+  int i0 = (int)floor(s) - 2;
+  if (i0 < 0) i0 = 0;
+  if (i0 > n - 6) i0 = n - 6;
+  double t = s - i0; /* the samples at 0 ... 5 */
+  A->np = 6;
+  for (int p = 0; p < 6; p++) {
+    double w = 1, dw = 0, den = 1;
+    for (int q = 0; q < 6; q++) {
+      if (q == p) continue;
+      den *= p - q;
+      /* d/dt prod (t - q) */
+      dw = dw * (t - q) + w;
+      w *= t - q;
+    }
+    A->idx[p] = i0 + p;
+    A->w[p] = w / den;
+    A->dw[p] = dw / den;
+  }
+}
+
 /* The tensor-product cubic Lagrange interpolant of phi at y (index units,
  * cell (i, j, k) at y = (i, j, k)) and its gradient in index units:
  * continuous, fourth-order accurate, exact for cubics in each coordinate. */
 static double lg_eval(const march_t *M, const double y[3], double grad[3]) {
   lg_axis A[3];
-  for (int a = 0; a < 3; a++)
-    lg_weights(a < M->dim ? y[a] : 0, a < M->dim ? M->ext[a] : 1, &A[a]);
-  const int nr = M->dim == 3 ? 4 : 1;
+  for (int a = 0; a < 3; a++) {
+    double ya = a < M->dim ? y[a] : 0;
+    int na = a < M->dim ? M->ext[a] : 1;
+    if (M->quintic)
+      lg_weights5(ya, na, &A[a]);
+    else
+      lg_weights(ya, na, &A[a]);
+  }
+  const int nr = M->dim == 3 ? A[2].np : 1;
   double v = 0, g0 = 0, g1 = 0, g2 = 0;
-  for (int p = 0; p < 4; p++) {
+  for (int p = 0; p < A[0].np; p++) {
     if (A[0].w[p] == 0 && A[0].dw[p] == 0) continue;
     double v1 = 0, d1 = 0, e1 = 0;
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < A[1].np; q++) {
       double v2 = 0, d2 = 0;
       const double *row = M->phi + A[0].idx[p] * M->stride[0] + A[1].idx[q] * M->stride[1];
       for (int r = 0; r < nr; r++) {
@@ -256,7 +294,7 @@ static double lg_eval(const march_t *M, const double y[3], double grad[3]) {
  * until the step is below 1e-12 cells (a few to ten iterations).  Returns -1
  * if an iterate leaves the ball of radius `reach` around y0 or it does not
  * converge. */
-static double closest(const march_t *M, const double y0[3], double reach) {
+static double closest_at(const march_t *M, const double y0[3], double reach, double xout[3]) {
   double x[3] = {y0[0], y0[1], y0[2]}, g[3];
   for (int it = 0; it < 50; it++) {
     double p = lg_eval(M, x, g);
@@ -272,9 +310,16 @@ static double closest(const march_t *M, const double y0[3], double reach) {
       dist2 += (x[a] - y0[a]) * (x[a] - y0[a]);
     }
     if (!(dist2 <= reach * reach)) return -1;
-    if (step2 < 1e-24) return sqrt(dist2);
+    if (step2 < 1e-24) {
+      if (xout) xout[0] = x[0], xout[1] = x[1], xout[2] = x[2];
+      return sqrt(dist2);
+    }
   }
   return -1;
+}
+
+static double closest(const march_t *M, const double y0[3], double reach) {
+  return closest_at(M, y0, reach, NULL);
 }
 
 /* 1 where the level sets bend sharply at cell c: a second difference
@@ -293,6 +338,19 @@ static int kinked(const march_t *M, int64_t c, const int ijk[3]) {
   return !(worst <= sqrt(g2));
 }
 
+/* kinked() of every cell into flag */
+static void kink_flags(const march_t *M, int64_t *flag) {
+  const int n0 = M->ext[0], n1 = M->ext[1], n2 = M->ext[2];
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int i = 0; i < n0; i++)
+    for (int j = 0; j < n1; j++)
+      for (int k = 0; k < n2; k++) {
+        int ijk[3] = {i, j, k};
+        int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+        flag[c] = kinked(M, c, ijk);
+      }
+}
+
 /* 1 where no cell of the 5^dim block around c is kinked (flags in kink):
  * the cubic interpolant is then smooth wherever the closest point of c or
  * of a neighbour can lie. */
@@ -307,6 +365,87 @@ static int resolved(const march_t *M, const int64_t *kink, const int ijk[3]) {
       for (int k = lo[2]; k <= hi[2]; k++)
         if (kink[i * M->stride[0] + j * M->stride[1] + k]) return 0;
   return 1;
+}
+
+/* ------------------------------------------ interface: Russo-Smereka */
+
+/* Russo & Smereka's (2000) interface value of cell c (a face neighbour of
+ * the other sign): |phi_c| / g with g the larger of the central-difference
+ * |grad phi_c| (one-sided at the domain boundary) and the steepest
+ * one-sided difference |phi_n - phi_c| / dx over the face neighbours; -1 if
+ * c has no neighbour of the other sign. */
+static double rs_distance(const march_t *M, const double *phi, int64_t c, const int ijk[3]) {
+  const double pc = phi[c], h = M->h;
+  const int in = pc < 0;
+  double grad2 = 0, side = 0;
+  int cross = 0;
+  for (int a = 0; a < M->dim; a++) {
+    double nb[2] = {pc, pc};
+    int wgt = 0;
+    for (int s = -1; s <= 1; s += 2) {
+      int q = ijk[a] + s;
+      if (q < 0 || q >= M->ext[a]) continue;
+      double pn = phi[c + s * M->stride[a]];
+      nb[(s + 1) / 2] = pn;
+      wgt++;
+      side = fmax(side, fabs(pn - pc) / h);
+      if ((pn < 0) != in) cross = 1;
+    }
+    double ga = wgt ? (nb[1] - nb[0]) / (wgt * h) : 0;
+    grad2 += ga * ga;
+  }
+  if (!cross) return -1;
+  double gs = fmax(sqrt(grad2), side);
+  return gs > 0 ? fabs(pc) / gs : 0;
+}
+
+/* The Russo-Smereka reinitialisation (TIDE_REDISTANCE_PDE, levelset.h):
+ * buffers phi0, cur/next ping-pong and the interface values D (< 0: not an
+ * interface cell), 24 bytes per cell in w. */
+static int rs_pde(const march_t *M0, double *phi, int iterations, tide_advect_work *w, int64_t N) {
+  int st = tide_advect_work_reserve(w, (size_t)N * 24);
+  if (st) return tide_fail(st, "redistance: out of memory");
+  double *phi0 = w->buf, *D = phi0 + N, *tmp = D + N;
+  memcpy(phi0, phi, (size_t)N * sizeof(double));
+  march_t M = *M0;
+  const int n0 = M.ext[0], n1 = M.ext[1], n2 = M.ext[2];
+  const double h = M.h, dtau = 0.5 * h;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int i = 0; i < n0; i++)
+    for (int j = 0; j < n1; j++)
+      for (int k = 0; k < n2; k++) {
+        int ijk[3] = {i, j, k};
+        int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+        D[c] = rs_distance(&M, phi0, c, ijk);
+      }
+  double *cur = phi, *next = tmp;
+  for (int it = 0; it < iterations; it++) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int ijk[3] = {i, j, k};
+          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          const double s = phi0[c] < 0 ? -1 : 1, pc = cur[c];
+          if (D[c] >= 0) { /* subcell fix */
+            next[c] = pc - (dtau / h) * s * (fabs(pc) - D[c]);
+            continue;
+          }
+          /* Godunov: upwind one-sided differences by the sign of phi0 */
+          double g2 = 0;
+          for (int a = 0; a < M.dim; a++) {
+            double lo = ijk[a] > 0 ? (pc - cur[c - M.stride[a]]) / h : 0;
+            double hi = ijk[a] < M.ext[a] - 1 ? (cur[c + M.stride[a]] - pc) / h : 0;
+            double p = s > 0 ? fmax(fmax(lo, 0), -fmin(hi, 0)) : fmax(-fmin(lo, 0), fmax(hi, 0));
+            g2 += p * p;
+          }
+          next[c] = pc - dtau * s * (sqrt(g2) - 1);
+        }
+    double *t = cur;
+    cur = next, next = t;
+  }
+  if (cur != phi) memcpy(phi, cur, (size_t)N * sizeof(double));
+  return 0;
 }
 
 /* ---------------------------------------------------------------- march */
@@ -325,10 +464,16 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   if (st) return st;
   if (!phi) return tide_fail(TIDE_EINVAL, "%s: no phi", fn);
   if (isnan(o.band)) return tide_fail(TIDE_EINVAL, "%s: band is NaN", fn);
+  if (!(o.closest >= 0)) return tide_fail(TIDE_EINVAL, "%s: closest must be >= 0", fn);
   if (o.order != 1 && o.order != 2)
     return tide_fail(TIDE_EINVAL, "%s: order must be 1 or 2, got %d", fn, o.order);
-  if (o.init != TIDE_REDISTANCE_INIT_LINEAR && o.init != TIDE_REDISTANCE_INIT_CUBIC)
+  if (o.init != TIDE_REDISTANCE_INIT_LINEAR && o.init != TIDE_REDISTANCE_INIT_CUBIC &&
+      o.init != TIDE_REDISTANCE_INIT_SUBCELL)
     return tide_fail(TIDE_EINVAL, "%s: unknown init %d", fn, o.init);
+  if (o.method != TIDE_REDISTANCE_FMM && o.method != TIDE_REDISTANCE_PDE)
+    return tide_fail(TIDE_EINVAL, "%s: unknown method %d", fn, o.method);
+  if (o.method == TIDE_REDISTANCE_PDE && o.iterations < 1)
+    return tide_fail(TIDE_EINVAL, "%s: iterations must be >= 1, got %d", fn, o.iterations);
   double band = o.band > 0 ? o.band : INFINITY;
   int64_t N = tide_grid_ncells(g), bad = 0;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
@@ -340,27 +485,33 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
   const double h = g->dx;
   tide_advect_work own = {0};
   tide_advect_work *w = work ? work : &own;
-  /* dist, heap, pos (8 bytes each), state (1 byte) */
-  if ((st = tide_advect_work_reserve(w, (size_t)N * 25)))
+  if (o.method == TIDE_REDISTANCE_PDE) {
+    march_t P = {dim, 1, 0, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, NULL, NULL};
+    int64_t nif = 0;
+#pragma omp parallel for collapse(2) reduction(+ : nif) schedule(static)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int ijk[3] = {i, j, k};
+          nif += rs_distance(&P, phi, ((int64_t)i * n1 + j) * n2 + k, ijk) >= 0;
+        }
+    if (nif) st = rs_pde(&P, phi, o.iterations, w, N); /* no interface: phi left as it is */
+    tide_advect_work_release(&own);
+    return st;
+  }
+  /* dist, heap, pos (8 bytes each), state (1 byte); closest: sd (8 more) */
+  if ((st = tide_advect_work_reserve(w, (size_t)N * (o.init == TIDE_REDISTANCE_INIT_CUBIC && o.closest > 0 ? 33 : 25))))
     return tide_fail(st, "%s: out of memory", fn);
   double *dist = w->buf;
   int64_t *heap = (int64_t *)(dist + N), *pos = heap + N;
   uint8_t *state = (uint8_t *)(pos + N);
   memset(state, FAR, (size_t)N);
-  march_t M = {dim, o.order, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, dist, state};
+  march_t M = {dim, o.order, 0, {n0, n1, n2}, {(int64_t)n1 * n2, n2, 1}, h, phi, dist, state};
   const int cubic = o.init == TIDE_REDISTANCE_INIT_CUBIC;
+  const int subcell = o.init == TIDE_REDISTANCE_INIT_SUBCELL;
 
   /* 0. cubic: kink flags (in pos, unused before the march) */
-  if (cubic) {
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int i = 0; i < n0; i++)
-      for (int j = 0; j < n1; j++)
-        for (int k = 0; k < n2; k++) {
-          int ijk[3] = {i, j, k};
-          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
-          pos[c] = kinked(&M, c, ijk);
-        }
-  }
+  if (cubic) kink_flags(&M, pos);
 
   /* 1. interface cells */
   int64_t nknown = 0;
@@ -397,6 +548,12 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
         }
         dist[c] = INFINITY;
         if (!cross) continue;
+        if (subcell) {
+          dist[c] = rs_distance(&M, phi, c, ijk);
+          state[c] = KNOWN;
+          nknown++;
+          continue;
+        }
         double dint = inv2 == INFINITY ? 0 : 1 / sqrt(inv2);
         double dgrad = grad2 > 0 ? fabs(pc) / sqrt(grad2) : INFINITY;
         double d = dgrad < dint ? dgrad : dint;
@@ -511,6 +668,61 @@ int tide_levelset_redistance_ex(const tide_grid *g, double *phi, const tide_redi
           heap_down(&H, pos[nb]);
         }
       }
+  }
+
+  /* 2b. cubic with closest > 0: every reached cell within closest dx takes
+   * the distance to the closest point x* of the quintic interpolant (kink
+   * flags recomputed into pos, free after the march), where Chopp's
+   * iteration converges within half a cell of the marched value.  Then a
+   * defect correction: the interpolant of the new signed distances does not
+   * vanish exactly at x* (its own interpolation error, ~1e-6 dx on a circle
+   * of 10 cells, 1e-4 with the cubic, the same sign every call: the zero set
+   * would creep); each such cell subtracts the value e(x*) of that
+   * interpolant, so the zero set of the result's interpolant stays on the
+   * input's.  The signed values go to sd (N doubles after the march's
+   * buffers), the flags of the converged cells to heap, e to pos. */
+  if (cubic && o.closest > 0) {
+    kink_flags(&M, pos);
+    const double lim = o.closest * h;
+    M.quintic = 1;
+    uint8_t *cp = (uint8_t *)heap; /* 1: closest point found (heap is free now) */
+#pragma omp parallel for collapse(2) schedule(dynamic, 4)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int ijk[3] = {i, j, k};
+          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          cp[c] = 0;
+          if (state[c] != KNOWN || !(dist[c] < lim) || !resolved(&M, pos, ijk)) continue;
+          double y0[3] = {i, j, k};
+          double dc = closest(&M, y0, dist[c] / h + 1);
+          if (dc >= 0 && fabs(dc * h - dist[c]) <= .5 * h) dist[c] = dc * h, cp[c] = 1;
+        }
+    double *sd = (double *)(state + N);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < N; c++) {
+      double d = state[c] == KNOWN ? dist[c] : band;
+      sd[c] = phi[c] < 0 ? -d : d;
+    }
+    march_t S = M;
+    S.phi = sd;
+#pragma omp parallel for collapse(2) schedule(dynamic, 4)
+    for (int i = 0; i < n0; i++)
+      for (int j = 0; j < n1; j++)
+        for (int k = 0; k < n2; k++) {
+          int64_t c = ((int64_t)i * n1 + j) * n2 + k;
+          double e = 0;
+          if (cp[c]) {
+            double y0[3] = {i, j, k}, x[3], gr[3];
+            if (closest_at(&M, y0, dist[c] / h + 1, x) >= 0) e = lg_eval(&S, x, gr);
+          }
+          /* pos is free again: the corrections */
+          ((double *)pos)[c] = e;
+        }
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < N; c++)
+      phi[c] = sd[c] - ((double *)pos)[c];
+    goto done;
   }
 
   /* 3. signs back; unreached cells get +-band */

@@ -47,16 +47,53 @@ enum {
    * obeys the triangle inequality |d - d_n| <= dx with every interface
    * neighbour).  A cell whose iteration fails takes the linear value (an
    * interface cell) or is left to the march (a neighbour). */
-  TIDE_REDISTANCE_INIT_CUBIC = 1
+  TIDE_REDISTANCE_INIT_CUBIC = 1,
+  /* Russo & Smereka 2000 (the subcell fix): d = |phi_c| / g with g the
+   * larger of the central-difference |grad phi_c| and the largest one-sided
+   * difference |phi_n - phi_c| / dx over the face neighbours (their 1D
+   * max(central, left, right)); only phi's own values rescaled, so the
+   * linear zero crossings between interface cells move only as much as g
+   * differs between them (nothing for a distance function up to the O(dx^2)
+   * error of g) */
+  TIDE_REDISTANCE_INIT_SUBCELL = 2
+};
+
+/* How the distance is computed. */
+enum {
+  TIDE_REDISTANCE_FMM = 0, /* fast marching (below) */
+  /* Russo & Smereka 2000: `iterations` pseudo-time steps dtau = dx / 2 of
+   * the reinitialisation equation phi_t + S(phi0) (|grad phi| - 1) = 0
+   * (first-order Godunov upwinding, Sussman, Smereka & Osher 1994), with the
+   * subcell fix in the interface cells: there phi_t = -(S(phi0) |phi| -
+   * D) / dx with D = |phi0| / g, g as in TIDE_REDISTANCE_INIT_SUBCELL, from
+   * the input phi0 (their sign S(phi0)).  The interface cells relax towards
+   * phi0's own values rescaled, so the zero crossings stay where phi0 has
+   * them (the classical scheme moves them); a phi that is already close to
+   * a distance changes only by its residual |grad phi| - 1, and cells more
+   * than about iterations * dx / 2 from the interface keep their values
+   * (band, order and init are not used) */
+  TIDE_REDISTANCE_PDE = 1
 };
 
 typedef struct tide_redistance_opts {
-  double band; /* march only to |phi| <= band [m]; <= 0: the whole grid */
-  int order;   /* upwind differences of the march: 1 or 2 */
-  int init;    /* TIDE_REDISTANCE_INIT_* */
+  double band;    /* march only to |phi| <= band [m]; <= 0: the whole grid */
+  int order;      /* upwind differences of the march: 1 or 2 */
+  int init;       /* TIDE_REDISTANCE_INIT_* */
+  int method;     /* TIDE_REDISTANCE_FMM | TIDE_REDISTANCE_PDE */
+  int iterations; /* pseudo-time steps of TIDE_REDISTANCE_PDE (>= 1) */
+  /* cubic init: after the march, every cell within closest dx [cells] takes
+   * its closest-point distance to the zero set of the tensor-product quintic
+   * Lagrange interpolant of the input (6^dim samples; where Chopp's iteration
+   * converges within half a cell of the marched value and no kink is near),
+   * minus the value of the result's own interpolant at that closest point (a
+   * defect correction, so the zero set stays over repeated calls): the band
+   * the curvature stencils read is sixth-order accurate, not only the first
+   * two layers fourth-order (a circle of 9.7 cells: distances to 2e-6 dx,
+   * 100 calls move the crossings 2e-6 dx; docs/levelsets.md); 0: off */
+  double closest;
 } tide_redistance_opts;
 
-/* {0, 2, TIDE_REDISTANCE_INIT_CUBIC} */
+/* {0, 2, TIDE_REDISTANCE_INIT_CUBIC, TIDE_REDISTANCE_FMM, 10, 0} */
 tide_redistance_opts tide_redistance_opts_default(void);
 
 /* Replace phi by the signed distance to its zero level set by the fast

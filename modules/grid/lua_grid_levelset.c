@@ -493,10 +493,12 @@ static tide_array *checkcells(lua_State *L, int idx, const tide_grid *g, const c
   return a;
 }
 
-static const char *const redist_keys[] = {"band", "order", "init", "work", NULL};
-static const char *const REDIST_INITS[] = {"linear", "cubic", NULL};
+static const char *const redist_keys[] = {"band", "order", "init", "method", "iterations", "closest", "work", NULL};
+static const char *const REDIST_METHODS[] = {"fmm", "russo_smereka", NULL};
+static const char *const REDIST_INITS[] = {"linear", "cubic", "subcell", NULL};
 /* tide.grid.redistance(g, phi [, { band = m, order = 1 | 2,
- *   init = "linear" | "cubic", work = tide.grid.advect_work() }]): phi
+ *   init = "linear" | "cubic" | "subcell", method = "fmm" | "russo_smereka",
+ *   iterations = 10, closest = 0, work = tide.grid.advect_work() }]): phi
  * becomes the signed distance to its zero level (fast marching, in place);
  * returns phi */
 static int l_redistance(lua_State *L) {
@@ -508,6 +510,9 @@ static int l_redistance(lua_State *L) {
   ro.band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
   ro.order = (int)tide_opt_int(&o, "order", ro.order, 1, 2);
   ro.init = tide_opt_choice(&o, "init", REDIST_INITS[ro.init], REDIST_INITS);
+  ro.method = tide_opt_choice(&o, "method", REDIST_METHODS[ro.method], REDIST_METHODS);
+  ro.iterations = (int)tide_opt_int(&o, "iterations", ro.iterations, 1, 100000);
+  ro.closest = tide_opt_num(&o, "closest", ro.closest, 0, HUGE_VAL);
   tide_advect_work *w = tide_opt_obj(&o, "work", "tide.AdvectWork");
   tide_lua_check(L, tide_levelset_redistance_ex(g, TIDE_F64P(phi), &ro, w), fn);
   lua_settop(L, 2);

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const tide_redistance_opts O1 = {0, 1, TIDE_REDISTANCE_INIT_LINEAR};
-static const tide_redistance_opts O2 = {0, 2, TIDE_REDISTANCE_INIT_CUBIC};
+static const tide_redistance_opts O1 = {0, 1, TIDE_REDISTANCE_INIT_LINEAR, TIDE_REDISTANCE_FMM, 0, 0};
+static const tide_redistance_opts O2 = {0, 2, TIDE_REDISTANCE_INIT_CUBIC, TIDE_REDISTANCE_FMM, 0, 0};
 
 typedef struct {
   double l1, in, out; /* mean |error| over |d| < 0.25; max inside; max outside [m] */

@@ -16,7 +16,7 @@ return {
       { "mean", "boolean", "false", "correct by the mean interior density" }, { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "particle level set for a ghost-fluid surface" },
       { "radius", "number", "dx / 2^(1/dim)", "its particle radius [m]" }, { "sigma", "number >= 0", "0", "surface tension [N/m]" },
       { "capillary", "number > 0", "0.5", "fraction of the capillary step in max_dt" },
-      { "surface_tension", "{ method = \"ghost\" | \"liu\", curvature = \"heights\" | \"cells\", level_set = \"tracked\" | \"particles\", side, band, redistance, volume = true, contact_angle }", "ghost, cells (heights where contact_angle ~= 90), tracked", "options of the tension" },
+      { "surface_tension", "{ method = \"ghost\" | \"liu\", curvature = \"heights\" | \"cells\", level_set = \"tracked\" | \"particles\", side, band, redistance, redistance_options, volume = true, contact_angle }", "ghost, cells (heights where contact_angle ~= 90), tracked; redistance_options { closest = 4 } with cells", "options of the tension" },
       { "phi", "f64 cells", "from the particles", "initial tracked level set" }, { "solid", "u8 cells", "none", "2 = solid" },
       { "gravity", "{gx, gy[, gz]}", "{0, -9.81[, 0]}", "[m/s^2]" }, { "fractions", "f64 tide.Mac", "none", "open face fractions (cut cells)" },
       { "solid_phi", "f64 cells", "none", "solid signed distance (keeps particles out)" }, { "solid_velocity", "f64 tide.Mac", "0", "[m/s]" },
