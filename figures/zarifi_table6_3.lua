@@ -54,6 +54,9 @@ for _, n in ipairs(sizes) do
         formulation = form, solver = "cholmod", tol = 1e-10, phi = S.liquid.phi, fractions = S.fractions, sampling = "cell",
         must_converge = false }
       res[beam_kind][form] = { seconds = tide.clock() - t0, nnz = st.nonzeros }
+      -- one line per projection on stderr, so a run stopped part-way still reports what it measured
+      io.stderr:write(string.format("table6_3: %d^3 %s %s: %d nonzeros, %.3f s\n", n, beam_kind, form,
+        st.nonzeros, res[beam_kind][form].seconds))
     end
     beam.v:copy(v0)
     done = done + 1
