@@ -20,7 +20,7 @@ local fig = F.figure {
     "lua/tide/cases/zarifi_dam_beam.lua with the pinned beam of 2 x 20 x 2 cubes (189 nodes / 480 tets), " ..
     "same material, gravity and steps.",
   quick = { dim = 2, n = 24, T = 0.2, dts = "0.002,0.008", setup = "pool" },
-  full = { dim = 3, n = 24, T = 0.2, dts = "0.002,0.008", setup = "pool" },
+  full = { dim = 3, n = 35, T = 0.2, dts = "0.002,0.008", setup = "pool" }, -- the thesis's 35^3
   estimate = { quick = 3, full = 600 },
 }
 local P = fig.params

@@ -16,7 +16,7 @@ local fig = F.figure {
     "hundreds of entries, costs seconds already at 10^3): nonzeros of the full matrix and seconds of the whole " ..
     "projection (clipping, assembly, solve), wall and process CPU seconds. The thesis reports frame times averaged over 100 " ..
     "frames (4.42 steps each) on 8 cores; Tide reports one projection, so only the ratios compare.",
-  quick = { sizes = "10", beams = "coarse", warmup = 2 }, full = { sizes = "50,60", beams = "coarse,fine", warmup = 10 },
+  quick = { sizes = "10", beams = "coarse", warmup = 2 }, full = { sizes = "50,60,70,80,90", beams = "coarse,fine", warmup = 10 },
   estimate = { quick = 4, full = 1200 },
   deterministic = "the seconds are wall-clock timings (the nonzeros are reproducible)",
 }
