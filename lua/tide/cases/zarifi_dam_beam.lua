@@ -6,10 +6,11 @@
 --   local case = require "tide.cases.zarifi_dam_beam"
 --   local S, beam = case.new { res = 32, dim = 2, scheme = "spd" }
 -- Options (all optional): res (cells across the tank, 32), dim (2), paper (3D beams of the thesis:
--- "coarse" 135 nodes / 336 tets, "medium" 352 / 1134, "fine" 725 / 2688 (Table 6.1); true = fine),
+-- "coarse" 135 nodes / 336 tets, "medium" 352 / 1134, "fine" 725 / 2688 (Table 6.1); true = fine;
+-- "stability" 2 x 20 x 2 cubes, 189 nodes / 480 tets, the solid of section 6.3),
 -- beam_cells (elements across the beam, 0: about 0.1/dx), E = 2e5,
 -- nu = 0.3, density = 800, tau_m = 0.5, tau_k = 0.002, per_cell, and zarifi.new's options
--- (scheme, sampling, cfl, tol, solver, ...).
+-- (scheme, sampling, cfl, tol, solver, gravity (also the beam's), ...).
 local tide = require "tide"
 local zarifi = require "tide.zarifi"
 
@@ -33,14 +34,14 @@ function M.new(o)
     -- medium 3 x 21 x 3 (352, 1134), fine 4 x 28 x 4 (725, 2688)
     local nz = bc
     if o.paper then
-      local c = ({ coarse = 2, medium = 3, fine = 4 })[o.paper == true and "fine" or o.paper]
-      if not c then error("zarifi_dam_beam: paper must be true, \"coarse\", \"medium\" or \"fine\"", 2) end
-      bc, ny, nz = c, 7 * c, c
+      local c = ({ coarse = 2, medium = 3, fine = 4, stability = 2 })[o.paper == true and "fine" or o.paper]
+      if not c then error("zarifi_dam_beam: paper must be true, \"coarse\", \"medium\", \"fine\" or \"stability\"", 2) end
+      bc, ny, nz = c, o.paper == "stability" and 20 or 7 * c, c
     end
     beam = tide.solid.box { min = { 0.55, 0.15, 0.4 }, max = { 0.65, 1.0 - 0.5 * dx, 0.6 }, cells = { bc, ny, nz } }
   end
   beam:material { model = "corotational", E = o.E or 2e5, nu = o.nu or 0.3, density = o.density or 800,
-    rayleigh_mass = o.tau_m or 0.5, rayleigh_stiffness = o.tau_k or 0.002 }
+    rayleigh_mass = o.tau_m or 0.5, rayleigh_stiffness = o.tau_k or 0.002, gravity = o.gravity }
   local top = 1.0 - 0.5 * dx - 1e-9
   beam:pin(function(_, y) return y > top end)
   local box = dim == 2 and { min = { 0, 0 }, max = { 0.35, 0.7 } } or { min = { 0, 0, 0 }, max = { 0.35, 0.7, 1 } }
