@@ -6,8 +6,8 @@
 --   build/tide scenes/liu_sliding.lua --medium  (96 cells per metre: the drop 12 cells in radius)
 --   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, the unit box at 160^3, CFL 0.7,
 --                                                2 x 136 = 272 vertices)
--- The default grid: the unit box's cells at dx = 1/64 m (the drop 8 cells in radius, the coarsest
--- at which it is held; at 4 cells it drains between the rods) but only those around the rods and
+-- The default grid: the unit box's cells at dx = 1/64 m (the drop 8 cells in radius: held, the coarsest
+-- tried that holds; at 4 cells it drains between the rods) but only those around the rods and
 -- the drop (--box rods: x 0-1, y 0.30-0.94, z 0.25-0.75 m, 64 x 41 x 32 cells, 0.31 of 64^3):
 -- the same cells as --box unit --res 64 minus empty air, at 0.3 of its cost; 30 frames (0.5 s: the
 -- landing, the stop and 0.2 m of sliding), 1400 steps, a few minutes on 2 cores.
