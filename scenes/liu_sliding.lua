@@ -1,14 +1,19 @@
 -- Drops sliding on parallel rods (Liu et al. 2024, Fig. 18; Table I cases k-m): a drop set down
 -- at the upper end of two inclined parallel rods, held by surface tension and the barrier
 -- contact, slides along them (in the paper further the higher the surface tension, --sigma).
---   build/tide scenes/liu_sliding.lua [--res 32] [--dim 3|2] [--frames 48] [--sigma 1200] [--gap 0.075]
---        [--drop 0.125] [--E 1e12] [--slope 15] [--contact vertices|segments] [--radius 0] [--slip]
---   build/tide scenes/liu_sliding.lua --medium  (64^3: the drop 8 cells in radius -- held and sliding;
---                                                0.5-1.1 s per step here, 0.3 s of motion in 7-15 min)
---   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, 160^3, CFL 0.7, 2 x 136 = 272 vertices)
+--   build/tide scenes/liu_sliding.lua [--res 64] [--box rods|unit] [--dim 3|2] [--frames 30] [--sigma 1200]
+--        [--gap 0.075] [--drop 0.125] [--E 1e12] [--slope 15] [--contact vertices|segments] [--radius 0] [--slip]
+--   build/tide scenes/liu_sliding.lua --medium  (96 cells per metre: the drop 12 cells in radius)
+--   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, the unit box at 160^3, CFL 0.7,
+--                                                2 x 136 = 272 vertices)
+-- The default grid: the unit box's cells at dx = 1/64 m (the drop 8 cells in radius: held, the coarsest
+-- tried that holds; at 4 cells it drains between the rods) but only those around the rods and
+-- the drop (--box rods: x 0-1, y 0.30-0.94, z 0.25-0.75 m, 64 x 41 x 32 cells, 0.31 of 64^3):
+-- the same cells as --box unit --res 64 minus empty air, at 0.3 of its cost; 30 frames (0.5 s: the
+-- landing, the stop and 0.2 m of sliding), 1400 steps, a few minutes on 2 cores.
 -- Defaults chosen so the drop can be held (docs/couple.md, "Contact faces along rods"):
---  * drop radius R 0.125 m (8.2 kg): 8 cells at 64^3 (--medium), 20 at 160^3; at the 32^3 default
---    it is 4 cells, too coarse to be held (it drains between the rods: a fast smoke run only);
+--  * drop radius R 0.125 m (8.2 kg): 8 cells at dx 1/64 (the default), 12 at 1/96 (--medium), 20 at
+--    160^3 (--paper); at 1/32 it is 4 cells, too coarse to be held (it drains between the rods);
 --  * gap 0.075 m and sigma 1200 N/m, above the Laplace holding estimate
 --    sigma >= rho g h / (2/G - 2/R), h = R + sqrt(R^2 - G^2/4): 224 N/m here (Bond number 0.13);
 --  * rods of radius 4 mm, E 1e12 Pa, pinned at both ends 0.87 m apart: EI = E pi r^4 / 4 = 201 N m^2,
@@ -16,10 +21,11 @@
 --    P L^3 / (48 EI) = 2.7 mm at midspan (0.2 dx at 64^3); E 1e9 would sag 0.65 m -- the drop
 --    would fall with the rods;
 --  * 15 deg down (the paper's rods are inclined; it gives no angle).
--- --medium, 0.3 s: the drop lands, is stopped within 0.1 s, bounces on the rods and slides along
--- them, held (0.2-0.3 s: mean vertical velocity -0.06 m/s, 0.48 m/s along the rods, nothing below
--- them); with sigma 600 it slides too but drains between the rods through a growing tongue from
--- 0.2 s (docs/couple.md, "The scene re-tuned").
+-- dx 1/64, 0.3 s (docs/couple.md, "The scene re-tuned"): the drop lands, is stopped within 0.1 s,
+-- bounces on the rods and slides along them, held (0.2-0.3 s: mean vertical velocity -0.06 m/s,
+-- 0.48 m/s along the rods, nothing below them); with sigma 600 it slides too but drains between
+-- the rods through a growing tongue from 0.2 s (2-4 cells thick: the tension band, centred 1.5 dx
+-- inside the liquid, gives it 6-20% of its Laplace jump -- docs/couple.md, "Why sigma 600 drains").
 -- --dim 2 is the cross-section (the rods end-on: two fixed vertices; the drop is held between them
 -- or not, the sliding is out of the plane).  No rod vertex is ever inside the liquid (checked every
 -- step).  The step is tide.liu (Algorithms 1-2) (set-up: tide.cases.liu_thin.sliding).  Every frame
@@ -28,21 +34,23 @@ local tide = require "tide"
 local liu = require "tide.liu"
 local T = require "tide.cases.liu_thin"
 
-local P = T.params("liu_sliding", { res = 32, dim = 3, frames = 48, sigma = 1200, cfl = 0.7, contact = "vertices",
-  radius = 0, slip = false, gap = 0.075, drop = 0.125, E = 1e12, slope = 15, medium = false }, {
+local P = T.params("liu_sliding", { res = 64, dim = 3, box = "rods", frames = 30, sigma = 1200, cfl = 0.7,
+  contact = "vertices", radius = 0, slip = false, gap = 0.075, drop = 0.125, E = 1e12, slope = 15, medium = false }, {
   dim = "3 or 2", sigma = "surface tension [N/m]", contact = "tide.liu contact faces: vertices or segments",
   radius = "contact_radius of segments [m] (0: the default)", slip = "contact_slip (free slip along the rods)",
   gap = "distance between the rods [m]", drop = "drop radius [m]", E = "rods' Young's modulus [Pa]",
-  slope = "rods' inclination [deg]", medium = "3D, 64^3 (the drop 8 cells in radius)",
+  slope = "rods' inclination [deg]", box = "3D grid: rods (the unit box's cells around the rods and the drop) or unit",
+  medium = "3D, 96 cells per metre around the rods (the drop 12 cells in radius)",
 }, "Table I k-m: 3D, 160^3, CFL 0.7")
 local o = { dim = P.dim, n = P.res, sigma = P.sigma, cfl = P.cfl, contact = P.contact, gap = P.gap, radius = P.drop,
-  E = P.E, slope = P.slope, contact_radius = P.radius > 0 and P.radius or nil, slip = P.slip }
-if P.medium then o.dim, o.n = 3, 64 end
-if P.paper then o.dim, o.n, o.cfl = 3, 160, 0.7 end
+  E = P.E, slope = P.slope, box = P.box, contact_radius = P.radius > 0 and P.radius or nil, slip = P.slip }
+if P.medium then o.dim, o.n = 3, 96 end
+if P.paper then o.dim, o.n, o.cfl, o.box = 3, 160, 0.7, "unit" end
 local S, X = T.sliding(o)
 local g = S.grid
-print(string.format("liu_sliding: %dD, %d cells per side, %d rod vertices, sigma %g N/m, drop %.3f m = %.1f dx, "
-  .. "gap %.3f m, E %g Pa, %g deg", S.dim, g.size[1], S.nv, o.sigma, P.drop, P.drop / g.dx, P.gap, P.E, P.slope))
+local cells = table.concat(g.size, " x ")
+print(string.format("liu_sliding: %dD, %s cells (dx 1/%g m), %d rod vertices, sigma %g N/m, drop %.3f m = %.1f dx, "
+  .. "gap %.3f m, E %g Pa, %g deg", S.dim, cells, 1 / g.dx, S.nv, o.sigma, P.drop, P.drop / g.dx, P.gap, P.E, P.slope))
 
 -- where the liquid is: the centre of its cells and its lowest cell
 local pts = g:centers()

@@ -242,9 +242,11 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
  * waves at the grid scale, relaxing the explicit time-step limit.
  * With a free surface (no air velocity solved) the air half of the band is
  * discarded by the projection and extrapolation, which halves the net
- * force; one_sided != 0 puts the whole delta on the liquid side,
- * delta_1(phi) = 2 delta(phi) for phi < 0 and 0 outside (same integral
- * across the interface; H(0) = 1). */
+ * force; one_sided != 0 puts the whole delta on the liquid side: the
+ * same raised cosine of half-width band/2 centred at phi = -band/2 (zero
+ * outside [-band, 0]; same integral; H(0) = 1), so liquid less than band/2
+ * deep gets less than half of the jump (docs/couple.md, "Why sigma 600
+ * drains"). */
 typedef struct tide_tension_liu_opts {
   double sigma, rho, dt;
   double band;              /* epsilon [m] (<= 0: 3 dx) */

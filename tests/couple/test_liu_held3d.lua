@@ -1,6 +1,6 @@
 -- Liu et al. Fig. 18 in 3D, reduced: a drop resting across two parallel rods is held by surface
 -- tension and the barrier contact (tide.liu, contact = "vertices", Eq. 23).  A box of 22 x 27 x 22
--- cells (dx = 1/64 m) around the drop of scenes/liu_sliding.lua --medium: radius R = 8 dx = 0.125 m,
+-- cells (dx = 1/64 m) around the drop of scenes/liu_sliding.lua (its default dx): radius R = 8 dx = 0.125 m,
 -- rods G = 0.075 m apart (horizontal here: held, no sliding), radius 4 mm, E 1e12 Pa, pinned at
 -- both ends (sag under the 40 N per rod P L^3 / (48 EI) = 0.15 mm over the 0.33 m span), sigma 600 N/m,
 -- above the Laplace holding estimate sigma >= rho g h / (2/G - 2/R), h = R + sqrt(R^2 - G^2/4):

@@ -499,19 +499,39 @@ function M.rod(o)
   return S, { tube = r > 0.3 * g.dx and r or nil }
 end
 
---- Fig. 18 (Table I k-m): a drop (radius 0.12 m) set down at the upper end of two
--- parallel rods 0.14 m apart inclined by 10 deg (radius 4 mm, E 1e9 Pa, pinned at
--- both ends); with a larger sigma (the paper increases it from top to bottom:
--- here --sigma, default 20 N/m) the drop holds together over the gap and slides
--- further along them.  3D.  2D: the cross-section, the two rods seen end-on as
--- two fixed vertices (sigma decides whether the drop passes between them; the
--- sliding is out of the plane).  CFL 0.7.
+--- Fig. 18 (Table I k-m): a drop (radius o.radius, default 0.1 m) set down at the
+-- upper end of two parallel rods o.gap (0.08 m) apart inclined by o.slope (15 deg)
+-- (radius 4 mm, E o.E (1e9 Pa), pinned at both ends 0.87 m apart); with a larger
+-- sigma (the paper increases it from top to bottom: --sigma, default 20 N/m) the
+-- drop holds together over the gap and slides further along them.  3D: o.box
+-- "unit" is the unit box of o.n cells per side, "rods" (the default) only the part
+-- of it around the rods and the drop -- the same cells (dx = 1 / o.n, aligned with
+-- the unit box's), x 0-1, y 0.3 m below the rods' lower end to 0.06 m above the
+-- drop, z 0.25 m either side of the rods' mid-plane: 64 x 41 x 32 cells at n = 64,
+-- 0.31 of the unit box.  2D: the cross-section in the unit box, the two rods seen
+-- end-on as two fixed vertices (sigma decides whether the drop passes between
+-- them; the sliding is out of the plane).  CFL 0.7.
 function M.sliding(o)
   local g, dx, h = setup(o, 3, 32)
   local dim = g.dim
   local gap, R, slope = o.gap or 0.08, o.radius or 0.1, math.rad(o.slope or 15)
   local x0, x1, ytop = 0.08, 0.92, 0.62
   local function yrod(x) return ytop - (x - x0) * math.tan(slope) end
+  local xc = x0 + 0.12
+  local lift = math.sqrt(math.max(0, (R + 2 * dx) ^ 2 - (gap / 2) ^ 2))
+  if dim == 3 and (o.box or "rods") == "rods" then
+    -- the unit box's cells around the rods and the drop (whole cells of the unit box's lattice)
+    local lo = { 0, yrod(x1) - 0.095, 0.25 }
+    local hi = { 1, yrod(xc) + lift + R + 0.06, 0.75 }
+    local size, org = {}, {}
+    for a = 1, 3 do
+      local i0, i1 = math.max(0, math.floor(lo[a] / dx + 1e-9)), math.min(o.n or 32, math.ceil(hi[a] / dx - 1e-9))
+      size[a], org[a] = i1 - i0, i0 * dx
+    end
+    g = tide.grid.new { size = size, dx = dx, origin = org }
+  elseif dim == 3 and o.box ~= "unit" then
+    error("tide.cases.liu_thin.sliding: box must be 'rods' or 'unit'", 0)
+  end
   local common = { interp = o.interp, cfl = o.cfl or 0.7, solver = o.solver, sigma = o.sigma or 20 }
   local contact = { contact = o.contact, contact_radius = o.contact_radius, contact_slip = o.slip }
   if dim == 2 then
@@ -532,10 +552,8 @@ function M.sliding(o)
   end
   local both = solid.merge(rods)
   pin_where(both, function(x) return math.abs(x - x0) < 1e-9 or math.abs(x - x1) < 1e-9 end)
-  -- the drop resting between the rods near their upper end: its centre above the
-  -- rods' mid-line by the height at which the ball meets both
-  local xc = x0 + 0.12
-  local lift = math.sqrt(math.max(0, (R + 2 * dx) ^ 2 - (gap / 2) ^ 2))
+  -- the drop resting between the rods near their upper end (xc): its centre above
+  -- the rods' mid-line by the height (lift) at which the ball meets both
   local S = state(g, ball(3, { xc, yrod(xc) + lift, 0.5 }, R):sdf(g), common, { solid = both,
     contact = contact.contact, contact_radius = contact.contact_radius, contact_slip = contact.contact_slip })
   return S, { tube = 4e-3 > 0.3 * dx and 4e-3 or nil }
