@@ -224,13 +224,14 @@ static int g_advect(lua_State *L) {
 }
 
 
-static const char *const frac_keys[] = {"clamp", "out", "solid", "exact", "depth", NULL};
+static const char *const frac_keys[] = {"clamp", "out", "solid", "exact", "depth", "band", NULL};
 
 /* g:face_fractions(solid [, {clamp = {0.01, 0.99}, exact = false, depth = 5, out = f64 Mac,
  * solid = u8 cells}]) -> open face fractions (tide.Mac), solid cell labels.
  * solid is a tide.Shape (negative inside the solid) or its signed distance
  * at the nodes, an array (ni+1, nj+1[, nk+1]).  exact (shapes only): the
- * adaptively clipped areas, subdivided `depth` levels. */
+ * adaptively clipped areas, subdivided `depth` levels.  band [m] (shapes, not
+ * exact): the node distances exact only within band (tide_shape_sdf_band). */
 static int g_face_fractions(lua_State *L) {
   const char *fn = "Grid:face_fractions";
   tide_grid *g = checkgrid(L, 1);
@@ -247,13 +248,17 @@ static int g_face_fractions(lua_State *L) {
   int exact = tide_opt_bool(&o, "exact", 0);
   int depth = (int)tide_opt_int(&o, "depth", 5, 0, 12);
   if (exact && !shape) tide_lua_error(L, "%s: 'exact' needs a tide.Shape, not node distances", fn);
+  double band = tide_opt_num(&o, "band", INFINITY, 0, INFINITY);
+  if (tide_opt_has(&o, "band") && (exact || !shape))
+    tide_lua_error(L, "%s: 'band' is for a tide.Shape with exact = false", fn);
+  if (!(band > 0)) tide_lua_error(L, "%s: band must be > 0", fn);
   if (shape && !exact) {
     if (shape->dim != g->dim) tide_lua_error(L, "%s: shape is %dD but the grid is %dD", fn, shape->dim, g->dim);
     int64_t sh[3] = {g->n[0] + 1, g->n[1] + 1, g->n[2] + 1};
     nodes = tide_array_new(TIDE_F64, g->dim, sh);
     if (!nodes) tide_lua_check(L, TIDE_ENOMEM, fn);
     tide_lua_pusharray(L, nodes); /* anchored */
-    tide_lua_check(L, tide_shape_sdf(shape, g, TIDE_AT_NODES, TIDE_F64P(nodes)), fn);
+    tide_lua_check(L, tide_shape_sdf_band(shape, g, TIDE_AT_NODES, band, TIDE_F64P(nodes)), fn);
   }
   if (out) {
     lua_getfield(L, 3, "out");

@@ -277,7 +277,7 @@ static int s_moved(lua_State *L) {
 }
 
 static const char *const AT[] = {"cells", "nodes", "u", "v", "w", NULL};
-static const char *const sdf_keys[] = {"at", "out", NULL};
+static const char *const sdf_keys[] = {"at", "out", "band", NULL};
 /* s:sdf(g [, { at = "cells" | "nodes" | "u" | "v" | "w", out = Array }]):
  * phi at the samples of grid g (cells: {ni, nj[, nk]}, nodes: n + 1 per
  * axis, faces: the MAC component shapes) */
@@ -287,6 +287,8 @@ static int s_sdf(lua_State *L) {
   tide_grid *g = checkgrid(L, 2);
   tide_opts o = tide_lua_optopts(L, 3, fn, sdf_keys);
   int at = tide_opt_choice(&o, "at", "cells", AT);
+  double band = tide_opt_num(&o, "band", INFINITY, 0, INFINITY);
+  if (!(band > 0)) tide_lua_error(L, "%s: band must be > 0", fn);
   if (at == TIDE_AT_FACES_Z && g->dim == 2) tide_lua_error(L, "%s: no w faces on a 2D grid", fn);
   int d[3];
   tide_grid_sample_dims(g, at, d);
@@ -300,7 +302,7 @@ static int s_sdf(lua_State *L) {
     if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
     tide_lua_pusharray(L, out);
   }
-  tide_lua_check(L, tide_shape_sdf(s, g, at, TIDE_F64P(out)), fn);
+  tide_lua_check(L, tide_shape_sdf_band(s, g, at, band, TIDE_F64P(out)), fn);
   return 1;
 }
 

@@ -91,6 +91,11 @@ double tide_sdf_mesh_distance(const tide_sdf_mesh *m, const double x[3], double 
 double tide_sdf_mesh_winding(const tide_sdf_mesh *m, const double x[3]);
 /* Signed distance: -d where w >= 1/2, +d elsewhere. */
 double tide_sdf_mesh_eval(const tide_sdf_mesh *m, const double x[3]);
+/* The same, exact (bit for bit) where the distance is below band [m]; farther
+ * off band with the sign of the winding number, or, outside the faces' box
+ * by band or more, the positive distance to that box (no search, no
+ * winding number).  band = INFINITY: tide_sdf_mesh_eval. */
+double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double x[3], double band);
 /* Bounding box of the vertices [m] (z = 0 in 2D). */
 void tide_sdf_mesh_bounds(const tide_sdf_mesh *m, double lo[3], double hi[3]);
 
@@ -153,6 +158,13 @@ void tide_shape_release(tide_shape *s);
  * union and inside an intersection and a bound with the correct sign and
  * |grad phi| = 1 (almost everywhere) elsewhere. */
 double tide_shape_eval(const tide_shape *s, const double x[3]);
+/* phi(x) within a band: bit for bit tide_shape_eval where |phi| < band [m]
+ * (through min / max / negation / rigid transforms a value below band in
+ * magnitude only comes from children that were exact); elsewhere a value of
+ * the right sign with |value| >= band, the mesh leaves skipping their exact
+ * search far from their faces (tide_sdf_mesh_eval_band).  For the solids of
+ * a coupled step, whose distance matters only near their surfaces. */
+double tide_shape_eval_band(const tide_shape *s, const double x[3], double band);
 /* Outward unit normal grad phi / |grad phi| at x by central differences of
  * step h [m] (h <= 0: 1e-6 m). */
 void tide_shape_normal(const tide_shape *s, const double x[3], double h, double n[3]);
@@ -168,6 +180,8 @@ const char *tide_shape_kind_name(tide_shape_kind k);
  * tide_grid_sample_dims(g, at) entries, row major.  OpenMP over samples.
  * Fails if the shape's dim differs from the grid's. */
 int tide_shape_sdf(const tide_shape *s, const tide_grid *g, int at, double *out);
+/* The same with tide_shape_eval_band (band = INFINITY: tide_shape_sdf). */
+int tide_shape_sdf_band(const tide_shape *s, const tide_grid *g, int at, double band, double *out);
 /* phi at np points x (np x stride, stride >= the shape's dim; only the
  * first dim coordinates are read). */
 int tide_shape_sdf_points(const tide_shape *s, int64_t np, int stride, const double *x,

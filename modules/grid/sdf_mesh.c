@@ -242,9 +242,11 @@ static double box_dist2(const node *nd, const double *x) {
   return s;
 }
 
-double tide_sdf_mesh_distance(const tide_sdf_mesh *m, const double xin[3], double closest[3]) {
-  double x[3] = {xin[0], xin[1], m->dim == 3 ? xin[2] : 0.0};
-  double best = INFINITY, bestp[3] = {0, 0, 0};
+/* squared distance to the nearest face if below best0 (else best0; closest
+ * then untouched) */
+static double mesh_distance2(const tide_sdf_mesh *m, const double *x, double best0,
+                             double closest[3]) {
+  double best = best0, bestp[3] = {0, 0, 0};
   int32_t stack[2 * MAX_DEPTH + 8];
   int sp = 0;
   stack[sp++] = 0;
@@ -278,8 +280,14 @@ double tide_sdf_mesh_distance(const tide_sdf_mesh *m, const double xin[3], doubl
       if (dr < best) stack[sp++] = nd->right;
     }
   }
-  if (closest) memcpy(closest, bestp, sizeof bestp);
-  return sqrt(best);
+  if (closest && best < best0) memcpy(closest, bestp, sizeof bestp);
+  return best;
+}
+
+double tide_sdf_mesh_distance(const tide_sdf_mesh *m, const double xin[3], double closest[3]) {
+  double x[3] = {xin[0], xin[1], m->dim == 3 ? xin[2] : 0.0};
+  if (closest) closest[0] = closest[1] = closest[2] = 0;
+  return sqrt(mesh_distance2(m, x, INFINITY, closest));
 }
 
 /* ------------------------------------------------------ winding number */
@@ -334,5 +342,17 @@ double tide_sdf_mesh_winding(const tide_sdf_mesh *m, const double xin[3]) {
 
 double tide_sdf_mesh_eval(const tide_sdf_mesh *m, const double x[3]) {
   double d = tide_sdf_mesh_distance(m, x, NULL);
+  return tide_sdf_mesh_winding(m, x) >= 0.5 ? -d : d;
+}
+
+double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double xin[3], double band) {
+  if (!(band < INFINITY)) return tide_sdf_mesh_eval(m, xin);
+  double x[3] = {xin[0], xin[1], m->dim == 3 ? xin[2] : 0.0};
+  double b2 = band * band, r2 = box_dist2(&m->nodes[0], x);
+  /* outside the faces' box by band or more: outside, at least that far */
+  if (r2 >= b2) return sqrt(r2);
+  /* the search pruned at band: the same nearest face when it is nearer */
+  double d2 = mesh_distance2(m, x, b2, NULL);
+  double d = d2 < b2 ? sqrt(d2) : band;
   return tide_sdf_mesh_winding(m, x) >= 0.5 ? -d : d;
 }

@@ -310,7 +310,7 @@ const char *tide_shape_kind_name(tide_shape_kind k) {
 
 /* ----------------------------------------------------------- evaluation */
 
-double tide_shape_eval(const tide_shape *s, const double xin[3]) {
+static double eval(const tide_shape *s, const double xin[3], double band) {
   const double *p = s->p;
   double x[3] = {xin[0], xin[1], s->dim == 3 ? xin[2] : 0.0};
   switch (s->kind) {
@@ -354,30 +354,36 @@ double tide_shape_eval(const tide_shape *s, const double xin[3]) {
     return sqrt(rad * rad + h * h) - p[7];
   }
   case TIDE_SHAPE_MESH:
-    return tide_sdf_mesh_eval(s->mesh, x);
+    return band < INFINITY ? tide_sdf_mesh_eval_band(s->mesh, x, band) : tide_sdf_mesh_eval(s->mesh, x);
   case TIDE_SHAPE_UNION: {
-    double a = tide_shape_eval(s->a, x), b = tide_shape_eval(s->b, x);
+    double a = eval(s->a, x, band), b = eval(s->b, x, band);
     return a < b ? a : b;
   }
   case TIDE_SHAPE_INTERSECTION: {
-    double a = tide_shape_eval(s->a, x), b = tide_shape_eval(s->b, x);
+    double a = eval(s->a, x, band), b = eval(s->b, x, band);
     return a > b ? a : b;
   }
   case TIDE_SHAPE_DIFFERENCE: {
-    double a = tide_shape_eval(s->a, x), b = -tide_shape_eval(s->b, x);
+    double a = eval(s->a, x, band), b = -eval(s->b, x, band);
     return a > b ? a : b;
   }
   case TIDE_SHAPE_COMPLEMENT:
-    return -tide_shape_eval(s->a, x);
+    return -eval(s->a, x, band);
   case TIDE_SHAPE_TRANSFORM: {
     /* y = R^T (x - t) */
     double d[3] = {x[0] - p[9], x[1] - p[10], x[2] - p[11]}, y[3];
     for (int j = 0; j < 3; j++)
       y[j] = p[j] * d[0] + p[3 + j] * d[1] + p[6 + j] * d[2];
-    return tide_shape_eval(s->a, y);
+    return eval(s->a, y, band);
   }
   }
   return NAN;
+}
+
+double tide_shape_eval(const tide_shape *s, const double x[3]) { return eval(s, x, INFINITY); }
+
+double tide_shape_eval_band(const tide_shape *s, const double x[3], double band) {
+  return eval(s, x, band > 0 ? band : INFINITY);
 }
 
 void tide_shape_normal(const tide_shape *s, const double x[3], double h, double n[3]) {
@@ -400,6 +406,10 @@ void tide_shape_normal(const tide_shape *s, const double x[3], double h, double 
 }
 
 int tide_shape_sdf(const tide_shape *s, const tide_grid *g, int at, double *out) {
+  return tide_shape_sdf_band(s, g, at, INFINITY, out);
+}
+
+int tide_shape_sdf_band(const tide_shape *s, const tide_grid *g, int at, double band, double *out) {
   int st = tide_sdf_check_grid(g, at, "shape sdf");
   if (st) return st;
   if (!s || !out) return tide_fail(TIDE_EINVAL, "shape sdf: missing shape or output");
@@ -413,7 +423,7 @@ int tide_shape_sdf(const tide_shape *s, const tide_grid *g, int at, double *out)
       for (int k = 0; k < d[2]; k++) {
         double x[3];
         tide_grid_sample_pos(g, at, i, j, k, x);
-        out[((int64_t)i * d[1] + j) * d[2] + k] = tide_shape_eval(s, x);
+        out[((int64_t)i * d[1] + j) * d[2] + k] = eval(s, x, band > 0 ? band : INFINITY);
       }
   return TIDE_OK;
 }

@@ -74,9 +74,9 @@ return {
     returns = "the advected field", see = see,
   },
   ["tide.Grid:face_fractions"] = {
-    sig = "g:face_fractions(solid [, { clamp = {0.01, 0.99}, exact = false, depth = 5, out = Mac, solid = u8 cells }]) -> fractions, labels",
+    sig = "g:face_fractions(solid [, { clamp = {0.01, 0.99}, exact = false, depth = 5, out = Mac, solid = u8 cells, band }]) -> fractions, labels",
     does = "Open (non-solid) fraction of every face (the cut-cell weights of the projection) and solid cell labels; solid is a tide.Shape or its signed distance at the nodes (ni+1, nj+1[, nk+1]); exact (shapes only) clips the faces adaptively `depth` levels.",
-    args = { { "solid", "tide.Shape or node Array", "required", "phi < 0 inside the solid" }, { "clamp", "{lo, hi}", "{0.01, 0.99}", "fractions below lo become 0, above hi 1" },
+    args = { { "solid", "tide.Shape or node Array", "required", "phi < 0 inside the solid" }, { "clamp", "{lo, hi}", "{0.01, 0.99}", "fractions below lo become 0, above hi 1" }, { "band", "number > 0", "none", "a Shape with exact = false: its node distances exact only within band [m] (Shape:sdf band)" },
       { "exact", "boolean", "false", "adaptive clipping instead of the node-SDF formula" }, { "depth", "integer 0..12", "5", "subdivision levels of exact" },
       { "out", "tide.Mac (f64)", "new", "fractions" }, { "solid (option)", "u8 cell Array", "new", "receives the labels" } },
     returns = "tide.Mac of fractions in [0, 1], u8 cell labels (2 = solid)", ref = "Batty, Bertails, Bridson 2007; Ng, Min, Gibou 2009", see = seeg,
@@ -287,9 +287,10 @@ return {
   },
   ["tide.Shape:normal"] = { sig = "s:normal(x, y[, z]) -> nx, ny[, nz]", does = "Outward unit normal grad phi.", args = { { "x, y[, z]", "numbers", "required", "[m]" } }, returns = "dim numbers", see = see },
   ["tide.Shape:sdf"] = {
-    sig = "s:sdf(g [, { at = \"cells\" | \"nodes\" | \"u\" | \"v\" | \"w\", out = Array }]) -> Array",
-    does = "phi at the samples of grid g: cell centres {ni, nj[, nk]}, nodes (n + 1 per axis) or the faces of one MAC component.",
-    args = { { "g", "tide.Grid", "required", "" }, { "at", "string", "\"cells\"", "where" }, { "out", "tide.Array", "new", "" } }, returns = "tide.Array [m]", see = see,
+    sig = "s:sdf(g [, { at = \"cells\" | \"nodes\" | \"u\" | \"v\" | \"w\", out = Array, band }]) -> Array",
+    does = "phi at the samples of grid g: cell centres {ni, nj[, nk]}, nodes (n + 1 per axis) or the faces of one MAC component. With band: bit for bit the same where |phi| < band, elsewhere a value of the right sign with |phi| >= band (mesh shapes skip their search far from their faces: ~5x faster for a solid in a 100^3 grid).",
+    args = { { "g", "tide.Grid", "required", "" }, { "at", "string", "\"cells\"", "where" }, { "out", "tide.Array", "new", "" },
+      { "band", "number > 0", "none (exact everywhere)", "[m]" } }, returns = "tide.Array [m]", see = see,
   },
   ["tide.Shape:bounds"] = { sig = "s:bounds() -> {lo}, {hi} | nil", does = "A box containing the inside, nil when unbounded (planes, complements).", args = {}, returns = "two lists or nil", see = see },
   ["tide.Shape:moved"] = {
