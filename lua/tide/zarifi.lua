@@ -348,12 +348,10 @@ function zarifi.gravity_response(S, dt)
     add_gravity(m, dt, m.gravity)
   end
   local args = project_args(S, dt, h, S.gravity_p, S.gravity_valid)
-  -- the resting state's own forces: the solids' elastic forces at x (without them a solid's nodes
-  -- would fall through it and drag the liquid: not the hydrostatic response)
-  args.elastic = S.scheme ~= "damping"
-  if os.getenv("ZREF") == "2" and S.barrier and #S.colliders > 0 then
-    args.colliders, args.dhat, args.kappa = S.colliders, S.contact_dhat * S.grid.dx, S.contact_kappa
-  end
+  -- the solids' stiffness kept, their elastic forces at x left out: a resting solid's nodes are
+  -- held together (without K each node fell on its own and dragged the liquid along: h ~ -0.7 dt g
+  -- in a pool at rest), and what its deformation exerts (an impact) goes by the face masses
+  args.elastic, args.elastic_force = S.scheme ~= "damping", false
   run_project(S, args)
   h:extrapolate(S.gravity_valid, L.layers, true)
   h:enforce_walls(S.solid_cells, true, S.fractions)
