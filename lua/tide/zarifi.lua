@@ -87,12 +87,14 @@ local defaults = {
   mass_consistent = true, -- true (with transfer = "flip"): the particles receive the projection's
                        -- change by the projection's face masses rho A_f dx^d, not their kernel mass
                        -- (tide.couple.flip_increment; under a level set the liquid-air faces'
-                       -- rho theta_f A_f dx^d): liquid + solid momentum through impacts
+                       -- rho theta_f A_f dx^d): liquid + solid momentum through impacts.
+                       -- false: the kernel-mass FLIP (leaks, docs/couple.md "Momentum")
   mass_reference = true, -- with mass_consistent: the hydrostatic part of the change (a second
                        -- coupled solve, zarifi.gravity_response; not with the weak scheme, which
                        -- has none) by the particles' kernel mass: they rest hydrostatically
-                       -- (with mass_cap = 1: floating drafts within 0.5%)
-  mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
+                       -- (with mass_cap = 1: floating drafts within 1%)
+  mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely
+                       -- reach; 4 without mass_reference)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
