@@ -94,7 +94,7 @@ local defaults = {
                        -- has none) by the particles' kernel mass: they rest hydrostatically
                        -- (with mass_cap = 1: floating drafts within 1%)
   mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely
-                       -- reach; 4 without mass_reference)
+                       -- reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
