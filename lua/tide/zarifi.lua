@@ -88,15 +88,17 @@ local defaults = {
                        -- (a static wall's closing; the default, kept since the ghost-fluid
                        -- surface through the solids lets both rest a heavy solid on the floor,
                        -- docs/couple.md)
-  mass_consistent = false, -- true (with transfer = "flip"): the particles receive the projection's
+  mass_consistent = true, -- true (with transfer = "flip"): the particles receive the projection's
                        -- change by the projection's face masses rho A_f dx^d, not their kernel mass
                        -- (tide.couple.flip_increment; under a level set the liquid-air faces'
-                       -- rho theta_f A_f dx^d): liquid + solid momentum through impacts
-  mass_reference = false, -- with mass_consistent: the hydrostatic part of the change (a second
+                       -- rho theta_f A_f dx^d): liquid + solid momentum through impacts.
+                       -- false: the kernel-mass FLIP (leaks, docs/couple.md "Momentum")
+  mass_reference = true, -- with mass_consistent: the hydrostatic part of the change (a second
                        -- coupled solve, zarifi.gravity_response; not with the weak scheme, which
                        -- has none) by the particles' kernel mass: they rest hydrostatically
-                       -- (with mass_cap = 1: floating drafts within 0.5%)
-  mass_cap = 4,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely reach)
+                       -- (with mass_cap = 1: floating drafts within 1%)
+  mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely
+                       -- reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -357,7 +359,10 @@ function zarifi.gravity_response(S, dt)
     add_gravity(m, dt, m.gravity)
   end
   local args = project_args(S, dt, h, S.gravity_p, S.gravity_valid)
-  args.elastic = false
+  -- the solids' stiffness kept, their elastic forces at x left out: a resting solid's nodes are
+  -- held together (without K each node fell on its own and dragged the liquid along: h ~ -0.7 dt g
+  -- in a pool at rest), and what its deformation exerts (an impact) goes by the face masses
+  args.elastic, args.elastic_force = S.scheme ~= "damping", false
   run_project(S, args)
   h:extrapolate(S.gravity_valid, L.layers, true)
   h:enforce_walls(S.solid_cells, true, S.fractions)

@@ -18,7 +18,7 @@
  *       solver = "pcg" | "cholmod" (spd, factored) | "bicgstab" | "minres" |
  *       "ldlt" (indefinite) | "mgpcg" (spd, factored: PCG with the multigrid-in-block
  *       preconditioner, zarifi.h), ring = 1 (its interface layers), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
- *       maxit = auto, rotate = true, elastic = true, sampling = "cell" |
+ *       maxit = auto, rotate = true, elastic = true, elastic_force = true, sampling = "cell" |
  *       "linear" (pressure felt by the clipped pieces, zarifi.h), theta_min = 0.01,
  *       pressure = Array out, valid = Mac u8 out, matrix = false,
  *       must_converge = true (false: a Krylov solve that does not converge, breaks
@@ -163,7 +163,7 @@ static const char *const SOLVERS[] = {"pcg",  "cholmod", "minres", "bicgstab",
 static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
-    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "sampling", "ring", "relative",
+    "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "elastic_force", "sampling", "ring", "relative",
     "colliders",   "dhat",     "kappa",  NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
@@ -326,6 +326,7 @@ static int l_project(lua_State *L) {
   zo.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1000000000);
   zo.rotate = tide_opt_bool(&o, "rotate", 1);
   zo.elastic = tide_opt_bool(&o, "elastic", 1);
+  zo.elastic_force = tide_opt_bool(&o, "elastic_force", 1);
   zo.sampling = tide_opt_choice(&o, "sampling", "cell", SAMPLINGS);
   zo.relative = tide_opt_obj(&o, "relative", TIDE_MAC_T);
   if (zo.relative && (tide_mac_check(zo.relative, g, TIDE_F64, "relative")))

@@ -30,6 +30,7 @@ tide_zarifi_opts tide_zarifi_opts_default(void) {
   o.tol = 1e-10;
   o.rotate = 1;
   o.elastic = 1;
+  o.elastic_force = 1;
   o.ring = 1;
   return o;
 }
@@ -511,7 +512,7 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
       for (int64_t q = 0; q < n; q++) {
         int r = z->freeof[z->dof0[k] + q];
         if (r < 0) continue;
-        z->w[r] = -mass[q / d] * v[q] / dt + (o->elastic ? Kx[q] - b[q] - fe[q] : 0) + zk * Kvc[q];
+        z->w[r] = -mass[q / d] * v[q] / dt + (o->elastic ? (o->elastic_force ? Kx[q] - b[q] : 0) - fe[q] : 0) + zk * Kvc[q];
       }
     tide_free(Kx, (size_t)(2 * n + 1) * sizeof(double));
     if (s) break;

@@ -227,6 +227,10 @@ typedef struct tide_zarifi_opts {
                                 0: damping-only coupling of section 6.3 -- the solid has
                                 already taken its elastic step, v holds its result, and
                                 only M/dt + D couple (S = zeta_M M + tau_K K, w = -M v / dt) */
+  int elastic_force;         /* 1 (default): with elastic, the elastic force at x* (K x - b) on
+                                the right; 0: left out (the stiffness kept): the response to
+                                the other loads alone (zarifi.gravity_response: a resting solid's
+                                nodes held together, its deformation's own forces not in it) */
   int ring;                  /* TIDE_ZARIFI_MGPCG: layers of liquid cells added around the
                                 interface block (default 1) */
   const tide_array *phi;     /* liquid level set on cells (ghost fluid) or NULL */

@@ -129,8 +129,10 @@ for _, c in ipairs { { "cell", "exact" }, { "linear", "exact" } } do
     P0, c[1], c[2], w / P0))
 end
 for _, c in ipairs { { "cell", "exact" }, { "linear", "exact" } } do
-  local w = ring({ sampling = c[1], fractions = c[2], solid_faces = false }, false, 0.2)
-  T.check(w > 0.05 * P0, string.format("  %s sampling with the closed faces at 0 (a static wall's closing) and no relative flux: %.1f%% lost", c[1], 100 * w / P0))
+  -- (with the kernel-mass transfer, mass_consistent = false; the default mass-consistent one
+  -- loses 1.1% with the cell sampling here, 23.8% with the linear)
+  local w = ring({ sampling = c[1], fractions = c[2], solid_faces = false, mass_consistent = false }, false, 0.2)
+  T.check(w > 0.05 * P0, string.format("  %s sampling with the closed faces at 0 (a static wall's closing), no relative flux and the kernel-mass transfer: %.1f%% lost", c[1], 100 * w / P0))
 end
 do -- the recipe's other defaults: node-SDF fractions (their mismatch with the clipped pieces, section 5.4), clamped
   local w = ring({ clamp = 0.15 }, false, 0.2)

@@ -84,6 +84,32 @@ T.check(math.abs(vl - vl2) < 1e-8, string.format("linear sampling: spd and indef
 local _, vd = project(1000, { elastic = false, formulation = "indefinite", solver = "ldlt" })
 local _, vd2 = project(1000, { elastic = false, formulation = "factored", solver = "cholmod" })
 T.check(math.abs(vd - vd2) < 1e-8, string.format("damping-only: factored and indefinite agree (%.2e)", vd - vd2))
+-- elastic_force = false (zarifi.gravity_response): the stiffness kept, the elastic force at x left
+-- out.  A neutral block stretched 5% in x: with its elastic force its nodes spring back; without it
+-- they move together as the unstretched block's do (the response to gravity and buoyancy alone);
+-- damping-only (elastic = false, no stiffness) its nodes fall each on its own.
+local function spread(stretch, opts)
+  local m = tide.solid.box { min = lo, max = hi, cells = { 6, 4 } }
+  m:material { model = "linear", E = 1e7, nu = 0.3, density = 1000 }
+  local nv, cx = m.x.shape[1], 0.5 * (lo[1] + hi[1])
+  for q = 1, nv do
+    m.x:set(q, 1, cx + stretch * (m.x:get(q, 1) - cx))
+    m.v:set(q, 2, -grav * dt)
+  end
+  local u = g:mac()
+  u:add_gravity(dt, { 0, -grav })
+  local args = { u = u, labels = lab, solids = { m }, dt = dt, rho = rho, phi = phi, fractions = fr, tol = 1e-12,
+    formulation = "spd", solver = "cholmod" }
+  for k, v in pairs(opts) do args[k] = v end
+  tide.couple.project(args)
+  local vx, vy = m.v:select(2, 1), m.v:select(2, 2)
+  return math.max(vx:max() - vx:min(), vy:max() - vy:min())
+end
+local s_rest, s_el, s_noel, s_damp = spread(1, {}), spread(1.05, {}), spread(1.05, { elastic_force = false }),
+  spread(1, { elastic = false })
+T.check(s_el > 100 * s_rest and s_noel < 2 * s_rest + 1e-12 and s_damp > 10 * s_rest, string.format(
+  "elastic_force = false: the stretched block's nodes move together (velocity spread %.2e m/s, unstretched %.2e, with its elastic force %.2e; damping-only %.2e)",
+  s_noel, s_rest, s_el, s_damp))
 T.raises(function() project(1000, { solids = { 3 } }) end, "TetMesh", "bad solid")
 T.raises(function() tide.couple.project { u = g:mac(), labels = lab, solids = {}, dt = 0 } end, "dt", "bad dt")
 local bare = tide.solid.box { min = lo, max = hi, cells = { 2, 2 } }

@@ -49,7 +49,7 @@ return {
     args = { S_ }, returns = "nothing", see = see,
   },
   ["tide.zarifi.gravity_response"] = {
-    sig = "zarifi.gravity_response(S, dt) -> h", does = "With mass_consistent and mass_reference, after line 7: the same coupled projection (labels, level set, fractions, solids) from rest under gravity alone (liquid u = dt g, solids v = dt g, their elastic forces and the walls' barrier left out; the solids' velocities restored after it), its velocity extrapolated and walled as line 8, in S.gravity_u: the hydrostatic part of line 7's change, which tide.couple.flip_increment{ reference = h } gives the particles by their kernel mass (at rest exactly 0).",
+    sig = "zarifi.gravity_response(S, dt) -> h", does = "With mass_consistent and mass_reference, after line 7: the same coupled projection (labels, level set, fractions, solids) from rest under gravity alone (liquid u = dt g, solids v = dt g, their stiffness kept but their elastic forces at x (couple.project{ elastic_force = false }) and the walls' barrier left out; the solids' velocities restored after it), its velocity extrapolated and walled as line 8, in S.gravity_u: the hydrostatic part of line 7's change, which tide.couple.flip_increment{ reference = h } gives the particles by their kernel mass (at rest exactly 0).",
     args = { S_, { "dt", "number", "required", "the step [s]" } }, returns = "h (f64 tide.Mac, S.gravity_u)", ref = "docs/couple.md Momentum (issue 14)", see = see,
   },
   ["tide.zarifi.centroid"] = {
