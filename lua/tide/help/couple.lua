@@ -85,7 +85,7 @@ return {
     see = see,
   },
   ["tide.zarifi.new"] = {
-    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, contact = \"barrier\", contact_dhat = 0.25, contact_kappa, clamp = 0.15, separation = 0.5, band = 0.1, mean = false, fractions = \"node\", sdf_band = 6, solid_faces = false, mass_consistent = false, mass_cap = 4, colliders, obstacles, gravity, max_speed = 1000 } -> S",
+    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, contact = \"barrier\", contact_dhat = 0.25, contact_kappa, clamp = 0.15, separation = 0.5, band = 0.1, mean = false, fractions = \"node\", sdf_band = 6, solid_faces = false, mass_consistent = true, mass_reference = true, mass_cap = 1, colliders, obstacles, gravity, max_speed = 1000 } -> S",
     does = "The state of the strongly coupled liquid + solids simulation (FLIP/APIC liquid of tide.flip, corotational solids).",
     args = {
       { "scheme", "spd | indefinite | factored | damping | weak", "\"spd\"", "strong coupling formulations, damping-only and weak (alternating) coupling of section 6.3" },
