@@ -30,6 +30,8 @@ local defaults = {
   separation = 0.5,   -- density correction strength per step (0: off), see flip.separate
   band = 0.3,         -- dead band of the density correction (per_cell units)
   mean = false,       -- correct by the mean interior density (volume control) instead of per cell
+  separate_cut = false, -- the density correction also in the cut cells (open face fractions
+                        -- < 1), against their open volume (tide.liquid.density_target's cut)
   level_set = false,  -- "zhu_bridson" or "union": rebuild a particle level set every step (S.phi)
                       -- and use it for the ghost-fluid free surface of the projection
   radius = nil,       -- particle radius of that level set (default dx / 2^(1/dim) ~ particle spacing * 1.4)
@@ -513,7 +515,7 @@ function flip.separate(S, dt)
   time("label", liquid.label, ps, S.grid, { solid = S.solid, solid_phi = S.solid_phi, out = S.labels, open = S.open })
   time("density", ps.density, ps, S.grid, S.density)
   local _, mean_density = liquid.density_target { rho = S.density, labels = S.labels,
-    fractions = S.fractions, per_cell = S.per_cell, band = S.band, rate = S.separation / dt, mean = S.mean,
+    fractions = S.fractions, per_cell = S.per_cell, band = S.band, rate = S.separation / dt, mean = S.mean, cut = S.separate_cut,
     out = S.target }
   S.mean_density = mean_density
   if S.target:max() == 0 and S.target:min() == 0 then return end -- nothing to correct

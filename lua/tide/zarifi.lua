@@ -73,6 +73,8 @@ local defaults = {
   separation = 0.5,    -- volume correction of the FLIP particles (tide.flip's density correction,
                        -- flip.separate; 0: off): strength per step
   band = 0.1,          -- its dead band (particles per cell / per_cell - 1; tide.flip: 0.3)
+  separate_cut = true, -- it also corrects the cut cells next to the solids, against their open
+                       -- volume (tide.flip's separate_cut; false: they are left out, as before)
   mean = false,        -- correct by the mean interior density (volume control) instead of per cell
   sdf_band = 6,        -- [cells] the solids' distance (node SDF, solid_phi) is exact within this band of
                        -- their surfaces, elsewhere only its sign is kept (|phi| >= band): the mesh
@@ -191,7 +193,7 @@ function zarifi.new(opts)
   zarifi.geometry(S)
   -- the liquid half: the FLIP state (grid velocity, labels, transfers) of tide.flip
   S.liquid = flip.new { grid = g, particles = ps, scheme = S.transfer, flip = S.flip, rho = S.rho, cfl = S.cfl,
-    layers = S.layers, gravity = S.gravity, separation = S.separation, band = S.band, mean = S.mean, level_set = S.level_set, radius = S.radius,
+    layers = S.layers, gravity = S.gravity, separation = S.separation, band = S.band, mean = S.mean, separate_cut = S.separate_cut, level_set = S.level_set, radius = S.radius,
     solid = S.solid_cells, fractions = S.fractions, solid_phi = S.solid_phi }
   S.u, S.labels = S.liquid.u, S.liquid.labels
   S.liquid.u_old:copy(S.u) -- line 2 of the first step sees no FLIP increment

@@ -829,9 +829,30 @@ static inline int at_surface(const uint8_t *lab, int64_t q, int nd, const int64_
   return 0;
 }
 
+/* cut cells more closed than this are left out of the density correction
+ * (their few particles' density is noise) */
+#define TIDE_DENSITY_MIN_OPEN 0.25
+
+/* open volume of cell idx: the mean of its 2 dim face fractions (1 uncut; < 1 cut) */
+static double cell_open(const tide_mac *fractions, const int64_t idx[3], int nd) {
+  const tide_grid *fg = &fractions->grid;
+  double s = 0;
+  int cut = 0;
+  for (int a = 0; a < nd; a++) {
+    int f[3] = {(int)idx[0], (int)idx[1], (int)idx[2]};
+    const double *fr = TIDE_F64P(fractions->u[a]);
+    double lo = fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])];
+    f[a] += 1;
+    double hi = fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])];
+    s += lo + hi;
+    cut |= lo < 1 || hi < 1;
+  }
+  return cut ? s / (2 * nd) : 1;
+}
+
 int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
                                const tide_mac *fractions, double per_cell, double band, double rate,
-                               int mean, tide_array *out, double *mean_density) {
+                               int mean, int cut, tide_array *out, double *mean_density) {
   int st;
   if (fractions) {
     if ((st = tide_mac_check(fractions, NULL, TIDE_F64, "fractions"))) return st;
@@ -860,17 +881,9 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
     d[q] = 0;
     if (lab[q] != TIDE_CELL_LIQUID || at_surface(lab, q, nd, ext, stride)) continue;
     int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
-    if (fractions) { /* a cut cell: its open volume holds fewer particles */
-      int cut = 0;
-      const tide_grid *fg = &fractions->grid;
-      for (int a = 0; a < nd && !cut; a++) {
-        int f[3] = {(int)idx[0], (int)idx[1], (int)idx[2]};
-        const double *fr = TIDE_F64P(fractions->u[a]);
-        cut |= fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])] < 1;
-        f[a] += 1;
-        cut |= fr[tide_grid_fidx(fg, a, f[0], f[1], f[2])] < 1;
-      }
-      if (cut) continue;
+    if (fractions && cell_open(fractions, idx, nd) < 1) { /* a cut cell: its open volume holds fewer particles */
+      if (cut) d[q] = 1; /* corrected against its open volume (below), not in the mean */
+      continue;
     }
     int deep = 1;
     for (int a = -1; a <= 1 && deep; a++)
@@ -890,8 +903,16 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
   if (mean_density) *mean_density = avg;
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t q = 0; q < n; q++) {
-    double ex = (mean ? avg : r[q] / per_cell) - 1, over = fabs(ex) - band;
-    d[q] = d[q] > 0 && over > 0 ? rate * copysign(over, ex) : 0;
+    if (!(d[q] > 0)) continue;
+    double open = 1;
+    if (cut && fractions) {
+      int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
+      open = cell_open(fractions, idx, nd);
+    }
+    if (!(open >= TIDE_DENSITY_MIN_OPEN)) { d[q] = 0; continue; }
+    /* a cut cell's particles over its open volume; the target flux scales with that volume */
+    double ex = (mean && open == 1 ? avg : r[q] / (per_cell * open)) - 1, over = fabs(ex) - band;
+    d[q] = over > 0 ? open * rate * copysign(over, ex) : 0;
   }
   return TIDE_OK;
 }

@@ -122,10 +122,12 @@ typedef struct tide_project_stats {
  * density fluctuations of freshly seeded particles (within +-0.23 for the
  * default jitter) from moving a liquid at rest.  Cut cells (a face of open
  * fraction < 1 in fractions, f64 MAC or NULL) hold fewer particles by their
- * geometry and are left out like the surface layer. */
+ * geometry: left out like the surface layer, or with cut != 0 corrected
+ * against their open volume (the mean of their face fractions, at least
+ * 0.25; target and density scaled by it), never in the mean. */
 int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
                                const tide_mac *fractions, double per_cell, double band, double rate,
-                               int mean, tide_array *out, double *mean_density);
+                               int mean, int cut, tide_array *out, double *mean_density);
 
 int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_project_opts *opts,
                         tide_projector *work, tide_mac *valid, tide_array *pressure,

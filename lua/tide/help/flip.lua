@@ -4,7 +4,7 @@ local S_ = { "S", "flip state", "required", "from flip.new" }
 local DT = { "dt", "number > 0", "required", "time step [s]" }
 return {
   ["tide.flip.new"] = {
-    sig = "flip.new{ grid =, particles = [, scheme = \"flip\", flip = 0.97, rho = 1000, tol = 1e-8, maxit, method = \"pcg\", layers, cfl = 1, order = 2, per_cell, separation = 0.5, band = 0.3, mean = false, level_set = false, radius, sigma = 0, capillary = 0.5, surface_tension = {..}, phi, solid, gravity, fractions, solid_phi, solid_velocity, reseed, open, emitters, sinks] } -> S",
+    sig = "flip.new{ grid =, particles = [, scheme = \"flip\", flip = 0.97, rho = 1000, tol = 1e-8, maxit, method = \"pcg\", layers, cfl = 1, order = 2, per_cell, separation = 0.5, band = 0.3, mean = false, separate_cut = false, level_set = false, radius, sigma = 0, capillary = 0.5, surface_tension = {..}, phi, solid, gravity, fractions, solid_phi, solid_velocity, reseed, open, emitters, sinks] } -> S",
     does = "The state of the hybrid particle/grid liquid (Li's lecture loop with Zarifi's projection and extrapolation): velocities S.u, labels, pressure, optional cut cells, open sides, emitters, sinks and surface tension. Empty particles without emitters are an error.",
     args = {
       { "grid", "tide.Grid", "required", "" }, { "particles", "tide.Particles", "required", "apic needs apic = true" },
@@ -13,7 +13,7 @@ return {
       { "method", "\"pcg\" | \"mgpcg\" | \"mic0\"", "\"pcg\"", "pressure solver" }, { "layers", "integer", "CFL number + 2", "extrapolation sweeps" },
       { "cfl", "number > 0", "1", "cells per step of max_dt" }, { "order", "1..3", "2", "particle advection" }, { "per_cell", "integer", "2^dim", "particles per cell at rest" },
       { "separation", "number >= 0", "0.5", "density correction strength per step (0: off)" }, { "band", "number", "0.3", "its dead band (per_cell units)" },
-      { "mean", "boolean", "false", "correct by the mean interior density" }, { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "particle level set for a ghost-fluid surface" },
+      { "mean", "boolean", "false", "correct by the mean interior density" }, { "separate_cut", "boolean", "false", "correct the cut cells (open face fractions < 1) too, against their open volume (tide.liquid.density_target's cut)" }, { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "particle level set for a ghost-fluid surface" },
       { "radius", "number", "dx / 2^(1/dim)", "its particle radius [m]" }, { "sigma", "number >= 0", "0", "surface tension [N/m]" },
       { "capillary", "number > 0", "0.5", "fraction of the capillary step in max_dt" },
       { "surface_tension", "{ method = \"ghost\" | \"liu\", curvature = \"heights\" | \"cells\", level_set = \"tracked\" | \"particles\", side, band, redistance, redistance_options, volume = true, contact_angle }", "ghost, cells (heights where contact_angle ~= 90), tracked; redistance_options { closest = 4 } with cells", "options of the tension" },
