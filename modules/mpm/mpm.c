@@ -636,17 +636,14 @@ typedef struct {
 enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
 
 /* node volumes: particle p's V0 det F spread with lane b's weights of S
- * (not inlined: sharing the node addresses with the momentum scatter kept
- * them in stack slots there) */
+ * (not inlined, loops not unrolled: a rare path; inlined, GCC kept the node
+ * addresses it shares with the momentum scatter in stack slots there) */
 static __attribute__((noinline)) void scatter_volume(const p2g_ctx *X, int D, int O, int SP, int64_t p,
                                                      const stencil4_t *S, int b) {
   int O2 = D == 3 ? O : 1;
   double vol = X->V0[p] * tide_det(D, X->F + p * D * D);
-  MPM_UNROLL
   for (int t0 = 0; t0 < O; t0++)
-    MPM_UNROLL
     for (int t1 = 0; t1 < O; t1++)
-      MPM_UNROLL
       for (int t2 = 0; t2 < O2; t2++)
         X->nvol[st_node4(S, b, D, O, SP, t0, t1, t2) / 4] +=
             S->w01[t0 * O + t1][b] * (D == 3 ? S->w[2][t2][b] : 1) * vol;
