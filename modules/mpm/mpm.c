@@ -383,24 +383,27 @@ MPM_INLINE double fma1(double a, double b, double c) {
 /* a in all four lanes */
 #define BC4(a) ((mpm_v4){(a), (a), (a), (a)})
 
-/* The B-spline stencil of one particle: per axis the weights w[a][t] and
- * offsets r[a][t] = (x_node - x_p) / dx of its O = order + 1 nodes, and
- * the node storage indices: dense, b0 + roff[t0 O + t1] is 4 x that of node
- * (t0, t1, 0) (b0 of the first node, roff the same for every particle: row_offsets),
- * its z-row neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
- * id[(t0 O + t1) O + t2] (2D: id[t0 O + t1]).  D, O and SP are
+/* The B-spline stencils of four particles, lane b particle b: per axis the
+ * weights w[a][t][b] and offsets r[a][t][b] = (x_node - x_p) / dx of their
+ * O = order + 1 nodes, the products w01[t0 O + t1][b] = w[0][t0] w[1][t1]
+ * and wr[a][t][b] = w[a][t] r[a][t], and the node storage indices: dense,
+ * b0[b] + roff[t0 O + t1] is 4 x that of node (t0, t1, 0) (b0 of the first
+ * node, roff the same for every particle: row_offsets), its z-row
+ * neighbours follow at + 4 t2; sparse (SP), node (t0, t1, t2) is at
+ * id[b][(t0 O + t1) O + t2] (2D: id[b][t0 O + t1]).  D, O and SP are
  * compile-time constants in the kernels below (always inlined), so every
  * loop over the stencil has a fixed trip count. */
 typedef struct {
-  double w[3][4], r[3][4];
-  int64_t b0, id[64];
+  double w[3][4][4], r[3][4][4], wr[3][4][4], w01[16][4];
+  int64_t b0[4];
   const int64_t *roff;
-} stencil_t;
+  int64_t id[4][64];
+} __attribute__((aligned(32))) stencil4_t;
 
-/* 4 x the storage index of stencil node (t0, t1, t2): its offset in the
- * 4-lane node arrays */
-MPM_INLINE int64_t st_node4(const stencil_t *S, int D, int O, int SP, int t0, int t1, int t2) {
-  return SP ? 4 * S->id[(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->b0 + S->roff[t0 * O + t1] + 4 * t2;
+/* 4 x the storage index of node (t0, t1, t2) of lane b's stencil: its
+ * offset in the 4-lane node arrays */
+MPM_INLINE int64_t st_node4(const stencil4_t *S, int b, int D, int O, int SP, int t0, int t1, int t2) {
+  return SP ? 4 * S->id[b][(t0 * O + t1) * (D == 3 ? O : 1) + t2] : S->b0[b] + S->roff[t0 * O + t1] + 4 * t2;
 }
 
 /* dense stencils: 4 x the storage offset of node (t0, t1, 0) from node
@@ -412,52 +415,90 @@ static void row_offsets(const tide_mpm *m, const int64_t s[3], int64_t roff[16])
       roff[t0 * O + t1] = 4 * (t0 * s[0] + t1 * s[1]);
 }
 
-/* the stencil of the particle at xp; 0 (S undefined) when xp lies outside
- * the band of valid stencils [1, hi[a]] (node units; or is NaN) */
-MPM_INLINE int stencil_at(const tide_mpm *m, const int64_t s[3], const int64_t *roff, int D, int O, int SP,
-                          const double *xp, double inv, const double *hi, stencil_t *S) {
-  int base[3] = {0, 0, 0}, in = 1;
-  double fx[3];
+typedef int32_t mpm_i4 __attribute__((vector_size(16)));
+typedef int64_t mpm_l4 __attribute__((vector_size(32)));
+
+/* the stencils of the particles at xp[0 .. 3] in SIMD lanes, each lane
+ * rounding as bspline does one particle (element-wise IEEE operations in
+ * the same order: the same bits); returns the lanes (bit b) whose particle
+ * lies inside the band of valid stencils [1, hi[a]] (node units; not NaN);
+ * the others' entries are undefined */
+MPM_INLINE int stencil4_at(const tide_mpm *m, const int64_t s[3], const int64_t *roff, int D, int O, int SP,
+                           const double *const xp[4], double inv, const double *hi, stencil4_t *S) {
+  mpm_v4 fx[3];
+  mpm_l4 in = {-1, -1, -1, -1};
+  mpm_i4 base[3] = {{0}};
   MPM_UNROLL
   for (int a = 0; a < D; a++) {
-    fx[a] = (xp[a] - m->g.origin[a]) * inv;
-    in &= fx[a] >= 1.0 && fx[a] <= hi[a];
+    mpm_v4 x = {xp[0][a], xp[1][a], xp[2][a], xp[3][a]};
+    fx[a] = (x - m->g.origin[a]) * inv;
+    in &= (fx[a] >= 1.0) & (fx[a] <= hi[a]);
   }
-  if (!in) return 0;
+  int lanes = (int)(in[0] & 1) | (int)(in[1] & 2) | (int)(in[2] & 4) | (int)(in[3] & 8);
+  S->roff = roff;
+  if (!lanes) return 0;
   MPM_UNROLL
   for (int a = 0; a < D; a++) {
-    base[a] = bspline(O - 1, fx[a], S->w[a]);
-    double rr = fx[a] - base[a]; /* the particle's offset from node base, node units */
-    MPM_UNROLL
-    for (int t = 0; t < O; t++)
-      S->r[a][t] = t - rr;
-  }
-  if (!SP) {
-    S->b0 = 4 * (base[0] * s[0] + base[1] * s[1] + (D == 3 ? base[2] : 0));
-    S->roff = roff;
-    return 1;
-  }
-  /* sparse: slot(block) bvol + local index, split into per-axis parts */
-  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1};
-  int64_t bo[3][4] = {{0}}, lo[3][4] = {{0}};
-  MPM_UNROLL
-  for (int a = 0; a < D; a++)
+    /* lanes outside the band at 1 (a defined conversion); inside fx >= 1,
+     * so the conversion's truncation is bspline's floor */
+    mpm_v4 f = (mpm_v4)(((mpm_l4)fx[a] & in) | ((mpm_l4)BC4(1.0) & ~in));
+    base[a] = __builtin_convertvector(O == 3 ? f - 0.5 : f, mpm_i4) - (O == 3 ? 0 : 1);
+    mpm_v4 r = f - __builtin_convertvector(base[a], mpm_v4), *w = (mpm_v4 *)S->w[a];
+    if (O == 3) { /* r in [0.5, 1.5) from node base */
+      mpm_v4 p = 1.5 - r, q = r - 1, c = r - 0.5;
+      w[0] = 0.5 * p * p;
+      w[1] = 0.75 - q * q;
+      w[2] = 0.5 * c * c;
+    } else { /* r in [1, 2) */
+      mpm_v4 r1 = r - 1, r2 = 2 - r, r3 = 3 - r, a0 = 2 - r, a3 = 2 - r3;
+      w[0] = a0 * a0 * a0 / 6;
+      w[1] = 0.5 * r1 * r1 * r1 - r1 * r1 + 2.0 / 3;
+      w[2] = 0.5 * r2 * r2 * r2 - r2 * r2 + 2.0 / 3;
+      w[3] = a3 * a3 * a3 / 6;
+    }
     MPM_UNROLL
     for (int t = 0; t < O; t++) {
-      int64_t i = base[a] + t;
-      bo[a][t] = (i >> 2) * bs[a];
-      lo[a][t] = (i & 3) * ls[a];
+      mpm_v4 rt = (double)t - r;
+      *(mpm_v4 *)S->r[a][t] = rt;
+      *(mpm_v4 *)S->wr[a][t] = w[t] * rt;
     }
-  int O2 = D == 3 ? O : 1, q = 0;
+  }
   MPM_UNROLL
   for (int t0 = 0; t0 < O; t0++)
     MPM_UNROLL
     for (int t1 = 0; t1 < O; t1++)
+      *(mpm_v4 *)S->w01[t0 * O + t1] = *(mpm_v4 *)S->w[0][t0] * *(mpm_v4 *)S->w[1][t1];
+  if (!SP) {
+    MPM_UNROLL
+    for (int b = 0; b < 4; b++)
+      S->b0[b] = 4 * (base[0][b] * s[0] + base[1][b] * s[1] + (D == 3 ? base[2][b] : 0));
+    return lanes;
+  }
+  /* sparse: slot(block) bvol + local index, split into per-axis parts */
+  int64_t bs[3] = {(int64_t)m->nb[1] * m->nb[2], m->nb[2], 1}, ls[3] = {D == 3 ? 16 : 4, D == 3 ? 4 : 1, 1};
+  int O2 = D == 3 ? O : 1;
+  for (int b = 0; b < 4; b++) {
+    if (!(lanes >> b & 1)) continue;
+    int64_t bo[3][4] = {{0}}, lo[3][4] = {{0}};
+    MPM_UNROLL
+    for (int a = 0; a < D; a++)
       MPM_UNROLL
-      for (int t2 = 0; t2 < O2; t2++)
-        S->id[q++] = (int64_t)m->slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * m->bvol + lo[0][t0] +
-                     lo[1][t1] + lo[2][t2];
-  return 1;
+      for (int t = 0; t < O; t++) {
+        int64_t i = (int64_t)base[a][b] + t;
+        bo[a][t] = (i >> 2) * bs[a];
+        lo[a][t] = (i & 3) * ls[a];
+      }
+    int q = 0;
+    MPM_UNROLL
+    for (int t0 = 0; t0 < O; t0++)
+      MPM_UNROLL
+      for (int t1 = 0; t1 < O; t1++)
+        MPM_UNROLL
+        for (int t2 = 0; t2 < O2; t2++)
+          S->id[b][q++] = (int64_t)m->slot[bo[0][t0] + bo[1][t1] + bo[2][t2]] * m->bvol + lo[0][t0] +
+                          lo[1][t1] + lo[2][t2];
+  }
+  return lanes;
 }
 
 int tide_mpm_seed(tide_mpm *m, const tide_shape *shape, int per_cell, double jitter,
@@ -594,11 +635,25 @@ typedef struct {
 /* P2G's flags for bad particles */
 enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
 
+/* node volumes: particle p's V0 det F spread with lane b's weights of S
+ * (not inlined, loops not unrolled: a rare path; inlined, GCC kept the node
+ * addresses it shares with the momentum scatter in stack slots there) */
+static __attribute__((noinline)) void scatter_volume(const p2g_ctx *X, int D, int O, int SP, int64_t p,
+                                                     const stencil4_t *S, int b) {
+  int O2 = D == 3 ? O : 1;
+  double vol = X->V0[p] * tide_det(D, X->F + p * D * D);
+  for (int t0 = 0; t0 < O; t0++)
+    for (int t1 = 0; t1 < O; t1++)
+      for (int t2 = 0; t2 < O2; t2++)
+        X->nvol[st_node4(S, b, D, O, SP, t0, t1, t2) / 4] +=
+            S->w01[t0 * O + t1][b] * (D == 3 ? S->w[2][t2][b] : 1) * vol;
+}
+
 /* scatter particle p, stencil S, its P F^T entry k at PFt[4 k]; returns P2G_NONFINITE (and scatters
  * nothing) when its momentum or Q, the products of v, C and F (through the
  * stress), are not finite */
-MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil_t *S,
-                           const double *PFt) {
+MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, const stencil4_t *S,
+                           int b, const double *PFt) {
   const tide_mpm *m = X->m;
   const double *vp = X->v + p * D, *cp = X->c + p * D * D;
   double mp = X->M[p], Q[9];
@@ -629,39 +684,29 @@ MPM_INLINE int scatter_one(const p2g_ctx *X, int D, int O, int SP, int64_t p, co
   mpm_v4 w2b[4], Z[4];
   MPM_UNROLL
   for (int t2 = 0; t2 < O2; t2++) {
-    w2b[t2] = BC4(D == 3 ? S->w[2][t2] : 1);
-    Z[t2] = BC4(D == 3 ? S->w[2][t2] * S->r[2][t2] : 0) * qz;
+    w2b[t2] = BC4(D == 3 ? S->w[2][t2][b] : 1);
+    Z[t2] = BC4(D == 3 ? S->wr[2][t2][b] : 0) * qz;
   }
   MPM_UNROLL
   for (int t0 = 0; t0 < O; t0++) {
-    mpm_v4 sx = FMA4(qx, BC4(S->r[0][t0]), s0);
+    mpm_v4 sx = FMA4(qx, BC4(S->r[0][t0][b]), s0);
     MPM_UNROLL
     for (int t1 = 0; t1 < O; t1++) {
-      mpm_v4 w01 = BC4(S->w[0][t0] * S->w[1][t1]), s01 = FMA4(qy, BC4(S->r[1][t1]), sx);
+      mpm_v4 w01 = BC4(S->w01[t0 * O + t1][b]), s01 = FMA4(qy, BC4(S->r[1][t1][b]), sx);
       if (D == 2) {
-        double *a = X->acc + st_node4(S, D, O, SP, t0, t1, 0);
+        double *a = X->acc + st_node4(S, b, D, O, SP, t0, t1, 0);
         *(mpm_v4u *)a = FMA4(w01, s01, *(mpm_v4u *)a);
         continue;
       }
       mpm_v4 R = w01 * s01;
       MPM_UNROLL
       for (int t2 = 0; t2 < O2; t2++) {
-        double *a = X->acc + st_node4(S, D, O, SP, t0, t1, t2);
+        double *a = X->acc + st_node4(S, b, D, O, SP, t0, t1, t2);
         *(mpm_v4u *)a = FMA4(w01, Z[t2], FMA4(w2b[t2], R, *(mpm_v4u *)a));
       }
     }
   }
-  if (X->nvol) {
-    double vol = X->V0[p] * tide_det(D, X->F + p * D * D);
-    MPM_UNROLL
-    for (int t0 = 0; t0 < O; t0++)
-      MPM_UNROLL
-      for (int t1 = 0; t1 < O; t1++)
-        MPM_UNROLL
-        for (int t2 = 0; t2 < O2; t2++)
-          X->nvol[st_node4(S, D, O, SP, t0, t1, t2) / 4] +=
-              S->w[0][t0] * S->w[1][t1] * (D == 3 ? S->w[2][t2] : 1) * vol;
-  }
+  if (X->nvol) scatter_volume(X, D, O, SP, p, S, b);
   return 0;
 }
 
@@ -728,14 +773,19 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
         int ng = q1 - q0 < 4 ? (int)(q1 - q0) : 4;
         double T[9][4];
         stress_group(X, D, ps->order + q0, ng, T);
+        /* and their stencils (lanes past ng repeat particle q0) */
+        const int64_t *po = ps->order + q0;
+        const double *xs[4] = {X->x + po[0] * D, X->x + po[ng > 1] * D, X->x + po[ng > 2 ? 2 : 0] * D,
+                               X->x + po[ng > 3 ? 3 : 0] * D};
+        stencil4_t S;
+        int lanes = stencil4_at(m, X->s, X->roff, D, O, SP, xs, X->inv, X->hi, &S);
         for (int b = 0; b < ng; b++) {
-          int64_t p = ps->order[q0 + b];
-          stencil_t S;
-          if (!stencil_at(m, X->s, X->roff, D, O, SP, X->x + p * D, X->inv, X->hi, &S)) {
+          int64_t p = po[b];
+          if (!(lanes >> b & 1)) {
             bad |= nonfinite_bits(X->x + p * D, D) >> 63 ? P2G_NONFINITE_X : P2G_OUTSIDE;
             continue;
           }
-          bad |= scatter_one(X, D, O, SP, p, &S, &T[0][b]);
+          bad |= scatter_one(X, D, O, SP, p, &S, b, &T[0][b]);
         }
       }
     }
@@ -1042,10 +1092,17 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
   const tide_mpm *m = X->m;
   double dt = X->dt;
   int bad = 0, O2 = D == 3 ? O : 1;
-  for (int64_t p = p0; p < p1; p++) {
+  for (int64_t g = p0; g < p1; g += 4) {
+    /* the stencils of particles g .. g + 3 (lanes past p1 repeat g) */
+    int ng = p1 - g < 4 ? (int)(p1 - g) : 4;
+    const double *xs[4] = {X->x + g * D, X->x + (g + (ng > 1)) * D, X->x + (g + (ng > 2 ? 2 : 0)) * D,
+                           X->x + (g + (ng > 3 ? 3 : 0)) * D};
+    stencil4_t S;
+    int lanes = stencil4_at(m, X->s, X->roff, D, O, SP, xs, X->inv, X->hi, &S);
+    for (int b = 0; b < ng; b++) {
+    int64_t p = g + b;
     double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
-    stencil_t S;
-    if (!stencil_at(m, X->s, X->roff, D, O, SP, xp, X->inv, X->hi, &S)) {
+    if (!(lanes >> b & 1)) {
       bad = 1;
       continue;
     }
@@ -1056,8 +1113,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
     mpm_v4 vn = {0}, Bx = {0}, By = {0}, Bz = {0}, w2b[4], wr2b[4];
     MPM_UNROLL
     for (int t2 = 0; t2 < O2; t2++) {
-      w2b[t2] = BC4(D == 3 ? S.w[2][t2] : 1);
-      wr2b[t2] = BC4(D == 3 ? S.w[2][t2] * S.r[2][t2] : 0);
+      w2b[t2] = BC4(D == 3 ? S.w[2][t2][b] : 1);
+      wr2b[t2] = BC4(D == 3 ? S.wr[2][t2][b] : 0);
     }
     MPM_UNROLL
     for (int t0 = 0; t0 < O; t0++) {
@@ -1066,22 +1123,22 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
       for (int t1 = 0; t1 < O; t1++) {
         mpm_v4 u = {0}, uz = {0};
         if (D == 2)
-          u = *(const mpm_v4u *)(X->v4 + st_node4(&S, D, O, SP, t0, t1, 0));
+          u = *(const mpm_v4u *)(X->v4 + st_node4(&S, b, D, O, SP, t0, t1, 0));
         else
           MPM_UNROLL
           for (int t2 = 0; t2 < O2; t2++) {
-            mpm_v4 vv = *(const mpm_v4u *)(X->v4 + st_node4(&S, D, O, SP, t0, t1, t2));
+            mpm_v4 vv = *(const mpm_v4u *)(X->v4 + st_node4(&S, b, D, O, SP, t0, t1, t2));
             u = FMA4(w2b[t2], vv, u);
             uz = FMA4(wr2b[t2], vv, uz);
           }
-        mpm_v4 w1 = BC4(S.w[1][t1]);
+        mpm_v4 w1 = BC4(S.w[1][t1][b]);
         U0 = FMA4(w1, u, U0);
-        U1 = FMA4(BC4(S.w[1][t1] * S.r[1][t1]), u, U1);
+        U1 = FMA4(BC4(S.wr[1][t1][b]), u, U1);
         if (D == 3) Uz = FMA4(w1, uz, Uz);
       }
-      mpm_v4 w0 = BC4(S.w[0][t0]);
+      mpm_v4 w0 = BC4(S.w[0][t0][b]);
       vn = FMA4(w0, U0, vn);
-      Bx = FMA4(BC4(S.w[0][t0] * S.r[0][t0]), U0, Bx);
+      Bx = FMA4(BC4(S.wr[0][t0][b]), U0, Bx);
       By = FMA4(w0, U1, By);
       if (D == 3) Bz = FMA4(w0, Uz, Bz);
     }
@@ -1116,6 +1173,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
       double y = xp[a] + dt * vp[a];
       xp[a] = y < X->xlo[a] ? X->xlo[a] : y > X->xhi[a] ? X->xhi[a] : y;
     }
+  }
   }
   return bad;
 }
