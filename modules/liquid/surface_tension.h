@@ -254,6 +254,13 @@ typedef struct tide_tension_liu_opts {
   const tide_array *kappa;  /* f64 cells or NULL (computed) */
   int periodic[3];
   int one_sided;      /* 1: the band on the liquid side only */
+  int local_width;    /* 1 (default): the band of each liquid cell narrowed
+                       * to the liquid's local depth, min(band, the largest
+                       * -phi within band of it), so a sheet or thread
+                       * thinner than the band gets its whole jump sigma
+                       * kappa; bit for bit the fixed band where the liquid
+                       * is at least band deep within band; 0: the fixed
+                       * band */
   int cell_curvature; /* 0: the level-set curvature from the surface's
                        * height functions (see above); 1: the cell
                        * curvatures (tide_liquid_curvature) */
