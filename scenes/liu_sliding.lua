@@ -3,6 +3,7 @@
 -- contact, slides along them (in the paper further the higher the surface tension, --sigma).
 --   build/tide scenes/liu_sliding.lua [--res 64] [--box rods|unit] [--dim 3|2] [--frames 30] [--sigma 1200]
 --        [--gap 0.075] [--drop 0.125] [--E 1e12] [--slope 15] [--contact vertices|segments] [--radius 0] [--slip]
+--        [--width local|fixed]
 --   build/tide scenes/liu_sliding.lua --medium  (96 cells per metre: the drop 12 cells in radius)
 --   build/tide scenes/liu_sliding.lua --paper   (Table I k-m: 3D, the unit box at 160^3, CFL 0.7,
 --                                                2 x 136 = 272 vertices)
@@ -35,15 +36,17 @@ local liu = require "tide.liu"
 local T = require "tide.cases.liu_thin"
 
 local P = T.params("liu_sliding", { res = 64, dim = 3, box = "rods", frames = 30, sigma = 1200, cfl = 0.7,
-  contact = "vertices", radius = 0, slip = false, gap = 0.075, drop = 0.125, E = 1e12, slope = 15, medium = false }, {
+  contact = "vertices", radius = 0, slip = false, gap = 0.075, drop = 0.125, E = 1e12, slope = 15, medium = false, width = "local" }, {
   dim = "3 or 2", sigma = "surface tension [N/m]", contact = "tide.liu contact faces: vertices or segments",
   radius = "contact_radius of segments [m] (0: the default)", slip = "contact_slip (free slip along the rods)",
   gap = "distance between the rods [m]", drop = "drop radius [m]", E = "rods' Young's modulus [Pa]",
   slope = "rods' inclination [deg]", box = "3D grid: rods (the unit box's cells around the rods and the drop) or unit",
+  width = "tide.liu tension_width: local (the band narrowed in thin liquid) or fixed (3 dx)",
   medium = "3D, 96 cells per metre around the rods (the drop 12 cells in radius)",
 }, "Table I k-m: 3D, 160^3, CFL 0.7")
 local o = { dim = P.dim, n = P.res, sigma = P.sigma, cfl = P.cfl, contact = P.contact, gap = P.gap, radius = P.drop,
-  E = P.E, slope = P.slope, box = P.box, contact_radius = P.radius > 0 and P.radius or nil, slip = P.slip }
+  E = P.E, slope = P.slope, box = P.box, contact_radius = P.radius > 0 and P.radius or nil, slip = P.slip,
+  tension_width = P.width }
 if P.medium then o.dim, o.n = 3, 96 end
 if P.paper then o.dim, o.n, o.cfl, o.box = 3, 160, 0.7, "unit" end
 local S, X = T.sliding(o)

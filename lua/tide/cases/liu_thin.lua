@@ -532,7 +532,8 @@ function M.sliding(o)
   elseif dim == 3 and o.box ~= "unit" then
     error("tide.cases.liu_thin.sliding: box must be 'rods' or 'unit'", 0)
   end
-  local common = { interp = o.interp, cfl = o.cfl or 0.7, solver = o.solver, sigma = o.sigma or 20 }
+  local common = { interp = o.interp, cfl = o.cfl or 0.7, solver = o.solver, sigma = o.sigma or 20,
+    tension_width = o.tension_width }
   local contact = { contact = o.contact, contact_radius = o.contact_radius, contact_slip = o.slip }
   if dim == 2 then
     local X = tide.array.from { { 0.5 - gap / 2, 0.5 }, { 0.5 + gap / 2, 0.5 } }
