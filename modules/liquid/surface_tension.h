@@ -244,9 +244,10 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
  * discarded by the projection and extrapolation, which halves the net
  * force; one_sided != 0 puts the whole delta on the liquid side: the
  * same raised cosine of half-width band/2 centred at phi = -band/2 (zero
- * outside [-band, 0]; same integral; H(0) = 1), so liquid less than band/2
- * deep gets less than half of the jump (docs/couple.md, "Why sigma 600
- * drains"). */
+ * outside [-band, 0]; same integral; H(0) = 1), so with local_width = 0
+ * liquid less than band/2 deep gets less than half of the jump
+ * (docs/couple.md, "Why sigma 600 drains"); local_width = 1 narrows the
+ * band there instead (docs/liquids-physics.md, "Thin liquid"). */
 typedef struct tide_tension_liu_opts {
   double sigma, rho, dt;
   double band;              /* epsilon [m] (<= 0: 3 dx) */
