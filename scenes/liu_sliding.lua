@@ -60,14 +60,17 @@ local pts = g:centers()
 pts = pts:reshape(pts:size() // S.dim, S.dim)
 local function liquid()
   local vals = g:sample(S.phi, pts)
-  local cells, sx, sy, ymin = 0, 0, 0, math.huge
+  local cells, sx, sy, ymin, below = 0, 0, 0, math.huge, 0
   for q = 1, pts.shape[1] do
     if vals[q] < 0 then
-      cells, sx, sy = cells + 1, sx + pts:get(q, 1), sy + pts:get(q, 2)
-      ymin = math.min(ymin, pts:get(q, 2))
+      local x, y = pts:get(q, 1), pts:get(q, 2)
+      cells, sx, sy = cells + 1, sx + x, sy + y
+      ymin = math.min(ymin, y)
+      -- 3D: the cells of a tongue through the gap (more than the rod radius + dx/2 below the axis)
+      if X.yrod and y < X.yrod(x) - 4e-3 - 0.5 * g.dx then below = below + 1 end
     end
   end
-  return sx / math.max(1, cells), sy / math.max(1, cells), ymin
+  return sx / math.max(1, cells), sy / math.max(1, cells), ymin, below
 end
 -- every frame: the centre, its velocity down (vy) and along the rods (vs, positive downhill; in 2D
 -- the rods are out of the plane: 0)
@@ -75,12 +78,12 @@ local ca, sa = math.cos(math.rad(P.slope)), math.sin(math.rad(P.slope))
 if S.dim == 2 then ca, sa = 0, 0 end
 local track, last = {}, nil
 local function record()
-  local x, y, ymin = liquid()
+  local x, y, ymin, below = liquid()
   local r = { t = S.t, x = x, y = y, s = x * ca - y * sa, ymin = ymin }
   if last then
     r.vy, r.vs = (y - last.y) / (S.t - last.t), (r.s - last.s) / (S.t - last.t)
     print(string.format("liu_sliding: t %.3f s  centre x %.3f y %.3f m  vy %+.3f m/s  along the rods %+.3f m/s  "
-      .. "lowest liquid %.3f m", S.t, x, y, r.vy, r.vs, ymin))
+      .. "lowest liquid %.3f m  %d cells below the rods", S.t, x, y, r.vy, r.vs, ymin, below))
   end
   track[#track + 1], last = r, r
 end

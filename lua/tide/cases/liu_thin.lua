@@ -38,7 +38,7 @@ local function gravity(dim) return dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 } 
 -- the tide.liu state of a scene: grid, level set, solid (a mesh) or fixed vertices
 local function state(g, phi, o, extra)
   local args = { grid = g, phi = phi, gravity = gravity(g.dim), interp = o.interp or "quadratic", cfl = o.cfl or 1,
-    solver = o.solver or "cholmod", sigma = o.sigma or 0 }
+    solver = o.solver or "cholmod", sigma = o.sigma or 0, tension_width = o.tension_width }
   for k, v in pairs(extra) do args[k] = v end
   return liu.new(args)
 end
@@ -557,7 +557,7 @@ function M.sliding(o)
   -- the rods' mid-line by the height (lift) at which the ball meets both
   local S = state(g, ball(3, { xc, yrod(xc) + lift, 0.5 }, R):sdf(g), common, { solid = both,
     contact = contact.contact, contact_radius = contact.contact_radius, contact_slip = contact.contact_slip })
-  return S, { tube = 4e-3 > 0.3 * dx and 4e-3 or nil }
+  return S, { tube = 4e-3 > 0.3 * dx and 4e-3 or nil, yrod = yrod }
 end
 
 --- Fig. 10 (Table I n): a drop (radius 0.09 m, sigma 5 N/m) falling through two
