@@ -25,8 +25,10 @@
 -- dx 1/64, 0.3 s (docs/couple.md, "The scene re-tuned"): the drop lands, is stopped within 0.1 s,
 -- bounces on the rods and slides along them, held (0.2-0.3 s: mean vertical velocity -0.06 m/s,
 -- 0.48 m/s along the rods, nothing below them); with sigma 600 it slides too but drains between
--- the rods through a growing tongue from 0.2 s (2-4 cells thick: the tension band, centred 1.5 dx
--- inside the liquid, gives it 6-20% of its Laplace jump -- docs/couple.md, "Why sigma 600 drains").
+-- the rods through a growing tongue from 0.2 s with --width fixed (2-4 cells thick: the fixed
+-- tension band, centred 1.5 dx inside the liquid, gives it 6-20% of its Laplace jump --
+-- docs/couple.md, "Why sigma 600 drains"); the default --width local gives it the whole jump and
+-- the tongue stops at about 84 cells below the rods from 0.23 s (132 and growing with fixed at 0.27 s).
 -- --dim 2 is the cross-section (the rods end-on: two fixed vertices; the drop is held between them
 -- or not, the sliding is out of the plane).  No rod vertex is ever inside the liquid (checked every
 -- step).  The step is tide.liu (Algorithms 1-2) (set-up: tide.cases.liu_thin.sliding).  Every frame
