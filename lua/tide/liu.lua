@@ -39,6 +39,8 @@ local liu = {}
 local defaults = {
   rho = 1000,            -- liquid density [kg/m^3]
   sigma = 0,             -- surface tension [N/m] (Eq. 8, semi-implicit)
+  tension_width = "local", -- Eq. 8's band: "local" (narrowed where the liquid is thinner than it:
+                         -- the whole jump sigma kappa) or "fixed" (3 dx)
   cfl = 1,               -- advective CFL number of max_dt
   capillary = 0.5,       -- fraction of the explicit capillary step
   interp = "quadratic",  -- distance metric: "linear" (Fig. 5) or "quadratic"
@@ -94,6 +96,7 @@ function liu.new(opts)
   if S.redistance_at ~= "after" and S.redistance_at ~= "prediction" then
     raise("tide.liu.new: redistance_at must be after or prediction")
   end
+  if S.tension_width ~= "local" and S.tension_width ~= "fixed" then raise("tide.liu.new: tension_width must be local or fixed") end
   if S.contact ~= "vertices" and S.contact ~= "segments" then raise("tide.liu.new: contact must be vertices or segments") end
   if S.solver ~= "cholmod" and S.solver ~= "bicgstab" and S.solver ~= "pcg" then
     raise("tide.liu.new: solver must be cholmod, bicgstab or pcg")
@@ -217,7 +220,7 @@ function liu.step(S, dt)
   if S.sigma > 0 then
     liquid.label_phi(g, S.phi, { out = S.labels })
     time("surface tension", liquid.surface_tension, S.u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
-      labels = S.labels, method = "liu", side = "liquid", solver = S.solver_st })
+      labels = S.labels, method = "liu", side = "liquid", width = S.tension_width, solver = S.solver_st })
   end
   -- 2. first projection on phi^n (Alg. 2 line 2), the solid's velocity imposed in the air
   --    around the vertices the liquid can reach in this step (so that the advection below

@@ -217,15 +217,16 @@ static int l_curvature_faces(lua_State *L) {
 
 static const char *const CURVS[] = {"heights", "cells", NULL};
 static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min", "curvature",
-                                      "band", "side", "projection", "periodic", "pjump", "tol", "maxit", "solver",
+                                      "band", "side", "width", "projection", "periodic", "pjump", "tol", "maxit", "solver",
                                       "contact_angle", "solid_phi", NULL};
 static const char *const SIDES[] = {"both", "liquid", NULL};
+static const char *const WIDTHS[] = {"fixed", "local", NULL};
 static const char *const PROJS[] = {"ghost", "labels", NULL};
 static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
 
 /* tide.liquid.surface_tension(u, phi, {sigma =, rho =, dt = [, method = "ghost" | "liu", labels,
  *   kappa, curvature = "heights" | "cells", projection = "ghost" | "labels", theta_min = 0.01 (ghost
- *   projection), periodic, pjump (ghost), band = 3 dx, side = "both" | "liquid", tol, maxit, solver (liu)]})
+ *   projection), periodic, pjump (ghost), band = 3 dx, side = "both" | "liquid", width = "local" | "fixed", tol, maxit, solver (liu)]})
  *   -> u [, stats (liu)] */
 static int l_surface_tension(lua_State *L) {
   const char *fn = "tide.liquid.surface_tension";
@@ -251,9 +252,9 @@ static int l_surface_tension(lua_State *L) {
     tide_lua_error(L, "%s: 'theta_min' belongs to projection 'ghost'", fn);
   double theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-12, 1);
   if (method == 0) {
-    if (tide_opt_has(&o, "band") || tide_opt_has(&o, "side") || tide_opt_has(&o, "tol") || tide_opt_has(&o, "maxit") ||
-        tide_opt_has(&o, "solver"))
-      tide_lua_error(L, "%s: 'band', 'side', 'tol', 'maxit' and 'solver' belong to method 'liu'", fn);
+    if (tide_opt_has(&o, "band") || tide_opt_has(&o, "side") || tide_opt_has(&o, "width") || tide_opt_has(&o, "tol") ||
+        tide_opt_has(&o, "maxit") || tide_opt_has(&o, "solver"))
+      tide_lua_error(L, "%s: 'band', 'side', 'width', 'tol', 'maxit' and 'solver' belong to method 'liu'", fn);
     tide_tension_opts t = tide_tension_opts_default();
     t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
     memcpy(t.periodic, per, sizeof per);
@@ -272,6 +273,7 @@ static int l_surface_tension(lua_State *L) {
   memcpy(t.periodic, per, sizeof per);
   t.band = tide_opt_num(&o, "band", 0, 0, HUGE_VAL);
   t.one_sided = tide_opt_choice(&o, "side", "both", SIDES);
+  t.local_width = tide_opt_choice(&o, "width", "local", WIDTHS);
   t.cell_curvature = curv;
   t.cell_surface = cell_surface;
   t.contact_angle = angle, t.solid_phi = solid_phi;

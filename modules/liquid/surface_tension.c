@@ -1311,10 +1311,67 @@ static inline double delta_fn(double phi, double eps, int one_sided) {
   return (1 + cos(M_PI * phi / eps)) / (2 * eps);
 }
 
+/* local_width: the band narrowed to the liquid's local depth.  eloc[q] =
+ * min(eps, D) for the liquid cells of the band, D the largest -phi of the
+ * liquid cells within eps + dx of q (a max filter over the ball; solids skipped,
+ * walls clip it, periodic axes wrap), eps elsewhere.  H(phi / eloc * eps)
+ * is still one scalar field of the cells, so a uniform kappa stays a pure
+ * gradient; its value 0 at the deepest cell of a thin sheet or thread gives
+ * it the whole jump sigma kappa, where the fixed band gave 0.06 of it at
+ * 0.5 dx deep (docs/liquids-physics.md, "Thin liquid"). */
+static void local_width(const tide_grid *g, const double *ph, const uint8_t *lab, const int per[3],
+                        double eps, double *eloc) {
+  /* radius eps + dx: a cell at any depth sees a lattice cell eps deeper
+   * along its normal where the liquid is that deep (bit for bit the fixed
+   * band there) */
+  int r = (int)ceil(eps / g->dx + 1 - 1e-9), rz = g->dim == 3 ? r : 0;
+  double r2 = (eps / g->dx + 1 + 1e-9) * (eps / g->dx + 1 + 1e-9);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < g->n[0]; i++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int k = 0; k < g->n[2]; k++) {
+        int64_t q = tide_grid_idx(g, i, j, k);
+        eloc[q] = eps;
+        if (!(ph[q] < 0 && -ph[q] < eps) || (lab && lab[q] == TIDE_CELL_SOLID)) continue;
+        double D = -ph[q];
+        int c[3] = {i, j, k};
+        for (int di = -r; di <= r && D < eps; di++)
+          for (int dj = -r; dj <= r && D < eps; dj++)
+            for (int dk = -rz; dk <= rz && D < eps; dk++) {
+              if (di * di + dj * dj + dk * dk > r2) continue;
+              int o[3] = {di, dj, dk}, J[3];
+              int in = 1;
+              for (int a = 0; a < 3; a++) {
+                J[a] = c[a] + o[a];
+                if (a >= g->dim) continue;
+                if (per[a])
+                  J[a] = ((J[a] % g->n[a]) + g->n[a]) % g->n[a];
+                else if (J[a] < 0 || J[a] >= g->n[a])
+                  in = 0;
+              }
+              if (!in) continue;
+              int64_t y = tide_grid_idx(g, J[0], J[1], J[2]);
+              if (lab && lab[y] == TIDE_CELL_SOLID) continue;
+              if (-ph[y] > D) D = -ph[y];
+            }
+        if (D < eps) eloc[q] = D;
+      }
+}
+
+/* H of cell q with its own band width (eloc NULL or eloc[q] == eps: the
+ * fixed band, bit for bit) */
+static inline double heaviside_cell(const double *ph, const double *eloc, int64_t q, double eps,
+                                    int one_sided) {
+  double p = ph[q];
+  if (eloc && eloc[q] < eps) p *= eps / eloc[q];
+  return heaviside(p, eps, one_sided);
+}
+
 tide_tension_liu_opts tide_tension_liu_opts_default(void) {
   tide_tension_liu_opts o;
   memset(&o, 0, sizeof o);
   o.rho = 1000;
+  o.local_width = 1;
   o.tol = 1e-8;
   o.theta_min = 0.01;
   return o;
@@ -1374,6 +1431,16 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
     }
     kap = own;
   }
+  double *eloc = NULL;
+  if (o->local_width) {
+    if (!(eloc = tide_alloc((size_t)nc * sizeof(double)))) {
+      surf_free(&W);
+      tide_free(own, (size_t)nc * sizeof(double));
+      tide_free(ownphi, (size_t)nc * sizeof(double));
+      return TIDE_ENOMEM;
+    }
+    local_width(g, ph, lab, per, eps, eloc);
+  }
   double s_rho = o->sigma / o->rho, dt = o->dt, tmin = o->theta_min;
   double c = dt * dt * s_rho / (g->dx * g->dx), h0 = heaviside(0, eps, o->one_sided);
   tide_solve_opts so = tide_solve_opts_default();
@@ -1413,8 +1480,8 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
              * pure gradient: between two cells (dx), and on a liquid-air
              * face of the ghost-fluid projection from the liquid cell to the
              * surface (H(0) at theta dx, p = 0 there) */
-            double hl = heaviside(ph[ql], eps, o->one_sided),
-                   hh = heaviside(ph[qh], eps, o->one_sided);
+            double hl = heaviside_cell(ph, eloc, ql, eps, o->one_sided),
+                   hh = heaviside_cell(ph, eloc, qh, eps, o->one_sided);
             double hdx = g->dx;
             if (!o->cell_surface) {
               int liq_l = lab ? lab[ql] == TIDE_CELL_LIQUID : ph[ql] < 0;
@@ -1439,8 +1506,12 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
               kface = parallel_kappa(W.kf[a][f], W.kg[a][f], df, g->dx);
             }
             double force = -dt * s_rho * kface * (hh - hl) / hdx;
-            double delta = delta_fn(0.5 * (ph[ql] + ph[qh]), eps, o->one_sided);
-            if (delta * eps > 1e-8) {
+            /* the implicit band: the delta of the narrower of the two
+             * cells' widths (the fixed band's where both have eps) */
+            double ef = eloc ? fmin(eloc[ql], eloc[qh]) : eps, pf = 0.5 * (ph[ql] + ph[qh]);
+            double delta = ef < eps ? delta_fn(pf * eps / ef, eps, o->one_sided) * eps / ef
+                                    : delta_fn(pf, eps, o->one_sided);
+            if (delta * ef > 1e-8) {
               cls[f] = TIDE_FACE_UNKNOWN;
               D[f] = 1 / delta;
               r[f] = (ua[f] + force) / delta;
@@ -1456,6 +1527,7 @@ int tide_liquid_surface_tension_liu(tide_mac *u, const tide_array *phi,
     tide_free(D, (size_t)nf * sizeof(double));
     tide_free(r, (size_t)nf * sizeof(double));
   }
+  tide_free(eloc, (size_t)nc * sizeof(double));
   tide_free(own, (size_t)nc * sizeof(double));
   tide_free(ownphi, (size_t)nc * sizeof(double));
   surf_free(&W);

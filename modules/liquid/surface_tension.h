@@ -244,9 +244,10 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
  * discarded by the projection and extrapolation, which halves the net
  * force; one_sided != 0 puts the whole delta on the liquid side: the
  * same raised cosine of half-width band/2 centred at phi = -band/2 (zero
- * outside [-band, 0]; same integral; H(0) = 1), so liquid less than band/2
- * deep gets less than half of the jump (docs/couple.md, "Why sigma 600
- * drains"). */
+ * outside [-band, 0]; same integral; H(0) = 1), so with local_width = 0
+ * liquid less than band/2 deep gets less than half of the jump
+ * (docs/couple.md, "Why sigma 600 drains"); local_width = 1 narrows the
+ * band there instead (docs/liquids-physics.md, "Thin liquid"). */
 typedef struct tide_tension_liu_opts {
   double sigma, rho, dt;
   double band;              /* epsilon [m] (<= 0: 3 dx) */
@@ -254,6 +255,13 @@ typedef struct tide_tension_liu_opts {
   const tide_array *kappa;  /* f64 cells or NULL (computed) */
   int periodic[3];
   int one_sided;      /* 1: the band on the liquid side only */
+  int local_width;    /* 1 (default): the band of each liquid cell narrowed
+                       * to the liquid's local depth, min(band, the largest
+                       * -phi within band of it), so a sheet or thread
+                       * thinner than the band gets its whole jump sigma
+                       * kappa; bit for bit the fixed band where the liquid
+                       * is at least band deep within band; 0: the fixed
+                       * band */
   int cell_curvature; /* 0: the level-set curvature from the surface's
                        * height functions (see above); 1: the cell
                        * curvatures (tide_liquid_curvature) */

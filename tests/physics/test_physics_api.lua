@@ -107,6 +107,10 @@ do
     "side", "unknown side")
   raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, band = 0.1 }) end, "liu",
     "band with the ghost method")
+  raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, method = "liu", width = "narrow" }) end,
+    "width", "unknown width")
+  raises(function() tide.liquid.surface_tension(u, phi, { sigma = 1, rho = 1, dt = 1, width = "fixed" }) end, "liu",
+    "width with the ghost method")
   -- labels from phi
   local lab = tide.liquid.label_phi(g, phi)
   T.check(lab:get(13, 13) == tide.liquid.LIQUID and lab:get(1, 1) == tide.liquid.AIR, "label_phi")

@@ -38,7 +38,7 @@ local function gravity(dim) return dim == 3 and { 0, -9.81, 0 } or { 0, -9.81 } 
 -- the tide.liu state of a scene: grid, level set, solid (a mesh) or fixed vertices
 local function state(g, phi, o, extra)
   local args = { grid = g, phi = phi, gravity = gravity(g.dim), interp = o.interp or "quadratic", cfl = o.cfl or 1,
-    solver = o.solver or "cholmod", sigma = o.sigma or 0 }
+    solver = o.solver or "cholmod", sigma = o.sigma or 0, tension_width = o.tension_width }
   for k, v in pairs(extra) do args[k] = v end
   return liu.new(args)
 end
@@ -532,7 +532,8 @@ function M.sliding(o)
   elseif dim == 3 and o.box ~= "unit" then
     error("tide.cases.liu_thin.sliding: box must be 'rods' or 'unit'", 0)
   end
-  local common = { interp = o.interp, cfl = o.cfl or 0.7, solver = o.solver, sigma = o.sigma or 20 }
+  local common = { interp = o.interp, cfl = o.cfl or 0.7, solver = o.solver, sigma = o.sigma or 20,
+    tension_width = o.tension_width }
   local contact = { contact = o.contact, contact_radius = o.contact_radius, contact_slip = o.slip }
   if dim == 2 then
     local X = tide.array.from { { 0.5 - gap / 2, 0.5 }, { 0.5 + gap / 2, 0.5 } }
@@ -556,7 +557,7 @@ function M.sliding(o)
   -- the rods' mid-line by the height (lift) at which the ball meets both
   local S = state(g, ball(3, { xc, yrod(xc) + lift, 0.5 }, R):sdf(g), common, { solid = both,
     contact = contact.contact, contact_radius = contact.contact_radius, contact_slip = contact.contact_slip })
-  return S, { tube = 4e-3 > 0.3 * dx and 4e-3 or nil }
+  return S, { tube = 4e-3 > 0.3 * dx and 4e-3 or nil, yrod = yrod }
 end
 
 --- Fig. 10 (Table I n): a drop (radius 0.09 m, sigma 5 N/m) falling through two

@@ -62,10 +62,11 @@ return {
     see = see,
   },
   ["tide.liu.new"] = {
-    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", keep = true, contact_slip = false, contact = \"vertices\", contact_radius, ... } -> state",
+    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, tension_width = \"local\", cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", keep = true, contact_slip = false, contact = \"vertices\", contact_radius, ... } -> state",
     does = "State of Liu et al.'s coupled step (Algorithms 1-2) for a level-set liquid and solid vertices.",
     args = {
       { "x, v, mass, fixed", "{nv, dim}, {nv, dim}, number or {nv}, {nv} u8", "none", "the solid vertices" },
+      { "tension_width", "\"local\" | \"fixed\"", "\"local\"", "Eq. 8's band (tide.liquid.surface_tension width): narrowed where the liquid is thinner than 3 dx, so a thin tongue gets its whole Laplace jump, or the fixed 3 dx (the liquid less than 2.5 dx deep gets 0.06-0.8 of it)" },
       { "air_faces", "boolean", "true", "first projection: solid velocity also on the air faces of the vertices within reach" },
       { "redistance_at", "\"prediction\" | \"after\"", "\"prediction\"", "redistance phi* before the solve, or phi^{n+1} after it (the paper)" },
       { "advect_region", "boolean", "true", "advect u and phi only where the step reads them (near the liquid): bit-identical results, 6-8x less advection at 96^3" },

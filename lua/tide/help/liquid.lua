@@ -272,7 +272,7 @@ return {
       { "dt", "number >= 0", "required", "[s]" }, { "method", "\"ghost\" | \"liu\"", "\"ghost\"", "" }, { "curvature", "\"heights\" | \"cells\"", "\"heights\"", "" },
       { "projection", "\"ghost\" | \"labels\"", "\"ghost\"", "" }, { "theta_min", "number", "0.01", "" }, { "labels", "u8 cells", "none", "" }, { "kappa", "f64 cells or Mac", "computed", "[1/m]" },
       { "periodic", "list of booleans", "none", "" }, { "pjump", "f64 tide.Mac", "none", "receives the jump (ghost)" }, { "band", "number", "3 dx", "liu band [m]" },
-      { "side", "\"both\" | \"liquid\"", "\"both\"", "" }, { "tol, maxit, solver", "number, integer, tide.ViscositySolver", "1e-8, automatic, none", "liu's solve" }, { "contact_angle", "degrees", "90", "" }, { "solid_phi", "f64 cells", "none", "" } },
+      { "side", "\"both\" | \"liquid\"", "\"both\"", "" }, { "width", "\"local\" | \"fixed\"", "\"local\"", "liu: \"local\" narrows each liquid cell's band to the liquid's depth there (min(band, the largest -phi within band)), so a sheet or thread thinner than the band gets its whole jump sigma kappa (\"fixed\": 0.06 / 0.20 / 0.53 / 0.80 of it with the deepest cell 0.5 / 1 / 1.5 / 2 dx deep, side liquid); identical to \"fixed\" where the liquid is band deep within band" }, { "tol, maxit, solver", "number, integer, tide.ViscositySolver", "1e-8, automatic, none", "liu's solve" }, { "contact_angle", "degrees", "90", "" }, { "solid_phi", "f64 cells", "none", "" } },
     returns = "u (and stats for liu)", ref = "Liu, Fedkiw & Kang 2000 (ghost fluid); Liu et al. 2024", see = seep,
   },
   ["tide.liquid.capillary_dt"] = {
