@@ -25,9 +25,11 @@
  * 4/3 n^3 + 6 n^3 flops with the vectors against cyclic Jacobi's ~6 n^3 per
  * sweep times 7-10 sweeps; measured with the PSD projection around it: a
  * 12 x 12 shell hinge 4-5x, a 30 x 30 Liu vertex-phi pair ~4x faster
- * (2.8 -> 0.72 ms, loaded machine).  Eigenvalues on the diagonal of a, vectors in Q
+ * (2.8 -> 0.72 ms, loaded machine).  Eigenvalues of A in w, vectors in Q
  * (unsorted); the Givens sweeps stop after 60 n (never reached in the tests). */
-static void eig_tridiag_qr(int n, double *a, double *Q) {
+static void eig_tridiag_qr(int n, const double *A, double *w, double *Q) {
+  double a[EIG_MAXN * EIG_MAXN];
+  memcpy(a, A, sizeof(double) * (size_t)(n * n));
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) Q[i * n + j] = i == j;
   double v[EIG_MAXN], p[EIG_MAXN];
@@ -104,7 +106,7 @@ static void eig_tridiag_qr(int n, double *a, double *Q) {
       }
     }
   }
-  for (int i = 0; i < n; i++) a[i * n + i] = d[i];
+  for (int i = 0; i < n; i++) w[i] = d[i];
 }
 
 void tide_sym_eig(int n, const double *A, double *w, double *Q) {
@@ -114,11 +116,9 @@ void tide_sym_eig(int n, const double *A, double *w, double *Q) {
    * zeros: a symmetric configuration stays exactly symmetric (with QR's
    * 1e-19 m of rounding a rod dropped exactly onto a parallel rod, an
    * unstable rest, rolled off within the impact step: test_solid_ipc_rods);
-   * QR is 4-5x faster on a 12 x 12 hinge (docs/solids.md) */
+   * QR is 4-5x faster on a 12 x 12 hinge (docs/couple.md, bench/liu case c) */
   if (n > 12) {
-    memcpy(a, A, sizeof(double) * (size_t)(n * n));
-    eig_tridiag_qr(n, a, Q);
-    for (int i = 0; i < n; i++) w[i] = a[i * n + i];
+    eig_tridiag_qr(n, A, w, Q);
     goto sort;
   }
   memcpy(a, A, sizeof(double) * (size_t)(n * n));
@@ -178,14 +178,10 @@ sort:
 
 static void project_psd(int n, double *A, int qr) {
   double w[EIG_MAXN], Q[EIG_MAXN * EIG_MAXN];
-  if (qr && n >= 6) {
-    double a[EIG_MAXN * EIG_MAXN];
-    memcpy(a, A, sizeof(double) * (size_t)(n * n));
-    eig_tridiag_qr(n, a, Q);
-    for (int i = 0; i < n; i++) w[i] = a[i * n + i];
-  } else {
+  if (qr && n >= 6)
+    eig_tridiag_qr(n, A, w, Q);
+  else
     tide_sym_eig(n, A, w, Q);
-  }
   int neg = 0;
   for (int i = 0; i < n; i++) neg |= w[i] < 0;
   if (!neg) return;
@@ -324,7 +320,6 @@ typedef double pv4 __attribute__((vector_size(32)));
 typedef int64_t pm4 __attribute__((vector_size(32)));
 #define PV4(a) ((pv4){(a), (a), (a), (a)})
 /* bit l set when lane l of mask m is true */
-#define PM4_BITS(m) ((int)(((m)[0] != 0) | ((m)[1] != 0) << 1 | ((m)[2] != 0) << 2 | ((m)[3] != 0) << 3))
 
 typedef double pv4u __attribute__((vector_size(32), aligned(8))); /* unaligned in memory */
 #define PM4_ANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
