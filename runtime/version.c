@@ -14,9 +14,7 @@
 #define TIDE_BUILD_FLAGS "unknown"
 #endif
 
-#ifndef TIDE_GIT_REV
-#define TIDE_GIT_REV "unknown"
-#endif
+#include "tide_git_rev.h" /* written at build time by cmake/git_rev.cmake */
 
 const char *tide_version_string(void) { return TIDE_VERSION; }
 const char *tide_git_revision(void) { return TIDE_GIT_REV; }
