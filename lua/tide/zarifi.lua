@@ -389,8 +389,9 @@ function zarifi.gravity_response(S, dt)
   if not st then
     local args = project_args(S, dt, h, S.gravity_p, S.gravity_valid)
     args.elastic, args.elastic_force = S.scheme ~= "damping", false
-    run_project(S, args)
+    st = run_project(S, args)
   end
+  S.gravity_stats = st
   h:extrapolate(S.gravity_valid, L.layers, true)
   h:enforce_walls(S.solid_cells, true, S.fractions)
   -- the closed faces inside the solids: their velocity in this response (in free fall dt g)
