@@ -105,7 +105,8 @@ local defaults = {
                        -- preconditioner or factor: tide.couple.resolve, one new right side; the
                        -- same answer to the solver tolerance); a full second projection when the
                        -- walls' barrier is active (its Hessian is in line 7's matrix, not the
-                       -- reference's) or the reused solve fails
+                       -- reference's) or the reused solve fails; "always": there too, the
+                       -- barrier's stiffness then kept in the reference (its force left out)
   mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely
                        -- reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
@@ -379,9 +380,9 @@ function zarifi.gravity_response(S, dt)
   -- 7's solution (at rest nearly this one); not when line 7's barrier was active
   local sys, st = S.kept, nil
   S.kept = nil
-  if sys and not S.kept_barrier then
+  if sys and (not S.kept_barrier or S.mass_reuse == "always") then
     st = time("couple", couple.resolve, { system = sys, u = h, solids = S.solids, pressure = S.gravity_p,
-      valid = S.gravity_valid, elastic_force = false, barrier = false, tol = S.tol, maxit = S.maxit,
+      valid = S.gravity_valid, elastic_force = false, barrier = S.kept_barrier and "stiffness" or false, tol = S.tol, maxit = S.maxit,
       must_converge = false })
     if not st.converged then st = nil end
   end

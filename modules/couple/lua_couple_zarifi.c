@@ -33,9 +33,10 @@
  *       solve_seconds, formulation, solver [, matrix] }
  *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
  *     keep = true: stats.system = the projection's system (geometry, matrix, solver set-up) for
+ *     tide.couple.resolve; system:free() releases it
  *
  *   tide.couple.resolve{ system =, u =, solids = [, pressure, valid, elastic_force = true,
- *       barrier = true, warm = true, tol = 1e-10, maxit, must_converge = true] } -> stats
+ *       barrier = true | false | "stiffness", warm = true, tol = 1e-10, maxit, must_converge = true] } -> stats
  *     another right side (u*, the solids' v and forces) against the kept system, one solve
  *     (zarifi.h: tide_zarifi_resolve)
  */
@@ -476,7 +477,12 @@ static int l_resolve(lua_State *L) {
   tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T);
   tide_zarifi_resolve_opts ro = tide_zarifi_resolve_opts_default();
   ro.elastic_force = tide_opt_bool(&o, "elastic_force", 1);
-  ro.barrier = tide_opt_bool(&o, "barrier", 1);
+  static const char *const BARRIER[] = {"off", "on", "stiffness", NULL};
+  lua_getfield(L, 1, "barrier");
+  int bt = lua_type(L, -1);
+  lua_pop(L, 1);
+  ro.barrier = bt == LUA_TSTRING ? tide_opt_choice(&o, "barrier", "on", BARRIER)
+                                 : tide_opt_bool(&o, "barrier", 1);
   ro.warm = tide_opt_bool(&o, "warm", 1);
   ro.tol = tide_opt_num(&o, "tol", 1e-10, 1e-300, 0.5);
   ro.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1000000000);

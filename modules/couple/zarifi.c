@@ -1194,7 +1194,7 @@ int tide_zarifi_resolve(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const 
     if (tide_array_nonfinite(solids[k]->v) || tide_array_nonfinite(solids[k]->fem->force))
       return tide_fail(TIDE_ENONFINITE, "solid %d: velocities or forces contain NaN/Inf", k + 1);
   }
-  if (!o->barrier && S->barrier_matrix)
+  if (o->barrier == 0 && S->barrier_matrix)
     return tide_fail(TIDE_EINVAL,
                      "coupled resolve: the system's matrix holds the walls' barrier (%lld nodes "
                      "within dhat); without it the matrix differs (a full projection is needed)",
@@ -1203,7 +1203,7 @@ int tide_zarifi_resolve(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const 
   st->geometry_seconds = st->precond_seconds = 0;
   double ta = tide_wtime();
   if ((s = liquid_rhs(S, u, 0))) return s;
-  solid_rhs(S, solids, o->elastic_force, o->barrier && S->barrier);
+  solid_rhs(S, solids, o->elastic_force, o->barrier == 1 && S->barrier);
   if ((s = form_rhs(S, 0, 0))) return s;
   st->assembly_seconds = tide_wtime() - ta;
   int krylov = S->solver != TIDE_ZARIFI_CHOLMOD && S->solver != TIDE_ZARIFI_LDLT;

@@ -333,7 +333,9 @@ int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *con
 typedef struct tide_zarifi_system tide_zarifi_system;
 typedef struct tide_zarifi_resolve_opts {
   int elastic_force; /* as tide_zarifi_opts (default 1) */
-  int barrier;       /* 1 (default): the build's wall barrier gradient in w; 0: left out */
+  int barrier;       /* 1 (default): the build's wall barrier gradient in w; 0: left out;
+                        2: left out, its Hessian (when active) kept in the matrix (not the full
+                        projection without the barrier: its stiffness stays) */
   int warm;          /* 1 (default): start from the last solution (Krylov solvers) */
   double tol;        /* Krylov relative residual (default 1e-10) */
   int maxit;         /* 0: solver default */

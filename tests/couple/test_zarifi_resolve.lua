@@ -113,6 +113,9 @@ do
   local h2 = at_rest(m2)
   T.raises(function() tide.couple.resolve { system = st.system, u = h2, solids = { m2 }, barrier = false } end,
     "holds the walls' barrier", "a resolve without the active barrier is refused")
+  local ok = pcall(tide.couple.resolve, { system = st.system, u = at_rest(block(y0)), solids = { m2 }, barrier = "stiffness" })
+  T.check(ok, "barrier = \"stiffness\" (its gradient out, its Hessian kept) is accepted")
+  h2 = at_rest(m2)
   tide.couple.resolve { system = st.system, u = h2, solids = { m2 }, elastic_force = false }
   local dv = maxdiff(vref, m2.v) / (grav * dt)
   T.check(dv < 1e-8, string.format("with the barrier: resolve = full projection (solid v %.2e, < 1e-8: the barrier is stiff)", dv))
