@@ -1115,6 +1115,11 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   if ((s = solid_blocks(z, solids, ns, o, &ZK, st))) goto done;
   S->barrier_matrix = st->contact_nodes > 0;
   if ((s = coupling_block(z, g, solids, ns, o, &S->Jf))) goto done;
+  /* the clipped pieces are in J (and z->rel) now: not kept */
+  for (int k = 0; k < ns; k++)
+    tide_zclip_free(&z->clips[k]);
+  tide_free(z->clips, (size_t)(ns > 0 ? ns : 1) * sizeof(tide_zclip));
+  z->clips = NULL;
   st->liquid = z->nl;
   st->solid_dofs = z->nf;
   int64_t nr = 0;
