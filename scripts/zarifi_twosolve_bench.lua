@@ -4,15 +4,15 @@
 --   --mode off      mass_reference = false (one coupled solve)
 --   --mode full     mass_reference with a second full solve (mass_reuse = false; as before the reuse)
 --   --mode reuse    mass_reference reusing the first solve's system (the default)
--- build/tide scripts/zarifi_twosolve_bench.lua [--3d] [--mode m] [--steps N] [--n cells]
+-- build/tide scripts/zarifi_twosolve_bench.lua [--3d] [--mode m] [--steps N] [--n cells] [--timings]
 local tide = require "tide"
 local zarifi = require "tide.zarifi"
 
-local opt = { mode = "reuse", steps = 60, n = nil, ["3d"] = false }
+local opt = { mode = "reuse", steps = 60, n = nil, ["3d"] = false, timings = false }
 local i = 1
 while arg and arg[i] do
   local k = arg[i]:match("^%-%-(.+)$")
-  if k == "3d" then opt["3d"] = true; i = i + 1
+  if k == "3d" or k == "timings" then opt[k] = true; i = i + 1
   else opt[k] = tonumber(arg[i + 1]) or arg[i + 1]; i = i + 2 end
 end
 local d3 = opt["3d"]
@@ -52,3 +52,4 @@ local cpu = os.clock() - t0
 for k = 1, m.nv do y = y + m.x:get(k, 2) / m.nv end
 print(string.format("%s %s n=%d steps=%d: %.4f s CPU/step, %.1f + %.1f iterations/step (line 7 + reference), %.1f + %.1f ms/step in their C calls (wall), block centre y %.6f, t %.4f s",
   d3 and "3D" or "2D", opt.mode, n, opt.steps, cpu / opt.steps, its / opt.steps, its2 / opt.steps, 1e3 * t1 / opt.steps, 1e3 * t2 / opt.steps, y, S.t))
+if opt.timings then print(tide.timers.format()) end
