@@ -128,4 +128,74 @@ for _, method in ipairs { "wcsph", "dfsph" } do
   end
 end
 
+-- 3. dam break (the tank and column of lua/tide/cases/dam_break_compare.lua,
+-- 32 cells/m) against a block on the floor: boundary particles vs SDF walls
+local function dam(wall, method)
+  local res, Wt, Ht, a, h = 32, 1.5, 1.0, 0.5, 0.75
+  local dx = 1 / res
+  local nx, ny = math.floor(Wt * res + 0.5), math.floor(Ht * res + 0.5)
+  local g = tide.grid.new { size = { nx + 4, ny + 4 }, dx = dx, origin = { -2 * dx, -2 * dx } }
+  local S = tide.sph.new { grid = g, kernel = "cubic", support = 2, sound_speed = 40, viscosity = 0.05 }
+  local tank = tide.shape.box { min = { 0, 0 }, max = { Wt, Ht } }
+  local block = tide.shape.box { min = { 0.875, 0 }, max = { 1.0, 0.125 } }
+  if wall == "particles" then
+    S:boundary { shape = tank, layers = 2, side = "outside" }
+    S:boundary { shape = block, layers = 2, side = "inside" }
+  else
+    S:sdf_boundary { shape = tank, side = "outside" }
+    S:sdf_boundary { shape = block, side = "inside" }
+  end
+  S:seed { shape = tide.shape.box { min = { 0, 0 }, max = { a, h } } }
+  local t, fronts, worst, unconverged = 0, {}, -math.huge, 0
+  for _, tf in ipairs { 0.1, 0.2, 0.3 } do
+    while t < tf - 1e-12 do
+      local dt
+      if method == "wcsph" then
+        dt = math.min(sph.max_dt(S, "wcsph", 0.4), tf - t)
+        sph.wcsph_step(S, dt)
+      else
+        dt = math.min(sph.max_dt(S, "dfsph", 0.4, 2e-3), tf - t)
+        if not sph.dfsph_step(S, dt).converged then unconverged = unconverged + 1 end
+      end
+      t = t + dt
+      if wall == "sdf" then worst = math.max(worst, depth(S, tank, true), depth(S, block, false)) end
+    end
+    local xs = {}
+    for p = 1, S.n do xs[p] = S.x[p][1] end
+    table.sort(xs)
+    fronts[#fronts + 1] = xs[math.max(1, math.floor(0.99 * S.n))]
+  end
+  return fronts, worst / dx, unconverged
+end
+
+local ref = dam("particles", "wcsph")
+for _, method in ipairs { "wcsph", "dfsph" } do
+  local f, worst, unconverged = dam("sdf", method)
+  local dev = 0
+  for k = 1, 3 do dev = math.max(dev, math.abs(f[k] / ref[k] - 1)) end
+  print(string.format("dam break against a block, %s: fronts at 0.1, 0.2, 0.3 s: SDF walls %.3f %.3f %.3f m, "
+    .. "boundary particles (WCSPH) %.3f %.3f %.3f m (largest deviation %.1f%%); deepest particle %+.3f dx into a wall%s",
+    method, f[1], f[2], f[3], ref[1], ref[2], ref[3], 100 * dev, worst,
+    method == "dfsph" and string.format(", %d solves at maxit", unconverged) or ""))
+  T.check(dev < 0.05, string.format("%s: the surge fronts with SDF walls within 5%% of the boundary-particle run (%.1f%%)", method, 100 * dev))
+  T.check(worst <= 0, string.format("%s: no particle in the tank's wall or in the block at any step (deepest %+.3f dx)", method, worst))
+end
+
+-- API errors name the problem
+do
+  local g = tide.grid.new { size = { 16, 16 }, dx = 1 / 16 }
+  local S = tide.sph.new { grid = g }
+  local box = tide.shape.box { min = { 0.2, 0.2 }, max = { 0.8, 0.8 } }
+  local function err(f, ...) local ok, msg = pcall(f, ...); return not ok and tostring(msg) or "" end
+  T.check(err(S.sdf_boundary, S, {}):find("shape"), "a missing shape is refused")
+  T.check(err(S.sdf_boundary, S, { shape = box, side = "above" }):find("side"), "an unknown side is refused")
+  T.check(err(S.sdf_boundary, S, { shape = box, layers = 2 }):find("layers"), "an option of S:boundary is refused")
+  T.check(err(S.sdf_boundary, S, { shape = tide.shape.sphere { center = { 0, 0, 0 }, radius = 1 } }):find("3D"),
+    "a shape of the other dimension is refused")
+  T.check(S:sdf_boundary { shape = box } == 4 and S.nwall == 4, "a box tank is its four faces")
+  for _ = 1, 3 do S:sdf_boundary { shape = box } end
+  local msg = err(S.sdf_boundary, S, { shape = box })
+  T.check(msg:find("at most 16"), "more than 16 wall surfaces are refused: " .. msg)
+end
+
 os.exit(T.report())
