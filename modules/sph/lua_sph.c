@@ -105,23 +105,37 @@ static int m_boundary(lua_State *L) {
   return 1;
 }
 
-static const char *const wall_keys[] = {"shape", "side", NULL};
-/* S:sdf_boundary{shape =, side = "outside" | "inside"} -> surfaces added:
- * the shape's surface is a wall (Harada et al. 2007's wall weight), the
- * solid outside the shape (a tank; a box tank: its 2d faces) or inside it
- * (an obstacle) */
+static const char *const wall_keys[] = {"shape", "side", "velocity", NULL};
+/* S:sdf_boundary{shape =, side = "outside" | "inside", velocity = 0} -> index
+ * (1-based): the shape's surface is a wall (Harada et al. 2007's wall
+ * weight), the solid outside the shape (a tank; a box tank: its 2d faces)
+ * or inside it (an obstacle), translating at velocity */
 static int m_sdf_boundary(lua_State *L) {
   const char *fn = "SPH:sdf_boundary";
   tide_sph *s = checksph(L, 1);
   tide_opts o = tide_lua_opts(L, 2, fn, wall_keys);
   tide_shape *sh = tide_opt_reqobj(&o, "shape", TIDE_SHAPE_T);
   int outside = tide_opt_choice(&o, "side", "outside", side_names);
+  double vel[3] = {0, 0, 0};
+  tide_opt_vec(&o, "velocity", s->dim, s->dim, vel);
   if (sh->dim != s->dim)
     tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
-  int added = 0;
-  tide_lua_check(L, tide_sph_sdf_boundary(s, sh, outside, &added), fn);
-  lua_pushinteger(L, added);
+  int idx = -1;
+  tide_lua_check(L, tide_sph_sdf_boundary(s, sh, outside, vel, &idx), fn);
+  lua_pushinteger(L, idx + 1);
   return 1;
+}
+
+/* S:set_sdf_velocity(i, {vx, vy[, vz]}): the velocity of SDF boundary i */
+static int m_set_sdf_velocity(lua_State *L) {
+  const char *fn = "SPH:set_sdf_velocity";
+  tide_sph *s = checksph(L, 1);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup > 0 ? s->ngroup : 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  double v[3] = {0, 0, 0};
+  tide_lua_checkvec(L, 3, fn, "velocity", s->dim, s->dim, v);
+  tide_lua_check(L, tide_sph_sdf_velocity(s, i - 1, v), fn);
+  return 0;
 }
 
 static double checkdt(lua_State *L, int idx, const char *fn) {
@@ -385,6 +399,7 @@ static int mm_newindex(lua_State *L) {
 static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"boundary", m_boundary},
                                    {"sdf_boundary", m_sdf_boundary},
+                                   {"set_sdf_velocity", m_set_sdf_velocity},
                                    {"search", m_search},
                                    {"density", m_density},
                                    {"tait", m_tait},

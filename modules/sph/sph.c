@@ -159,8 +159,10 @@ static int grow_arr(tide_array **a, int64_t n, int64_t cap, int64_t cols) {
   return TIDE_OK;
 }
 
-/* columns of the per-particle wall terms: rho_w, -tr T_w, G_w (d), T_w (d x d) */
-#define WALL_COLS(d) (2 + (d) + (d) * (d))
+/* columns of the per-particle wall terms: rho_w, -tr T_w, sum v_w . G_w, G_w (d),
+ * T_w (d x d); WALL_G the column of G_w */
+#define WALL_COLS(d) (3 + (d) + (d) * (d))
+#define WALL_G 3
 
 /* room for cap fluid particles in every attribute and workspace */
 static int reserve(tide_sph *s, int64_t cap) {
@@ -481,22 +483,50 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
 
 /* ------------------------------------------------------- SDF boundaries */
 
-static int add_wall(tide_sph *s, tide_shape *shape, int outside) {
+static int add_wall(tide_sph *s, tide_shape *shape, int outside, const double *vel) {
   if (s->nwall >= TIDE_SPH_MAXWALL)
     return tide_fail(TIDE_EINVAL, "SPH: at most %d SDF boundary surfaces", TIDE_SPH_MAXWALL);
-  s->wshape[s->nwall] = shape;
-  s->wside[s->nwall] = outside != 0;
+  int w = s->nwall;
+  s->wshape[w] = shape;
+  s->wside[w] = outside != 0;
+  s->wgroup[w] = s->ngroup;
+  for (int a = 0; a < 3; a++) {
+    s->wvel[w][a] = vel && a < s->dim ? vel[a] : 0;
+    s->wofs[w][a] = 0;
+  }
   s->nwall++;
   return TIDE_OK;
 }
 
-int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, int *added) {
-  if (added) *added = 0;
+static int check_vel(const tide_sph *s, const double *vel) {
+  for (int a = 0; vel && a < s->dim; a++)
+    if (!isfinite(vel[a])) return tide_fail(TIDE_EINVAL, "SPH: wall velocity not finite");
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel) {
+  int st;
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  if ((st = check_vel(s, vel))) return st;
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wgroup[w] == boundary)
+      for (int a = 0; a < s->dim; a++)
+        s->wvel[w][a] = vel[a];
+  s->nvalid = 0;
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const double *vel,
+                          int *boundary) {
+  if (boundary) *boundary = -1;
   if (!shape) return tide_fail(TIDE_EINVAL, "SPH: an SDF boundary needs a shape");
   int st, d = s->dim;
   if (shape->dim != d)
     return tide_fail(TIDE_EINVAL, "SPH: the boundary shape is %dD but the SPH state is %dD",
                      shape->dim, d);
+  if ((st = check_vel(s, vel))) return st;
   s->nvalid = 0;
   if (shape->kind == TIDE_SHAPE_BOX && outside) {
     /* a box tank: its 2d faces as planar walls, their edges and corners
@@ -512,18 +542,35 @@ int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, int *adde
         n[a] = hi ? 1 : -1;
         tide_shape *pl;
         if ((st = tide_shape_plane(d, pt, n, &pl))) return st;
-        if ((st = add_wall(s, pl, 1))) {
+        if ((st = add_wall(s, pl, 1, vel))) {
           tide_shape_release(pl);
           return st;
         }
       }
-    if (added) *added = 2 * d;
-    return TIDE_OK;
+  } else {
+    if ((st = add_wall(s, shape, outside, vel))) return st;
+    tide_shape_retain(shape);
   }
-  if ((st = add_wall(s, shape, outside))) return st;
-  tide_shape_retain(shape);
-  if (added) *added = 1;
+  if (boundary) *boundary = s->ngroup;
+  s->ngroup++;
   return TIDE_OK;
+}
+
+/* Distance of x from wall w on the fluid's side (the shape translated by
+ * the wall's offset; band as tide_shape_eval_band) and, when n is not NULL,
+ * the unit normal into the fluid. */
+static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
+  int d = s->dim;
+  double y[3] = {0, 0, 0};
+  for (int a = 0; a < d; a++)
+    y[a] = x[a] - s->wofs[w][a];
+  double phi = tide_shape_eval_band(s->wshape[w], y, band), sg = s->wside[w] ? -1 : 1;
+  if (n) {
+    tide_shape_normal(s->wshape[w], y, 0.25 * s->g.dx, n);
+    for (int a = 0; a < 3; a++)
+      n[a] *= sg;
+  }
+  return sg * phi;
 }
 
 /* Harada et al. 2007's wall weight over an orthant of k mutually orthogonal
@@ -587,13 +634,17 @@ void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]) {
   out[0] = o[0], out[1] = gc, out[2] = tc, out[3] = tt, out[4] = o[1];
 }
 
-/* add sign times the orthant terms of the walls sel[k] (normals n, distances dist) to row */
-static void add_orthant(const tide_sph *s, int k, const int *sel, const double (*n)[3],
-                        const double *dist, double sign, double *row) {
+/* add sign times the orthant terms of the walls sel[k] (normals n, distances dist; wall[]
+ * the walls' indices) to row */
+static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wall,
+                        const double (*n)[3], const double *dist, double sign, double *row) {
   int d = s->dim;
-  double dk[3], o[2], gc[3], tc[9], tt;
-  for (int a = 0; a < k; a++)
+  double dk[3], o[2], gc[3], tc[9], tt, v[3] = {0, 0, 0};
+  for (int a = 0; a < k; a++) {
     dk[a] = dist[sel[a]];
+    for (int x = 0; x < d; x++) /* the orthant moves with the mean of its walls */
+      v[x] += s->wvel[wall[sel[a]]][x] / k;
+  }
   orthant(s, k, dk, o, gc, tc, &tt);
   row[0] += sign * o[0];
   row[1] += sign * o[1];
@@ -601,7 +652,8 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const double (
     double g = 0;
     for (int a = 0; a < k; a++)
       g += gc[a] * n[sel[a]][x];
-    row[2 + x] += sign * g;
+    row[WALL_G + x] += sign * g;
+    row[2] += sign * g * v[x];
     for (int y = 0; y < d; y++) {
       double T = x == y ? tt : 0;
       for (int a = 0; a < k; a++) {
@@ -609,7 +661,7 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const double (
         for (int b = 0; b < k; b++)
           T += tc[a * k + b] * n[sel[a]][x] * n[sel[b]][y];
       }
-      row[2 + d + x * d + y] += sign * T;
+      row[WALL_G + d + x * d + y] += sign * T;
     }
   }
 }
@@ -620,22 +672,18 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const double (
  * orthogonal triple (inclusion-exclusion: the solid is the union of the
  * half spaces, as the band of boundary particles of a box tank). */
 static void wall_row(const tide_sph *s, const double *xi, double *row) {
-  int d = s->dim, k = 0;
+  int d = s->dim, k = 0, wall[TIDE_SPH_MAXWALL];
   double H = s->K.H, n[TIDE_SPH_MAXWALL][3], dist[TIDE_SPH_MAXWALL];
   for (int c = 0; c < WALL_COLS(d); c++)
     row[c] = 0;
   for (int w = 0; w < s->nwall; w++) {
-    double x3[3] = {xi[0], xi[1], d == 3 ? xi[2] : 0};
-    double phi = tide_shape_eval_band(s->wshape[w], x3, 2 * H);
-    double dw = s->wside[w] ? -phi : phi;
+    double dw = wall_dist(s, w, xi, 2 * H, NULL);
     if (dw >= H) continue;
-    tide_shape_normal(s->wshape[w], x3, 0.25 * s->g.dx, n[k]);
-    if (s->wside[w])
-      for (int a = 0; a < 3; a++)
-        n[k][a] = -n[k][a];
+    wall_dist(s, w, xi, 2 * H, n[k]);
     dist[k] = dw;
+    wall[k] = w;
     int one[1] = {k};
-    add_orthant(s, 1, one, (const double(*)[3])n, dist, 1, row);
+    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, row);
     k++;
   }
   const double orth = 1e-9;
@@ -646,7 +694,7 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         pq += n[p][a] * n[q][a];
       if (fabs(pq) > orth) continue;
       int two[2] = {p, q};
-      add_orthant(s, 2, two, (const double(*)[3])n, dist, -1, row);
+      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, row);
       for (int r = q + 1; r < k && d == 3; r++) {
         double pr = 0, qr = 0;
         for (int a = 0; a < d; a++) {
@@ -655,7 +703,7 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         }
         if (fabs(pr) > orth || fabs(qr) > orth) continue;
         int three[3] = {p, q, r};
-        add_orthant(s, 3, three, (const double(*)[3])n, dist, 1, row);
+        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, row);
       }
     }
 }
@@ -891,7 +939,7 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
     if (nw) {
       /* SDF walls: -l_i 2 p_i/rho_i^2 G_w (mirrored), + l_i T_w g / rho_i
        * (hydrostatic wall pressure: sum_b Psi_b g.(x_b - x_i) grad W_ib = -T_w g) */
-      const double *G = wr + i * WALL_COLS(d) + 2, *T = G + d;
+      const double *G = wr + i * WALL_COLS(d) + WALL_G, *T = G + d;
       for (int a = 0; a < d; a++) {
         ai[a] -= 2 * pi * G[a];
         if (hydro) {
@@ -928,23 +976,21 @@ int tide_sph_kick(tide_sph *s, double dt) {
 
 /* A particle that crossed the surface of an SDF boundary (d < 0) is moved
  * back along the normal to d = dx/10 (a few passes: corners of a shape, or
- * two walls) and loses its velocity into the wall.  1 when moved. */
+ * two walls) and loses its velocity into the wall (relative to the wall's).
+ * 1 when moved. */
 static int project(const tide_sph *s, double *x, double *v) {
   int d = s->dim, moved = 0;
   double dmin = 0.1 * s->g.dx;
   for (int pass = 0; pass < 4; pass++) {
     int any = 0;
     for (int w = 0; w < s->nwall; w++) {
-      double x3[3] = {x[0], x[1], d == 3 ? x[2] : 0};
-      double phi = tide_shape_eval_band(s->wshape[w], x3, s->K.H);
-      double dist = s->wside[w] ? -phi : phi;
+      double dist = wall_dist(s, w, x, s->K.H, NULL);
       if (dist >= 0) continue;
       double n[3], vn = 0;
-      tide_shape_normal(s->wshape[w], x3, 0.25 * s->g.dx, n);
+      wall_dist(s, w, x, s->K.H, n);
       for (int a = 0; a < d; a++) {
-        if (s->wside[w]) n[a] = -n[a];
         x[a] += (dmin - dist) * n[a];
-        vn += v[a] * n[a];
+        vn += (v[a] - s->wvel[w][a]) * n[a];
       }
       if (vn < 0)
         for (int a = 0; a < d; a++)
@@ -969,6 +1015,9 @@ int tide_sph_drift(tide_sph *s, double dt) {
   }
   int64_t pr = 0;
   double *vw = TIDE_F64P(s->ps->v);
+  for (int w = 0; w < s->nwall; w++) /* the walls move first: x(t + dt) out of them */
+    for (int a = 0; a < d; a++)
+      s->wofs[w][a] += dt * s->wvel[w][a];
 #pragma omp parallel for schedule(static) reduction(+ : cl, pr) if (n > TIDE_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
     int c = 0;
@@ -1019,7 +1068,7 @@ int tide_sph_dfsph_factor(tide_sph *s) {
     }
     if (nw)
       for (int a = 0; a < d; a++)
-        Gb[a] += wr[i * WALL_COLS(d) + 2 + a];
+        Gb[a] += wr[i * WALL_COLS(d) + WALL_G + a];
     double dot = 0;
     for (int a = 0; a < d; a++)
       dot += (Gf[a] + Gb[a]) * (Gf[a] + 2 * Gb[a]);
@@ -1049,7 +1098,8 @@ static inline double drho(const tide_sph *s, int64_t i, const double *x, const d
       sum += s->psi[k] * vi[a] * gw[a];
   }
   if (s->nwall) {
-    const double *G = TIDE_F64P(s->wall) + i * WALL_COLS(d) + 2;
+    const double *row = TIDE_F64P(s->wall) + i * WALL_COLS(d), *G = row + WALL_G;
+    sum -= row[2]; /* (v_i - v_w) . G_w */
     for (int a = 0; a < d; a++)
       sum += vi[a] * G[a];
   }
@@ -1086,7 +1136,7 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
           dv[a] += s->psi[k] * 2 * ki * gw[a];
       }
     if (ki != 0 && s->nwall) {
-      const double *G = TIDE_F64P(s->wall) + i * WALL_COLS(d) + 2;
+      const double *G = TIDE_F64P(s->wall) + i * WALL_COLS(d) + WALL_G;
       for (int a = 0; a < d; a++)
         dv[a] += 2 * ki * G[a];
     }

@@ -128,7 +128,10 @@
  * drift); several walls add up (each as a half space: edges and corners of
  * one shape count the nearest face only).  The drift projects a particle
  * that crossed a surface (d < 0) back along the normal to d = dx/10 and
- * removes its velocity into the wall (counted: s->projected).
+ * removes its velocity into the wall (counted: s->projected).  A wall may
+ * translate at a velocity v_w: the drift moves its shape by dt v_w, the
+ * density-change terms take (v_i - v_w) . G_w, the projection the relative
+ * normal velocity (edges and corners: the mean velocity of their walls).
  *
  * Neighbour search.  Cells of size H over the grid's box; the fluid
  * particles are sorted by the Morton code of their cell (stable LSD radix
@@ -261,7 +264,12 @@ typedef struct tide_sph {
   int nwall;
   tide_shape *wshape[TIDE_SPH_MAXWALL]; /* retained */
   int wside[TIDE_SPH_MAXWALL];          /* 1: the wall is outside the shape (a tank) */
-  tide_array *wall; /* (n, 2 + d + d*d): rho_w, -tr T_w, G_w (d), T_w (d x d), summed over walls */
+  int wgroup[TIDE_SPH_MAXWALL];         /* the boundary (call) a surface belongs to */
+  double wvel[TIDE_SPH_MAXWALL][3];     /* wall velocity [m/s] */
+  double wofs[TIDE_SPH_MAXWALL][3];     /* translation of the shape so far [m] */
+  int ngroup;                           /* SDF boundaries (calls) */
+  tide_array *wall; /* (n, 3 + d + d*d): rho_w, -tr T_w, sum v_w . G_w, G_w (d), T_w (d x d),
+                       summed over the walls */
   int64_t projected; /* particles projected out of a wall by the last drift */
 } tide_sph;
 
@@ -299,9 +307,14 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
  * outside = 1: the solid is outside the shape (the fluid fills a tank, the
  * shape its inside), 0: the solid is the shape's inside (an obstacle).  An
  * axis-aligned box tank (TIDE_SHAPE_BOX, outside) becomes its 2d faces as
- * planar walls (edges and corners by inclusion-exclusion).  At most
- * TIDE_SPH_MAXWALL surfaces; *added the surfaces added. */
-int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, int *added);
+ * planar walls (edges and corners by inclusion-exclusion).  vel (may be
+ * NULL: at rest) translates the wall rigidly: the drift moves the shape by
+ * dt vel, the DFSPH divergence terms take v_i - vel.  At most
+ * TIDE_SPH_MAXWALL surfaces; *boundary the boundary's index (0-based). */
+int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const double *vel,
+                          int *boundary);
+/* Set the velocity of SDF boundary `boundary` (0-based) [m/s]. */
+int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
 /* The wall terms of one planar wall at distance d >= 0 [m]: rho_w, rho_w'
  * (d/dd), T_n, T_t, and the first-moment trace -tr T_w. */
 void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]);
