@@ -104,7 +104,7 @@
  *
  * SDF boundaries (tide_sph_sdf_boundary): a tide_shape whose surface is a
  * wall, with no boundary particles -- the semi-analytic wall weight of
- * Harada, Koshizuka & Shimazaki 2007: the wall beyond the surface is taken
+ * Harada, Koshizuka & Kawaguchi 2007: the wall beyond the surface is taken
  * as the continuation of the fluid lattice (sites at normal distances
  * (l + 1/2) dx behind a planar wall, tangential offsets on the lattice
  * through x_i, each of mass m -- the thick boundary-particle band of

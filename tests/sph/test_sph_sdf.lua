@@ -1,5 +1,5 @@
 -- SPH with SDF boundaries (tide.SPH:sdf_boundary; Harada, Koshizuka &
--- Shimazaki 2007's wall weight, sph.h "SDF boundaries"):
+-- Kawaguchi 2007's wall weight, sph.h "SDF boundaries"):
 -- 1. the wall terms against boundary particles: a floor (a plane) as an SDF
 --    wall and as a thick band of boundary particles (Psi_b = m), the fluid
 --    lattice-aligned: densities, accelerations and DFSPH factors agree to

@@ -46,7 +46,7 @@ return {
     args = { { "shape", "tide.Shape", "required", "surface (same dimension as the state)" },
       { "side", "\"outside\" | \"inside\"", "\"outside\"", "where the solid is, as for S:boundary" },
       { "velocity", "{vx, vy[, vz]}", "0", "translation velocity of the wall [m/s] (S:set_sdf_velocity changes it)" } },
-    returns = "the boundary's index (1-based)", ref = "Harada, Koshizuka & Shimazaki 2007; Akinci et al. 2012; Adami, Hu & Adams 2012", see = see,
+    returns = "the boundary's index (1-based)", ref = "Harada, Koshizuka & Kawaguchi 2007; Akinci et al. 2012; Adami, Hu & Adams 2012", see = see,
   },
   ["tide.SPH:set_sdf_velocity"] = {
     sig = "S:set_sdf_velocity(i, {vx, vy[, vz]})",
