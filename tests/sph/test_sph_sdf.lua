@@ -11,13 +11,7 @@
 local tide = require "tide"
 local T = require "tide.testing"
 local sph = require "tide.sph_step"
-
--- the largest signed distance of the particles into the solid of a wall
--- (outside: the solid is outside the shape)
-local function depth(S, shape, outside)
-  local phi = shape:eval(S.x)
-  return outside and phi:max() or -phi:min()
-end
+local C = require "tide.cases.sph_column" -- the column of test_sph_hydrostatic
 
 -- 1. wall terms = boundary particles for a lattice-aligned planar wall
 do
@@ -80,64 +74,8 @@ for _, dim in ipairs { 2, 3 } do
 end
 
 -- 2. the hydrostatic column in a box SDF tank
-local function column(method, duration)
-  local dx = 0.01
-  local nx, ny = 26, 40
-  local g = tide.grid.new { size = { nx, ny }, dx = dx }
-  local S = tide.sph.new { grid = g, kernel = "cubic", support = 2, sound_speed = 40, viscosity = 0.1,
-    renormalize = true, wall_pressure = "hydrostatic" }
-  local L, Hc = 2 * dx, 0.3
-  local tank = tide.shape.box { min = { L, L }, max = { nx * dx - L, ny * dx - L } }
-  S:sdf_boundary { shape = tank, side = "outside" }
-  S:seed { shape = tide.shape.box { min = { L, L }, max = { nx * dx - L, L + Hc } } }
-  local surf = L + Hc
-  local t, tdamp = 0, 0.4 * duration
-  local sx, sy, sxx, sxy, m = 0, 0, 0, 0, 0
-  local solve_err, bulk_err, hit_limit, its, max_its, solves = 0, 0, 0, 0, 0, 0
-  local worst, projected = -math.huge, 0
-  while t < duration do
-    local ramp = t < tdamp and 0.5 * (math.sin((-0.5 + t / tdamp) * math.pi) + 1) or 1
-    S:set_gravity { 0, -9.81 * ramp }
-    local dt
-    if method == "wcsph" then
-      dt = sph.max_dt(S, "wcsph", 0.4)
-      sph.wcsph_step(S, dt)
-    else
-      dt = 2e-3
-      local r = sph.dfsph_step(S, dt, { tol = 1e-4, maxit = 300 })
-      if not r.converged then hit_limit = hit_limit + 1 end
-      its, solves = its + r.density_iterations, solves + 1
-      max_its = math.max(max_its, r.density_iterations)
-      if t > 0.7 * duration then solve_err = math.max(solve_err, r.density_error) end
-    end
-    worst = math.max(worst, depth(S, tank, true))
-    projected = projected + S:diagnostics().projected
-    t = t + dt
-    if t > 0.7 * duration then
-      local x, p = S.x, S.p
-      for i = 1, S.n do
-        local y = x[i][2]
-        if y > L + 2 * dx and y < surf - 4 * dx then
-          sx = sx + y; sy = sy + p[i]; sxx = sxx + y * y; sxy = sxy + y * p[i]; m = m + 1
-        end
-      end
-    end
-  end
-  if method == "wcsph" then S:search(); S:density() end
-  local x, rho = S.x, S.rho
-  for i = 1, S.n do
-    local y = x[i][2]
-    if y > L + 2 * dx and y < surf - 4 * dx then bulk_err = math.max(bulk_err, math.abs(rho[i] / 1000 - 1)) end
-  end
-  local b = (m * sxy - sx * sy) / (m * sxx - sx * sx)
-  local a = (sy - b * sx) / m
-  return { slope = -b / (1000 * 9.81) - 1, surface = (-a / b - surf) / dx, bulk = bulk_err, solve = solve_err,
-    limit = hit_limit, mean_its = its / math.max(solves, 1), max_its = max_its, worst = worst / dx,
-    projected = projected }
-end
-
 for _, method in ipairs { "wcsph", "dfsph" } do
-  local r = column(method, 0.8)
+  local r = C.run(method, 0.8, "sdf")
   print(string.format("%s, SDF tank: pressure slope %+.2f%% of rho0 g, surface %+.2f dx, bulk density error max %.3f%%, "
     .. "deepest particle %+.3f dx into the wall, %d projections%s",
     method, 100 * r.slope, r.surface, 100 * r.bulk, r.worst, r.projected,

@@ -8,12 +8,8 @@ local tide = require "tide"
 local T = require "tide.testing"
 local sph = require "tide.sph_step"
 
--- the largest signed distance of the particles into the solid of a wall
--- (outside: the solid is outside the shape)
-local function depth(S, shape, outside)
-  local phi = shape:eval(S.x)
-  return outside and phi:max() or -phi:min()
-end
+local depth = require("tide.cases.sph_column").depth -- the particles' largest SDF into a wall
+local front = require("tide.cases.dam_break_compare").front
 
 -- 3. dam break (the tank and column of lua/tide/cases/dam_break_compare.lua,
 -- 32 cells/m) against a block on the floor: boundary particles vs SDF walls
@@ -47,10 +43,7 @@ local function dam(wall, method)
       t = t + dt
       if wall == "sdf" then worst = math.max(worst, depth(S, tank, true), depth(S, block, false)) end
     end
-    local xs = {}
-    for p = 1, S.n do xs[p] = S.x[p][1] end
-    table.sort(xs)
-    fronts[#fronts + 1] = xs[math.max(1, math.floor(0.99 * S.n))]
+    fronts[#fronts + 1] = front { x = function() return S.x end } -- 99th percentile of x
   end
   return fronts, worst / dx, unconverged
 end
