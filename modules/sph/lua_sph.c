@@ -314,8 +314,8 @@ static int m_free(lua_State *L) {
 static int mm_tostring(lua_State *L) {
   tide_sph *s = checksph(L, 1);
   lua_pushfstring(L,
-                  "tide.SPH(%dD, %s kernel, H = %f m, %I fluid + %I boundary particles, %d SDF "
-                  "boundaries)",
+                  "tide.SPH(%dD, %s kernel, H = %f m, %I fluid + %I boundary particles, %d SDF wall "
+                  "surfaces)",
                   s->dim, kernel_names[s->K.kind], s->K.H, (lua_Integer)s->ps->n,
                   (lua_Integer)s->nb, s->nwall);
   return 1;

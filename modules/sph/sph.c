@@ -40,6 +40,8 @@ uint64_t tide_sph_morton(int dim, int i, int j, int k) { return tide_morton(dim,
 
 /* ------------------------------------------------------- construction */
 
+static int reserve(tide_sph *s, int64_t cap);
+
 int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out) {
   *out = NULL;
   int st;
@@ -100,7 +102,7 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
   s->bbeg = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
   s->bend = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
   if (!s->fbeg || !s->fend || !s->bbeg || !s->bend ||
-      (st = tide_particles_new(g->dim, 1024, 0, &s->ps))) {
+      (st = tide_particles_new(g->dim, 1024, 0, &s->ps)) || (st = reserve(s, 1024))) {
     tide_sph_free(s);
     return st ? st : TIDE_ENOMEM;
   }

@@ -131,6 +131,14 @@ do
   for _ = 1, 3 do S:sdf_boundary { shape = box } end
   local msg = err(S.sdf_boundary, S, { shape = box })
   T.check(msg:find("at most 16"), "more than 16 wall surfaces are refused: " .. msg)
+  T.check(err(S.sdf_boundary, S, { shape = box, velocity = { 1 } }):find("velocity"), "a velocity of the wrong length is refused")
+  T.check(err(S.set_sdf_velocity, S, 5, { 1, 0 }):find("index"), "an SDF boundary index out of range is refused")
+  T.check(err(S.set_sdf_velocity, S, 1, { 0 / 0, 0 }):find("finite"), "a non-finite wall velocity is refused")
+  -- a state with walls and no particle steps (nothing to do)
+  local E = tide.sph.new { grid = g }
+  E:sdf_boundary { shape = box }
+  T.check(pcall(function() E:search(); E:density(); E:tait(); E:forces(); E:dfsph_factor(); E:drift(1e-3) end),
+    "the operators run on a state without particles")
 end
 
 os.exit(T.report())
