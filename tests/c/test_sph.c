@@ -254,7 +254,8 @@ static void random_cloud(int kind, int dim) {
  * tank (moving slowly) and a sphere obstacle as SDF walls */
 static uint64_t run(int dim, int dfsph, int sdf, int threads) {
   omp_set_num_threads(threads);
-  int n = dim == 2 ? 40 : 16, d = dim;
+  /* more than 1024 particles: the pair loops run in parallel (if n > 1024) */
+  int n = dim == 2 ? 80 : 32, d = dim;
   tide_sph *s = state(TIDE_SPH_CUBIC, dim, n, 2, 20);
   tide_shape *box, *tank;
   double lo[3] = {2.0 / n, 2.0 / n, 2.0 / n}, hi[3] = {0.4, 0.6, 0.5};
@@ -263,6 +264,9 @@ static uint64_t run(int dim, int dfsph, int sdf, int threads) {
   tide_shape_box(dim, tlo, thi, &tank);
   int64_t added;
   tide_sph_seed(s, box, 0.3, 5, NULL, &added);
+  if (threads == 1)
+    CHECK(added > 1024, "%dD: %lld particles (more than 1024: the loops run in parallel)", dim,
+          (long long)added);
   if (sdf) {
     double vt[3] = {0.01, 0, 0}, c[3] = {0.6, 0.1, 0.5};
     tide_shape *ball;
