@@ -1,7 +1,9 @@
 -- SPH dam break against an obstacle: a water column released in a tank of
--- boundary particles (Akinci et al. 2012) hits a block on the floor.
+-- boundary particles (Akinci et al. 2012) hits a block on the floor; with
+-- --boundary sdf the tank and the block are SDF walls (Harada et al. 2007's
+-- wall weight, S:sdf_boundary) instead.
 -- WCSPH (Tait, Becker & Teschner 2007) or DFSPH (Bender & Koschier 2015).
---   build/tide scenes/sph_dam_break.lua [--res 64] [--dim 3] [--method dfsph] [--frames 60]
+--   build/tide scenes/sph_dam_break.lua [--res 64] [--dim 3] [--method dfsph] [--boundary sdf] [--frames 60]
 -- The steps are lua/tide/sph_step.lua; frames are out/sph_dam_break/frame_%04d.png,
 -- particles coloured by speed.
 local tide = require "tide"
@@ -9,12 +11,14 @@ local sph = require "tide.sph_step"
 
 local P = tide.params({
   res = 64, dim = 2, frames = 60, fps = 30, method = "wcsph", kernel = "cubic", out = "out/sph_dam_break",
-  image = 640, cfl = 0.4,
+  image = 640, cfl = 0.4, boundary = "particles",
 }, {
+  boundary = "particles (Akinci et al. 2012) or sdf (wall weight of the shapes)",
   res = "particles per metre", dim = "2 or 3", method = "wcsph or dfsph", kernel = "cubic or wendland",
   image = "PNG width in pixels", cfl = "Courant number of the step",
 })
 assert(P.method == "wcsph" or P.method == "dfsph", "--method must be wcsph or dfsph")
+assert(P.boundary == "particles" or P.boundary == "sdf", "--boundary must be particles or sdf")
 
 local d, dx = P.dim, 1 / P.res
 local W, Hh, D = 1.6, 0.8, 0.6 -- tank [0, W] x [0, H] (x [0, D] in 3D) [m]
@@ -24,11 +28,18 @@ local g = tide.grid.new { size = d == 3 and { n(W) + 4, n(Hh) + 4, n(D) + 4 } or
   dx = dx, origin = vec(-2 * dx, -2 * dx, -2 * dx) }
 local S = tide.sph.new { grid = g, kernel = P.kernel, support = 2, sound_speed = 10 * math.sqrt(2 * 9.81 * 0.6),
   viscosity = 0.05, gravity = vec(0, -9.81, 0) }
-S:boundary { shape = tide.shape.box { min = vec(0, 0, 0), max = vec(W, Hh, D) }, layers = 2, side = "outside" }
+local tank = tide.shape.box { min = vec(0, 0, 0), max = vec(W, Hh, D) }
 local obstacle = tide.shape.box { min = vec(1.0, 0, 0.2), max = vec(1.12, 0.16, 0.4) }
-S:boundary { shape = obstacle, layers = 2, side = "inside" }
+if P.boundary == "sdf" then
+  S:sdf_boundary { shape = tank, side = "outside" }
+  S:sdf_boundary { shape = obstacle, side = "inside" }
+else
+  S:boundary { shape = tank, layers = 2, side = "outside" }
+  S:boundary { shape = obstacle, layers = 2, side = "inside" }
+end
 S:seed { shape = tide.shape.box { min = vec(0, 0, 0), max = vec(0.4, 0.6, D) } }
-print(string.format("sph dam break: %dD, %s, %d fluid + %d boundary particles", d, P.method, S.n, S.nb))
+print(string.format("sph dam break: %dD, %s, %d fluid + %d boundary particles, %d SDF wall surfaces", d, P.method,
+  S.n, S.nb, S.nwall))
 
 local function speed()
   local v = S.v
@@ -78,6 +89,6 @@ tide.run {
   frame = frame,
 }
 local D_ = S:diagnostics()
-print(string.format("kinetic %.4g J, mean density error %.3f%%, particles clamped at the box %d%s", D_.kinetic,
-  100 * D_.density_error, D_.clamped,
+print(string.format("kinetic %.4g J, mean density error %.3f%%, particles clamped at the box %d, projected out of SDF walls %d%s",
+  D_.kinetic, 100 * D_.density_error, D_.clamped, D_.projected,
   P.method == "dfsph" and string.format(", %d steps with a solve at its iteration limit", unconverged) or ""))

@@ -105,6 +105,39 @@ static int m_boundary(lua_State *L) {
   return 1;
 }
 
+static const char *const wall_keys[] = {"shape", "side", "velocity", NULL};
+/* S:sdf_boundary{shape =, side = "outside" | "inside", velocity = 0} -> index
+ * (1-based): the shape's surface is a wall (Harada et al. 2007's wall
+ * weight), the solid outside the shape (a tank; a box tank: its 2d faces)
+ * or inside it (an obstacle), translating at velocity */
+static int m_sdf_boundary(lua_State *L) {
+  const char *fn = "SPH:sdf_boundary";
+  tide_sph *s = checksph(L, 1);
+  tide_opts o = tide_lua_opts(L, 2, fn, wall_keys);
+  tide_shape *sh = tide_opt_reqobj(&o, "shape", TIDE_SHAPE_T);
+  int outside = tide_opt_choice(&o, "side", "outside", side_names);
+  double vel[3] = {0, 0, 0};
+  tide_opt_vec(&o, "velocity", s->dim, s->dim, vel);
+  if (sh->dim != s->dim)
+    tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
+  int idx = -1;
+  tide_lua_check(L, tide_sph_sdf_boundary(s, sh, outside, vel, &idx), fn);
+  lua_pushinteger(L, idx + 1);
+  return 1;
+}
+
+/* S:set_sdf_velocity(i, {vx, vy[, vz]}): the velocity of SDF boundary i */
+static int m_set_sdf_velocity(lua_State *L) {
+  const char *fn = "SPH:set_sdf_velocity";
+  tide_sph *s = checksph(L, 1);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup > 0 ? s->ngroup : 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  double v[3] = {0, 0, 0};
+  tide_lua_checkvec(L, 3, fn, "velocity", s->dim, s->dim, v);
+  tide_lua_check(L, tide_sph_sdf_velocity(s, i - 1, v), fn);
+  return 0;
+}
+
 static double checkdt(lua_State *L, int idx, const char *fn) {
   double dt = tide_lua_checkfinite(L, idx, fn, "time step");
   if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0, got %g", fn, dt);
@@ -147,7 +180,8 @@ static int m_drift(lua_State *L) {
   tide_sph *s = checksph(L, 1);
   tide_lua_check(L, tide_sph_drift(s, checkdt(L, 2, "SPH:drift")), "SPH:drift");
   lua_pushinteger(L, s->clamped);
-  return 1;
+  lua_pushinteger(L, s->projected);
+  return 2;
 }
 
 static const char *const solve_keys[] = {"tol", "maxit", "warm_start", NULL};
@@ -219,12 +253,13 @@ static int m_max_dt(lua_State *L) {
   return 1;
 }
 
-/* S:diagnostics() -> {kinetic, momentum, density_error (mean), density_error_max, clamped} */
+/* S:diagnostics() -> {kinetic, momentum, density_error (mean), density_error_max, clamped,
+ * projected} */
 static int m_diagnostics(lua_State *L) {
   tide_sph *s = checksph(L, 1);
   double ke, mom[3] = {0, 0, 0}, me, mx;
   tide_lua_check(L, tide_sph_diagnostics(s, &ke, mom, &me, &mx), "SPH:diagnostics");
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
   lua_pushnumber(L, ke);
   lua_setfield(L, -2, "kinetic");
   tide_lua_pushnumbers(L, mom, s->dim);
@@ -235,6 +270,8 @@ static int m_diagnostics(lua_State *L) {
   lua_setfield(L, -2, "density_error_max");
   lua_pushinteger(L, s->clamped);
   lua_setfield(L, -2, "clamped");
+  lua_pushinteger(L, s->projected);
+  lua_setfield(L, -2, "projected");
   return 1;
 }
 
@@ -276,8 +313,11 @@ static int m_free(lua_State *L) {
 
 static int mm_tostring(lua_State *L) {
   tide_sph *s = checksph(L, 1);
-  lua_pushfstring(L, "tide.SPH(%dD, %s kernel, H = %f m, %I fluid + %I boundary particles)", s->dim,
-                  kernel_names[s->K.kind], s->K.H, (lua_Integer)s->ps->n, (lua_Integer)s->nb);
+  lua_pushfstring(L,
+                  "tide.SPH(%dD, %s kernel, H = %f m, %I fluid + %I boundary particles, %d SDF wall "
+                  "surfaces)",
+                  s->dim, kernel_names[s->K.kind], s->K.H, (lua_Integer)s->ps->n,
+                  (lua_Integer)s->nb, s->nwall);
   return 1;
 }
 
@@ -287,7 +327,7 @@ static void push_rows(lua_State *L, tide_sph *s, tide_array *a, int vector) {
   tide_lua_pushrows(L, a, s->ps->n, vector ? 2 : 1, tail);
 }
 
-/* fields: dim n nb dx H mass rho0 gravity sound_speed renormalize wall_pressure valid x v rho p a
+/* fields: dim n nb nwall dx H mass rho0 gravity sound_speed renormalize wall_pressure valid x v rho p a
  * alpha boundary_x psi */
 static int mm_index(lua_State *L) {
   tide_sph *s = checksph(L, 1);
@@ -298,6 +338,8 @@ static int mm_index(lua_State *L) {
     lua_pushinteger(L, s->ps->n);
   else if (!strcmp(k, "nb"))
     lua_pushinteger(L, s->nb);
+  else if (!strcmp(k, "nwall"))
+    lua_pushinteger(L, s->nwall);
   else if (!strcmp(k, "dx"))
     lua_pushnumber(L, s->g.dx);
   else if (!strcmp(k, "H"))
@@ -356,6 +398,8 @@ static int mm_newindex(lua_State *L) {
 
 static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"boundary", m_boundary},
+                                   {"sdf_boundary", m_sdf_boundary},
+                                   {"set_sdf_velocity", m_set_sdf_velocity},
                                    {"search", m_search},
                                    {"density", m_density},
                                    {"tait", m_tait},

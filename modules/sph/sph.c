@@ -40,6 +40,8 @@ uint64_t tide_sph_morton(int dim, int i, int j, int k) { return tide_morton(dim,
 
 /* ------------------------------------------------------- construction */
 
+static int reserve(tide_sph *s, int64_t cap);
+
 int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out) {
   *out = NULL;
   int st;
@@ -100,7 +102,7 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
   s->bbeg = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
   s->bend = tide_calloc(sizeof(int64_t) * (size_t)s->ncells);
   if (!s->fbeg || !s->fend || !s->bbeg || !s->bend ||
-      (st = tide_particles_new(g->dim, 1024, 0, &s->ps))) {
+      (st = tide_particles_new(g->dim, 1024, 0, &s->ps)) || (st = reserve(s, 1024))) {
     tide_sph_free(s);
     return st ? st : TIDE_ENOMEM;
   }
@@ -112,9 +114,11 @@ void tide_sph_free(tide_sph *s) {
   if (!s) return;
   size_t nc = (size_t)s->ncells;
   tide_particles_free(s->ps);
-  tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren};
+  tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren, s->wall};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     tide_array_release(arrs[i]);
+  for (int w = 0; w < s->nwall; w++)
+    tide_shape_release(s->wshape[w]);
   tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * s->dim));
   tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
@@ -138,7 +142,7 @@ void tide_sph_free(tide_sph *s) {
 
 int64_t tide_sph_bytes(const tide_sph *s) {
   int64_t b = tide_particles_bytes(s->ps) + (int64_t)sizeof *s;
-  const tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren};
+  const tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren, s->wall};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
   b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 +
@@ -157,6 +161,11 @@ static int grow_arr(tide_array **a, int64_t n, int64_t cap, int64_t cols) {
   return TIDE_OK;
 }
 
+/* columns of the per-particle wall terms: rho_w, -tr T_w, sum v_w . G_w, G_w (d),
+ * T_w (d x d); WALL_G the column of G_w */
+#define WALL_COLS(d) (3 + (d) + (d) * (d))
+#define WALL_G 3
+
 /* room for cap fluid particles in every attribute and workspace */
 static int reserve(tide_sph *s, int64_t cap) {
   int st, d = s->dim;
@@ -166,7 +175,8 @@ static int reserve(tide_sph *s, int64_t cap) {
   if ((st = grow_arr(&s->rho, n, cap, 1)) || (st = grow_arr(&s->p, n, cap, 1)) ||
       (st = grow_arr(&s->a, n, cap, d)) || (st = grow_arr(&s->alpha, n, cap, 1)) ||
       (st = grow_arr(&s->kap, n, cap, 1)) || (st = grow_arr(&s->err, n, cap, 1)) ||
-      (st = grow_arr(&s->ksum, n, cap, 1)) || (st = grow_arr(&s->ren, n, cap, 1)))
+      (st = grow_arr(&s->ksum, n, cap, 1)) || (st = grow_arr(&s->ren, n, cap, 1)) ||
+      (st = grow_arr(&s->wall, n, cap, WALL_COLS(d))))
     return st;
   s->cap = cap;
   return TIDE_OK;
@@ -473,6 +483,233 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
   return TIDE_OK;
 }
 
+/* ------------------------------------------------------- SDF boundaries */
+
+static int add_wall(tide_sph *s, tide_shape *shape, int outside, const double *vel) {
+  if (s->nwall >= TIDE_SPH_MAXWALL)
+    return tide_fail(TIDE_EINVAL, "SPH: at most %d SDF boundary surfaces", TIDE_SPH_MAXWALL);
+  int w = s->nwall;
+  s->wshape[w] = shape;
+  s->wside[w] = outside != 0;
+  s->wgroup[w] = s->ngroup;
+  for (int a = 0; a < 3; a++) {
+    s->wvel[w][a] = vel && a < s->dim ? vel[a] : 0;
+    s->wofs[w][a] = 0;
+  }
+  s->nwall++;
+  return TIDE_OK;
+}
+
+static int check_vel(const tide_sph *s, const double *vel) {
+  for (int a = 0; vel && a < s->dim; a++)
+    if (!isfinite(vel[a])) return tide_fail(TIDE_EINVAL, "SPH: wall velocity not finite");
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel) {
+  int st;
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  if ((st = check_vel(s, vel))) return st;
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wgroup[w] == boundary)
+      for (int a = 0; a < s->dim; a++)
+        s->wvel[w][a] = vel[a];
+  s->nvalid = 0;
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const double *vel,
+                          int *boundary) {
+  if (boundary) *boundary = -1;
+  if (!shape) return tide_fail(TIDE_EINVAL, "SPH: an SDF boundary needs a shape");
+  int st, d = s->dim;
+  if (shape->dim != d)
+    return tide_fail(TIDE_EINVAL, "SPH: the boundary shape is %dD but the SPH state is %dD",
+                     shape->dim, d);
+  if ((st = check_vel(s, vel))) return st;
+  s->nvalid = 0;
+  if (shape->kind == TIDE_SHAPE_BOX && outside) {
+    /* a box tank: its 2d faces as planar walls, their edges and corners
+     * by inclusion-exclusion (wall_row) */
+    if (s->nwall + 2 * d > TIDE_SPH_MAXWALL)
+      return tide_fail(TIDE_EINVAL, "SPH: at most %d SDF boundary surfaces (a box tank takes %d)",
+                       TIDE_SPH_MAXWALL, 2 * d);
+    for (int a = 0; a < d; a++)
+      for (int hi = 0; hi < 2; hi++) {
+        double pt[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+        for (int c = 0; c < d; c++)
+          pt[c] = shape->p[hi ? 3 + c : c];
+        n[a] = hi ? 1 : -1;
+        tide_shape *pl;
+        if ((st = tide_shape_plane(d, pt, n, &pl))) return st;
+        if ((st = add_wall(s, pl, 1, vel))) {
+          tide_shape_release(pl);
+          return st;
+        }
+      }
+  } else {
+    if ((st = add_wall(s, shape, outside, vel))) return st;
+    tide_shape_retain(shape);
+  }
+  if (boundary) *boundary = s->ngroup;
+  s->ngroup++;
+  return TIDE_OK;
+}
+
+/* Distance of x from wall w on the fluid's side (the shape translated by
+ * the wall's offset; band as tide_shape_eval_band) and, when n is not NULL,
+ * the unit normal into the fluid. */
+static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
+  int d = s->dim;
+  double y[3] = {0, 0, 0};
+  for (int a = 0; a < d; a++)
+    y[a] = x[a] - s->wofs[w][a];
+  double phi = tide_shape_eval_band(s->wshape[w], y, band), sg = s->wside[w] ? -1 : 1;
+  if (n) {
+    tide_shape_normal(s->wshape[w], y, 0.25 * s->g.dx, n);
+    for (int a = 0; a < 3; a++)
+      n[a] *= sg;
+  }
+  return sg * phi;
+}
+
+/* Harada et al. 2007's wall weight over an orthant of k mutually orthogonal
+ * planar walls at distances dist[k] (k = 1: one wall; 2: the edge region
+ * behind two walls; 3: a corner): the lattice sites behind every wall at
+ * normal offsets h_a = dist_a + (l_a + 1/2) dx along -n_a, the other d - k
+ * axes on the lattice through x_i (sph.h, "SDF boundaries").  Returns rho_w
+ * in out[0], -tr T_w in out[1]; G_w = sum_a gc[a] n_a; T_w = sum_ab
+ * tc[a k + b] n_a n_b^T + *tt (I - sum_a n_a n_a^T). */
+static void orthant(const tide_sph *s, int k, const double *dist, double out[2], double *gc,
+                    double *tc, double *tt) {
+  int d = s->dim, R = (int)ceil(s->K.H / s->g.dx);
+  double dx = s->g.dx, H = s->K.H, m = s->mass, H2 = H * H;
+  double w = 0, tr = 0, t = 0, dd[3];
+  for (int a = 0; a < k; a++) {
+    dd[a] = dist[a] > 0 ? dist[a] : 0;
+    gc[a] = 0;
+    for (int b = 0; b < k; b++)
+      tc[a * k + b] = 0;
+  }
+  int c[3] = {0, 0, 0}; /* odometer: l_a in [0, R] for a < k, j in [-R, R] after */
+  for (int a = k; a < d; a++)
+    c[a] = -R;
+  for (;;) {
+    double h[3], r2 = 0;
+    for (int a = 0; a < d; a++) {
+      h[a] = a < k ? dd[a] + (c[a] + 0.5) * dx : c[a] * dx;
+      r2 += h[a] * h[a];
+    }
+    if (r2 < H2) {
+      double r = sqrt(r2), dw = tide_sph_kernel_dW(&s->K, r), q = dw / r;
+      w += tide_sph_kernel_W(&s->K, r);
+      tr -= dw * r;
+      for (int a = 0; a < k; a++) {
+        gc[a] += q * h[a];
+        for (int b = 0; b < k; b++)
+          tc[a * k + b] += q * h[a] * h[b];
+      }
+      if (k < d) t += q * h[k] * h[k];
+    }
+    int a = 0;
+    for (; a < d; a++) {
+      if (++c[a] <= R) break;
+      c[a] = a < k ? 0 : -R;
+    }
+    if (a == d) break;
+  }
+  out[0] = m * w;
+  out[1] = m * tr;
+  for (int a = 0; a < k; a++) {
+    gc[a] *= m;
+    for (int b = 0; b < k; b++)
+      tc[a * k + b] *= m;
+  }
+  *tt = m * t;
+}
+
+void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]) {
+  double o[2], gc, tc, tt;
+  orthant(s, 1, &d, o, &gc, &tc, &tt);
+  out[0] = o[0], out[1] = gc, out[2] = tc, out[3] = tt, out[4] = o[1];
+}
+
+/* add sign times the orthant terms of the walls sel[k] (normals n, distances dist; wall[]
+ * the walls' indices) to row */
+static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wall,
+                        const double (*n)[3], const double *dist, double sign, double *row) {
+  int d = s->dim;
+  double dk[3], o[2], gc[3], tc[9], tt, v[3] = {0, 0, 0};
+  for (int a = 0; a < k; a++) {
+    dk[a] = dist[sel[a]];
+    for (int x = 0; x < d; x++) /* the orthant moves with the mean of its walls */
+      v[x] += s->wvel[wall[sel[a]]][x] / k;
+  }
+  orthant(s, k, dk, o, gc, tc, &tt);
+  row[0] += sign * o[0];
+  row[1] += sign * o[1];
+  for (int x = 0; x < d; x++) {
+    double g = 0;
+    for (int a = 0; a < k; a++)
+      g += gc[a] * n[sel[a]][x];
+    row[WALL_G + x] += sign * g;
+    row[2] += sign * g * v[x];
+    for (int y = 0; y < d; y++) {
+      double T = x == y ? tt : 0;
+      for (int a = 0; a < k; a++) {
+        T -= tt * n[sel[a]][x] * n[sel[a]][y];
+        for (int b = 0; b < k; b++)
+          T += tc[a * k + b] * n[sel[a]][x] * n[sel[b]][y];
+      }
+      row[WALL_G + d + x * d + y] += sign * T;
+    }
+  }
+}
+
+/* The wall terms of particle i summed over the SDF boundaries into row
+ * (WALL_COLS(d)): every wall within H as a half space, minus the edge
+ * orthant of every orthogonal pair, plus the corner orthant of every
+ * orthogonal triple (inclusion-exclusion: the solid is the union of the
+ * half spaces, as the band of boundary particles of a box tank). */
+static void wall_row(const tide_sph *s, const double *xi, double *row) {
+  int d = s->dim, k = 0, wall[TIDE_SPH_MAXWALL];
+  double H = s->K.H, n[TIDE_SPH_MAXWALL][3], dist[TIDE_SPH_MAXWALL];
+  for (int c = 0; c < WALL_COLS(d); c++)
+    row[c] = 0;
+  for (int w = 0; w < s->nwall; w++) {
+    double dw = wall_dist(s, w, xi, 2 * H, NULL);
+    if (dw >= H) continue;
+    wall_dist(s, w, xi, 2 * H, n[k]);
+    dist[k] = dw;
+    wall[k] = w;
+    int one[1] = {k};
+    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, row);
+    k++;
+  }
+  const double orth = 1e-9;
+  for (int p = 0; p < k; p++)
+    for (int q = p + 1; q < k; q++) {
+      double pq = 0;
+      for (int a = 0; a < d; a++)
+        pq += n[p][a] * n[q][a];
+      if (fabs(pq) > orth) continue;
+      int two[2] = {p, q};
+      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, row);
+      for (int r = q + 1; r < k && d == 3; r++) {
+        double pr = 0, qr = 0;
+        for (int a = 0; a < d; a++) {
+          pr += n[p][a] * n[r][a];
+          qr += n[q][a] * n[r][a];
+        }
+        if (fabs(pr) > orth || fabs(qr) > orth) continue;
+        int three[3] = {p, q, r};
+        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, row);
+      }
+    }
+}
+
 /* ------------------------------------------------------------- search */
 
 /* grow a CSR list to m entries */
@@ -562,6 +799,12 @@ int tide_sph_search(tide_sph *s) {
       gather(s, x + i * d, s->bbeg, s->bend, bx, -1, bnbr + bs[i], INT64_MAX);
   }
   if (kmax > K || kmax + 8 < K / 2) s->kstride = (int)(kmax + kmax / 4 + 4);
+  if (s->nwall && n > 0) {
+    double *wr = TIDE_F64P(s->wall);
+#pragma omp parallel for schedule(static) if (n > 1024)
+    for (int64_t i = 0; i < n; i++)
+      wall_row(s, x + i * d, wr + i * WALL_COLS(d));
+  }
   s->nvalid = 1;
   return TIDE_OK;
 }
@@ -594,7 +837,8 @@ int tide_sph_density(tide_sph *s) {
   const double *x = TIDE_F64P(s->ps->x);
   double *rho = TIDE_F64P(s->rho), *ren = TIDE_F64P(s->ren), m = s->mass;
   double W0 = tide_sph_kernel_W(&s->K, 0);
-  int renorm = s->renormalize;
+  int renorm = s->renormalize, nw = s->nwall;
+  const double *wr = TIDE_F64P(s->wall);
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
     /* f, b: the density sums; tf, tb: the traces of the first moment,
@@ -610,6 +854,10 @@ int tide_sph_density(tide_sph *s) {
       double r = diff(d, x + i * d, s->bx + k * d, xij);
       b += s->psi[k] * tide_sph_kernel_W(&s->K, r);
       if (renorm) tb -= s->psi[k] * tide_sph_kernel_dW(&s->K, r) * r;
+    }
+    if (nw) {
+      b += wr[i * WALL_COLS(d)];
+      tb += wr[i * WALL_COLS(d) + 1];
     }
     rho[i] = m * f + b;
     /* l_i = d / tr M_i, tr M_i / d clamped below at 1/4 (few neighbours) */
@@ -642,7 +890,8 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
   const double *ren = TIDE_F64P(s->ren);
   double *acc = TIDE_F64P(s->a), m = s->mass, h = 0.5 * s->K.H, eps = 0.01 * h * h;
   double av = viscosity ? s->alpha_visc : 0, ab = viscosity ? s->alpha_bound : 0;
-  int hydro = s->wall_hydrostatic;
+  int hydro = s->wall_hydrostatic, nw = s->nwall;
+  const double *wr = TIDE_F64P(s->wall);
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
     const double *xi = x + i * d, *vi = v + i * d;
@@ -689,6 +938,20 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
       for (int a = 0; a < d; a++)
         ai[a] -= s->psi[k] * c * gw[a];
     }
+    if (nw) {
+      /* SDF walls: -l_i 2 p_i/rho_i^2 G_w (mirrored), + l_i T_w g / rho_i
+       * (hydrostatic wall pressure: sum_b Psi_b g.(x_b - x_i) grad W_ib = -T_w g) */
+      const double *G = wr + i * WALL_COLS(d) + WALL_G, *T = G + d;
+      for (int a = 0; a < d; a++) {
+        ai[a] -= 2 * pi * G[a];
+        if (hydro) {
+          double tg = 0;
+          for (int b = 0; b < d; b++)
+            tg += T[a * d + b] * s->gravity[b];
+          ai[a] += tg / rho[i] * ren[i];
+        }
+      }
+    }
     for (int a = 0; a < d; a++)
       acc[i * d + a] = ai[a];
   }
@@ -713,6 +976,34 @@ int tide_sph_kick(tide_sph *s, double dt) {
   return TIDE_OK;
 }
 
+/* A particle that crossed the surface of an SDF boundary (d < 0) is moved
+ * back along the normal to d = dx/10 (a few passes: corners of a shape, or
+ * two walls) and loses its velocity into the wall (relative to the wall's).
+ * 1 when moved. */
+static int project(const tide_sph *s, double *x, double *v) {
+  int d = s->dim, moved = 0;
+  double dmin = 0.1 * s->g.dx;
+  for (int pass = 0; pass < 4; pass++) {
+    int any = 0;
+    for (int w = 0; w < s->nwall; w++) {
+      double dist = wall_dist(s, w, x, s->K.H, NULL);
+      if (dist >= 0) continue;
+      double n[3], vn = 0;
+      wall_dist(s, w, x, s->K.H, n);
+      for (int a = 0; a < d; a++) {
+        x[a] += (dmin - dist) * n[a];
+        vn += (v[a] - s->wvel[w][a]) * n[a];
+      }
+      if (vn < 0)
+        for (int a = 0; a < d; a++)
+          v[a] -= vn * n[a];
+      any = moved = 1;
+    }
+    if (!any) break;
+  }
+  return moved;
+}
+
 int tide_sph_drift(tide_sph *s, double dt) {
   int st, d = s->dim;
   if ((st = check_dt(dt))) return st;
@@ -724,7 +1015,12 @@ int tide_sph_drift(tide_sph *s, double dt) {
     lo[a] = s->g.origin[a] + 0.5 * s->g.dx;
     hi[a] = s->g.origin[a] + (s->g.n[a] - 0.5) * s->g.dx;
   }
-#pragma omp parallel for schedule(static) reduction(+ : cl) if (n > TIDE_PAR_MIN)
+  int64_t pr = 0;
+  double *vw = TIDE_F64P(s->ps->v);
+  for (int w = 0; w < s->nwall; w++) /* the walls move first: x(t + dt) out of them */
+    for (int a = 0; a < d; a++)
+      s->wofs[w][a] += dt * s->wvel[w][a];
+#pragma omp parallel for schedule(static) reduction(+ : cl, pr) if (n > TIDE_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
     int c = 0;
     for (int a = 0; a < d; a++) {
@@ -734,8 +1030,10 @@ int tide_sph_drift(tide_sph *s, double dt) {
       x[i * d + a] = y;
     }
     cl += c;
+    if (s->nwall) pr += project(s, x + i * d, vw + i * d);
   }
   s->clamped = cl;
+  s->projected = pr;
   s->nvalid = 0;
   s->ps->bin_valid = 0;
   return TIDE_OK;
@@ -749,7 +1047,8 @@ int tide_sph_dfsph_factor(tide_sph *s) {
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
   double *al = TIDE_F64P(s->alpha), m = s->mass;
-  const double *ren = TIDE_F64P(s->ren);
+  const double *ren = TIDE_F64P(s->ren), *wr = TIDE_F64P(s->wall);
+  int nw = s->nwall;
 #pragma omp parallel for schedule(static) if (n > 1024)
   for (int64_t i = 0; i < n; i++) {
     const double *xi = x + i * d;
@@ -769,6 +1068,9 @@ int tide_sph_dfsph_factor(tide_sph *s) {
       for (int a = 0; a < d; a++)
         Gb[a] += s->psi[k] * gw[a];
     }
+    if (nw)
+      for (int a = 0; a < d; a++)
+        Gb[a] += wr[i * WALL_COLS(d) + WALL_G + a];
     double dot = 0;
     for (int a = 0; a < d; a++)
       dot += (Gf[a] + Gb[a]) * (Gf[a] + 2 * Gb[a]);
@@ -796,6 +1098,12 @@ static inline double drho(const tide_sph *s, int64_t i, const double *x, const d
     tide_sph_gradW(&s->K, d, xij, r, gw);
     for (int a = 0; a < d; a++)
       sum += s->psi[k] * vi[a] * gw[a];
+  }
+  if (s->nwall) {
+    const double *row = TIDE_F64P(s->wall) + i * WALL_COLS(d), *G = row + WALL_G;
+    sum -= row[2]; /* (v_i - v_w) . G_w */
+    for (int a = 0; a < d; a++)
+      sum += vi[a] * G[a];
   }
   return sum;
 }
@@ -829,6 +1137,11 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
         for (int a = 0; a < d; a++)
           dv[a] += s->psi[k] * 2 * ki * gw[a];
       }
+    if (ki != 0 && s->nwall) {
+      const double *G = TIDE_F64P(s->wall) + i * WALL_COLS(d) + WALL_G;
+      for (int a = 0; a < d; a++)
+        dv[a] += 2 * ki * G[a];
+    }
     for (int a = 0; a < d; a++)
       v[i * d + a] -= dt * dv[a];
   }

@@ -102,6 +102,37 @@
  * (unclamped) rho_i g . (x_b - x_i) part into its non-pressure forces; the
  * solver keeps p_b = p_i for the stiffness.
  *
+ * SDF boundaries (tide_sph_sdf_boundary): a tide_shape whose surface is a
+ * wall, with no boundary particles -- the semi-analytic wall weight of
+ * Harada, Koshizuka & Kawaguchi 2007: the wall beyond the surface is taken
+ * as the continuation of the fluid lattice (sites at normal distances
+ * (l + 1/2) dx behind a planar wall, tangential offsets on the lattice
+ * through x_i, each of mass m -- the thick boundary-particle band of
+ * Psi_b = m, summed once per particle from its distance d to the surface).
+ * With h_l = d + (l + 1/2) dx, r^2 = h_l^2 + |t|^2 (t the tangential lattice
+ * offsets), per particle and wall:
+ *   rho_w(d) = m sum W(r)                          (density contribution)
+ *   G_w      = m sum W'(r) h_l / r  n = rho_w'(d) n  (sum_b Psi_b grad W_ib;
+ *              n the unit normal into the fluid, the tangential terms cancel)
+ *   T_w      = m sum W'(r)/r (x_b - x_i) (x) (x_b - x_i)
+ *            = T_n n n^T + T_t (I - n n^T)         (hydrostatic wall pressure)
+ * The boundary sums of the particle method above become, exactly for a
+ * planar wall at a lattice-aligned distance: sum_b Psi_b W_ib = rho_w,
+ * sum_b Psi_b grad W_ib = G_w, sum_b Psi_b (g . (x_b - x_i)) grad W_ib =
+ * -T_w g, first-moment trace -tr T_w.  The mirrored pressure force is
+ * -l_i 2 p_i/rho_i^2 G_w (Akinci et al. 2012; Band et al. 2018), with the
+ * hydrostatic wall pressure additionally +l_i T_w g / rho_i, so the density
+ * and the force come from the same wall sum (the force is the gradient of
+ * the wall's density term: hydrostatic balance as for boundary particles).
+ * The quantities are computed at the search (positions fixed until the
+ * drift); several walls add up (each as a half space: edges and corners of
+ * one shape count the nearest face only).  The drift projects a particle
+ * that crossed a surface (d < 0) back along the normal to d = dx/10 and
+ * removes its velocity into the wall (counted: s->projected).  A wall may
+ * translate at a velocity v_w: the drift moves its shape by dt v_w, the
+ * density-change terms take (v_i - v_w) . G_w, the projection the relative
+ * normal velocity (edges and corners: the mean velocity of their walls).
+ *
  * Neighbour search.  Cells of size H over the grid's box; the fluid
  * particles are sorted by the Morton code of their cell (stable LSD radix
  * sort over fixed blocks: the order does not depend on the thread count),
@@ -172,6 +203,8 @@ static inline void tide_sph_gradW(const tide_sph_kernel *k, int d, const double 
     g[a] = s * xij[a];
 }
 
+#define TIDE_SPH_MAXWALL 16
+
 typedef struct tide_sph {
   int dim;
   tide_grid g;          /* domain box; particle lattice at the cell centres */
@@ -227,6 +260,17 @@ typedef struct tide_sph {
   void *tmp;
   size_t tmp_bytes;
   int64_t clamped; /* particles clamped into the box by the last drift */
+  /* SDF boundaries (see "SDF boundaries"), computed by the search */
+  int nwall;
+  tide_shape *wshape[TIDE_SPH_MAXWALL]; /* retained */
+  int wside[TIDE_SPH_MAXWALL];          /* 1: the wall is outside the shape (a tank) */
+  int wgroup[TIDE_SPH_MAXWALL];         /* the boundary (call) a surface belongs to */
+  double wvel[TIDE_SPH_MAXWALL][3];     /* wall velocity [m/s] */
+  double wofs[TIDE_SPH_MAXWALL][3];     /* translation of the shape so far [m] */
+  int ngroup;                           /* SDF boundaries (calls) */
+  tide_array *wall; /* (n, 3 + d + d*d): rho_w, -tr T_w, sum v_w . G_w, G_w (d), T_w (d x d),
+                       summed over the walls */
+  int64_t projected; /* particles projected out of a wall by the last drift */
 } tide_sph;
 
 typedef struct tide_sph_params {
@@ -259,6 +303,22 @@ int tide_sph_seed(tide_sph *s, const tide_shape *shape, double jitter, uint64_t 
 int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outside,
                       int64_t *added);
 
+/* An SDF boundary (see "SDF boundaries"): the surface of shape is a wall;
+ * outside = 1: the solid is outside the shape (the fluid fills a tank, the
+ * shape its inside), 0: the solid is the shape's inside (an obstacle).  An
+ * axis-aligned box tank (TIDE_SHAPE_BOX, outside) becomes its 2d faces as
+ * planar walls (edges and corners by inclusion-exclusion).  vel (may be
+ * NULL: at rest) translates the wall rigidly: the drift moves the shape by
+ * dt vel, the DFSPH divergence terms take v_i - vel.  At most
+ * TIDE_SPH_MAXWALL surfaces; *boundary the boundary's index (0-based). */
+int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const double *vel,
+                          int *boundary);
+/* Set the velocity of SDF boundary `boundary` (0-based) [m/s]. */
+int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
+/* The wall terms of one planar wall at distance d >= 0 [m]: rho_w, rho_w'
+ * (d/dd), T_n, T_t, and the first-moment trace -tr T_w. */
+void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]);
+
 /* Sort the fluid by Morton code and list every particle's neighbours
  * (r < H).  TIDE_EINVAL when a particle is outside the box, TIDE_ENONFINITE
  * for a non-finite position. */
@@ -273,7 +333,8 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity);
 /* v += dt a */
 int tide_sph_kick(tide_sph *s, double dt);
 /* x += dt v, clamped into the box shrunk by dx/2 (s->clamped counts the
- * clamped particles); invalidates the neighbour lists. */
+ * clamped particles), projected out of the SDF boundaries (s->projected
+ * counts them); invalidates the neighbour lists. */
 int tide_sph_drift(tide_sph *s, double dt);
 /* DFSPH factor alpha_i (requires density). */
 int tide_sph_dfsph_factor(tide_sph *s);

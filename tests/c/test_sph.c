@@ -4,7 +4,8 @@
  * = I (within 2%), the Morton-sorted cell-list search against brute force, exact
  * difference gradient of a constant, the symmetric pressure gradient
  * conserving momentum pair by pair to round-off, and bit-identical WCSPH
- * and DFSPH steps for 1 and 2 threads.  Cubic spline and Wendland C2, 2D
+ * and DFSPH steps for 1 and 2 threads (boundary particles, SDF walls).
+ * Cubic spline and Wendland C2, 2D
  * and 3D. */
 #include "check.h"
 #include "sph/sph.h"
@@ -249,10 +250,12 @@ static void random_cloud(int kind, int dim) {
   tide_sph_free(s);
 }
 
-/* a small dam break: positions after a few steps, 1 vs 2 threads */
-static uint64_t run(int dim, int dfsph, int threads) {
+/* a small dam break: positions after a few steps, 1 vs 2 threads; sdf: the
+ * tank (moving slowly) and a sphere obstacle as SDF walls */
+static uint64_t run(int dim, int dfsph, int sdf, int threads) {
   omp_set_num_threads(threads);
-  int n = dim == 2 ? 40 : 16, d = dim;
+  /* more than 1024 particles: the pair loops run in parallel (if n > 1024) */
+  int n = dim == 2 ? 80 : 32, d = dim;
   tide_sph *s = state(TIDE_SPH_CUBIC, dim, n, 2, 20);
   tide_shape *box, *tank;
   double lo[3] = {2.0 / n, 2.0 / n, 2.0 / n}, hi[3] = {0.4, 0.6, 0.5};
@@ -261,7 +264,20 @@ static uint64_t run(int dim, int dfsph, int threads) {
   tide_shape_box(dim, tlo, thi, &tank);
   int64_t added;
   tide_sph_seed(s, box, 0.3, 5, NULL, &added);
-  tide_sph_boundary(s, tank, 2, 1, &added);
+  if (threads == 1)
+    CHECK(added > 1024, "%dD: %lld particles (more than 1024: the loops run in parallel)", dim,
+          (long long)added);
+  if (sdf) {
+    double vt[3] = {0.01, 0, 0}, c[3] = {0.6, 0.1, 0.5};
+    tide_shape *ball;
+    int idx;
+    tide_shape_sphere(dim, c, 0.1, &ball);
+    tide_sph_sdf_boundary(s, tank, 1, vt, &idx);
+    tide_sph_sdf_boundary(s, ball, 0, NULL, &idx);
+    tide_shape_release(ball);
+  } else {
+    tide_sph_boundary(s, tank, 2, 1, &added);
+  }
   tide_shape_release(box);
   tide_shape_release(tank);
   double dt = 2e-4;
@@ -304,9 +320,11 @@ int main(void) {
       random_cloud(k, dim);
     }
   for (int dim = 2; dim <= 3; dim++)
-    for (int dfsph = 0; dfsph < 2; dfsph++) {
-      uint64_t a = run(dim, dfsph, 1), b = run(dim, dfsph, 2);
-      CHECK(a == b, "%dD %s: 1 and 2 threads bit-identical", dim, dfsph ? "DFSPH" : "WCSPH");
-    }
+    for (int dfsph = 0; dfsph < 2; dfsph++)
+      for (int sdf = 0; sdf < 2; sdf++) {
+        uint64_t a = run(dim, dfsph, sdf, 1), b = run(dim, dfsph, sdf, 2);
+        CHECK(a == b, "%dD %s, %s: 1 and 2 threads bit-identical", dim, dfsph ? "DFSPH" : "WCSPH",
+              sdf ? "SDF walls" : "boundary particles");
+      }
   return check_report();
 }
