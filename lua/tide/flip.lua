@@ -31,7 +31,8 @@ local defaults = {
   band = 0.3,         -- dead band of the density correction (per_cell units)
   mean = false,       -- correct by the mean interior density (volume control) instead of per cell
   separate_cut = false, -- the density correction also in the cut cells (open face fractions
-                        -- < 1), against their open volume (tide.liquid.density_target's cut)
+                        -- < 1), against their open volume (tide.liquid.density_target's cut:
+                        -- true = "open", the mean face fraction; "kernel", the density kernel's)
   level_set = false,  -- "zhu_bridson" or "union": rebuild a particle level set every step (S.phi)
                       -- and use it for the ghost-fluid free surface of the projection
   radius = nil,       -- particle radius of that level set (default dx / 2^(1/dim) ~ particle spacing * 1.4)

@@ -850,6 +850,28 @@ static double cell_open(const tide_mac *fractions, const int64_t idx[3], int nd)
   return cut ? s / (2 * nd) : 1;
 }
 
+/* kernel-weighted open volume of cell idx: the tent kernel of its centre (the weight
+ * tide_liquid_density gives a particle) integrated over the open volume around it, cell by
+ * cell (1D weights 1/8, 3/4, 1/8 over the cells -1, 0, +1; a cell's open volume from
+ * cell_open), so K = 1 where the kernel sees no solid: the particle density of a uniformly
+ * filled open region is per_cell K.  A neighbour beyond the domain counts as the cell itself
+ * (the density's lattice clamps there, its kernel folds back into the cell). */
+static double cell_open_kernel(const tide_mac *fractions, const int64_t idx[3], int nd, const int64_t ext[3]) {
+  static const double w1[3] = {0.125, 0.75, 0.125};
+  const double own = cell_open(fractions, idx, nd);
+  double k = 0;
+  for (int a = -1; a <= 1; a++)
+    for (int b = -1; b <= 1; b++)
+      for (int c = (nd == 3 ? -1 : 0); c <= (nd == 3 ? 1 : 0); c++) {
+        int64_t j[3] = {idx[0] + a, idx[1] + b, idx[2] + c};
+        int inside = 1;
+        for (int e = 0; e < nd; e++) inside &= j[e] >= 0 && j[e] < ext[e];
+        double w = w1[a + 1] * w1[b + 1] * (nd == 3 ? w1[c + 1] : 1);
+        k += w * (a == 0 && b == 0 && c == 0 ? own : inside ? cell_open(fractions, j, nd) : own);
+      }
+  return k;
+}
+
 int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
                                const tide_mac *fractions, double per_cell, double band, double rate,
                                int mean, int cut, tide_array *out, double *mean_density) {
@@ -881,7 +903,8 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
     d[q] = 0;
     if (lab[q] != TIDE_CELL_LIQUID || at_surface(lab, q, nd, ext, stride)) continue;
     int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
-    if (fractions && cell_open(fractions, idx, nd) < 1) { /* a cut cell: its open volume holds fewer particles */
+    if (fractions && (cut == TIDE_DENSITY_CUT_KERNEL ? cell_open_kernel(fractions, idx, nd, ext) : cell_open(fractions, idx, nd)) < 1) {
+      /* a cut cell (kernel: a cell whose density kernel reaches a solid): fewer particles by its geometry */
       if (cut) d[q] = 1; /* corrected against its open volume (below), not in the mean */
       continue;
     }
@@ -907,9 +930,11 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
     double open = 1;
     if (cut && fractions) {
       int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
-      open = cell_open(fractions, idx, nd);
+      open = cut == TIDE_DENSITY_CUT_KERNEL ? cell_open_kernel(fractions, idx, nd, ext) : cell_open(fractions, idx, nd);
     }
-    if (!(open >= TIDE_DENSITY_MIN_OPEN)) { d[q] = 0; continue; }
+    /* open volume: cells more closed than TIDE_DENSITY_MIN_OPEN left out; kernel: weighted
+     * by K (its flux scales with it), only an empty kernel left out */
+    if (cut == TIDE_DENSITY_CUT_KERNEL ? !(open > 0) : !(open >= TIDE_DENSITY_MIN_OPEN)) { d[q] = 0; continue; }
     /* a cut cell's particles over its open volume; the target flux scales with that volume */
     double ex = (mean && open == 1 ? avg : r[q] / (per_cell * open)) - 1, over = fabs(ex) - band;
     d[q] = over > 0 ? open * rate * copysign(over, ex) : 0;

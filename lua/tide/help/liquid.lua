@@ -174,7 +174,7 @@ return {
     args = { { "rho", "f64 cells", "required", "particles per cell (ps:density)" }, { "labels", "u8 cells", "required", "" }, { "per_cell", "number > 0", "required", "rest density" },
       { "rate", "number >= 0", "required", "[1/s]" }, { "band", "number >= 0", "0.3", "dead band (fraction of per_cell)" }, { "mean", "boolean", "false", "measure rest density as the mean deep-interior density" },
       { "fractions", "f64 tide.Mac", "none", "cut cells (a face fraction < 1) are left out" },
-      { "cut", "boolean", "false", "correct the cut cells too: open volume V = mean of the cell's face fractions (cells with V < 0.25 left out), d_c = V rate shrink(rho_c / (per_cell V) - 1, band); never in the mean" }, { "out", "f64 cells", "new", "" } },
+      { "cut", "boolean | \"off\" | \"open\" | \"kernel\"", "false", "correct the cut cells too (true = \"open\"): \"open\": open volume V = mean of the cell's face fractions (cells with V < 0.25 left out), d_c = V rate shrink(rho_c / (per_cell V) - 1, band); \"kernel\": V replaced by K, the density's tent kernel integrated over the open volume around the cell (weights 1/8, 3/4, 1/8 per axis over the neighbours' V), for every cell whose kernel reaches a solid (K < 1), no threshold (the target scales with K); never in the mean" }, { "out", "f64 cells", "new", "" } },
     returns = "f64 cells [1/s], mean interior density (per_cell units)", see = seel,
   },
   ["tide.liquid.divergence"] = {
