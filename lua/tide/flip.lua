@@ -517,7 +517,7 @@ function flip.separate(S, dt)
   time("density", ps.density, ps, S.grid, S.density)
   local _, mean_density = liquid.density_target { rho = S.density, labels = S.labels,
     fractions = S.fractions, per_cell = S.per_cell, band = S.band, rate = S.separation / dt, mean = S.mean, cut = S.separate_cut,
-    out = S.target }
+    solid_phi = S.separate_cut == "kernel" and S.solid_phi or nil, out = S.target }
   S.mean_density = mean_density
   if S.target:max() == 0 and S.target:min() == 0 then return end -- nothing to correct
   S.u_sep:fill(0)

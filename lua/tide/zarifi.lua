@@ -74,9 +74,11 @@ local defaults = {
                        -- flip.separate; 0: off): strength per step
   band = 0.1,          -- its dead band (particles per cell / per_cell - 1; tide.flip: 0.3)
   separate_cut = false, -- true: it also corrects the cut cells next to the solids, against their open
-                       -- volume (tide.flip's separate_cut): the pool's volume loss -2.19% -> -0.92%,
-                       -- but the light ball's draft +2.97% (bound 3%) and very sensitive to the
-                       -- cut-cell threshold -- not the default (docs/couple.md)
+                       -- volume (tide.flip's separate_cut): the pool's volume loss -2.19% -> -0.92%;
+                       -- "kernel": against the density kernel's open volume (no threshold; unbiased
+                       -- next to a solid), -0.41 to -0.97% over cfl 0.85-1, but the interior 1.2-2.2%
+                       -- dense at the light ball's ejection -- neither the default: the balls test's
+                       -- draft and interior density checks (docs/couple.md)
   mean = false,        -- correct by the mean interior density (volume control) instead of per cell
   sdf_band = 6,        -- [cells] the solids' distance (node SDF, solid_phi) is exact within this band of
                        -- their surfaces, elsewhere only its sign is kept (|phi| >= band): the mesh

@@ -127,14 +127,16 @@ typedef struct tide_project_stats {
  * TIDE_DENSITY_CUT_OPEN the mean of their face fractions V (at least 0.25;
  * target and density scaled by it); with TIDE_DENSITY_CUT_KERNEL every cell
  * whose density kernel reaches a solid, against K = the tent kernel integrated
- * over the open volume around it (per axis 1/8, 3/4, 1/8 of the neighbours' V;
- * the expected density of a uniformly filled open region is per_cell K),
- * target and density scaled by K, no threshold (a nearly closed cell's target
- * vanishes with its K). */
+ * over the open region around it (solid_phi > 0; solid_phi: f64 cells, the
+ * solids' signed distance at the cell centres, required then; sampled 4^dim
+ * per cell): the expected density of a uniformly filled open region is
+ * per_cell K; the density scaled by K, the target by V as above, no threshold
+ * (a nearly closed cell's target vanishes with its V). */
 enum { TIDE_DENSITY_CUT_OFF = 0, TIDE_DENSITY_CUT_OPEN = 1, TIDE_DENSITY_CUT_KERNEL = 2 };
 int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
                                const tide_mac *fractions, double per_cell, double band, double rate,
-                               int mean, int cut, tide_array *out, double *mean_density);
+                               int mean, int cut, const tide_array *solid_phi, tide_array *out,
+                               double *mean_density);
 
 int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_project_opts *opts,
                         tide_projector *work, tide_mac *valid, tide_array *pressure,
