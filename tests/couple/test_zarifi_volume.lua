@@ -19,7 +19,7 @@
 --    Hann-weighted over the last 1.5 s, and compared with the mesh's own Archimedes draft at each
 --    pose (its triangles clipped at the level), 0.74% deeper than the equal-area disc's.  (Until
 --    session 26: the clear columns' level, a flat 1 s window and the disc: over cfl 0.85-1 that
---    read -3.2 to +4.2% with the default, -1.8 to +12.4% with separate_cut, by the phase of the
+--    read -3.2 to +4.2% without separate_cut, -1.8 to +12.4% with it, by the phase of the
 --    bob and the slosh alone; docs/couple.md.)
 local tide = require "tide"
 local T = require "tide.testing"
@@ -126,8 +126,8 @@ local dv, d, want1, wm, rest = run(0.5)
 -- with the explicit wall correction and -0.8 to -1.8% with the walls' barrier, the default since
 -- session 24, -1.46% at the default cfl; the bound 2.5% stays far from the -7% failure it guards;
 -- with the mass-consistent transfer (the default since session 25) -2.0 to -2.7%, the volume held
--- in crowded cut cells the correction skips; with zarifi's separate_cut -0.5 to -0.9% but the
--- light ball then +2.8 to +3.0% deep, docs/couple.md)
+-- in crowded cut cells the correction skipped; with zarifi's separate_cut, the default since
+-- session 26, -0.1 to -0.9% over cfl 0.85-1, docs/couple.md)
 T.check(math.abs(dv) < 0.025, string.format("with it (separation 0.5, band 0.1): volume change %.2f%% over the last second", 100 * dv))
 T.check(wm < 0.01, string.format("  particles' mean interior density within %.2f%% of the rest density over the run", 100 * wm))
 T.check(math.abs(d / want1 - 1) < 0.03, string.format("  light ball floats at its Archimedes draft (beside it, Hann-weighted): %.4f m vs %.4f m (%.2f%%)", d, want1, 100 * (d / want1 - 1)))
