@@ -22,6 +22,7 @@ $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 build: setup $(BUILD)/CMakeCache.txt
+	@bash scripts/native-stamp.sh $(BUILD)
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build

@@ -88,6 +88,8 @@ static int l_versions(lua_State *L) {
   lua_setfield(L, -2, "compiler");
   lua_pushstring(L, tide_build_flags());
   lua_setfield(L, -2, "flags");
+  lua_pushstring(L, tide_build_target());
+  lua_setfield(L, -2, "target");
   lua_pushstring(L, tide_cpu_info());
   lua_setfield(L, -2, "cpu");
   return 1;
@@ -315,6 +317,8 @@ void tide_lua_openall(lua_State *L) {
 }
 
 int luaopen_tide(lua_State *L) {
+  char cpu_msg[768];
+  if (tide_cpu_check(cpu_msg, sizeof cpu_msg)) return luaL_error(L, "tide: %s", cpu_msg);
   tide_lua_openall(L);
   lua_getglobal(L, "require");
   lua_pushstring(L, "tide.prelude");

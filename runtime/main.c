@@ -406,9 +406,9 @@ static void print_version(lua_State *L) {
   lua_getfield(L, -1, "versions");
   lua_call(L, 0, 1);
   const char *keys[] = {"tide", "lua",      "suitesparse", "libpng", "blas",
-                        "git",  "compiler", "flags",       "cpu",    NULL};
+                        "git",  "compiler", "flags",       "target", "cpu", NULL};
   const char *labels[] = {"Tide", "Lua",      "SuiteSparse", "libpng", "BLAS",
-                          "git",  "compiler", "flags",       "CPU",    NULL};
+                          "git",  "compiler", "flags",       "built for", "CPU", NULL};
   for (int i = 0; keys[i]; i++) {
     lua_getfield(L, -1, keys[i]);
     printf("%-12s %s\n", labels[i], lua_tostring(L, -1));
@@ -635,8 +635,13 @@ static void ensure_wait_policy(char **argv) {
 }
 
 int main(int argc, char **argv) {
-  ensure_wait_policy(argv);
   if (argv[0] && argv[0][0]) progname = "tide";
+  char cpu_msg[768];
+  if (tide_cpu_check(cpu_msg, sizeof cpu_msg)) { /* before any vectorized code runs */
+    fprintf(stderr, "%s: %s\n", progname, cpu_msg);
+    return 1;
+  }
+  ensure_wait_policy(argv);
   lua_State *L = luaL_newstate();
   if (L == NULL) {
     fprintf(stderr, "%s: cannot create state: not enough memory\n", progname);

@@ -14,9 +14,7 @@
 #define TIDE_BUILD_FLAGS "unknown"
 #endif
 
-#ifndef TIDE_GIT_REV
-#define TIDE_GIT_REV "unknown"
-#endif
+#include "tide_git_rev.h" /* written at build time by cmake/git_rev.cmake */
 
 const char *tide_version_string(void) { return TIDE_VERSION; }
 const char *tide_git_revision(void) { return TIDE_GIT_REV; }
@@ -104,3 +102,111 @@ const char *tide_cpu_info(void) {
 #endif
   return buf;
 }
+
+/* The x86 extensions this build was compiled to use, from the compiler's
+ * predefined macros (-march=native sets them for the machine that built it),
+ * each with the name __builtin_cpu_supports knows it by. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+static const struct {
+  int used;
+  const char *name;
+} build_features[] = {
+#ifdef __SSE4_2__
+    {1, "sse4.2"},
+#endif
+#ifdef __POPCNT__
+    {1, "popcnt"},
+#endif
+#ifdef __AVX__
+    {1, "avx"},
+#endif
+#ifdef __AVX2__
+    {1, "avx2"},
+#endif
+#ifdef __FMA__
+    {1, "fma"},
+#endif
+#ifdef __BMI__
+    {1, "bmi"},
+#endif
+#ifdef __BMI2__
+    {1, "bmi2"},
+#endif
+#ifdef __AVX512F__
+    {1, "avx512f"},
+#endif
+#ifdef __AVX512VL__
+    {1, "avx512vl"},
+#endif
+#ifdef __AVX512BW__
+    {1, "avx512bw"},
+#endif
+#ifdef __AVX512DQ__
+    {1, "avx512dq"},
+#endif
+#ifdef __AVX512CD__
+    {1, "avx512cd"},
+#endif
+    {0, ""}};
+
+/* __builtin_cpu_supports takes a string literal only: one case per name. */
+static int cpu_has(const char *f) {
+  __builtin_cpu_init();
+  if (!strcmp(f, "sse4.2")) return __builtin_cpu_supports("sse4.2");
+  if (!strcmp(f, "popcnt")) return __builtin_cpu_supports("popcnt");
+  if (!strcmp(f, "avx")) return __builtin_cpu_supports("avx");
+  if (!strcmp(f, "avx2")) return __builtin_cpu_supports("avx2");
+  if (!strcmp(f, "fma")) return __builtin_cpu_supports("fma");
+  if (!strcmp(f, "bmi")) return __builtin_cpu_supports("bmi");
+  if (!strcmp(f, "bmi2")) return __builtin_cpu_supports("bmi2");
+  if (!strcmp(f, "avx512f")) return __builtin_cpu_supports("avx512f");
+  if (!strcmp(f, "avx512vl")) return __builtin_cpu_supports("avx512vl");
+  if (!strcmp(f, "avx512bw")) return __builtin_cpu_supports("avx512bw");
+  if (!strcmp(f, "avx512dq")) return __builtin_cpu_supports("avx512dq");
+  if (!strcmp(f, "avx512cd")) return __builtin_cpu_supports("avx512cd");
+  return 1;
+}
+#endif
+
+static void list_features(char *buf, size_t size, int missing_only) {
+  buf[0] = 0;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  size_t l = 0;
+  for (int i = 0; build_features[i].used; i++) {
+    if (missing_only && cpu_has(build_features[i].name)) continue;
+    int w = snprintf(buf + l, size - l, "%s%s", l ? " " : "", build_features[i].name);
+    if (w < 0 || (size_t)w >= size - l) break;
+    l += (size_t)w;
+  }
+#else
+  (void)size;
+  (void)missing_only;
+#endif
+}
+
+const char *tide_build_target(void) {
+  static char buf[256];
+  if (buf[0]) return buf;
+  char list[192];
+  list_features(list, sizeof list, 0);
+  snprintf(buf, sizeof buf, "%s", list[0] ? list : "baseline ISA");
+  return buf;
+}
+
+const char *tide_cpu_missing_features(void) {
+  static char buf[192];
+  list_features(buf, sizeof buf, 1);
+  return buf;
+}
+
+int tide_cpu_check(char *msg, size_t size) {
+  const char *missing = tide_cpu_missing_features();
+  if (!missing[0]) return 0;
+  snprintf(msg, size,
+           "this build of Tide was compiled for a CPU with %s (flags: %s), which this CPU (%s) "
+           "lacks: it would stop on an illegal instruction. Rebuild on this machine (make clean "
+           "&& make), or configure a portable build with -DTIDE_NATIVE=OFF",
+           missing, TIDE_BUILD_FLAGS, tide_cpu_info());
+  return 1;
+}
+

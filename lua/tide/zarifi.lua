@@ -103,6 +103,12 @@ local defaults = {
                        -- coupled solve, zarifi.gravity_response; not with the weak scheme, which
                        -- has none) by the particles' kernel mass: they rest hydrostatically
                        -- (with mass_cap = 1: floating drafts within 1%)
+  mass_reuse = true,   -- with mass_reference: its solve reuses line 7's system (geometry, matrix,
+                       -- preconditioner or factor: tide.couple.resolve, one new right side; the
+                       -- same answer to the solver tolerance); a full second projection when the
+                       -- walls' barrier is active (its Hessian is in line 7's matrix, not the
+                       -- reference's) or the reused solve fails; "always": there too, the
+                       -- barrier's stiffness then kept in the reference (its force left out)
   mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely
                        -- reach)
   gravity = nil,       -- default {0, -9.81[, 0]}
@@ -344,7 +350,11 @@ function zarifi.project(S, dt)
   if S.barrier and #S.colliders > 0 then
     args.colliders, args.dhat, args.kappa = S.colliders, S.contact_dhat * S.grid.dx, S.contact_kappa
   end
+  -- the mass reference's solve (gravity_response, right after) reuses this system
+  args.keep = S.mass_consistent and S.mass_reference and S.mass_reuse and S.transfer == "flip" or nil
   local st = run_project(S, args)
+  if S.kept then S.kept:free() end
+  S.kept, S.kept_barrier, st.system = st.system, (st.contact_nodes or 0) > 0, nil
   return st
 end
 
@@ -364,12 +374,27 @@ function zarifi.gravity_response(S, dt)
     m.v:fill(0)
     add_gravity(m, dt, m.gravity)
   end
-  local args = project_args(S, dt, h, S.gravity_p, S.gravity_valid)
   -- the solids' stiffness kept, their elastic forces at x left out: a resting solid's nodes are
   -- held together (without K each node fell on its own and dragged the liquid along: h ~ -0.7 dt g
-  -- in a pool at rest), and what its deformation exerts (an impact) goes by the face masses
-  args.elastic, args.elastic_force = S.scheme ~= "damping", false
-  run_project(S, args)
+  -- in a pool at rest), and what its deformation exerts (an impact) goes by the face masses.
+  -- The matrix is line 7's (same geometry, solids, dt, stiffness; elastic_force is on the right
+  -- side only), so its kept system is solved again with this right side, warm-started from line
+  -- 7's solution (at rest nearly this one); not when line 7's barrier was active
+  local sys, st = S.kept, nil
+  S.kept = nil
+  if sys and (not S.kept_barrier or S.mass_reuse == "always") then
+    st = time("couple", couple.resolve, { system = sys, u = h, solids = S.solids, pressure = S.gravity_p,
+      valid = S.gravity_valid, elastic_force = false, barrier = S.kept_barrier and "stiffness" or false, tol = S.tol, maxit = S.maxit,
+      must_converge = false })
+    if not st.converged then st = nil end
+  end
+  if sys then sys:free() end
+  if not st then
+    local args = project_args(S, dt, h, S.gravity_p, S.gravity_valid)
+    args.elastic, args.elastic_force = S.scheme ~= "damping", false
+    st = run_project(S, args)
+  end
+  S.gravity_stats = st
   h:extrapolate(S.gravity_valid, L.layers, true)
   h:enforce_walls(S.solid_cells, true, S.fractions)
   -- the closed faces inside the solids: their velocity in this response (in free fall dt g)

@@ -32,6 +32,13 @@
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, formulation, solver [, matrix] }
  *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
+ *     keep = true: stats.system = the projection's system (geometry, matrix, solver set-up) for
+ *     tide.couple.resolve; system:free() releases it
+ *
+ *   tide.couple.resolve{ system =, u =, solids = [, pressure, valid, elastic_force = true,
+ *       barrier = true | false | "stiffness", warm = true, tol = 1e-10, maxit, must_converge = true] } -> stats
+ *     another right side (u*, the solids' v and forces) against the kept system, one solve
+ *     (zarifi.h: tide_zarifi_resolve)
  */
 #include "couple/zarifi.h"
 #include "solid/fem.h"
@@ -164,7 +171,7 @@ static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
     "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "elastic_force", "sampling", "ring", "relative",
-    "colliders",   "dhat",     "kappa",  NULL};
+    "colliders",   "dhat",     "kappa",  "keep", NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -295,6 +302,83 @@ static int l_contact_dt(lua_State *L) {
   return 1;
 }
 
+/* the statistics table of a projection or resolve (s its status, err its soft error) */
+static void push_stats(lua_State *L, const tide_zarifi_stats *st, int s, const tide_zarifi_opts *zo,
+                       const char *err) {
+  lua_createtable(L, 0, 16);
+  int t = lua_gettop(L);
+  setint(L, t, "unknowns", st->unknowns);
+  setint(L, t, "liquid", st->liquid);
+  setint(L, t, "solid_dofs", st->solid_dofs);
+  setint(L, t, "nonzeros", st->nonzeros);
+  setint(L, t, "pieces", st->pieces);
+  setint(L, t, "dead", st->dead);
+  setint(L, t, "iterations", st->iterations);
+  setnum(L, t, "residual", st->residual);
+  lua_pushboolean(L, s == TIDE_OK && st->converged);
+  lua_setfield(L, t, "converged");
+  setnum(L, t, "alpha", st->alpha);
+  if (zo->solver == TIDE_ZARIFI_MGPCG) {
+    setint(L, t, "interface", st->interface);
+    setnum(L, t, "precond_seconds", st->precond_seconds);
+  }
+  if (zo->ncolliders > 0 && zo->contact_dhat > 0) {
+    setint(L, t, "contact_nodes", st->contact_nodes);
+    setint(L, t, "contact_lifted", st->contact_lifted);
+    setnum(L, t, "contact_gap", st->contact_gap);
+    setnum(L, t, "contact_kappa", st->contact_kappa);
+  }
+  setnum(L, t, "geometry_seconds", st->geometry_seconds);
+  setnum(L, t, "assembly_seconds", st->assembly_seconds);
+  setnum(L, t, "solve_seconds", st->solve_seconds);
+  lua_pushstring(L, FORMS[zo->formulation]);
+  lua_setfield(L, t, "formulation");
+  lua_pushstring(L, SOLVERS[zo->solver]);
+  lua_setfield(L, t, "solver");
+  if (err[0]) {
+    lua_pushstring(L, err);
+    lua_setfield(L, t, "error");
+  }
+}
+
+/* the kept system of couple.project{ keep = true }: a userdata holding the system, its solids
+ * (kept alive as its user value) and what couple.resolve needs to know */
+typedef struct lsystem {
+  tide_zarifi_system *S;
+  tide_zarifi_opts o; /* formulation, solver, ncolliders, contact_dhat */
+} lsystem;
+
+static int system_gc(lua_State *L) {
+  lsystem *b = luaL_checkudata(L, 1, "tide.couple.System");
+  tide_zarifi_system_free(b->S);
+  b->S = NULL;
+  return 0;
+}
+
+/* t.system = the kept system (t the stats table on top, the solids at field "solids" of arg 1) */
+static void push_system(lua_State *L, tide_zarifi_system *S, const tide_zarifi_opts *zo) {
+  int t = lua_gettop(L);
+  lsystem *b = lua_newuserdatauv(L, sizeof *b, 1);
+  b->S = S;
+  b->o = *zo;
+  b->o.colliders = NULL;
+  b->o.system = NULL;
+  b->o.keep = NULL;
+  if (luaL_newmetatable(L, "tide.couple.System")) {
+    lua_pushcfunction(L, system_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, system_gc);
+    lua_setfield(L, -2, "free");
+    lua_setfield(L, -2, "__index");
+  }
+  lua_setmetatable(L, -2);
+  lua_getfield(L, 1, "solids");
+  lua_setiuservalue(L, -2, 1);
+  tide_lua_gcaccount(L);
+  lua_setfield(L, t, "system");
+}
+
 static int l_project(lua_State *L) {
   const char *fn = "tide.couple.project";
   tide_opts o = tide_lua_opts(L, 1, fn, project_keys);
@@ -342,6 +426,8 @@ static int l_project(lua_State *L) {
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   int want_matrix = tide_opt_bool(&o, "matrix", 0);
+  tide_zarifi_system *kept = NULL;
+  if (tide_opt_bool(&o, "keep", 0)) zo.keep = &kept;
   int must = tide_opt_bool(&o, "must_converge", 1);
   /* the solids: a list of TetMesh or one */
   int ns;
@@ -364,40 +450,9 @@ static int l_project(lua_State *L) {
     tide_csr_free(sys);
     tide_lua_check(L, s, fn);
   }
-  lua_createtable(L, 0, 16);
+  push_stats(L, &st, s, &zo, err);
   int t = lua_gettop(L);
-  setint(L, t, "unknowns", st.unknowns);
-  setint(L, t, "liquid", st.liquid);
-  setint(L, t, "solid_dofs", st.solid_dofs);
-  setint(L, t, "nonzeros", st.nonzeros);
-  setint(L, t, "pieces", st.pieces);
-  setint(L, t, "dead", st.dead);
-  setint(L, t, "iterations", st.iterations);
-  setnum(L, t, "residual", st.residual);
-  lua_pushboolean(L, s == TIDE_OK && st.converged);
-  lua_setfield(L, t, "converged");
-  setnum(L, t, "alpha", st.alpha);
-  if (zo.solver == TIDE_ZARIFI_MGPCG) {
-    setint(L, t, "interface", st.interface);
-    setnum(L, t, "precond_seconds", st.precond_seconds);
-  }
-  if (zo.ncolliders > 0 && zo.contact_dhat > 0) {
-    setint(L, t, "contact_nodes", st.contact_nodes);
-    setint(L, t, "contact_lifted", st.contact_lifted);
-    setnum(L, t, "contact_gap", st.contact_gap);
-    setnum(L, t, "contact_kappa", st.contact_kappa);
-  }
-  setnum(L, t, "geometry_seconds", st.geometry_seconds);
-  setnum(L, t, "assembly_seconds", st.assembly_seconds);
-  setnum(L, t, "solve_seconds", st.solve_seconds);
-  lua_pushstring(L, FORMS[zo.formulation]);
-  lua_setfield(L, t, "formulation");
-  lua_pushstring(L, SOLVERS[zo.solver]);
-  lua_setfield(L, t, "solver");
-  if (err[0]) {
-    lua_pushstring(L, err);
-    lua_setfield(L, t, "error");
-  }
+  if (kept) push_system(L, kept, &zo);
   if (sys) {
     push_matrix(L, sys);
     lua_setfield(L, t, "matrix");
@@ -405,7 +460,49 @@ static int l_project(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"solid_faces", l_solid_faces}, {"flip_increment", l_flip_increment}, {"contact_dt", l_contact_dt}, {NULL, NULL}};
+static const char *const resolve_keys[] = {"system", "u",       "solids", "pressure", "valid",
+                                            "elastic_force", "barrier", "warm", "tol", "maxit",
+                                            "must_converge", NULL};
+
+/* tide.couple.resolve{ system = (couple.project{ keep = true }).system, u =, solids =
+ * [, pressure, valid, elastic_force = true, barrier = true, warm = true, tol = 1e-10, maxit,
+ * must_converge = true] } -> stats (zarifi.h: tide_zarifi_resolve) */
+static int l_resolve(lua_State *L) {
+  const char *fn = "tide.couple.resolve";
+  tide_opts o = tide_lua_opts(L, 1, fn, resolve_keys);
+  lua_getfield(L, 1, "system");
+  lsystem *b = luaL_testudata(L, -1, "tide.couple.System");
+  if (!b) tide_lua_error(L, "%s: system must be the system of couple.project{ keep = true }", fn);
+  if (!b->S) tide_lua_error(L, "%s: the system was freed", fn);
+  tide_mac *u = tide_opt_reqobj(&o, "u", TIDE_MAC_T);
+  tide_zarifi_resolve_opts ro = tide_zarifi_resolve_opts_default();
+  ro.elastic_force = tide_opt_bool(&o, "elastic_force", 1);
+  static const char *const BARRIER[] = {"off", "on", "stiffness", NULL};
+  lua_getfield(L, 1, "barrier");
+  int bt = lua_type(L, -1);
+  lua_pop(L, 1);
+  ro.barrier = bt == LUA_TSTRING ? tide_opt_choice(&o, "barrier", "on", BARRIER)
+                                 : tide_opt_bool(&o, "barrier", 1);
+  ro.warm = tide_opt_bool(&o, "warm", 1);
+  ro.tol = tide_opt_num(&o, "tol", 1e-10, 1e-300, 0.5);
+  ro.maxit = (int)tide_opt_int(&o, "maxit", 0, 0, 1000000000);
+  int must = tide_opt_bool(&o, "must_converge", 1);
+  tide_array *pressure = tide_opt_array(&o, "pressure");
+  tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
+  int ns;
+  tide_tetmesh **solids = material_solids(L, fn, &ns);
+  tide_zarifi_stats st;
+  int s = tide_zarifi_resolve(b->S, u, solids, ns, &ro, pressure, valid, &st);
+  int krylov = b->o.solver != TIDE_ZARIFI_CHOLMOD && b->o.solver != TIDE_ZARIFI_LDLT;
+  int soft = s == TIDE_ENOCONV || (krylov && (s == TIDE_ENONFINITE || s == TIDE_ENOTSPD));
+  char err[256] = "";
+  if (s && soft && !must) snprintf(err, sizeof err, "%s", tide_errmsg());
+  if (s && !(soft && !must)) tide_lua_check(L, s, fn);
+  push_stats(L, &st, s, &b->o, err);
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"resolve", l_resolve}, {"solid_faces", l_solid_faces}, {"flip_increment", l_flip_increment}, {"contact_dt", l_contact_dt}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
   lua_pushvalue(L, module);

@@ -202,8 +202,12 @@ typedef struct zwork {
   double *zk;       /* nf: zeta_K of the DOF's solid */
   double *w;        /* nf */
   double *r1;       /* nl: E u* - J_c v_c */
+  /* the right side's parts that depend on the geometry only (tide_zarifi_system): per free DOF
+   * the lumped mass, the elastic force K x* - b, zeta_K K_fc v_c and the walls' barrier gradient;
+   * per liquid row J_c v_c and the relative flux (J - J_cell) U (NULL without `relative`) */
+  double *mass, *wk, *wc, *wg; /* nf */
+  double *jvc, *rel;           /* nl */
   double *theta[3];
-  const tide_mac_poisson *P; /* the liquid's Poisson problem (for TIDE_ZARIFI_MGPCG) */
   double bscale;             /* B = bscale A_poisson */
   int64_t nfaces;
   tide_zclip *clips;
@@ -219,6 +223,9 @@ static void zwork_free(zwork *z, const tide_grid *g, int ns) {
   tide_free(z->zk, (size_t)(z->nf + 1) * sizeof(double));
   tide_free(z->w, (size_t)(z->nf + 1) * sizeof(double));
   tide_free(z->r1, (size_t)(z->nl + 1) * sizeof(double));
+  tide_free(z->mass, (size_t)(4 * (z->nf + 1)) * sizeof(double)); /* one block: mass wk wc wg */
+  tide_free(z->jvc, (size_t)(z->nl + 1) * sizeof(double));
+  tide_free(z->rel, (size_t)(z->nl + 1) * sizeof(double));
   for (int a = 0; a < 3; a++)
     if (z->theta[a]) {
       int fd[3];
@@ -336,7 +343,12 @@ static int number_solids(zwork *z, tide_tetmesh *const *solids, int ns, double d
   z->mz = tide_alloc((size_t)(nf + 1) * sizeof(double));
   z->zk = tide_alloc((size_t)(nf + 1) * sizeof(double));
   z->w = tide_alloc((size_t)(nf + 1) * sizeof(double));
-  if (!z->mz || !z->zk || !z->w) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  z->mass = tide_calloc((size_t)(4 * (nf + 1)) * sizeof(double));
+  if (!z->mz || !z->zk || !z->w || !z->mass)
+    return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  z->wk = z->mass + (nf + 1);
+  z->wc = z->wk + (nf + 1);
+  z->wg = z->wc + (nf + 1);
   for (int k = 0; k < ns; k++) {
     const tide_fem *f = solids[k]->fem;
     const double *mass = TIDE_F64P(f->mass);
@@ -344,7 +356,8 @@ static int number_solids(zwork *z, tide_tetmesh *const *solids, int ns, double d
     for (int q = z->dof0[k]; q < z->dof0[k + 1]; q++) {
       int r = z->freeof[q];
       if (r < 0) continue;
-      z->mz[r] = (1 / dt + f->tau_m) * mass[(q - z->dof0[k]) / d];
+      z->mass[r] = mass[(q - z->dof0[k]) / d];
+      z->mz[r] = (1 / dt + f->tau_m) * z->mass[r];
       z->zk[r] = (elastic ? dt : 0) + f->tau_k;
     }
   }
@@ -431,7 +444,7 @@ static int contact_block(zwork *z, tide_tetmesh *m, int k, const tide_zarifi_opt
       const int *fo = z->freeof + z->dof0[k] + i * d;
       for (int a = 0; a < d; a++) {
         if (fo[a] < 0) continue;
-        z->w[fo[a]] += g[i * d + a];
+        z->wg[fo[a]] += g[i * d + a];
         for (int c = 0; c < d; c++)
           if (fo[c] >= 0 && Hi[a * d + c] != 0)
             tide_triplets_add(T, fo[a], fo[c], o->dt * Hi[a * d + c]);
@@ -482,8 +495,8 @@ int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *c
   return TIDE_OK;
 }
 
-/* K_ff (scaled by zeta_K per solid) and w (5.26 with the pinned terms), plus the walls' barrier
- * (contact_block) */
+/* K_ff (scaled by zeta_K per solid) and the parts of w (5.26 with the pinned terms) that do not
+ * depend on v or f (z->wk, z->wc), plus the walls' barrier (contact_block: z->wg) */
 static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tide_zarifi_opts *o,
                         tide_csr **ZK, tide_zarifi_stats *st) {
   int s;
@@ -497,8 +510,7 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
     const double *b;
     int d = m->dim;
     int64_t n = m->nv * d;
-    const double *x = TIDE_F64P(m->x), *v = TIDE_F64P(m->v), *fe = TIDE_F64P(f->force);
-    const double *mass = TIDE_F64P(f->mass);
+    const double *x = TIDE_F64P(m->x);
     if ((s = solid_matrices(m, x, o->rotate, &K, &b))) break;
     double *Kx = tide_alloc((size_t)(2 * n + 1) * sizeof(double));
     if (!Kx) {
@@ -512,7 +524,8 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
       for (int64_t q = 0; q < n; q++) {
         int r = z->freeof[z->dof0[k] + q];
         if (r < 0) continue;
-        z->w[r] = -mass[q / d] * v[q] / dt + (o->elastic ? (o->elastic_force ? Kx[q] - b[q] : 0) - fe[q] : 0) + zk * Kvc[q];
+        z->wk[r] = o->elastic ? Kx[q] - b[q] : 0;
+        z->wc[r] = zk * Kvc[q];
       }
     tide_free(Kx, (size_t)(2 * n + 1) * sizeof(double));
     if (s) break;
@@ -537,7 +550,7 @@ static int solid_blocks(zwork *z, tide_tetmesh *const *solids, int ns, const tid
   return s;
 }
 
-/* r1 += (J - J_cell) U, U = u* at the nodes (tide_zarifi_opts.relative) */
+/* z->rel = (J - J_cell) U, U = u* at the nodes (tide_zarifi_opts.relative) */
 static int relative_flux(zwork *z, const tide_grid *g, tide_tetmesh *const *solids, int ns,
                          const tide_zarifi_opts *o, const tide_csr *J) {
   tide_triplets *T;
@@ -566,9 +579,13 @@ static int relative_flux(zwork *z, const tide_grid *g, tide_tetmesh *const *soli
   }
   if (!s) s = tide_csr_mul(J, U, a);
   if (!s) s = tide_csr_mul(Jc, U, b);
+  if (!s) {
+    z->rel = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
+    if (!z->rel) s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  }
   if (!s)
     for (int i = 0; i < z->nl; i++)
-      z->r1[i] += a[i] - b[i];
+      z->rel[i] = a[i] - b[i];
   tide_free(U, (size_t)(z->ndof + 1) * sizeof(double));
   tide_free(a, (size_t)(z->nl + 1) * sizeof(double));
   tide_free(b, (size_t)(z->nl + 1) * sizeof(double));
@@ -576,7 +593,7 @@ static int relative_flux(zwork *z, const tide_grid *g, tide_tetmesh *const *soli
   return s;
 }
 
-/* J_f (liquid rows x free DOFs) and r1 -= J_c v_c */
+/* J_f (liquid rows x free DOFs), z->jvc = J_c v_c (and z->rel) */
 static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *solids, int ns,
                           const tide_zarifi_opts *o, tide_csr **Jf) {
   tide_triplets *T;
@@ -591,15 +608,11 @@ static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *sol
   if (!s) s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &J);
   tide_triplets_free(T);
   if (s) return s;
-  double *Jv = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
-  if (!Jv) s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-  if (!s) s = tide_csr_mul(J, z->vc, Jv);
-  if (!s)
-    for (int i = 0; i < z->nl; i++)
-      z->r1[i] -= Jv[i];
+  z->jvc = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
+  if (!z->jvc) s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  if (!s) s = tide_csr_mul(J, z->vc, z->jvc);
   if (!s && o->relative && o->sampling == TIDE_ZARIFI_SAMPLE_LINEAR)
     s = relative_flux(z, g, solids, ns, o, J);
-  tide_free(Jv, (size_t)(z->nl + 1) * sizeof(double));
   if (!s) s = csr_select(J, NULL, z->freeof, z->nl, z->nf, 1.0, Jf);
   tide_csr_free(J);
   return s;
@@ -609,8 +622,8 @@ static int coupling_block(zwork *z, const tide_grid *g, tide_tetmesh *const *sol
  * clipped piece carries, e.g. next to a solid resting on the floor with the linear sampling
  * giving its own piece's weight to the neighbours): the system would be singular.  Their
  * pressure is set to 0 (A_ii = 1, b_i = 0; b_i is the divergence through closed faces, 0).
- * Returns how many. */
-static int64_t dead_rows(tide_csr *A, int nl, double *rhs) {
+ * The rows are listed in rows (nl); returns how many. */
+static int64_t dead_rows(tide_csr *A, int nl, double *rhs, int *rows) {
   int64_t dead = 0;
   for (int i = 0; i < nl; i++) {
     int64_t dg = -1, nz = 0;
@@ -621,157 +634,194 @@ static int64_t dead_rows(tide_csr *A, int nl, double *rhs) {
     if (nz == 0 && dg >= 0) {
       A->val[dg] = 1;
       rhs[i] = 0;
-      dead++;
+      rows[dead++] = i;
     }
   }
   return dead;
 }
 
-/* solve A x = b with the chosen solver; stats filled */
 static int csr_op(void *ctx, const double *x, double *y) { return tide_csr_mul(ctx, x, y); }
 
-/* PCG with the multigrid-in-block preconditioner (zarifi.h) */
-static int solve_mgpcg(const zwork *z, const tide_csr *A, const double *b, double *x, int ring,
-                       const tide_solve_opts *so, tide_solve_stats *ks, tide_zarifi_stats *st) {
-  int n = A->nrows, s;
-  int *cell = tide_alloc((size_t)(z->nl + 1) * sizeof(int));
-  double *work = tide_alloc((size_t)(4 * (int64_t)n + 1) * sizeof(double));
-  tide_zarifi_precond *M = NULL;
-  if (!cell || !work) {
-    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-    goto done;
+/* ------------------------------------------------------ the kept system
+ * Everything of one projection that depends on the geometry (labels, level set, fractions, the
+ * solids' positions, pinning and masses) but not on the velocities u*, v* or the solids' forces:
+ * the numbering, the blocks, the assembled matrix and its solver's set-up (Krylov
+ * preconditioner, multigrid hierarchy and interface factorization, or the sparse factor). */
+struct tide_zarifi_system {
+  tide_grid g;
+  int ns, formulation, solver, elastic, ring;
+  int barrier;        /* the walls' barrier was on (its gradient in z.wg) */
+  int barrier_matrix; /* and active: its Hessian is in the matrix */
+  double dt, rho, alpha;
+  tide_tetmesh **solids; /* ns, by reference */
+  zwork z;
+  tide_mac_poisson P;  /* on the copies below and z.theta */
+  tide_array *labels;  /* copy of the build's labels */
+  tide_mac *fractions; /* copy of the build's fractions or NULL */
+  int64_t n;           /* unknowns */
+  tide_csr *A, *Jf, *Jt, *Z2, *Rh, *G; /* Z2: Z2 (spd) or Rh^T (factored) */
+  double *iz;                          /* nf: 1 / (sigma Mz) (spd) or 1 / Mz (factored) */
+  int *dead;                           /* nl: the liquid rows set to p = 0 */
+  int64_t ndead;
+  tide_krylov *kry;
+  tide_factor *fac;
+  tide_zarifi_precond *M;
+  int *cell;             /* nl: the cell of each liquid row (mgpcg) */
+  double *work;          /* 4 n (mgpcg) */
+  double *x, *rhs, *tmp; /* n, n, n + nf */
+  tide_zarifi_stats st;  /* of the build's solve */
+};
+
+void tide_zarifi_system_free(tide_zarifi_system *S) {
+  if (!S) return;
+  int64_t n = S->n, nf = S->z.nf, nl = S->z.nl;
+  tide_krylov_free(S->kry);
+  tide_factor_free(S->fac);
+  tide_zarifi_precond_free(S->M);
+  tide_csr *mats[6] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh, S->G};
+  for (int k = 0; k < 6; k++)
+    tide_csr_free(mats[k]);
+  tide_free(S->iz, (size_t)(nf + 1) * sizeof(double));
+  tide_free(S->dead, (size_t)(nl + 1) * sizeof(int));
+  tide_free(S->cell, (size_t)(nl + 1) * sizeof(int));
+  tide_free(S->work, (size_t)(4 * n + 1) * sizeof(double));
+  tide_free(S->x, (size_t)(n + 1) * sizeof(double));
+  tide_free(S->rhs, (size_t)(n + 1) * sizeof(double));
+  tide_free(S->tmp, (size_t)(n + nf + 1) * sizeof(double));
+  if (S->labels) tide_array_release(S->labels);
+  tide_mac_free(S->fractions);
+  tide_free(S->solids, (size_t)(S->ns > 0 ? S->ns : 1) * sizeof(tide_tetmesh *));
+  zwork_free(&S->z, &S->g, S->ns);
+  tide_free(S, sizeof *S);
+}
+
+/* z.r1 = E u* - J_c v_c (+ the relative flux) */
+static int liquid_rhs(tide_zarifi_system *S, const tide_mac *u, int relative) {
+  zwork *z = &S->z;
+  const tide_grid *g = &S->g;
+  tide_array *div = tide_grid_cell_array(g, TIDE_F64);
+  if (!div) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  int s = tide_liquid_divergence(u, S->labels, S->fractions, NULL, div);
+  if (!s) {
+    double dxd = g->dim == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
+    const double *dv = TIDE_F64P(div);
+    int64_t nc = tide_grid_ncells(g);
+    for (int64_t c = 0; c < nc; c++) {
+      int i = z->rowof[c];
+      if (i < 0) continue;
+      z->r1[i] = -dxd * dv[c];
+      z->r1[i] -= z->jvc[i];
+      if (relative && z->rel) z->r1[i] += z->rel[i];
+    }
   }
-  int64_t nc = tide_grid_ncells(&z->P->grid);
-  for (int64_t c = 0; c < nc; c++)
-    if (z->rowof[c] >= 0) cell[z->rowof[c]] = (int)c;
-  if ((s = tide_zarifi_precond_new(A, z->nl, cell, z->P, z->bscale, ring, &M))) goto done;
-  st->interface = tide_zarifi_precond_interface(M);
-  st->precond_seconds = tide_zarifi_precond_setup_seconds(M);
-  s = tide_pcg_op(n, csr_op, (void *)A, tide_zarifi_precond_apply, M, b, x, work, so, ks);
-done:
-  tide_zarifi_precond_free(M);
-  tide_free(cell, (size_t)(z->nl + 1) * sizeof(int));
-  tide_free(work, (size_t)(4 * (int64_t)n + 1) * sizeof(double));
+  tide_array_release(div);
   return s;
 }
 
-static int solve(const zwork *z, const tide_csr *A, const double *b, double *x,
-                 const tide_zarifi_opts *o, tide_zarifi_stats *st) {
-  int n = A->nrows, s;
-  tide_solve_stats ks;
-  memset(&ks, 0, sizeof ks);
-  tide_solve_opts so = tide_solve_opts_default();
-  so.tol = o->tol;
-  so.maxit = o->maxit;
-  memset(x, 0, (size_t)n * sizeof(double));
-  double t0 = tide_wtime();
-  switch (o->solver) {
-  case TIDE_ZARIFI_PCG:
-    s = tide_solve_krylov(A, TIDE_KRYLOV_PCG, TIDE_PRECOND_IC0, b, x, &so, &ks);
-    break;
-  case TIDE_ZARIFI_MGPCG:
-    st->ring = o->ring;
-    s = solve_mgpcg(z, A, b, x, o->ring, &so, &ks, st);
-    break;
-  case TIDE_ZARIFI_MINRES:
-    s = tide_solve_krylov(A, TIDE_KRYLOV_MINRES, TIDE_PRECOND_JACOBI, b, x, &so, &ks);
-    break;
-  case TIDE_ZARIFI_BICGSTAB:
-    s = tide_solve_krylov(A, TIDE_KRYLOV_BICGSTAB, TIDE_PRECOND_ILU0, b, x, &so, &ks);
-    break;
-  default:
-    s = tide_solve_direct(
-        A, o->solver == TIDE_ZARIFI_LDLT ? TIDE_FACTOR_LDLT : TIDE_FACTOR_CHOLESKY, b, x);
-    ks.converged = s == TIDE_OK;
+/* z.w = -M v* / dt + K x* - b - f + zeta_K K_fc v_c (+ the barrier's gradient) */
+static void solid_rhs(tide_zarifi_system *S, tide_tetmesh *const *solids, int elastic_force,
+                      int barrier) {
+  zwork *z = &S->z;
+  for (int k = 0; k < S->ns; k++) {
+    const tide_tetmesh *m = solids[k];
+    const double *v = TIDE_F64P(m->v), *fe = TIDE_F64P(m->fem->force);
+    for (int64_t q = 0; q < m->nv * m->dim; q++) {
+      int r = z->freeof[z->dof0[k] + q];
+      if (r < 0) continue;
+      z->w[r] = -z->mass[r] * v[q] / S->dt +
+                (S->elastic ? (elastic_force ? z->wk[r] : 0) - fe[q] : 0) + z->wc[r];
+      if (barrier) z->w[r] += z->wg[r];
+    }
   }
-  st->solve_seconds = tide_wtime() - t0;
-  st->iterations = ks.iterations;
-  st->converged = ks.converged;
-  st->residual = ks.residual;
-  if (s) return s;
-  double *tmp = tide_alloc((size_t)(n + 1) * sizeof(double));
-  if (!tmp) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-  s = rel_residual(A, x, b, tmp, &st->residual);
-  tide_free(tmp, (size_t)(n + 1) * sizeof(double));
-  return s;
 }
 
-/* assemble, solve and recover (p, v_f) for the chosen formulation */
-static int coupled_solve(zwork *z, tide_tetmesh *const *solids, int ns, const tide_csr *B,
-                         const tide_csr *Jf, const tide_csr *ZK, const tide_zarifi_opts *o,
-                         double *p, double *vf, tide_zarifi_stats *st) {
+/* the formulation's right side from z.r1 and z.w (first: the block scaling alpha from it) */
+static int form_rhs(tide_zarifi_system *S, double alpha_opt, int first) {
+  zwork *z = &S->z;
   int nl = z->nl, nf = z->nf, s = TIDE_OK;
-  int f = o->formulation;
-  double ta = tide_wtime();
-  tide_csr *Jt = NULL, *JZ = NULL, *JZJ = NULL, *A11 = NULL, *D = NULL, *Z2 = NULL, *A12 = NULL;
-  tide_csr *Z2Z = NULL, *Q = NULL, *A22 = NULL, *Rh = NULL, *RZ = NULL, *A = NULL;
-  tide_triplets *T = NULL;
-  double *rhs = NULL, *x = NULL, *iz = NULL, *tmp = NULL;
-  int64_t nr = 0; /* rows of the factor R (factored) */
+  double *rhs = S->rhs;
+  if (S->formulation == TIDE_ZARIFI_INDEFINITE) {
+    memcpy(rhs, z->r1, (size_t)nl * sizeof(double));
+    memcpy(rhs + nl, z->w, (size_t)nf * sizeof(double));
+  } else {
+    /* c1 = E u* + J Z1^-1 w */
+    double *c1 = rhs, *wz = S->tmp + S->n, *c2 = rhs + nl;
+    for (int i = 0; i < nf; i++)
+      wz[i] = z->w[i] * S->iz[i];
+    if ((s = tide_csr_mul(S->Jf, wz, c1))) return s;
+    for (int i = 0; i < nl; i++)
+      c1[i] += z->r1[i];
+    /* spd: c2 = -Z2 Z1^-1 w (5.31); factored: -Rh Mz^-1 w (5.45) */
+    const tide_csr *X = S->formulation == TIDE_ZARIFI_SPD ? S->Z2 : S->Rh;
+    if ((s = tide_csr_mul(X, wz, c2))) return s;
+    int64_t n2 = S->n - nl;
+    for (int64_t i = 0; i < n2; i++)
+      c2[i] = -c2[i];
+    if (S->formulation == TIDE_ZARIFI_SPD) {
+      if (first) {
+        /* block scaling (5.36) */
+        double n1 = norm2(nl, c1), nc2 = norm2(nf, c2);
+        S->alpha = alpha_opt > 0 ? alpha_opt : (n1 > 0 && nc2 > 0 ? n1 / nc2 : 1.0);
+      }
+      for (int i = 0; i < nf; i++)
+        c2[i] *= S->alpha;
+    }
+  }
+  for (int64_t i = 0; i < S->ndead && !first; i++)
+    rhs[S->dead[i]] = 0;
+  return s;
+}
+
+/* assemble the system of the chosen formulation from B, J_f, zeta_K K (and the first right side,
+ * whose norms give alpha) */
+static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK,
+                    const tide_zarifi_opts *o, tide_zarifi_stats *st) {
+  zwork *z = &S->z;
+  int nl = z->nl, nf = z->nf, ns = S->ns, s = TIDE_OK;
+  tide_tetmesh *const *solids = S->solids;
+  int f = S->formulation;
+  int64_t nr = 0, n = S->n;
   if (f == TIDE_ZARIFI_FACTORED)
     for (int k = 0; k < ns; k++)
       nr += solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3);
-  int64_t n2 = f == TIDE_ZARIFI_FACTORED ? nr : nf, n = nl + n2;
-  if (n > INT32_MAX) return tide_fail(TIDE_EINVAL, "coupled system too large");
-  rhs = tide_alloc((size_t)(n + 1) * sizeof(double));
-  x = tide_alloc((size_t)(n + 1) * sizeof(double));
-  iz = tide_alloc((size_t)(nf + 1) * sizeof(double));
-  tmp = tide_alloc((size_t)(n + nf + 1) * sizeof(double));
-  if (!rhs || !x || !iz || !tmp) {
-    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-    goto done;
-  }
+  double ta = tide_wtime();
+  tide_csr *JZ = NULL, *JZJ = NULL, *A11 = NULL, *D = NULL, *A12 = NULL;
+  tide_csr *Z2Z = NULL, *Q = NULL, *A22 = NULL, *RZ = NULL;
+  tide_triplets *T = NULL;
+  double *tmp = S->tmp;
   if ((s = tide_triplets_new((int)n, (int)n, &T))) goto done;
-  double alpha = 1;
+  if ((s = tide_csr_transpose(S->Jf, &S->Jt))) goto done;
   if (f == TIDE_ZARIFI_INDEFINITE) {
     /* (5.17): [B J; J^T -S], S = Mz + zeta_K K */
-    if ((s = tide_csr_transpose(Jf, &Jt))) goto done;
     if ((s = csr_diagonal(nf, z->mz, &D))) goto done;
     add_block(T, B, 0, 0, 1);
-    add_block(T, Jf, 0, nl, 1);
-    add_block(T, Jt, nl, 0, 1);
+    add_block(T, S->Jf, 0, nl, 1);
+    add_block(T, S->Jt, nl, 0, 1);
     add_block(T, D, nl, nl, -1);
     add_block(T, ZK, nl, nl, -1);
-    memcpy(rhs, z->r1, (size_t)nl * sizeof(double));
-    memcpy(rhs + nl, z->w, (size_t)nf * sizeof(double));
+    if ((s = form_rhs(S, o->alpha, 1))) goto done;
   } else {
     /* the diagonal block whose inverse enters: Z1 (spd) or Mz (factored) */
     double sg = f == TIDE_ZARIFI_SPD ? o->sigma : 1.0;
     for (int i = 0; i < nf; i++)
-      iz[i] = 1 / (sg * z->mz[i]);
-    if ((s = tide_csr_transpose(Jf, &Jt))) goto done;
-    if ((s = tide_csr_clone(Jf, &JZ))) goto done;
-    if ((s = tide_csr_scale(JZ, NULL, iz))) goto done; /* J Z1^-1 */
-    if ((s = tide_csr_matmul(JZ, Jt, &JZJ))) goto done;
+      S->iz[i] = 1 / (sg * z->mz[i]);
+    if ((s = tide_csr_clone(S->Jf, &JZ))) goto done;
+    if ((s = tide_csr_scale(JZ, NULL, S->iz))) goto done; /* J Z1^-1 */
+    if ((s = tide_csr_matmul(JZ, S->Jt, &JZJ))) goto done;
     if ((s = tide_csr_add(1, B, 1, JZJ, &A11))) goto done; /* (5.27) */
-    /* c1 = E u* + J Z1^-1 w */
-    double *c1 = rhs, *wz = tmp + n;
-    for (int i = 0; i < nf; i++)
-      wz[i] = z->w[i] * iz[i];
-    if ((s = tide_csr_mul(Jf, wz, c1))) goto done;
-    for (int i = 0; i < nl; i++)
-      c1[i] += z->r1[i];
     if (f == TIDE_ZARIFI_SPD) {
       /* Z2 = (1 - sigma) Mz + zeta_K K (5.31) */
       for (int i = 0; i < nf; i++)
         tmp[i] = (1 - o->sigma) * z->mz[i];
       if ((s = csr_diagonal(nf, tmp, &D))) goto done;
-      if ((s = tide_csr_add(1, D, 1, ZK, &Z2))) goto done;
-      if ((s = tide_csr_matmul(JZ, Z2, &A12))) goto done; /* -A12 (5.28) */
-      if ((s = tide_csr_clone(Z2, &Z2Z))) goto done;
-      if ((s = tide_csr_scale(Z2Z, NULL, iz))) goto done;
-      if ((s = tide_csr_matmul(Z2Z, Z2, &Q))) goto done;
-      if ((s = tide_csr_add(1, Z2, 1, Q, &A22))) goto done; /* (5.30) */
-      /* c2 = -Z2 Z1^-1 w */
-      double *c2 = rhs + nl;
-      if ((s = tide_csr_mul(Z2, wz, c2))) goto done;
-      for (int i = 0; i < nf; i++)
-        c2[i] = -c2[i];
-      /* block scaling (5.36) */
-      double n1 = norm2(nl, c1), nc2 = norm2(nf, c2);
-      alpha = o->alpha > 0 ? o->alpha : (n1 > 0 && nc2 > 0 ? n1 / nc2 : 1.0);
-      for (int i = 0; i < nf; i++)
-        c2[i] *= alpha;
+      if ((s = tide_csr_add(1, D, 1, ZK, &S->Z2))) goto done;
+      if ((s = tide_csr_matmul(JZ, S->Z2, &A12))) goto done; /* -A12 (5.28) */
+      if ((s = tide_csr_clone(S->Z2, &Z2Z))) goto done;
+      if ((s = tide_csr_scale(Z2Z, NULL, S->iz))) goto done;
+      if ((s = tide_csr_matmul(Z2Z, S->Z2, &Q))) goto done;
+      if ((s = tide_csr_add(1, S->Z2, 1, Q, &A22))) goto done; /* (5.30) */
+      if ((s = form_rhs(S, o->alpha, 1))) goto done;
+      double alpha = S->alpha;
       add_block(T, A11, 0, 0, 1);
       add_block(T, A12, 0, nl, -alpha);
       tide_csr_free(Z2Z);
@@ -792,7 +842,7 @@ static int coupled_solve(zwork *z, tide_tetmesh *const *solids, int ns, const ti
       if (!s) s = tide_csr_from_tripletlist(TR, TIDE_CSR_GENERAL, &R);
       tide_triplets_free(TR);
       if (s) goto done;
-      s = csr_select(R, NULL, z->freeof, (int)nr, nf, 1.0, &Rh);
+      s = csr_select(R, NULL, z->freeof, (int)nr, nf, 1.0, &S->Rh);
       tide_csr_free(R);
       if (s) goto done;
       /* scale rows by sqrt(zeta_K) of their solid */
@@ -801,182 +851,147 @@ static int coupled_solve(zwork *z, tide_tetmesh *const *solids, int ns, const ti
       for (int k = 0; k < ns; k++) {
         int rows = (int)(solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3));
         for (int i = 0; i < rows; i++)
-          rs[r0 + i] = sqrt((o->elastic ? o->dt : 0) + solids[k]->fem->tau_k);
+          rs[r0 + i] = sqrt((S->elastic ? S->dt : 0) + solids[k]->fem->tau_k);
         r0 += rows;
       }
-      if ((s = tide_csr_scale(Rh, rs, NULL))) goto done;
-      if ((s = tide_csr_transpose(Rh, &Z2))) goto done;   /* Rh^T */
-      if ((s = tide_csr_matmul(JZ, Z2, &A12))) goto done; /* J Mz^-1 Rh^T */
-      if ((s = tide_csr_clone(Rh, &RZ))) goto done;
-      if ((s = tide_csr_scale(RZ, NULL, iz))) goto done;
-      if ((s = tide_csr_matmul(RZ, Z2, &Q))) goto done; /* Rh Mz^-1 Rh^T */
+      if ((s = tide_csr_scale(S->Rh, rs, NULL))) goto done;
+      if ((s = tide_csr_transpose(S->Rh, &S->Z2))) goto done; /* Rh^T */
+      if ((s = tide_csr_matmul(JZ, S->Z2, &A12))) goto done;  /* J Mz^-1 Rh^T */
+      if ((s = tide_csr_clone(S->Rh, &RZ))) goto done;
+      if ((s = tide_csr_scale(RZ, NULL, S->iz))) goto done;
+      if ((s = tide_csr_matmul(RZ, S->Z2, &Q))) goto done; /* Rh Mz^-1 Rh^T */
       for (int64_t i = 0; i < nr; i++)
         tmp[i] = 1;
-      tide_csr_free(D);
-      D = NULL;
       if ((s = csr_diagonal((int)nr, tmp, &D))) goto done;
       if ((s = tide_csr_add(1, D, 1, Q, &A22))) goto done;
-      double *c2 = rhs + nl;
-      if ((s = tide_csr_mul(Rh, wz, c2))) goto done; /* wz = Mz^-1 w */
-      for (int64_t i = 0; i < nr; i++)
-        c2[i] = -c2[i];
+      if ((s = form_rhs(S, o->alpha, 1))) goto done;
       add_block(T, A11, 0, 0, 1);
       add_block(T, A12, 0, nl, -1);
-      tide_csr_free(Z2Z);
-      Z2Z = NULL;
       if ((s = tide_csr_transpose(A12, &Z2Z))) goto done;
       add_block(T, Z2Z, nl, 0, -1);
       add_block(T, A22, nl, nl, 1);
     }
   }
   if (o->system && (s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, o->system))) goto done;
-  int stype = o->solver == TIDE_ZARIFI_BICGSTAB || o->solver == TIDE_ZARIFI_MGPCG ? TIDE_CSR_GENERAL
+  int stype = S->solver == TIDE_ZARIFI_BICGSTAB || S->solver == TIDE_ZARIFI_MGPCG ? TIDE_CSR_GENERAL
                                                                                   : TIDE_CSR_UPPER;
-  if ((s = tide_csr_from_tripletlist(T, stype, &A))) goto done;
-  st->dead = dead_rows(A, nl, rhs);
-  st->assembly_seconds += tide_wtime() - ta;
-  st->unknowns = n;
-  st->nonzeros = full_nnz(A);
-  st->alpha = alpha;
-  if ((s = solve(z, A, rhs, x, o, st))) goto done;
-  memcpy(p, x, (size_t)nl * sizeof(double));
-  if (f == TIDE_ZARIFI_INDEFINITE) {
-    memcpy(vf, x + nl, (size_t)nf * sizeof(double));
-  } else if (f == TIDE_ZARIFI_SPD) {
-    for (int i = 0; i < nf; i++)
-      vf[i] = alpha * x[nl + i];
-  } else {
-    /* (5.41): v = Mz^-1 (J^T p - Rh^T zh - w) */
-    double *a = tmp, *bq = tmp + nf;
-    if ((s = tide_csr_mul(Jt, p, a))) goto done;
-    if ((s = tide_csr_mul(Z2, x + nl, bq))) goto done; /* Z2 = Rh^T */
-    for (int i = 0; i < nf; i++)
-      vf[i] = (a[i] - bq[i] - z->w[i]) / z->mz[i];
+  if ((s = tide_csr_from_tripletlist(T, stype, &S->A))) goto done;
+  S->dead = tide_alloc((size_t)(nl + 1) * sizeof(int));
+  if (!S->dead) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
   }
+  S->ndead = st->dead = dead_rows(S->A, nl, S->rhs, S->dead);
+  st->unknowns = n;
+  st->nonzeros = full_nnz(S->A);
+  st->alpha = f == TIDE_ZARIFI_SPD ? S->alpha : 1;
 done:
+  st->assembly_seconds += tide_wtime() - ta;
   tide_triplets_free(T);
-  tide_csr_free(Jt);
-  tide_csr_free(JZ);
-  tide_csr_free(JZJ);
-  tide_csr_free(A11);
-  tide_csr_free(D);
-  tide_csr_free(Z2);
-  tide_csr_free(A12);
-  tide_csr_free(Z2Z);
-  tide_csr_free(Q);
-  tide_csr_free(A22);
-  tide_csr_free(Rh);
-  tide_csr_free(RZ);
-  tide_csr_free(A);
-  tide_free(rhs, (size_t)(n + 1) * sizeof(double));
-  tide_free(x, (size_t)(n + 1) * sizeof(double));
-  tide_free(iz, (size_t)(nf + 1) * sizeof(double));
-  tide_free(tmp, (size_t)(n + nf + 1) * sizeof(double));
+  tide_csr *tmps[9] = {JZ, JZJ, A11, D, A12, Z2Z, Q, A22, RZ};
+  for (int k = 0; k < 9; k++)
+    tide_csr_free(tmps[k]);
   return s;
 }
 
-int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
-                        const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
-                        tide_zarifi_stats *st) {
-  memset(st, 0, sizeof *st);
-  int s = check_inputs(u, labels, solids, ns, o, pressure, valid);
-  if (s) return s;
-  const tide_grid *g = &u->grid;
-  int d = g->dim;
-  int64_t nc = tide_grid_ncells(g);
-  if (nc > INT32_MAX) return tide_fail(TIDE_EINVAL, "grid too large");
-  zwork z;
-  memset(&z, 0, sizeof z);
-  tide_csr *A = NULL, *B = NULL, *Jf = NULL, *ZK = NULL, *G = NULL;
-  double *p = NULL, *vf = NULL, *U = NULL, *Gp = NULL;
-  tide_array *div = NULL;
-  /* geometry: clip every solid's boundary (5.7-5.13) */
+/* solve A x = rhs with the kept solver set-up (made at the first solve); warm: x holds the start */
+static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_zarifi_stats *st) {
+  const tide_csr *A = S->A;
+  int n = A->nrows, s;
+  tide_solve_stats ks;
+  memset(&ks, 0, sizeof ks);
+  tide_solve_opts so = tide_solve_opts_default();
+  so.tol = tol;
+  so.maxit = maxit;
+  so.use_x0 = warm;
+  if (!warm) memset(S->x, 0, (size_t)n * sizeof(double));
   double t0 = tide_wtime();
-  z.clips = tide_calloc((size_t)(ns > 0 ? ns : 1) * sizeof(tide_zclip));
-  if (!z.clips) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-  for (int k = 0; k < ns && !s; k++) {
-    s = tide_zarifi_clip(g, solids[k], NULL, &z.clips[k]);
-    st->pieces += z.clips[k].n;
+  switch (S->solver) {
+  case TIDE_ZARIFI_PCG:
+  case TIDE_ZARIFI_MINRES:
+  case TIDE_ZARIFI_BICGSTAB: {
+    int method = S->solver == TIDE_ZARIFI_PCG      ? TIDE_KRYLOV_PCG
+                 : S->solver == TIDE_ZARIFI_MINRES ? TIDE_KRYLOV_MINRES
+                                                   : TIDE_KRYLOV_BICGSTAB;
+    int pre = S->solver == TIDE_ZARIFI_PCG      ? TIDE_PRECOND_IC0
+              : S->solver == TIDE_ZARIFI_MINRES ? TIDE_PRECOND_JACOBI
+                                                : TIDE_PRECOND_ILU0;
+    s = S->kry ? TIDE_OK : tide_krylov_new(A, method, pre, &S->kry);
+    if (!s) s = tide_krylov_solve(S->kry, A, S->rhs, S->x, &so, &ks);
+    break;
   }
-  st->geometry_seconds = tide_wtime() - t0;
-  if (s) goto done;
-  /* the liquid: numbering, B = (dt/rho) dx^d A_poisson, E u* = -dx^d div_A u* */
-  double ta = tide_wtime();
-  tide_mac_poisson P = tide_mac_poisson_make(g, TIDE_U8P(labels));
-  P.theta_min = o->theta_min > 0 ? o->theta_min : TIDE_MAC_THETA_MIN;
-  if (o->fractions)
-    for (int a = 0; a < d; a++)
-      P.weight[a] = TIDE_F64P(o->fractions->u[a]);
-  if (o->phi) {
-    for (int a = 0; a < d; a++) {
-      int fd[3];
-      tide_grid_face_dims(g, a, fd);
-      z.theta[a] = tide_alloc((size_t)fd[0] * fd[1] * fd[2] * sizeof(double));
-      if (!z.theta[a]) {
-        s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-        goto done;
-      }
+  case TIDE_ZARIFI_MGPCG:
+    st->ring = S->ring;
+    s = TIDE_OK;
+    if (!S->M) {
+      /* PCG with the multigrid-in-block preconditioner (zarifi.h) */
+      S->cell = tide_alloc((size_t)(S->z.nl + 1) * sizeof(int));
+      S->work = tide_alloc((size_t)(4 * (int64_t)n + 1) * sizeof(double));
+      if (!S->cell || !S->work) s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+      int64_t nc = tide_grid_ncells(&S->g);
+      for (int64_t c = 0; c < nc && !s; c++)
+        if (S->z.rowof[c] >= 0) S->cell[S->z.rowof[c]] = (int)c;
+      if (!s)
+        s = tide_zarifi_precond_new(A, S->z.nl, S->cell, &S->P, S->z.bscale, S->ring, &S->M);
+      if (!s) st->precond_seconds = tide_zarifi_precond_setup_seconds(S->M);
     }
-    if ((s = tide_mac_poisson_theta(g, TIDE_U8P(labels), TIDE_F64P(o->phi), z.theta))) goto done;
-    for (int a = 0; a < d; a++)
-      P.theta[a] = z.theta[a];
+    if (!s) {
+      st->interface = tide_zarifi_precond_interface(S->M);
+      s = tide_pcg_op(n, csr_op, (void *)A, tide_zarifi_precond_apply, S->M, S->rhs, S->x,
+                      S->work, &so, &ks);
+    }
+    break;
+  default:
+    s = S->fac ? TIDE_OK
+               : tide_factor_new(A,
+                                 S->solver == TIDE_ZARIFI_LDLT ? TIDE_FACTOR_LDLT
+                                                               : TIDE_FACTOR_CHOLESKY,
+                                 &S->fac);
+    if (!s) s = tide_factor_solve(S->fac, S->rhs, S->x);
+    ks.converged = s == TIDE_OK;
   }
-  if ((s = tide_mac_poisson_check(&P))) goto done;
-  z.rowof = tide_alloc((size_t)nc * sizeof(int));
-  if (!z.rowof) {
+  st->solve_seconds = tide_wtime() - t0;
+  st->iterations = ks.iterations;
+  st->converged = ks.converged;
+  st->residual = ks.residual;
+  if (s) return s;
+  return rel_residual(A, S->x, S->rhs, S->tmp, &st->residual);
+}
+
+/* recover (p, v_f) from the solution, u = u* - dt/rho G p (5.4), the pressure, the valid faces
+ * and the solids' velocities */
+static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solids,
+                  tide_array *pressure, tide_mac *valid, tide_zarifi_stats *st) {
+  zwork *z = &S->z;
+  int nl = z->nl, nf = z->nf, d = S->g.dim, s = TIDE_OK;
+  double ta = tide_wtime(), dt = S->dt;
+  const double *p = S->x;
+  int64_t nfc = tide_zarifi_nfaces(&S->g), nc = tide_grid_ncells(&S->g);
+  double *vf = tide_alloc((size_t)(nf + 1) * sizeof(double));
+  double *U = tide_alloc((size_t)nfc * sizeof(double));
+  double *Gp = tide_alloc((size_t)nfc * sizeof(double));
+  if (!vf || !U || !Gp) {
     s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
     goto done;
   }
-  if ((s = tide_mac_poisson_number(&P, z.rowof, &z.nl))) goto done;
-  z.P = &P;
-  if ((s = tide_mac_poisson_assemble(&P, z.rowof, z.nl, TIDE_CSR_GENERAL, &A))) goto done;
-  double dxd = d == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
-  z.bscale = o->dt / o->rho * dxd;
-  if ((s = tide_csr_clone(A, &B))) goto done;
-  for (int64_t q = 0; q < tide_csr_nnz(B); q++)
-    B->val[q] *= o->dt / o->rho * dxd;
-  z.r1 = tide_alloc((size_t)(z.nl + 1) * sizeof(double));
-  div = tide_grid_cell_array(g, TIDE_F64);
-  if (!z.r1 || !div) {
-    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-    goto done;
-  }
-  if ((s = tide_liquid_divergence(u, labels, o->fractions, NULL, div))) goto done;
-  const double *dv = TIDE_F64P(div);
-  for (int64_t c = 0; c < nc; c++)
-    if (z.rowof[c] >= 0) z.r1[z.rowof[c]] = -dxd * dv[c];
-  /* the solids: unknowns, K, w; the coupling J = N^T C */
-  if ((s = number_solids(&z, solids, ns, o->dt, o->elastic))) goto done;
-  st->contact_gap = HUGE_VAL;
-  if ((s = solid_blocks(&z, solids, ns, o, &ZK, st))) goto done;
-  if ((s = coupling_block(&z, g, solids, ns, o, &Jf))) goto done;
-  st->assembly_seconds = tide_wtime() - ta;
-  st->liquid = z.nl;
-  st->solid_dofs = z.nf;
-  p = tide_alloc((size_t)(z.nl + 1) * sizeof(double));
-  vf = tide_alloc((size_t)(z.nf + 1) * sizeof(double));
-  if (!p || !vf) {
-    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-    goto done;
-  }
-  if ((s = coupled_solve(&z, solids, ns, B, Jf, ZK, o, p, vf, st))) goto done;
-  /* the velocity update u = u* - dt/rho G p (5.4) */
-  ta = tide_wtime();
-  if ((s = tide_zarifi_gradient(g, TIDE_U8P(labels), z.rowof, z.nl, P.weight, P.theta, P.theta_min,
-                                &G)))
-    goto done;
-  int64_t nfc = tide_zarifi_nfaces(g);
-  U = tide_alloc((size_t)nfc * sizeof(double));
-  Gp = tide_alloc((size_t)nfc * sizeof(double));
-  if (!U || !Gp) {
-    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-    goto done;
+  if (S->formulation == TIDE_ZARIFI_INDEFINITE) {
+    memcpy(vf, S->x + nl, (size_t)nf * sizeof(double));
+  } else if (S->formulation == TIDE_ZARIFI_SPD) {
+    for (int i = 0; i < nf; i++)
+      vf[i] = S->alpha * S->x[nl + i];
+  } else {
+    /* (5.41): v = Mz^-1 (J^T p - Rh^T zh - w) */
+    double *a = S->tmp, *bq = S->tmp + nf;
+    if ((s = tide_csr_mul(S->Jt, p, a))) goto done;
+    if ((s = tide_csr_mul(S->Z2, S->x + nl, bq))) goto done; /* Z2 = Rh^T */
+    for (int i = 0; i < nf; i++)
+      vf[i] = (a[i] - bq[i] - z->w[i]) / z->mz[i];
   }
   if ((s = tide_zarifi_gather(u, U))) goto done;
-  if ((s = tide_csr_mul(G, p, Gp))) goto done;
+  if ((s = tide_csr_mul(S->G, p, Gp))) goto done;
   for (int64_t f = 0; f < nfc; f++) {
-    int has = G->rowptr[f + 1] > G->rowptr[f];
-    if (has) U[f] -= o->dt / o->rho * Gp[f];
+    int has = S->G->rowptr[f + 1] > S->G->rowptr[f];
+    if (has) U[f] -= dt / S->rho * Gp[f];
     Gp[f] = has; /* valid mask */
   }
   if ((s = tide_zarifi_scatter(U, u))) goto done;
@@ -993,28 +1008,210 @@ int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *con
   if (pressure) {
     double *pr = TIDE_F64P(pressure);
     for (int64_t c = 0; c < nc; c++)
-      pr[c] = z.rowof[c] >= 0 ? p[z.rowof[c]] : 0;
+      pr[c] = z->rowof[c] >= 0 ? p[z->rowof[c]] : 0;
   }
-  for (int k = 0; k < ns; k++) {
+  for (int k = 0; k < S->ns; k++) {
     double *v = TIDE_F64P(solids[k]->v);
-    for (int q = z.dof0[k]; q < z.dof0[k + 1]; q++) {
-      int r = z.freeof[q];
-      v[q - z.dof0[k]] = r >= 0 ? vf[r] : z.vc[q];
+    for (int q = z->dof0[k]; q < z->dof0[k + 1]; q++) {
+      int r = z->freeof[q];
+      v[q - z->dof0[k]] = r >= 0 ? vf[r] : z->vc[q];
     }
   }
+done:
   st->assembly_seconds += tide_wtime() - ta;
+  tide_free(vf, (size_t)(nf + 1) * sizeof(double));
+  tide_free(U, (size_t)nfc * sizeof(double));
+  tide_free(Gp, (size_t)nfc * sizeof(double));
+  return s;
+}
+
+/* a copy of the cells / faces of a (labels, fractions) */
+static int copy_inputs(tide_zarifi_system *S, const tide_array *labels, const tide_mac *fr) {
+  const tide_grid *g = &S->g;
+  S->labels = tide_grid_cell_array(g, TIDE_U8);
+  if (!S->labels) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  memcpy(TIDE_U8P(S->labels), TIDE_U8P(labels), (size_t)tide_grid_ncells(g));
+  if (!fr) return TIDE_OK;
+  int s = tide_mac_new(g, TIDE_F64, &S->fractions);
+  for (int a = 0; a < g->dim && !s; a++)
+    memcpy(TIDE_F64P(S->fractions->u[a]), TIDE_F64P(fr->u[a]),
+           (size_t)tide_array_size(fr->u[a]) * sizeof(double));
+  return s;
+}
+
+/* the geometry, the blocks, the first right side and the assembled system */
+static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *labels,
+                 tide_tetmesh *const *solids, int ns, const tide_zarifi_opts *o,
+                 tide_zarifi_stats *st) {
+  const tide_grid *g = &u->grid;
+  int d = g->dim, s = TIDE_OK;
+  int64_t nc = tide_grid_ncells(g);
+  zwork *z = &S->z;
+  tide_csr *A = NULL, *B = NULL, *ZK = NULL;
+  S->g = *g;
+  S->ns = ns;
+  S->formulation = o->formulation;
+  S->solver = o->solver;
+  S->elastic = o->elastic;
+  S->ring = o->ring;
+  S->dt = o->dt;
+  S->rho = o->rho;
+  S->barrier = o->ncolliders > 0 && o->contact_dhat > 0;
+  S->solids = tide_alloc((size_t)(ns > 0 ? ns : 1) * sizeof(tide_tetmesh *));
+  if (!S->solids) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  if (ns > 0) memcpy(S->solids, solids, (size_t)ns * sizeof(tide_tetmesh *));
+  if ((s = copy_inputs(S, labels, o->fractions))) return s;
+  /* geometry: clip every solid's boundary (5.7-5.13) */
+  double t0 = tide_wtime();
+  z->clips = tide_calloc((size_t)(ns > 0 ? ns : 1) * sizeof(tide_zclip));
+  if (!z->clips) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  for (int k = 0; k < ns && !s; k++) {
+    s = tide_zarifi_clip(g, solids[k], NULL, &z->clips[k]);
+    st->pieces += z->clips[k].n;
+  }
+  st->geometry_seconds = tide_wtime() - t0;
+  if (s) return s;
+  /* the liquid: numbering, B = (dt/rho) dx^d A_poisson, G */
+  double ta = tide_wtime();
+  tide_mac_poisson *P = &S->P;
+  *P = tide_mac_poisson_make(g, TIDE_U8P(S->labels));
+  P->theta_min = o->theta_min > 0 ? o->theta_min : TIDE_MAC_THETA_MIN;
+  if (S->fractions)
+    for (int a = 0; a < d; a++)
+      P->weight[a] = TIDE_F64P(S->fractions->u[a]);
+  if (o->phi) {
+    for (int a = 0; a < d; a++) {
+      int fd[3];
+      tide_grid_face_dims(g, a, fd);
+      z->theta[a] = tide_alloc((size_t)fd[0] * fd[1] * fd[2] * sizeof(double));
+      if (!z->theta[a]) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    }
+    if ((s = tide_mac_poisson_theta(g, TIDE_U8P(S->labels), TIDE_F64P(o->phi), z->theta)))
+      return s;
+    for (int a = 0; a < d; a++)
+      P->theta[a] = z->theta[a];
+  }
+  if ((s = tide_mac_poisson_check(P))) return s;
+  z->rowof = tide_alloc((size_t)nc * sizeof(int));
+  if (!z->rowof) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  if ((s = tide_mac_poisson_number(P, z->rowof, &z->nl))) return s;
+  if ((s = tide_mac_poisson_assemble(P, z->rowof, z->nl, TIDE_CSR_GENERAL, &A))) goto done;
+  double dxd = d == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
+  z->bscale = o->dt / o->rho * dxd;
+  if ((s = tide_csr_clone(A, &B))) goto done;
+  for (int64_t q = 0; q < tide_csr_nnz(B); q++)
+    B->val[q] *= o->dt / o->rho * dxd;
+  if ((s = tide_zarifi_gradient(g, TIDE_U8P(S->labels), z->rowof, z->nl, P->weight, P->theta,
+                                P->theta_min, &S->G)))
+    goto done;
+  z->r1 = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
+  if (!z->r1) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  /* the solids: unknowns, K, w; the coupling J = N^T C */
+  if ((s = number_solids(z, solids, ns, o->dt, o->elastic))) goto done;
+  st->contact_gap = HUGE_VAL;
+  if ((s = solid_blocks(z, solids, ns, o, &ZK, st))) goto done;
+  S->barrier_matrix = st->contact_nodes > 0;
+  if ((s = coupling_block(z, g, solids, ns, o, &S->Jf))) goto done;
+  /* the clipped pieces are in J (and z->rel) now: not kept */
+  for (int k = 0; k < ns; k++)
+    tide_zclip_free(&z->clips[k]);
+  tide_free(z->clips, (size_t)(ns > 0 ? ns : 1) * sizeof(tide_zclip));
+  z->clips = NULL;
+  st->liquid = z->nl;
+  st->solid_dofs = z->nf;
+  int64_t nr = 0;
+  if (S->formulation == TIDE_ZARIFI_FACTORED)
+    for (int k = 0; k < ns; k++)
+      nr += solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3);
+  int64_t n = z->nl + (S->formulation == TIDE_ZARIFI_FACTORED ? nr : z->nf);
+  if (n > INT32_MAX) {
+    s = tide_fail(TIDE_EINVAL, "coupled system too large");
+    goto done;
+  }
+  S->n = n;
+  S->x = tide_alloc((size_t)(n + 1) * sizeof(double));
+  S->rhs = tide_alloc((size_t)(n + 1) * sizeof(double));
+  S->tmp = tide_alloc((size_t)(n + z->nf + 1) * sizeof(double));
+  S->iz = tide_alloc((size_t)(z->nf + 1) * sizeof(double));
+  if (!S->x || !S->rhs || !S->tmp || !S->iz) {
+    s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+    goto done;
+  }
+  /* the first right side, then the matrix (alpha from its norms) */
+  if ((s = liquid_rhs(S, u, 1))) goto done;
+  solid_rhs(S, solids, o->elastic_force, S->barrier);
+  st->assembly_seconds = tide_wtime() - ta;
+  s = assemble(S, B, ZK, o, st);
 done:
   tide_csr_free(A);
   tide_csr_free(B);
-  tide_csr_free(Jf);
   tide_csr_free(ZK);
-  tide_csr_free(G);
-  if (div) tide_array_release(div);
-  tide_free(p, (size_t)(z.nl + 1) * sizeof(double));
-  tide_free(vf, (size_t)(z.nf + 1) * sizeof(double));
-  int64_t nfc2 = tide_zarifi_nfaces(g);
-  tide_free(U, (size_t)nfc2 * sizeof(double));
-  tide_free(Gp, (size_t)nfc2 * sizeof(double));
-  zwork_free(&z, g, ns);
   return s;
+}
+
+int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
+                        const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
+                        tide_zarifi_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (o && o->keep) *o->keep = NULL;
+  int s = check_inputs(u, labels, solids, ns, o, pressure, valid);
+  if (s) return s;
+  if (tide_grid_ncells(&u->grid) > INT32_MAX) return tide_fail(TIDE_EINVAL, "grid too large");
+  tide_zarifi_system *S = tide_calloc(sizeof *S);
+  if (!S) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  s = build(S, u, labels, solids, ns, o, st);
+  if (!s) s = solve(S, o->tol, o->maxit, 0, st);
+  if (!s) s = update(S, u, solids, pressure, valid, st);
+  if (!s && o->keep) {
+    S->st = *st;
+    *o->keep = S;
+  } else {
+    tide_zarifi_system_free(S);
+  }
+  return s;
+}
+
+tide_zarifi_resolve_opts tide_zarifi_resolve_opts_default(void) {
+  tide_zarifi_resolve_opts o = {1, 1, 1, 1e-10, 0};
+  return o;
+}
+
+int tide_zarifi_resolve(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solids, int ns,
+                        const tide_zarifi_resolve_opts *o, tide_array *pressure, tide_mac *valid,
+                        tide_zarifi_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (!S || !u || !o || (ns > 0 && !solids))
+    return tide_fail(TIDE_EINVAL, "coupled resolve: NULL argument");
+  int s;
+  if ((s = tide_mac_check(u, &S->g, TIDE_F64, "u"))) return s;
+  if (pressure && (s = tide_grid_check_cells(&S->g, pressure, TIDE_F64, "pressure"))) return s;
+  if (valid && (s = tide_mac_check(valid, &S->g, TIDE_U8, "valid"))) return s;
+  if (!(o->tol > 0 && o->tol < 1)) return tide_fail(TIDE_EINVAL, "tol must be in (0, 1)");
+  if (ns != S->ns)
+    return tide_fail(TIDE_EINVAL, "coupled resolve: %d solids, the system was built with %d", ns,
+                     S->ns);
+  for (int k = 0; k < ns; k++) {
+    if (solids[k] != S->solids[k])
+      return tide_fail(TIDE_EINVAL, "coupled resolve: solid %d is not the system's", k + 1);
+    if (tide_array_nonfinite(solids[k]->v) || tide_array_nonfinite(solids[k]->fem->force))
+      return tide_fail(TIDE_ENONFINITE, "solid %d: velocities or forces contain NaN/Inf", k + 1);
+  }
+  if (o->barrier == 0 && S->barrier_matrix)
+    return tide_fail(TIDE_EINVAL,
+                     "coupled resolve: the system's matrix holds the walls' barrier (%lld nodes "
+                     "within dhat); without it the matrix differs (a full projection is needed)",
+                     (long long)S->st.contact_nodes);
+  *st = S->st;
+  st->geometry_seconds = st->precond_seconds = 0;
+  double ta = tide_wtime();
+  if ((s = liquid_rhs(S, u, 0))) return s;
+  solid_rhs(S, solids, o->elastic_force, o->barrier == 1 && S->barrier);
+  if ((s = form_rhs(S, 0, 0))) return s;
+  st->assembly_seconds = tide_wtime() - ta;
+  int krylov = S->solver != TIDE_ZARIFI_CHOLMOD && S->solver != TIDE_ZARIFI_LDLT;
+  if ((s = solve(S, o->tol, o->maxit, o->warm && krylov, st))) return s;
+  return update(S, u, solids, pressure, valid, st);
 }

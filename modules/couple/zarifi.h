@@ -258,6 +258,9 @@ typedef struct tide_zarifi_opts {
   tide_csr **system;         /* if not NULL: receives the assembled system matrix
                                 (general storage, both triangles; the caller frees
                                 it), e.g. for a condition estimate (Table 6.2) */
+  struct tide_zarifi_system **keep; /* if not NULL: receives the projection's system for
+                                tide_zarifi_resolve (NULL on failure; the caller frees it
+                                with tide_zarifi_system_free) */
 } tide_zarifi_opts;
 tide_zarifi_opts tide_zarifi_opts_default(void);
 
@@ -312,6 +315,36 @@ typedef struct tide_zarifi_stats {
 int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
                         const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
                         tide_zarifi_stats *st);
+
+/* Another right-hand side against a kept projection (tide_zarifi_opts.keep): the same geometry
+ * (the build's labels, level set and fractions, copied; the solids' positions, pinning, targets
+ * and masses as they were), the same matrix and solver set-up (IC(0)/ILU(0)/Jacobi, the
+ * multigrid-in-block preconditioner with its interface factorization, or the CHOLMOD factor),
+ * only a new right side from u (u* on entry, projected on return, as tide_zarifi_project) and the
+ * solids' v and fem->force, then one solve.  Its answer is the full projection's with the same
+ * options (to round-off for the direct solvers, to the tolerance for the Krylov ones: the SPD
+ * block scaling alpha is the build's, not recomputed from this right side).  Differences allowed
+ * (all on the right side): elastic_force; the relative flux is not applied (the build's
+ * `relative` was for its own u*); the walls' barrier gradient is left out with barrier = 0,
+ * which is refused when the barrier was active (a node within dhat: its Hessian is in the
+ * matrix, and leaving it out changes the matrix).  warm: the Krylov solve starts from the
+ * system's last solution (the build's or the last resolve's).  The system must not outlive its
+ * solids; on a solver failure u and the solids are unchanged. */
+typedef struct tide_zarifi_system tide_zarifi_system;
+typedef struct tide_zarifi_resolve_opts {
+  int elastic_force; /* as tide_zarifi_opts (default 1) */
+  int barrier;       /* 1 (default): the build's wall barrier gradient in w; 0: left out;
+                        2: left out, its Hessian (when active) kept in the matrix (not the full
+                        projection without the barrier: its stiffness stays) */
+  int warm;          /* 1 (default): start from the last solution (Krylov solvers) */
+  double tol;        /* Krylov relative residual (default 1e-10) */
+  int maxit;         /* 0: solver default */
+} tide_zarifi_resolve_opts;
+tide_zarifi_resolve_opts tide_zarifi_resolve_opts_default(void);
+int tide_zarifi_resolve(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solids, int ns,
+                        const tide_zarifi_resolve_opts *o, tide_array *pressure, tide_mac *valid,
+                        tide_zarifi_stats *st);
+void tide_zarifi_system_free(tide_zarifi_system *S);
 
 /* The largest step t in (0, dt] for which x + t v keeps every free node of the solids (not
  * pinned, positive mass) at least a tenth of its distance from every collider

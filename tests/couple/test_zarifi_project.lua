@@ -5,21 +5,11 @@
 -- stats name what was solved; bad arguments raise.
 local tide = require "tide"
 local T = require "tide.testing"
-local LIQ, AIR, SOLID = tide.liquid.LIQUID, tide.liquid.AIR, tide.liquid.SOLID
+local LIQ, SOLID = tide.liquid.LIQUID, tide.liquid.SOLID
 
 local n, level, dt, rho, grav = 32, 0.8, 0.01, 1000, 9.81
-local g = tide.grid.new { size = { n, n }, dx = 1 / n }
 local lo, hi = { 0.35, 0.3 }, { 0.65, 0.5 }
-local box = tide.shape.box { min = lo, max = hi }
-local fr, sol = g:face_fractions(box)
-local lab, phi = g:cells("u8"), g:cells()
-for i = 1, n do
-  for j = 1, n do
-    local y = (j - 0.5) / n
-    phi:set(i, j, y - level)
-    lab:set(i, j, sol:get(i, j) == SOLID and SOLID or (y < level and LIQ or AIR))
-  end
-end
+local g, fr, lab, phi = dofile(T.source("tests/couple/zarifi_pool_util.lua")).pool(n, level, lo, hi)
 
 -- one coupled projection of a pool at rest with gravity added (Alg. 4 lines 4 and 7)
 local function project(density, opts)
