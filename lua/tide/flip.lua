@@ -31,7 +31,8 @@ local defaults = {
   band = 0.3,         -- dead band of the density correction (per_cell units)
   mean = false,       -- correct by the mean interior density (volume control) instead of per cell
   separate_cut = false, -- the density correction also in the cut cells (open face fractions
-                        -- < 1), against their open volume (tide.liquid.density_target's cut)
+                        -- < 1), against their open volume (tide.liquid.density_target's cut:
+                        -- true = "open", the mean face fraction; "kernel", the density kernel's)
   level_set = false,  -- "zhu_bridson" or "union": rebuild a particle level set every step (S.phi)
                       -- and use it for the ghost-fluid free surface of the projection
   radius = nil,       -- particle radius of that level set (default dx / 2^(1/dim) ~ particle spacing * 1.4)
@@ -516,7 +517,7 @@ function flip.separate(S, dt)
   time("density", ps.density, ps, S.grid, S.density)
   local _, mean_density = liquid.density_target { rho = S.density, labels = S.labels,
     fractions = S.fractions, per_cell = S.per_cell, band = S.band, rate = S.separation / dt, mean = S.mean, cut = S.separate_cut,
-    out = S.target }
+    solid_phi = S.separate_cut == "kernel" and S.solid_phi or nil, out = S.target }
   S.mean_density = mean_density
   if S.target:max() == 0 and S.target:min() == 0 then return end -- nothing to correct
   S.u_sep:fill(0)

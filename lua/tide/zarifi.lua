@@ -73,10 +73,12 @@ local defaults = {
   separation = 0.5,    -- volume correction of the FLIP particles (tide.flip's density correction,
                        -- flip.separate; 0: off): strength per step
   band = 0.1,          -- its dead band (particles per cell / per_cell - 1; tide.flip: 0.3)
-  separate_cut = false, -- true: it also corrects the cut cells next to the solids, against their open
-                       -- volume (tide.flip's separate_cut): the pool's volume loss -2.19% -> -0.92%,
-                       -- but the light ball's draft +2.97% (bound 3%) and very sensitive to the
-                       -- cut-cell threshold -- not the default (docs/couple.md)
+  separate_cut = true,  -- it also corrects the cut cells next to the solids, against their open
+                       -- volume (tide.flip's separate_cut): the balls pool's volume change over cfl
+                       -- 0.85-1 -1.7..-2.7% -> -0.1..-0.9% (6 s at cfl 0.95: -18.8% -> -0.4%, the
+                       -- neutral ball on the floor); false: off; "kernel": against the density
+                       -- kernel's open volume (no threshold; unbiased next to a solid), -0.4..-1.0%,
+                       -- but the interior 1.2-2.2% dense at the light ball's ejection (docs/couple.md)
   mean = false,        -- correct by the mean interior density (volume control) instead of per cell
   sdf_band = 6,        -- [cells] the solids' distance (node SDF, solid_phi) is exact within this band of
                        -- their surfaces, elsewhere only its sign is kept (|phi| >= band): the mesh

@@ -528,10 +528,11 @@ void tide_lua_push_project_stats(lua_State *L, const tide_project_stats *st) {
 }
 
 
-static const char *const dt_keys[] = {"rho", "labels", "fractions", "per_cell", "band", "rate", "mean", "cut", "out", NULL};
+static const char *const dt_keys[] = {"rho", "labels", "fractions", "per_cell", "band", "rate", "mean", "cut", "solid_phi", "out", NULL};
 
 /* tide.liquid.density_target{ rho = f64 cells (particles per cell), labels = u8 cells,
- *   per_cell = n, rate = 1/s [, band = 0.3] [, mean = false] [, fractions = f64 Mac] [, cut = false] [, out = f64 cells] }
+ *   per_cell = n, rate = 1/s [, band = 0.3] [, mean = false] [, fractions = f64 Mac]
+ *   [, cut = false | true | "off" | "open" | "kernel"] [, solid_phi = f64 cells] [, out = f64 cells] }
  * -> divergence target [1/s], mean interior density (per_cell units) */
 static int l_density_target(lua_State *L) {
   const char *fn = "tide.liquid.density_target";
@@ -542,8 +543,13 @@ static int l_density_target(lua_State *L) {
   double rate = tide_opt_reqnum(&o, "rate", 0, 1e300);
   double band = tide_opt_num(&o, "band", 0.3, 0, 1e300);
   int mean = tide_opt_bool(&o, "mean", 0);
-  int cut = tide_opt_bool(&o, "cut", 0);
+  static const char *const cut_modes[] = {"off", "open", "kernel", NULL}; /* TIDE_DENSITY_CUT_* */
+  lua_getfield(L, 1, "cut");
+  int cut_bool = lua_type(L, -1) == LUA_TBOOLEAN; /* true = "open" */
+  lua_pop(L, 1);
+  int cut = cut_bool ? tide_opt_bool(&o, "cut", 0) : tide_opt_choice(&o, "cut", "off", cut_modes);
   tide_mac *fr = tide_opt_obj(&o, "fractions", TIDE_MAC_T);
+  tide_array *sphi = tide_opt_array(&o, "solid_phi");
   tide_array *out = tide_opt_array(&o, "out");
   if (out) {
     lua_getfield(L, 1, "out");
@@ -553,7 +559,7 @@ static int l_density_target(lua_State *L) {
     tide_lua_pusharray(L, out);
   }
   double avg;
-  tide_lua_check(L, tide_liquid_density_target(rho, labels, fr, per_cell, band, rate, mean, cut, out, &avg), fn);
+  tide_lua_check(L, tide_liquid_density_target(rho, labels, fr, per_cell, band, rate, mean, cut, sphi, out, &avg), fn);
   lua_pushnumber(L, avg);
   return 2;
 }

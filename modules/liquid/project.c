@@ -850,9 +850,74 @@ static double cell_open(const tide_mac *fractions, const int64_t idx[3], int nd)
   return cut ? s / (2 * nd) : 1;
 }
 
+/* samples per cell and axis of the density kernel's open volume */
+#define TIDE_DENSITY_KERNEL_SAMPLES 4
+
+/* solid_phi (f64 cells, the solids' signed distance at the cell centres, < 0 inside)
+ * multilinear at the point x in cell units (cell centres at integers), clamped to the grid */
+static double phi_at(const double *phi, int nd, const int64_t ext[3], const int64_t stride[3], const double x[3]) {
+  int64_t b[3] = {0, 0, 0};
+  double t[3] = {0, 0, 0};
+  for (int a = 0; a < nd; a++) {
+    double s = x[a] < 0 ? 0 : x[a] > (double)(ext[a] - 1) ? (double)(ext[a] - 1) : x[a];
+    b[a] = ext[a] > 1 ? (int64_t)s : 0;
+    if (b[a] > ext[a] - 2) b[a] = ext[a] > 1 ? ext[a] - 2 : 0;
+    t[a] = ext[a] > 1 ? s - (double)b[a] : 0;
+  }
+  double v = 0;
+  for (int c0 = 0; c0 < 2; c0++)
+    for (int c1 = 0; c1 < 2; c1++)
+      for (int c2 = 0; c2 < (nd == 3 ? 2 : 1); c2++) {
+        double w = (c0 ? t[0] : 1 - t[0]) * (c1 ? t[1] : 1 - t[1]) * (nd == 3 ? (c2 ? t[2] : 1 - t[2]) : 1);
+        if (w == 0) continue;
+        v += w * phi[(b[0] + c0) * stride[0] + (b[1] + c1) * stride[1] + b[2] + c2];
+      }
+  return v;
+}
+
+/* The density kernel's open volume K of cell idx: its tent kernel (the weight
+ * tide_liquid_density gives a particle) integrated over the open region
+ * (solid_phi > 0), by TIDE_DENSITY_KERNEL_SAMPLES^dim samples per cell of its
+ * support; K = 1 where the kernel sees no solid, and the particle density of a
+ * uniformly filled open region is per_cell K.  The support beyond the domain
+ * folds back into the cell (the density's lattice clamps there): those samples
+ * count as open or not with the cell's centre. */
+static double kernel_open(const double *phi, int nd, const int64_t ext[3], const int64_t stride[3], const int64_t idx[3]) {
+  const int m = 2 * TIDE_DENSITY_KERNEL_SAMPLES;
+  const double h = 1.0 / TIDE_DENSITY_KERNEL_SAMPLES;
+  const int own = phi[idx[0] * stride[0] + idx[1] * stride[1] + idx[2]] > 0;
+  /* the samples interpolate the 3^dim centres around: all open -> K = 1 */
+  int closed = !own;
+  for (int a = -1; a <= 1 && !closed; a++)
+    for (int b = -1; b <= 1 && !closed; b++)
+      for (int c = (nd == 3 ? -1 : 0); c <= (nd == 3 ? 1 : 0) && !closed; c++) {
+        int64_t i = idx[0] + a, j = idx[1] + b, l = idx[2] + c;
+        if (i < 0 || j < 0 || l < 0 || i >= ext[0] || j >= ext[1] || l >= ext[2]) continue;
+        closed = !(phi[i * stride[0] + j * stride[1] + l] > 0);
+      }
+  if (!closed) return 1;
+  double k = 0, wsum = 0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++)
+      for (int l = 0; l < (nd == 3 ? m : 1); l++) {
+        const double o[3] = {-1 + (i + 0.5) * h, -1 + (j + 0.5) * h, nd == 3 ? -1 + (l + 0.5) * h : 0};
+        double w = 1, x[3] = {0, 0, 0};
+        int inside = 1;
+        for (int a = 0; a < nd; a++) {
+          w *= 1 - fabs(o[a]);
+          x[a] = (double)idx[a] + o[a];
+          inside &= x[a] >= -0.5 && x[a] <= (double)ext[a] - 0.5;
+        }
+        wsum += w;
+        if (inside ? phi_at(phi, nd, ext, stride, x) > 0 : own) k += w;
+      }
+  return k / wsum;
+}
+
 int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
                                const tide_mac *fractions, double per_cell, double band, double rate,
-                               int mean, int cut, tide_array *out, double *mean_density) {
+                               int mean, int cut, const tide_array *solid_phi, tide_array *out,
+                               double *mean_density) {
   int st;
   if (fractions) {
     if ((st = tide_mac_check(fractions, NULL, TIDE_F64, "fractions"))) return st;
@@ -864,6 +929,11 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
   if ((st = tide_array_expect(labels, "labels", TIDE_U8, labels->ndim, labels->shape))) return st;
   if ((st = tide_array_expect(rho, "rho", TIDE_F64, labels->ndim, labels->shape))) return st;
   if ((st = tide_array_expect(out, "out", TIDE_F64, labels->ndim, labels->shape))) return st;
+  if (cut == TIDE_DENSITY_CUT_KERNEL) {
+    if (!solid_phi || !fractions) return tide_fail(TIDE_EINVAL, "cut = kernel needs fractions and solid_phi");
+    if ((st = tide_array_expect(solid_phi, "solid_phi", TIDE_F64, labels->ndim, labels->shape))) return st;
+  }
+  const double *sphi = solid_phi && cut == TIDE_DENSITY_CUT_KERNEL ? TIDE_F64P(solid_phi) : NULL;
   if (!(per_cell > 0) || !isfinite(per_cell)) return tide_fail(TIDE_EINVAL, "per_cell must be positive");
   if (!(band >= 0) || !isfinite(band)) return tide_fail(TIDE_EINVAL, "band must be >= 0 and finite");
   if (!(rate >= 0) || !isfinite(rate)) return tide_fail(TIDE_EINVAL, "rate must be >= 0 and finite");
@@ -895,23 +965,31 @@ int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
         }
     d[q] = deep ? 2 : 1;
   }
-  /* mean density of the deep interior: sum over d == 2 of rho */
+  /* mean density of the deep interior: sum over d == 2 of rho (kernel: rho / K, the uncut
+   * cells next to a cut one see the solid too) */
   double cnt = 0, sum = 0;
   for (int64_t q = 0; q < n; q++)
-    if (d[q] == 2) cnt += 1, sum += r[q];
+    if (d[q] == 2) {
+      int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
+      double k = sphi ? kernel_open(sphi, nd, ext, stride, idx) : 1;
+      cnt += 1, sum += k > 0 ? r[q] / k : r[q];
+    }
   double avg = cnt > 0 ? sum / (cnt * per_cell) : 1;
   if (mean_density) *mean_density = avg;
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
   for (int64_t q = 0; q < n; q++) {
     if (!(d[q] > 0)) continue;
-    double open = 1;
+    double open = 1, norm = 1; /* the cell's open volume V (its flux) and the density's normalization */
     if (cut && fractions) {
       int64_t idx[3] = {q / stride[0], (q / stride[1]) % ext[1], q % ext[2]};
       open = cell_open(fractions, idx, nd);
+      norm = sphi ? kernel_open(sphi, nd, ext, stride, idx) : open;
     }
-    if (!(open >= TIDE_DENSITY_MIN_OPEN)) { d[q] = 0; continue; }
-    /* a cut cell's particles over its open volume; the target flux scales with that volume */
-    double ex = (mean && open == 1 ? avg : r[q] / (per_cell * open)) - 1, over = fabs(ex) - band;
+    /* "open": cells more closed than TIDE_DENSITY_MIN_OPEN left out; "kernel": no threshold,
+     * the target vanishes with V (a closed cell has no flux to give) */
+    if (cut == TIDE_DENSITY_CUT_KERNEL ? !(open > 0 && norm > 0) : !(open >= TIDE_DENSITY_MIN_OPEN)) { d[q] = 0; continue; }
+    /* a cut cell's particles against its expected density; the target flux scales with its open volume */
+    double ex = (mean && norm == 1 ? avg : r[q] / (per_cell * norm)) - 1, over = fabs(ex) - band;
     d[q] = over > 0 ? open * rate * copysign(over, ex) : 0;
   }
   return TIDE_OK;

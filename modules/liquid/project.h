@@ -122,12 +122,21 @@ typedef struct tide_project_stats {
  * density fluctuations of freshly seeded particles (within +-0.23 for the
  * default jitter) from moving a liquid at rest.  Cut cells (a face of open
  * fraction < 1 in fractions, f64 MAC or NULL) hold fewer particles by their
- * geometry: left out like the surface layer, or with cut != 0 corrected
- * against their open volume (the mean of their face fractions, at least
- * 0.25; target and density scaled by it), never in the mean. */
+ * geometry: left out like the surface layer (cut = TIDE_DENSITY_CUT_OFF), or
+ * corrected against their open volume, never in the mean: with
+ * TIDE_DENSITY_CUT_OPEN the mean of their face fractions V (at least 0.25;
+ * target and density scaled by it); with TIDE_DENSITY_CUT_KERNEL every cell
+ * whose density kernel reaches a solid, against K = the tent kernel integrated
+ * over the open region around it (solid_phi > 0; solid_phi: f64 cells, the
+ * solids' signed distance at the cell centres, required then; sampled 4^dim
+ * per cell): the expected density of a uniformly filled open region is
+ * per_cell K; the density scaled by K, the target by V as above, no threshold
+ * (a nearly closed cell's target vanishes with its V). */
+enum { TIDE_DENSITY_CUT_OFF = 0, TIDE_DENSITY_CUT_OPEN = 1, TIDE_DENSITY_CUT_KERNEL = 2 };
 int tide_liquid_density_target(const tide_array *rho, const tide_array *labels,
                                const tide_mac *fractions, double per_cell, double band, double rate,
-                               int mean, int cut, tide_array *out, double *mean_density);
+                               int mean, int cut, const tide_array *solid_phi, tide_array *out,
+                               double *mean_density);
 
 int tide_liquid_project(tide_mac *u, const tide_array *labels, const tide_project_opts *opts,
                         tide_projector *work, tide_mac *valid, tide_array *pressure,

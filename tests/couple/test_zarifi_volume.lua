@@ -10,10 +10,17 @@
 --    clear of the balls) minus the balls' submerged areas, relative to its value after the first
 --    step, averaged over the last second (the pool sloshes); and the particles' volume at their
 --    mean interior density (tide.flip's measure, docs/liquids.md).
---  * the light ball's draft (free surface minus its lowest node), averaged over the last second,
---    against Archimedes for the mesh's area (density ratio 0.3): with the ghost-fluid free
---    surface (level_set = "zhu_bridson"); the voxel surface (p = 0 at air cell centres) is off by
---    up to half a cell, 25% of this draft.
+--  * the light ball's draft (free surface minus its lowest node) against Archimedes' (density
+--    ratio 0.3): with the ghost-fluid free surface (level_set = "zhu_bridson"); the voxel surface
+--    (p = 0 at air cell centres) is off by up to half a cell, 25% of this draft.  The ball still
+--    bobs by +-20% of its draft in the last second (period ~0.6 s) and the pool sloshes (the
+--    clear columns' level against the one beside the ball: up to 25% of the draft, period ~1.2 s),
+--    so the draft is taken against the water within 2 dx beside the ball (which rides the slosh),
+--    Hann-weighted over the last 1.5 s, and compared with the mesh's own Archimedes draft at each
+--    pose (its triangles clipped at the level), 0.74% deeper than the equal-area disc's.  (Until
+--    session 26: the clear columns' level, a flat 1 s window and the disc: over cfl 0.85-1 that
+--    read -3.2 to +4.2% without separate_cut, -1.8 to +12.4% with it, by the phase of the
+--    bob and the slosh alone; docs/couple.md.)
 local tide = require "tide"
 local T = require "tide.testing"
 local zarifi = require "tide.zarifi"
@@ -44,6 +51,37 @@ local function run(separation)
     if segment(mid) < 0.3 * As then lo = mid else hi = mid end
   end
   local want = lo
+  local E, X = balls[1]:elements(), balls[1].x
+  local function clipped(y0) -- the light ball's mesh area below y0
+    local a = 0
+    for e = 1, E.shape[1] do
+      local p, q = {}, {}
+      for k = 1, 3 do p[k] = { X:get(E:get(e, k), 1), X:get(E:get(e, k), 2) } end
+      for k = 1, 3 do
+        local u, v = p[k], p[k % 3 + 1]
+        if u[2] <= y0 then q[#q + 1] = u end
+        if (u[2] <= y0) ~= (v[2] <= y0) then
+          local f = (y0 - u[2]) / (v[2] - u[2])
+          q[#q + 1] = { u[1] + f * (v[1] - u[1]), y0 }
+        end
+      end
+      for k = 1, #q do local u, v = q[k], q[k % #q + 1]; a = a + 0.5 * (u[1] * v[2] - v[1] * u[2]) end
+    end
+    return math.abs(a)
+  end
+  local function archimedes() -- the draft from the lowest node that displaces 0.3 of the mesh's area now
+    local bottom, l, h = X:select(2, 2):min(), 0, 4 * R
+    local target = 0.3 * clipped(math.huge)
+    for _ = 1, 16 do -- to 6e-6 m, 0.01% of the draft
+      local mid = (l + h) / 2
+      if clipped(bottom + mid) < target then l = mid else h = mid end
+    end
+    return l
+  end
+  local function beside() -- the water within 2 dx beside the light ball
+    local c = zarifi.centroid(balls[1])[1]
+    return zarifi.surface_level(S, function(x) local d = math.abs(x - c); return d >= R and d < R + 2 * g.dx end)
+  end
   local function level() -- the columns clear of the balls
     local cx = {}
     for k, m in ipairs(balls) do cx[k] = zarifi.centroid(m)[1] end
@@ -52,7 +90,8 @@ local function run(separation)
       return true
     end)
   end
-  local t, V0, acc, nacc, draft, worst_mean = 0, nil, 0, 0, 0, 0
+  local t, V0, acc, nacc, worst_mean = 0, nil, 0, 0, 0
+  local dsum, asum, wsum, W = 0, 0, 0, 1.5 -- Hann-weighted drafts over the last W seconds
   local rest = { lo = math.huge, hi = -math.huge, vy = 0, bottom = math.huge } -- the heavy ball from t = 1 s
   while t < T_END - 1e-12 do
     local dt = math.min(zarifi.max_dt(S), T_END - t)
@@ -69,28 +108,29 @@ local function run(separation)
       rest.vy = math.max(rest.vy, math.abs(v[2]))
       rest.bottom = math.min(rest.bottom, balls[3].x:select(2, 2):min())
     end
-    if t > T_END - 1 then
-      acc, nacc = acc + V / V0 - 1, nacc + 1
-      draft = draft + lev - balls[1].x:select(2, 2):min()
+    if t > T_END - 1 then acc, nacc = acc + V / V0 - 1, nacc + 1 end
+    if t > T_END - W then
+      local w = math.sin(math.pi * (t - (T_END - W)) / W) ^ 2 * dt
+      dsum, asum, wsum = dsum + w * (beside() - X:select(2, 2):min()), asum + w * archimedes(), wsum + w
     end
   end
   rest.gap = S.barrier and S.contact_dhat * g.dx or 0 -- the walls' barrier rests it up to dhat above the floor
-  return acc / nacc, draft / nacc, want, worst_mean, rest
+  return acc / nacc, dsum / wsum, asum / wsum, worst_mean, rest
 end
 
 local dv0, d0, want = run(0)
 T.check(dv0 < -0.05, string.format("without the volume correction the pool loses %.1f%% of its volume in %g s (light ball's draft %.4f m, Archimedes %.4f m, %.1f%%)",
   -100 * dv0, T_END, d0, want, 100 * (d0 / want - 1)))
-local dv, d, _, wm, rest = run(0.5)
+local dv, d, want1, wm, rest = run(0.5)
 -- (the level-measured change depends on the step sequence: over cfl 0.9-1 it spans -0.5 to -1.2%
 -- with the explicit wall correction and -0.8 to -1.8% with the walls' barrier, the default since
 -- session 24, -1.46% at the default cfl; the bound 2.5% stays far from the -7% failure it guards;
 -- with the mass-consistent transfer (the default since session 25) -2.0 to -2.7%, the volume held
--- in crowded cut cells the correction skips; with zarifi's separate_cut -0.5 to -0.9% but the
--- light ball then +2.8 to +3.0% deep, docs/couple.md)
+-- in crowded cut cells the correction skipped; with zarifi's separate_cut, the default since
+-- session 26, -0.1 to -0.9% over cfl 0.85-1, docs/couple.md)
 T.check(math.abs(dv) < 0.025, string.format("with it (separation 0.5, band 0.1): volume change %.2f%% over the last second", 100 * dv))
 T.check(wm < 0.01, string.format("  particles' mean interior density within %.2f%% of the rest density over the run", 100 * wm))
-T.check(math.abs(d / want - 1) < 0.03, string.format("  light ball floats at its Archimedes draft: %.4f m vs %.4f m (%.2f%%)", d, want, 100 * (d / want - 1)))
+T.check(math.abs(d / want1 - 1) < 0.03, string.format("  light ball floats at its Archimedes draft (beside it, Hann-weighted): %.4f m vs %.4f m (%.2f%%)", d, want1, 100 * (d / want1 - 1)))
 -- the heavy ball (2500 kg/m^3) on the floor under the ghost-fluid surface: the particle level set
 -- is continued through the solids (zarifi.surface_through_solids), so the pieces of its underside
 -- feel the liquid's pressure (before: phi > 0 there, p = 0, the ball pressed into the floor to a

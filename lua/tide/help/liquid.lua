@@ -169,12 +169,12 @@ return {
   ["tide.Projector:bytes"] = { sig = "P:bytes() -> n", does = "Bytes held by the workspace.", args = {}, returns = "integer", see = seel },
   ["tide.Projector:free"] = { sig = "P:free()", does = "Release the workspace now.", args = {}, returns = "nothing", see = seel },
   ["tide.liquid.density_target"] = {
-    sig = "tide.liquid.density_target{ rho =, labels =, per_cell =, rate = [, band = 0.3, mean = false, fractions, cut = false, out] } -> target, mean",
+    sig = "tide.liquid.density_target{ rho =, labels =, per_cell =, rate = [, band = 0.3, mean = false, fractions, cut = false, solid_phi, out] } -> target, mean",
     does = "Divergence target of the particle density correction: on interior liquid cells (no air neighbour) d_c = rate shrink(rho_c / per_cell - 1, band), shrink(e, b) = sign(e) max(0, |e| - b) (flip.separate projects to it and moves the particles).",
     args = { { "rho", "f64 cells", "required", "particles per cell (ps:density)" }, { "labels", "u8 cells", "required", "" }, { "per_cell", "number > 0", "required", "rest density" },
       { "rate", "number >= 0", "required", "[1/s]" }, { "band", "number >= 0", "0.3", "dead band (fraction of per_cell)" }, { "mean", "boolean", "false", "measure rest density as the mean deep-interior density" },
       { "fractions", "f64 tide.Mac", "none", "cut cells (a face fraction < 1) are left out" },
-      { "cut", "boolean", "false", "correct the cut cells too: open volume V = mean of the cell's face fractions (cells with V < 0.25 left out), d_c = V rate shrink(rho_c / (per_cell V) - 1, band); never in the mean" }, { "out", "f64 cells", "new", "" } },
+      { "cut", "boolean | \"off\" | \"open\" | \"kernel\"", "false", "correct the cut cells too (true = \"open\"), with open volume V = mean of the cell's face fractions: \"open\": cells with V < 0.25 left out, d_c = V rate shrink(rho_c / (per_cell V) - 1, band); \"kernel\": every cell whose density kernel reaches a solid, against K = the tent kernel integrated over the open region (solid_phi > 0, 4^dim samples per cell; the density of a uniform filling is per_cell K), d_c = V rate shrink(rho_c / (per_cell K) - 1, band), no threshold; cut cells never in the mean (kernel: the deep cells' density over K)" }, { "solid_phi", "f64 cells", "none", "the solids' signed distance at the cell centres (< 0 inside); required by cut = \"kernel\"" }, { "out", "f64 cells", "new", "" } },
     returns = "f64 cells [1/s], mean interior density (per_cell units)", see = seel,
   },
   ["tide.liquid.divergence"] = {
