@@ -114,13 +114,15 @@ for _, nt in ipairs(list(P.threads, true)) do
       .. " up to %d pairs, %.2f Newton iterations/step%s; phi checksum %s", nt, nt > 1 and "s" or "", solver, reg, r.nv,
       r.nphi, r.pairs, r.it / r.steps,
       solver == "bicgstab" and string.format(", %.0f BiCGSTAB iterations/step", r.kry / r.steps) or "", r.phi))
-    print(string.format("%-16s %10s %7s", "operator", "s/step", "%"))
-    local timed = 0
+    print(string.format("%-16s %10s %7s %10s", "operator", "s/step", "%", "CPU s/step"))
+    local timed, tcpu = 0, 0
     for _, e in ipairs(r.ops) do
-      print(string.format("%-16s %10.3f %6.1f%%", e.name, e.seconds / r.steps, 100 * e.seconds / r.wall))
-      timed = timed + e.seconds
+      print(string.format("%-16s %10.3f %6.1f%% %10.3f", e.name, e.seconds / r.steps, 100 * e.seconds / r.wall,
+        e.cpu / r.steps))
+      timed, tcpu = timed + e.seconds, tcpu + e.cpu
     end
-    print(string.format("%-16s %10.3f %6.1f%%", "(untimed)", (r.wall - timed) / r.steps, 100 * (r.wall - timed) / r.wall))
+    print(string.format("%-16s %10.3f %6.1f%% %10.3f", "(untimed)", (r.wall - timed) / r.steps,
+      100 * (r.wall - timed) / r.wall, (r.cpu - tcpu) / r.steps))
     print(string.format("%-16s %10.3f   (assembly %.3f, linear solves %.3f, CCD %.3f, line search %.3f)", "  Newton",
       (r.asm + r.sol + r.ccd + r.ls) / r.steps, r.asm / r.steps, r.sol / r.steps, r.ccd / r.steps, r.ls / r.steps))
     print(string.format("%-16s %10.3f   (CPU %.3f s, all threads; load average %s)", "step (wall)", r.wall / r.steps,
