@@ -238,6 +238,72 @@ static void tent_sort(tent *e, int64_t n) {
   }
 }
 
+/* per-thread scratch of row_sort: slot[ncols] (-1 between rows), and
+ * ucol, ucnt and tmp of the longest row's length */
+typedef struct {
+  int *slot, *ucol;
+  int64_t *ucnt;
+  tent *tmp;
+} rowscratch;
+
+/* Sort one row's entries, given in ascending triplet order, by (column,
+ * triplet index): the distinct columns are found with slot[], sorted alone,
+ * and the entries placed by a counting pass (stable, so each column keeps
+ * its triplets in order) -- the order tent_sort gives, at a cost linear in
+ * the row's length plus the sort of its few distinct columns.  Returns the
+ * number of distinct columns. */
+static int row_sort(tent *r, int64_t len, rowscratch *w) {
+  if (len <= 24) {
+    tent_sort(r, len);
+    int u = 0;
+    for (int64_t k = 0; k < len; k++)
+      u += (k == 0 || r[k].c != r[k - 1].c);
+    return u;
+  }
+  int u = 0;
+  for (int64_t k = 0; k < len; k++) {
+    int c = r[k].c;
+    if (w->slot[c] < 0) {
+      w->slot[c] = u;
+      w->ucol[u] = c;
+      w->ucnt[u] = 0;
+      u++;
+    }
+    w->ucnt[w->slot[c]]++;
+  }
+  /* the distinct columns ascending (insertion sort: a row of a mesh or a
+   * stencil couples few columns; many distinct ones fall back to tent_sort) */
+  if (u > 256) {
+    for (int q = 0; q < u; q++)
+      w->slot[w->ucol[q]] = -1;
+    tent_sort(r, len);
+    return u;
+  }
+  for (int q = 1; q < u; q++) {
+    int c = w->ucol[q];
+    int m = q - 1;
+    while (m >= 0 && w->ucol[m] > c) {
+      w->ucol[m + 1] = w->ucol[m];
+      m--;
+    }
+    w->ucol[m + 1] = c;
+  }
+  /* ucnt (indexed by first-seen slot) -> the start of each column's run */
+  int64_t at = 0;
+  for (int q = 0; q < u; q++) {
+    int sl = w->slot[w->ucol[q]];
+    int64_t c = w->ucnt[sl];
+    w->ucnt[sl] = at;
+    at += c;
+  }
+  for (int64_t k = 0; k < len; k++)
+    w->tmp[w->ucnt[w->slot[r[k].c]]++] = r[k];
+  memcpy(r, w->tmp, (size_t)len * sizeof *r);
+  for (int q = 0; q < u; q++)
+    w->slot[w->ucol[q]] = -1;
+  return u;
+}
+
 int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const int *tj,
                            const double *tv, int stype, tide_csr **out) {
   *out = NULL;
@@ -294,15 +360,47 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
     }
   tide_free(next, (size_t)(nrows + 1) * sizeof(int64_t));
   /* sort each row by (column, triplet index) and count distinct columns */
-#pragma omp parallel for schedule(dynamic, 256) if (TIDE_LA_PAR(nk))
-  for (int i = 0; i < nrows; i++) {
-    tent *r = e + cnt[i];
-    int64_t len = cnt[i + 1] - cnt[i];
-    tent_sort(r, len);
-    int u = 0;
-    for (int64_t k = 0; k < len; k++)
-      u += (k == 0 || r[k].c != r[k - 1].c);
-    rowcount[i + 1] = u;
+  int64_t maxlen = 1;
+  for (int i = 0; i < nrows; i++)
+    if (cnt[i + 1] - cnt[i] > maxlen) maxlen = cnt[i + 1] - cnt[i];
+  int nth = 1;
+#ifdef _OPENMP
+  if (TIDE_LA_PAR(nk)) nth = omp_get_max_threads();
+#endif
+  rowscratch *ws = tide_calloc((size_t)nth * sizeof *ws);
+  int wsbad = !ws;
+  for (int q = 0; q < nth && !wsbad; q++) {
+    ws[q].slot = tide_alloc((size_t)(ncols > 0 ? ncols : 1) * sizeof(int));
+    ws[q].ucol = tide_alloc((size_t)maxlen * sizeof(int));
+    ws[q].ucnt = tide_alloc((size_t)maxlen * sizeof(int64_t));
+    ws[q].tmp = tide_alloc((size_t)maxlen * sizeof(tent));
+    if (!ws[q].slot || !ws[q].ucol || !ws[q].ucnt || !ws[q].tmp) wsbad = 1;
+    else
+      for (int c = 0; c < ncols; c++)
+        ws[q].slot[c] = -1;
+  }
+  if (!wsbad) {
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nth) if (nth > 1)
+    for (int i = 0; i < nrows; i++) {
+      int tid = 0;
+#ifdef _OPENMP
+      tid = omp_get_thread_num();
+#endif
+      rowcount[i + 1] = row_sort(e + cnt[i], cnt[i + 1] - cnt[i], &ws[tid]);
+    }
+  }
+  for (int q = 0; ws && q < nth; q++) {
+    tide_free(ws[q].slot, ws[q].slot ? (size_t)(ncols > 0 ? ncols : 1) * sizeof(int) : 0);
+    tide_free(ws[q].ucol, ws[q].ucol ? (size_t)maxlen * sizeof(int) : 0);
+    tide_free(ws[q].ucnt, ws[q].ucnt ? (size_t)maxlen * sizeof(int64_t) : 0);
+    tide_free(ws[q].tmp, ws[q].tmp ? (size_t)maxlen * sizeof(tent) : 0);
+  }
+  tide_free(ws, ws ? (size_t)nth * sizeof *ws : 0);
+  if (wsbad) {
+    tide_free(cnt, (size_t)(nrows + 1) * sizeof(int64_t));
+    tide_free(e, (size_t)nk * sizeof(tent));
+    tide_free(rowcount, (size_t)(nrows + 1) * sizeof(int));
+    return tide_fail(TIDE_ENOMEM, "tide_csr_from_triplets: out of memory for the row sort");
   }
   int64_t nnz = 0;
   for (int i = 0; i < nrows; i++)
