@@ -85,11 +85,11 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
     for (int a = 0; a < dim; a++)
       p[a] = x[i * dim + a];
     int b[3];
-    tide_liu_dist r;
     tide_liu_stencil_base(g, interp, p, b);
-    tide_liu_distance_at(g, phi, interp, b, p, &r);
-    hit[i] = r.d < dhat;
+    hit[i] = tide_liu_distance_value(g, phi, interp, b, p) < dhat;
     if (!hit[i]) continue;
+    tide_liu_dist r;
+    tide_liu_distance_at(g, phi, interp, b, p, &r);
     double gn = 0;
     for (int a = 0; a < dim; a++)
       gn += r.grad[a] * r.grad[a];

@@ -70,6 +70,20 @@ static void vertex_dist(const ctx *C, const double *phi, const double *x, int64_
   tide_liu_distance_at(C->g, phi, C->p.interp, b, p, r);
 }
 
+/* vertex_dist's d alone (bit-identical, no derivatives) */
+static double vertex_value(const ctx *C, const double *phi, const double *x, int64_t v) {
+  double p[3] = {0, 0, 0};
+  for (int a = 0; a < C->dim; a++)
+    p[a] = x[v * C->dim + a];
+  int b[3];
+  if (C->p.interp == TIDE_LIU_LINEAR) {
+    b[0] = C->base[v][0], b[1] = C->base[v][1], b[2] = C->base[v][2];
+  } else {
+    tide_liu_stencil_base(C->g, C->p.interp, p, b);
+  }
+  return tide_liu_distance_value(C->g, phi, C->p.interp, b, p);
+}
+
 /* Objective with the lagged masses; +inf when a live pair has d <= 0 (with
  * line search); *mind the smallest live distance. */
 static double energy(const ctx *C, const double *phi, const double *x, double *mind) {
@@ -93,9 +107,7 @@ static double energy(const ctx *C, const double *phi, const double *x, double *m
         e += 0.5 * C->S->mass[v] * q * q;
       }
     if (C->live[v]) {
-      tide_liu_dist r;
-      vertex_dist(C, phi, x, v, &r);
-      double d = r.d;
+      double d = vertex_value(C, phi, x, v);
       if (d < md) md = d;
       if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat; /* no line search: finite barrier */
       if (d < dhat) e += kappa * tide_barrier(d, dhat);
@@ -171,11 +183,11 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
 #pragma omp parallel for schedule(static)
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
-    tide_liu_dist r;
-    vertex_dist(C, phi, x, v, &r);
-    double d = r.d;
+    double d = vertex_value(C, phi, x, v); /* the far pairs without derivatives */
     if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat;
     if (d >= dhat) continue;
+    tide_liu_dist r;
+    vertex_dist(C, phi, x, v, &r);
     double db, ddb;
     tide_barrier_eval(d, dhat, NULL, &db, &ddb);
     int idx[TIDE_LIU_MAXST + 3], cc[TIDE_LIU_MAXST + 3];
@@ -214,11 +226,11 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
   }
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
-    tide_liu_dist r;
-    vertex_dist(C, phi, x, v, &r);
-    double d = r.d;
+    double d = vertex_value(C, phi, x, v); /* the far pairs without derivatives */
     if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat;
     if (d >= dhat) continue;
+    tide_liu_dist r;
+    vertex_dist(C, phi, x, v, &r);
     double db = tide_barrier_gradient(d, dhat);
     for (int c = 0; c < r.n; c++)
       if (C->umap[r.cell[c]] >= 0) grad[C->umap[r.cell[c]]] += kappa * db * r.w[c];
@@ -289,10 +301,11 @@ static double ccd_bound(const ctx *C, const double *phi, const double *x, const 
 #pragma omp parallel for schedule(static) reduction(min : tmin)
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
+    double d0 = vertex_value(C, phi, x, v), d1 = vertex_value(C, phi1, x1, v);
+    if (!(fmin(d0, d1) < dhat) || !(d1 < d0)) continue;
     tide_liu_dist r0, r1;
     vertex_dist(C, phi, x, v, &r0);
     vertex_dist(C, phi1, x1, v, &r1);
-    if (!(fmin(r0.d, r1.d) < dhat) || !(r1.d < r0.d)) continue;
     double P0[3], P1[3], Q0[3], Q1[3], g0 = 0, g1 = 0, lp = 0, lq = 0;
     for (int a = 0; a < dim; a++)
       g0 += r0.grad[a] * r0.grad[a], g1 += r1.grad[a] * r1.grad[a];
@@ -558,9 +571,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
    * start instead (counted in rebased); if even that one sees the vertex
    * inside, the pair is dropped and counted */
   for (int64_t v = 0; v < C.nv; v++) {
+    if (vertex_value(&C, phi, x, v) > 0) continue;
     tide_liu_dist r;
     vertex_dist(&C, phi, x, v, &r);
-    if (r.d > 0) continue;
     if (p->interp == TIDE_LIU_LINEAR) {
       double q[3] = {0, 0, 0};
       for (int a = 0; a < dim; a++)
@@ -803,12 +816,11 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       for (int a = 0; a < dim; a++)
         q[a] = x[v * dim + a];
       int b[3];
-      tide_liu_dist r;
       tide_liu_stencil_base(g, p->interp, q, b);
-      tide_liu_distance_at(g, phi, p->interp, b, q, &r);
-      if (r.d < st->min_d) st->min_d = r.d;
-      st->penetrating += r.d <= 0;
-      st->pairs += r.d < p->dhat;
+      double d = tide_liu_distance_value(g, phi, p->interp, b, q);
+      if (d < st->min_d) st->min_d = d;
+      st->penetrating += d <= 0;
+      st->pairs += d < p->dhat;
     }
   }
 done:
