@@ -214,7 +214,16 @@ int tide_csr_finish(tide_csr *A) {
 typedef struct {
   int64_t t; /* triplet index */
   int c;     /* column */
+  int s;     /* segment holding it */
 } tent;
+
+/* the triplets as consecutive segments (one array, or the per-thread lists in
+ * thread order): triplet t of the whole is t - off of its segment */
+typedef struct {
+  const int *i, *j;
+  const double *v;
+  int64_t n, off;
+} tseg;
 
 static int tent_cmp(const void *pa, const void *pb) {
   const tent *a = pa, *b = pb;
@@ -304,9 +313,10 @@ static int row_sort(tent *r, int64_t len, rowscratch *w) {
   return u;
 }
 
-int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const int *tj,
-                           const double *tv, int stype, tide_csr **out) {
+static int from_segments(int nrows, int ncols, int nseg, const tseg *sg, int stype,
+                         tide_csr **out) {
   *out = NULL;
+  int64_t n = nseg > 0 ? sg[nseg - 1].off + sg[nseg - 1].n : 0;
   if (nrows < 0 || ncols < 0 || n < 0)
     return tide_fail(TIDE_EINVAL, "tide_csr_from_triplets: negative size");
   if (stype != TIDE_CSR_GENERAL && stype != TIDE_CSR_UPPER)
@@ -317,27 +327,36 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
                      nrows, ncols);
   /* validate (first offending triplet reported) */
   int64_t bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (TIDE_LA_PAR(n))
-  for (int64_t t = 0; t < n; t++)
-    if (ti[t] < 0 || ti[t] >= nrows || tj[t] < 0 || tj[t] >= ncols || !isfinite(tv[t]))
-      bad = t < bad ? t : bad;
-  if (bad < n) {
-    if (!isfinite(tv[bad]))
-      return tide_fail(TIDE_ENONFINITE, "tide_csr_from_triplets: value %lld at (%d, %d) is %g",
-                       (long long)bad, ti[bad], tj[bad], tv[bad]);
-    return tide_fail(TIDE_EINVAL,
-                     "tide_csr_from_triplets: triplet %lld has index (%d, %d) outside %d x %d",
-                     (long long)bad, ti[bad], tj[bad], nrows, ncols);
+  for (int q = 0; q < nseg && bad == n; q++) {
+    const int *ti = sg[q].i, *tj = sg[q].j;
+    const double *tv = sg[q].v;
+    int64_t sn = sg[q].n, sb = sn;
+#pragma omp parallel for schedule(static) reduction(min : sb) if (TIDE_LA_PAR(sn))
+    for (int64_t t = 0; t < sn; t++)
+      if (ti[t] < 0 || ti[t] >= nrows || tj[t] < 0 || tj[t] >= ncols || !isfinite(tv[t]))
+        sb = t < sb ? t : sb;
+    if (sb < sn) {
+      bad = sg[q].off + sb;
+      if (!isfinite(tv[sb]))
+        return tide_fail(TIDE_ENONFINITE, "tide_csr_from_triplets: value %lld at (%d, %d) is %g",
+                         (long long)bad, ti[sb], tj[sb], tv[sb]);
+      return tide_fail(TIDE_EINVAL,
+                       "tide_csr_from_triplets: triplet %lld has index (%d, %d) outside %d x %d",
+                       (long long)bad, ti[sb], tj[sb], nrows, ncols);
+    }
   }
   /* stable counting sort by row */
   int64_t *cnt = tide_calloc((size_t)(nrows + 1) * sizeof(int64_t));
   if (!cnt) return TIDE_ENOMEM;
   int64_t nk = 0;
-  for (int64_t t = 0; t < n; t++)
-    if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
-      cnt[ti[t] + 1]++;
-      nk++;
-    }
+  for (int q = 0; q < nseg; q++) {
+    const int *ti = sg[q].i, *tj = sg[q].j;
+    for (int64_t t = 0; t < sg[q].n; t++)
+      if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
+        cnt[ti[t] + 1]++;
+        nk++;
+      }
+  }
   for (int i = 0; i < nrows; i++)
     cnt[i + 1] += cnt[i];
   tent *e = tide_alloc((size_t)nk * sizeof(tent));
@@ -352,12 +371,16 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
                      (long long)n);
   }
   memcpy(next, cnt, (size_t)(nrows + 1) * sizeof(int64_t));
-  for (int64_t t = 0; t < n; t++)
-    if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
-      int64_t q = next[ti[t]]++;
-      e[q].t = t;
-      e[q].c = tj[t];
-    }
+  for (int q = 0; q < nseg; q++) {
+    const int *ti = sg[q].i, *tj = sg[q].j;
+    for (int64_t t = 0; t < sg[q].n; t++)
+      if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
+        int64_t k = next[ti[t]]++;
+        e[k].t = sg[q].off + t;
+        e[k].c = tj[t];
+        e[k].s = q;
+      }
+  }
   tide_free(next, (size_t)(nrows + 1) * sizeof(int64_t));
   /* sort each row by (column, triplet index) and count distinct columns */
   int64_t maxlen = 1;
@@ -444,7 +467,7 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
         A->val[p] = 0;
         a->trip_ptr[p] = k;
       }
-      A->val[p] += tv[e[k].t];
+      A->val[p] += sg[e[k].s].v[e[k].t - sg[e[k].s].off];
       a->trip_idx[k] = e[k].t;
     }
   }
@@ -459,6 +482,16 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
   }
   *out = A;
   return TIDE_OK;
+}
+
+int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const int *tj,
+                           const double *tv, int stype, tide_csr **out) {
+  if (n < 0) {
+    *out = NULL;
+    return tide_fail(TIDE_EINVAL, "tide_csr_from_triplets: negative size");
+  }
+  tseg sg = {ti, tj, tv, n, 0};
+  return from_segments(nrows, ncols, 1, &sg, stype, out);
 }
 
 int64_t tide_csr_ntriplets(const tide_csr *A) { return A->aux ? A->aux->ntrip : 0; }
@@ -648,14 +681,19 @@ int tide_csr_from_tripletlist(const tide_triplets *T, int stype, tide_csr **out)
   *out = NULL;
   int st = triplets_status(T, "tide_csr_from_tripletlist");
   if (st) return st;
-  int *i = NULL, *j = NULL;
-  double *v = NULL;
-  int64_t n = 0;
-  st = triplets_flatten(T, &i, &j, &v, &n);
-  if (!st) st = tide_csr_from_triplets(T->nrows, T->ncols, n, i, j, v, stype, out);
-  tide_free(i, i ? (size_t)n * sizeof(int) : 0);
-  tide_free(j, j ? (size_t)n * sizeof(int) : 0);
-  tide_free(v, v ? (size_t)n * sizeof(double) : 0);
+  /* the lists in thread order, read in place (no flattened copy) */
+  tseg *sg = tide_alloc((size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
+  if (!sg) return TIDE_ENOMEM;
+  int nseg = 0;
+  int64_t o = 0;
+  for (int k = 0; k < T->nlists; k++) {
+    const tlist *l = &T->lists[k];
+    if (l->n == 0) continue;
+    sg[nseg++] = (tseg){l->i, l->j, l->v, l->n, o};
+    o += l->n;
+  }
+  st = from_segments(T->nrows, T->ncols, nseg, sg, stype, out);
+  tide_free(sg, (size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
   return st;
 }
 
