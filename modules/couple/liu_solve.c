@@ -56,31 +56,31 @@ typedef struct ctx {
   int64_t mnnz;
 } ctx;
 
-static void vertex_dist(const ctx *C, const double *phi, const double *x, int64_t v,
-                        tide_liu_dist *r) {
-  double p[3] = {0, 0, 0};
+/* vertex v's position p and stencil base b (linear: the pair's, fixed at x*) */
+static void vertex_stencil(const ctx *C, const double *x, int64_t v, double p[3], int b[3]) {
+  p[0] = p[1] = p[2] = 0;
   for (int a = 0; a < C->dim; a++)
     p[a] = x[v * C->dim + a];
-  int b[3];
   if (C->p.interp == TIDE_LIU_LINEAR) {
     b[0] = C->base[v][0], b[1] = C->base[v][1], b[2] = C->base[v][2];
   } else {
     tide_liu_stencil_base(C->g, C->p.interp, p, b);
   }
+}
+
+static void vertex_dist(const ctx *C, const double *phi, const double *x, int64_t v,
+                        tide_liu_dist *r) {
+  double p[3];
+  int b[3];
+  vertex_stencil(C, x, v, p, b);
   tide_liu_distance_at(C->g, phi, C->p.interp, b, p, r);
 }
 
 /* vertex_dist's d alone (bit-identical, no derivatives) */
 static double vertex_value(const ctx *C, const double *phi, const double *x, int64_t v) {
-  double p[3] = {0, 0, 0};
-  for (int a = 0; a < C->dim; a++)
-    p[a] = x[v * C->dim + a];
+  double p[3];
   int b[3];
-  if (C->p.interp == TIDE_LIU_LINEAR) {
-    b[0] = C->base[v][0], b[1] = C->base[v][1], b[2] = C->base[v][2];
-  } else {
-    tide_liu_stencil_base(C->g, C->p.interp, p, b);
-  }
+  vertex_stencil(C, x, v, p, b);
   return tide_liu_distance_value(C->g, phi, C->p.interp, b, p);
 }
 
