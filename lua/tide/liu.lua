@@ -329,7 +329,7 @@ function liu.step(S, dt)
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "after" then
     S.phi_keep:copy(S.phi)
     time("redistance", grid.redistance, g, S.phi)
-    if S.nv > 0 then liu.keep_contact(S, S.phi_keep) end
+    if S.nv > 0 then time("keep contact", liu.keep_contact, S, S.phi_keep) end
   end
   -- 7. solid velocities (Eq. 7)
   local tv = timers.start("solid velocity")
