@@ -453,7 +453,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   }
 
   int s = TIDE_OK;
-  tide_triplets *T = NULL;
+  tide_triplets *T = NULL, *Tp = NULL; /* this iteration's triplets and the last one's */
   tide_csr *A = NULL;
   tide_factor *F = NULL;
   double *grad = NULL, *dz = NULL, *Y = NULL, *Jv = NULL, *phi1 = NULL, *x1 = NULL, *h = NULL,
@@ -594,7 +594,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       goto done;
     }
   }
-  if ((s = tide_triplets_new((int)C.n, (int)C.n, &T))) goto done;
+  if ((s = tide_triplets_new((int)C.n, (int)C.n, &T)) ||
+      (s = tide_triplets_new((int)C.n, (int)C.n, &Tp)))
+    goto done;
 
   double mind = 0;
   for (int it = 0;; it++) {
@@ -613,22 +615,36 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       C.mf[u] = it > 0 ? fmax(C.mf[u], m) : m;
       Jv[u] = labels[C.ucell[u]] >= 0 ? heaviside_slope(ph, p->k) * C.vc : 0;
     }
+    tide_triplets *Tt = Tp;
+    Tp = T, T = Tt;
     tide_triplets_clear(T);
     if ((s = assemble(&C, phi, x, grad, T))) goto done;
     constraints(&C, phi, h);
-    tide_csr_free(A);
-    A = NULL;
-    if ((s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
+    /* the same triplet pattern as the last iteration (no pair entered or left
+     * the barrier's reach): A's map takes the new values, and CHOLMOD keeps its
+     * analysis (the same matrix and factor as built anew) */
+    int same = A && tide_triplets_same_indices(T, Tp);
+    if (same) {
+      if ((s = tide_csr_set_tripletlist_values(A, T))) goto done;
+    } else {
+      tide_csr_free(A);
+      A = NULL;
+      if ((s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
+    }
     double t1 = tide_wtime();
     st->t_assemble += t1 - t0;
     if (p->solver == TIDE_LIU_CHOLMOD) {
-      tide_factor_free(F);
-      F = NULL;
+      if (same && F) {
+        s = tide_factor_refactor(F, A);
+      } else {
+        tide_factor_free(F);
+        F = NULL;
+        s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+      }
       /* the block is SPD by construction, but a barrier at d << d^ adds a
        * rank-one term 1e10 x the liquid masses and the factorization can
        * lose its last pivots to rounding: retry on A + tau diag(A),
        * tau = 1e-10, 1e-8, ... 1e-2 (the regularizer of Sec. 4.3.5) */
-      s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
       for (double tau = 1e-10; s == TIDE_ENOTSPD && tau <= 1e-2; tau *= 100) {
         tide_factor_free(F);
         F = NULL;
@@ -825,6 +841,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   }
 done:
   tide_triplets_free(T);
+  tide_triplets_free(Tp);
   tide_csr_free(A);
   tide_factor_free(F);
   tide_free(grad, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));

@@ -639,6 +639,29 @@ int64_t tide_triplets_count(const tide_triplets *T) {
   return n;
 }
 
+int tide_triplets_same_indices(const tide_triplets *A, const tide_triplets *B) {
+  if (A->nrows != B->nrows || A->ncols != B->ncols || A->overflow || B->overflow) return 0;
+  if (tide_triplets_count(A) != tide_triplets_count(B)) return 0;
+  for (int k = 0; k < A->nlists; k++)
+    if (A->lists[k].bad) return 0;
+  for (int k = 0; k < B->nlists; k++)
+    if (B->lists[k].bad) return 0;
+  /* walk both concatenations, comparing the overlapping runs of their lists */
+  int ka = 0, kb = 0;
+  int64_t oa = 0, ob = 0;
+  for (;;) {
+    while (ka < A->nlists && oa == A->lists[ka].n) ka++, oa = 0;
+    while (kb < B->nlists && ob == B->lists[kb].n) kb++, ob = 0;
+    if (ka == A->nlists || kb == B->nlists) return ka == A->nlists && kb == B->nlists;
+    const tlist *la = &A->lists[ka], *lb = &B->lists[kb];
+    int64_t m = la->n - oa < lb->n - ob ? la->n - oa : lb->n - ob;
+    if (memcmp(la->i + oa, lb->i + ob, (size_t)m * sizeof(int)) ||
+        memcmp(la->j + oa, lb->j + ob, (size_t)m * sizeof(int)))
+      return 0;
+    oa += m, ob += m;
+  }
+}
+
 static int triplets_status(const tide_triplets *T, const char *fname) {
   if (T->overflow)
     return tide_fail(TIDE_EINVAL,
