@@ -74,15 +74,16 @@ local function run(nt, solver, region)
   timers.reset()
   local r = { nt = nt, solver = solver, region = region, steps = 0, it = 0, asm = 0, sol = 0, ccd = 0, ls = 0, pairs = 0, kry = 0,
     nphi = 0 }
-  local t0 = clock()
+  local t0, c0 = clock(), os.clock()
   for _ = 1, P.steps do
-    local st = liu.step(S, liu.max_dt(S))
+    local st = liu.step(S, tide.time("max dt", liu.max_dt, S))
     liu.check(S)
     r.steps, r.it = r.steps + 1, r.it + st.iterations
     r.asm, r.sol, r.ccd, r.ls = r.asm + st.t_assemble, r.sol + st.t_solve, r.ccd + st.t_ccd, r.ls + st.t_search
     r.pairs, r.kry, r.nphi = math.max(r.pairs, st.pairs), r.kry + st.krylov_iterations, st.nphi
   end
   r.wall = clock() - t0
+  r.cpu = os.clock() - c0
   r.ops = timers.report()
   r.nv = S.nv
   for _, e in ipairs(r.ops) do
@@ -90,6 +91,9 @@ local function run(nt, solver, region)
     if e.name == "optimize" then r.tN = e.seconds / r.steps end
   end
   r.phi = S.phi:checksum()
+  local f = io.open("/proc/loadavg")
+  r.load = f and f:read("l"):match("^(%S+)") or "?"
+  if f then f:close() end
   r.bw = triad_bandwidth()
   r.bound = traffic(S.grid.ncells) / r.bw
   return r
@@ -110,13 +114,19 @@ for _, nt in ipairs(list(P.threads, true)) do
       .. " up to %d pairs, %.2f Newton iterations/step%s; phi checksum %s", nt, nt > 1 and "s" or "", solver, reg, r.nv,
       r.nphi, r.pairs, r.it / r.steps,
       solver == "bicgstab" and string.format(", %.0f BiCGSTAB iterations/step", r.kry / r.steps) or "", r.phi))
-    print(string.format("%-16s %10s %7s", "operator", "s/step", "%"))
+    print(string.format("%-16s %10s %7s %10s", "operator", "s/step", "%", "CPU s/step"))
+    local timed, tcpu = 0, 0
     for _, e in ipairs(r.ops) do
-      print(string.format("%-16s %10.3f %6.1f%%", e.name, e.seconds / r.steps, 100 * e.seconds / r.wall))
+      print(string.format("%-16s %10.3f %6.1f%% %10.3f", e.name, e.seconds / r.steps, 100 * e.seconds / r.wall,
+        e.cpu / r.steps))
+      timed, tcpu = timed + e.seconds, tcpu + e.cpu
     end
+    print(string.format("%-16s %10.3f %6.1f%% %10.3f", "(untimed)", (r.wall - timed) / r.steps,
+      100 * (r.wall - timed) / r.wall, (r.cpu - tcpu) / r.steps))
     print(string.format("%-16s %10.3f   (assembly %.3f, linear solves %.3f, CCD %.3f, line search %.3f)", "  Newton",
       (r.asm + r.sol + r.ccd + r.ls) / r.steps, r.asm / r.steps, r.sol / r.steps, r.ccd / r.steps, r.ls / r.steps))
-    print(string.format("%-16s %10.3f", "step (wall)", r.wall / r.steps))
+    print(string.format("%-16s %10.3f   (CPU %.3f s, all threads; load average %s)", "step (wall)", r.wall / r.steps,
+      r.cpu / r.steps, r.load))
     print(string.format("bound: %.0f MB of grid traffic at triad %.2f GB/s = %.3f s", traffic(P.res ^ 3) / 1e6, r.bw / 1e9,
       r.bound))
     collectgarbage("collect")

@@ -322,6 +322,21 @@ int tide_array_fill(tide_array *a, double v) {
     for (int64_t i = 0; i < n; i++) p[i] = v;
     return TIDE_OK;
   }
+  if (tide_array_contiguous(a)) { /* the other types: the value converted once */
+    void *p = tide_array_ptr(a);
+    if (a->dtype == TIDE_U8) {
+      memset(p, (uint8_t)v, (size_t)n);
+    } else if (a->dtype == TIDE_I32) {
+      int32_t w = (int32_t)v, *q = p;
+#pragma omp parallel for schedule(static) if (n > 65536)
+      for (int64_t i = 0; i < n; i++) q[i] = w;
+    } else {
+      float w = (float)v, *q = p;
+#pragma omp parallel for schedule(static) if (n > 65536)
+      for (int64_t i = 0; i < n; i++) q[i] = w;
+    }
+    return TIDE_OK;
+  }
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; i++) tide_array_setlin(a, i, v);
   return TIDE_OK;

@@ -33,6 +33,7 @@ local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local liquid, grid, couple = tide.liquid, tide.grid, tide.couple
 local time = tide.time
+local timers = require "tide.timers"
 
 local liu = {}
 
@@ -182,6 +183,7 @@ end
 -- reach (the first projection): the air faces of the vertices within reach too
 local function project(S, dt, phi, reach)
   local g, u = S.grid, S.u
+  local tc = timers.start("contact faces")
   S.fixed_faces:fill(0)
   local nfaces = 0
   if S.nv > 0 and S.contact_velocity and S.contact == "segments" then
@@ -199,16 +201,19 @@ local function project(S, dt, phi, reach)
     u:component(w[1]):set(table.unpack(at))
     nfaces = nfaces + 1
   end
-  liquid.label_phi(g, phi, { out = S.labels })
+  timers.stop(tc)
+  time("labels", liquid.label_phi, g, phi, { out = S.labels })
   local st = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = phi, tol = S.ptol,
     valid = S.valid, pressure = S.pressure, fixed = nfaces > 0 and S.fixed_faces or nil })
   -- extension along the normals to (cfl + 3) cells from the liquid (what the advection
   -- of the next step reads); the faces beyond are zeroed (no stale speeds in max_dt)
   S.ext = S.ext or { valid = S.valid }
   S.ext.phi, S.ext.field, S.ext.maxdist = phi, u, (math.max(S.cfl, 1) + 3) * g.dx
-  time("extrapolate", grid.extrapolate, S.ext)
+  local te = timers.start("extrapolate")
+  grid.extrapolate(S.ext)
   u:extrapolate(S.valid, 0, true)
   u:enforce_walls(nil, false)
+  timers.stop(te)
   return st, nfaces
 end
 
@@ -216,9 +221,9 @@ end
 function liu.step(S, dt)
   local g, dim = S.grid, S.dim
   -- 1. forces (Alg. 2 line 1, Eq. 8)
-  if S.gravity then S.u:add_gravity(dt, S.gravity) end
+  if S.gravity then time("forces", S.u.add_gravity, S.u, dt, S.gravity) end
   if S.sigma > 0 then
-    liquid.label_phi(g, S.phi, { out = S.labels })
+    time("labels", liquid.label_phi, g, S.phi, { out = S.labels })
     time("surface tension", liquid.surface_tension, S.u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
       labels = S.labels, method = "liu", side = "liquid", width = S.tension_width, solver = S.solver_st })
   end
@@ -226,6 +231,7 @@ function liu.step(S, dt)
   --    around the vertices the liquid can reach in this step (so that the advection below
   --    does not carry the level set across a row of vertices)
   local reach = nil
+  local tr = timers.start("contact faces")
   if S.nv > 0 and S.air_faces then
     local vmax = S.u:max_speed()
     for i = 1, S.nv do
@@ -235,6 +241,7 @@ function liu.step(S, dt)
     end
     reach = S.dhat_v + 2 * vmax * dt
   end
+  timers.stop(tr)
   project(S, dt, S.phi, reach)
   -- 3. advection of phi and u by u‡ (Alg. 2 lines 3-4).  advect_region: only the samples
   --    the rest of the step reads are advected, the others copied (bit-identical results):
@@ -250,6 +257,7 @@ function liu.step(S, dt)
   --    it does not reach hold exactly +-band, outside the strict masks) up to about CFL 1;
   --    beyond, the masks cover the grid: correct, no faster.
   local reg_phi, reg_u = nil, nil
+  local ta = timers.start("advect region")
   if S.advect_region then
     local dx = g.dx
     local vmax = S.u:max_speed()
@@ -270,6 +278,7 @@ function liu.step(S, dt)
       reg_phi = S.reg_phi
     end
   end
+  timers.stop(ta)
   time("advect phi", grid.advect_scalar, { grid = g, velocity = S.u, field = S.phi, dt = dt, scheme = S.advect,
     interp = "cubic", out = S.phi2, region = reg_phi })
   S.advect_opts.out = S.u2
@@ -284,6 +293,7 @@ function liu.step(S, dt)
   --     (tide.VolumeTracker:keep, before the redistancing would erase it)
   local kept = S.tracker and S.keep and time("keep", S.tracker.keep, S.tracker, S.phi2) or 0
   -- 4. solid prediction x* = x^n + dt v^n + dt^2 g (Eq. 5); the largest displacement sets the band
+  local tp = timers.start("solid prediction")
   local gv = S.gravity or {}
   local maxdisp = S.u:max_speed() * dt
   for i = 1, S.nv do
@@ -299,6 +309,7 @@ function liu.step(S, dt)
     maxdisp = math.max(maxdisp, math.sqrt(s))
   end
   local band = S.band or math.max(3 * maxdisp, 2 * g.dx + S.dhat_v)
+  timers.stop(tp)
   -- (redistance_at = "prediction": redistance phi* here instead of step 6, so that the
   --  constrained volume is that of phi^{n+1} itself; the march stops 3 cells beyond the
   --  solve's band, at least 8 cells out: farther cells get +-that distance)
@@ -318,17 +329,20 @@ function liu.step(S, dt)
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "after" then
     S.phi_keep:copy(S.phi)
     time("redistance", grid.redistance, g, S.phi)
-    if S.nv > 0 then liu.keep_contact(S, S.phi_keep) end
+    if S.nv > 0 then time("keep contact", liu.keep_contact, S, S.phi_keep) end
   end
   -- 7. solid velocities (Eq. 7)
+  local tv = timers.start("solid velocity")
   for i = 1, S.nv do
     for a = 1, dim do S.v:set(i, a, (S.x:get(i, a) - S.xn:get(i, a)) / dt) end
   end
+  timers.stop(tv)
   -- 8. second projection on phi^{n+1} with the contact faces (Alg. 1 lines 10-11, Eq. 23)
   local _, nfaces = project(S, dt, S.phi)
   st.contact_faces = nfaces
   st.kept = kept
   if S.nv > 0 then
+    local tk = timers.start("check")
     local d = couple.liu_distance { grid = g, phi = S.phi, x = S.x, interp = S.interp }
     local md, pen = math.huge, 0
     for i = 1, S.nv do
@@ -337,6 +351,7 @@ function liu.step(S, dt)
       if di <= 0 then pen = pen + 1 end
     end
     st.min_d, st.penetrating = md, pen
+    timers.stop(tk)
   end
   S.t, S.steps = S.t + dt, S.steps + 1
   S.last = st

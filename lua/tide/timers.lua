@@ -8,41 +8,46 @@
 -- table at the end of a run and stores it in the run manifest.
 local clock = require("tide.core").clock
 
-local M = { acc = {}, calls = {}, order = {} }
+local cpu = os.clock -- process CPU time, all threads
 
-local function add(name, dt)
+local M = { acc = {}, cpu = {}, calls = {}, order = {} }
+
+local function add(name, dt, dc)
   if M.acc[name] == nil then
     M.acc[name] = 0
+    M.cpu[name] = 0
     M.calls[name] = 0
     M.order[#M.order + 1] = name
   end
   M.acc[name] = M.acc[name] + dt
+  M.cpu[name] = M.cpu[name] + dc
   M.calls[name] = M.calls[name] + 1
 end
 
-local function finish(name, t0, ...)
-  add(name, clock() - t0)
+local function finish(name, t0, c0, ...)
+  add(name, clock() - t0, cpu() - c0)
   return ...
 end
 
 --- Call f(...) and add its wall time to `name`; returns f's results.
 function M.time(name, f, ...)
-  local t0 = clock()
-  return finish(name, t0, f(...))
+  local t0, c0 = clock(), cpu()
+  return finish(name, t0, c0, f(...))
 end
 
-function M.start(name) return { name = name, t0 = clock() } end
-function M.stop(t) add(t.name, clock() - t.t0) end
+function M.start(name) return { name = name, t0 = clock(), c0 = cpu() } end
+function M.stop(t) add(t.name, clock() - t.t0, cpu() - t.c0) end
 
 function M.reset()
-  M.acc, M.calls, M.order = {}, {}, {}
+  M.acc, M.cpu, M.calls, M.order = {}, {}, {}, {}
 end
 
---- List of {name, calls, seconds} in first-use order.
+--- List of {name, calls, seconds, cpu} in first-use order (cpu: CPU seconds of
+-- the process, all threads, during the calls: what a loaded machine does not inflate).
 function M.report()
   local r = {}
   for _, name in ipairs(M.order) do
-    r[#r + 1] = { name = name, calls = M.calls[name], seconds = M.acc[name] }
+    r[#r + 1] = { name = name, calls = M.calls[name], seconds = M.acc[name], cpu = M.cpu[name] }
   end
   return r
 end

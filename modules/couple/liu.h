@@ -65,6 +65,11 @@ void tide_liu_stencil_base(const tide_grid *g, int interp, const double *x, int 
 void tide_liu_distance_at(const tide_grid *g, const double *phi, int interp, const int base[3],
                           const double *x, tide_liu_dist *out);
 
+/* d alone (no derivatives), bit-identical to tide_liu_distance_at's d: the
+ * cheap test of the pairs far from the liquid (d >= dhat: no barrier). */
+double tide_liu_distance_value(const tide_grid *g, const double *phi, int interp,
+                               const int base[3], const double *x);
+
 /* d at np vertices x (np x dim, row major) with their own stencils, into
  * d[np]; OpenMP over vertices.  TIDE_EINVAL on a bad interp, TIDE_ENONFINITE
  * on a non-finite x. */

@@ -5,6 +5,7 @@
 #include "couple/liu.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int inside(const tide_grid *g, const int c[3]) {
@@ -27,6 +28,22 @@ static int check_vertices(const char *fn, const tide_grid *g, int64_t nv, const 
   return TIDE_OK;
 }
 
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* position of f in the sorted list l[0..m), or -1 */
+static int64_t find_face(const int64_t *l, int64_t m, int64_t f) {
+  int64_t lo = 0, hi = m;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (l[mid] < f) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m && l[lo] == f ? lo : -1;
+}
+
 int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, double dhat, int air,
                            int slip, int64_t nv, const double *x, const double *v, tide_mac *u,
                            tide_mac *fixed, int64_t *nfaces) {
@@ -39,46 +56,61 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
   int st = check_vertices(fn, g, nv, x, v, u, fixed);
   if (st) return st;
   int dim = g->dim;
-  int64_t nf[3] = {0, 0, 0}, tot = 0, off[3];
+  int64_t off[3] = {0, 0, 0}, tot = 0;
   for (int a = 0; a < dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
-    nf[a] = (int64_t)fd[0] * fd[1] * fd[2];
     off[a] = tot;
-    tot += nf[a];
+    tot += (int64_t)fd[0] * fd[1] * fd[2];
   }
-  /* per face: mark, weight sum, weighted velocity sum, weighted n_a^2 sum */
-  uint8_t *mark = tide_calloc((size_t)tot);
-  double *ws = tide_calloc((size_t)tot * sizeof(double)),
-         *vs = tide_calloc((size_t)tot * sizeof(double)),
-         *ns = tide_calloc((size_t)tot * sizeof(double));
-  if (!mark || !ws || !vs || !ns) {
-    tide_free(mark, (size_t)tot);
-    tide_free(ws, (size_t)tot * sizeof(double));
-    tide_free(vs, (size_t)tot * sizeof(double));
-    tide_free(ns, (size_t)tot * sizeof(double));
-    return TIDE_ENOMEM;
+  /* everything is sized by the vertices, nothing by the grid: the vertices in
+   * contact (d < dhat) with their squared normal components, the marked faces
+   * (global index off[a] + face index, at most 4 per axis and vertex) sorted,
+   * and per marked face the weight, weighted velocity and weighted n_a^2 sums */
+  size_t nvb = (size_t)(nv > 0 ? nv : 1);
+  double *n2 = tide_alloc(nvb * 3 * sizeof(double));
+  uint8_t *hit = tide_alloc(nvb);
+  int64_t *fl = tide_alloc(nvb * 12 * sizeof(int64_t));
+  double *acc = NULL;
+  int64_t m = 0, nm = 0;
+  if (!n2 || !hit || !fl) {
+    st = TIDE_ENOMEM;
+    goto done;
   }
   double dx = g->dx;
+  /* the contact normal of each vertex in contact (the liquid's, at the vertex) */
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < nv; i++) {
     double p[3] = {0, 0, 0};
     for (int a = 0; a < dim; a++)
       p[a] = x[i * dim + a];
     int b[3];
-    tide_liu_dist r;
     tide_liu_stencil_base(g, interp, p, b);
+    hit[i] = tide_liu_distance_value(g, phi, interp, b, p) < dhat;
+    if (!hit[i]) continue;
+    tide_liu_dist r;
     tide_liu_distance_at(g, phi, interp, b, p, &r);
-    if (!(r.d < dhat)) continue;
-    /* the dual cell holding the vertex: faces between its cells that
-     * separate liquid from air (Fig. 8 left) */
+    double gn = 0;
+    for (int a = 0; a < dim; a++)
+      gn += r.grad[a] * r.grad[a];
+    for (int a = 0; a < dim; a++)
+      n2[i * 3 + a] = gn > 0 ? r.grad[a] * r.grad[a] / gn : 1.0 / dim;
+  }
+  /* the dual cell holding each vertex in contact: the faces between its cells
+   * that separate liquid from air (Fig. 8 left) */
+  for (int64_t i = 0; i < nv; i++) {
+    if (!hit[i]) continue;
+    double p[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++)
+      p[a] = x[i * dim + a];
     int lo[3];
     tide_liu_stencil_base(g, TIDE_LIU_LINEAR, p, lo);
     for (int a = 0; a < dim; a++)
       for (int s0 = 0; s0 < 2; s0++)
         for (int s1 = 0; s1 < 2; s1++) {
-          int c0[3] = {lo[0], lo[1], lo[2]}, oth[2], m = 0;
+          int c0[3] = {lo[0], lo[1], lo[2]}, oth[2], k = 0;
           for (int e = 0; e < dim; e++)
-            if (e != a) oth[m++] = e;
+            if (e != a) oth[k++] = e;
           if (dim == 2 && s1) continue;
           c0[oth[0]] += s0;
           if (dim == 3) c0[oth[1]] += s1;
@@ -87,70 +119,69 @@ int tide_liu_contact_faces(const tide_grid *g, const double *phi, int interp, do
           if (!inside(g, c0) || !inside(g, c1)) continue;
           int l0 = phi[tide_grid_idx(g, c0[0], c0[1], c0[2])] < 0;
           int l1 = phi[tide_grid_idx(g, c1[0], c1[1], c1[2])] < 0;
-          if (l0 != l1 || (air && !l0 && !l1))
-            mark[off[a] + tide_grid_fidx(g, a, c1[0], c1[1], c1[2])] = 1;
+          if (l0 != l1 || (air && !l0 && !l1)) fl[m++] = off[a] + tide_grid_fidx(g, a, c1[0], c1[1], c1[2]);
         }
   }
-  /* weights from every contacting vertex within a cell of the face (Fig. 8 right) */
-  for (int64_t i = 0; i < nv; i++) {
+  qsort(fl, (size_t)m, sizeof *fl, cmp_i64);
+  for (int64_t k = 0; k < m; k++)
+    if (nm == 0 || fl[k] != fl[nm - 1]) fl[nm++] = fl[k];
+  acc = tide_calloc((size_t)(nm > 0 ? nm : 1) * 3 * sizeof(double));
+  if (!acc) {
+    st = TIDE_ENOMEM;
+    goto done;
+  }
+  /* weights from every contacting vertex within a cell of the face (Fig. 8 right),
+   * summed in vertex order */
+  for (int64_t i = 0; i < nv && nm > 0; i++) {
+    if (!hit[i]) continue;
     double p[3] = {0, 0, 0};
     for (int a = 0; a < dim; a++)
       p[a] = x[i * dim + a];
-    int b[3];
-    tide_liu_dist r;
-    tide_liu_stencil_base(g, interp, p, b);
-    tide_liu_distance_at(g, phi, interp, b, p, &r);
-    if (!(r.d < dhat)) continue;
-    /* the contact normal (the liquid's, at the vertex) */
-    double gn = 0, n2[3] = {0, 0, 0};
-    for (int a = 0; a < dim; a++)
-      gn += r.grad[a] * r.grad[a];
-    for (int a = 0; a < dim; a++)
-      n2[a] = gn > 0 ? r.grad[a] * r.grad[a] / gn : 1.0 / dim;
     for (int a = 0; a < dim; a++) {
       int fd[3], lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
       tide_grid_face_dims(g, a, fd);
       for (int e = 0; e < dim; e++) {
-        double s = (p[e] - g->origin[e]) / dx - (e == a ? 0 : 0.5); /* face-lattice units */
-        lo[e] = (int)floor(s) - 1, hi[e] = (int)floor(s) + 2;
+        double sf = (p[e] - g->origin[e]) / dx - (e == a ? 0 : 0.5); /* face-lattice units */
+        lo[e] = (int)floor(sf) - 1, hi[e] = (int)floor(sf) + 2;
         if (lo[e] < 0) lo[e] = 0;
         if (hi[e] > fd[e] - 1) hi[e] = fd[e] - 1;
       }
       for (int fi = lo[0]; fi <= hi[0]; fi++)
         for (int fj = lo[1]; fj <= hi[1]; fj++)
           for (int fk = lo[2]; fk <= hi[2]; fk++) {
-            int64_t f = off[a] + tide_grid_fidx(g, a, fi, fj, fk);
-            if (!mark[f]) continue;
+            int64_t q = find_face(fl, nm, off[a] + tide_grid_fidx(g, a, fi, fj, fk));
+            if (q < 0) continue;
             int fc[3] = {fi, fj, fk};
             double w = 1;
             for (int e = 0; e < dim; e++) {
               double xf = g->origin[e] + (fc[e] + (e == a ? 0 : 0.5)) * dx;
               w *= fmax(0, 1 - fabs(p[e] - xf) / dx);
             }
-            ws[f] += w;
-            vs[f] += w * v[i * dim + a];
-            ns[f] += w * n2[a];
+            acc[3 * q] += w;
+            acc[3 * q + 1] += w * v[i * dim + a];
+            acc[3 * q + 2] += w * n2[i * 3 + a];
           }
     }
   }
   int64_t count = 0;
-  for (int a = 0; a < dim; a++) {
-    double *ua = TIDE_F64P(u->u[a]);
-    uint8_t *fa = TIDE_U8P(fixed->u[a]);
-    for (int64_t f = 0; f < nf[a]; f++)
-      if (mark[off[a] + f] && ws[off[a] + f] > 0 &&
-          (!slip || ns[off[a] + f] >= ws[off[a] + f] / dim)) {
-        ua[f] = vs[off[a] + f] / ws[off[a] + f];
-        fa[f] = 1;
-        count++;
-      }
+  for (int64_t q = 0; q < nm; q++) {
+    int a = dim - 1;
+    while (fl[q] < off[a]) a--;
+    int64_t f = fl[q] - off[a];
+    double ws = acc[3 * q];
+    if (ws > 0 && (!slip || acc[3 * q + 2] >= ws / dim)) {
+      TIDE_F64P(u->u[a])[f] = acc[3 * q + 1] / ws;
+      TIDE_U8P(fixed->u[a])[f] = 1;
+      count++;
+    }
   }
-  tide_free(mark, (size_t)tot);
-  tide_free(ws, (size_t)tot * sizeof(double));
-  tide_free(vs, (size_t)tot * sizeof(double));
-  tide_free(ns, (size_t)tot * sizeof(double));
   *nfaces = count;
-  return TIDE_OK;
+done:
+  tide_free(n2, nvb * 3 * sizeof(double));
+  tide_free(hit, nvb);
+  tide_free(fl, nvb * 12 * sizeof(int64_t));
+  tide_free(acc, acc ? (size_t)(nm > 0 ? nm : 1) * 3 * sizeof(double) : 0);
+  return st;
 }
 
 /* closest point of segment p + s (q - p), s in [0, 1], to y: its parameter */

@@ -33,12 +33,13 @@ static int weights1(int interp, double t, double w[3], double dw[3], double ddw[
 
 static int clampi(int i, int n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 
-void tide_liu_distance_at(const tide_grid *g, const double *phi, int interp, const int base[3],
-                          const double *x, tide_liu_dist *out) {
-  double w[3][3], dw[3][3], ddw[3][3];
-  int m[3] = {1, 1, 1}, off = interp == TIDE_LIU_LINEAR ? 0 : -1;
+/* the per-axis weights, slopes and curvatures (d/dx) of the stencil at x;
+ * m: the stencil's extent per axis */
+static void stencil_weights(const tide_grid *g, int interp, const int base[3], const double *x,
+                            double w[3][3], double dw[3][3], double ddw[3][3], int m[3]) {
   double inv = 1.0 / g->dx;
   for (int a = 0; a < 3; a++) {
+    m[a] = 1;
     if (a < g->dim) {
       double t = (x[a] - (g->origin[a] + (base[a] + 0.5) * g->dx)) * inv;
       m[a] = weights1(interp, t, w[a], dw[a], ddw[a]);
@@ -48,6 +49,13 @@ void tide_liu_distance_at(const tide_grid *g, const double *phi, int interp, con
       w[a][0] = 1, dw[a][0] = 0, ddw[a][0] = 0;
     }
   }
+}
+
+void tide_liu_distance_at(const tide_grid *g, const double *phi, int interp, const int base[3],
+                          const double *x, tide_liu_dist *out) {
+  double w[3][3], dw[3][3], ddw[3][3];
+  int m[3], off = interp == TIDE_LIU_LINEAR ? 0 : -1;
+  stencil_weights(g, interp, base, x, w, dw, ddw, m);
   out->n = m[0] * m[1] * m[2];
   out->d = 0;
   for (int a = 0; a < 3; a++) {
@@ -85,6 +93,24 @@ void tide_liu_distance_at(const tide_grid *g, const double *phi, int interp, con
           }
         }
       }
+}
+
+double tide_liu_distance_value(const tide_grid *g, const double *phi, int interp,
+                               const int base[3], const double *x) {
+  double w[3][3], dw[3][3], ddw[3][3];
+  int m[3], off = interp == TIDE_LIU_LINEAR ? 0 : -1;
+  stencil_weights(g, interp, base, x, w, dw, ddw, m);
+  double d = 0;
+  for (int i = 0; i < m[0]; i++)
+    for (int j = 0; j < m[1]; j++)
+      for (int k = 0; k < m[2]; k++) {
+        int ii = clampi(base[0] + off + i, g->n[0]);
+        int jj = clampi(base[1] + off + j, g->n[1]);
+        int kk = g->dim == 3 ? clampi(base[2] + off + k, g->n[2]) : 0;
+        double wc = w[0][i] * w[1][j] * w[2][k];
+        d += wc * phi[tide_grid_idx(g, ii, jj, kk)];
+      }
+  return d;
 }
 
 int tide_liu_distances(const tide_grid *g, const double *phi, int interp, int64_t np,

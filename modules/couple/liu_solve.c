@@ -56,18 +56,32 @@ typedef struct ctx {
   int64_t mnnz;
 } ctx;
 
-static void vertex_dist(const ctx *C, const double *phi, const double *x, int64_t v,
-                        tide_liu_dist *r) {
-  double p[3] = {0, 0, 0};
+/* vertex v's position p and stencil base b (linear: the pair's, fixed at x*) */
+static void vertex_stencil(const ctx *C, const double *x, int64_t v, double p[3], int b[3]) {
+  p[0] = p[1] = p[2] = 0;
   for (int a = 0; a < C->dim; a++)
     p[a] = x[v * C->dim + a];
-  int b[3];
   if (C->p.interp == TIDE_LIU_LINEAR) {
     b[0] = C->base[v][0], b[1] = C->base[v][1], b[2] = C->base[v][2];
   } else {
     tide_liu_stencil_base(C->g, C->p.interp, p, b);
   }
+}
+
+static void vertex_dist(const ctx *C, const double *phi, const double *x, int64_t v,
+                        tide_liu_dist *r) {
+  double p[3];
+  int b[3];
+  vertex_stencil(C, x, v, p, b);
   tide_liu_distance_at(C->g, phi, C->p.interp, b, p, r);
+}
+
+/* vertex_dist's d alone (bit-identical, no derivatives) */
+static double vertex_value(const ctx *C, const double *phi, const double *x, int64_t v) {
+  double p[3];
+  int b[3];
+  vertex_stencil(C, x, v, p, b);
+  return tide_liu_distance_value(C->g, phi, C->p.interp, b, p);
 }
 
 /* Objective with the lagged masses; +inf when a live pair has d <= 0 (with
@@ -93,9 +107,7 @@ static double energy(const ctx *C, const double *phi, const double *x, double *m
         e += 0.5 * C->S->mass[v] * q * q;
       }
     if (C->live[v]) {
-      tide_liu_dist r;
-      vertex_dist(C, phi, x, v, &r);
-      double d = r.d;
+      double d = vertex_value(C, phi, x, v);
       if (d < md) md = d;
       if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat; /* no line search: finite barrier */
       if (d < dhat) e += kappa * tide_barrier(d, dhat);
@@ -171,11 +183,11 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
 #pragma omp parallel for schedule(static)
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
-    tide_liu_dist r;
-    vertex_dist(C, phi, x, v, &r);
-    double d = r.d;
+    double d = vertex_value(C, phi, x, v); /* the far pairs without derivatives */
     if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat;
     if (d >= dhat) continue;
+    tide_liu_dist r;
+    vertex_dist(C, phi, x, v, &r);
     double db, ddb;
     tide_barrier_eval(d, dhat, NULL, &db, &ddb);
     int idx[TIDE_LIU_MAXST + 3], cc[TIDE_LIU_MAXST + 3];
@@ -214,11 +226,11 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
   }
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
-    tide_liu_dist r;
-    vertex_dist(C, phi, x, v, &r);
-    double d = r.d;
+    double d = vertex_value(C, phi, x, v); /* the far pairs without derivatives */
     if (clampd && d < 1e-3 * dhat) d = 1e-3 * dhat;
     if (d >= dhat) continue;
+    tide_liu_dist r;
+    vertex_dist(C, phi, x, v, &r);
     double db = tide_barrier_gradient(d, dhat);
     for (int c = 0; c < r.n; c++)
       if (C->umap[r.cell[c]] >= 0) grad[C->umap[r.cell[c]]] += kappa * db * r.w[c];
@@ -289,10 +301,11 @@ static double ccd_bound(const ctx *C, const double *phi, const double *x, const 
 #pragma omp parallel for schedule(static) reduction(min : tmin)
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
+    double d0 = vertex_value(C, phi, x, v), d1 = vertex_value(C, phi1, x1, v);
+    if (!(fmin(d0, d1) < dhat) || !(d1 < d0)) continue;
     tide_liu_dist r0, r1;
     vertex_dist(C, phi, x, v, &r0);
     vertex_dist(C, phi1, x1, v, &r1);
-    if (!(fmin(r0.d, r1.d) < dhat) || !(r1.d < r0.d)) continue;
     double P0[3], P1[3], Q0[3], Q1[3], g0 = 0, g1 = 0, lp = 0, lq = 0;
     for (int a = 0; a < dim; a++)
       g0 += r0.grad[a] * r0.grad[a], g1 += r1.grad[a] * r1.grad[a];
@@ -440,7 +453,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   }
 
   int s = TIDE_OK;
-  tide_triplets *T = NULL;
+  tide_triplets *T = NULL, *Tp = NULL; /* this iteration's triplets and the last one's */
   tide_csr *A = NULL;
   tide_factor *F = NULL;
   double *grad = NULL, *dz = NULL, *Y = NULL, *Jv = NULL, *phi1 = NULL, *x1 = NULL, *h = NULL,
@@ -558,9 +571,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
    * start instead (counted in rebased); if even that one sees the vertex
    * inside, the pair is dropped and counted */
   for (int64_t v = 0; v < C.nv; v++) {
+    if (vertex_value(&C, phi, x, v) > 0) continue;
     tide_liu_dist r;
     vertex_dist(&C, phi, x, v, &r);
-    if (r.d > 0) continue;
     if (p->interp == TIDE_LIU_LINEAR) {
       double q[3] = {0, 0, 0};
       for (int a = 0; a < dim; a++)
@@ -581,7 +594,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       goto done;
     }
   }
-  if ((s = tide_triplets_new((int)C.n, (int)C.n, &T))) goto done;
+  if ((s = tide_triplets_new((int)C.n, (int)C.n, &T)) ||
+      (s = tide_triplets_new((int)C.n, (int)C.n, &Tp)))
+    goto done;
 
   double mind = 0;
   for (int it = 0;; it++) {
@@ -600,22 +615,36 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       C.mf[u] = it > 0 ? fmax(C.mf[u], m) : m;
       Jv[u] = labels[C.ucell[u]] >= 0 ? heaviside_slope(ph, p->k) * C.vc : 0;
     }
+    tide_triplets *Tt = Tp;
+    Tp = T, T = Tt;
     tide_triplets_clear(T);
     if ((s = assemble(&C, phi, x, grad, T))) goto done;
     constraints(&C, phi, h);
-    tide_csr_free(A);
-    A = NULL;
-    if ((s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
+    /* the same triplet pattern as the last iteration (no pair entered or left
+     * the barrier's reach): A's map takes the new values, and CHOLMOD keeps its
+     * analysis (the same matrix and factor as built anew) */
+    int same = A && tide_triplets_same_indices(T, Tp);
+    if (same) {
+      if ((s = tide_csr_set_tripletlist_values(A, T))) goto done;
+    } else {
+      tide_csr_free(A);
+      A = NULL;
+      if ((s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
+    }
     double t1 = tide_wtime();
     st->t_assemble += t1 - t0;
     if (p->solver == TIDE_LIU_CHOLMOD) {
-      tide_factor_free(F);
-      F = NULL;
+      if (same && F) {
+        s = tide_factor_refactor(F, A);
+      } else {
+        tide_factor_free(F);
+        F = NULL;
+        s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+      }
       /* the block is SPD by construction, but a barrier at d << d^ adds a
        * rank-one term 1e10 x the liquid masses and the factorization can
        * lose its last pivots to rounding: retry on A + tau diag(A),
        * tau = 1e-10, 1e-8, ... 1e-2 (the regularizer of Sec. 4.3.5) */
-      s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
       for (double tau = 1e-10; s == TIDE_ENOTSPD && tau <= 1e-2; tau *= 100) {
         tide_factor_free(F);
         F = NULL;
@@ -803,16 +832,16 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       for (int a = 0; a < dim; a++)
         q[a] = x[v * dim + a];
       int b[3];
-      tide_liu_dist r;
       tide_liu_stencil_base(g, p->interp, q, b);
-      tide_liu_distance_at(g, phi, p->interp, b, q, &r);
-      if (r.d < st->min_d) st->min_d = r.d;
-      st->penetrating += r.d <= 0;
-      st->pairs += r.d < p->dhat;
+      double d = tide_liu_distance_value(g, phi, p->interp, b, q);
+      if (d < st->min_d) st->min_d = d;
+      st->penetrating += d <= 0;
+      st->pairs += d < p->dhat;
     }
   }
 done:
   tide_triplets_free(T);
+  tide_triplets_free(Tp);
   tide_csr_free(A);
   tide_factor_free(F);
   tide_free(grad, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));

@@ -214,7 +214,16 @@ int tide_csr_finish(tide_csr *A) {
 typedef struct {
   int64_t t; /* triplet index */
   int c;     /* column */
+  int s;     /* segment holding it */
 } tent;
+
+/* the triplets as consecutive segments (one array, or the per-thread lists in
+ * thread order): triplet t of the whole is t - off of its segment */
+typedef struct {
+  const int *i, *j;
+  const double *v;
+  int64_t n, off;
+} tseg;
 
 static int tent_cmp(const void *pa, const void *pb) {
   const tent *a = pa, *b = pb;
@@ -238,9 +247,76 @@ static void tent_sort(tent *e, int64_t n) {
   }
 }
 
-int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const int *tj,
-                           const double *tv, int stype, tide_csr **out) {
+/* per-thread scratch of row_sort: slot[ncols] (-1 between rows), and
+ * ucol, ucnt and tmp of the longest row's length */
+typedef struct {
+  int *slot, *ucol;
+  int64_t *ucnt;
+  tent *tmp;
+} rowscratch;
+
+/* Sort one row's entries, given in ascending triplet order, by (column,
+ * triplet index): the distinct columns are found with slot[], sorted alone,
+ * and the entries placed by a counting pass (stable, so each column keeps
+ * its triplets in order) -- the order tent_sort gives, at a cost linear in
+ * the row's length plus the sort of its few distinct columns.  Returns the
+ * number of distinct columns. */
+static int row_sort(tent *r, int64_t len, rowscratch *w) {
+  if (len <= 24) {
+    tent_sort(r, len);
+    int u = 0;
+    for (int64_t k = 0; k < len; k++)
+      u += (k == 0 || r[k].c != r[k - 1].c);
+    return u;
+  }
+  int u = 0;
+  for (int64_t k = 0; k < len; k++) {
+    int c = r[k].c;
+    if (w->slot[c] < 0) {
+      w->slot[c] = u;
+      w->ucol[u] = c;
+      w->ucnt[u] = 0;
+      u++;
+    }
+    w->ucnt[w->slot[c]]++;
+  }
+  /* the distinct columns ascending (insertion sort: a row of a mesh or a
+   * stencil couples few columns; many distinct ones fall back to tent_sort) */
+  if (u > 256) {
+    for (int q = 0; q < u; q++)
+      w->slot[w->ucol[q]] = -1;
+    tent_sort(r, len);
+    return u;
+  }
+  for (int q = 1; q < u; q++) {
+    int c = w->ucol[q];
+    int m = q - 1;
+    while (m >= 0 && w->ucol[m] > c) {
+      w->ucol[m + 1] = w->ucol[m];
+      m--;
+    }
+    w->ucol[m + 1] = c;
+  }
+  /* ucnt (indexed by first-seen slot) -> the start of each column's run */
+  int64_t at = 0;
+  for (int q = 0; q < u; q++) {
+    int sl = w->slot[w->ucol[q]];
+    int64_t c = w->ucnt[sl];
+    w->ucnt[sl] = at;
+    at += c;
+  }
+  for (int64_t k = 0; k < len; k++)
+    w->tmp[w->ucnt[w->slot[r[k].c]]++] = r[k];
+  memcpy(r, w->tmp, (size_t)len * sizeof *r);
+  for (int q = 0; q < u; q++)
+    w->slot[w->ucol[q]] = -1;
+  return u;
+}
+
+static int from_segments(int nrows, int ncols, int nseg, const tseg *sg, int stype,
+                         tide_csr **out) {
   *out = NULL;
+  int64_t n = nseg > 0 ? sg[nseg - 1].off + sg[nseg - 1].n : 0;
   if (nrows < 0 || ncols < 0 || n < 0)
     return tide_fail(TIDE_EINVAL, "tide_csr_from_triplets: negative size");
   if (stype != TIDE_CSR_GENERAL && stype != TIDE_CSR_UPPER)
@@ -251,27 +327,36 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
                      nrows, ncols);
   /* validate (first offending triplet reported) */
   int64_t bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (TIDE_LA_PAR(n))
-  for (int64_t t = 0; t < n; t++)
-    if (ti[t] < 0 || ti[t] >= nrows || tj[t] < 0 || tj[t] >= ncols || !isfinite(tv[t]))
-      bad = t < bad ? t : bad;
-  if (bad < n) {
-    if (!isfinite(tv[bad]))
-      return tide_fail(TIDE_ENONFINITE, "tide_csr_from_triplets: value %lld at (%d, %d) is %g",
-                       (long long)bad, ti[bad], tj[bad], tv[bad]);
-    return tide_fail(TIDE_EINVAL,
-                     "tide_csr_from_triplets: triplet %lld has index (%d, %d) outside %d x %d",
-                     (long long)bad, ti[bad], tj[bad], nrows, ncols);
+  for (int q = 0; q < nseg && bad == n; q++) {
+    const int *ti = sg[q].i, *tj = sg[q].j;
+    const double *tv = sg[q].v;
+    int64_t sn = sg[q].n, sb = sn;
+#pragma omp parallel for schedule(static) reduction(min : sb) if (TIDE_LA_PAR(sn))
+    for (int64_t t = 0; t < sn; t++)
+      if (ti[t] < 0 || ti[t] >= nrows || tj[t] < 0 || tj[t] >= ncols || !isfinite(tv[t]))
+        sb = t < sb ? t : sb;
+    if (sb < sn) {
+      bad = sg[q].off + sb;
+      if (!isfinite(tv[sb]))
+        return tide_fail(TIDE_ENONFINITE, "tide_csr_from_triplets: value %lld at (%d, %d) is %g",
+                         (long long)bad, ti[sb], tj[sb], tv[sb]);
+      return tide_fail(TIDE_EINVAL,
+                       "tide_csr_from_triplets: triplet %lld has index (%d, %d) outside %d x %d",
+                       (long long)bad, ti[sb], tj[sb], nrows, ncols);
+    }
   }
   /* stable counting sort by row */
   int64_t *cnt = tide_calloc((size_t)(nrows + 1) * sizeof(int64_t));
   if (!cnt) return TIDE_ENOMEM;
   int64_t nk = 0;
-  for (int64_t t = 0; t < n; t++)
-    if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
-      cnt[ti[t] + 1]++;
-      nk++;
-    }
+  for (int q = 0; q < nseg; q++) {
+    const int *ti = sg[q].i, *tj = sg[q].j;
+    for (int64_t t = 0; t < sg[q].n; t++)
+      if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
+        cnt[ti[t] + 1]++;
+        nk++;
+      }
+  }
   for (int i = 0; i < nrows; i++)
     cnt[i + 1] += cnt[i];
   tent *e = tide_alloc((size_t)nk * sizeof(tent));
@@ -286,23 +371,59 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
                      (long long)n);
   }
   memcpy(next, cnt, (size_t)(nrows + 1) * sizeof(int64_t));
-  for (int64_t t = 0; t < n; t++)
-    if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
-      int64_t q = next[ti[t]]++;
-      e[q].t = t;
-      e[q].c = tj[t];
-    }
+  for (int q = 0; q < nseg; q++) {
+    const int *ti = sg[q].i, *tj = sg[q].j;
+    for (int64_t t = 0; t < sg[q].n; t++)
+      if (stype == TIDE_CSR_GENERAL || tj[t] >= ti[t]) {
+        int64_t k = next[ti[t]]++;
+        e[k].t = sg[q].off + t;
+        e[k].c = tj[t];
+        e[k].s = q;
+      }
+  }
   tide_free(next, (size_t)(nrows + 1) * sizeof(int64_t));
   /* sort each row by (column, triplet index) and count distinct columns */
-#pragma omp parallel for schedule(dynamic, 256) if (TIDE_LA_PAR(nk))
-  for (int i = 0; i < nrows; i++) {
-    tent *r = e + cnt[i];
-    int64_t len = cnt[i + 1] - cnt[i];
-    tent_sort(r, len);
-    int u = 0;
-    for (int64_t k = 0; k < len; k++)
-      u += (k == 0 || r[k].c != r[k - 1].c);
-    rowcount[i + 1] = u;
+  int64_t maxlen = 1;
+  for (int i = 0; i < nrows; i++)
+    if (cnt[i + 1] - cnt[i] > maxlen) maxlen = cnt[i + 1] - cnt[i];
+  int nth = 1;
+#ifdef _OPENMP
+  if (TIDE_LA_PAR(nk)) nth = omp_get_max_threads();
+#endif
+  rowscratch *ws = tide_calloc((size_t)nth * sizeof *ws);
+  int wsbad = !ws;
+  for (int q = 0; q < nth && !wsbad; q++) {
+    ws[q].slot = tide_alloc((size_t)(ncols > 0 ? ncols : 1) * sizeof(int));
+    ws[q].ucol = tide_alloc((size_t)maxlen * sizeof(int));
+    ws[q].ucnt = tide_alloc((size_t)maxlen * sizeof(int64_t));
+    ws[q].tmp = tide_alloc((size_t)maxlen * sizeof(tent));
+    if (!ws[q].slot || !ws[q].ucol || !ws[q].ucnt || !ws[q].tmp) wsbad = 1;
+    else
+      for (int c = 0; c < ncols; c++)
+        ws[q].slot[c] = -1;
+  }
+  if (!wsbad) {
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nth) if (nth > 1)
+    for (int i = 0; i < nrows; i++) {
+      int tid = 0;
+#ifdef _OPENMP
+      tid = omp_get_thread_num();
+#endif
+      rowcount[i + 1] = row_sort(e + cnt[i], cnt[i + 1] - cnt[i], &ws[tid]);
+    }
+  }
+  for (int q = 0; ws && q < nth; q++) {
+    tide_free(ws[q].slot, ws[q].slot ? (size_t)(ncols > 0 ? ncols : 1) * sizeof(int) : 0);
+    tide_free(ws[q].ucol, ws[q].ucol ? (size_t)maxlen * sizeof(int) : 0);
+    tide_free(ws[q].ucnt, ws[q].ucnt ? (size_t)maxlen * sizeof(int64_t) : 0);
+    tide_free(ws[q].tmp, ws[q].tmp ? (size_t)maxlen * sizeof(tent) : 0);
+  }
+  tide_free(ws, ws ? (size_t)nth * sizeof *ws : 0);
+  if (wsbad) {
+    tide_free(cnt, (size_t)(nrows + 1) * sizeof(int64_t));
+    tide_free(e, (size_t)nk * sizeof(tent));
+    tide_free(rowcount, (size_t)(nrows + 1) * sizeof(int));
+    return tide_fail(TIDE_ENOMEM, "tide_csr_from_triplets: out of memory for the row sort");
   }
   int64_t nnz = 0;
   for (int i = 0; i < nrows; i++)
@@ -346,7 +467,7 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
         A->val[p] = 0;
         a->trip_ptr[p] = k;
       }
-      A->val[p] += tv[e[k].t];
+      A->val[p] += sg[e[k].s].v[e[k].t - sg[e[k].s].off];
       a->trip_idx[k] = e[k].t;
     }
   }
@@ -361,6 +482,16 @@ int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const
   }
   *out = A;
   return TIDE_OK;
+}
+
+int tide_csr_from_triplets(int nrows, int ncols, int64_t n, const int *ti, const int *tj,
+                           const double *tv, int stype, tide_csr **out) {
+  if (n < 0) {
+    *out = NULL;
+    return tide_fail(TIDE_EINVAL, "tide_csr_from_triplets: negative size");
+  }
+  tseg sg = {ti, tj, tv, n, 0};
+  return from_segments(nrows, ncols, 1, &sg, stype, out);
 }
 
 int64_t tide_csr_ntriplets(const tide_csr *A) { return A->aux ? A->aux->ntrip : 0; }
@@ -508,6 +639,29 @@ int64_t tide_triplets_count(const tide_triplets *T) {
   return n;
 }
 
+int tide_triplets_same_indices(const tide_triplets *A, const tide_triplets *B) {
+  if (A->nrows != B->nrows || A->ncols != B->ncols || A->overflow || B->overflow) return 0;
+  if (tide_triplets_count(A) != tide_triplets_count(B)) return 0;
+  for (int k = 0; k < A->nlists; k++)
+    if (A->lists[k].bad) return 0;
+  for (int k = 0; k < B->nlists; k++)
+    if (B->lists[k].bad) return 0;
+  /* walk both concatenations, comparing the overlapping runs of their lists */
+  int ka = 0, kb = 0;
+  int64_t oa = 0, ob = 0;
+  for (;;) {
+    while (ka < A->nlists && oa == A->lists[ka].n) ka++, oa = 0;
+    while (kb < B->nlists && ob == B->lists[kb].n) kb++, ob = 0;
+    if (ka == A->nlists || kb == B->nlists) return ka == A->nlists && kb == B->nlists;
+    const tlist *la = &A->lists[ka], *lb = &B->lists[kb];
+    int64_t m = la->n - oa < lb->n - ob ? la->n - oa : lb->n - ob;
+    if (memcmp(la->i + oa, lb->i + ob, (size_t)m * sizeof(int)) ||
+        memcmp(la->j + oa, lb->j + ob, (size_t)m * sizeof(int)))
+      return 0;
+    oa += m, ob += m;
+  }
+}
+
 static int triplets_status(const tide_triplets *T, const char *fname) {
   if (T->overflow)
     return tide_fail(TIDE_EINVAL,
@@ -550,14 +704,19 @@ int tide_csr_from_tripletlist(const tide_triplets *T, int stype, tide_csr **out)
   *out = NULL;
   int st = triplets_status(T, "tide_csr_from_tripletlist");
   if (st) return st;
-  int *i = NULL, *j = NULL;
-  double *v = NULL;
-  int64_t n = 0;
-  st = triplets_flatten(T, &i, &j, &v, &n);
-  if (!st) st = tide_csr_from_triplets(T->nrows, T->ncols, n, i, j, v, stype, out);
-  tide_free(i, i ? (size_t)n * sizeof(int) : 0);
-  tide_free(j, j ? (size_t)n * sizeof(int) : 0);
-  tide_free(v, v ? (size_t)n * sizeof(double) : 0);
+  /* the lists in thread order, read in place (no flattened copy) */
+  tseg *sg = tide_alloc((size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
+  if (!sg) return TIDE_ENOMEM;
+  int nseg = 0;
+  int64_t o = 0;
+  for (int k = 0; k < T->nlists; k++) {
+    const tlist *l = &T->lists[k];
+    if (l->n == 0) continue;
+    sg[nseg++] = (tseg){l->i, l->j, l->v, l->n, o};
+    o += l->n;
+  }
+  st = from_segments(T->nrows, T->ncols, nseg, sg, stype, out);
+  tide_free(sg, (size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
   return st;
 }
 

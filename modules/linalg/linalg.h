@@ -139,6 +139,11 @@ void tide_triplets_add(tide_triplets *T, int i, int j, double v);
 /* Forget all entries, keep the capacity (for the next step's assembly). */
 void tide_triplets_clear(tide_triplets *T);
 int64_t tide_triplets_count(const tide_triplets *T);
+/* 1 if A and B hold the same (i, j) sequence (their lists concatenated in
+ * thread order; the values may differ) and neither recorded an error, else 0:
+ * a matrix built from one takes the other's values with
+ * tide_csr_set_tripletlist_values (same pattern, same sums). */
+int tide_triplets_same_indices(const tide_triplets *A, const tide_triplets *B);
 /* Assemble (see tide_csr_from_triplets). */
 int tide_csr_from_tripletlist(const tide_triplets *T, int stype, tide_csr **out);
 /* Pattern reuse: refill A from T, which was filled with the same (i, j)

@@ -6,7 +6,9 @@
  *    error <= 1e-6) at seeded random points of a random phi, including
  *    linear stencils evaluated off their dual cell (extrapolation, Fig. 7);
  *  - dd/dphi (the weights) sum to 1, and d is linear in phi;
- *  - the quadratic d is C1 across cell borders, the linear one only C0. */
+ *  - the quadratic d is C1 across cell borders, the linear one only C0;
+ *  - tide_liu_distance_value gives exactly (bit for bit) the d of every
+ *    evaluation above. */
 #include "check.h"
 #include "couple/liu.h"
 #include "tide.h"
@@ -22,6 +24,8 @@ static void eval(const tide_grid *g, const double *phi, int interp, const int *b
     tide_liu_stencil_base(g, interp, x, b);
   }
   tide_liu_distance_at(g, phi, interp, b, x, r);
+  double d = tide_liu_distance_value(g, phi, interp, b, x);
+  CHECK(d == r->d, "distance value %.17g, distance_at %.17g (dim %d interp %d)", d, r->d, g->dim, interp);
 }
 
 static void test_plane(int dim, int interp) {

@@ -113,7 +113,7 @@ return {
     args = {}, returns = "nothing", see = see,
   },
   ["tide.timers.report"] = {
-    sig = "tide.timers.report() -> { {name, calls, seconds}, ... }", does = "The timings in first-use order.",
+    sig = "tide.timers.report() -> { {name, calls, seconds, cpu}, ... }", does = "The timings in first-use order (seconds: wall; cpu: the process CPU seconds, all threads, during the calls).",
     args = {}, returns = "list of tables", see = see,
   },
   ["tide.timers.format"] = {
