@@ -467,25 +467,17 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
 
 /* ------------------------------------------------------------ binning */
 
-/* cell of x: s = (x - origin) / dx per axis, clamped into the grid (NaN
- * to 0), computed with 1/dx as tide_grid_locate_axes does, so the cell
- * agrees with the particle's interpolation stencil */
-static inline __attribute__((always_inline)) int64_t cell_index_d(const tide_grid *g, int D, double inv,
-                                                                   const double *x) {
-  int64_t c = 0;
-  _Pragma("GCC unroll 3")
-  for (int d = 0; d < 3; d++) {
-    int i = 0;
-    if (d < D) {
-      double s = (x[d] - g->origin[d]) * inv, top = (double)g->n[d] - 1;
-      i = s > 0 ? (int)(s < top ? s : top) : 0;
-    }
-    c = c * g->n[d] + i;
-  }
-  return c;
-}
 static inline int64_t cell_index(const tide_grid *g, double inv, const double *x) {
-  return cell_index_d(g, g->dim, inv, x);
+  return tide_particles_cell(g, g->dim, inv, x);
+}
+
+static int bin_from_cells(tide_particles *ps, int64_t nc, int changed);
+
+int tide_particles_bin_cells(tide_particles *ps, const tide_grid *g, int changed) {
+  int64_t nc = tide_grid_ncells(g);
+  if (g->dim != ps->dim || !ps->cell_of || nc != ps->ws_cells || ps->n > ps->ws_cap)
+    return tide_fail(TIDE_EINVAL, "tide_particles_bin_cells: no binning workspace of this grid to reuse");
+  return bin_from_cells(ps, nc, changed);
 }
 
 int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
@@ -508,7 +500,7 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
     ps->ws_cap = cap;
   }
   const double *px = TIDE_F64P(ps->x);
-  int64_t *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
+  int64_t *cell_of = ps->cell_of;
   int dim = ps->dim;
   /* the cells of the particles: the same as last time? */
   int changed = 0;
@@ -518,7 +510,7 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
     /* (the 3D case with compile-time trip counts: this pass runs every MPM substep) */
-    int64_t c = dim == 3 ? cell_index_d(g, 3, inv, x) : cell_index(g, inv, x);
+    int64_t c = dim == 3 ? tide_particles_cell(g, 3, inv, x) : cell_index(g, inv, x);
     if (c != cell_of[p]) cell_of[p] = c, changed = 1;
     int bad = dim == 3 ? !isfinite(x[0]) | !isfinite(x[1]) | !isfinite(x[2]) : 0;
     for (int d = dim == 3 ? 3 : 0; d < dim; d++) bad |= !isfinite(x[d]);
@@ -530,6 +522,13 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
     return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position (%g, %g, %g)", (long long)first + 1,
                      x[0], x[1], dim > 2 ? x[2] : 0.0);
   }
+  return bin_from_cells(ps, nc, changed);
+}
+
+/* order and cell_start from cell_of[0 .. n) (the binning kept when no cell
+ * changed since the last one) */
+static int bin_from_cells(tide_particles *ps, int64_t nc, int changed) {
+  int64_t n = ps->n, *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
   if (!changed && ps->bin_valid && ps->bin_n == n) return TIDE_OK;
   ps->bin_valid = 0;
   /* is the storage already in cell order (as reseeding and sorting leave it)? */

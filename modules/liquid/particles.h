@@ -125,6 +125,26 @@ int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_ar
  * of one cell are contiguous and cells follow in grid order. */
 int tide_particles_sort(tide_particles *ps, const tide_grid *g);
 
+/* The cell of position x in the D-dimensional grid g, as tide_particles_bin
+ * records it in cell_of: s = (x - origin) inv per axis (inv = 1 / dx, as
+ * tide_grid_locate_axes computes it, so the cell agrees with the particle's
+ * interpolation stencil), truncated and clamped into the grid (NaN to 0).
+ * D is a compile-time constant where it is inlined (fixed trip counts). */
+static inline __attribute__((always_inline)) int64_t tide_particles_cell(const tide_grid *g, int D, double inv,
+                                                                         const double *x) {
+  int64_t c = 0;
+  _Pragma("GCC unroll 3")
+  for (int d = 0; d < 3; d++) {
+    int i = 0;
+    if (d < D) {
+      double s = (x[d] - g->origin[d]) * inv, top = (double)g->n[d] - 1;
+      i = s > 0 ? (int)(s < top ? s : top) : 0;
+    }
+    c = c * g->n[d] + i;
+  }
+  return c;
+}
+
 /* Sort the particles by cell of g (counting sort, stable, reusing the
  * workspace): after it ps->order[cell_start[c] .. cell_start[c+1]) are the
  * particles of cell c in increasing index order.  The cells of the
@@ -134,6 +154,13 @@ int tide_particles_sort(tide_particles *ps, const tide_grid *g);
  * = 1), otherwise a parallel stable counting sort (chunks of particles
  * counting over their own cell ranges) runs. */
 int tide_particles_bin(tide_particles *ps, const tide_grid *g);
+/* tide_particles_bin without its pass over the positions: cell_of[0 .. n)
+ * already holds every particle's tide_particles_cell (an operator that
+ * moved the particles recorded them) and `changed` says whether one changed
+ * since the last binning.  The caller vouches for cell_of (MPM's P2G checks
+ * every particle against its cell and bins afresh on a mismatch); needs the
+ * workspace of a tide_particles_bin on this grid with room for n. */
+int tide_particles_bin_cells(tide_particles *ps, const tide_grid *g, int changed);
 
 /* ----------------------------------------------------------- transfers
  * Weights are the multilinear (tent) kernels of the MAC faces:
