@@ -44,6 +44,9 @@ typedef struct tide_particles {
   int sorted;                   /* the last tide_particles_bin found the storage in cell order */
   int bin_valid;                /* order / cell_start hold the binning of cell_of[0 .. bin_n) */
   int64_t bin_n;
+  int64_t built_n;              /* order / cell_start are a binning of built_n particles (a permutation, each
+                                   cell's list in increasing index order), of cell_of or of cells before */
+  int64_t *order2;              /* ws_cap (allocated on demand): the binning patched from the last one */
   void *scratch;                /* scratch_bytes: workspace of the operators, reused between calls */
   size_t scratch_bytes;
 } tide_particles;
