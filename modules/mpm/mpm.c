@@ -1108,7 +1108,37 @@ typedef struct {
   double *x, *v, *c, *F, *Jp;
   int64_t *cell_of; /* the particles' cells, updated (NULL: not recorded) */
   const int32_t *mi;
+  double org[3], top[3], nd[3]; /* per axis: origin, n - 1, n (tide_particles_cell) */
 } g2p_ctx;
+
+typedef int64_t mpm_l4u __attribute__((vector_size(32), aligned(8)));
+
+/* tide_particles_cell of the four positions xp[0 .. 3] in lanes, the same
+ * integers: the truncation through int32 lanes, the index (below 2^52)
+ * assembled exactly in doubles and read back from the bits of 2^52 + c;
+ * ORs into *nonfinite a word whose sign bit is set when a coordinate is not
+ * finite */
+MPM_INLINE mpm_l4 cells4(const g2p_ctx *X, int D, const double *const xp[4], uint64_t *nonfinite) {
+  typedef uint64_t u4 __attribute__((vector_size(32)));
+  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+  const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
+  u4 bad = {0};
+  mpm_v4 c = {0};
+  MPM_UNROLL
+  for (int a = 0; a < D; a++) {
+    mpm_v4 x = {xp[0][a], xp[1][a], xp[2][a], xp[3][a]};
+    bad |= ((u4)x & e4) + one4;
+    mpm_v4 s = (x - X->org[a]) * X->inv, top = BC4(X->top[a]);
+    mpm_l4 below = s < top, pos = s > 0.0;
+    mpm_v4 t = (mpm_v4)((((mpm_l4)s & below) | ((mpm_l4)top & ~below)) & pos);
+    t = __builtin_convertvector(__builtin_convertvector(t, mpm_i4), mpm_v4);
+    c = a == 0 ? t : c * X->nd[a] + t;
+  }
+  if (D == 2) c = c * X->nd[2];
+  *nonfinite |= bad[0] | bad[1] | bad[2] | bad[3];
+  mpm_v4 b52 = BC4(4503599627370496.0);
+  return (mpm_l4)(c + b52) - (mpm_l4)b52;
+}
 
 /* G2P_OUTSIDE: a particle outside the stencil band; G2P_MOVED: one
  * changed cell; G2P_NONFINITE: a new position is not finite */
@@ -1202,12 +1232,18 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
       double y = xp[a] + dt * vp[a];
       xp[a] = y < X->xlo[a] ? X->xlo[a] : y > X->xhi[a] ? X->xhi[a] : y;
     }
-    if (X->cell_of) {
-      int64_t c = tide_particles_cell(&m->g, D, X->inv, xp);
-      if (c != X->cell_of[p]) X->cell_of[p] = c, bad |= G2P_MOVED;
-      nonfinite |= nonfinite_bits(xp, D);
-    }
   }
+    if (X->cell_of) {
+      mpm_l4 c = cells4(X, D, xs, &nonfinite);
+      int64_t *co = X->cell_of + g;
+      if (ng == 4) {
+        mpm_l4 ne = c != *(mpm_l4u *)co;
+        if (ne[0] | ne[1] | ne[2] | ne[3]) bad |= G2P_MOVED;
+        *(mpm_l4u *)co = c;
+      } else
+        for (int b = 0; b < ng; b++)
+          if (c[b] != co[b]) co[b] = c[b], bad |= G2P_MOVED;
+    }
   }
   return bad | (nonfinite >> 63 ? G2P_NONFINITE : 0);
 }
@@ -1266,6 +1302,8 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
   /* the new cells into the binning workspace, for the next P2G */
   int record = ps->cell_of && ps->ws_cells == tide_grid_ncells(&m->g) && ps->ws_cap >= n;
   X.cell_of = record ? ps->cell_of : NULL;
+  for (int a = 0; a < 3; a++)
+    X.org[a] = m->g.origin[a], X.top[a] = (double)m->g.n[a] - 1, X.nd[a] = m->g.n[a];
   m->cells_current = 0;
   int bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
