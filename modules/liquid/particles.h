@@ -154,8 +154,11 @@ static inline __attribute__((always_inline)) int64_t tide_particles_cell(const t
  * particles are computed in parallel; when they are those of the last call
  * the binning is kept, when the storage is in cell order (as reseeding and
  * sorting leave it) the cell starts come from one parallel pass (ps->sorted
- * = 1), otherwise a parallel stable counting sort (chunks of particles
- * counting over their own cell ranges) runs. */
+ * = 1), when at most n/64 particles changed cell since the last binning
+ * it is patched (the movers taken out of their old cells' lists and merged
+ * into their new ones'), otherwise a parallel stable counting sort (chunks
+ * of particles counting over their own cell ranges) runs: the same order
+ * every way. */
 int tide_particles_bin(tide_particles *ps, const tide_grid *g);
 /* tide_particles_bin without its pass over the positions: cell_of[0 .. n)
  * already holds every particle's tide_particles_cell (an operator that
