@@ -536,7 +536,9 @@ static int bin_from_cells(tide_particles *ps, int64_t nc, int changed) {
   if (!changed && ps->bin_valid && ps->bin_n == n) return TIDE_OK;
   ps->bin_valid = 0;
   int st;
-  if (ps->built_n == n && n > 0 && (st = bin_patch(ps, nc)) >= 0) return st;
+  /* (the patch is serial: with more threads the counting sort below runs in parallel) */
+  int serial = n <= TIDE_PAR_MIN || omp_get_max_threads() == 1;
+  if (serial && ps->built_n == n && n > 0 && (st = bin_patch(ps, nc)) >= 0) return st;
   ps->built_n = 0;
   /* is the storage already in cell order (as reseeding and sorting leave it)? */
   int unsorted = 0;

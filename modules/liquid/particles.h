@@ -155,7 +155,7 @@ static inline __attribute__((always_inline)) int64_t tide_particles_cell(const t
  * the binning is kept, when the storage is in cell order (as reseeding and
  * sorting leave it) the cell starts come from one parallel pass (ps->sorted
  * = 1), when at most n/64 particles changed cell since the last binning
- * it is patched (the movers taken out of their old cells' lists and merged
+ * and one thread runs it is patched (the movers taken out of their old cells' lists and merged
  * into their new ones'), otherwise a parallel stable counting sort (chunks
  * of particles counting over their own cell ranges) runs: the same order
  * every way. */
