@@ -58,9 +58,11 @@ static void free_ws(tide_particles *ps) {
   tide_free(ps->cell_start, (size_t)(ps->ws_cells + 1) * sizeof(int64_t));
   tide_free(ps->order, (size_t)ps->ws_cap * sizeof(int64_t));
   tide_free(ps->cell_of, (size_t)ps->ws_cap * sizeof(int64_t));
-  ps->cell_start = ps->order = ps->cell_of = NULL;
+  tide_free(ps->order2, (size_t)ps->ws_cap * sizeof(int64_t));
+  ps->cell_start = ps->order = ps->cell_of = ps->order2 = NULL;
   ps->ws_cells = ps->ws_cap = 0;
   ps->bin_valid = 0;
+  ps->built_n = 0;
 }
 
 void *tide_particles_scratch(tide_particles *ps, size_t bytes) {
@@ -91,7 +93,8 @@ void tide_particles_free(tide_particles *ps) {
 int64_t tide_particles_bytes(const tide_particles *ps) {
   int64_t per = 2 * ps->dim + (ps->apic ? ps->dim * ps->dim : 0);
   int64_t spare_rows = ps->xs2 ? ps->xs2->shape[0] : 0;
-  return (ps->cap + spare_rows) * per * 8 + ps->ws_cap * 16 + (ps->ws_cells + 1) * 8 + (int64_t)ps->scratch_bytes;
+  return (ps->cap + spare_rows) * per * 8 + ps->ws_cap * (ps->order2 ? 24 : 16) + (ps->ws_cells + 1) * 8 +
+         (int64_t)ps->scratch_bytes;
 }
 
 int tide_particles_reserve(tide_particles *ps, int64_t cap) {
@@ -467,25 +470,17 @@ int tide_liquid_g2p_advect(tide_particles *ps, const tide_mac *u, const tide_mac
 
 /* ------------------------------------------------------------ binning */
 
-/* cell of x: s = (x - origin) / dx per axis, clamped into the grid (NaN
- * to 0), computed with 1/dx as tide_grid_locate_axes does, so the cell
- * agrees with the particle's interpolation stencil */
-static inline __attribute__((always_inline)) int64_t cell_index_d(const tide_grid *g, int D, double inv,
-                                                                   const double *x) {
-  int64_t c = 0;
-  _Pragma("GCC unroll 3")
-  for (int d = 0; d < 3; d++) {
-    int i = 0;
-    if (d < D) {
-      double s = (x[d] - g->origin[d]) * inv, top = (double)g->n[d] - 1;
-      i = s > 0 ? (int)(s < top ? s : top) : 0;
-    }
-    c = c * g->n[d] + i;
-  }
-  return c;
-}
 static inline int64_t cell_index(const tide_grid *g, double inv, const double *x) {
-  return cell_index_d(g, g->dim, inv, x);
+  return tide_particles_cell(g, g->dim, inv, x);
+}
+
+static int bin_from_cells(tide_particles *ps, int64_t nc, int changed);
+
+int tide_particles_bin_cells(tide_particles *ps, const tide_grid *g, int changed) {
+  int64_t nc = tide_grid_ncells(g);
+  if (g->dim != ps->dim || !ps->cell_of || nc != ps->ws_cells || ps->n > ps->ws_cap)
+    return tide_fail(TIDE_EINVAL, "tide_particles_bin_cells: no binning workspace of this grid to reuse");
+  return bin_from_cells(ps, nc, changed);
 }
 
 int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
@@ -508,7 +503,7 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
     ps->ws_cap = cap;
   }
   const double *px = TIDE_F64P(ps->x);
-  int64_t *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
+  int64_t *cell_of = ps->cell_of;
   int dim = ps->dim;
   /* the cells of the particles: the same as last time? */
   int changed = 0;
@@ -518,7 +513,7 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
   for (int64_t p = 0; p < n; p++) {
     const double *x = px + p * dim;
     /* (the 3D case with compile-time trip counts: this pass runs every MPM substep) */
-    int64_t c = dim == 3 ? cell_index_d(g, 3, inv, x) : cell_index(g, inv, x);
+    int64_t c = dim == 3 ? tide_particles_cell(g, 3, inv, x) : cell_index(g, inv, x);
     if (c != cell_of[p]) cell_of[p] = c, changed = 1;
     int bad = dim == 3 ? !isfinite(x[0]) | !isfinite(x[1]) | !isfinite(x[2]) : 0;
     for (int d = dim == 3 ? 3 : 0; d < dim; d++) bad |= !isfinite(x[d]);
@@ -530,8 +525,21 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
     return tide_fail(TIDE_ENONFINITE, "particle %lld has a non-finite position (%g, %g, %g)", (long long)first + 1,
                      x[0], x[1], dim > 2 ? x[2] : 0.0);
   }
+  return bin_from_cells(ps, nc, changed);
+}
+
+/* order and cell_start from cell_of[0 .. n) (the binning kept when no cell
+ * changed since the last one) */
+static int bin_patch(tide_particles *ps, int64_t nc);
+static int bin_from_cells(tide_particles *ps, int64_t nc, int changed) {
+  int64_t n = ps->n, *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
   if (!changed && ps->bin_valid && ps->bin_n == n) return TIDE_OK;
   ps->bin_valid = 0;
+  int st;
+  /* (the patch is serial: with more threads the counting sort below runs in parallel) */
+  int serial = n <= TIDE_PAR_MIN || omp_get_max_threads() == 1;
+  if (serial && ps->built_n == n && n > 0 && (st = bin_patch(ps, nc)) >= 0) return st;
+  ps->built_n = 0;
   /* is the storage already in cell order (as reseeding and sorting leave it)? */
   int unsorted = 0;
 #pragma omp parallel for schedule(static) reduction(| : unsorted) if (n > TIDE_PAR_MIN)
@@ -601,6 +609,53 @@ int tide_particles_bin(tide_particles *ps, const tide_grid *g) {
     }
   }
   ps->bin_valid = 1;
+  ps->bin_n = ps->built_n = n;
+  return TIDE_OK;
+}
+
+static int by_cell_index(const void *a, const void *b) {
+  const int64_t *u = a, *v = b;
+  return u[0] != v[0] ? (u[0] > v[0]) - (u[0] < v[0]) : (u[1] > v[1]) - (u[1] < v[1]);
+}
+
+/* the binning of cell_of from the one in order / cell_start (built_n = n,
+ * of the cells before) when few particles changed cell: they leave their
+ * old cells' lists and join their new cells' in index order -- the
+ * counting sort's result, in two passes without counting; returns -1
+ * (nothing built) when more than n / 64 moved */
+static int bin_patch(tide_particles *ps, int64_t nc) {
+  int64_t n = ps->n, *cell_of = ps->cell_of, *start = ps->cell_start, *order = ps->order;
+  int64_t kmax = n / 64 + 1, k = 0;
+  if (!ps->order2 && !(ps->order2 = tide_alloc((size_t)ps->ws_cap * sizeof(int64_t)))) return TIDE_ENOMEM;
+  int64_t *mv = tide_particles_scratch(ps, (size_t)kmax * 2 * sizeof(int64_t)), *o2 = ps->order2;
+  if (!mv) return TIDE_ENOMEM;
+  /* the particles away from their listed cell: (new cell, index) pairs, -1 in order */
+  for (int64_t c = 0; c < nc; c++)
+    for (int64_t q = start[c]; q < start[c + 1]; q++) {
+      int64_t p = order[q];
+      if (cell_of[p] == c) continue;
+      if (k == kmax) return -1; /* (the fallbacks rewrite order whole) */
+      mv[2 * k] = cell_of[p], mv[2 * k + 1] = p, k++;
+      order[q] = -1;
+    }
+  qsort(mv, (size_t)k, 2 * sizeof(int64_t), by_cell_index);
+  /* merge, cell by cell, the kept particles and the arrivals */
+  int64_t w = 0, j = 0, unsorted = 0, q0 = 0;
+  for (int64_t c = 0; c < nc; c++) {
+    int64_t q1 = start[c + 1]; /* (start[c] is already the new one) */
+    for (int64_t q = q0; q < q1; q++) {
+      int64_t p = order[q];
+      if (p < 0) continue;
+      for (; j < k && mv[2 * j] == c && mv[2 * j + 1] < p; j++, w++) unsorted |= (o2[w] = mv[2 * j + 1]) ^ w;
+      unsorted |= (o2[w] = p) ^ w, w++;
+    }
+    for (; j < k && mv[2 * j] == c; j++, w++) unsorted |= (o2[w] = mv[2 * j + 1]) ^ w;
+    start[c + 1] = w;
+    q0 = q1;
+  }
+  ps->order2 = order, ps->order = o2;
+  ps->sorted = !unsorted;
+  ps->bin_valid = 1;
   ps->bin_n = n;
   return TIDE_OK;
 }
@@ -649,6 +704,7 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   }
   int st = spare(ps, total);
   if (st) return st;
+  ps->built_n = 0; /* order and cell_of are rewritten */
   int dim = ps->dim;
   int64_t dd = (int64_t)dim * dim;
   const double *sx = TIDE_F64P(ps->xs), *sv = TIDE_F64P(ps->vs), *sc = ps->apic ? TIDE_F64P(ps->cs) : NULL;
@@ -716,6 +772,8 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
   if (order2) {
     tide_free(ps->order, (size_t)ps->ws_cap * sizeof(int64_t));
     tide_free(ps->cell_of, (size_t)ps->ws_cap * sizeof(int64_t));
+    tide_free(ps->order2, (size_t)ps->ws_cap * sizeof(int64_t));
+    ps->order2 = NULL;
     ps->order = order2;
     ps->cell_of = cell_of;
     ps->ws_cap = cap2;
@@ -730,7 +788,7 @@ static int rebuild(tide_particles *ps, const tide_grid *g, const int64_t *keep, 
     for (int64_t p = 0; p < total; p++) ord[p] = p;
     ps->sorted = 1;
     ps->bin_valid = 1;
-    ps->bin_n = total;
+    ps->bin_n = ps->built_n = total;
   }
   return TIDE_OK;
 }

@@ -44,6 +44,9 @@ typedef struct tide_particles {
   int sorted;                   /* the last tide_particles_bin found the storage in cell order */
   int bin_valid;                /* order / cell_start hold the binning of cell_of[0 .. bin_n) */
   int64_t bin_n;
+  int64_t built_n;              /* order / cell_start are a binning of built_n particles (a permutation, each
+                                   cell's list in increasing index order), of cell_of or of cells before */
+  int64_t *order2;              /* ws_cap (allocated on demand): the binning patched from the last one */
   void *scratch;                /* scratch_bytes: workspace of the operators, reused between calls */
   size_t scratch_bytes;
 } tide_particles;
@@ -125,15 +128,45 @@ int tide_particles_reseed(tide_particles *ps, const tide_mac *vel, const tide_ar
  * of one cell are contiguous and cells follow in grid order. */
 int tide_particles_sort(tide_particles *ps, const tide_grid *g);
 
+/* The cell of position x in the D-dimensional grid g, as tide_particles_bin
+ * records it in cell_of: s = (x - origin) inv per axis (inv = 1 / dx, as
+ * tide_grid_locate_axes computes it, so the cell agrees with the particle's
+ * interpolation stencil), truncated and clamped into the grid (NaN to 0).
+ * D is a compile-time constant where it is inlined (fixed trip counts). */
+static inline __attribute__((always_inline)) int64_t tide_particles_cell(const tide_grid *g, int D, double inv,
+                                                                         const double *x) {
+  int64_t c = 0;
+  _Pragma("GCC unroll 3")
+  for (int d = 0; d < 3; d++) {
+    int i = 0;
+    if (d < D) {
+      double s = (x[d] - g->origin[d]) * inv, top = (double)g->n[d] - 1;
+      i = s > 0 ? (int)(s < top ? s : top) : 0;
+    }
+    c = c * g->n[d] + i;
+  }
+  return c;
+}
+
 /* Sort the particles by cell of g (counting sort, stable, reusing the
  * workspace): after it ps->order[cell_start[c] .. cell_start[c+1]) are the
  * particles of cell c in increasing index order.  The cells of the
  * particles are computed in parallel; when they are those of the last call
  * the binning is kept, when the storage is in cell order (as reseeding and
  * sorting leave it) the cell starts come from one parallel pass (ps->sorted
- * = 1), otherwise a parallel stable counting sort (chunks of particles
- * counting over their own cell ranges) runs. */
+ * = 1), when at most n/64 particles changed cell since the last binning
+ * and one thread runs it is patched (the movers taken out of their old cells' lists and merged
+ * into their new ones'), otherwise a parallel stable counting sort (chunks
+ * of particles counting over their own cell ranges) runs: the same order
+ * every way. */
 int tide_particles_bin(tide_particles *ps, const tide_grid *g);
+/* tide_particles_bin without its pass over the positions: cell_of[0 .. n)
+ * already holds every particle's tide_particles_cell (an operator that
+ * moved the particles recorded them) and `changed` says whether one changed
+ * since the last binning.  The caller vouches for cell_of (MPM's P2G checks
+ * every particle against its cell and bins afresh on a mismatch); needs the
+ * workspace of a tide_particles_bin on this grid with room for n. */
+int tide_particles_bin_cells(tide_particles *ps, const tide_grid *g, int changed);
 
 /* ----------------------------------------------------------- transfers
  * Weights are the multilinear (tent) kernels of the MAC faces:

@@ -422,9 +422,12 @@ typedef int64_t mpm_l4 __attribute__((vector_size(32)));
  * rounding as bspline does one particle (element-wise IEEE operations in
  * the same order: the same bits); returns the lanes (bit b) whose particle
  * lies inside the band of valid stencils [1, hi[a]] (node units; not NaN);
- * the others' entries are undefined */
+ * the others' entries are undefined.  With cell (its D indices), *off gets
+ * the lanes whose particle is not in that cell (tide_particles_cell: inside
+ * the band the truncated node coordinates) */
 MPM_INLINE int stencil4_at(const tide_mpm *m, const int64_t s[3], const int64_t *roff, int D, int O, int SP,
-                           const double *const xp[4], double inv, const double *hi, stencil4_t *S) {
+                           const double *const xp[4], double inv, const double *hi, stencil4_t *S,
+                           const int *cell, int *off) {
   mpm_v4 fx[3];
   mpm_l4 in = {-1, -1, -1, -1};
   mpm_i4 base[3] = {{0}};
@@ -437,11 +440,13 @@ MPM_INLINE int stencil4_at(const tide_mpm *m, const int64_t s[3], const int64_t 
   int lanes = (int)(in[0] & 1) | (int)(in[1] & 2) | (int)(in[2] & 4) | (int)(in[3] & 8);
   S->roff = roff;
   if (!lanes) return 0;
+  mpm_i4 away = {0};
   MPM_UNROLL
   for (int a = 0; a < D; a++) {
     /* lanes outside the band at 1 (a defined conversion); inside fx >= 1,
      * so the conversion's truncation is bspline's floor */
     mpm_v4 f = (mpm_v4)(((mpm_l4)fx[a] & in) | ((mpm_l4)BC4(1.0) & ~in));
+    if (cell) away |= __builtin_convertvector(f, mpm_i4) != cell[a];
     base[a] = __builtin_convertvector(O == 3 ? f - 0.5 : f, mpm_i4) - (O == 3 ? 0 : 1);
     mpm_v4 r = f - __builtin_convertvector(base[a], mpm_v4), *w = (mpm_v4 *)S->w[a];
     if (O == 3) { /* r in [0.5, 1.5) from node base */
@@ -468,6 +473,7 @@ MPM_INLINE int stencil4_at(const tide_mpm *m, const int64_t s[3], const int64_t 
     MPM_UNROLL
     for (int t1 = 0; t1 < O; t1++)
       *(mpm_v4 *)S->w01[t0 * O + t1] = *(mpm_v4 *)S->w[0][t0] * *(mpm_v4 *)S->w[1][t1];
+  if (cell) *off = (away[0] & 1) | (away[1] & 2) | (away[2] & 4) | (away[3] & 8);
   if (!SP) {
     MPM_UNROLL
     for (int b = 0; b < 4; b++)
@@ -633,7 +639,9 @@ typedef struct {
 } p2g_ctx;
 
 /* P2G's flags for bad particles */
-enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4 };
+/* P2G_STRAY: a particle not in the cell the binning lists it in (the
+ * binning came from G2P's cells and the positions changed since) */
+enum { P2G_OUTSIDE = 1, P2G_NONFINITE_X = 2, P2G_NONFINITE = 4, P2G_STRAY = 8 };
 
 /* node volumes: particle p's V0 det F spread with lane b's weights of S
  * (not inlined, loops not unrolled: a rare path; inlined, GCC kept the node
@@ -778,7 +786,9 @@ MPM_INLINE int scatter_slab(const p2g_ctx *X, int D, int O, int SP, int i) {
         const double *xs[4] = {X->x + po[0] * D, X->x + po[ng > 1] * D, X->x + po[ng > 2 ? 2 : 0] * D,
                                X->x + po[ng > 3 ? 3 : 0] * D};
         stencil4_t S;
-        int lanes = stencil4_at(m, X->s, X->roff, D, O, SP, xs, X->inv, X->hi, &S);
+        int ijk[3] = {i, j, k}, off = 0;
+        int lanes = stencil4_at(m, X->s, X->roff, D, O, SP, xs, X->inv, X->hi, &S, ijk, &off);
+        if (off & lanes) bad |= P2G_STRAY;
         for (int b = 0; b < ng; b++) {
           int64_t p = po[b];
           if (!(lanes >> b & 1)) {
@@ -834,7 +844,15 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
     return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
   tide_particles *ps = m->ps;
   int64_t n = ps->n;
-  if ((st = tide_particles_bin(ps, &m->g))) return st;
+  /* the cells G2P recorded, checked by the scatter (P2G_STRAY); a failed
+   * check, like any error, bins afresh and scatters again, so that the
+   * result and the message are those of the binning from the positions */
+  int trust = m->cells_current && m->cells_n == n && ps->cell_of && ps->ws_cells == tide_grid_ncells(&m->g) &&
+              ps->ws_cap >= n;
+  m->cells_current = 0;
+  if ((st = trust ? tide_particles_bin_cells(ps, &m->g, m->cells_moved) : tide_particles_bin(ps, &m->g)))
+    return st;
+again:
   if (m->sparse && (st = activate_blocks(m))) return st;
   p2g_ctx X = {.m = m, .dt = dt, .Dinv = dinv(m), .inv = 1 / m->g.dx};
   for (int a = 0; a < d; a++) {
@@ -860,6 +878,11 @@ int tide_mpm_p2g(tide_mpm *m, double dt) {
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
     for (int i = colour; i < ni; i += 4)
       bad |= slab(&X, i);
+  }
+  if (trust && bad) {
+    trust = 0;
+    if ((st = tide_particles_bin(ps, &m->g))) return st;
+    goto again;
   }
   /* non-finite state is an error at the step it appears in */
   if (bad & P2G_NONFINITE_X) return tide_fail(TIDE_ENONFINITE, "MPM: a particle position is not finite");
@@ -1083,27 +1106,63 @@ typedef struct {
   int64_t s[3], roff[16];
   const double *v4; /* nodes x 4: the node velocities, lanes 0 .. d-1 */
   double *x, *v, *c, *F, *Jp;
+  int64_t *cell_of; /* the particles' cells, updated (NULL: not recorded) */
   const int32_t *mi;
+  double org[3], top[3], nd[3]; /* per axis: origin, n - 1, n (tide_particles_cell) */
 } g2p_ctx;
 
-/* gather, update F and advect particles p0 .. p1 - 1; returns nonzero for
- * a particle outside the stencil band */
+typedef int64_t mpm_l4u __attribute__((vector_size(32), aligned(8)));
+
+/* tide_particles_cell of the four positions xp[0 .. 3] in lanes, the same
+ * integers: the truncation through int32 lanes, the index (below 2^52)
+ * assembled exactly in doubles and read back from the bits of 2^52 + c;
+ * ORs into *nonfinite a word whose sign bit is set when a coordinate is not
+ * finite */
+MPM_INLINE mpm_l4 cells4(const g2p_ctx *X, int D, const double *const xp[4], uint64_t *nonfinite) {
+  typedef uint64_t u4 __attribute__((vector_size(32)));
+  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+  const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
+  u4 bad = {0};
+  mpm_v4 c = {0};
+  MPM_UNROLL
+  for (int a = 0; a < D; a++) {
+    mpm_v4 x = {xp[0][a], xp[1][a], xp[2][a], xp[3][a]};
+    bad |= ((u4)x & e4) + one4;
+    mpm_v4 s = (x - X->org[a]) * X->inv, top = BC4(X->top[a]);
+    mpm_l4 below = s < top, pos = s > 0.0;
+    mpm_v4 t = (mpm_v4)((((mpm_l4)s & below) | ((mpm_l4)top & ~below)) & pos);
+    t = __builtin_convertvector(__builtin_convertvector(t, mpm_i4), mpm_v4);
+    c = a == 0 ? t : c * X->nd[a] + t;
+  }
+  if (D == 2) c = c * X->nd[2];
+  *nonfinite |= bad[0] | bad[1] | bad[2] | bad[3];
+  mpm_v4 b52 = BC4(4503599627370496.0);
+  return (mpm_l4)(c + b52) - (mpm_l4)b52;
+}
+
+/* G2P_OUTSIDE: a particle outside the stencil band; G2P_MOVED: one
+ * changed cell; G2P_NONFINITE: a new position is not finite */
+enum { G2P_OUTSIDE = 1, G2P_MOVED = 2, G2P_NONFINITE = 4 };
+
+/* gather, update F and advect particles p0 .. p1 - 1 (and record their
+ * cells); returns the G2P_ flags */
 MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, int64_t p1) {
   const tide_mpm *m = X->m;
   double dt = X->dt;
   int bad = 0, O2 = D == 3 ? O : 1;
+  uint64_t nonfinite = 0;
   for (int64_t g = p0; g < p1; g += 4) {
     /* the stencils of particles g .. g + 3 (lanes past p1 repeat g) */
     int ng = p1 - g < 4 ? (int)(p1 - g) : 4;
     const double *xs[4] = {X->x + g * D, X->x + (g + (ng > 1)) * D, X->x + (g + (ng > 2 ? 2 : 0)) * D,
                            X->x + (g + (ng > 3 ? 3 : 0)) * D};
     stencil4_t S;
-    int lanes = stencil4_at(m, X->s, X->roff, D, O, SP, xs, X->inv, X->hi, &S);
+    int lanes = stencil4_at(m, X->s, X->roff, D, O, SP, xs, X->inv, X->hi, &S, NULL, NULL);
     for (int b = 0; b < ng; b++) {
     int64_t p = g + b;
     double *xp = X->x + p * D, *vp = X->v + p * D, *cp = X->c + p * D * D, *Fp = X->F + p * D * D;
     if (!(lanes >> b & 1)) {
-      bad = 1;
+      bad |= G2P_OUTSIDE;
       continue;
     }
     /* v_p = sum w v_i, B = sum w v_i r^T, factored axis by axis: along t2
@@ -1174,8 +1233,19 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
       xp[a] = y < X->xlo[a] ? X->xlo[a] : y > X->xhi[a] ? X->xhi[a] : y;
     }
   }
+    if (X->cell_of) {
+      mpm_l4 c = cells4(X, D, xs, &nonfinite);
+      int64_t *co = X->cell_of + g;
+      if (ng == 4) {
+        mpm_l4 ne = c != *(mpm_l4u *)co;
+        if (ne[0] | ne[1] | ne[2] | ne[3]) bad |= G2P_MOVED;
+        *(mpm_l4u *)co = c;
+      } else
+        for (int b = 0; b < ng; b++)
+          if (c[b] != co[b]) co[b] = c[b], bad |= G2P_MOVED;
+    }
   }
-  return bad;
+  return bad | (nonfinite >> 63 ? G2P_NONFINITE : 0);
 }
 
 /* the instances: [dimension - 2][order - 2][sparse] */
@@ -1229,12 +1299,24 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
   X.mi = TIDE_I32P(m->mat);
   gather_fn range = gather_ranges[d - 2][m->order - 2][m->sparse];
   int64_t n = ps->n, chunk = 4096, nc = (n + chunk - 1) / chunk;
+  /* the new cells into the binning workspace, for the next P2G */
+  int record = ps->cell_of && ps->ws_cells == tide_grid_ncells(&m->g) && ps->ws_cap >= n;
+  X.cell_of = record ? ps->cell_of : NULL;
+  for (int a = 0; a < 3; a++)
+    X.org[a] = m->g.origin[a], X.top[a] = (double)m->g.n[a] - 1, X.nd[a] = m->g.n[a];
+  m->cells_current = 0;
   int bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
   for (int64_t b = 0; b < nc; b++)
     bad |= range(&X, b * chunk, (b + 1) * chunk < n ? (b + 1) * chunk : n);
-  ps->bin_valid = 0;
-  if (bad)
+  if (record && !(bad & (G2P_OUTSIDE | G2P_NONFINITE))) {
+    /* cell_of is exact for the new positions; the binning of it stands
+     * when no particle changed cell */
+    m->cells_current = 1, m->cells_n = n, m->cells_moved = (bad & G2P_MOVED) != 0;
+    if (m->cells_moved) ps->bin_valid = 0;
+  } else
+    ps->bin_valid = 0;
+  if (bad & G2P_OUTSIDE)
     return tide_fail(
         TIDE_EINVAL,
         "MPM: a particle left the grid's interior (more than 1 cell from the domain faces)");

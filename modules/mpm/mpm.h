@@ -172,6 +172,12 @@ typedef struct tide_mpm {
   double *acc;      /* P2G scratch (acc_cap, 4): momentum (lanes 0 .. d-1) and mass (lane 3)
                        of a node side by side, split into nm and nv after the scatter */
   int64_t acc_cap;
+  /* ps->cell_of holds the cells of the first cells_n particles' positions
+   * as the last G2P left them (cells_moved: one changed cell there): the
+   * next P2G bins from them without a pass over x, checks each particle
+   * against its cell while it scatters, and bins afresh on a mismatch */
+  int cells_current, cells_moved;
+  int64_t cells_n;
 } tide_mpm;
 
 #define TIDE_MPM_BLOCK 4
