@@ -76,11 +76,29 @@ local function report(v, big)
       end
     end
   end
+  -- the fastest face: its axis, its two cells' phi / dx (air faces carry the extension)
+  local fmax, fa, fphi = 0, 0, { 0, 0 }
+  for a, comp in ipairs { uu, vv, ww } do
+    for i = 2, m do
+      for j = 1, m do
+        for k = 1, m do
+          local I = { i, j, k }
+          I = a == 1 and I or a == 2 and { j, i, k } or { j, k, i }
+          local x = math.abs(comp:get(I[1], I[2], I[3]))
+          if x > fmax then
+            local L = { I[1], I[2], I[3] }
+            L[a] = L[a] - 1
+            fmax, fa, fphi = x, a, { S.phi:get(L[1], L[2], L[3]) / h, S.phi:get(I[1], I[2], I[3]) / h }
+          end
+        end
+      end
+    end
+  end
   local omega = math.sqrt(L[1] ^ 2 + L[2] ^ 2 + L[3] ^ 2) / (2 / 3 * I2)
   print(string.format("t %.2f (%d steps): max|u| %.3e (largest %.3e), p %.5f, jump %+.4f%% .. %+.4f%%; cells: inside %.2e, band %.2e "
-    .. "(radial %.2e, tangential %.2e), mean %.1e, omega R %.1e", S.t, S.steps, v * scale, big * scale, ps / np / exact,
+    .. "(radial %.2e, tangential %.2e), mean %.1e, omega R %.1e; fastest face: axis %d, phi %.3f | %.3f dx", S.t, S.steps, v * scale, big * scale, ps / np / exact,
     (lo / exact - 1) * 100, (hi / exact - 1) * 100, inner * scale, band * scale, rad * scale, tan * scale,
-    math.sqrt(mean[1] ^ 2 + mean[2] ^ 2 + mean[3] ^ 2) / nl * scale, omega * R * scale))
+    math.sqrt(mean[1] ^ 2 + mean[2] ^ 2 + mean[3] ^ 2) / nl * scale, omega * R * scale, fa, fphi[1], fphi[2]))
   io.stdout:flush()
 end
 
