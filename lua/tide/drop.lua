@@ -18,7 +18,8 @@
 --   6. surface tension: ghost-fluid jump sigma kappa (default; kappa from the
 --      cell curvatures at the interface crossings, or by height functions) or
 --      Liu Eq. 8
---   7. ghost-fluid projection (tide.liquid.project with phi)
+--   7. ghost-fluid projection (tide.liquid.project with phi; both 6 and 7 clamp the
+--      fractions theta at theta_min = 1e-3 with the ghost jump)
 --   8. extend the velocity along the normals (constant, or linear with the
 --      height-function curvature: tide.liquid.extend; with the cell curvature
 --      and surface tension u constant and a linearly extended copy for step 1)
@@ -65,7 +66,13 @@ local defaults = {
                            -- with "heights" 1 in 3D, 10 in 2D)
   redistance_options = false, -- options of that tide.grid.redistance, e.g. { closest = 4 } (docs/liquids-physics.md,
                            -- "3D drop at rest"); false: its defaults
-  tol = 1e-8,              -- pressure solve
+  tol = 1e-10,             -- pressure solve (relative residual; 1e-8 left divergence 9e-5 1/s in the cells with
+                           -- theta < 0.01 once theta_min is 1e-3: their rows dominate the norm of the right-hand side)
+  theta_min = false,       -- clamp of the ghost-fluid fractions theta (jump and projection); default 1e-3 with
+                           -- tension "ghost" (the operators' 0.01 let a 3D drop at rest grow tangential currents
+                           -- at the faces of cells within 0.01 dx of the surface: docs/liquids-physics.md,
+                           -- "The theta clamp"; a later exponential growth from t ~ 1.75 is not the clamp's), 0.01
+                           -- with "liu"
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
                            -- curvature "heights"), "constant" along the normals (default with tension "liu":
@@ -118,6 +125,13 @@ function drop.new(opts)
   end
   if not (S.rho > 0 and S.cfl > 0 and S.capillary > 0) then raise("tide.drop.new: rho, cfl and capillary must be positive") end
   check_choice(S.tension, { "ghost", "liu" }, "tension")
+  -- the ghost-fluid fraction clamp: 0.01 (the operators' default) clamps the faces of the cells
+  -- within 0.01 dx of the surface, and the 3D drop at rest grows tangential currents there (6.6e-4
+  -- sqrt(sigma/(rho D)) at t = 1, 1.2e-3 at 1.75 at 25 cells per diameter); 1e-3: 1.1e-4 and 1.0e-4
+  if not S.theta_min then S.theta_min = S.tension == "ghost" and 1e-3 or 0.01 end
+  if type(S.theta_min) ~= "number" or not (S.theta_min >= 1e-6 and S.theta_min <= 1) then
+    raise("tide.drop.new: theta_min must be a number in [1e-6, 1]")
+  end
   -- the cell curvature reads the contact angle only through first-order ghost
   -- cells (a 60 degree sessile drop stops 2.8 cells high, area -6%): heights there
   if not S.curvature then S.curvature = S.contact_angle ~= 90 and "heights" or "cells" end
@@ -244,7 +258,7 @@ function drop.step(S, dt)
     if S.tension == "ghost" then
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi,
-        periodic = S.periodic })
+        periodic = S.periodic, theta_min = S.theta_min })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver,
@@ -255,10 +269,10 @@ function drop.step(S, dt)
   local stats
   if P then
     stats = time("project", P.project, P, u, { dt = dt, rho = S.rho, labels = S.labels, phi = S.phi, tol = S.tol,
-      valid = S.valid, pressure = S.pressure })
+      valid = S.valid, pressure = S.pressure, theta_min = S.theta_min })
   else
     stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
-      valid = S.valid, pressure = S.pressure })
+      valid = S.valid, pressure = S.pressure, theta_min = S.theta_min })
   end
   -- 8. extend the velocity into the air along the normals; walls closed.
   -- "linear_phi": a linearly extended copy moves phi (step 1), u itself is

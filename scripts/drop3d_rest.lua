@@ -1,0 +1,119 @@
+-- Spurious currents of a 3D drop at rest with tide.drop (issue 13, docs/liquids-physics.md,
+-- "3D drop at rest"): a sphere rho = sigma = D = 1 (capillary time 1), inviscid, the centre
+-- off the lattice, box `box` diameters; every `every` capillary times it prints
+--   max|u| sqrt(rho D/sigma) over the faces (and the largest so far), the mean pressure of the
+--   cells more than 3 dx inside over 2 sigma/R, the spread of the jump sigma kappa_G of phi
+--   (tide.liquid.surface_tension's pjump) around 2 sigma/R, and where the velocity is: the
+--   largest cell-centred speed inside (phi < -3 dx) and in the liquid band (-3 dx < phi < 0),
+--   the band's largest radial and tangential components, the mean velocity of the liquid
+--   (a drift) and its rigid rotation omega R (from the angular momentum).
+-- freeze = true puts phi back to its initial exact distance after every step (the surface
+-- cannot move: the growth from the jump and the projection alone).  Any tide.drop.new option
+-- through opts, e.g. --opts '{extend = "constant"}' or '{redistance = 10, redistance_options
+-- = {closest = 4}}'.
+--   build/tide scripts/drop3d_rest.lua [--cpd 25] [--T 1] [--box 1.6] [--every 0.25] [--freeze] [--centre b] [--opts '{...}']
+-- 25 cells per diameter (40^3): about 35 s of one core per 0.25 capillary times.
+local tide = require "tide"
+local drop = require "tide.drop"
+
+local P = tide.params({ cpd = 25, T = 1.0, box = 1.6, every = 0.25, freeze = false, centre = "a", opts = "" },
+  { cpd = "cells per diameter", T = "capillary times to run", box = "box edge in diameters",
+    every = "print interval [capillary times]", freeze = "reset phi to the initial sphere after every step",
+    centre = "the centre's offset from the box centre: a (0.37, 0.13, 0.29) dx or b (0.21, 0.44, 0.07) dx",
+    opts = "extra tide.drop.new options, a Lua table constructor" })
+
+local sigma, rho, D = 1, 1, 1
+local R, h = D / 2, D / P.cpd
+local m = math.floor(P.box * P.cpd + 0.5)
+local g = tide.grid.new { size = { m, m, m }, dx = h }
+local off = P.centre == "b" and { 0.21, 0.44, 0.07 } or { 0.37, 0.13, 0.29 }
+local ctr = { m * h / 2 + off[1] * h, m * h / 2 + off[2] * h, m * h / 2 + off[3] * h }
+local opts = { grid = g, phi = drop.sphere { grid = g, center = ctr, radius = R }, sigma = sigma, rho = rho }
+if P.opts ~= "" then
+  for k, v in pairs(assert(load("return " .. P.opts))()) do opts[k] = v end
+end
+local S = drop.new(opts)
+local phi0 = g:cells():copy(S.phi)
+local scale, exact = math.sqrt(rho * D / sigma), 2 * sigma / R
+local scratch, pj = g:mac(), g:cells()
+
+local function report(v, big)
+  -- the jump of the current phi
+  tide.liquid.surface_tension(scratch, S.phi, { sigma = sigma, rho = rho, dt = 1e-3, curvature = "cells", pjump = pj })
+  local flat = pj:reshape(pj:size())
+  local lo, hi = math.huge, -math.huge
+  for q = 1, pj:size() do
+    local x = flat:get(q)
+    if x ~= 0 then lo, hi = math.min(lo, x), math.max(hi, x) end
+  end
+  local uu, vv, ww = S.u:component(1), S.u:component(2), S.u:component(3)
+  local ps, np, nl, mean = 0, 0, 0, { 0, 0, 0 }
+  local inner, band, rad, tan = 0, 0, 0, 0
+  local L, I2 = { 0, 0, 0 }, 0
+  for i = 1, m do
+    for j = 1, m do
+      for k = 1, m do
+        local p = S.phi:get(i, j, k)
+        if p < -3 * h then ps, np = ps + S.pressure:get(i, j, k), np + 1 end
+        if p < 0 then
+          local a = 0.5 * (uu:get(i, j, k) + uu:get(i + 1, j, k))
+          local b = 0.5 * (vv:get(i, j, k) + vv:get(i, j + 1, k))
+          local c = 0.5 * (ww:get(i, j, k) + ww:get(i, j, k + 1))
+          local x, y, z = (i - 0.5) * h - ctr[1], (j - 0.5) * h - ctr[2], (k - 0.5) * h - ctr[3]
+          nl = nl + 1
+          mean[1], mean[2], mean[3] = mean[1] + a, mean[2] + b, mean[3] + c
+          L[1], L[2], L[3] = L[1] + y * c - z * b, L[2] + z * a - x * c, L[3] + x * b - y * a
+          I2 = I2 + x * x + y * y + z * z
+          local s2 = a * a + b * b + c * c
+          if p < -3 * h then
+            inner = math.max(inner, math.sqrt(s2))
+          else
+            band = math.max(band, math.sqrt(s2))
+            local ur = (a * x + b * y + c * z) / math.sqrt(x * x + y * y + z * z)
+            rad, tan = math.max(rad, math.abs(ur)), math.max(tan, math.sqrt(math.max(s2 - ur * ur, 0)))
+          end
+        end
+      end
+    end
+  end
+  -- the fastest face: its axis, its two cells' phi / dx (air faces carry the extension)
+  local fmax, fa, fphi = 0, 0, { 0, 0 }
+  for a, comp in ipairs { uu, vv, ww } do
+    for i = 2, m do
+      for j = 1, m do
+        for k = 1, m do
+          local I = { i, j, k }
+          I = a == 1 and I or a == 2 and { j, i, k } or { j, k, i }
+          local x = math.abs(comp:get(I[1], I[2], I[3]))
+          if x > fmax then
+            local L = { I[1], I[2], I[3] }
+            L[a] = L[a] - 1
+            fmax, fa, fphi = x, a, { S.phi:get(L[1], L[2], L[3]) / h, S.phi:get(I[1], I[2], I[3]) / h }
+          end
+        end
+      end
+    end
+  end
+  local omega = math.sqrt(L[1] ^ 2 + L[2] ^ 2 + L[3] ^ 2) / (2 / 3 * I2)
+  print(string.format("t %.2f (%d steps): max|u| %.3e (largest %.3e), p %.5f, jump %+.4f%% .. %+.4f%%; cells: inside %.2e, band %.2e "
+    .. "(radial %.2e, tangential %.2e), mean %.1e, omega R %.1e; fastest face: axis %d, phi %.3f | %.3f dx", S.t, S.steps, v * scale, big * scale, ps / np / exact,
+    (lo / exact - 1) * 100, (hi / exact - 1) * 100, inner * scale, band * scale, rad * scale, tan * scale,
+    math.sqrt(mean[1] ^ 2 + mean[2] ^ 2 + mean[3] ^ 2) / nl * scale, omega * R * scale, fa, fphi[1], fphi[2]))
+  io.stdout:flush()
+end
+
+print(string.format("3D drop at rest: %d cells per diameter, %d^3, centre %s, extend %s, redistance %d%s", P.cpd, m,
+  P.centre, S.extend, S.redistance, P.freeze and ", phi frozen" or ""))
+local big, mark = 0, P.every
+while S.t < P.T - 1e-9 do
+  local dt = drop.max_dt(S)
+  if S.t + 1.5 * dt > mark then dt = mark - S.t end
+  drop.step(S, dt)
+  if P.freeze then S.phi:copy(phi0) end
+  local v = S.u:max_speed()
+  big = math.max(big, v)
+  if S.t > mark - 1e-9 then
+    report(v, big)
+    mark = mark + P.every
+  end
+end
