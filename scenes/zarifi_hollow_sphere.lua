@@ -10,14 +10,14 @@ local tide = require "tide"
 local zarifi = require "tide.zarifi"
 
 local P = zarifi.scene_params({ out = "out/zarifi_hollow_sphere", E = 1e6, nu = 0.3, density = 500, R = 0.2, r = 0.14,
-  speed = 3, uneven = false, tau_m = 0.5, tau_k = 0.002, height = 0.5, fractions = "node", solid_faces = true, mass_consistent = false }, {
+  speed = 3, uneven = false, tau_m = 0.5, tau_k = 0.002, height = 0.5, fractions = "node", solid_faces = true, mass_consistent = true }, {
   E = "shell's Young's modulus [Pa]", nu = "Poisson's ratio", density = "shell density [kg/m^3]",
   R = "outer radius [m]", r = "inner radius [m]", speed = "initial speed of the water (+x) [m/s]",
   uneven = "Fig. 6.5: water at rest in the right part of the cavity instead of a thrown ball",
   tau_m = "Rayleigh mass damping [1/s]", tau_k = "Rayleigh stiffness damping [s]",
   height = "height of the sphere's centre at the start [m]",
   solid_faces = "the liquid's closed faces inside the shell carry its velocity (false: 0; the water is dragged)",
-  mass_consistent = "the particles receive the projection's change by its face masses (zarifi.new mass_consistent: momentum kept through the impacts)",
+  mass_consistent = "the particles receive the projection's change by its face masses (zarifi.new mass_consistent, the recipe's default: momentum kept through the impacts; --mass_consistent=false: the kernel-mass transfer, which leaks horizontal momentum and lets the --uneven sphere travel right)",
   fractions = "solid face fractions: node (node SDF, section 5.4) or exact (clipped; with --sampling cell the projection conserves momentum)",
 })
 if not (P.r > 0 and P.r < P.R) then error("--r must be in (0, R)", 0) end
