@@ -1117,8 +1117,10 @@ typedef int64_t mpm_l4u __attribute__((vector_size(32), aligned(8)));
  * integers: the truncation through int32 lanes, the index (below 2^52)
  * assembled exactly in doubles and read back from the bits of 2^52 + c;
  * ORs into *nonfinite a word whose sign bit is set when a coordinate is not
- * finite */
-MPM_INLINE mpm_l4 cells4(const g2p_ctx *X, int D, const double *const xp[4], uint64_t *nonfinite) {
+ * finite; the lanes go to *out (a 32-byte vector returned by value would
+ * change the ABI where AVX is off: -Wpsabi under -march=x86-64-v2) */
+MPM_INLINE void cells4(const g2p_ctx *X, int D, const double *const xp[4], uint64_t *nonfinite,
+                       mpm_l4 *out) {
   typedef uint64_t u4 __attribute__((vector_size(32)));
   const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
   const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
@@ -1137,7 +1139,7 @@ MPM_INLINE mpm_l4 cells4(const g2p_ctx *X, int D, const double *const xp[4], uin
   if (D == 2) c = c * X->nd[2];
   *nonfinite |= bad[0] | bad[1] | bad[2] | bad[3];
   mpm_v4 b52 = BC4(4503599627370496.0);
-  return (mpm_l4)(c + b52) - (mpm_l4)b52;
+  *out = (mpm_l4)(c + b52) - (mpm_l4)b52;
 }
 
 /* G2P_OUTSIDE: a particle outside the stencil band; G2P_MOVED: one
@@ -1234,7 +1236,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
     }
   }
     if (X->cell_of) {
-      mpm_l4 c = cells4(X, D, xs, &nonfinite);
+      mpm_l4 c;
+      cells4(X, D, xs, &nonfinite, &c);
       int64_t *co = X->cell_of + g;
       if (ng == 4) {
         mpm_l4 ne = c != *(mpm_l4u *)co;
