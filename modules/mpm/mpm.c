@@ -382,6 +382,13 @@ MPM_INLINE double fma1(double a, double b, double c) {
 }
 /* a in all four lanes */
 #define BC4(a) ((mpm_v4){(a), (a), (a), (a)})
+/* four int32 lanes (mpm_i4) to doubles, exactly; with AVX one instruction
+ * (GCC's __builtin_convertvector took four: two halves, a shuffle, an insert) */
+#ifdef __AVX__
+#define I2D4(i) ((mpm_v4)_mm256_cvtepi32_pd((__m128i)(i)))
+#else
+#define I2D4(i) __builtin_convertvector((i), mpm_v4)
+#endif
 
 /* The B-spline stencils of four particles, lane b particle b: per axis the
  * weights w[a][t][b] and offsets r[a][t][b] = (x_node - x_p) / dx of their
@@ -448,7 +455,7 @@ MPM_INLINE int stencil4_at(const tide_mpm *m, const int64_t s[3], const int64_t 
     mpm_v4 f = (mpm_v4)(((mpm_l4)fx[a] & in) | ((mpm_l4)BC4(1.0) & ~in));
     if (cell) away |= __builtin_convertvector(f, mpm_i4) != cell[a];
     base[a] = __builtin_convertvector(O == 3 ? f - 0.5 : f, mpm_i4) - (O == 3 ? 0 : 1);
-    mpm_v4 r = f - __builtin_convertvector(base[a], mpm_v4), *w = (mpm_v4 *)S->w[a];
+    mpm_v4 r = f - I2D4(base[a]), *w = (mpm_v4 *)S->w[a];
     if (O == 3) { /* r in [0.5, 1.5) from node base */
       mpm_v4 p = 1.5 - r, q = r - 1, c = r - 0.5;
       w[0] = 0.5 * p * p;
@@ -1128,7 +1135,7 @@ MPM_INLINE mpm_l4 cells4(const g2p_ctx *X, int D, const double *const xp[4], mpm
     mpm_v4 x = {xp[0][a], xp[1][a], xp[2][a], xp[3][a]};
     mpm_v4 s = (x - X->org[a]) * X->inv;
     ok &= (s > -1.0) & (s < X->nd[a]);
-    mpm_v4 t = __builtin_convertvector(__builtin_convertvector(s, mpm_i4), mpm_v4);
+    mpm_v4 t = I2D4(__builtin_convertvector(s, mpm_i4));
     c = a == 0 ? t : c * X->nd[a] + t;
   }
   if (D == 2) c = c * X->nd[2];
