@@ -1126,8 +1126,9 @@ typedef int64_t mpm_l4u __attribute__((vector_size(32), aligned(8)));
  * No clamping: for s = (x - origin) / dx in (-1, n) the truncation is
  * tide_particles_cell's clamped one (0 for s in (-1, 0], n - 1 for s in
  * [n - 1, n)); ORs into *unsure the lanes whose s is outside (or NaN),
- * whose entries are then not that cell */
-MPM_INLINE mpm_l4 cells4(const g2p_ctx *X, int D, const double *const xp[4], mpm_l4 *unsure) {
+ * whose entries are then not that cell.  Into *cell: a 32-byte vector
+ * result's ABI depends on AVX (-Wpsabi without it) */
+MPM_INLINE void cells4(const g2p_ctx *X, int D, const double *const xp[4], mpm_l4 *cell, mpm_l4 *unsure) {
   mpm_l4 ok = {-1, -1, -1, -1};
   mpm_v4 c = {0};
   MPM_UNROLL
@@ -1141,7 +1142,7 @@ MPM_INLINE mpm_l4 cells4(const g2p_ctx *X, int D, const double *const xp[4], mpm
   if (D == 2) c = c * X->nd[2];
   *unsure |= ~ok;
   mpm_v4 b52 = BC4(4503599627370496.0);
-  return (mpm_l4)(c + b52) - (mpm_l4)b52;
+  *cell = (mpm_l4)(c + b52) - (mpm_l4)b52;
 }
 
 /* G2P_OUTSIDE: a particle outside the stencil band; G2P_MOVED: one
@@ -1239,7 +1240,8 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
     }
   }
     if (X->cell_of) {
-      mpm_l4 c = cells4(X, D, xs, &unsure);
+      mpm_l4 c;
+      cells4(X, D, xs, &c, &unsure);
       int64_t *co = X->cell_of + g;
       if (ng == 4) {
         mpm_l4 ne = c != *(mpm_l4u *)co;
