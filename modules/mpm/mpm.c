@@ -382,6 +382,13 @@ MPM_INLINE double fma1(double a, double b, double c) {
 }
 /* a in all four lanes */
 #define BC4(a) ((mpm_v4){(a), (a), (a), (a)})
+/* four int32 lanes (mpm_i4) to doubles, exactly; with AVX one instruction
+ * (GCC's __builtin_convertvector took four: two halves, a shuffle, an insert) */
+#ifdef __AVX__
+#define I2D4(i) ((mpm_v4)_mm256_cvtepi32_pd((__m128i)(i)))
+#else
+#define I2D4(i) __builtin_convertvector((i), mpm_v4)
+#endif
 
 /* The B-spline stencils of four particles, lane b particle b: per axis the
  * weights w[a][t][b] and offsets r[a][t][b] = (x_node - x_p) / dx of their
@@ -448,7 +455,7 @@ MPM_INLINE int stencil4_at(const tide_mpm *m, const int64_t s[3], const int64_t 
     mpm_v4 f = (mpm_v4)(((mpm_l4)fx[a] & in) | ((mpm_l4)BC4(1.0) & ~in));
     if (cell) away |= __builtin_convertvector(f, mpm_i4) != cell[a];
     base[a] = __builtin_convertvector(O == 3 ? f - 0.5 : f, mpm_i4) - (O == 3 ? 0 : 1);
-    mpm_v4 r = f - __builtin_convertvector(base[a], mpm_v4), *w = (mpm_v4 *)S->w[a];
+    mpm_v4 r = f - I2D4(base[a]), *w = (mpm_v4 *)S->w[a];
     if (O == 3) { /* r in [0.5, 1.5) from node base */
       mpm_v4 p = 1.5 - r, q = r - 1, c = r - 0.5;
       w[0] = 0.5 * p * p;
@@ -1108,43 +1115,40 @@ typedef struct {
   double *x, *v, *c, *F, *Jp;
   int64_t *cell_of; /* the particles' cells, updated (NULL: not recorded) */
   const int32_t *mi;
-  double org[3], top[3], nd[3]; /* per axis: origin, n - 1, n (tide_particles_cell) */
+  double org[3], nd[3]; /* per axis: origin, n (tide_particles_cell) */
 } g2p_ctx;
 
 typedef int64_t mpm_l4u __attribute__((vector_size(32), aligned(8)));
 
 /* tide_particles_cell of the four positions xp[0 .. 3] in lanes, the same
  * integers: the truncation through int32 lanes, the index (below 2^52)
- * assembled exactly in doubles and read back from the bits of 2^52 + c;
- * ORs into *nonfinite a word whose sign bit is set when a coordinate is not
- * finite; the lanes go to *out (a 32-byte vector returned by value would
- * change the ABI where AVX is off: -Wpsabi under -march=x86-64-v2) */
-MPM_INLINE void cells4(const g2p_ctx *X, int D, const double *const xp[4], uint64_t *nonfinite,
-                       mpm_l4 *out) {
-  typedef uint64_t u4 __attribute__((vector_size(32)));
-  const uint64_t e = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
-  const u4 e4 = {e, e, e, e}, one4 = {one, one, one, one};
-  u4 bad = {0};
+ * assembled exactly in doubles and read back from the bits of 2^52 + c.
+ * No clamping: for s = (x - origin) / dx in (-1, n) the truncation is
+ * tide_particles_cell's clamped one (0 for s in (-1, 0], n - 1 for s in
+ * [n - 1, n)); ORs into *unsure the lanes whose s is outside (or NaN),
+ * whose entries are then not that cell.  Into *cell: a 32-byte vector
+ * result's ABI depends on AVX (-Wpsabi without it) */
+MPM_INLINE void cells4(const g2p_ctx *X, int D, const double *const xp[4], mpm_l4 *cell, mpm_l4 *unsure) {
+  mpm_l4 ok = {-1, -1, -1, -1};
   mpm_v4 c = {0};
   MPM_UNROLL
   for (int a = 0; a < D; a++) {
     mpm_v4 x = {xp[0][a], xp[1][a], xp[2][a], xp[3][a]};
-    bad |= ((u4)x & e4) + one4;
-    mpm_v4 s = (x - X->org[a]) * X->inv, top = BC4(X->top[a]);
-    mpm_l4 below = s < top, pos = s > 0.0;
-    mpm_v4 t = (mpm_v4)((((mpm_l4)s & below) | ((mpm_l4)top & ~below)) & pos);
-    t = __builtin_convertvector(__builtin_convertvector(t, mpm_i4), mpm_v4);
+    mpm_v4 s = (x - X->org[a]) * X->inv;
+    ok &= (s > -1.0) & (s < X->nd[a]);
+    mpm_v4 t = I2D4(__builtin_convertvector(s, mpm_i4));
     c = a == 0 ? t : c * X->nd[a] + t;
   }
   if (D == 2) c = c * X->nd[2];
-  *nonfinite |= bad[0] | bad[1] | bad[2] | bad[3];
+  *unsure |= ~ok;
   mpm_v4 b52 = BC4(4503599627370496.0);
-  *out = (mpm_l4)(c + b52) - (mpm_l4)b52;
+  *cell = (mpm_l4)(c + b52) - (mpm_l4)b52;
 }
 
 /* G2P_OUTSIDE: a particle outside the stencil band; G2P_MOVED: one
- * changed cell; G2P_NONFINITE: a new position is not finite */
-enum { G2P_OUTSIDE = 1, G2P_MOVED = 2, G2P_NONFINITE = 4 };
+ * changed cell; G2P_UNSURE: a recorded cell is not sure (a new position
+ * not finite, or more than a cell outside the grid) */
+enum { G2P_OUTSIDE = 1, G2P_MOVED = 2, G2P_UNSURE = 4 };
 
 /* gather, update F and advect particles p0 .. p1 - 1 (and record their
  * cells); returns the G2P_ flags */
@@ -1152,7 +1156,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
   const tide_mpm *m = X->m;
   double dt = X->dt;
   int bad = 0, O2 = D == 3 ? O : 1;
-  uint64_t nonfinite = 0;
+  mpm_l4 unsure = {0};
   for (int64_t g = p0; g < p1; g += 4) {
     /* the stencils of particles g .. g + 3 (lanes past p1 repeat g) */
     int ng = p1 - g < 4 ? (int)(p1 - g) : 4;
@@ -1237,7 +1241,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
   }
     if (X->cell_of) {
       mpm_l4 c;
-      cells4(X, D, xs, &nonfinite, &c);
+      cells4(X, D, xs, &c, &unsure);
       int64_t *co = X->cell_of + g;
       if (ng == 4) {
         mpm_l4 ne = c != *(mpm_l4u *)co;
@@ -1248,7 +1252,7 @@ MPM_INLINE int gather_range(const g2p_ctx *X, int D, int O, int SP, int64_t p0, 
           if (c[b] != co[b]) co[b] = c[b], bad |= G2P_MOVED;
     }
   }
-  return bad | (nonfinite >> 63 ? G2P_NONFINITE : 0);
+  return bad | (unsure[0] | unsure[1] | unsure[2] | unsure[3] ? G2P_UNSURE : 0);
 }
 
 /* the instances: [dimension - 2][order - 2][sparse] */
@@ -1306,13 +1310,13 @@ int tide_mpm_g2p(tide_mpm *m, double dt) {
   int record = ps->cell_of && ps->ws_cells == tide_grid_ncells(&m->g) && ps->ws_cap >= n;
   X.cell_of = record ? ps->cell_of : NULL;
   for (int a = 0; a < 3; a++)
-    X.org[a] = m->g.origin[a], X.top[a] = (double)m->g.n[a] - 1, X.nd[a] = m->g.n[a];
+    X.org[a] = m->g.origin[a], X.nd[a] = m->g.n[a];
   m->cells_current = 0;
   int bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (n > TIDE_PAR_MIN)
   for (int64_t b = 0; b < nc; b++)
     bad |= range(&X, b * chunk, (b + 1) * chunk < n ? (b + 1) * chunk : n);
-  if (record && !(bad & (G2P_OUTSIDE | G2P_NONFINITE))) {
+  if (record && !(bad & (G2P_OUTSIDE | G2P_UNSURE))) {
     /* cell_of is exact for the new positions; the binning of it stands
      * when no particle changed cell */
     m->cells_current = 1, m->cells_n = n, m->cells_moved = (bad & G2P_MOVED) != 0;
