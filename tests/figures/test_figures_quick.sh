@@ -6,10 +6,7 @@
 # figure up to date (content key unchanged) and recompute nothing.
 set -u
 src=${TIDE_SOURCE_DIR:-.}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-check() { if [ "$1" = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "check failed: $2" >&2; fi; }
+. "$src/tests/lib/checks.sh" # $tmp, check, pass / fail
 run() { $TIDE --threads 2 --no-progress "$src/scripts/figures.lua" --quick --no-docs --out "$1"; }
 t0=$(date +%s)
 run "$tmp/a" > "$tmp/a.log" 2>&1; check $? "quick run 1 failed: $(tail -40 "$tmp/a.log")"

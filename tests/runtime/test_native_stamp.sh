@@ -6,10 +6,7 @@
 # Also: the tide program built here runs here (tide --version names no missing extension).
 set -u
 src=${TIDE_SOURCE_DIR:-.}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-check() { if [ "$1" = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "check failed: $2" >&2; fi; }
+. "$src/tests/lib/checks.sh" # $tmp, check, pass / fail
 # a cmake that records its arguments instead of cleaning
 mkdir -p "$tmp/bin" "$tmp/b"
 printf '#!/bin/sh\necho "$@" >> "%s/cmake.log"\n' "$tmp" > "$tmp/bin/cmake"

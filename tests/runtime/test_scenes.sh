@@ -5,10 +5,7 @@
 # below (the test fails on a scene it does not know).
 set -u
 src=${TIDE_SOURCE_DIR:-.}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-check() { if [ "$1" = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "check failed: $2" >&2; fi; }
+. "$src/tests/lib/checks.sh" # $tmp, check, pass / fail
 declare -A args=(
   [dam_break]="--res 16 --frames 2 --image 96"
   [dam_break_3d]="--res 8 --frames 2 --image 96"
