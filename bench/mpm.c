@@ -9,9 +9,18 @@
  * stay in cache for sorted particles).  The bound is triad bandwidth /
  * bytes_p.  Scene: an elastic fixed-corotated block filling 1/8 of the box
  * at 4 (2D) / 8 (3D) particles per cell, sorted once.
- *   build/bench_mpm [--quick] [--only D]
+ * The issue's reference, "a plain C quadratic MLS-MPM loop, 3D single
+ * precision, ~8.4 M particle-substeps/s on one core", is measured here
+ * rather than quoted: bench/mpm_ref.h is that loop (the textbook mpm88 loop
+ * in 3D, array-of-structures particles, serial), in float and in double,
+ * compiled -O3 -ffp-contract=fast (CMakeLists.txt; Tide's kernel keeps the
+ * project's -O2), run on the same 3D particles as Tide's case, alternated
+ * with Tide over rounds (medians per CPU-second, the 1-minute load printed)
+ * and checked against Tide's particles after the same substeps.
+ *   build/bench_mpm [--quick] [--only D|dense|sparse|ref] [--rounds R]
  * --only D runs just the one-thread dimension-D throughput, --only dense /
- * sparse just one side of the sparse-grid comparison (for a profiler:
+ * sparse just one side of the sparse-grid comparison, --only ref just the
+ * reference comparison (R rounds, default 5) (for a profiler:
  * valgrind --tool=callgrind --toggle-collect=tide_mpm_step counts the
  * instructions of steps + 1 substeps, the warm-up included). */
 #include "mpm/mpm.h"

@@ -68,6 +68,7 @@ static inline int REF(ref_weights)(REF_T xg, REF_T *fx, REF_T w[3]) {
 
 /* one substep of np particles p on the n^3 cells of the unit cube (node
  * grid g of (n + 1)^3 x 4 numbers) */
+__attribute__((noinline)) /* one symbol per substep for a profiler */
 static void REF(ref_step)(int n, int64_t np, REF(ref_particle) *p, REF_T (*g)[4], REF_T dt,
                           REF_T pmass, REF_T pvol, REF_T mu, REF_T lambda, REF_T gravity_y) {
   const int N = n + 1;
