@@ -168,6 +168,34 @@ static void reference(int n, int steps, int rounds) {
   printf("  ratios: Tide double / plain float %.2f, Tide double / plain double %.2f, plain float / "
          "plain double %.2f; the issue's figure for the plain float loop: ~8.4 M/s\n",
          med[0] / med[1], med[0] / med[2], med[1] / med[2]);
+  /* 2 threads: Tide's P2G colours its slabs, the plain loop's P2G stays serial (its grid update
+   * and G2P take both threads); the wall clock (the CPU-second rate of a partly serial loop
+   * says nothing about its 2-thread throughput) */
+  tide_threads_set(2);
+  double c2[2][64], w2[2][64];
+  for (int r = 0; r < rounds; r++)
+    for (int k = 0; k < 2; k++) {
+      int which = (r + k) % 2;
+      if (which == 0) {
+        w2[0][r] = run(3, n, steps, &np, &c2[0][r], NULL);
+        continue;
+      }
+      tide_mpm *m0 = scene(3, n);
+      if (!m0) return;
+      w2[1][r] = ref_run_f(m0, steps, BENCH_DT, &c2[1][r], NULL, NULL, NULL);
+      tide_mpm_free(m0);
+    }
+  double m2[2];
+  for (int w = 0; w < 2; w++) {
+    m2[w] = median(w2[w], rounds);
+    printf("  2 threads, %-12s: %.2f M particle-substeps/s (median wall), %.2f M per CPU-second%s\n",
+           name[w], m2[w] / 1e6, median(c2[w], rounds) / 1e6,
+           w ? " (P2G serial: one thread's CPU time there)" : "");
+  }
+  printf("  2 threads: Tide / plain float %.2f by the wall clock (on a shared machine mostly the "
+         "other jobs' share; OMP_WAIT_POLICY=passive, or spinning threads count as CPU time)\n",
+         m2[0] / m2[1]);
+  tide_threads_set(1);
   /* the loops compute the same motion: each against Tide after 1 + steps substeps */
   tide_mpm *after = NULL;
   run(3, n, steps, &np, &cpu[0][0], &after);

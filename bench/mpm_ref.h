@@ -17,10 +17,13 @@
  *        normal velocity into the wall is removed);
  *   G2P: the 27-node gather of v and C = 4/dx^2 sum w v (x_i - x_p)^T,
  *        x += dt v, F <- (I + dt C) F.
- * Serial: the scatter races between threads, and making it race-free and
- * deterministic (colouring, private grids) is no longer the plain loop.
+ * P2G is serial: the scatter races between threads, and making it
+ * race-free and deterministic (colouring, private grids) is no longer the
+ * plain loop; the grid update and G2P (independent per node / particle)
+ * take the OpenMP threads, which is all the plain loop parallelises simply.
  * Nothing else (no sorting inside the loop, no SIMD intrinsics, no
- * precomputed weights): what -O2 -march=native makes of it. */
+ * precomputed weights): what -O3 -ffp-contract=fast -march=native makes of
+ * it (CMakeLists.txt). */
 #ifndef REF_T
 #error "define REF_T and REF_SFX before including mpm_ref.h"
 #endif
@@ -110,6 +113,7 @@ static void REF(ref_step)(int n, int64_t np, REF(ref_particle) *p, REF_T (*g)[4]
         }
   }
   /* grid */
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
       for (int k = 0; k < N; k++) {
@@ -125,6 +129,7 @@ static void REF(ref_step)(int n, int64_t np, REF(ref_particle) *p, REF_T (*g)[4]
         gi[0] = v[0], gi[1] = v[1], gi[2] = v[2];
       }
   /* G2P */
+#pragma omp parallel for schedule(static)
   for (int64_t q = 0; q < np; q++) {
     REF(ref_particle) *pp = p + q;
     int base[3];
