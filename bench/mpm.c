@@ -12,7 +12,7 @@
  * The issue's reference, "a plain C quadratic MLS-MPM loop, 3D single
  * precision, ~8.4 M particle-substeps/s on one core", is measured here
  * rather than quoted: bench/mpm_ref.h is that loop (the textbook mpm88 loop
- * in 3D, array-of-structures particles, serial), in float and in double,
+ * in 3D, array-of-structures particles, P2G serial), in float and double,
  * compiled -O3 -ffp-contract=fast (CMakeLists.txt; Tide's kernel keeps the
  * project's -O2), run on the same 3D particles as Tide's case, alternated
  * with Tide over rounds (medians per CPU-second, the 1-minute load printed)
