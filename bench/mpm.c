@@ -123,6 +123,29 @@ static double median(const double *v, int n) {
   return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
+/* one timed run of variant `which` (0: Tide, 1: plain float, 2: plain
+ * double) on the 3D n^3 scene: wall rate, *cpu the CPU-second rate */
+static double variant(int which, int n, int steps, double *cpu) {
+  int64_t np = 0;
+  if (which == 0) return run(3, n, steps, &np, cpu, NULL);
+  tide_mpm *m0 = scene(3, n);
+  *cpu = 0;
+  if (!m0) return 0;
+  double w = which == 1 ? ref_run_f(m0, steps, BENCH_DT, cpu, NULL, NULL, NULL)
+                        : ref_run_d(m0, steps, BENCH_DT, cpu, NULL, NULL, NULL);
+  tide_mpm_free(m0);
+  return w;
+}
+
+/* variants 0 .. nv-1 alternated over `rounds` rounds, the order rotating */
+static void alternate(int nv, int n, int steps, int rounds, double cpu[][64], double wall[][64]) {
+  for (int r = 0; r < rounds; r++)
+    for (int k = 0; k < nv; k++) {
+      int which = (r + k) % nv;
+      wall[which][r] = variant(which, n, steps, &cpu[which][r]);
+    }
+}
+
 /* Tide's 3D double path against the plain loop in float and double, one
  * thread, the three alternated over `rounds` rounds (the order rotating),
  * medians; the plain loops checked against Tide's particles */
@@ -142,19 +165,7 @@ static void reference(int n, int steps, int rounds) {
   double cpu[3][64], wall[3][64];
   if (rounds > 64) rounds = 64;
   int64_t np = 0;
-  for (int r = 0; r < rounds; r++)
-    for (int k = 0; k < 3; k++) {
-      int which = (r + k) % 3;
-      if (which == 0) {
-        wall[0][r] = run(3, n, steps, &np, &cpu[0][r], NULL);
-        continue;
-      }
-      tide_mpm *m0 = scene(3, n);
-      if (!m0) return;
-      wall[which][r] = which == 1 ? ref_run_f(m0, steps, BENCH_DT, &cpu[1][r], NULL, NULL, NULL)
-                                  : ref_run_d(m0, steps, BENCH_DT, &cpu[2][r], NULL, NULL, NULL);
-      tide_mpm_free(m0);
-    }
+  alternate(3, n, steps, rounds, cpu, wall);
   double med[3];
   for (int w = 0; w < 3; w++) {
     med[w] = median(cpu[w], rounds);
@@ -173,18 +184,7 @@ static void reference(int n, int steps, int rounds) {
    * says nothing about its 2-thread throughput) */
   tide_threads_set(2);
   double c2[2][64], w2[2][64];
-  for (int r = 0; r < rounds; r++)
-    for (int k = 0; k < 2; k++) {
-      int which = (r + k) % 2;
-      if (which == 0) {
-        w2[0][r] = run(3, n, steps, &np, &c2[0][r], NULL);
-        continue;
-      }
-      tide_mpm *m0 = scene(3, n);
-      if (!m0) return;
-      w2[1][r] = ref_run_f(m0, steps, BENCH_DT, &c2[1][r], NULL, NULL, NULL);
-      tide_mpm_free(m0);
-    }
+  alternate(2, n, steps, rounds, c2, w2);
   double m2[2];
   for (int w = 0; w < 2; w++) {
     m2[w] = median(w2[w], rounds);
