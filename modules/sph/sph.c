@@ -41,6 +41,7 @@ uint64_t tide_sph_morton(int dim, int i, int j, int k) { return tide_morton(dim,
 /* ------------------------------------------------------- construction */
 
 static int reserve(tide_sph *s, int64_t cap);
+static void map_free(tide_sph_map *m);
 
 int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out) {
   *out = NULL;
@@ -117,8 +118,10 @@ void tide_sph_free(tide_sph *s) {
   tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren, s->wall};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     tide_array_release(arrs[i]);
-  for (int w = 0; w < s->nwall; w++)
+  for (int w = 0; w < s->nwall; w++) {
     tide_shape_release(s->wshape[w]);
+    map_free(s->wmap[w]);
+  }
   tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * s->dim));
   tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
@@ -492,6 +495,7 @@ static int add_wall(tide_sph *s, tide_shape *shape, int outside, const double *v
   s->wshape[w] = shape;
   s->wside[w] = outside != 0;
   s->wgroup[w] = s->ngroup;
+  s->wmap[w] = NULL;
   for (int a = 0; a < 3; a++) {
     s->wvel[w][a] = vel && a < s->dim ? vel[a] : 0;
     s->wofs[w][a] = 0;
@@ -520,8 +524,10 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel) {
   return TIDE_OK;
 }
 
+static int map_build(tide_sph *s, int w, double res);
+
 int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const double *vel,
-                          int *boundary) {
+                          int method, double resolution, int *boundary) {
   if (boundary) *boundary = -1;
   if (!shape) return tide_fail(TIDE_EINVAL, "SPH: an SDF boundary needs a shape");
   int st, d = s->dim;
@@ -529,8 +535,21 @@ int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const dou
     return tide_fail(TIDE_EINVAL, "SPH: the boundary shape is %dD but the SPH state is %dD",
                      shape->dim, d);
   if ((st = check_vel(s, vel))) return st;
+  if (method != TIDE_SPH_WALL_HARADA && method != TIDE_SPH_WALL_MAP)
+    return tide_fail(TIDE_EINVAL, "SPH: unknown SDF boundary method %d", method);
+  if (!(resolution <= 0 || (resolution >= 0.5 && resolution <= 16)))
+    return tide_fail(TIDE_EINVAL, "SPH: density map resolution %g not in [0.5, 16] nodes per dx",
+                     resolution);
   s->nvalid = 0;
-  if (shape->kind == TIDE_SHAPE_BOX && outside) {
+  if (method == TIDE_SPH_WALL_MAP) {
+    if ((st = add_wall(s, shape, outside, vel))) return st;
+    tide_shape_retain(shape);
+    if ((st = map_build(s, s->nwall - 1, resolution > 0 ? resolution : 4))) {
+      s->nwall--;
+      tide_shape_release(shape);
+      return st;
+    }
+  } else if (shape->kind == TIDE_SHAPE_BOX && outside) {
     /* a box tank: its 2d faces as planar walls, their edges and corners
      * by inclusion-exclusion (wall_row) */
     if (s->nwall + 2 * d > TIDE_SPH_MAXWALL)
@@ -573,6 +592,274 @@ static double wall_dist(const tide_sph *s, int w, const double *x, double band, 
       n[a] *= sg;
   }
   return sg * phi;
+}
+
+/* ----------------------------------------------------- density maps */
+
+/* Koschier & Bender 2017's density map of wall w (sph.h, tide_sph_map):
+ * the boundary terms of a point integrated over the solid and stored on a
+ * grid in the shape's frame.  The quadrature is a 2^d-tree over the cube
+ * [-H, H]^d around the node x: the integrals of the terms over every block
+ * of every level are tabulated once (3-point Gauss-Legendre per axis in the
+ * leaves, of side dq = 2H / 2^levels; a block is the sum of its children).
+ * Per node a block whose centre y has |phi(y)| above its half diagonal
+ * lies on one side (the SDF is 1-Lipschitz and bounds the distance from
+ * below): all solid, its integral, or all fluid, nothing; else its children
+ * are visited, and a leaf cut by the surface takes the solid's share chi =
+ * clamp(1/2 - phi_f(y)/dq, 0, 1) of its integral (phi_f the SDF on the
+ * fluid's side; exact for a face parallel to the leaves).  Blocks outside
+ * the support (|y - x| >= H everywhere) are skipped. */
+
+static int map_levels(int d) { return d == 2 ? 6 : 4; }
+
+static void map_free(tide_sph_map *m) {
+  if (!m) return;
+  int64_t nn = (int64_t)m->n[0] * m->n[1] * m->n[2];
+  tide_free(m->v, sizeof(double) * (size_t)(nn * m->nv));
+  tide_free(m, sizeof *m);
+}
+
+/* fluid-side distance of y (the shape's frame) from wall w */
+static double frame_dist(const tide_sph *s, int w, const double *y, double band) {
+  double phi = tide_shape_eval_band(s->wshape[w], y, band);
+  return s->wside[w] ? -phi : phi;
+}
+
+/* the block tables: per level l (2^l blocks per axis, from lev[l]) the
+ * integrals (nv each) of the terms over the block within the support, and
+ * whether the block meets the support */
+typedef struct map_tree {
+  int d, L, nv;
+  int64_t lev[8];
+  double *val;
+  unsigned char *in;
+  int64_t total;
+} map_tree;
+
+static int64_t ipow(int64_t b, int e) {
+  int64_t r = 1;
+  while (e-- > 0)
+    r *= b;
+  return r;
+}
+
+static int tree_build(const tide_sph *s, map_tree *t) {
+  int d = s->dim, L = map_levels(d), nv = WALL_COLS(d);
+  double H = s->K.H, c = s->mass / pow(s->g.dx, d);
+  t->d = d, t->L = L, t->nv = nv, t->total = 0;
+  for (int l = 0; l <= L; l++) {
+    t->lev[l] = t->total;
+    t->total += ipow(ipow(2, l), d);
+  }
+  t->val = tide_calloc(sizeof(double) * (size_t)(t->total * nv));
+  t->in = tide_calloc((size_t)t->total);
+  if (!t->val || !t->in) return TIDE_ENOMEM;
+  /* leaves: Gauss-Legendre 3 points per axis */
+  const double gx[3] = {-0.7745966692414834, 0, 0.7745966692414834},
+               gw[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+  int64_t N = ipow(2, L), nleaf = ipow(N, d);
+  double dq = 2 * H / (double)N;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < nleaf; b++) {
+    int64_t ib[3] = {b % N, (b / N) % N, d == 3 ? b / (N * N) : 0};
+    double *out = t->val + (t->lev[L] + b) * nv, lo2 = 0;
+    for (int a = 0; a < d; a++) { /* nearest point of the leaf to the centre */
+      double l0 = -H + ib[a] * dq, l1 = l0 + dq, q = l0 > 0 ? l0 : (l1 < 0 ? l1 : 0);
+      lo2 += q * q;
+    }
+    if (lo2 >= H * H) continue;
+    t->in[t->lev[L] + b] = 1;
+    int kz = d == 3 ? 3 : 1;
+    for (int k = 0; k < kz; k++)
+      for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+          int g3[3] = {i, j, k};
+          double o[3] = {0, 0, 0}, wt = 1;
+          for (int a = 0; a < d; a++) {
+            o[a] = -H + (ib[a] + 0.5 + 0.5 * gx[g3[a]]) * dq;
+            wt *= 0.5 * dq * gw[g3[a]];
+          }
+          double r = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+          if (r >= H) continue;
+          double W = tide_sph_kernel_W(&s->K, r), dW = tide_sph_kernel_dW(&s->K, r);
+          double q = r > 0 ? dW / r : 0, cw = c * wt;
+          out[0] += cw * W;
+          out[1] -= cw * dW * r;
+          for (int a = 0; a < d; a++) {
+            out[WALL_G + a] -= cw * q * o[a]; /* x - y = -o */
+            for (int e = 0; e < d; e++)
+              out[WALL_G + d + a * d + e] += cw * q * o[a] * o[e];
+          }
+        }
+  }
+  /* the levels above: sums of the children (fixed order) */
+  for (int l = L - 1; l >= 0; l--) {
+    int64_t n = ipow(2, l), nb = ipow(n, d);
+    for (int64_t b = 0; b < nb; b++) {
+      int64_t ib[3] = {b % n, (b / n) % n, d == 3 ? b / (n * n) : 0};
+      double *out = t->val + (t->lev[l] + b) * nv;
+      for (int ch = 0; ch < (1 << d); ch++) {
+        int64_t cb = 0, cn = 2 * n;
+        for (int a = d - 1; a >= 0; a--)
+          cb = cb * cn + 2 * ib[a] + ((ch >> a) & 1);
+        int64_t ci = t->lev[l + 1] + cb;
+        if (!t->in[ci]) continue;
+        t->in[t->lev[l] + b] = 1;
+        for (int v = 0; v < nv; v++)
+          out[v] += t->val[ci * nv + v];
+      }
+    }
+  }
+  return TIDE_OK;
+}
+
+static void tree_free(map_tree *t) {
+  tide_free(t->val, sizeof(double) * (size_t)(t->total * t->nv));
+  tide_free(t->in, (size_t)t->total);
+}
+
+/* the terms of node x by the tree (out zeroed, nv values); returns the
+ * number of SDF evaluations */
+static int64_t tree_node(const tide_sph *s, int w, const map_tree *t, const double *x,
+                         double *out) {
+  int d = t->d, L = t->L, nv = t->nv, sp = 0;
+  double H = s->K.H, band = 2 * H;
+  int64_t evals = 0, stk[64][4];
+  stk[sp][0] = 0, stk[sp][1] = stk[sp][2] = stk[sp][3] = 0, sp++;
+  while (sp > 0) {
+    sp--;
+    int l = (int)stk[sp][0];
+    int64_t ib[3] = {stk[sp][1], stk[sp][2], stk[sp][3]}, n = (int64_t)1 << l, b = 0;
+    for (int a = d - 1; a >= 0; a--)
+      b = b * n + ib[a];
+    int64_t bi = t->lev[l] + b;
+    if (!t->in[bi]) continue;
+    double size = 2 * H / (double)n, y[3] = {x[0], x[1], x[2]};
+    for (int a = 0; a < d; a++)
+      y[a] += -H + (ib[a] + 0.5) * size;
+    double f = frame_dist(s, w, y, band), hd = 0.5 * size * sqrt((double)d);
+    evals++;
+    if (f >= hd) continue;
+    const double *val = t->val + bi * nv;
+    if (f <= -hd || l == L) {
+      double chi = f <= -hd ? 1 : 0.5 - f / size;
+      if (chi <= 0) continue;
+      if (chi > 1) chi = 1;
+      for (int v = 0; v < nv; v++)
+        out[v] += chi * val[v];
+      continue;
+    }
+    for (int ch = (1 << d) - 1; ch >= 0; ch--) { /* children, the first popped first */
+      stk[sp][0] = l + 1;
+      for (int a = 0; a < 3; a++)
+        stk[sp][1 + a] = a < d ? 2 * ib[a] + ((ch >> a) & 1) : 0;
+      sp++;
+    }
+  }
+  return evals;
+}
+
+static int map_build(tide_sph *s, int w, double res) {
+  int st, d = s->dim, nv = WALL_COLS(d);
+  double t0 = tide_wtime(), dx = s->g.dx, H = s->K.H, h = dx / res;
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, margin = H + 3 * h;
+  if (!tide_shape_bounds(s->wshape[w], lo, hi))
+    for (int a = 0; a < d; a++) { /* unbounded: the grid's box */
+      lo[a] = s->g.origin[a];
+      hi[a] = s->g.origin[a] + s->g.n[a] * dx;
+    }
+  tide_sph_map *m = tide_calloc(sizeof *m);
+  if (!m) return TIDE_ENOMEM;
+  m->dim = d, m->nv = nv, m->h = h;
+  int64_t nn = 1;
+  for (int a = 0; a < 3; a++) {
+    m->n[a] = a < d ? (int)ceil((hi[a] - lo[a] + 2 * margin) / h) + 1 : 1;
+    m->lo[a] = a < d ? lo[a] - margin : 0;
+    nn *= m->n[a];
+  }
+  if (nn * nv > ((int64_t)1 << 28)) {
+    tide_free(m, sizeof *m);
+    return tide_fail(TIDE_EINVAL,
+                     "SPH: a density map of %lld nodes is too large (lower the resolution or "
+                     "bound the shape)",
+                     (long long)nn);
+  }
+  map_tree t = {0};
+  m->v = tide_calloc(sizeof(double) * (size_t)(nn * nv));
+  if (!m->v || (st = tree_build(s, &t))) {
+    tree_free(&t);
+    map_free(m);
+    return TIDE_ENOMEM;
+  }
+  int64_t computed = 0;
+  double *mv = m->v, reach = H * (1 + 1e-12);
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : computed)
+  for (int64_t node = 0; node < nn; node++) {
+    int64_t ix = node % m->n[0], iy = (node / m->n[0]) % m->n[1], iz = node / (m->n[0] * m->n[1]);
+    double x[3] = {m->lo[0] + ix * h, m->lo[1] + iy * h, m->lo[2] + iz * h}, *out = mv + node * nv;
+    double f0 = frame_dist(s, w, x, 2 * H);
+    if (f0 >= reach) continue; /* no solid within the support */
+    if (f0 <= -reach) {        /* the whole support in the solid */
+      for (int v = 0; v < nv; v++)
+        out[v] = t.val[v];
+      continue;
+    }
+    tree_node(s, w, &t, x, out);
+    computed++;
+  }
+  tree_free(&t);
+  m->computed = computed;
+  m->seconds = tide_wtime() - t0;
+  s->wmap[w] = m;
+  return TIDE_OK;
+}
+
+/* add wall w's map at x (the simulation frame) to row: tensor cubic
+ * Lagrange interpolation of the node values; a point outside the map is
+ * clamped into it (a tank or an unbounded shape: deep in the solid), or
+ * beyond the support of a bounded obstacle (nothing added) */
+static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
+  const tide_sph_map *m = s->wmap[w];
+  int d = s->dim, nv = m->nv, base[3] = {0, 0, 0};
+  double L[3][4] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}};
+  for (int a = 0; a < d; a++) {
+    double u = (xi[a] - s->wofs[w][a] - m->lo[a]) / m->h;
+    if (u < 1 || u > m->n[a] - 2) {
+      if (!s->wside[w]) return; /* an obstacle's map covers its support */
+      u = u < 1 ? 1 : m->n[a] - 2;
+    }
+    int i0 = (int)floor(u) - 1;
+    if (i0 > m->n[a] - 4) i0 = m->n[a] - 4;
+    double t = u - (i0 + 1);
+    base[a] = i0;
+    L[a][0] = -t * (t - 1) * (t - 2) / 6;
+    L[a][1] = (t + 1) * (t - 1) * (t - 2) / 2;
+    L[a][2] = -(t + 1) * t * (t - 2) / 2;
+    L[a][3] = (t + 1) * t * (t - 1) / 6;
+  }
+  double acc[3 + 3 + 9] = {0};
+  int kz = d == 3 ? 4 : 1;
+  for (int k = 0; k < kz; k++)
+    for (int j = 0; j < 4; j++) {
+      double wjk = L[1][j] * L[2][k];
+      const double *rowv =
+          m->v + ((int64_t)(base[2] + k) * m->n[1] + base[1] + j) * m->n[0] * nv + base[0] * nv;
+      for (int i = 0; i < 4; i++) {
+        double wt = wjk * L[0][i];
+        for (int v = 0; v < nv; v++)
+          acc[v] += wt * rowv[i * nv + v];
+      }
+    }
+  for (int v = 0; v < nv; v++)
+    row[v] += acc[v];
+  for (int a = 0; a < d; a++)
+    row[2] += s->wvel[w][a] * acc[WALL_G + a];
+}
+
+const tide_sph_map *tide_sph_boundary_map(const tide_sph *s, int boundary) {
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wgroup[w] == boundary) return s->wmap[w];
+  return NULL;
 }
 
 /* Harada et al. 2007's wall weight over an orthant of k mutually orthogonal
@@ -679,6 +966,10 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
   for (int c = 0; c < WALL_COLS(d); c++)
     row[c] = 0;
   for (int w = 0; w < s->nwall; w++) {
+    if (s->wmap[w]) {
+      map_add(s, w, xi, row);
+      continue;
+    }
     double dw = wall_dist(s, w, xi, 2 * H, NULL);
     if (dw >= H) continue;
     wall_dist(s, w, xi, 2 * H, n[k]);
@@ -708,6 +999,14 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, row);
       }
     }
+}
+
+int tide_sph_wall_rows(const tide_sph *s, int64_t np, const double *x, double *out) {
+  int d = s->dim;
+#pragma omp parallel for schedule(static) if (np > 256)
+  for (int64_t i = 0; i < np; i++)
+    wall_row(s, x + i * d, out + i * WALL_COLS(d));
+  return TIDE_OK;
 }
 
 /* ------------------------------------------------------------- search */

@@ -272,8 +272,8 @@ static uint64_t run(int dim, int dfsph, int sdf, int threads) {
     tide_shape *ball;
     int idx;
     tide_shape_sphere(dim, c, 0.1, &ball);
-    tide_sph_sdf_boundary(s, tank, 1, vt, &idx);
-    tide_sph_sdf_boundary(s, ball, 0, NULL, &idx);
+    tide_sph_sdf_boundary(s, tank, 1, vt, TIDE_SPH_WALL_HARADA, 0, &idx);
+    tide_sph_sdf_boundary(s, ball, 0, NULL, TIDE_SPH_WALL_MAP, 0, &idx);
     tide_shape_release(ball);
   } else {
     tide_sph_boundary(s, tank, 2, 1, &added);
