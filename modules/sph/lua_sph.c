@@ -106,8 +106,8 @@ static int m_boundary(lua_State *L) {
 }
 
 static const char *const wall_keys[] = {"shape", "side", "velocity", "method", "map_resolution",
-                                        NULL};
-static const char *const wall_methods[] = {"harada", "map", NULL};
+                                        "map_lattice", NULL};
+static const char *const wall_methods[] = {"harada", "map", "auto", NULL};
 /* S:sdf_boundary{shape =, side = "outside" | "inside", velocity = 0,
  * method = "harada" | "map", map_resolution = 2} -> index (1-based): the
  * shape's surface is a wall (Harada et al. 2007's wall weight, or Koschier &
@@ -122,8 +122,9 @@ static int m_sdf_boundary(lua_State *L) {
   int outside = tide_opt_choice(&o, "side", "outside", side_names);
   double vel[3] = {0, 0, 0};
   tide_opt_vec(&o, "velocity", s->dim, s->dim, vel);
-  int method = tide_opt_choice(&o, "method", "harada", wall_methods);
+  int method = tide_opt_choice(&o, "method", "auto", wall_methods);
   double res = tide_opt_num(&o, "map_resolution", 4, 0.5, 16);
+  s->map_lattice = tide_opt_bool(&o, "map_lattice", 1);
   if (sh->dim != s->dim)
     tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
   int idx = -1;

@@ -68,6 +68,7 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
   s->c = prm->c;
   s->gamma = 7;
   s->warm = 0.5;
+  s->map_lattice = 1;
   s->alpha_visc = prm->alpha_visc;
   s->alpha_bound = prm->alpha_bound;
   s->renormalize = prm->renormalize != 0;
@@ -535,8 +536,12 @@ int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const dou
     return tide_fail(TIDE_EINVAL, "SPH: the boundary shape is %dD but the SPH state is %dD",
                      shape->dim, d);
   if ((st = check_vel(s, vel))) return st;
-  if (method != TIDE_SPH_WALL_HARADA && method != TIDE_SPH_WALL_MAP)
+  if (method != TIDE_SPH_WALL_HARADA && method != TIDE_SPH_WALL_MAP && method != TIDE_SPH_WALL_AUTO)
     return tide_fail(TIDE_EINVAL, "SPH: unknown SDF boundary method %d", method);
+  if (method == TIDE_SPH_WALL_AUTO)
+    method = shape->kind == TIDE_SHAPE_PLANE || (shape->kind == TIDE_SHAPE_BOX && outside)
+                 ? TIDE_SPH_WALL_HARADA
+                 : TIDE_SPH_WALL_MAP;
   if (!(resolution <= 0 || (resolution >= 0.5 && resolution <= 16)))
     return tide_fail(TIDE_EINVAL, "SPH: density map resolution %g not in [0.5, 16] nodes per dx",
                      resolution);
@@ -619,10 +624,11 @@ static void map_free(tide_sph_map *m) {
   tide_free(m, sizeof *m);
 }
 
-/* fluid-side distance of y (the shape's frame) from wall w */
-static double frame_dist(const tide_sph *s, int w, const double *y, double band) {
-  double phi = tide_shape_eval_band(s->wshape[w], y, band);
-  return s->wside[w] ? -phi : phi;
+/* fluid-side distance of y (the shape's frame) from the surface of sh
+ * (outside: the solid is outside sh) */
+static double side_dist(const tide_shape *sh, int outside, const double *y, double band) {
+  double phi = tide_shape_eval_band(sh, y, band);
+  return outside ? -phi : phi;
 }
 
 /* the block tables: per level l (2^l blocks per axis, from lev[l]) the
@@ -720,8 +726,8 @@ static void tree_free(map_tree *t) {
 
 /* the terms of node x by the tree (out zeroed, nv values); returns the
  * number of SDF evaluations */
-static int64_t tree_node(const tide_sph *s, int w, const map_tree *t, const double *x,
-                         double *out) {
+static int64_t tree_node(const tide_sph *s, const tide_shape *sh, int outside, const map_tree *t,
+                         const double *x, double *out) {
   int d = t->d, L = t->L, nv = t->nv, sp = 0;
   double H = s->K.H, band = 2 * H;
   int64_t evals = 0, stk[64][4];
@@ -737,7 +743,7 @@ static int64_t tree_node(const tide_sph *s, int w, const map_tree *t, const doub
     double size = 2 * H / (double)n, y[3] = {x[0], x[1], x[2]};
     for (int a = 0; a < d; a++)
       y[a] += -H + (ib[a] + 0.5) * size;
-    double f = frame_dist(s, w, y, band), hd = 0.5 * size * sqrt((double)d);
+    double f = side_dist(sh, outside, y, band), hd = 0.5 * size * sqrt((double)d);
     evals++;
     if (f >= hd) continue;
     const double *val = t->val + bi * nv;
@@ -757,6 +763,95 @@ static int64_t tree_node(const tide_sph *s, int w, const map_tree *t, const doub
     }
   }
   return evals;
+}
+
+/* Harada's flat-wall lattice terms at a signed distance d, not clamped (d <
+ * 0: x behind the wall, the sites from d + dx/2 on): rho_w, -tr T_w, G_n
+ * (G_w = G_n n), T_n, T_t (the orthant of one wall, continued) */
+static void flat_lattice(const tide_sph *s, double d, double out[5]) {
+  int dm = s->dim, R = (int)ceil(s->K.H / s->g.dx), kz = dm == 3 ? R : 0;
+  double dx = s->g.dx, H = s->K.H, w = 0, tr = 0, gn = 0, tn = 0, tt = 0;
+  int lmax = (int)ceil((H - d) / dx) + 1;
+  for (int l = 0; l <= lmax; l++) {
+    double hl = d + (l + 0.5) * dx;
+    if (fabs(hl) >= H) continue;
+    for (int j = -R; j <= R; j++)
+      for (int k = -kz; k <= kz; k++) {
+        double r2 = hl * hl + (double)(j * j + k * k) * dx * dx;
+        if (r2 >= H * H) continue;
+        double r = sqrt(r2), dw = tide_sph_kernel_dW(&s->K, r), q = r > 0 ? dw / r : 0;
+        w += tide_sph_kernel_W(&s->K, r);
+        tr -= dw * r;
+        gn += q * hl;
+        tn += q * hl * hl;
+        tt += q * (double)(j * j) * dx * dx;
+      }
+  }
+  double m = s->mass;
+  out[0] = m * w, out[1] = m * tr, out[2] = m * gn, out[3] = m * tn, out[4] = m * tt;
+}
+
+/* The lattice correction of a map (method map): the flat wall's lattice
+ * terms (flat_lattice: what the Harada path and a thick band of boundary
+ * particles give, consistent with the fluid's own lattice sums) minus the
+ * flat wall's continuum terms (the tree on a plane), tabulated over signed
+ * distances [-2H, H] (nc entries of spacing dc, 5 values as flat_lattice). */
+static int lattice_table(const tide_sph *s, const map_tree *t, double **tab, int *nc,
+                         double *dc) {
+  int st, d = s->dim, nv = WALL_COLS(d);
+  double H = s->K.H, pt[3] = {0, 0, 0}, nrm[3] = {1, 0, 0};
+  *dc = s->g.dx / 64;
+  *nc = (int)ceil(3 * H / *dc) + 1;
+  tide_shape *pl;
+  if ((st = tide_shape_plane(d, pt, nrm, &pl))) return st;
+  *tab = tide_alloc(sizeof(double) * 5 * (size_t)*nc);
+  if (!*tab) {
+    tide_shape_release(pl);
+    return TIDE_ENOMEM;
+  }
+  double *tb = *tab, step = *dc;
+  int n = *nc;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) {
+    double dd = -2 * H + i * step, x[3] = {dd, 0, 0}, c[3 + 3 + 9] = {0}, lat[5];
+    tree_node(s, pl, 0, t, x, c); /* the solid: x < 0, the fluid's normal +x */
+    flat_lattice(s, dd, lat);
+    tb[5 * i + 0] = lat[0] - c[0];
+    tb[5 * i + 1] = lat[1] - c[1];
+    tb[5 * i + 2] = lat[2] - c[WALL_G];
+    tb[5 * i + 3] = lat[3] - c[WALL_G + d];
+    tb[5 * i + 4] = lat[4] - c[WALL_G + d + d + 1];
+  }
+  (void)nv;
+  tide_shape_release(pl);
+  return TIDE_OK;
+}
+
+/* add the lattice correction at node x (fluid-side distance f0) to out */
+static void lattice_add(const tide_sph *s, int w, const double *tab, int nc, double dc,
+                        const double *x, double f0, double *out) {
+  int d = s->dim;
+  double H = s->K.H;
+  if (f0 >= H) return;
+  double u = (f0 + 2 * H) / dc, c[5];
+  if (u < 0) u = 0;
+  int i = (int)floor(u);
+  if (i > nc - 2) i = nc - 2;
+  double a = u - i;
+  for (int k = 0; k < 5; k++)
+    c[k] = (1 - a) * tab[5 * i + k] + a * tab[5 * (i + 1) + k];
+  double n[3];
+  tide_shape_normal(s->wshape[w], x, 0.25 * s->g.dx, n);
+  if (s->wside[w])
+    for (int k = 0; k < 3; k++)
+      n[k] = -n[k];
+  out[0] += c[0];
+  out[1] += c[1];
+  for (int p = 0; p < d; p++) {
+    out[WALL_G + p] += c[2] * n[p];
+    for (int q = 0; q < d; q++)
+      out[WALL_G + d + p * d + q] += (c[3] - c[4]) * n[p] * n[q] + (p == q ? c[4] : 0);
+  }
 }
 
 static int map_build(tide_sph *s, int w, double res) {
@@ -791,22 +886,31 @@ static int map_build(tide_sph *s, int w, double res) {
     map_free(m);
     return TIDE_ENOMEM;
   }
+  double *tab = NULL, dc = 0;
+  int nc = 0;
+  if (s->map_lattice && (st = lattice_table(s, &t, &tab, &nc, &dc))) {
+    tree_free(&t);
+    map_free(m);
+    return st;
+  }
   int64_t computed = 0;
   double *mv = m->v, reach = H * (1 + 1e-12);
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : computed)
   for (int64_t node = 0; node < nn; node++) {
     int64_t ix = node % m->n[0], iy = (node / m->n[0]) % m->n[1], iz = node / (m->n[0] * m->n[1]);
     double x[3] = {m->lo[0] + ix * h, m->lo[1] + iy * h, m->lo[2] + iz * h}, *out = mv + node * nv;
-    double f0 = frame_dist(s, w, x, 2 * H);
+    double f0 = side_dist(s->wshape[w], s->wside[w], x, 2 * H);
     if (f0 >= reach) continue; /* no solid within the support */
     if (f0 <= -reach) {        /* the whole support in the solid */
       for (int v = 0; v < nv; v++)
         out[v] = t.val[v];
-      continue;
+    } else {
+      tree_node(s, s->wshape[w], s->wside[w], &t, x, out);
+      computed++;
     }
-    tree_node(s, w, &t, x, out);
-    computed++;
+    if (tab) lattice_add(s, w, tab, nc, dc, x, f0, out);
   }
+  tide_free(tab, sizeof(double) * 5 * (size_t)nc);
   tree_free(&t);
   m->computed = computed;
   m->seconds = tide_wtime() - t0;

@@ -206,7 +206,11 @@ static inline void tide_sph_gradW(const tide_sph_kernel *k, int d, const double 
 #define TIDE_SPH_MAXWALL 16
 
 /* SDF boundary methods */
-typedef enum { TIDE_SPH_WALL_HARADA = 0, TIDE_SPH_WALL_MAP = 1 } tide_sph_wall_method;
+typedef enum {
+  TIDE_SPH_WALL_HARADA = 0,
+  TIDE_SPH_WALL_MAP = 1,
+  TIDE_SPH_WALL_AUTO = 2 /* harada for planes and axis-aligned box tanks (exact there), else map */
+} tide_sph_wall_method;
 
 /* A density map of one SDF boundary (Koschier & Bender 2017): on a regular
  * grid in the shape's frame (nodes lo + i h) the boundary terms of a point x
@@ -287,6 +291,7 @@ typedef struct tide_sph {
   double wofs[TIDE_SPH_MAXWALL][3];     /* translation of the shape so far [m] */
   int ngroup;                           /* SDF boundaries (calls) */
   tide_sph_map *wmap[TIDE_SPH_MAXWALL]; /* density map (method map), else NULL */
+  int map_lattice;                      /* maps built with the lattice correction */
   tide_array *wall; /* (n, 3 + d + d*d): rho_w, -tr T_w, sum v_w . G_w, G_w (d), T_w (d x d),
                        summed over the walls */
   int64_t projected; /* particles projected out of a wall by the last drift */
