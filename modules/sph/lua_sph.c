@@ -106,7 +106,7 @@ static int m_boundary(lua_State *L) {
 }
 
 static const char *const wall_keys[] = {"shape", "side", "velocity", "method", "map_resolution",
-                                        "map_lattice", NULL};
+                                        "map_lattice", "angular_velocity", "centre", NULL};
 static const char *const wall_methods[] = {"harada", "map", "auto", NULL};
 /* S:sdf_boundary{shape =, side = "outside" | "inside", velocity = 0,
  * method = "harada" | "map", map_resolution = 2} -> index (1-based): the
@@ -125,15 +125,25 @@ static int m_sdf_boundary(lua_State *L) {
   int method = tide_opt_choice(&o, "method", "auto", wall_methods);
   double res = tide_opt_num(&o, "map_resolution", 4, 0.5, 16);
   s->map_lattice = tide_opt_bool(&o, "map_lattice", 1);
+  double om[3] = {0, 0, 0}, cen[3] = {0, 0, 0};
+  int has_om = tide_opt_has(&o, "angular_velocity");
+  if (s->dim == 2)
+    om[2] = tide_opt_num(&o, "angular_velocity", 0, -HUGE_VAL, HUGE_VAL);
+  else
+    tide_opt_vec(&o, "angular_velocity", 3, 3, om);
+  int has_c = tide_opt_vec(&o, "centre", s->dim, s->dim, cen) > 0;
   if (sh->dim != s->dim)
     tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
   int idx = -1;
   tide_lua_check(L, tide_sph_sdf_boundary(s, sh, outside, vel, method, res, &idx), fn);
+  if (has_om || has_c)
+    tide_lua_check(L, tide_sph_sdf_rotation(s, idx, has_c ? cen : NULL, om), fn);
   lua_pushinteger(L, idx + 1);
   return 1;
 }
 
-/* S:set_sdf_velocity(i, {vx, vy[, vz]}): the velocity of SDF boundary i */
+/* S:set_sdf_velocity(i, {vx, vy[, vz]}[, omega]): the velocity of SDF
+ * boundary i and (optional) its angular velocity (2D a number, 3D {wx, wy, wz}) */
 static int m_set_sdf_velocity(lua_State *L) {
   const char *fn = "SPH:set_sdf_velocity";
   tide_sph *s = checksph(L, 1);
@@ -141,7 +151,16 @@ static int m_set_sdf_velocity(lua_State *L) {
   if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
   double v[3] = {0, 0, 0};
   tide_lua_checkvec(L, 3, fn, "velocity", s->dim, s->dim, v);
+  double om[3] = {0, 0, 0};
+  int has_om = !lua_isnoneornil(L, 4);
+  if (has_om) {
+    if (s->dim == 2)
+      om[2] = luaL_checknumber(L, 4);
+    else
+      tide_lua_checkvec(L, 4, fn, "angular velocity", 3, 3, om);
+  }
   tide_lua_check(L, tide_sph_sdf_velocity(s, i - 1, v), fn);
+  if (has_om) tide_lua_check(L, tide_sph_sdf_rotation(s, i - 1, NULL, om), fn);
   return 0;
 }
 

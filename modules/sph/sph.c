@@ -499,8 +499,11 @@ static int add_wall(tide_sph *s, tide_shape *shape, int outside, const double *v
   s->wmap[w] = NULL;
   for (int a = 0; a < 3; a++) {
     s->wvel[w][a] = vel && a < s->dim ? vel[a] : 0;
-    s->wofs[w][a] = 0;
+    s->wofs[w][a] = s->wom[w][a] = s->wcen[w][a] = 0;
   }
+  for (int a = 0; a < 9; a++)
+    s->wrot[w][a] = a % 4 == 0;
+  s->wrotates[w] = 0;
   s->nwall++;
   return TIDE_OK;
 }
@@ -577,22 +580,94 @@ int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const dou
     if ((st = add_wall(s, shape, outside, vel))) return st;
     tide_shape_retain(shape);
   }
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  if (tide_shape_bounds(shape, lo, hi))
+    for (int w = 0; w < s->nwall; w++)
+      if (s->wgroup[w] == s->ngroup)
+        for (int a = 0; a < d; a++)
+          s->wcen[w][a] = 0.5 * (lo[a] + hi[a]);
   if (boundary) *boundary = s->ngroup;
   s->ngroup++;
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega) {
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  for (int a = 0; a < 3; a++)
+    if ((omega && !isfinite(omega[a])) || (centre && a < s->dim && !isfinite(centre[a])))
+      return tide_fail(TIDE_EINVAL, "SPH: wall rotation not finite");
+  for (int w = 0; w < s->nwall; w++) {
+    if (s->wgroup[w] != boundary) continue;
+    for (int a = 0; a < 3; a++) {
+      if (omega) s->wom[w][a] = s->dim == 2 && a < 2 ? 0 : omega[a];
+      if (centre && a < s->dim) s->wcen[w][a] = centre[a];
+    }
+    if (omega && (omega[0] != 0 || omega[1] != 0 || omega[2] != 0)) s->wrotates[w] = 1;
+  }
+  s->nvalid = 0;
   return TIDE_OK;
 }
 
 /* Distance of x from wall w on the fluid's side (the shape translated by
  * the wall's offset; band as tide_shape_eval_band) and, when n is not NULL,
  * the unit normal into the fluid. */
-static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
+/* x (the simulation frame) in wall w's shape frame: y = c + R^T (x - c - wofs) */
+static void to_body(const tide_sph *s, int w, const double *x, double *y) {
   int d = s->dim;
-  double y[3] = {0, 0, 0};
+  y[0] = y[1] = y[2] = 0;
+  if (!s->wrotates[w]) {
+    for (int a = 0; a < d; a++)
+      y[a] = x[a] - s->wofs[w][a];
+    return;
+  }
+  const double *R = s->wrot[w], *c = s->wcen[w];
+  double r[3] = {0, 0, 0};
   for (int a = 0; a < d; a++)
-    y[a] = x[a] - s->wofs[w][a];
+    r[a] = x[a] - c[a] - s->wofs[w][a];
+  for (int a = 0; a < d; a++) {
+    y[a] = c[a];
+    for (int b = 0; b < d; b++)
+      y[a] += R[b * 3 + a] * r[b];
+  }
+}
+
+/* v = R v (a vector of the shape's frame into the simulation frame) */
+static void rot_vec(const tide_sph *s, int w, double *v) {
+  if (!s->wrotates[w]) return;
+  int d = s->dim;
+  const double *R = s->wrot[w];
+  double u[3] = {0, 0, 0};
+  for (int a = 0; a < d; a++)
+    for (int b = 0; b < d; b++)
+      u[a] += R[a * 3 + b] * v[b];
+  for (int a = 0; a < d; a++)
+    v[a] = u[a];
+}
+
+/* the velocity of wall w at x: vel + omega x (x - c - wofs) */
+static void wall_vel(const tide_sph *s, int w, const double *x, double *v) {
+  int d = s->dim;
+  const double *om = s->wom[w];
+  double r[3] = {0, 0, 0};
+  for (int a = 0; a < 3; a++)
+    v[a] = s->wvel[w][a];
+  if (!s->wrotates[w]) return;
+  for (int a = 0; a < d; a++)
+    r[a] = x[a] - s->wcen[w][a] - s->wofs[w][a];
+  v[0] += om[1] * r[2] - om[2] * r[1];
+  v[1] += om[2] * r[0] - om[0] * r[2];
+  if (d == 3) v[2] += om[0] * r[1] - om[1] * r[0];
+}
+
+static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
+  double y[3];
+  to_body(s, w, x, y);
   double phi = tide_shape_eval_band(s->wshape[w], y, band), sg = s->wside[w] ? -1 : 1;
   if (n) {
     tide_shape_normal(s->wshape[w], y, 0.25 * s->g.dx, n);
+    rot_vec(s, w, n);
     for (int a = 0; a < 3; a++)
       n[a] *= sg;
   }
@@ -925,9 +1000,10 @@ static int map_build(tide_sph *s, int w, double res) {
 static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
   const tide_sph_map *m = s->wmap[w];
   int d = s->dim, nv = m->nv, base[3] = {0, 0, 0};
-  double L[3][4] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}};
+  double L[3][4] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}}, y[3];
+  to_body(s, w, xi, y);
   for (int a = 0; a < d; a++) {
-    double u = (xi[a] - s->wofs[w][a] - m->lo[a]) / m->h;
+    double u = (y[a] - m->lo[a]) / m->h;
     if (u < 1 || u > m->n[a] - 2) {
       if (!s->wside[w]) return; /* an obstacle's map covers its support */
       u = u < 1 ? 1 : m->n[a] - 2;
@@ -954,10 +1030,32 @@ static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
           acc[v] += wt * rowv[i * nv + v];
       }
     }
+  if (s->wrotates[w]) { /* G_w = R G, T_w = R T R^T */
+    double *G = acc + WALL_G, *Tm = acc + WALL_G + d, RT[9] = {0};
+    rot_vec(s, w, G);
+    for (int c = 0; c < d; c++) { /* columns of T, then rows */
+      double col[3] = {0, 0, 0};
+      for (int r = 0; r < d; r++)
+        col[r] = Tm[r * d + c];
+      rot_vec(s, w, col);
+      for (int r = 0; r < d; r++)
+        RT[r * d + c] = col[r];
+    }
+    for (int r = 0; r < d; r++) {
+      double rw[3] = {0, 0, 0};
+      for (int c = 0; c < d; c++)
+        rw[c] = RT[r * d + c];
+      rot_vec(s, w, rw);
+      for (int c = 0; c < d; c++)
+        Tm[r * d + c] = rw[c];
+    }
+  }
+  double vw[3];
+  wall_vel(s, w, xi, vw);
   for (int v = 0; v < nv; v++)
     row[v] += acc[v];
   for (int a = 0; a < d; a++)
-    row[2] += s->wvel[w][a] * acc[WALL_G + a];
+    row[2] += vw[a] * acc[WALL_G + a];
 }
 
 const tide_sph_map *tide_sph_boundary_map(const tide_sph *s, int boundary) {
@@ -1030,13 +1128,16 @@ void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]) {
 /* add sign times the orthant terms of the walls sel[k] (normals n, distances dist; wall[]
  * the walls' indices) to row */
 static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wall,
-                        const double (*n)[3], const double *dist, double sign, double *row) {
+                        const double (*n)[3], const double *dist, double sign, const double *xi,
+                        double *row) {
   int d = s->dim;
   double dk[3], o[2], gc[3], tc[9], tt, v[3] = {0, 0, 0};
   for (int a = 0; a < k; a++) {
+    double vw[3];
     dk[a] = dist[sel[a]];
+    wall_vel(s, wall[sel[a]], xi, vw);
     for (int x = 0; x < d; x++) /* the orthant moves with the mean of its walls */
-      v[x] += s->wvel[wall[sel[a]]][x] / k;
+      v[x] += vw[x] / k;
   }
   orthant(s, k, dk, o, gc, tc, &tt);
   row[0] += sign * o[0];
@@ -1080,7 +1181,7 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
     dist[k] = dw;
     wall[k] = w;
     int one[1] = {k};
-    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, row);
+    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, xi, row);
     k++;
   }
   const double orth = 1e-9;
@@ -1091,7 +1192,7 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         pq += n[p][a] * n[q][a];
       if (fabs(pq) > orth) continue;
       int two[2] = {p, q};
-      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, row);
+      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, xi, row);
       for (int r = q + 1; r < k && d == 3; r++) {
         double pr = 0, qr = 0;
         for (int a = 0; a < d; a++) {
@@ -1100,7 +1201,7 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         }
         if (fabs(pr) > orth || fabs(qr) > orth) continue;
         int three[3] = {p, q, r};
-        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, row);
+        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, xi, row);
       }
     }
 }
@@ -1391,11 +1492,12 @@ static int project(const tide_sph *s, double *x, double *v) {
     for (int w = 0; w < s->nwall; w++) {
       double dist = wall_dist(s, w, x, s->K.H, NULL);
       if (dist >= 0) continue;
-      double n[3], vn = 0;
+      double n[3], vn = 0, vw[3];
       wall_dist(s, w, x, s->K.H, n);
+      wall_vel(s, w, x, vw);
       for (int a = 0; a < d; a++) {
         x[a] += (dmin - dist) * n[a];
-        vn += (v[a] - s->wvel[w][a]) * n[a];
+        vn += (v[a] - vw[a]) * n[a];
       }
       if (vn < 0)
         for (int a = 0; a < d; a++)
@@ -1405,6 +1507,21 @@ static int project(const tide_sph *s, double *x, double *v) {
     if (!any) break;
   }
   return moved;
+}
+
+/* R = Q R, Q the rotation by dt |omega| about omega (Rodrigues) */
+static void turn(double *R, const double *om, double dt) {
+  double th = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]) * dt;
+  if (th == 0) return;
+  double k[3] = {om[0] * dt / th, om[1] * dt / th, om[2] * dt / th}, c = cos(th), sn = sin(th);
+  double Q[9], K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0}, N[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      Q[i * 3 + j] = (i == j ? c : 0) + sn * K[i * 3 + j] + (1 - c) * k[i] * k[j];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      N[i * 3 + j] = Q[i * 3] * R[j] + Q[i * 3 + 1] * R[3 + j] + Q[i * 3 + 2] * R[6 + j];
+  memcpy(R, N, sizeof N);
 }
 
 int tide_sph_drift(tide_sph *s, double dt) {
@@ -1420,9 +1537,11 @@ int tide_sph_drift(tide_sph *s, double dt) {
   }
   int64_t pr = 0;
   double *vw = TIDE_F64P(s->ps->v);
-  for (int w = 0; w < s->nwall; w++) /* the walls move first: x(t + dt) out of them */
+  for (int w = 0; w < s->nwall; w++) { /* the walls move first: x(t + dt) out of them */
     for (int a = 0; a < d; a++)
       s->wofs[w][a] += dt * s->wvel[w][a];
+    if (s->wrotates[w]) turn(s->wrot[w], s->wom[w], dt);
+  }
 #pragma omp parallel for schedule(static) reduction(+ : cl, pr) if (n > TIDE_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
     int c = 0;

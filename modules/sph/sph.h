@@ -289,6 +289,10 @@ typedef struct tide_sph {
   int wgroup[TIDE_SPH_MAXWALL];         /* the boundary (call) a surface belongs to */
   double wvel[TIDE_SPH_MAXWALL][3];     /* wall velocity [m/s] */
   double wofs[TIDE_SPH_MAXWALL][3];     /* translation of the shape so far [m] */
+  double wrot[TIDE_SPH_MAXWALL][9];     /* rotation of the shape so far (row major, about wcen) */
+  double wom[TIDE_SPH_MAXWALL][3];      /* angular velocity [rad/s] (2D: the z entry) */
+  double wcen[TIDE_SPH_MAXWALL][3];     /* centre of rotation in the shape's frame [m] */
+  int wrotates[TIDE_SPH_MAXWALL];       /* 1 once an angular velocity was set */
   int ngroup;                           /* SDF boundaries (calls) */
   tide_sph_map *wmap[TIDE_SPH_MAXWALL]; /* density map (method map), else NULL */
   int map_lattice;                      /* maps built with the lattice correction */
@@ -348,6 +352,14 @@ int tide_sph_wall_rows(const tide_sph *s, int64_t np, const double *x, double *o
 const tide_sph_map *tide_sph_boundary_map(const tide_sph *s, int boundary);
 /* Set the velocity of SDF boundary `boundary` (0-based) [m/s]. */
 int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
+/* Set the rotation of SDF boundary `boundary`: angular velocity omega
+ * (3 entries [rad/s]; 2D: omega[2] about z) about centre (the shape's frame,
+ * NULL: keep; the default is the centre of the shape's bounds, else the
+ * origin).  The drift turns the shape by dt omega about its moving centre
+ * (a body point x = c + wofs + R (y - c) for y in the shape's frame); the
+ * wall's velocity at x is vel + omega x (x - c - wofs).  Maps rotate with
+ * the shape (G_w = R G, T_w = R T R^T). */
+int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega);
 /* The wall terms of one planar wall at distance d >= 0 [m]: rho_w, rho_w'
  * (d/dd), T_n, T_t, and the first-moment trace -tr T_w. */
 void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]);
