@@ -126,7 +126,18 @@
  * the wall's density term: hydrostatic balance as for boundary particles).
  * The quantities are computed at the search (positions fixed until the
  * drift); several walls add up (each as a half space: edges and corners of
- * one shape count the nearest face only).  The drift projects a particle
+ * one shape count the nearest face only; an axis-aligned box tank is split
+ * into its faces, edges and corners by inclusion-exclusion).
+ * Density maps (method map; Koschier & Bender 2017): the same quantities
+ * as integrals over the true solid S, with c = m / dx^d,
+ *   rho_w = c int_S W,  G_w = c int_S W'(r)/r (x - y),  T_w = c int_S W'(r)/r (y - x)(x)(y - x),
+ * precomputed on a grid in the shape's frame (tide_sph_map) by a 2^d-tree
+ * quadrature of the kernel's support with an SDF inside test, plus the flat
+ * wall's lattice-minus-integral terms along the node's SDF normal (the
+ * fluid's sums are lattice sums), interpolated by cubic Lagrange
+ * polynomials: corners of any shape are the solid's own.  Walls may rotate
+ * (tide_sph_sdf_rotation): distances and maps are taken in the shape's
+ * frame, G and T rotated back.  The drift projects a particle
  * that crossed a surface (d < 0) back along the normal to d = dx/10 and
  * removes its velocity into the wall (counted: s->projected).  A wall may
  * translate at a velocity v_w: the drift moves its shape by dt v_w, the
