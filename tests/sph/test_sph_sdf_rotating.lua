@@ -114,4 +114,19 @@ for _, dim in ipairs { 2, 3 } do
   T.check(projected > 0 and deep <= 0, dim .. "D: the drift keeps particles out of the turning bar")
 end
 
+-- bad arguments of the options
+do
+  local g = tide.grid.new { size = { 8, 8 }, dx = 1 / 8 }
+  local S = tide.sph.new { grid = g }
+  local box = tide.shape.box { min = { 0.3, 0.3 }, max = { 0.6, 0.6 } }
+  local function err(...) local ok, m = pcall(...); return not ok and tostring(m) or "" end
+  T.check(err(S.sdf_map, S, 1):find("no SDF boundary"), "S:sdf_map without a boundary is refused")
+  T.check(err(S.sdf_boundary, S, { shape = box, method = "foo" }):find("method"), "an unknown method is refused")
+  T.check(err(S.sdf_boundary, S, { shape = box, map_resolution = 100 }):find("map_resolution"), "a map resolution out of range is refused")
+  T.check(err(S.sdf_boundary, S, { shape = box, angular_velocity = { 1, 2 } }):find("angular_velocity"), "a 2D angular velocity must be a number")
+  T.check(err(S.wall_terms, S, tide.array.from { { 0 / 0, 1 } }):find("not finite"), "a non-finite point is refused")
+  S:sdf_boundary { shape = box, side = "inside", method = "harada" }
+  T.check(S:sdf_map(1) == nil, "a boundary on the harada path has no map")
+end
+
 os.exit(T.report())
