@@ -1031,24 +1031,18 @@ static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
       }
     }
   if (s->wrotates[w]) { /* G_w = R G, T_w = R T R^T */
-    double *G = acc + WALL_G, *Tm = acc + WALL_G + d, RT[9] = {0};
-    rot_vec(s, w, G);
-    for (int c = 0; c < d; c++) { /* columns of T, then rows */
-      double col[3] = {0, 0, 0};
-      for (int r = 0; r < d; r++)
-        col[r] = Tm[r * d + c];
-      rot_vec(s, w, col);
-      for (int r = 0; r < d; r++)
-        RT[r * d + c] = col[r];
-    }
-    for (int r = 0; r < d; r++) {
-      double rw[3] = {0, 0, 0};
-      for (int c = 0; c < d; c++)
-        rw[c] = RT[r * d + c];
-      rot_vec(s, w, rw);
-      for (int c = 0; c < d; c++)
-        Tm[r * d + c] = rw[c];
-    }
+    const double *R = s->wrot[w];
+    double *Tm = acc + WALL_G + d, T0[9];
+    rot_vec(s, w, acc + WALL_G);
+    memcpy(T0, Tm, sizeof(double) * (size_t)(d * d));
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        double t = 0;
+        for (int i = 0; i < d; i++)
+          for (int j = 0; j < d; j++)
+            t += R[a * 3 + i] * T0[i * d + j] * R[b * 3 + j];
+        Tm[a * d + b] = t;
+      }
   }
   double vw[3];
   wall_vel(s, w, xi, vw);

@@ -13,27 +13,14 @@
 local tide = require "tide"
 local T = require "tide.testing"
 
+local B = require "tide.cases.sph_brute" -- the cubic spline inline, fine-lattice sums
+
 local dx = 0.01
 local H, h = 2 * dx, dx
--- the cubic spline of tide.sph (support H = 2h), inline for the reference sums
-local function kernel(dim)
-  local sig = dim == 2 and 10 / (7 * math.pi * h * h) or 1 / (math.pi * h ^ 3)
-  local function W(r)
-    local s = r / h
-    if s >= 2 then return 0 elseif s < 1 then return sig * (1 - 1.5 * s * s + 0.75 * s ^ 3) end
-    return sig * 0.25 * (2 - s) ^ 3
-  end
-  local function dW(r)
-    local s = r / h
-    if s >= 2 then return 0 elseif s < 1 then return sig / h * (-3 * s + 2.25 * s * s) end
-    return -sig / h * 0.75 * (2 - s) ^ 2
-  end
-  return W, dW
-end
 
 -- 1. flat wall (a plane: the map spans the grid's box)
 for _, dim in ipairs { 2, 3 } do
-  local W = kernel(dim)
+  local W = B.cubic(dim, h)
   local n = dim == 3 and 8 or 16
   local g = tide.grid.new { size = dim == 3 and { n, n, n } or { n, n }, dx = dx }
   local function v(x, y, z) return dim == 3 and { x, y, z } or { x, y } end
@@ -87,7 +74,6 @@ end
 
 -- 2. corners against the kernel summed over a fine lattice of the solid
 for _, dim in ipairs { 2, 3 } do
-  local W, dW = kernel(dim)
   local n = 16
   local g = tide.grid.new { size = dim == 3 and { n, n, n } or { n, n }, dx = dx }
   local function v(x, y, z) return dim == 3 and { x, y, z } or { x, y } end
@@ -112,22 +98,8 @@ for _, dim in ipairs { 2, 3 } do
     local Hd, C = state("harada"), state("map")
     local cst = C.mass / dx ^ dim
     local k = dim == 2 and 40 or 10
-    local del = dx / k
     local function brute(x) -- cells of side dx/k aligned with the faces
-      local rho, G, p, m = 0, { 0, 0, 0 }, { 0, 0, 0 }, math.ceil(H / del) + 1
-      local base = { math.floor(x[1] / del), math.floor(x[2] / del), math.floor((x[3] or 0) / del) }
-      local kz = dim == 3 and m or 0
-      for i = -m, m do for j = -m, m do for l = -kz, kz do
-        p[1], p[2], p[3] = (base[1] + i + 0.5) * del, (base[2] + j + 0.5) * del, (base[3] + l + 0.5) * del
-        local r2 = 0
-        for q = 1, dim do r2 = r2 + (p[q] - x[q]) ^ 2 end
-        if r2 < H * H and inside(p) then
-          local r = math.sqrt(r2)
-          rho = rho + cst * del ^ dim * W(r)
-          for q = 1, dim do G[q] = G[q] + cst * del ^ dim * dW(r) / r * (x[q] - p[q]) end
-        end
-      end end end
-      return rho, G
+      return B.solid_sum { x = x, inside = inside, dim = dim, h = h, del = dx / k, c = cst }
     end
     local pts = {}
     for i = 0, 4 do for j = 0, 4 do
