@@ -152,6 +152,10 @@ int64_t tide_sph_bytes(const tide_sph *s) {
   b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 +
        4 * (s->lcap + s->blcap + s->scap) + 4 * s->ncells * 8 + 5 * s->wscap * 8 +
        (int64_t)s->tmp_bytes;
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wmap[w])
+      b += (int64_t)s->wmap[w]->n[0] * s->wmap[w]->n[1] * s->wmap[w]->n[2] * s->wmap[w]->nv * 8 +
+           (int64_t)sizeof(tide_sph_map);
   return b;
 }
 

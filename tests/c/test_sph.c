@@ -251,7 +251,8 @@ static void random_cloud(int kind, int dim) {
 }
 
 /* a small dam break: positions after a few steps, 1 vs 2 threads; sdf: the
- * tank (moving slowly) and a sphere obstacle as SDF walls */
+ * tank (moving slowly, Harada's wall weight) and a sphere obstacle (a density
+ * map, built on 1 or 2 threads) as SDF walls */
 static uint64_t run(int dim, int dfsph, int sdf, int threads) {
   omp_set_num_threads(threads);
   /* more than 1024 particles: the pair loops run in parallel (if n > 1024) */
