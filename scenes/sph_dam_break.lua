@@ -1,7 +1,7 @@
 -- SPH dam break against an obstacle: a water column released in a tank of
 -- boundary particles (Akinci et al. 2012) hits a block on the floor; with
--- --boundary sdf the tank and the block are SDF walls (Harada et al. 2007's
--- wall weight, S:sdf_boundary) instead.
+-- --boundary sdf the tank and the block are SDF walls (S:sdf_boundary: Harada
+-- et al. 2007's wall weight for the box tank, a density map for the block) instead.
 -- WCSPH (Tait, Becker & Teschner 2007) or DFSPH (Bender & Koschier 2015).
 --   build/tide scenes/sph_dam_break.lua [--res 64] [--dim 3] [--method dfsph] [--boundary sdf] [--frames 60]
 -- The steps are lua/tide/sph_step.lua; frames are out/sph_dam_break/frame_%04d.png,

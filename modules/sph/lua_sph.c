@@ -105,11 +105,15 @@ static int m_boundary(lua_State *L) {
   return 1;
 }
 
-static const char *const wall_keys[] = {"shape", "side", "velocity", NULL};
-/* S:sdf_boundary{shape =, side = "outside" | "inside", velocity = 0} -> index
- * (1-based): the shape's surface is a wall (Harada et al. 2007's wall
- * weight), the solid outside the shape (a tank; a box tank: its 2d faces)
- * or inside it (an obstacle), translating at velocity */
+static const char *const wall_keys[] = {"shape", "side", "velocity", "method", "map_resolution",
+                                        "map_lattice", "angular_velocity", "centre", NULL};
+static const char *const wall_methods[] = {"harada", "map", "auto", NULL};
+/* S:sdf_boundary{shape =, side = "outside" | "inside", velocity = 0,
+ * method = "harada" | "map", map_resolution = 2} -> index (1-based): the
+ * shape's surface is a wall (Harada et al. 2007's wall weight, or Koschier &
+ * Bender 2017's density map), the solid outside the shape (a tank; a box
+ * tank under harada: its 2d faces) or inside it (an obstacle), translating
+ * at velocity */
 static int m_sdf_boundary(lua_State *L) {
   const char *fn = "SPH:sdf_boundary";
   tide_sph *s = checksph(L, 1);
@@ -118,15 +122,28 @@ static int m_sdf_boundary(lua_State *L) {
   int outside = tide_opt_choice(&o, "side", "outside", side_names);
   double vel[3] = {0, 0, 0};
   tide_opt_vec(&o, "velocity", s->dim, s->dim, vel);
+  int method = tide_opt_choice(&o, "method", "auto", wall_methods);
+  double res = tide_opt_num(&o, "map_resolution", 4, 0.5, 16);
+  s->map_lattice = tide_opt_bool(&o, "map_lattice", 1);
+  double om[3] = {0, 0, 0}, cen[3] = {0, 0, 0};
+  int has_om = tide_opt_has(&o, "angular_velocity");
+  if (s->dim == 2)
+    om[2] = tide_opt_num(&o, "angular_velocity", 0, -HUGE_VAL, HUGE_VAL);
+  else
+    tide_opt_vec(&o, "angular_velocity", 3, 3, om);
+  int has_c = tide_opt_vec(&o, "centre", s->dim, s->dim, cen) > 0;
   if (sh->dim != s->dim)
     tide_lua_error(L, "%s: shape is %dD but the SPH state is %dD", fn, sh->dim, s->dim);
   int idx = -1;
-  tide_lua_check(L, tide_sph_sdf_boundary(s, sh, outside, vel, &idx), fn);
+  tide_lua_check(L, tide_sph_sdf_boundary(s, sh, outside, vel, method, res, &idx), fn);
+  if (has_om || has_c)
+    tide_lua_check(L, tide_sph_sdf_rotation(s, idx, has_c ? cen : NULL, om), fn);
   lua_pushinteger(L, idx + 1);
   return 1;
 }
 
-/* S:set_sdf_velocity(i, {vx, vy[, vz]}): the velocity of SDF boundary i */
+/* S:set_sdf_velocity(i, {vx, vy[, vz]}[, omega]): the velocity of SDF
+ * boundary i and (optional) its angular velocity (2D a number, 3D {wx, wy, wz}) */
 static int m_set_sdf_velocity(lua_State *L) {
   const char *fn = "SPH:set_sdf_velocity";
   tide_sph *s = checksph(L, 1);
@@ -134,7 +151,16 @@ static int m_set_sdf_velocity(lua_State *L) {
   if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
   double v[3] = {0, 0, 0};
   tide_lua_checkvec(L, 3, fn, "velocity", s->dim, s->dim, v);
+  double om[3] = {0, 0, 0};
+  int has_om = !lua_isnoneornil(L, 4);
+  if (has_om) {
+    if (s->dim == 2)
+      om[2] = luaL_checknumber(L, 4);
+    else
+      tide_lua_checkvec(L, 4, fn, "angular velocity", 3, 3, om);
+  }
   tide_lua_check(L, tide_sph_sdf_velocity(s, i - 1, v), fn);
+  if (has_om) tide_lua_check(L, tide_sph_sdf_rotation(s, i - 1, NULL, om), fn);
   return 0;
 }
 
@@ -295,6 +321,48 @@ static int m_neighbours(lua_State *L) {
   return 2;
 }
 
+/* S:wall_terms(x (n, d)) -> Array (n, 3 + d + d^2): the SDF boundaries'
+ * terms at the points (rho_w, -tr T_w, sum v_w . G_w, G_w, T_w) */
+static int m_wall_terms(lua_State *L) {
+  const char *fn = "SPH:wall_terms";
+  tide_sph *s = checksph(L, 1);
+  int64_t shape[2] = {-1, s->dim};
+  tide_array *X = tide_lua_checkarrayof(L, 2, "points", TIDE_F64, 2, shape);
+  int64_t np = X->shape[0];
+  tide_array *out = tide_array_new2(TIDE_F64, np, 3 + s->dim + s->dim * s->dim);
+  if (!out) tide_lua_check(L, TIDE_ENOMEM, fn);
+  tide_lua_pusharray(L, out);
+  if (tide_array_nonfinite(X)) tide_lua_error(L, "%s: a point is not finite", fn);
+  tide_lua_check(L, tide_sph_wall_rows(s, np, TIDE_F64P(X), TIDE_F64P(out)), fn);
+  return 1;
+}
+
+/* S:sdf_map(i) -> {nodes, computed, spacing, seconds, bytes} or nil (harada) */
+static int m_sdf_map(lua_State *L) {
+  const char *fn = "SPH:sdf_map";
+  tide_sph *s = checksph(L, 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
+  const tide_sph_map *m = tide_sph_boundary_map(s, i - 1);
+  if (!m) {
+    lua_pushnil(L);
+    return 1;
+  }
+  int64_t nn = (int64_t)m->n[0] * m->n[1] * m->n[2];
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, nn);
+  lua_setfield(L, -2, "nodes");
+  lua_pushinteger(L, m->computed);
+  lua_setfield(L, -2, "computed");
+  lua_pushnumber(L, m->h);
+  lua_setfield(L, -2, "spacing");
+  lua_pushnumber(L, m->seconds);
+  lua_setfield(L, -2, "seconds");
+  lua_pushinteger(L, nn * m->nv * 8);
+  lua_setfield(L, -2, "bytes");
+  return 1;
+}
+
 /* S:set_gravity{gx, gy[, gz]} */
 static int m_set_gravity(lua_State *L) {
   tide_sph *s = checksph(L, 1);
@@ -414,6 +482,8 @@ static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"max_dt", m_max_dt},
                                    {"diagnostics", m_diagnostics},
                                    {"neighbours", m_neighbours},
+                                   {"wall_terms", m_wall_terms},
+                                   {"sdf_map", m_sdf_map},
                                    {"set_gravity", m_set_gravity},
                                    {"free", m_free},
                                    {NULL, NULL}};

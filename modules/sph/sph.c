@@ -41,6 +41,7 @@ uint64_t tide_sph_morton(int dim, int i, int j, int k) { return tide_morton(dim,
 /* ------------------------------------------------------- construction */
 
 static int reserve(tide_sph *s, int64_t cap);
+static void map_free(tide_sph_map *m);
 
 int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out) {
   *out = NULL;
@@ -67,6 +68,7 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
   s->c = prm->c;
   s->gamma = 7;
   s->warm = 0.5;
+  s->map_lattice = 1;
   s->alpha_visc = prm->alpha_visc;
   s->alpha_bound = prm->alpha_bound;
   s->renormalize = prm->renormalize != 0;
@@ -117,8 +119,10 @@ void tide_sph_free(tide_sph *s) {
   tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren, s->wall};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     tide_array_release(arrs[i]);
-  for (int w = 0; w < s->nwall; w++)
+  for (int w = 0; w < s->nwall; w++) {
     tide_shape_release(s->wshape[w]);
+    map_free(s->wmap[w]);
+  }
   tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * s->dim));
   tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
@@ -148,6 +152,10 @@ int64_t tide_sph_bytes(const tide_sph *s) {
   b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 +
        4 * (s->lcap + s->blcap + s->scap) + 4 * s->ncells * 8 + 5 * s->wscap * 8 +
        (int64_t)s->tmp_bytes;
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wmap[w])
+      b += (int64_t)s->wmap[w]->n[0] * s->wmap[w]->n[1] * s->wmap[w]->n[2] * s->wmap[w]->nv * 8 +
+           (int64_t)sizeof(tide_sph_map);
   return b;
 }
 
@@ -492,10 +500,14 @@ static int add_wall(tide_sph *s, tide_shape *shape, int outside, const double *v
   s->wshape[w] = shape;
   s->wside[w] = outside != 0;
   s->wgroup[w] = s->ngroup;
+  s->wmap[w] = NULL;
   for (int a = 0; a < 3; a++) {
     s->wvel[w][a] = vel && a < s->dim ? vel[a] : 0;
-    s->wofs[w][a] = 0;
+    s->wofs[w][a] = s->wom[w][a] = s->wcen[w][a] = 0;
   }
+  for (int a = 0; a < 9; a++)
+    s->wrot[w][a] = a % 4 == 0;
+  s->wrotates[w] = 0;
   s->nwall++;
   return TIDE_OK;
 }
@@ -520,8 +532,10 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel) {
   return TIDE_OK;
 }
 
+static int map_build(tide_sph *s, int w, double res);
+
 int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const double *vel,
-                          int *boundary) {
+                          int method, double resolution, int *boundary) {
   if (boundary) *boundary = -1;
   if (!shape) return tide_fail(TIDE_EINVAL, "SPH: an SDF boundary needs a shape");
   int st, d = s->dim;
@@ -529,8 +543,25 @@ int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const dou
     return tide_fail(TIDE_EINVAL, "SPH: the boundary shape is %dD but the SPH state is %dD",
                      shape->dim, d);
   if ((st = check_vel(s, vel))) return st;
+  if (method != TIDE_SPH_WALL_HARADA && method != TIDE_SPH_WALL_MAP && method != TIDE_SPH_WALL_AUTO)
+    return tide_fail(TIDE_EINVAL, "SPH: unknown SDF boundary method %d", method);
+  if (method == TIDE_SPH_WALL_AUTO)
+    method = shape->kind == TIDE_SHAPE_PLANE || (shape->kind == TIDE_SHAPE_BOX && outside)
+                 ? TIDE_SPH_WALL_HARADA
+                 : TIDE_SPH_WALL_MAP;
+  if (!(resolution <= 0 || (resolution >= 0.5 && resolution <= 16)))
+    return tide_fail(TIDE_EINVAL, "SPH: density map resolution %g not in [0.5, 16] nodes per dx",
+                     resolution);
   s->nvalid = 0;
-  if (shape->kind == TIDE_SHAPE_BOX && outside) {
+  if (method == TIDE_SPH_WALL_MAP) {
+    if ((st = add_wall(s, shape, outside, vel))) return st;
+    tide_shape_retain(shape);
+    if ((st = map_build(s, s->nwall - 1, resolution > 0 ? resolution : 4))) {
+      s->nwall--;
+      tide_shape_release(shape);
+      return st;
+    }
+  } else if (shape->kind == TIDE_SHAPE_BOX && outside) {
     /* a box tank: its 2d faces as planar walls, their edges and corners
      * by inclusion-exclusion (wall_row) */
     if (s->nwall + 2 * d > TIDE_SPH_MAXWALL)
@@ -553,26 +584,482 @@ int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const dou
     if ((st = add_wall(s, shape, outside, vel))) return st;
     tide_shape_retain(shape);
   }
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  if (tide_shape_bounds(shape, lo, hi))
+    for (int w = 0; w < s->nwall; w++)
+      if (s->wgroup[w] == s->ngroup)
+        for (int a = 0; a < d; a++)
+          s->wcen[w][a] = 0.5 * (lo[a] + hi[a]);
   if (boundary) *boundary = s->ngroup;
   s->ngroup++;
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega) {
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  for (int a = 0; a < 3; a++)
+    if ((omega && !isfinite(omega[a])) || (centre && a < s->dim && !isfinite(centre[a])))
+      return tide_fail(TIDE_EINVAL, "SPH: wall rotation not finite");
+  for (int w = 0; w < s->nwall; w++) {
+    if (s->wgroup[w] != boundary) continue;
+    for (int a = 0; a < 3; a++) {
+      if (omega) s->wom[w][a] = s->dim == 2 && a < 2 ? 0 : omega[a];
+      if (centre && a < s->dim) s->wcen[w][a] = centre[a];
+    }
+    if (omega && (omega[0] != 0 || omega[1] != 0 || omega[2] != 0)) s->wrotates[w] = 1;
+  }
+  s->nvalid = 0;
   return TIDE_OK;
 }
 
 /* Distance of x from wall w on the fluid's side (the shape translated by
  * the wall's offset; band as tide_shape_eval_band) and, when n is not NULL,
  * the unit normal into the fluid. */
-static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
+/* x (the simulation frame) in wall w's shape frame: y = c + R^T (x - c - wofs) */
+static void to_body(const tide_sph *s, int w, const double *x, double *y) {
   int d = s->dim;
-  double y[3] = {0, 0, 0};
+  y[0] = y[1] = y[2] = 0;
+  if (!s->wrotates[w]) {
+    for (int a = 0; a < d; a++)
+      y[a] = x[a] - s->wofs[w][a];
+    return;
+  }
+  const double *R = s->wrot[w], *c = s->wcen[w];
+  double r[3] = {0, 0, 0};
   for (int a = 0; a < d; a++)
-    y[a] = x[a] - s->wofs[w][a];
+    r[a] = x[a] - c[a] - s->wofs[w][a];
+  for (int a = 0; a < d; a++) {
+    y[a] = c[a];
+    for (int b = 0; b < d; b++)
+      y[a] += R[b * 3 + a] * r[b];
+  }
+}
+
+/* v = R v (a vector of the shape's frame into the simulation frame) */
+static void rot_vec(const tide_sph *s, int w, double *v) {
+  if (!s->wrotates[w]) return;
+  int d = s->dim;
+  const double *R = s->wrot[w];
+  double u[3] = {0, 0, 0};
+  for (int a = 0; a < d; a++)
+    for (int b = 0; b < d; b++)
+      u[a] += R[a * 3 + b] * v[b];
+  for (int a = 0; a < d; a++)
+    v[a] = u[a];
+}
+
+/* the velocity of wall w at x: vel + omega x (x - c - wofs) */
+static void wall_vel(const tide_sph *s, int w, const double *x, double *v) {
+  int d = s->dim;
+  const double *om = s->wom[w];
+  double r[3] = {0, 0, 0};
+  for (int a = 0; a < 3; a++)
+    v[a] = s->wvel[w][a];
+  if (!s->wrotates[w]) return;
+  for (int a = 0; a < d; a++)
+    r[a] = x[a] - s->wcen[w][a] - s->wofs[w][a];
+  v[0] += om[1] * r[2] - om[2] * r[1];
+  v[1] += om[2] * r[0] - om[0] * r[2];
+  if (d == 3) v[2] += om[0] * r[1] - om[1] * r[0];
+}
+
+static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
+  double y[3];
+  to_body(s, w, x, y);
   double phi = tide_shape_eval_band(s->wshape[w], y, band), sg = s->wside[w] ? -1 : 1;
   if (n) {
     tide_shape_normal(s->wshape[w], y, 0.25 * s->g.dx, n);
+    rot_vec(s, w, n);
     for (int a = 0; a < 3; a++)
       n[a] *= sg;
   }
   return sg * phi;
+}
+
+/* ----------------------------------------------------- density maps */
+
+/* Koschier & Bender 2017's density map of wall w (sph.h, tide_sph_map):
+ * the boundary terms of a point integrated over the solid and stored on a
+ * grid in the shape's frame.  The quadrature is a 2^d-tree over the cube
+ * [-H, H]^d around the node x: the integrals of the terms over every block
+ * of every level are tabulated once (3-point Gauss-Legendre per axis in the
+ * leaves, of side dq = 2H / 2^levels; a block is the sum of its children).
+ * Per node a block whose centre y has |phi(y)| above its half diagonal
+ * lies on one side (the SDF is 1-Lipschitz and bounds the distance from
+ * below): all solid, its integral, or all fluid, nothing; else its children
+ * are visited, and a leaf cut by the surface takes the solid's share chi =
+ * clamp(1/2 - phi_f(y)/dq, 0, 1) of its integral (phi_f the SDF on the
+ * fluid's side; exact for a face parallel to the leaves).  Blocks outside
+ * the support (|y - x| >= H everywhere) are skipped. */
+
+static int map_levels(int d) { return d == 2 ? 6 : 4; }
+
+static void map_free(tide_sph_map *m) {
+  if (!m) return;
+  int64_t nn = (int64_t)m->n[0] * m->n[1] * m->n[2];
+  tide_free(m->v, sizeof(double) * (size_t)(nn * m->nv));
+  tide_free(m, sizeof *m);
+}
+
+/* fluid-side distance of y (the shape's frame) from the surface of sh
+ * (outside: the solid is outside sh) */
+static double side_dist(const tide_shape *sh, int outside, const double *y, double band) {
+  double phi = tide_shape_eval_band(sh, y, band);
+  return outside ? -phi : phi;
+}
+
+/* the block tables: per level l (2^l blocks per axis, from lev[l]) the
+ * integrals (nv each) of the terms over the block within the support, and
+ * whether the block meets the support */
+typedef struct map_tree {
+  int d, L, nv;
+  int64_t lev[8];
+  double *val;
+  unsigned char *in;
+  int64_t total;
+} map_tree;
+
+static int64_t ipow(int64_t b, int e) {
+  int64_t r = 1;
+  while (e-- > 0)
+    r *= b;
+  return r;
+}
+
+static int tree_build(const tide_sph *s, map_tree *t) {
+  int d = s->dim, L = map_levels(d), nv = WALL_COLS(d);
+  double H = s->K.H, c = s->mass / pow(s->g.dx, d);
+  t->d = d, t->L = L, t->nv = nv, t->total = 0;
+  for (int l = 0; l <= L; l++) {
+    t->lev[l] = t->total;
+    t->total += ipow(ipow(2, l), d);
+  }
+  t->val = tide_calloc(sizeof(double) * (size_t)(t->total * nv));
+  t->in = tide_calloc((size_t)t->total);
+  if (!t->val || !t->in) return TIDE_ENOMEM;
+  /* leaves: Gauss-Legendre 3 points per axis */
+  const double gx[3] = {-0.7745966692414834, 0, 0.7745966692414834},
+               gw[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+  int64_t N = ipow(2, L), nleaf = ipow(N, d);
+  double dq = 2 * H / (double)N;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < nleaf; b++) {
+    int64_t ib[3] = {b % N, (b / N) % N, d == 3 ? b / (N * N) : 0};
+    double *out = t->val + (t->lev[L] + b) * nv, lo2 = 0;
+    for (int a = 0; a < d; a++) { /* nearest point of the leaf to the centre */
+      double l0 = -H + ib[a] * dq, l1 = l0 + dq, q = l0 > 0 ? l0 : (l1 < 0 ? l1 : 0);
+      lo2 += q * q;
+    }
+    if (lo2 >= H * H) continue;
+    t->in[t->lev[L] + b] = 1;
+    int kz = d == 3 ? 3 : 1;
+    for (int k = 0; k < kz; k++)
+      for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+          int g3[3] = {i, j, k};
+          double o[3] = {0, 0, 0}, wt = 1;
+          for (int a = 0; a < d; a++) {
+            o[a] = -H + (ib[a] + 0.5 + 0.5 * gx[g3[a]]) * dq;
+            wt *= 0.5 * dq * gw[g3[a]];
+          }
+          double r = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+          if (r >= H) continue;
+          double W = tide_sph_kernel_W(&s->K, r), dW = tide_sph_kernel_dW(&s->K, r);
+          double q = r > 0 ? dW / r : 0, cw = c * wt;
+          out[0] += cw * W;
+          out[1] -= cw * dW * r;
+          for (int a = 0; a < d; a++) {
+            out[WALL_G + a] -= cw * q * o[a]; /* x - y = -o */
+            for (int e = 0; e < d; e++)
+              out[WALL_G + d + a * d + e] += cw * q * o[a] * o[e];
+          }
+        }
+  }
+  /* the levels above: sums of the children (fixed order) */
+  for (int l = L - 1; l >= 0; l--) {
+    int64_t n = ipow(2, l), nb = ipow(n, d);
+    for (int64_t b = 0; b < nb; b++) {
+      int64_t ib[3] = {b % n, (b / n) % n, d == 3 ? b / (n * n) : 0};
+      double *out = t->val + (t->lev[l] + b) * nv;
+      for (int ch = 0; ch < (1 << d); ch++) {
+        int64_t cb = 0, cn = 2 * n;
+        for (int a = d - 1; a >= 0; a--)
+          cb = cb * cn + 2 * ib[a] + ((ch >> a) & 1);
+        int64_t ci = t->lev[l + 1] + cb;
+        if (!t->in[ci]) continue;
+        t->in[t->lev[l] + b] = 1;
+        for (int v = 0; v < nv; v++)
+          out[v] += t->val[ci * nv + v];
+      }
+    }
+  }
+  return TIDE_OK;
+}
+
+static void tree_free(map_tree *t) {
+  tide_free(t->val, sizeof(double) * (size_t)(t->total * t->nv));
+  tide_free(t->in, (size_t)t->total);
+}
+
+/* the terms of node x by the tree (out zeroed, nv values); returns the
+ * number of SDF evaluations */
+static int64_t tree_node(const tide_sph *s, const tide_shape *sh, int outside, const map_tree *t,
+                         const double *x, double *out) {
+  int d = t->d, L = t->L, nv = t->nv, sp = 0;
+  double H = s->K.H, band = 2 * H;
+  int64_t evals = 0, stk[64][4];
+  stk[sp][0] = 0, stk[sp][1] = stk[sp][2] = stk[sp][3] = 0, sp++;
+  while (sp > 0) {
+    sp--;
+    int l = (int)stk[sp][0];
+    int64_t ib[3] = {stk[sp][1], stk[sp][2], stk[sp][3]}, n = (int64_t)1 << l, b = 0;
+    for (int a = d - 1; a >= 0; a--)
+      b = b * n + ib[a];
+    int64_t bi = t->lev[l] + b;
+    if (!t->in[bi]) continue;
+    double size = 2 * H / (double)n, y[3] = {x[0], x[1], x[2]};
+    for (int a = 0; a < d; a++)
+      y[a] += -H + (ib[a] + 0.5) * size;
+    double f = side_dist(sh, outside, y, band), hd = 0.5 * size * sqrt((double)d);
+    evals++;
+    if (f >= hd) continue;
+    const double *val = t->val + bi * nv;
+    if (f <= -hd || l == L) {
+      double chi = f <= -hd ? 1 : 0.5 - f / size;
+      if (chi <= 0) continue;
+      if (chi > 1) chi = 1;
+      for (int v = 0; v < nv; v++)
+        out[v] += chi * val[v];
+      continue;
+    }
+    for (int ch = (1 << d) - 1; ch >= 0; ch--) { /* children, the first popped first */
+      stk[sp][0] = l + 1;
+      for (int a = 0; a < 3; a++)
+        stk[sp][1 + a] = a < d ? 2 * ib[a] + ((ch >> a) & 1) : 0;
+      sp++;
+    }
+  }
+  return evals;
+}
+
+/* Harada's flat-wall lattice terms at a signed distance d, not clamped (d <
+ * 0: x behind the wall, the sites from d + dx/2 on): rho_w, -tr T_w, G_n
+ * (G_w = G_n n), T_n, T_t (the orthant of one wall, continued) */
+static void flat_lattice(const tide_sph *s, double d, double out[5]) {
+  int dm = s->dim, R = (int)ceil(s->K.H / s->g.dx), kz = dm == 3 ? R : 0;
+  double dx = s->g.dx, H = s->K.H, w = 0, tr = 0, gn = 0, tn = 0, tt = 0;
+  int lmax = (int)ceil((H - d) / dx) + 1;
+  for (int l = 0; l <= lmax; l++) {
+    double hl = d + (l + 0.5) * dx;
+    if (fabs(hl) >= H) continue;
+    for (int j = -R; j <= R; j++)
+      for (int k = -kz; k <= kz; k++) {
+        double r2 = hl * hl + (double)(j * j + k * k) * dx * dx;
+        if (r2 >= H * H) continue;
+        double r = sqrt(r2), dw = tide_sph_kernel_dW(&s->K, r), q = r > 0 ? dw / r : 0;
+        w += tide_sph_kernel_W(&s->K, r);
+        tr -= dw * r;
+        gn += q * hl;
+        tn += q * hl * hl;
+        tt += q * (double)(j * j) * dx * dx;
+      }
+  }
+  double m = s->mass;
+  out[0] = m * w, out[1] = m * tr, out[2] = m * gn, out[3] = m * tn, out[4] = m * tt;
+}
+
+/* The lattice correction of a map (method map): the flat wall's lattice
+ * terms (flat_lattice: what the Harada path and a thick band of boundary
+ * particles give, consistent with the fluid's own lattice sums) minus the
+ * flat wall's continuum terms (the tree on a plane), tabulated over signed
+ * distances [-2H, H] (nc entries of spacing dc, 5 values as flat_lattice). */
+static int lattice_table(const tide_sph *s, const map_tree *t, double **tab, int *nc,
+                         double *dc) {
+  int st, d = s->dim, nv = WALL_COLS(d);
+  double H = s->K.H, pt[3] = {0, 0, 0}, nrm[3] = {1, 0, 0};
+  *dc = s->g.dx / 64;
+  *nc = (int)ceil(3 * H / *dc) + 1;
+  tide_shape *pl;
+  if ((st = tide_shape_plane(d, pt, nrm, &pl))) return st;
+  *tab = tide_alloc(sizeof(double) * 5 * (size_t)*nc);
+  if (!*tab) {
+    tide_shape_release(pl);
+    return TIDE_ENOMEM;
+  }
+  double *tb = *tab, step = *dc;
+  int n = *nc;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) {
+    double dd = -2 * H + i * step, x[3] = {dd, 0, 0}, c[3 + 3 + 9] = {0}, lat[5];
+    tree_node(s, pl, 0, t, x, c); /* the solid: x < 0, the fluid's normal +x */
+    flat_lattice(s, dd, lat);
+    tb[5 * i + 0] = lat[0] - c[0];
+    tb[5 * i + 1] = lat[1] - c[1];
+    tb[5 * i + 2] = lat[2] - c[WALL_G];
+    tb[5 * i + 3] = lat[3] - c[WALL_G + d];
+    tb[5 * i + 4] = lat[4] - c[WALL_G + d + d + 1];
+  }
+  (void)nv;
+  tide_shape_release(pl);
+  return TIDE_OK;
+}
+
+/* add the lattice correction at node x (fluid-side distance f0) to out */
+static void lattice_add(const tide_sph *s, int w, const double *tab, int nc, double dc,
+                        const double *x, double f0, double *out) {
+  int d = s->dim;
+  double H = s->K.H;
+  if (f0 >= H) return;
+  double u = (f0 + 2 * H) / dc, c[5];
+  if (u < 0) u = 0;
+  int i = (int)floor(u);
+  if (i > nc - 2) i = nc - 2;
+  double a = u - i;
+  for (int k = 0; k < 5; k++)
+    c[k] = (1 - a) * tab[5 * i + k] + a * tab[5 * (i + 1) + k];
+  double n[3];
+  tide_shape_normal(s->wshape[w], x, 0.25 * s->g.dx, n);
+  if (s->wside[w])
+    for (int k = 0; k < 3; k++)
+      n[k] = -n[k];
+  out[0] += c[0];
+  out[1] += c[1];
+  for (int p = 0; p < d; p++) {
+    out[WALL_G + p] += c[2] * n[p];
+    for (int q = 0; q < d; q++)
+      out[WALL_G + d + p * d + q] += (c[3] - c[4]) * n[p] * n[q] + (p == q ? c[4] : 0);
+  }
+}
+
+static int map_build(tide_sph *s, int w, double res) {
+  int st, d = s->dim, nv = WALL_COLS(d);
+  double t0 = tide_wtime(), dx = s->g.dx, H = s->K.H, h = dx / res;
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, margin = H + 3 * h;
+  if (!tide_shape_bounds(s->wshape[w], lo, hi))
+    for (int a = 0; a < d; a++) { /* unbounded: the grid's box */
+      lo[a] = s->g.origin[a];
+      hi[a] = s->g.origin[a] + s->g.n[a] * dx;
+    }
+  tide_sph_map *m = tide_calloc(sizeof *m);
+  if (!m) return TIDE_ENOMEM;
+  m->dim = d, m->nv = nv, m->h = h;
+  int64_t nn = 1;
+  for (int a = 0; a < 3; a++) {
+    m->n[a] = a < d ? (int)ceil((hi[a] - lo[a] + 2 * margin) / h) + 1 : 1;
+    m->lo[a] = a < d ? lo[a] - margin : 0;
+    nn *= m->n[a];
+  }
+  if (nn * nv > ((int64_t)1 << 28)) {
+    tide_free(m, sizeof *m);
+    return tide_fail(TIDE_EINVAL,
+                     "SPH: a density map of %lld nodes is too large (lower the resolution or "
+                     "bound the shape)",
+                     (long long)nn);
+  }
+  map_tree t = {0};
+  m->v = tide_calloc(sizeof(double) * (size_t)(nn * nv));
+  if (!m->v || (st = tree_build(s, &t))) {
+    tree_free(&t);
+    map_free(m);
+    return TIDE_ENOMEM;
+  }
+  double *tab = NULL, dc = 0;
+  int nc = 0;
+  if (s->map_lattice && (st = lattice_table(s, &t, &tab, &nc, &dc))) {
+    tree_free(&t);
+    map_free(m);
+    return st;
+  }
+  int64_t computed = 0;
+  double *mv = m->v, reach = H * (1 + 1e-12);
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : computed)
+  for (int64_t node = 0; node < nn; node++) {
+    int64_t ix = node % m->n[0], iy = (node / m->n[0]) % m->n[1], iz = node / (m->n[0] * m->n[1]);
+    double x[3] = {m->lo[0] + ix * h, m->lo[1] + iy * h, m->lo[2] + iz * h}, *out = mv + node * nv;
+    double f0 = side_dist(s->wshape[w], s->wside[w], x, 2 * H);
+    if (f0 >= reach) continue; /* no solid within the support */
+    if (f0 <= -reach) {        /* the whole support in the solid */
+      for (int v = 0; v < nv; v++)
+        out[v] = t.val[v];
+    } else {
+      tree_node(s, s->wshape[w], s->wside[w], &t, x, out);
+      computed++;
+    }
+    if (tab) lattice_add(s, w, tab, nc, dc, x, f0, out);
+  }
+  tide_free(tab, sizeof(double) * 5 * (size_t)nc);
+  tree_free(&t);
+  m->computed = computed;
+  m->seconds = tide_wtime() - t0;
+  s->wmap[w] = m;
+  return TIDE_OK;
+}
+
+/* add wall w's map at x (the simulation frame) to row: tensor cubic
+ * Lagrange interpolation of the node values; a point outside the map is
+ * clamped into it (a tank or an unbounded shape: deep in the solid), or
+ * beyond the support of a bounded obstacle (nothing added) */
+static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
+  const tide_sph_map *m = s->wmap[w];
+  int d = s->dim, nv = m->nv, base[3] = {0, 0, 0};
+  double L[3][4] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}}, y[3];
+  to_body(s, w, xi, y);
+  for (int a = 0; a < d; a++) {
+    double u = (y[a] - m->lo[a]) / m->h;
+    if (u < 1 || u > m->n[a] - 2) {
+      if (!s->wside[w]) return; /* an obstacle's map covers its support */
+      u = u < 1 ? 1 : m->n[a] - 2;
+    }
+    int i0 = (int)floor(u) - 1;
+    if (i0 > m->n[a] - 4) i0 = m->n[a] - 4;
+    double t = u - (i0 + 1);
+    base[a] = i0;
+    L[a][0] = -t * (t - 1) * (t - 2) / 6;
+    L[a][1] = (t + 1) * (t - 1) * (t - 2) / 2;
+    L[a][2] = -(t + 1) * t * (t - 2) / 2;
+    L[a][3] = (t + 1) * t * (t - 1) / 6;
+  }
+  double acc[3 + 3 + 9] = {0};
+  int kz = d == 3 ? 4 : 1;
+  for (int k = 0; k < kz; k++)
+    for (int j = 0; j < 4; j++) {
+      double wjk = L[1][j] * L[2][k];
+      const double *rowv =
+          m->v + ((int64_t)(base[2] + k) * m->n[1] + base[1] + j) * m->n[0] * nv + base[0] * nv;
+      for (int i = 0; i < 4; i++) {
+        double wt = wjk * L[0][i];
+        for (int v = 0; v < nv; v++)
+          acc[v] += wt * rowv[i * nv + v];
+      }
+    }
+  if (s->wrotates[w]) { /* G_w = R G, T_w = R T R^T */
+    const double *R = s->wrot[w];
+    double *Tm = acc + WALL_G + d, T0[9];
+    rot_vec(s, w, acc + WALL_G);
+    memcpy(T0, Tm, sizeof(double) * (size_t)(d * d));
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        double t = 0;
+        for (int i = 0; i < d; i++)
+          for (int j = 0; j < d; j++)
+            t += R[a * 3 + i] * T0[i * d + j] * R[b * 3 + j];
+        Tm[a * d + b] = t;
+      }
+  }
+  double vw[3];
+  wall_vel(s, w, xi, vw);
+  for (int v = 0; v < nv; v++)
+    row[v] += acc[v];
+  for (int a = 0; a < d; a++)
+    row[2] += vw[a] * acc[WALL_G + a];
+}
+
+const tide_sph_map *tide_sph_boundary_map(const tide_sph *s, int boundary) {
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wgroup[w] == boundary) return s->wmap[w];
+  return NULL;
 }
 
 /* Harada et al. 2007's wall weight over an orthant of k mutually orthogonal
@@ -639,13 +1126,16 @@ void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]) {
 /* add sign times the orthant terms of the walls sel[k] (normals n, distances dist; wall[]
  * the walls' indices) to row */
 static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wall,
-                        const double (*n)[3], const double *dist, double sign, double *row) {
+                        const double (*n)[3], const double *dist, double sign, const double *xi,
+                        double *row) {
   int d = s->dim;
   double dk[3], o[2], gc[3], tc[9], tt, v[3] = {0, 0, 0};
   for (int a = 0; a < k; a++) {
+    double vw[3];
     dk[a] = dist[sel[a]];
+    wall_vel(s, wall[sel[a]], xi, vw);
     for (int x = 0; x < d; x++) /* the orthant moves with the mean of its walls */
-      v[x] += s->wvel[wall[sel[a]]][x] / k;
+      v[x] += vw[x] / k;
   }
   orthant(s, k, dk, o, gc, tc, &tt);
   row[0] += sign * o[0];
@@ -679,13 +1169,17 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
   for (int c = 0; c < WALL_COLS(d); c++)
     row[c] = 0;
   for (int w = 0; w < s->nwall; w++) {
+    if (s->wmap[w]) {
+      map_add(s, w, xi, row);
+      continue;
+    }
     double dw = wall_dist(s, w, xi, 2 * H, NULL);
     if (dw >= H) continue;
     wall_dist(s, w, xi, 2 * H, n[k]);
     dist[k] = dw;
     wall[k] = w;
     int one[1] = {k};
-    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, row);
+    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, xi, row);
     k++;
   }
   const double orth = 1e-9;
@@ -696,7 +1190,7 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         pq += n[p][a] * n[q][a];
       if (fabs(pq) > orth) continue;
       int two[2] = {p, q};
-      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, row);
+      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, xi, row);
       for (int r = q + 1; r < k && d == 3; r++) {
         double pr = 0, qr = 0;
         for (int a = 0; a < d; a++) {
@@ -705,9 +1199,17 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         }
         if (fabs(pr) > orth || fabs(qr) > orth) continue;
         int three[3] = {p, q, r};
-        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, row);
+        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, xi, row);
       }
     }
+}
+
+int tide_sph_wall_rows(const tide_sph *s, int64_t np, const double *x, double *out) {
+  int d = s->dim;
+#pragma omp parallel for schedule(static) if (np > 256)
+  for (int64_t i = 0; i < np; i++)
+    wall_row(s, x + i * d, out + i * WALL_COLS(d));
+  return TIDE_OK;
 }
 
 /* ------------------------------------------------------------- search */
@@ -988,11 +1490,12 @@ static int project(const tide_sph *s, double *x, double *v) {
     for (int w = 0; w < s->nwall; w++) {
       double dist = wall_dist(s, w, x, s->K.H, NULL);
       if (dist >= 0) continue;
-      double n[3], vn = 0;
+      double n[3], vn = 0, vw[3];
       wall_dist(s, w, x, s->K.H, n);
+      wall_vel(s, w, x, vw);
       for (int a = 0; a < d; a++) {
         x[a] += (dmin - dist) * n[a];
-        vn += (v[a] - s->wvel[w][a]) * n[a];
+        vn += (v[a] - vw[a]) * n[a];
       }
       if (vn < 0)
         for (int a = 0; a < d; a++)
@@ -1002,6 +1505,21 @@ static int project(const tide_sph *s, double *x, double *v) {
     if (!any) break;
   }
   return moved;
+}
+
+/* R = Q R, Q the rotation by dt |omega| about omega (Rodrigues) */
+static void turn(double *R, const double *om, double dt) {
+  double th = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]) * dt;
+  if (th == 0) return;
+  double k[3] = {om[0] * dt / th, om[1] * dt / th, om[2] * dt / th}, c = cos(th), sn = sin(th);
+  double Q[9], K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0}, N[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      Q[i * 3 + j] = (i == j ? c : 0) + sn * K[i * 3 + j] + (1 - c) * k[i] * k[j];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      N[i * 3 + j] = Q[i * 3] * R[j] + Q[i * 3 + 1] * R[3 + j] + Q[i * 3 + 2] * R[6 + j];
+  memcpy(R, N, sizeof N);
 }
 
 int tide_sph_drift(tide_sph *s, double dt) {
@@ -1017,9 +1535,11 @@ int tide_sph_drift(tide_sph *s, double dt) {
   }
   int64_t pr = 0;
   double *vw = TIDE_F64P(s->ps->v);
-  for (int w = 0; w < s->nwall; w++) /* the walls move first: x(t + dt) out of them */
+  for (int w = 0; w < s->nwall; w++) { /* the walls move first: x(t + dt) out of them */
     for (int a = 0; a < d; a++)
       s->wofs[w][a] += dt * s->wvel[w][a];
+    if (s->wrotates[w]) turn(s->wrot[w], s->wom[w], dt);
+  }
 #pragma omp parallel for schedule(static) reduction(+ : cl, pr) if (n > TIDE_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
     int c = 0;

@@ -126,7 +126,18 @@
  * the wall's density term: hydrostatic balance as for boundary particles).
  * The quantities are computed at the search (positions fixed until the
  * drift); several walls add up (each as a half space: edges and corners of
- * one shape count the nearest face only).  The drift projects a particle
+ * one shape count the nearest face only; an axis-aligned box tank is split
+ * into its faces, edges and corners by inclusion-exclusion).
+ * Density maps (method map; Koschier & Bender 2017): the same quantities
+ * as integrals over the true solid S, with c = m / dx^d,
+ *   rho_w = c int_S W,  G_w = c int_S W'(r)/r (x - y),  T_w = c int_S W'(r)/r (y - x)(x)(y - x),
+ * precomputed on a grid in the shape's frame (tide_sph_map) by a 2^d-tree
+ * quadrature of the kernel's support with an SDF inside test, plus the flat
+ * wall's lattice-minus-integral terms along the node's SDF normal (the
+ * fluid's sums are lattice sums), interpolated by cubic Lagrange
+ * polynomials: corners of any shape are the solid's own.  Walls may rotate
+ * (tide_sph_sdf_rotation): distances and maps are taken in the shape's
+ * frame, G and T rotated back.  The drift projects a particle
  * that crossed a surface (d < 0) back along the normal to d = dx/10 and
  * removes its velocity into the wall (counted: s->projected).  A wall may
  * translate at a velocity v_w: the drift moves its shape by dt v_w, the
@@ -205,6 +216,28 @@ static inline void tide_sph_gradW(const tide_sph_kernel *k, int d, const double 
 
 #define TIDE_SPH_MAXWALL 16
 
+/* SDF boundary methods */
+typedef enum {
+  TIDE_SPH_WALL_HARADA = 0,
+  TIDE_SPH_WALL_MAP = 1,
+  TIDE_SPH_WALL_AUTO = 2 /* harada for planes and axis-aligned box tanks (exact there), else map */
+} tide_sph_wall_method;
+
+/* A density map of one SDF boundary (Koschier & Bender 2017): on a regular
+ * grid in the shape's frame (nodes lo + i h) the boundary terms of a point x
+ * integrated over the solid S (kernel centred at x):
+ *   rho_w = c int_S W(|x - y|) dy,  G_w = grad rho_w = c int_S W'(r)/r (x - y) dy,
+ *   T_w = c int_S W'(r)/r (y - x) (x) (y - x) dy,   c = m / dx^d
+ * (the lattice of the Harada path's wall in the continuum limit), nv = 1 + d
+ * + d*d values per node, interpolated by tensor cubic Lagrange polynomials. */
+typedef struct tide_sph_map {
+  int dim, n[3], nv;
+  double lo[3], h;
+  double *v;          /* (nodes, nv), x fastest */
+  int64_t computed;   /* nodes integrated by quadrature (the rest: empty or full) */
+  double seconds;     /* wall-clock time of the precompute */
+} tide_sph_map;
+
 typedef struct tide_sph {
   int dim;
   tide_grid g;          /* domain box; particle lattice at the cell centres */
@@ -267,7 +300,13 @@ typedef struct tide_sph {
   int wgroup[TIDE_SPH_MAXWALL];         /* the boundary (call) a surface belongs to */
   double wvel[TIDE_SPH_MAXWALL][3];     /* wall velocity [m/s] */
   double wofs[TIDE_SPH_MAXWALL][3];     /* translation of the shape so far [m] */
+  double wrot[TIDE_SPH_MAXWALL][9];     /* rotation of the shape so far (row major, about wcen) */
+  double wom[TIDE_SPH_MAXWALL][3];      /* angular velocity [rad/s] (2D: the z entry) */
+  double wcen[TIDE_SPH_MAXWALL][3];     /* centre of rotation in the shape's frame [m] */
+  int wrotates[TIDE_SPH_MAXWALL];       /* 1 once an angular velocity was set */
   int ngroup;                           /* SDF boundaries (calls) */
+  tide_sph_map *wmap[TIDE_SPH_MAXWALL]; /* density map (method map), else NULL */
+  int map_lattice;                      /* maps built with the lattice correction */
   tide_array *wall; /* (n, 3 + d + d*d): rho_w, -tr T_w, sum v_w . G_w, G_w (d), T_w (d x d),
                        summed over the walls */
   int64_t projected; /* particles projected out of a wall by the last drift */
@@ -305,16 +344,33 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
 
 /* An SDF boundary (see "SDF boundaries"): the surface of shape is a wall;
  * outside = 1: the solid is outside the shape (the fluid fills a tank, the
- * shape its inside), 0: the solid is the shape's inside (an obstacle).  An
- * axis-aligned box tank (TIDE_SHAPE_BOX, outside) becomes its 2d faces as
- * planar walls (edges and corners by inclusion-exclusion).  vel (may be
- * NULL: at rest) translates the wall rigidly: the drift moves the shape by
- * dt vel, the DFSPH divergence terms take v_i - vel.  At most
- * TIDE_SPH_MAXWALL surfaces; *boundary the boundary's index (0-based). */
+ * shape its inside), 0: the solid is the shape's inside (an obstacle).
+ * method TIDE_SPH_WALL_HARADA: an axis-aligned box tank (TIDE_SHAPE_BOX,
+ * outside) becomes its 2d faces as planar walls (edges and corners by
+ * inclusion-exclusion), other shapes the nearest surface as a half space;
+ * TIDE_SPH_WALL_MAP: a density map of the solid (tide_sph_map; resolution
+ * nodes per dx, <= 0: 2), precomputed here over the shape's bounds (an
+ * unbounded shape: the grid's box) grown by H.  vel (may be NULL: at rest)
+ * translates the wall rigidly: the drift moves the shape by dt vel, the
+ * DFSPH divergence terms take v_i - vel.  At most TIDE_SPH_MAXWALL
+ * surfaces; *boundary the boundary's index (0-based). */
 int tide_sph_sdf_boundary(tide_sph *s, tide_shape *shape, int outside, const double *vel,
-                          int *boundary);
+                          int method, double resolution, int *boundary);
+/* The wall terms (WALL columns: rho_w, -tr T_w, sum v_w . G_w, G_w (d),
+ * T_w (d x d)) of the SDF boundaries at np points x (np x d) into out. */
+int tide_sph_wall_rows(const tide_sph *s, int64_t np, const double *x, double *out);
+/* The density map of SDF boundary `boundary` (NULL for the Harada path). */
+const tide_sph_map *tide_sph_boundary_map(const tide_sph *s, int boundary);
 /* Set the velocity of SDF boundary `boundary` (0-based) [m/s]. */
 int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
+/* Set the rotation of SDF boundary `boundary`: angular velocity omega
+ * (3 entries [rad/s]; 2D: omega[2] about z) about centre (the shape's frame,
+ * NULL: keep; the default is the centre of the shape's bounds, else the
+ * origin).  The drift turns the shape by dt omega about its moving centre
+ * (a body point x = c + wofs + R (y - c) for y in the shape's frame); the
+ * wall's velocity at x is vel + omega x (x - c - wofs).  Maps rotate with
+ * the shape (G_w = R G, T_w = R T R^T). */
+int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega);
 /* The wall terms of one planar wall at distance d >= 0 [m]: rho_w, rho_w'
  * (d/dd), T_n, T_t, and the first-moment trace -tr T_w. */
 void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]);

@@ -251,7 +251,8 @@ static void random_cloud(int kind, int dim) {
 }
 
 /* a small dam break: positions after a few steps, 1 vs 2 threads; sdf: the
- * tank (moving slowly) and a sphere obstacle as SDF walls */
+ * tank (moving slowly, Harada's wall weight) and a sphere obstacle (a density
+ * map, built on 1 or 2 threads) as SDF walls */
 static uint64_t run(int dim, int dfsph, int sdf, int threads) {
   omp_set_num_threads(threads);
   /* more than 1024 particles: the pair loops run in parallel (if n > 1024) */
@@ -272,8 +273,8 @@ static uint64_t run(int dim, int dfsph, int sdf, int threads) {
     tide_shape *ball;
     int idx;
     tide_shape_sphere(dim, c, 0.1, &ball);
-    tide_sph_sdf_boundary(s, tank, 1, vt, &idx);
-    tide_sph_sdf_boundary(s, ball, 0, NULL, &idx);
+    tide_sph_sdf_boundary(s, tank, 1, vt, TIDE_SPH_WALL_HARADA, 0, &idx);
+    tide_sph_sdf_boundary(s, ball, 0, NULL, TIDE_SPH_WALL_MAP, 0, &idx);
     tide_shape_release(ball);
   } else {
     tide_sph_boundary(s, tank, 2, 1, &added);

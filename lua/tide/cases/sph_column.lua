@@ -10,7 +10,7 @@
 -- and tests/sph/test_sph_sdf.lua.
 --
 --   local C = require "tide.cases.sph_column"
---   local r = C.run("wcsph" | "dfsph", duration, "particles" | "sdf")
+--   local r = C.run("wcsph" | "dfsph", duration, "particles" | "sdf" | "sdf_map")
 --   -- r.slope (-b / rho0 g - 1), r.surface (-a/b - column top, in dx), r.bulk (max |rho/rho0 - 1|
 --   -- in the fitted band at the end), r.solve (DFSPH: max mean compression over the last 30%),
 --   -- r.limit (solves at maxit 300), r.mean_its, r.max_its, r.worst (largest SDF value of a
@@ -35,7 +35,9 @@ function M.run(method, duration, walls)
     renormalize = true, wall_pressure = "hydrostatic" }
   local L, Hc = 2 * dx, 0.3
   local tank = tide.shape.box { min = { L, L }, max = { nx * dx - L, ny * dx - L } }
-  if walls == "sdf" then S:sdf_boundary { shape = tank, side = "outside" } else sph.walls(S, g) end
+  local sdf = walls == "sdf" or walls == "sdf_map"
+  if sdf then S:sdf_boundary { shape = tank, side = "outside", method = walls == "sdf_map" and "map" or "harada" }
+  else sph.walls(S, g) end
   S:seed { shape = tide.shape.box { min = { L, L }, max = { nx * dx - L, L + Hc } } }
   local surf = L + Hc
   local t, tdamp = 0, 0.4 * duration
@@ -57,7 +59,7 @@ function M.run(method, duration, walls)
       max_its = math.max(max_its, r.density_iterations)
       if t > 0.7 * duration then solve_err = math.max(solve_err, r.density_error) end
     end
-    if walls == "sdf" then worst = math.max(worst, M.depth(S, tank, true)) end
+    if sdf then worst = math.max(worst, M.depth(S, tank, true)) end
     projected = projected + S:diagnostics().projected
     t = t + dt
     if t > 0.7 * duration then
