@@ -111,6 +111,11 @@ local defaults = {
                        -- barrier's stiffness then kept in the reference (its force left out)
   mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely
                        -- reach)
+  mass_share = true,   -- with mass_consistent: what the particles cannot take locally (capped faces)
+                       -- is a uniform velocity of the liquid and the free solids (no pinned node)
+                       -- together, by mass (flip_increment{ solid_mass }); false: of the liquid alone,
+                       -- which the walls' next projection stops with a pressure gradient acting on the
+                       -- solids too -- a buoyancy deficit in a stirred pool (docs/couple.md)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -461,7 +466,7 @@ end
 -- stirred balls pool's is upward on average, and the neutral ball sank (docs/couple.md).
 function zarifi.free_solids(S)
   local free = { mass = 0 }
-  for _, m in ipairs(S.solids) do
+  for _, m in ipairs(S.mass_share and S.solids or {}) do
     if m.pinned:sum() == 0 then free[#free + 1], free.mass = m, free.mass + m.mass:sum() end
   end
   return free
