@@ -459,12 +459,12 @@ function zarifi.flip_old(S)
   end
 end
 
---- The solids free to move (no pinned node) and their total mass: with mass_consistent the change
+-- The solids free to move (no pinned node) and their total mass: with mass_consistent the change
 -- the particles cannot take locally is a uniform velocity of the liquid and these solids together
 -- (tide.couple.flip_increment{ solid_mass }), which the walls' next projection stops by a pressure
 -- acting on each body by its volume.  Given to the liquid alone it was a buoyancy deficit: the
 -- stirred balls pool's is upward on average, and the neutral ball sank (docs/couple.md).
-function zarifi.free_solids(S)
+local function free_solids(S)
   local free = { mass = 0 }
   for _, m in ipairs(S.mass_share and S.solids or {}) do
     if m.pinned:sum() == 0 then free[#free + 1], free.mass = m, free.mass + m.mass:sum() end
@@ -473,7 +473,7 @@ function zarifi.free_solids(S)
 end
 
 -- v += c (per axis) on every node of the free solids
-function zarifi.add_uniform(free, c)
+local function add_uniform(free, c)
   for _, m in ipairs(free) do add_velocity(m, 1, c) end
 end
 
@@ -511,12 +511,12 @@ function zarifi.step(S, dt)
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
   local href = consistent and S.mass_reference and SCHEMES[S.scheme] and zarifi.gravity_response(S, dt) or nil
   if consistent then                                                        --    its change by rho A_f dx^d
-    local free = zarifi.free_solids(S)                                      --    (what the particles cannot take:
+    local free = free_solids(S)                                             --    (what the particles cannot take:
     stats.increment = couple.flip_increment { reference = href, u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
       weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment,
       labels = S.level_set and S.labels or nil, phi = S.level_set and L.phi or nil, -- (the ghost fluid's theta_f)
       solid_mass = free.mass, rho = S.rho }                                 --    to liquid and free solids by mass)
-    zarifi.add_uniform(free, stats.increment.uniform)
+    add_uniform(free, stats.increment.uniform)
   end
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)
