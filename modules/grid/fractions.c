@@ -205,7 +205,9 @@ static int64_t crossings(const tide_shape *s, const double p0[3], const double p
  * clipped boundary pieces end on it); between two crossings a mesh's side
  * is constant, so for meshes only each part is open or solid by the sign
  * at its midpoint (exact: the fractions then close each cell against its
- * clipped pieces), else each part is subdivided as open_piece.  Returns
+ * clipped pieces; a part lying on a polygon's side has distance 0 there and
+ * is closed, as clip.c gives that side's piece to the cell on its outward
+ * side), else each part is subdivided as open_piece.  Returns
  * -1 when there are more than MAXCROSS crossings. */
 static double open_segment_meshes(const tide_shape *s, int only, int b, const double x0[3], double h, int depth) {
   double x1[3] = {x0[0], x0[1], x0[2]}, t[MAXCROSS + 2];

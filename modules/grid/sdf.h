@@ -98,7 +98,8 @@ double tide_sdf_mesh_eval(const tide_sdf_mesh *m, const double x[3]);
 double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double x[3], double band);
 /* 2D: the parameters s in (0, 1) where the segment p0 + s (p1 - p0) crosses
  * the polygon's segments (a vertex on the segment's line counts on one side
- * only, so a boundary through it crosses once), unsorted; at most cap are
+ * only, so a boundary through it crosses once) and the ends of the polygon's
+ * segments lying on that line, unsorted; at most cap are
  * stored in t, the count of all is returned (0 for a 3D mesh).  No
  * allocation; for exact face fractions against the clipped boundary. */
 int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], const double p1[3], double *t,

@@ -384,6 +384,16 @@ int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], cons
        * so a polygon through a vertex on the line crosses it once */
       double sa = d[0] * (A[1] - p0[1]) - d[1] * (A[0] - p0[0]);
       double sb = d[0] * (B[1] - p0[1]) - d[1] * (B[0] - p0[0]);
+      if (sa == 0 && sb == 0) { /* on the line: its ends split the segment */
+        for (int e = 0; e < 2; e++) {
+          const double *X = e ? B : A;
+          double s = ((X[0] - p0[0]) * d[0] + (X[1] - p0[1]) * d[1]) / d2;
+          if (!(s > 0 && s < 1)) continue;
+          if (n < cap) t[n] = s;
+          n++;
+        }
+        continue;
+      }
       if ((sa >= 0) == (sb >= 0)) continue;
       double l = sa / (sa - sb), X[2] = {A[0] + l * (B[0] - A[0]), A[1] + l * (B[1] - A[1])};
       double s = ((X[0] - p0[0]) * d[0] + (X[1] - p0[1]) * d[1]) / d2;

@@ -480,12 +480,47 @@ static void test_sphere(int d) {
   tide_shape_release(sph);
 }
 
+/* closure (max, *mean) of the exact fractions of shape against the pieces
+ * clipped from m at x (NULL: m->x); *partial: the faces with 0 < f < 1 */
+static double shape_closure(const tide_grid *g, const tide_tetmesh *m, const double *x, const tide_shape *shape,
+                            double *mean, int64_t *partial) {
+  tide_zclip c;
+  memset(&c, 0, sizeof c);
+  tide_zarifi_clip(g, m, x, &c);
+  double *S = piece_sums(g, &c);
+  tide_mac *w;
+  tide_mac_new(g, TIDE_F64, &w);
+  tide_mac_face_fractions_shape(g, shape, 5, 0, 1, w, NULL);
+  *partial = 0;
+  for (int a = 0; a < g->dim; a++)
+    for (int64_t q = 0; q < tide_array_size(w->u[a]); q++) {
+      double f = TIDE_F64P(w->u[a])[q];
+      *partial += f > 0 && f < 1;
+    }
+  double worst = closure(g, w, S, mean);
+  tide_mac_free(w);
+  free(S);
+  tide_zclip_free(&c);
+  return worst;
+}
+
+/* the boundary polygon of m at V (nv x 2) as a shape */
+static tide_shape *polygon(const tide_tetmesh *m, const double *V) {
+  tide_sdf_mesh *sm;
+  tide_shape *poly;
+  CHECK(tide_sdf_mesh_new(2, m->nv, V, m->nb, TIDE_I32P(m->bound), &sm) == TIDE_OK, "polygon");
+  tide_shape_mesh(sm, &poly);
+  tide_sdf_mesh_release(sm);
+  return poly;
+}
+
 /* 2D: the exact fractions of the mesh's own boundary polygon (a jagged disk,
  * vertices at random radii, so its corners poke through grid lines by any
- * amount; also moved rigidly through a transform shape) close every cell
- * against the pieces clipped from the same polygon to round-off: the face
- * fractions are the lengths outside the polygon (tide_sdf_mesh_crossings),
- * not a subdivision that misses openings below its leaves. */
+ * amount; also moved rigidly through a transform shape; a box whose sides
+ * lie on grid lines) close every cell against the pieces clipped from the
+ * same polygon to round-off: the face fractions are the lengths outside the
+ * polygon (tide_sdf_mesh_crossings), not a subdivision that misses
+ * openings below its leaves. */
 static void test_polygon_closure(void) {
   double ctr[3] = {0.5, 0.5, 0}, r = 0.3;
   int nc = 32;
@@ -501,52 +536,37 @@ static void test_polygon_closure(void) {
       x[2 * i + k] = ctr[k] + s * (x[2 * i + k] - ctr[k]);
   }
   double ang = 0.3, R[9] = {cos(ang), -sin(ang), 0, sin(ang), cos(ang), 0, 0, 0, 1}, t[3] = {0.013, -0.021, 0};
-  double *xr = malloc((size_t)m->nv * 2 * sizeof(double));
-  for (int64_t i = 0; i < m->nv; i++) { /* the mesh moved: x' = R (x - c) + c + t, for the transform */
+  double tc[3] = {ctr[0] + t[0], ctr[1] + t[1], 0};
+  double *xr = malloc((size_t)m->nv * 2 * sizeof(double)), *V = malloc((size_t)m->nv * 2 * sizeof(double));
+  for (int64_t i = 0; i < m->nv; i++) { /* the mesh moved: x' = R (x - c) + c + t; V centred */
     double dxy[2] = {x[2 * i] - ctr[0], x[2 * i + 1] - ctr[1]};
+    V[2 * i] = dxy[0], V[2 * i + 1] = dxy[1];
     for (int k = 0; k < 2; k++)
-      xr[2 * i + k] = ctr[k] + t[k] + R[3 * k] * dxy[0] + R[3 * k + 1] * dxy[1];
+      xr[2 * i + k] = tc[k] + R[3 * k] * dxy[0] + R[3 * k + 1] * dxy[1];
   }
-  for (int moved = 0; moved < 2; moved++) {
-    tide_sdf_mesh *sm;
-    tide_shape *poly, *shape;
-    double *V = malloc((size_t)m->nv * 2 * sizeof(double));
-    for (int64_t i = 0; i < 2 * m->nv; i++) /* centred for the transform, which adds c + t back */
-      V[i] = x[i] - (moved ? ctr[i % 2] : 0);
-    CHECK(tide_sdf_mesh_new(2, m->nv, V, m->nb, TIDE_I32P(m->bound), &sm) == TIDE_OK, "polygon");
-    tide_shape_mesh(sm, &poly);
-    double tc[3] = {ctr[0] + t[0], ctr[1] + t[1], 0};
-    if (moved)
+  double lo[3] = {0.25 + 0.3 / nc, 0.375, 0}, hi[3] = {0.75, 0.625 - 0.4 / nc, 0}; /* two sides on grid lines */
+  tide_tetmesh *box = box_mesh(2, lo, hi, 4);
+  for (int cs = 0; cs < 3; cs++) {
+    tide_shape *shape;
+    if (cs == 1) {
+      tide_shape *poly = polygon(m, V);
       tide_shape_transform(poly, R, tc, &shape);
-    else
-      shape = tide_shape_retain(poly);
-    tide_zclip c;
-    memset(&c, 0, sizeof c);
-    tide_zarifi_clip(&g, m, moved ? xr : NULL, &c);
-    double *S = piece_sums(&g, &c);
-    tide_mac *w;
-    tide_mac_new(&g, TIDE_F64, &w);
-    tide_mac_face_fractions_shape(&g, shape, 5, 0, 1, w, NULL);
-    int64_t partial = 0;
-    for (int a = 0; a < 2; a++)
-      for (int64_t q = 0; q < tide_array_size(w->u[a]); q++) {
-        double f = TIDE_F64P(w->u[a])[q];
-        partial += f > 0 && f < 1;
-      }
-    double mean, worst = closure(&g, w, S, &mean);
-    printf("2D jagged polygon%s, %lld cut faces: closure of the exact fractions / face area, max %.3e (mean %.3e)\n",
-           moved ? " moved by a transform" : "", (long long)partial, worst, mean);
-    CHECK(partial > 100 && worst < 1e-12, "2D jagged polygon%s, %lld cut faces: closure of the exact fractions / face area, max %.3e (mean %.3e)",
-          moved ? " moved by a transform" : "", (long long)partial, worst, mean);
-    tide_mac_free(w);
-    free(S);
-    free(V);
-    tide_zclip_free(&c);
+      tide_shape_release(poly);
+    } else {
+      shape = cs == 0 ? polygon(m, x) : polygon(box, TIDE_F64P(box->x));
+    }
+    static const char *what[3] = {"jagged polygon", "jagged polygon moved by a transform", "box, two sides on grid lines"};
+    double mean;
+    int64_t partial;
+    double worst = shape_closure(&g, cs == 2 ? box : m, cs == 1 ? xr : NULL, shape, &mean, &partial);
+    printf("2D %s, %lld cut faces: closure of the exact fractions / face area, max %.3e (mean %.3e)\n", what[cs],
+           (long long)partial, worst, mean);
+    CHECK((cs == 2 || partial > 100) && worst < 1e-12, "2D %s: exact fractions close to round-off (max %g)", what[cs], worst);
     tide_shape_release(shape);
-    tide_shape_release(poly);
-    tide_sdf_mesh_release(sm);
   }
   free(xr);
+  free(V);
+  tide_tetmesh_free(box);
   tide_tetmesh_free(m);
 }
 
