@@ -111,6 +111,11 @@ local defaults = {
                        -- barrier's stiffness then kept in the reference (its force left out)
   mass_cap = 1,        -- its largest scale rho A_f dx^d / m_f of a face (a face the particles barely
                        -- reach)
+  mass_share = true,   -- with mass_consistent: what the particles cannot take locally (capped faces)
+                       -- is a uniform velocity of the liquid and the free solids (no pinned node)
+                       -- together, by mass (flip_increment{ solid_mass }); false: of the liquid alone,
+                       -- which the walls' next projection stops with a pressure gradient acting on the
+                       -- solids too -- a buoyancy deficit in a stirred pool (docs/couple.md)
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
@@ -258,16 +263,16 @@ function zarifi.max_dt(S)
   return dt
 end
 
--- v += dt g on every node of a solid (pinned nodes are overwritten by the projection)
-local function add_gravity(m, dt, gvec)
+-- v += s c (c a vector) on every node of a solid
+local function add_velocity(m, s, c)
   local v = m.v
   for a = 1, m.dim do
-    if gvec[a] ~= 0 then
-      local col = v:select(2, a)
-      col:axpy(dt * gvec[a], tide.array.full(m.nv, 1))
-    end
+    if c[a] ~= 0 then v:select(2, a):axpy(s * c[a], tide.array.full(m.nv, 1)) end
   end
 end
+
+-- v += dt g on every node of a solid (pinned nodes are overwritten by the projection)
+local function add_gravity(m, dt, gvec) add_velocity(m, dt, gvec) end
 
 -- the solids' implicit elastic step (5.1) with their current external forces, keeping x
 -- (the solid half of the weak and damping-only schemes): the corotated linear step, or for any
@@ -454,6 +459,24 @@ function zarifi.flip_old(S)
   end
 end
 
+-- The solids free to move (no pinned node) and their total mass: with mass_consistent the change
+-- the particles cannot take locally is a uniform velocity of the liquid and these solids together
+-- (tide.couple.flip_increment{ solid_mass }), which the walls' next projection stops by a pressure
+-- acting on each body by its volume.  Given to the liquid alone it was a buoyancy deficit: the
+-- stirred balls pool's is upward on average, and the neutral ball sank (docs/couple.md).
+local function free_solids(S)
+  local free = { mass = 0 }
+  for _, m in ipairs(S.mass_share and S.solids or {}) do
+    if m.pinned:sum() == 0 then free[#free + 1], free.mass = m, free.mass + m.mass:sum() end
+  end
+  return free
+end
+
+-- v += c (per axis) on every node of the free solids
+local function add_uniform(free, c)
+  for _, m in ipairs(free) do add_velocity(m, 1, c) end
+end
+
 --- Advance liquid and solids by dt (Algorithm 4).  Returns the projection statistics.
 function zarifi.step(S, dt)
   local L, g, ps, u = S.liquid, S.grid, S.particles, S.u
@@ -488,9 +511,12 @@ function zarifi.step(S, dt)
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
   local href = consistent and S.mass_reference and SCHEMES[S.scheme] and zarifi.gravity_response(S, dt) or nil
   if consistent then                                                        --    its change by rho A_f dx^d
+    local free = free_solids(S)                                             --    (what the particles cannot take:
     stats.increment = couple.flip_increment { reference = href, u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
       weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment,
-      labels = S.level_set and S.labels or nil, phi = S.level_set and L.phi or nil } -- (the ghost fluid's theta_f)
+      labels = S.level_set and S.labels or nil, phi = S.level_set and L.phi or nil, -- (the ghost fluid's theta_f)
+      solid_mass = free.mass, rho = S.rho }                                 --    to liquid and free solids by mass)
+    add_uniform(free, stats.increment.uniform)
   end
   time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
   u:enforce_walls(S.solid_cells, true, S.fractions)

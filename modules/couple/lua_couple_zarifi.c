@@ -241,11 +241,11 @@ static int l_solid_faces(lua_State *L) {
 static const char *const flip_increment_keys[] = {"u",       "old",    "valid",  "fractions",
                                                    "weights", "per_cell", "cap", "dt",
                                                    "gravity", "out",    "labels", "phi",
-                                                   "theta_min", "reference", NULL};
+                                                   "theta_min", "reference", "solid_mass", "rho", NULL};
 
 /* tide.couple.flip_increment{ u =, old =, valid =, weights =, per_cell =, dt =, out =
- * [, fractions] [, gravity] [, cap] [, labels, phi [, theta_min]] } -> { orphan = {..}, orphans =,
- * max_scale = }, out filled (zarifi.h) */
+ * [, fractions] [, gravity] [, cap] [, labels, phi [, theta_min]] [, reference] [, solid_mass, rho] }
+ * -> { orphan = {..}, uniform = {..}, orphans =, max_scale = }, out filled (zarifi.h) */
 static int l_flip_increment(lua_State *L) {
   const char *fn = "tide.couple.flip_increment";
   tide_opts o = tide_lua_opts(L, 1, fn, flip_increment_keys);
@@ -266,16 +266,24 @@ static int l_flip_increment(lua_State *L) {
   if (!labels != !phi) tide_lua_error(L, "%s: labels and phi go together (the ghost-fluid surface)", fn);
   double theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
   tide_mac *ref = tide_opt_obj(&o, "reference", TIDE_MAC_T);
+  double solid_mass = tide_opt_num(&o, "solid_mass", 0, 0, HUGE_VAL);
+  double rho = tide_opt_num(&o, "rho", 1000, 1e-300, HUGE_VAL);
   tide_zarifi_increment_stats s;
   tide_lua_check(L, tide_zarifi_flip_increment(u, old, valid, fr, w, per_cell, cap, dt, grav, labels, phi,
-                                               theta_min, ref, out, &s), fn);
-  lua_createtable(L, 0, 3);
+                                               theta_min, ref, solid_mass, rho, out, &s), fn);
+  lua_createtable(L, 0, 4);
   lua_createtable(L, d, 0);
   for (int a = 0; a < d; a++) {
     lua_pushnumber(L, s.orphan[a]);
     lua_rawseti(L, -2, a + 1);
   }
   lua_setfield(L, -2, "orphan");
+  lua_createtable(L, d, 0);
+  for (int a = 0; a < d; a++) {
+    lua_pushnumber(L, s.uniform[a]);
+    lua_rawseti(L, -2, a + 1);
+  }
+  lua_setfield(L, -2, "uniform");
   lua_pushinteger(L, (lua_Integer)s.orphans);
   lua_setfield(L, -2, "orphans");
   lua_pushnumber(L, s.max_scale);

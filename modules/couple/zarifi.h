@@ -175,9 +175,18 @@ int tide_zarifi_solid_faces(tide_mac *u, const tide_mac *fractions, tide_tetmesh
  * under gravity alone (its hydrostatic response, extrapolated as u); dt g_a in the formulas above
  * is then h_f: inc_f = h_f + s_f (u_f - u_old_f - h_f) on the valid faces, h_f elsewhere.  The
  * particles receive the hydrostatic part by their kernel mass (at rest: 0, whatever their
- * kernel mass) and only the change beyond it by the projection's face masses. */
+ * kernel mass) and only the change beyond it by the projection's face masses.
+ * solid_mass (>= 0, kg; with rho the liquid's density): the free solids' total mass.  The
+ * uniform increment c per axis is then shared by the liquid and those solids by mass,
+ * c = rho dx^d orphan / (M_liquid + solid_mass), and stats->uniform[a] = c (the caller adds it
+ * to the solids' velocity): a rigid translation of the tank's whole content, which the walls'
+ * next projection stops with a pressure gradient that acts on each body by its volume.  Given to
+ * the liquid alone (solid_mass = 0) that gradient ρ c / dt is a buoyancy deficit: the orphan of
+ * a stirred pool is upward on average (0.1 of a neutral ball's weight, ~0.5% of its buoyancy)
+ * and such a ball sank 0.2 m in 4 s (docs/couple.md "Worse today"). */
 typedef struct tide_zarifi_increment_stats {
   double orphan[3];
+  double uniform[3];
   double max_scale;
   int64_t orphans;
 } tide_zarifi_increment_stats;
@@ -185,8 +194,8 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
                                const tide_mac *fractions, const tide_mac *weights, double per_cell,
                                double cap, double dt, const double gravity[3],
                                const tide_array *labels, const tide_array *phi, double theta_min,
-                               const tide_mac *reference, tide_mac *inc,
-                               tide_zarifi_increment_stats *stats);
+                               const tide_mac *reference, double solid_mass, double rho,
+                               tide_mac *inc, tide_zarifi_increment_stats *stats);
 
 /* --------------------------------------------------- coupled projection */
 enum {

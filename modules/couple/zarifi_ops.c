@@ -241,10 +241,10 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
                                const tide_mac *fractions, const tide_mac *weights, double per_cell,
                                double cap, double dt, const double gravity[3],
                                const tide_array *labels, const tide_array *phi, double theta_min,
-                               const tide_mac *reference, tide_mac *inc,
-                               tide_zarifi_increment_stats *stats) {
+                               const tide_mac *reference, double solid_mass, double rho,
+                               tide_mac *inc, tide_zarifi_increment_stats *stats) {
   int st;
-  if (stats) *stats = (tide_zarifi_increment_stats){{0, 0, 0}, 0, 0};
+  if (stats) *stats = (tide_zarifi_increment_stats){{0, 0, 0}, {0, 0, 0}, 0, 0};
   if ((st = tide_mac_check(u, NULL, TIDE_F64, "u"))) return st;
   const tide_grid *g = &u->grid;
   if ((st = tide_mac_check(u_old, g, TIDE_F64, "old")) ||
@@ -258,12 +258,16 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
     return tide_fail(TIDE_EINVAL, "per_cell must be a positive number");
   if (!isfinite(dt)) return tide_fail(TIDE_EINVAL, "dt must be finite");
   if (!(cap > 0)) return tide_fail(TIDE_EINVAL, "cap must be positive");
+  if (!(solid_mass >= 0) || !isfinite(solid_mass)) return tide_fail(TIDE_EINVAL, "solid_mass must be >= 0");
+  if (solid_mass > 0 && !(rho > 0 && isfinite(rho))) return tide_fail(TIDE_EINVAL, "rho must be positive");
   if (!labels != !phi) return tide_fail(TIDE_EINVAL, "labels and phi go together (the ghost-fluid surface)");
   if (phi && ((st = tide_grid_check_cells(g, labels, TIDE_U8, "labels")) ||
               (st = tide_grid_check_cells(g, phi, TIDE_F64, "phi"))))
     return st;
   if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
-  tide_zarifi_increment_stats s = {{0, 0, 0}, 0, 0};
+  tide_zarifi_increment_stats s = {{0, 0, 0}, {0, 0, 0}, 0, 0};
+  /* the free solids' mass in the particles' kernel-weight units: M_s / m_p (m_p = rho dx^d / per_cell) */
+  const double solid_w = solid_mass > 0 ? solid_mass * per_cell / (rho * pow(g->dx, g->dim)) : 0;
   /* the ghost-fluid fractions of the liquid-air faces, 1 elsewhere (the projection's) */
   double *theta[3] = {NULL, NULL, NULL};
   size_t tbytes[3] = {0, 0, 0};
@@ -305,11 +309,13 @@ int tide_zarifi_flip_increment(const tide_mac *u, const tide_mac *u_old, const t
       out[f] = h + add;
     }
     /* what the particles could not take locally goes to all of them by their mass: a uniform
-     * increment c gives sum_p m_p c = m_p c sum_f W_f (the tent weights sum to 1 per particle) */
+     * increment c gives sum_p m_p c = m_p c sum_f W_f (the tent weights sum to 1 per particle);
+     * with solid_mass shared with the free solids by theirs (stats->uniform) */
     if (s.orphan[a] != 0 && wsum > 0) {
-      const double c = per_cell * s.orphan[a] / wsum;
+      const double c = per_cell * s.orphan[a] / (wsum + solid_w);
       for (int64_t f = 0; f < n; f++)
         out[f] += c;
+      s.uniform[a] = c;
     }
   }
   if (stats) *stats = s;

@@ -156,6 +156,88 @@ static double open_piece(const tide_shape *s, int dim, int b, int c, const doubl
   return sum / (dim == 3 ? 4 : 2);
 }
 
+/* the shape's mesh leaves: returns 1 if it has any, *only = 1 if all its
+ * leaves are meshes (CSG of meshes, moved rigidly) */
+static int has_meshes(const tide_shape *s, int *only) {
+  if (!s) return 0;
+  switch (s->kind) {
+  case TIDE_SHAPE_MESH: return 1;
+  case TIDE_SHAPE_TRANSFORM:
+  case TIDE_SHAPE_COMPLEMENT: return has_meshes(s->a, only);
+  case TIDE_SHAPE_UNION:
+  case TIDE_SHAPE_INTERSECTION:
+  case TIDE_SHAPE_DIFFERENCE: {
+    int ha = has_meshes(s->a, only), hb = has_meshes(s->b, only);
+    return ha || hb;
+  }
+  default: *only = 0; return 0;
+  }
+}
+
+/* crossings of segment p0 p1 with the shape's 2D mesh leaves, appended to
+ * t[n..cap); returns the new count (which may exceed cap) */
+static int64_t crossings(const tide_shape *s, const double p0[3], const double p1[3], double *t, int64_t cap,
+                         int64_t n) {
+  if (!s) return n;
+  switch (s->kind) {
+  case TIDE_SHAPE_MESH: return n + tide_sdf_mesh_crossings(s->mesh, p0, p1, t + (n < cap ? n : cap), n < cap ? cap - n : 0);
+  case TIDE_SHAPE_TRANSFORM: { /* the segment in the child's frame, y = R^T (x - t) */
+    const double *p = s->p;
+    double q0[3], q1[3];
+    for (int j = 0; j < 3; j++) {
+      q0[j] = p[j] * (p0[0] - p[9]) + p[3 + j] * (p0[1] - p[10]) + p[6 + j] * (p0[2] - p[11]);
+      q1[j] = p[j] * (p1[0] - p[9]) + p[3 + j] * (p1[1] - p[10]) + p[6 + j] * (p1[2] - p[11]);
+    }
+    return crossings(s->a, q0, q1, t, cap, n);
+  }
+  case TIDE_SHAPE_COMPLEMENT: return crossings(s->a, p0, p1, t, cap, n);
+  case TIDE_SHAPE_UNION:
+  case TIDE_SHAPE_INTERSECTION:
+  case TIDE_SHAPE_DIFFERENCE: return crossings(s->b, p0, p1, t, cap, crossings(s->a, p0, p1, t, cap, n));
+  default: return n;
+  }
+}
+
+#define MAXCROSS 64
+
+/* 2D face segment from x0, length h along axis b, of a shape with mesh
+ * leaves: split at its crossings with the polygons (the points where the
+ * clipped boundary pieces end on it); between two crossings a mesh's side
+ * is constant, so for meshes only each part is open or solid by the sign
+ * at its midpoint (exact: the fractions then close each cell against its
+ * clipped pieces; a part lying on a polygon's side has distance 0 there and
+ * is closed, as clip.c gives that side's piece to the cell on its outward
+ * side), else each part is subdivided as open_piece.  Returns
+ * -1 when there are more than MAXCROSS crossings. */
+static double open_segment_meshes(const tide_shape *s, int only, int b, const double x0[3], double h, int depth) {
+  double x1[3] = {x0[0], x0[1], x0[2]}, t[MAXCROSS + 2];
+  x1[b] += h;
+  int64_t n = crossings(s, x0, x1, t + 1, MAXCROSS, 0);
+  if (n > MAXCROSS) return -1;
+  for (int64_t q = 2; q <= n; q++) /* insertion sort, n small */
+    for (int64_t r = q; r > 1 && t[r - 1] > t[r]; r--) {
+      double w = t[r];
+      t[r] = t[r - 1];
+      t[r - 1] = w;
+    }
+  t[0] = 0;
+  t[n + 1] = 1;
+  double open = 0;
+  for (int64_t q = 0; q <= n; q++) {
+    double len = t[q + 1] - t[q];
+    if (!(len > 0)) continue;
+    double y[3] = {x0[0], x0[1], x0[2]};
+    if (only) {
+      y[b] += 0.5 * (t[q] + t[q + 1]) * h;
+      open += tide_shape_eval(s, y) > 0 ? len : 0;
+    } else {
+      y[b] += t[q] * h;
+      open += len * open_piece(s, 2, b, 2, y, len * h, depth);
+    }
+  }
+  return open;
+}
+
 int tide_mac_face_fractions_shape(const tide_grid *g, const tide_shape *shape, int depth,
                                   double clamp_lo, double clamp_hi, tide_mac *out, tide_array *solid) {
   int st;
@@ -166,7 +248,8 @@ int tide_mac_face_fractions_shape(const tide_grid *g, const tide_shape *shape, i
   if (solid && (st = tide_grid_check_cells(g, solid, TIDE_U8, "solid"))) return st;
   if (!(clamp_lo >= 0 && clamp_hi <= 1 && clamp_lo <= clamp_hi))
     return tide_fail(TIDE_EINVAL, "clamp must satisfy 0 <= lo <= hi <= 1");
-  int dim = g->dim;
+  int dim = g->dim, only = 1;
+  int meshes = dim == 2 && has_meshes(shape, &only);
   for (int a = 0; a < dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
@@ -177,7 +260,14 @@ int tide_mac_face_fractions_shape(const tide_grid *g, const tide_shape *shape, i
       for (int j = 0; j < fd[1]; j++)
         for (int k = 0; k < fd[2]; k++) {
           double x0[3] = {g->origin[0] + i * g->dx, g->origin[1] + j * g->dx, dim == 3 ? g->origin[2] + k * g->dx : 0};
-          double f = open_piece(shape, dim, b, c, x0, g->dx, depth);
+          double f = -1;
+          if (meshes) {
+            double mid[3] = {x0[0], x0[1], x0[2]};
+            mid[b] += 0.5 * g->dx;
+            double phi = tide_shape_eval(shape, mid);
+            f = phi > 0.5 * g->dx ? 1 : phi < -0.5 * g->dx ? 0 : open_segment_meshes(shape, only, b, x0, g->dx, depth);
+          }
+          if (f < 0) f = open_piece(shape, dim, b, c, x0, g->dx, depth);
           fr[((int64_t)i * fd[1] + j) * fd[2] + k] = clamp(f, clamp_lo, clamp_hi);
         }
   }

@@ -339,7 +339,15 @@ int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double 
  * (phi bounds the distance), others are split in 2 (2D) or 4 (3D) down to
  * `depth` levels, where the node-based estimate of the piece is used.  The
  * error of a smooth boundary falls as 4^-depth; depth 0 is the node-based
- * estimate itself.  Clamping and solid labels as above. */
+ * estimate itself.  In 2D, a shape with mesh leaves (closed polygons, through
+ * CSG and rigid transforms) has each undecided face split at its crossings
+ * with the polygons' segments (tide_sdf_mesh_crossings): for meshes only,
+ * each part is open or solid by the sign at its midpoint, so the fractions
+ * are the exact lengths outside the polygons and every cell closes against
+ * the boundary pieces clipped from the same polygons (couple/clip.c) to
+ * round-off whatever the opening's size (depth is then unused); mixed with
+ * analytic leaves each part is subdivided as above.  Clamping and solid
+ * labels as above. */
 struct tide_shape;
 int tide_mac_face_fractions_shape(const tide_grid *g, const struct tide_shape *shape, int depth,
                                   double clamp_lo, double clamp_hi, tide_mac *out, tide_array *solid);

@@ -96,6 +96,14 @@ double tide_sdf_mesh_eval(const tide_sdf_mesh *m, const double x[3]);
  * by band or more, the positive distance to that box (no search, no
  * winding number).  band = INFINITY: tide_sdf_mesh_eval. */
 double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double x[3], double band);
+/* 2D: the parameters s in (0, 1) where the segment p0 + s (p1 - p0) crosses
+ * the polygon's segments (a vertex on the segment's line counts on one side
+ * only, so a boundary through it crosses once) and the ends of the polygon's
+ * segments lying on that line, unsorted; at most cap are
+ * stored in t, the count of all is returned (0 for a 3D mesh).  No
+ * allocation; for exact face fractions against the clipped boundary. */
+int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], const double p1[3], double *t,
+                                int64_t cap);
 /* Bounding box of the vertices [m] (z = 0 in 2D). */
 void tide_sdf_mesh_bounds(const tide_sdf_mesh *m, double lo[3], double hi[3]);
 

@@ -356,3 +356,51 @@ double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double xin[3], doub
   double d = d2 < b2 ? sqrt(d2) : band;
   return tide_sdf_mesh_winding(m, x) >= 0.5 ? -d : d;
 }
+
+/* ------------------------------------------------- segment crossings (2D) */
+
+int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], const double p1[3], double *t,
+                                int64_t cap) {
+  if (m->dim != 2 || m->nnodes == 0) return 0;
+  double d[2] = {p1[0] - p0[0], p1[1] - p0[1]}, d2 = d[0] * d[0] + d[1] * d[1];
+  if (!(d2 > 0)) return 0;
+  double lo[2] = {fmin(p0[0], p1[0]), fmin(p0[1], p1[1])}, hi[2] = {fmax(p0[0], p1[0]), fmax(p0[1], p1[1])};
+  int64_t n = 0;
+  int32_t stack[2 * MAX_DEPTH + 8];
+  int sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    const node *nd = &m->nodes[stack[--sp]];
+    if (nd->lo[0] > hi[0] || nd->hi[0] < lo[0] || nd->lo[1] > hi[1] || nd->hi[1] < lo[1]) continue;
+    if (nd->left >= 0) {
+      stack[sp++] = nd->right;
+      stack[sp++] = nd->left;
+      continue;
+    }
+    for (int32_t q = nd->start; q < nd->start + nd->count; q++) {
+      const int32_t *f = m->F + 3 * (int64_t)m->order[q];
+      const double *A = m->V + 3 * f[0], *B = m->V + 3 * f[1];
+      /* sides of the segment's line; a vertex on it counts on the + side,
+       * so a polygon through a vertex on the line crosses it once */
+      double sa = d[0] * (A[1] - p0[1]) - d[1] * (A[0] - p0[0]);
+      double sb = d[0] * (B[1] - p0[1]) - d[1] * (B[0] - p0[0]);
+      if (sa == 0 && sb == 0) { /* on the line: its ends split the segment */
+        for (int e = 0; e < 2; e++) {
+          const double *X = e ? B : A;
+          double s = ((X[0] - p0[0]) * d[0] + (X[1] - p0[1]) * d[1]) / d2;
+          if (!(s > 0 && s < 1)) continue;
+          if (n < cap) t[n] = s;
+          n++;
+        }
+        continue;
+      }
+      if ((sa >= 0) == (sb >= 0)) continue;
+      double l = sa / (sa - sb), X[2] = {A[0] + l * (B[0] - A[0]), A[1] + l * (B[1] - A[1])};
+      double s = ((X[0] - p0[0]) * d[0] + (X[1] - p0[1]) * d[1]) / d2;
+      if (!(s > 0 && s < 1)) continue;
+      if (n < cap) t[n] = s;
+      n++;
+    }
+  }
+  return n;
+}

@@ -75,9 +75,9 @@ return {
   },
   ["tide.Grid:face_fractions"] = {
     sig = "g:face_fractions(solid [, { clamp = {0.01, 0.99}, exact = false, depth = 5, out = Mac, solid = u8 cells, band }]) -> fractions, labels",
-    does = "Open (non-solid) fraction of every face (the cut-cell weights of the projection) and solid cell labels; solid is a tide.Shape or its signed distance at the nodes (ni+1, nj+1[, nk+1]); exact (shapes only) clips the faces adaptively `depth` levels.",
+    does = "Open (non-solid) fraction of every face (the cut-cell weights of the projection) and solid cell labels; solid is a tide.Shape or its signed distance at the nodes (ni+1, nj+1[, nk+1]); exact (shapes only) clips the faces adaptively `depth` levels; in 2D a shape of meshes (polygons, through CSG and transforms) has each cut face split at its crossings with the polygons, so its fractions are the exact lengths outside them and close every cell against the boundary pieces clipped from the same polygons (Zarifi Sec. 5.4) to round-off.",
     args = { { "solid", "tide.Shape or node Array", "required", "phi < 0 inside the solid" }, { "clamp", "{lo, hi}", "{0.01, 0.99}", "fractions below lo become 0, above hi 1" }, { "band", "number > 0", "none", "a Shape with exact = false: its node distances exact only within band [m] (Shape:sdf band)" },
-      { "exact", "boolean", "false", "adaptive clipping instead of the node-SDF formula" }, { "depth", "integer 0..12", "5", "subdivision levels of exact" },
+      { "exact", "boolean", "false", "adaptive clipping instead of the node-SDF formula" }, { "depth", "integer 0..12", "5", "subdivision levels of exact (unused for 2D meshes)" },
       { "out", "tide.Mac (f64)", "new", "fractions" }, { "solid (option)", "u8 cell Array", "new", "receives the labels" } },
     returns = "tide.Mac of fractions in [0, 1], u8 cell labels (2 = solid)", ref = "Batty, Bertails, Bridson 2007; Ng, Min, Gibou 2009", see = seeg,
   },
