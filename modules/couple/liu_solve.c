@@ -138,10 +138,12 @@ static double heaviside_slope(double ph, double k) {
   return -2 * k * H * (1 - H);
 }
 
-/* gradient g and the SPD Hessian (triplets) at (phi, x) */
+/* gradient g and the SPD Hessian (triplets) at (phi, x); for CHOLMOD, which
+ * reads one triangle, the upper triangle only (j >= i: the entries it read of
+ * the full list, summed in the same order) */
 static int assemble(const ctx *C, const double *phi, const double *x, double *grad,
                     tide_triplets *T) {
-  int dim = C->dim;
+  int dim = C->dim, upper = C->p.solver == TIDE_LIU_CHOLMOD;
   double dhat = C->p.dhat, kappa = C->p.kappa;
   const double *ps = C->phi_star, *xs = C->S->x_star;
   int clampd = !C->p.line_search;
@@ -164,8 +166,9 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
 #pragma omp parallel for schedule(static)
     for (int64_t t = 0; t < C->mnnz; t++) {
       int64_t gi = C->xmap[C->mi[t] / dim], gj = C->xmap[C->mj[t] / dim];
-      if (gi >= 0 && gj >= 0)
-        tide_triplets_add(T, (int)(gi + C->mi[t] % dim), (int)(gj + C->mj[t] % dim), C->mv[t]);
+      if (gi < 0 || gj < 0) continue;
+      gi += C->mi[t] % dim, gj += C->mj[t] % dim;
+      if (!upper || gj >= gi) tide_triplets_add(T, (int)gi, (int)gj, C->mv[t]);
     }
   } else {
     for (int64_t v = 0; v < C->nv; v++)
@@ -217,12 +220,13 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
       tide_sym_project_psd(m, Hp);
       for (int i = 0; i < m; i++)
         for (int j = 0; j < m; j++)
-          tide_triplets_add(T, idx[i], idx[j], Hp[i * m + j]);
+          if (!upper || idx[j] >= idx[i]) tide_triplets_add(T, idx[i], idx[j], Hp[i * m + j]);
       continue;
     }
     for (int i = 0; i < m; i++)
       for (int j = 0; j < m; j++)
-        tide_triplets_add(T, idx[i], idx[j], kappa * ddb * gd[i] * gd[j]);
+        if (!upper || idx[j] >= idx[i])
+          tide_triplets_add(T, idx[i], idx[j], kappa * ddb * gd[i] * gd[j]);
   }
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
@@ -629,7 +633,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     } else {
       tide_csr_free(A);
       A = NULL;
-      if ((s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
+      if ((s = tide_csr_from_tripletlist(
+               T, p->solver == TIDE_LIU_CHOLMOD ? TIDE_CSR_UPPER : TIDE_CSR_GENERAL, &A)))
+        goto done;
     }
     double t1 = tide_wtime();
     st->t_assemble += t1 - t0;
