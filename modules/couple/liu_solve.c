@@ -368,11 +368,106 @@ static void ctx_free(ctx *C) {
   }
 }
 
-/* Solve A y = b with the chosen solver (factor F built for A by the caller
- * for CHOLMOD). */
-static int lin_solve(const ctx *C, tide_factor *F, const tide_csr *A, const double *b, double *y,
-                     tide_liu_stats *st) {
-  if (C->p.solver == TIDE_LIU_CHOLMOD) return tide_factor_solve(F, b, y);
+/* The system CHOLMOD factors: A without its decoupled unknowns.  Most
+ * level-set unknowns (all but those in the stencils of the pairs within the
+ * barrier's reach) hold only their mass on the diagonal; they are solved by
+ * a division and the rest, the solid and the coupled cells, forms the
+ * reduced matrix R (upper storage, the rows and columns kept in order). */
+typedef struct reduced {
+  int n, nr;
+  int *keep;     /* n: row of R, or -1 (decoupled: y_i = b_i / diag[i]) */
+  double *diag;  /* n: the decoupled rows' diagonal */
+  int64_t *from; /* nnz(R): the entry of A each entry of R holds */
+  int64_t cap;   /* entries allocated in from */
+  tide_csr *R;
+  double *br, *yr; /* nr: right-hand side and solution of R */
+} reduced;
+
+static void reduced_free(reduced *D) {
+  size_t nb = (size_t)(D->n > 0 ? D->n : 1);
+  tide_free(D->keep, nb * sizeof(int));
+  tide_free(D->diag, nb * sizeof(double));
+  tide_free(D->br, nb * sizeof(double));
+  tide_free(D->yr, nb * sizeof(double));
+  tide_free(D->from, (size_t)D->cap * sizeof(int64_t));
+  tide_csr_free(D->R);
+}
+
+/* R and the map from A (upper storage; a new pattern) */
+static int reduced_build(const tide_csr *A, reduced *D) {
+  int n = A->nrows;
+  tide_csr_free(D->R);
+  D->R = NULL;
+  for (int i = 0; i < n; i++)
+    D->keep[i] = 0;
+  for (int i = 0; i < n; i++) {
+    int k0 = A->rowptr[i], k1 = A->rowptr[i + 1];
+    for (int k = k0; k < k1; k++)
+      if (A->col[k] != i) D->keep[i] = D->keep[A->col[k]] = 1;
+    /* a row without a positive diagonal stays for CHOLMOD to report */
+    if (k1 - k0 != 1 || A->col[k0] != i || !(A->val[k0] > 0)) D->keep[i] = 1;
+  }
+  int64_t nnz = 0;
+  D->nr = 0;
+  for (int i = 0; i < n; i++)
+    if (D->keep[i]) {
+      D->keep[i] = D->nr++;
+      nnz += A->rowptr[i + 1] - A->rowptr[i];
+    } else {
+      D->keep[i] = -1;
+    }
+  if (nnz > D->cap) {
+    tide_free(D->from, (size_t)D->cap * sizeof(int64_t));
+    D->cap = 0;
+    if (!(D->from = tide_alloc((size_t)nnz * sizeof(int64_t)))) return TIDE_ENOMEM;
+    D->cap = nnz;
+  }
+  int s = tide_csr_new(D->nr, D->nr, nnz > 0 ? nnz : 1, &D->R);
+  if (s) return s;
+  tide_csr *R = D->R;
+  R->stype = TIDE_CSR_UPPER;
+  int64_t q = 0;
+  for (int i = 0; i < n; i++) {
+    if (D->keep[i] < 0) {
+      D->diag[i] = A->val[A->rowptr[i]];
+      continue;
+    }
+    /* a kept row's columns are all kept (an off-diagonal entry keeps both) */
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      R->col[q] = D->keep[A->col[k]];
+      R->val[q] = A->val[k];
+      D->from[q++] = k;
+    }
+    R->rowptr[D->keep[i] + 1] = (int)q;
+  }
+  return tide_csr_finish(R);
+}
+
+/* new values of A on R's pattern */
+static void reduced_values(const tide_csr *A, reduced *D) {
+  for (int64_t q = 0; q < tide_csr_nnz(D->R); q++)
+    D->R->val[q] = A->val[D->from[q]];
+  for (int i = 0; i < D->n; i++)
+    if (D->keep[i] < 0) D->diag[i] = A->val[A->rowptr[i]];
+}
+
+/* Solve A y = b with the chosen solver (CHOLMOD: factor F of D's reduced
+ * matrix, built by the caller; NULL if nothing is coupled). */
+static int lin_solve(const ctx *C, tide_factor *F, reduced *D, const tide_csr *A, const double *b,
+                     double *y, tide_liu_stats *st) {
+  if (C->p.solver == TIDE_LIU_CHOLMOD) {
+    for (int i = 0; i < D->n; i++)
+      if (D->keep[i] >= 0)
+        D->br[D->keep[i]] = b[i];
+      else
+        y[i] = b[i] / D->diag[i];
+    if (!F) return TIDE_OK;
+    int s = tide_factor_solve(F, D->br, D->yr);
+    if (s) return s;
+    for (int i = 0; i < D->n; i++)
+      if (D->keep[i] >= 0) y[i] = D->yr[D->keep[i]];
+    return TIDE_OK;
+  }
   tide_solve_opts o = tide_solve_opts_default();
   o.tol = 1e-10;
   tide_solve_stats ks;
@@ -460,6 +555,8 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   tide_triplets *T = NULL, *Tp = NULL; /* this iteration's triplets and the last one's */
   tide_csr *A = NULL;
   tide_factor *F = NULL;
+  reduced D;
+  memset(&D, 0, sizeof D);
   double *grad = NULL, *dz = NULL, *Y = NULL, *Jv = NULL, *phi1 = NULL, *x1 = NULL, *h = NULL,
          *h1 = NULL, *lam = NULL, *Sm = NULL, *rhs = NULL;
   size_t nvb = (size_t)(C.nv > 0 ? C.nv : 1), ncb = (size_t)(ncomp > 0 ? ncomp : 1);
@@ -598,6 +695,17 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       goto done;
     }
   }
+  if (p->solver == TIDE_LIU_CHOLMOD) {
+    D.n = (int)C.n;
+    D.keep = tide_alloc(nb * sizeof(int));
+    D.diag = tide_alloc(nb * sizeof(double));
+    D.br = tide_alloc(nb * sizeof(double));
+    D.yr = tide_alloc(nb * sizeof(double));
+    if (!D.keep || !D.diag || !D.br || !D.yr) {
+      s = TIDE_ENOMEM;
+      goto done;
+    }
+  }
   if ((s = tide_triplets_new((int)C.n, (int)C.n, &T)) ||
       (s = tide_triplets_new((int)C.n, (int)C.n, &Tp)))
     goto done;
@@ -640,12 +748,21 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     double t1 = tide_wtime();
     st->t_assemble += t1 - t0;
     if (p->solver == TIDE_LIU_CHOLMOD) {
-      if (same && F) {
-        s = tide_factor_refactor(F, A);
+      /* the decoupled unknowns out (the pattern decides which), the rest factored */
+      if (same) {
+        reduced_values(A, &D);
+      } else if ((s = reduced_build(A, &D))) {
+        goto done;
+      }
+      if (D.nr == 0) {
+        tide_factor_free(F);
+        F = NULL;
+      } else if (same && F) {
+        s = tide_factor_refactor(F, D.R);
       } else {
         tide_factor_free(F);
         F = NULL;
-        s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+        s = tide_factor_new(D.R, TIDE_FACTOR_CHOLESKY, &F);
       }
       /* the block is SPD by construction, but a barrier at d << d^ adds a
        * rank-one term 1e10 x the liquid masses and the factorization can
@@ -654,11 +771,14 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       for (double tau = 1e-10; s == TIDE_ENOTSPD && tau <= 1e-2; tau *= 100) {
         tide_factor_free(F);
         F = NULL;
-        for (int i = 0; i < A->nrows; i++)
-          for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->col[k] == i) A->val[k] *= 1 + tau;
+        tide_csr *R = D.R;
+        for (int i = 0; i < R->nrows; i++)
+          for (int k = R->rowptr[i]; k < R->rowptr[i + 1]; k++)
+            if (R->col[k] == i) R->val[k] *= 1 + tau;
+        for (int i = 0; i < D.n; i++)
+          if (D.keep[i] < 0) D.diag[i] *= 1 + tau;
         st->shifted++;
-        s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+        s = tide_factor_new(R, TIDE_FACTOR_CHOLESKY, &F);
       }
       if (s) goto done;
     }
@@ -667,13 +787,13 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
      *   y0 = -A^-1 g,  Y = A^-1 J^T,  (J Y) lam = J y0 + h,  dz = y0 - Y lam */
     for (int64_t i = 0; i < C.n; i++)
       rhs[i] = -grad[i];
-    if ((s = lin_solve(&C, F, A, rhs, dz, st))) goto done;
+    if ((s = lin_solve(&C, F, &D, A, rhs, dz, st))) goto done;
     for (int c = 0; c < ncomp; c++) {
       for (int64_t i = 0; i < C.n; i++)
         rhs[i] = 0;
       for (int64_t u = 0; u < C.nphi; u++)
         if (labels[C.ucell[u]] == c) rhs[u] = Jv[u];
-      if ((s = lin_solve(&C, F, A, rhs, Y + (size_t)c * C.n, st))) goto done;
+      if ((s = lin_solve(&C, F, &D, A, rhs, Y + (size_t)c * C.n, st))) goto done;
     }
     for (int c = 0; c < ncomp; c++) {
       double jy0 = 0;
@@ -850,6 +970,7 @@ done:
   tide_triplets_free(Tp);
   tide_csr_free(A);
   tide_factor_free(F);
+  reduced_free(&D);
   tide_free(grad, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
   tide_free(dz, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
   tide_free(rhs, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
