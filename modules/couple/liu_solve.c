@@ -52,6 +52,7 @@ typedef struct ctx {
   tide_ip ip;
   double *mg;   /* nv*dim gradient */
   int *mi, *mj; /* Hessian triplets (DOF indices) */
+  int *dof;     /* nv*dim: unknown index of each DOF, -1 if fixed */
   double *mv;
   int64_t mnnz;
 } ctx;
@@ -165,10 +166,9 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
           grad[C->xmap[v] + a] = C->mg[v * dim + a];
 #pragma omp parallel for schedule(static)
     for (int64_t t = 0; t < C->mnnz; t++) {
-      int64_t gi = C->xmap[C->mi[t] / dim], gj = C->xmap[C->mj[t] / dim];
+      int gi = C->dof[C->mi[t]], gj = C->dof[C->mj[t]];
       if (gi < 0 || gj < 0) continue;
-      gi += C->mi[t] % dim, gj += C->mj[t] % dim;
-      if (!upper || gj >= gi) tide_triplets_add(T, (int)gi, (int)gj, C->mv[t]);
+      if (!upper || gj >= gi) tide_triplets_add(T, gi, gj, C->mv[t]);
     }
   } else {
     for (int64_t v = 0; v < C->nv; v++)
@@ -365,6 +365,7 @@ static void ctx_free(ctx *C) {
     tide_free(C->mi, (size_t)C->mnnz * sizeof(int));
     tide_free(C->mj, (size_t)C->mnnz * sizeof(int));
     tide_free(C->mv, (size_t)C->mnnz * sizeof(double));
+    tide_free(C->dof, (size_t)C->nv * C->dim * sizeof(int));
   }
 }
 
@@ -577,7 +578,8 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     C.mi = tide_alloc((size_t)C.mnnz * sizeof(int));
     C.mj = tide_alloc((size_t)C.mnnz * sizeof(int));
     C.mv = tide_alloc((size_t)C.mnnz * sizeof(double));
-    if (!C.mg || !C.mi || !C.mj || !C.mv) {
+    C.dof = tide_alloc((size_t)C.nv * dim * sizeof(int));
+    if (!C.mg || !C.mi || !C.mj || !C.mv || !C.dof) {
       s = TIDE_ENOMEM;
       goto done;
     }
@@ -620,6 +622,10 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     s = tide_fail(TIDE_EINVAL, "%s: too many unknowns (%lld)", fn, (long long)C.n);
     goto done;
   }
+  if (C.dof)
+    for (int64_t v = 0; v < C.nv; v++)
+      for (int a = 0; a < dim; a++)
+        C.dof[v * dim + a] = C.xmap[v] >= 0 ? (int)(C.xmap[v] + a) : -1;
   size_t npb = (size_t)(C.nphi > 0 ? C.nphi : 1), nb = (size_t)(C.n > 0 ? C.n : 1);
   C.ucell = tide_alloc(npb * sizeof(int64_t));
   C.mf = tide_alloc(npb * sizeof(double));
