@@ -716,6 +716,8 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       (s = tide_triplets_new((int)C.n, (int)C.n, &Tp)))
     goto done;
 
+  /* the trial phi: phi off the unknowns, which never change (written there below) */
+  memcpy(phi1, phi, (size_t)C.N * sizeof(double));
   double mind = 0;
   for (int it = 0;; it++) {
     double t0 = tide_wtime();
@@ -880,10 +882,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     }
     if (it >= p->max_iter) break;
     /* trial point at the full step */
-    memcpy(phi1, phi, (size_t)C.N * sizeof(double));
     memcpy(x1, x, (size_t)C.nv * dim * sizeof(double));
     for (int64_t u = 0; u < C.nphi; u++)
-      phi1[C.ucell[u]] += dz[u];
+      phi1[C.ucell[u]] = phi[C.ucell[u]] + dz[u];
     for (int64_t v = 0; v < C.nv; v++)
       if (C.xmap[v] >= 0)
         for (int a = 0; a < dim; a++)
