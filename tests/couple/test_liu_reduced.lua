@@ -9,8 +9,7 @@ local tide = require "tide"
 local T = require "tide.testing"
 local drop = require "tide.drop"
 
-local n = 32
-local dx = 1 / n
+local n, dx = 32, 1 / 32
 local g = tide.grid.new { size = { n, n }, dx = dx }
 local function solve(solver)
   local phi = drop.disk { grid = g, center = { 0.5, 0.5 }, radius = 0.2 }
