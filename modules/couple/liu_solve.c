@@ -52,6 +52,7 @@ typedef struct ctx {
   tide_ip ip;
   double *mg;   /* nv*dim gradient */
   int *mi, *mj; /* Hessian triplets (DOF indices) */
+  int *dof;     /* nv*dim: unknown index of each DOF, -1 if fixed */
   double *mv;
   int64_t mnnz;
 } ctx;
@@ -138,10 +139,12 @@ static double heaviside_slope(double ph, double k) {
   return -2 * k * H * (1 - H);
 }
 
-/* gradient g and the SPD Hessian (triplets) at (phi, x) */
+/* gradient g and the SPD Hessian (triplets) at (phi, x); for CHOLMOD, which
+ * reads one triangle, the upper triangle only (j >= i: the entries it read of
+ * the full list, summed in the same order) */
 static int assemble(const ctx *C, const double *phi, const double *x, double *grad,
                     tide_triplets *T) {
-  int dim = C->dim;
+  int dim = C->dim, upper = C->p.solver == TIDE_LIU_CHOLMOD;
   double dhat = C->p.dhat, kappa = C->p.kappa;
   const double *ps = C->phi_star, *xs = C->S->x_star;
   int clampd = !C->p.line_search;
@@ -163,9 +166,9 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
           grad[C->xmap[v] + a] = C->mg[v * dim + a];
 #pragma omp parallel for schedule(static)
     for (int64_t t = 0; t < C->mnnz; t++) {
-      int64_t gi = C->xmap[C->mi[t] / dim], gj = C->xmap[C->mj[t] / dim];
-      if (gi >= 0 && gj >= 0)
-        tide_triplets_add(T, (int)(gi + C->mi[t] % dim), (int)(gj + C->mj[t] % dim), C->mv[t]);
+      int gi = C->dof[C->mi[t]], gj = C->dof[C->mj[t]];
+      if (gi < 0 || gj < 0) continue;
+      if (!upper || gj >= gi) tide_triplets_add(T, gi, gj, C->mv[t]);
     }
   } else {
     for (int64_t v = 0; v < C->nv; v++)
@@ -217,12 +220,13 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
       tide_sym_project_psd(m, Hp);
       for (int i = 0; i < m; i++)
         for (int j = 0; j < m; j++)
-          tide_triplets_add(T, idx[i], idx[j], Hp[i * m + j]);
+          if (!upper || idx[j] >= idx[i]) tide_triplets_add(T, idx[i], idx[j], Hp[i * m + j]);
       continue;
     }
     for (int i = 0; i < m; i++)
       for (int j = 0; j < m; j++)
-        tide_triplets_add(T, idx[i], idx[j], kappa * ddb * gd[i] * gd[j]);
+        if (!upper || idx[j] >= idx[i])
+          tide_triplets_add(T, idx[i], idx[j], kappa * ddb * gd[i] * gd[j]);
   }
   for (int64_t v = 0; v < C->nv; v++) {
     if (!C->live[v]) continue;
@@ -361,14 +365,110 @@ static void ctx_free(ctx *C) {
     tide_free(C->mi, (size_t)C->mnnz * sizeof(int));
     tide_free(C->mj, (size_t)C->mnnz * sizeof(int));
     tide_free(C->mv, (size_t)C->mnnz * sizeof(double));
+    tide_free(C->dof, (size_t)C->nv * C->dim * sizeof(int));
   }
 }
 
-/* Solve A y = b with the chosen solver (factor F built for A by the caller
- * for CHOLMOD). */
-static int lin_solve(const ctx *C, tide_factor *F, const tide_csr *A, const double *b, double *y,
-                     tide_liu_stats *st) {
-  if (C->p.solver == TIDE_LIU_CHOLMOD) return tide_factor_solve(F, b, y);
+/* The system CHOLMOD factors: A without its decoupled unknowns.  Most
+ * level-set unknowns (all but those in the stencils of the pairs within the
+ * barrier's reach) hold only their mass on the diagonal; they are solved by
+ * a division and the rest, the solid and the coupled cells, forms the
+ * reduced matrix R (upper storage, the rows and columns kept in order). */
+typedef struct reduced {
+  int n, nr;
+  int *keep;     /* n: row of R, or -1 (decoupled: y_i = b_i / diag[i]) */
+  double *diag;  /* n: the decoupled rows' diagonal */
+  int64_t *from; /* nnz(R): the entry of A each entry of R holds */
+  int64_t cap;   /* entries allocated in from */
+  tide_csr *R;
+  double *br, *yr; /* nr: right-hand side and solution of R */
+} reduced;
+
+static void reduced_free(reduced *D) {
+  size_t nb = (size_t)(D->n > 0 ? D->n : 1);
+  tide_free(D->keep, nb * sizeof(int));
+  tide_free(D->diag, nb * sizeof(double));
+  tide_free(D->br, nb * sizeof(double));
+  tide_free(D->yr, nb * sizeof(double));
+  tide_free(D->from, (size_t)D->cap * sizeof(int64_t));
+  tide_csr_free(D->R);
+}
+
+/* R and the map from A (upper storage; a new pattern) */
+static int reduced_build(const tide_csr *A, reduced *D) {
+  int n = A->nrows;
+  tide_csr_free(D->R);
+  D->R = NULL;
+  for (int i = 0; i < n; i++)
+    D->keep[i] = 0;
+  for (int i = 0; i < n; i++) {
+    int k0 = A->rowptr[i], k1 = A->rowptr[i + 1];
+    for (int k = k0; k < k1; k++)
+      if (A->col[k] != i) D->keep[i] = D->keep[A->col[k]] = 1;
+    /* a row without a positive diagonal stays for CHOLMOD to report */
+    if (k1 - k0 != 1 || A->col[k0] != i || !(A->val[k0] > 0)) D->keep[i] = 1;
+  }
+  int64_t nnz = 0;
+  D->nr = 0;
+  for (int i = 0; i < n; i++)
+    if (D->keep[i]) {
+      D->keep[i] = D->nr++;
+      nnz += A->rowptr[i + 1] - A->rowptr[i];
+    } else {
+      D->keep[i] = -1;
+    }
+  if (nnz > D->cap) {
+    tide_free(D->from, (size_t)D->cap * sizeof(int64_t));
+    D->cap = 0;
+    if (!(D->from = tide_alloc((size_t)nnz * sizeof(int64_t)))) return TIDE_ENOMEM;
+    D->cap = nnz;
+  }
+  int s = tide_csr_new(D->nr, D->nr, nnz > 0 ? nnz : 1, &D->R);
+  if (s) return s;
+  tide_csr *R = D->R;
+  R->stype = TIDE_CSR_UPPER;
+  int64_t q = 0;
+  for (int i = 0; i < n; i++) {
+    if (D->keep[i] < 0) {
+      D->diag[i] = A->val[A->rowptr[i]];
+      continue;
+    }
+    /* a kept row's columns are all kept (an off-diagonal entry keeps both) */
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      R->col[q] = D->keep[A->col[k]];
+      R->val[q] = A->val[k];
+      D->from[q++] = k;
+    }
+    R->rowptr[D->keep[i] + 1] = (int)q;
+  }
+  return tide_csr_finish(R);
+}
+
+/* new values of A on R's pattern */
+static void reduced_values(const tide_csr *A, reduced *D) {
+  for (int64_t q = 0; q < tide_csr_nnz(D->R); q++)
+    D->R->val[q] = A->val[D->from[q]];
+  for (int i = 0; i < D->n; i++)
+    if (D->keep[i] < 0) D->diag[i] = A->val[A->rowptr[i]];
+}
+
+/* Solve A y = b with the chosen solver (CHOLMOD: factor F of D's reduced
+ * matrix, built by the caller; NULL if nothing is coupled). */
+static int lin_solve(const ctx *C, tide_factor *F, reduced *D, const tide_csr *A, const double *b,
+                     double *y, tide_liu_stats *st) {
+  if (C->p.solver == TIDE_LIU_CHOLMOD) {
+    for (int i = 0; i < D->n; i++)
+      if (D->keep[i] >= 0)
+        D->br[D->keep[i]] = b[i];
+      else
+        y[i] = b[i] / D->diag[i];
+    if (!F) return TIDE_OK;
+    int s = tide_factor_solve(F, D->br, D->yr);
+    if (s) return s;
+    for (int i = 0; i < D->n; i++)
+      if (D->keep[i] >= 0) y[i] = D->yr[D->keep[i]];
+    return TIDE_OK;
+  }
   tide_solve_opts o = tide_solve_opts_default();
   o.tol = 1e-10;
   tide_solve_stats ks;
@@ -456,6 +556,8 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   tide_triplets *T = NULL, *Tp = NULL; /* this iteration's triplets and the last one's */
   tide_csr *A = NULL;
   tide_factor *F = NULL;
+  reduced D;
+  memset(&D, 0, sizeof D);
   double *grad = NULL, *dz = NULL, *Y = NULL, *Jv = NULL, *phi1 = NULL, *x1 = NULL, *h = NULL,
          *h1 = NULL, *lam = NULL, *Sm = NULL, *rhs = NULL;
   size_t nvb = (size_t)(C.nv > 0 ? C.nv : 1), ncb = (size_t)(ncomp > 0 ? ncomp : 1);
@@ -476,7 +578,8 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     C.mi = tide_alloc((size_t)C.mnnz * sizeof(int));
     C.mj = tide_alloc((size_t)C.mnnz * sizeof(int));
     C.mv = tide_alloc((size_t)C.mnnz * sizeof(double));
-    if (!C.mg || !C.mi || !C.mj || !C.mv) {
+    C.dof = tide_alloc((size_t)C.nv * dim * sizeof(int));
+    if (!C.mg || !C.mi || !C.mj || !C.mv || !C.dof) {
       s = TIDE_ENOMEM;
       goto done;
     }
@@ -519,6 +622,10 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     s = tide_fail(TIDE_EINVAL, "%s: too many unknowns (%lld)", fn, (long long)C.n);
     goto done;
   }
+  if (C.dof)
+    for (int64_t v = 0; v < C.nv; v++)
+      for (int a = 0; a < dim; a++)
+        C.dof[v * dim + a] = C.xmap[v] >= 0 ? (int)(C.xmap[v] + a) : -1;
   size_t npb = (size_t)(C.nphi > 0 ? C.nphi : 1), nb = (size_t)(C.n > 0 ? C.n : 1);
   C.ucell = tide_alloc(npb * sizeof(int64_t));
   C.mf = tide_alloc(npb * sizeof(double));
@@ -594,10 +701,23 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       goto done;
     }
   }
+  if (p->solver == TIDE_LIU_CHOLMOD) {
+    D.n = (int)C.n;
+    D.keep = tide_alloc(nb * sizeof(int));
+    D.diag = tide_alloc(nb * sizeof(double));
+    D.br = tide_alloc(nb * sizeof(double));
+    D.yr = tide_alloc(nb * sizeof(double));
+    if (!D.keep || !D.diag || !D.br || !D.yr) {
+      s = TIDE_ENOMEM;
+      goto done;
+    }
+  }
   if ((s = tide_triplets_new((int)C.n, (int)C.n, &T)) ||
       (s = tide_triplets_new((int)C.n, (int)C.n, &Tp)))
     goto done;
 
+  /* the trial phi: phi off the unknowns, which never change (written there below) */
+  memcpy(phi1, phi, (size_t)C.N * sizeof(double));
   double mind = 0;
   for (int it = 0;; it++) {
     double t0 = tide_wtime();
@@ -629,17 +749,28 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     } else {
       tide_csr_free(A);
       A = NULL;
-      if ((s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, &A))) goto done;
+      if ((s = tide_csr_from_tripletlist(
+               T, p->solver == TIDE_LIU_CHOLMOD ? TIDE_CSR_UPPER : TIDE_CSR_GENERAL, &A)))
+        goto done;
     }
     double t1 = tide_wtime();
     st->t_assemble += t1 - t0;
     if (p->solver == TIDE_LIU_CHOLMOD) {
-      if (same && F) {
-        s = tide_factor_refactor(F, A);
+      /* the decoupled unknowns out (the pattern decides which), the rest factored */
+      if (same) {
+        reduced_values(A, &D);
+      } else if ((s = reduced_build(A, &D))) {
+        goto done;
+      }
+      if (D.nr == 0) {
+        tide_factor_free(F);
+        F = NULL;
+      } else if (same && F) {
+        s = tide_factor_refactor(F, D.R);
       } else {
         tide_factor_free(F);
         F = NULL;
-        s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+        s = tide_factor_new(D.R, TIDE_FACTOR_CHOLESKY, &F);
       }
       /* the block is SPD by construction, but a barrier at d << d^ adds a
        * rank-one term 1e10 x the liquid masses and the factorization can
@@ -648,11 +779,14 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
       for (double tau = 1e-10; s == TIDE_ENOTSPD && tau <= 1e-2; tau *= 100) {
         tide_factor_free(F);
         F = NULL;
-        for (int i = 0; i < A->nrows; i++)
-          for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->col[k] == i) A->val[k] *= 1 + tau;
+        tide_csr *R = D.R;
+        for (int i = 0; i < R->nrows; i++)
+          for (int k = R->rowptr[i]; k < R->rowptr[i + 1]; k++)
+            if (R->col[k] == i) R->val[k] *= 1 + tau;
+        for (int i = 0; i < D.n; i++)
+          if (D.keep[i] < 0) D.diag[i] *= 1 + tau;
         st->shifted++;
-        s = tide_factor_new(A, TIDE_FACTOR_CHOLESKY, &F);
+        s = tide_factor_new(R, TIDE_FACTOR_CHOLESKY, &F);
       }
       if (s) goto done;
     }
@@ -661,13 +795,13 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
      *   y0 = -A^-1 g,  Y = A^-1 J^T,  (J Y) lam = J y0 + h,  dz = y0 - Y lam */
     for (int64_t i = 0; i < C.n; i++)
       rhs[i] = -grad[i];
-    if ((s = lin_solve(&C, F, A, rhs, dz, st))) goto done;
+    if ((s = lin_solve(&C, F, &D, A, rhs, dz, st))) goto done;
     for (int c = 0; c < ncomp; c++) {
       for (int64_t i = 0; i < C.n; i++)
         rhs[i] = 0;
       for (int64_t u = 0; u < C.nphi; u++)
         if (labels[C.ucell[u]] == c) rhs[u] = Jv[u];
-      if ((s = lin_solve(&C, F, A, rhs, Y + (size_t)c * C.n, st))) goto done;
+      if ((s = lin_solve(&C, F, &D, A, rhs, Y + (size_t)c * C.n, st))) goto done;
     }
     for (int c = 0; c < ncomp; c++) {
       double jy0 = 0;
@@ -748,10 +882,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     }
     if (it >= p->max_iter) break;
     /* trial point at the full step */
-    memcpy(phi1, phi, (size_t)C.N * sizeof(double));
     memcpy(x1, x, (size_t)C.nv * dim * sizeof(double));
     for (int64_t u = 0; u < C.nphi; u++)
-      phi1[C.ucell[u]] += dz[u];
+      phi1[C.ucell[u]] = phi[C.ucell[u]] + dz[u];
     for (int64_t v = 0; v < C.nv; v++)
       if (C.xmap[v] >= 0)
         for (int a = 0; a < dim; a++)
@@ -844,6 +977,7 @@ done:
   tide_triplets_free(Tp);
   tide_csr_free(A);
   tide_factor_free(F);
+  reduced_free(&D);
   tide_free(grad, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
   tide_free(dz, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
   tide_free(rhs, (size_t)(C.n > 0 ? C.n : 1) * sizeof(double));
