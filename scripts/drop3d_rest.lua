@@ -16,12 +16,13 @@
 local tide = require "tide"
 local drop = require "tide.drop"
 
-local P = tide.params({ cpd = 25, T = 1.0, box = 1.6, every = 0.25, freeze = false, centre = "a", opts = "", harmonics = 0, trace = -1.0 },
+local P = tide.params({ cpd = 25, T = 1.0, box = 1.6, every = 0.25, freeze = false, centre = "a", opts = "", harmonics = 0, trace = -1.0, seed = 0.0 },
   { cpd = "cells per diameter", T = "capillary times to run", box = "box edge in diameters",
     every = "print interval [capillary times]", freeze = "reset phi to the initial sphere after every step",
     centre = "the centre's offset from the box centre: a (0.37, 0.13, 0.29) dx or b (0.21, 0.44, 0.07) dx",
     opts = "extra tide.drop.new options, a Lua table constructor",
     trace = "from this time on, 60 steps each printing max|u| and the signed velocity of the face fastest at its start",
+    seed = "add a grid-scale perturbation of this amplitude [dx] to phi near the surface (a stateless hash per cell)",
     harmonics = "also print the surface's shape: rms of r - R per spherical-harmonic degree l = 0..n [dx]" })
 
 local sigma, rho, D = 1, 1, 1
@@ -30,7 +31,19 @@ local m = math.floor(P.box * P.cpd + 0.5)
 local g = tide.grid.new { size = { m, m, m }, dx = h }
 local off = P.centre == "b" and { 0.21, 0.44, 0.07 } or { 0.37, 0.13, 0.29 }
 local ctr = { m * h / 2 + off[1] * h, m * h / 2 + off[2] * h, m * h / 2 + off[3] * h }
-local opts = { grid = g, phi = drop.sphere { grid = g, center = ctr, radius = R }, sigma = sigma, rho = rho }
+local phi_init = drop.sphere { grid = g, center = ctr, radius = R }
+if P.seed ~= 0 then
+  for i = 1, m do
+    for j = 1, m do
+      for k = 1, m do
+        local p = phi_init:get(i, j, k)
+        local x = math.sin(i * 12.9898 + j * 78.233 + k * 37.719) * 43758.5453
+        if math.abs(p) < 3 * h then phi_init:set(i, j, k, p + P.seed * h * 2 * (x - math.floor(x) - 0.5)) end
+      end
+    end
+  end
+end
+local opts = { grid = g, phi = phi_init, sigma = sigma, rho = rho }
 if P.opts ~= "" then
   for k, v in pairs(assert(load("return " .. P.opts))()) do opts[k] = v end
 end
