@@ -16,13 +16,15 @@
 local tide = require "tide"
 local drop = require "tide.drop"
 
-local P = tide.params({ cpd = 25, T = 1.0, box = 1.6, every = 0.25, freeze = false, centre = "a", opts = "", harmonics = 0, trace = -1.0, seed = 0.0 },
+local P = tide.params({ cpd = 25, T = 1.0, box = 1.6, every = 0.25, freeze = false, centre = "a", opts = "", harmonics = 0, trace = -1.0, seed = 0.0, save = "", load = "" },
   { cpd = "cells per diameter", T = "capillary times to run", box = "box edge in diameters",
     every = "print interval [capillary times]", freeze = "reset phi to the initial sphere after every step",
     centre = "the centre's offset from the box centre: a (0.37, 0.13, 0.29) dx or b (0.21, 0.44, 0.07) dx",
     opts = "extra tide.drop.new options, a Lua table constructor",
     trace = "from this time on, 60 steps each printing max|u| and the signed velocity of the face fastest at its start",
     seed = "add a grid-scale perturbation of this amplitude [dx] to phi near the surface (a stateless hash per cell)",
+    save = "time:path -- store the state (phi, u, the linear_phi copy, t) at that mark (tide.fileio.checkpoint)",
+    load = "start from a state stored with --save (the run's other options may differ: dt, scheme, ...)",
     harmonics = "also print the surface's shape: rms of r - R per spherical-harmonic degree l = 0..n [dx]" })
 
 local sigma, rho, D = 1, 1, 1
@@ -48,6 +50,17 @@ if P.opts ~= "" then
   for k, v in pairs(assert(load("return " .. P.opts))()) do opts[k] = v end
 end
 local S = drop.new(opts)
+if P.load ~= "" then
+  local st = assert(tide.fileio.restore(P.load))
+  S.phi:copy(st.phi)
+  S.u:copy(st.u)
+  S.us = g:mac()
+  S.us:copy(st.us)
+  S.t, S.steps = st.t, st.steps
+  if S.tracker then S.tracker = tide.grid.volume_tracker { grid = g, phi = phi_init, redistance = false } end
+end
+local save_t, save_path = P.save:match("^([%d.]+):(.+)$")
+save_t = tonumber(save_t)
 local phi0 = g:cells():copy(S.phi)
 local scale, exact = math.sqrt(rho * D / sigma), 2 * sigma / R
 local scratch, pj = g:mac(), g:cells()
@@ -68,7 +81,7 @@ local function plm(l, m, x) -- associated Legendre P_l^m(x), m >= 0
   for ll = m + 2, l do p0, p1 = p1, ((2 * ll - 1) * x * p1 - (ll + m - 1) * p0) / (ll - m) end
   return p1
 end
-local function fact(n) local f = 1 for i = 2, n do f = f * i end return f end
+local function fact(n) local f = 1.0 for i = 2, n do f = f * i end return f end
 if P.harmonics > 0 then
   for q = 1, nq do
     local z = 1 - (2 * q - 1) / nq
@@ -189,6 +202,7 @@ print(string.format("3D drop at rest: %d cells per diameter, %d^3, centre %s, ex
   P.centre, S.extend, S.redistance, P.freeze and ", phi frozen" or ""))
 if P.harmonics > 0 then shape() end
 local big, mark = 0, P.every
+while mark < S.t + 1e-9 do mark = mark + P.every end
 local tr -- the traced face: component, indices, steps left
 while S.t < P.T - 1e-9 do
   local dt = drop.max_dt(S)
@@ -226,6 +240,10 @@ while S.t < P.T - 1e-9 do
   end
   if S.t > mark - 1e-9 then
     report(v, big)
+    if save_t and math.abs(S.t - save_t) < 1e-9 then
+      tide.fileio.checkpoint(save_path, { phi = S.phi, u = S.u, us = S.us, t = S.t, steps = S.steps })
+      print("saved " .. save_path)
+    end
     mark = mark + P.every
   end
 end
