@@ -54,8 +54,10 @@ if P.load ~= "" then
   local st = assert(tide.fileio.restore(P.load))
   S.phi:copy(st.phi)
   S.u:copy(st.u)
-  S.us = g:mac()
-  S.us:copy(st.us)
+  if S.extend == "linear_phi" then -- the linearly extended copy that moves phi (else u itself)
+    S.us = g:mac()
+    S.us:copy(st.us)
+  end
   S.t, S.steps = st.t, st.steps
   if S.tracker then S.tracker = tide.grid.volume_tracker { grid = g, phi = phi_init, redistance = false } end
 end
