@@ -22,7 +22,7 @@
 --      fractions theta at theta_min = 1e-3 with the ghost jump)
 --   8. extend the velocity along the normals (constant, or linear with the
 --      height-function curvature: tide.liquid.extend; with the cell curvature
---      and surface tension u constant and a linearly extended copy for step 1)
+--      and surface tension u constant and, in 2D, a linearly extended copy for step 1)
 -- With `periodic = {true, false}` the same steps run on the torus: the
 -- advections, the projection (with the same ghost-fluid surface), the
 -- extension and the redistancing of a tide.liquid.periodic workspace (S.P).

@@ -4,7 +4,7 @@
 -- 16 cells per diameter in a box of 1.4 D (22^3), to t = 1.5 capillary times.  Measured:
 -- max |u| sqrt(rho D/sigma) over the faces at every step.  Asserts bounded currents: the largest
 -- over [0, 1.5] below 1e-3, the largest over [0.75, 1.5] at most 2x the largest over [0, 0.75]
--- (an exponential growth fails it), and the inner pressure within 1% of 2 sigma / R.  The
+-- (an exponential growth fails it; test_drop_rest checks the 3D inner pressure).  The
 -- exponential growth of the 25-cells-per-diameter drop after t ~ 1.75 (x3 per 0.25) does not
 -- show on this grid by t = 1.5 (nor at 20 cells per diameter by t = 3.25): a guard, not its
 -- reproduction (scripts/drop3d_rest.lua measures that one).
@@ -18,6 +18,9 @@ local m = math.floor(1.4 * cpd + 0.5)
 local g = tide.grid.new { size = { m, m, m }, dx = h }
 local ctr = { m * h / 2 + 0.37 * h, m * h / 2 + 0.13 * h, m * h / 2 + 0.29 * h }
 local S = drop.new { grid = g, phi = drop.sphere { grid = g, center = ctr, radius = R }, sigma = sigma, rho = rho }
+-- the 3D default extension: constant ("linear_phi" pumps the grid-scale capillary waves at 25
+-- cells per diameter: docs/liquids-physics.md, "What grows after t ~ 1.75")
+T.check(S.extend == "constant", "3D, ghost jump, cell curvature: constant extension by default")
 local scale = math.sqrt(rho * D / sigma)
 local first, second, marks, mark = 0, 0, {}, 0.25
 while S.t < Tend - 1e-9 do
@@ -31,19 +34,9 @@ while S.t < Tend - 1e-9 do
     mark = mark + 0.25
   end
 end
-local ps, np = 0, 0
-for i = 1, m do
-  for j = 1, m do
-    for k = 1, m do
-      if S.phi:get(i, j, k) < -3 * h then ps, np = ps + S.pressure:get(i, j, k), np + 1 end
-    end
-  end
-end
-local p = ps / np / (2 * sigma / R)
 print(string.format("3D drop at rest, defaults, %d cells per diameter (%d^3), %d steps: max|u| sqrt(rho D/sigma) at t = 0.25, 0.5, ... %.2f: %s; "
-  .. "largest over [0, %.2f] %.2e, over [%.2f, %.2f] %.2e; inner pressure %.5f (2 sigma/R)",
-  cpd, m, S.steps, Tend, table.concat(marks, " "), Tend / 2, first, Tend / 2, Tend, second, p))
+  .. "largest over [0, %.2f] %.2e, over [%.2f, %.2f] %.2e",
+  cpd, m, S.steps, Tend, table.concat(marks, " "), Tend / 2, first, Tend / 2, Tend, second))
 T.check(math.max(first, second) < 1e-3, "3D: spurious currents below 1e-3 up to t = 1.5")
 T.check(second <= 2 * first, "3D: bounded (the second half's largest within 2x of the first half's)")
-T.check(math.abs(p - 1) < 0.01, "3D: inner pressure within 1% of 2 sigma / R")
 os.exit(T.report())
