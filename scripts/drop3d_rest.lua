@@ -9,7 +9,7 @@
 --   (a drift) and its rigid rotation omega R (from the angular momentum).
 -- freeze = true puts phi back to its initial exact distance after every step (the surface
 -- cannot move: the growth from the jump and the projection alone).  Any tide.drop.new option
--- through opts, e.g. --opts '{extend = "constant"}' or '{redistance = 10, redistance_options
+-- through opts, e.g. --opts '{extend = "linear_phi"}' (the 3D default before session 26) or '{redistance = 10, redistance_options
 -- = {closest = 4}}'.
 --   build/tide scripts/drop3d_rest.lua [--cpd 25] [--T 1] [--box 1.6] [--every 0.25] [--freeze] [--centre b] [--opts '{...}'] [--harmonics 8] [--trace t]
 -- 25 cells per diameter (40^3): about 35 s of one core per 0.25 capillary times.
