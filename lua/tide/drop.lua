@@ -22,7 +22,7 @@
 --      fractions theta at theta_min = 1e-3 with the ghost jump)
 --   8. extend the velocity along the normals (constant, or linear with the
 --      height-function curvature: tide.liquid.extend; with the cell curvature
---      and surface tension u constant and a linearly extended copy for step 1)
+--      and surface tension u constant and, in 2D, a linearly extended copy for step 1)
 -- With `periodic = {true, false}` the same steps run on the torus: the
 -- advections, the projection (with the same ghost-fluid surface), the
 -- extension and the redistancing of a tide.liquid.periodic workspace (S.P).
@@ -77,7 +77,8 @@ local defaults = {
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
                            -- curvature "heights"), "constant" along the normals (default with tension "liu":
                            -- linear made Liu's drop 2% orientation-dependent; and without surface tension) or
-                           -- "linear_phi" (default with tension "ghost", curvature "cells" and sigma > 0): the
+                           -- "linear_phi" (default in 2D with tension "ghost", curvature "cells" and sigma > 0; 3D:
+                           -- constant, linear_phi grows the grid-scale capillary waves of a 3D drop at rest): the
                            -- velocity extended constant, the level set moved with a linearly extended copy --
                            -- the capillary wave -0.36% at 32 cells per wavelength (constant -2.5%), a drop at
                            -- rest 2.7e-5 sqrt(sigma/(rho D)) at t = 1, 2e-4 to t = 5, 1.4e-3 by t = 10 ("linear":
@@ -158,7 +159,11 @@ function drop.new(opts)
   if not S.extend then
     if S.tension ~= "ghost" then S.extend = "constant"
     elseif S.curvature == "heights" then S.extend = "linear"
-    else S.extend = S.sigma > 0 and "linear_phi" or "constant" end
+    -- in 3D constant: "linear_phi" pumps the grid-scale capillary waves (l ~ 30 on the 25-cells-
+    -- per-diameter rest drop, +6% per period: x3 per 0.25 capillary times after t ~ 1.75; from the
+    -- same state at t = 2 "constant" decays, 4.2e-4 at 2.25 against 6.0e-4: docs/liquids-physics.md,
+    -- "What grows after t ~ 1.75")
+    else S.extend = (S.sigma > 0 and g.dim == 2) and "linear_phi" or "constant" end
   end
   check_choice(S.extend, { "linear", "constant", "linear_phi" }, "extend")
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity

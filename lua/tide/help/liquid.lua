@@ -67,7 +67,7 @@ return {
       { "redistance, redistance_options", "integer >= 0, table", "0 with cells (heights: 1 in 3D, 10 in 2D), tide.grid.redistance defaults", "redistance phi every n steps with these options (e.g. { closest = 4 }: docs, 3D drop at rest)" },
       { "curvature", "\"cells\" | \"heights\"", "cells at 90 degrees, heights otherwise", "curvature of the jump: cells (fourth order, moved to the surface) keeps a drop at rest quiet, heights gives orientation-independent frequencies and contact angles (docs: The default)" },
       { "theta_min", "number in [1e-6, 1]", "1e-3 with tension ghost, 0.01 with liu", "clamp of the ghost-fluid fractions of the jump and the projection (0.01 let a 3D drop at rest grow tangential currents at the clamped faces: docs, 3D drop at rest)" },
-      { "extend", "\"constant\" | \"linear\" | \"linear_phi\"", "linear with ghost + heights; linear_phi with ghost + cells and sigma > 0; else constant", "velocity extension into the air: linear_phi extends u constant and moves phi with a linearly extended copy (wave -0.36% at 32 cells per wavelength, drop at rest quiet; docs: The default)" },
+      { "extend", "\"constant\" | \"linear\" | \"linear_phi\"", "linear with ghost + heights; linear_phi with ghost + cells and sigma > 0 in 2D; else constant (3D)", "velocity extension into the air: linear_phi extends u constant and moves phi with a linearly extended copy (wave -0.36% at 32 cells per wavelength, 2D drop at rest quiet; in 3D it grows the grid-scale capillary waves of a drop at rest: docs, What grows after t ~ 1.75)" },
     },
     returns = "state table (S.u, S.phi, S.pressure, S.labels, S.t, S.P)",
     see = see,
