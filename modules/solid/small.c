@@ -83,11 +83,11 @@ static void eig_tridiag_qr(int n, const double *A, double *w, double *Q) {
     while (lo > 0 && fabs(e[lo - 1]) > eps * (fabs(d[lo - 1]) + fabs(d[lo]))) lo--;
     /* Wilkinson shift from the trailing 2 x 2 */
     double dd = 0.5 * (d[hi - 1] - d[hi]), eh = e[hi - 1];
-    double mu = d[hi] - eh * eh / (dd + (dd >= 0 ? 1 : -1) * hypot(dd, eh));
+    double mu = d[hi] - eh * eh / (dd + (dd >= 0 ? 1 : -1) * sqrt(dd * dd + eh * eh));
     double x = d[lo] - mu, z = e[lo];
     for (int k = lo; k < hi; k++) {
       /* Givens G = [c s; -s c] with G^T (x, z) = (r, 0), applied as T <- G^T T G */
-      double r = hypot(x, z);
+      double r = sqrt(x * x + z * z);
       double c = r > 0 ? x / r : 1, s = r > 0 ? -z / r : 0;
       if (k > lo) e[k - 1] = r;
       double dk = d[k], dk1 = d[k + 1], ek = e[k];
