@@ -261,7 +261,7 @@ void tide_shell_hinge(const double *x, double theta0, double k, int project, dou
   if (!hess) return;
   for (int r = 0; r < 12; r++)
     for (int c = 0; c < 12; c++) hess[r * 12 + c] = 2 * k * (gt[r] * gt[c] + dth * Ht[r * 12 + c]);
-  if (project) tide_sym_project_psd_qr(12, hess);
+  if (project) tide_sym_project_psd_stencil4(hess); /* theta is translation invariant */
 }
 
 /* ------------------------------------------------ triangle shape operator */

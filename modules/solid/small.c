@@ -83,11 +83,11 @@ static void eig_tridiag_qr(int n, const double *A, double *w, double *Q) {
     while (lo > 0 && fabs(e[lo - 1]) > eps * (fabs(d[lo - 1]) + fabs(d[lo]))) lo--;
     /* Wilkinson shift from the trailing 2 x 2 */
     double dd = 0.5 * (d[hi - 1] - d[hi]), eh = e[hi - 1];
-    double mu = d[hi] - eh * eh / (dd + (dd >= 0 ? 1 : -1) * hypot(dd, eh));
+    double mu = d[hi] - eh * eh / (dd + (dd >= 0 ? 1 : -1) * sqrt(dd * dd + eh * eh));
     double x = d[lo] - mu, z = e[lo];
     for (int k = lo; k < hi; k++) {
       /* Givens G = [c s; -s c] with G^T (x, z) = (r, 0), applied as T <- G^T T G */
-      double r = hypot(x, z);
+      double r = sqrt(x * x + z * z);
       double c = r > 0 ? x / r : 1, s = r > 0 ? -z / r : 0;
       if (k > lo) e[k - 1] = r;
       double dk = d[k], dk1 = d[k + 1], ek = e[k];
@@ -197,6 +197,50 @@ static void project_psd(int n, double *A, int qr) {
 void tide_sym_project_psd(int n, double *A) { project_psd(n, A, 0); }
 
 void tide_sym_project_psd_qr(int n, double *A) { project_psd(n, A, 1); }
+
+/* B <- (W x I3) B (W x I3) on a 12 x 12 B, W = [[1,1,1,1],[1,-1,1,-1],
+ * [1,1,-1,-1],[1,-1,-1,1]] / 2 (symmetric, orthogonal, its own inverse): a
+ * 4-point Walsh-Hadamard butterfly over the node index of the rows, then of
+ * the columns; the two halvings are one exact quartering at the end */
+static void hadamard4x3(double *B) {
+  for (int c = 0; c < 12; c++)
+    for (int q = 0; q < 3; q++) {
+      double *b0 = B + q * 12 + c, *b1 = b0 + 36, *b2 = b0 + 72, *b3 = b0 + 108;
+      double s01 = *b0 + *b1, d01 = *b0 - *b1, s23 = *b2 + *b3, d23 = *b2 - *b3;
+      *b0 = s01 + s23, *b1 = d01 + d23, *b2 = s01 - s23, *b3 = d01 - d23;
+    }
+  for (int r = 0; r < 12; r++)
+    for (int q = 0; q < 3; q++) {
+      double *b = B + r * 12 + q;
+      double s01 = b[0] + b[3], d01 = b[0] - b[3], s23 = b[6] + b[9], d23 = b[6] - b[9];
+      b[0] = 0.25 * (s01 + s23), b[3] = 0.25 * (d01 + d23);
+      b[6] = 0.25 * (s01 - s23), b[9] = 0.25 * (d01 - d23);
+    }
+}
+
+void tide_sym_project_psd_stencil4(double *A) {
+  /* in the basis (W x I3) the first 3 coordinates are the translations
+   * (the nodes' mean, times 2), which A annihilates: project the 9 x 9 rest */
+  double B[144], R[81], w[9], Q[81];
+  memcpy(B, A, sizeof B);
+  hadamard4x3(B);
+  for (int i = 0; i < 9; i++)
+    for (int j = 0; j < 9; j++) R[i * 9 + j] = B[(3 + i) * 12 + 3 + j];
+  eig_tridiag_qr(9, R, w, Q);
+  int neg = 0;
+  for (int i = 0; i < 9; i++) neg |= w[i] < 0;
+  if (!neg) return;
+  memset(B, 0, sizeof B);
+  for (int i = 0; i < 9; i++)
+    for (int j = i; j < 9; j++) {
+      double s = 0;
+      for (int k = 0; k < 9; k++)
+        if (w[k] > 0) s += Q[i * 9 + k] * w[k] * Q[j * 9 + k];
+      B[(3 + i) * 12 + 3 + j] = B[(3 + j) * 12 + 3 + i] = s;
+    }
+  hadamard4x3(B);
+  memcpy(A, B, sizeof B);
+}
 
 /* a unit vector orthogonal to unit u (3D) */
 static void any_orthogonal(const double *u, double *out) {

@@ -4,6 +4,7 @@
  * PSD projection and plasticity.  Fixed seeds; relative error <= 1e-5. */
 #include "check.h"
 #include "solid/fem.h"
+#include "solid/thin.h"
 #include "solid/small.h"
 
 #include <string.h>
@@ -529,6 +530,55 @@ static void test_eig(void) {
   printf("eig: residual %.2e, orthogonality %.2e, projection %.2e\n", worst_res, worst_orth, worst_psd);
 }
 
+/* the shell hinge's projection in the 9D complement of the translations
+ * (tide_sym_project_psd_stencil4) against the full 12 x 12 one: random
+ * hinges (rest angles off the current one, so the Hessian is indefinite) and
+ * random translation-annihilating matrices T^T M T (M symmetric 9 x 9, T the
+ * node differences); the result is PSD and the same to rounding */
+static void test_psd_stencil4(void) {
+  double worst = 0, worst_eig = 0;
+  int indefinite = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    double H[144], P[144], R[144];
+    if (trial % 2 == 0) {
+      double x[12];
+      for (int i = 0; i < 12; i++) x[i] = rnd();
+      tide_shell_hinge(x, 3 * rnd(), 1 + rnd(), 0, NULL, NULL, H);
+    } else {
+      double M[81], T[9 * 12], MT[9 * 12];
+      for (int i = 0; i < 9; i++)
+        for (int j = 0; j <= i; j++) M[i * 9 + j] = M[j * 9 + i] = rnd();
+      for (int i = 0; i < 9; i++) /* row (a, q): x_{a+1,q} - x_{0,q} */
+        for (int j = 0; j < 12; j++) T[i * 12 + j] = (j == i + 3) - (j == i % 3);
+      for (int i = 0; i < 9; i++)
+        for (int j = 0; j < 12; j++) {
+          double t = 0;
+          for (int k = 0; k < 9; k++) t += M[i * 9 + k] * T[k * 12 + j];
+          MT[i * 12 + j] = t;
+        }
+      for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) {
+          double t = 0;
+          for (int k = 0; k < 9; k++) t += T[k * 12 + i] * MT[k * 12 + j];
+          H[i * 12 + j] = t;
+        }
+    }
+    indefinite += min_eig(12, H) < -1e-10 * max_abs(144, H);
+    memcpy(P, H, sizeof P);
+    memcpy(R, H, sizeof R);
+    tide_sym_project_psd_qr(12, R);
+    tide_sym_project_psd_stencil4(P);
+    double scale = max_abs(144, H);
+    for (int i = 0; i < 144; i++) worst = fmax(worst, fabs(P[i] - R[i]) / scale);
+    worst_eig = fmin(worst_eig, min_eig(12, P) / scale);
+  }
+  CHECK(indefinite > 150, "the test matrices are indefinite (%d of 200)", indefinite);
+  CHECK(worst < 1e-13, "translation-reduced projection = full projection to %.2e of max |H|", worst);
+  CHECK(worst_eig > -1e-13, "translation-reduced projection PSD (min eig %.2e of max |H|)", worst_eig);
+  printf("psd stencil4: %d of 200 indefinite, reduced vs full %.2e, min eig %.2e\n", indefinite, worst,
+         worst_eig);
+}
+
 /* the 4-lane polar rotation and fixed-corotated Kirchhoff stress (MPM's
  * P2G) round lane by lane as the scalar code: bit-identical results, for
  * groups of 1..4 mixing mild, large (determinant-scaled Newton steps),
@@ -579,6 +629,7 @@ static void test_fast4(void) {
 int main(void) {
   tide_seed_set(12345);
   test_eig();
+  test_psd_stencil4();
   test_svd();
   test_fast4();
   test_models();
