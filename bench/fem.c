@@ -97,13 +97,9 @@ static double best_of(double *t, int n) {
 }
 
 int main(int argc, char **argv) {
-  /* waiting OpenMP threads sleep instead of spinning unless the caller
-   * chose a policy (as the tide binary does; libgomp reads it at start-up,
-   * hence the re-execution) */
-  if (!getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-  }
+  /* Tide's OpenMP wait policy unless the caller chose one, as the tide program
+   * (spinning waits were 20x slower on shared cores: docs/performance.md) */
+  tide_omp_wait_default(argv);
   int cells[3] = {20, 20, 10};
   if (argc == 4)
     for (int k = 0; k < 3; k++)
@@ -134,7 +130,7 @@ int main(int argc, char **argv) {
          "%lld Hessian triplets\n",
          cells[0], cells[1], cells[2], (long long)m->ne, (long long)m->nv, (long long)N,
          (long long)nnz);
-  printf("BLAS: %s   OMP_WAIT_POLICY=%s\n", tide_blas_info(), getenv("OMP_WAIT_POLICY"));
+  printf("BLAS: %s   OpenMP wait: %s\n", tide_blas_info(), tide_omp_wait_info());
   double refac[2] = {0, 0};
 
   for (int threads = 1; threads <= 2; threads++) {

@@ -17,8 +17,9 @@
  * project's -O2), run on the same 3D particles as Tide's case, alternated
  * with Tide over rounds (medians per CPU-second, the 1-minute load printed)
  * and checked against Tide's particles after the same substeps.
- *   build/bench_mpm [--quick] [--only D|dense|sparse|ref] [--rounds R]
- * --only D runs just the one-thread dimension-D throughput, --only dense /
+ *   build/bench_mpm [--quick] [--only D|dense|sparse|ref] [--rounds R] [--threads T]
+ * --only D runs just the dimension-D throughput (one thread, or T threads with
+ * --threads T, which alone runs both dimensions at T threads), --only dense /
  * sparse just one side of the sparse-grid comparison, --only ref just the
  * reference comparison (R rounds, default 5) (for a profiler:
  * valgrind --tool=callgrind --toggle-collect=tide_mpm_step counts the
@@ -243,9 +244,12 @@ static void sparse_vs_dense(int n, int steps, int which) {
 }
 
 int main(int argc, char **argv) {
-  int quick = 0, only = 0, rounds = 0;
+  /* Tide's OpenMP wait policy unless the caller chose one (docs/performance.md) */
+  tide_omp_wait_default(argv);
+  int quick = 0, only = 0, rounds = 0, nthreads = 0;
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--quick")) quick = 1;
+    if (!strcmp(argv[a], "--threads") && a + 1 < argc) nthreads = atoi(argv[++a]);
     if (!strcmp(argv[a], "--rounds") && a + 1 < argc) rounds = atoi(argv[++a]);
     if (!strcmp(argv[a], "--only") && a + 1 < argc) {
       a++;
@@ -258,7 +262,8 @@ int main(int argc, char **argv) {
   if (rounds < 1) rounds = quick ? 1 : 5;
   printf("bench_mpm: explicit MLS-MPM, quadratic B-splines, double precision (Tide %s)\n",
          tide_version_string());
-  for (int threads = 1; threads <= (only ? 1 : 2) && only < 4; threads++) {
+  int t0 = nthreads > 0 ? nthreads : 1, t1 = nthreads > 0 ? nthreads : only ? 1 : 2;
+  for (int threads = t0; threads <= t1 && only < 4; threads++) {
     tide_threads_set(threads);
     double gbs = bench_triad_gbs((int64_t)1 << (quick ? 22 : 25), quick ? 3 : 5);
     printf("\n-- %d thread%s: triad bandwidth %.1f GB/s\n", threads, threads > 1 ? "s" : "", gbs);
@@ -279,7 +284,7 @@ int main(int argc, char **argv) {
     }
   }
   tide_threads_set(1);
-  if (only == 2 || only == 3) return 0;
+  if (only == 2 || only == 3 || nthreads > 0) return 0;
   if (only != 4 && only != 5) reference(quick ? 32 : 64, quick ? 5 : 20, rounds);
   if (only == 6) return 0;
   sparse_vs_dense(quick ? 48 : 128, quick ? 5 : 20, only ? only - 4 : -1);

@@ -182,15 +182,9 @@ static void run_method(const char *name, scene *s, int method, int maxit, double
 }
 
 int main(int argc, char **argv) {
-  /* Waiting OpenMP threads sleep instead of spinning unless the caller chose
-   * otherwise: on a shared, oversubscribed machine spinning threads steal
-   * the time slices of the threads they wait for (measured 20x slower
-   * solves at load 9 on 2 cores).  libgomp reads the policy at start-up, so
-   * the program re-executes itself once with it set. */
-  if (!getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-  }
+  /* Tide's OpenMP wait policy unless the caller chose one, as the tide program
+   * (spinning waits were 20x slower on shared cores: docs/performance.md) */
+  tide_omp_wait_default(argv);
   int quick = 0, with256 = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
@@ -213,7 +207,7 @@ int main(int argc, char **argv) {
     fclose(la);
     load[strcspn(load, "\n")] = 0;
   }
-  printf("load average before the run: %s  OMP_WAIT_POLICY=%s\n", load, getenv("OMP_WAIT_POLICY"));
+  printf("load average before the run: %s  OpenMP wait: %s\n", load, tide_omp_wait_info());
   double gbs0 = triad_gbs(10);
   printf("triad bandwidth: %.1f GB/s (3 x 256 MB, best of 10)\n\n", gbs0);
   struct {

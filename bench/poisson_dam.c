@@ -281,11 +281,9 @@ static void loadavg(char *buf, size_t n) {
 }
 
 int main(int argc, char **argv) {
-  /* passive OpenMP waits unless the caller chose (see bench/poisson.c) */
-  if (!getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-  }
+  /* Tide's OpenMP wait policy unless the caller chose one, as the tide program
+   * (spinning waits were 20x slower on shared cores: docs/performance.md) */
+  tide_omp_wait_default(argv);
   int res[8] = {64, 100}, nres = 2, reps = 10, cut = 0, only_project = 0;
   g_opts = tide_mac_solver_opts_default();
   for (int i = 1; i < argc; i++) {
@@ -315,8 +313,8 @@ int main(int argc, char **argv) {
   }
   char load[64];
   loadavg(load, sizeof load);
-  printf("Tide %s (%s)  threads %d  load average %s  OMP_WAIT_POLICY=%s\n", tide_version_string(),
-         tide_git_revision(), omp_get_max_threads(), load, getenv("OMP_WAIT_POLICY"));
+  printf("Tide %s (%s)  threads %d  load average %s  OpenMP wait: %s\n", tide_version_string(),
+         tide_git_revision(), omp_get_max_threads(), load, tide_omp_wait_info());
   printf("MGPCG to 1e-6, median of %d repetitions; labels alternate between two column heights\n",
          reps);
   for (int q = 0; q < nres; q++) {

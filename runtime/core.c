@@ -122,6 +122,42 @@ int tide_threads_get(void) {
 #endif
 }
 
+/* The wait policy (docs/performance.md, "OpenMP wait policy").  libgomp reads
+ * OMP_WAIT_POLICY and GOMP_SPINCOUNT once, in its constructor, when the
+ * library is loaded: before main, and inside dlopen for the Lua module, so a
+ * setenv afterwards changes nothing.  The marker tells the re-executed
+ * process that the setting is Tide's, not the user's. */
+#define WAIT_MARKER "TIDE_OMP_WAIT_DEFAULT"
+static int wait_is_default;
+
+void tide_omp_wait_default(char **argv) {
+  if (getenv(WAIT_MARKER)) { /* we are the re-executed process */
+    wait_is_default = 1;
+    unsetenv(WAIT_MARKER);
+    return;
+  }
+  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return; /* the user's choice */
+  setenv(TIDE_OMP_WAIT_VAR, TIDE_OMP_WAIT_VALUE, 1);
+  setenv(WAIT_MARKER, "1", 1);
+  execv("/proc/self/exe", argv);
+  /* exec failed: go on with libgomp's default */
+  unsetenv(TIDE_OMP_WAIT_VAR);
+  unsetenv(WAIT_MARKER);
+}
+
+const char *tide_omp_wait_info(void) {
+  static char buf[160];
+  const char *p = getenv("OMP_WAIT_POLICY"), *c = getenv("GOMP_SPINCOUNT");
+  if (wait_is_default)
+    snprintf(buf, sizeof buf, "%s=%s (Tide's default)", TIDE_OMP_WAIT_VAR, TIDE_OMP_WAIT_VALUE);
+  else if (p || c)
+    snprintf(buf, sizeof buf, "%s%s%s%s%s (from the environment)", p ? "OMP_WAIT_POLICY=" : "", p ? p : "",
+             p && c ? " " : "", c ? "GOMP_SPINCOUNT=" : "", c ? c : "");
+  else
+    snprintf(buf, sizeof buf, "OpenMP runtime's default (libgomp: spin 300000 iterations, then sleep)");
+  return buf;
+}
+
 /* ------------------------------------------------ deterministic reductions */
 
 /* Each block of TIDE_RBLOCK entries is summed serially; the block sums are

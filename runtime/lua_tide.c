@@ -84,6 +84,8 @@ static int l_versions(lua_State *L) {
   lua_setfield(L, -2, "git");
   lua_pushinteger(L, tide_threads_get());
   lua_setfield(L, -2, "threads");
+  lua_pushstring(L, tide_omp_wait_info());
+  lua_setfield(L, -2, "omp_wait");
   lua_pushstring(L, tide_compiler_info());
   lua_setfield(L, -2, "compiler");
   lua_pushstring(L, tide_build_flags());

@@ -415,6 +415,7 @@ static void print_version(lua_State *L) {
     lua_pop(L, 1);
   }
   printf("%-12s %d\n", "threads", tide_threads_get());
+  printf("%-12s %s\n", "omp wait", tide_omp_wait_info());
   lua_pop(L, 2);
 }
 
@@ -617,23 +618,6 @@ static int pmain(lua_State *L) {
   return 1;
 }
 
-/* libgomp reads OMP_WAIT_POLICY when it is loaded, before main.  Its default
- * (spin at every barrier) makes two threads up to 20x slower when the cores
- * are shared with other work -- the common case on a workstation running
- * tests or several scenes (docs/performance.md).  Unless the user chose a
- * policy, re-execute once with OMP_WAIT_POLICY=passive. */
-static void ensure_wait_policy(char **argv) {
-  if (getenv("TIDE_NO_REEXEC")) { /* we are the re-executed process */
-    unsetenv("TIDE_NO_REEXEC");
-    return;
-  }
-  if (getenv("OMP_WAIT_POLICY")) return;
-  setenv("OMP_WAIT_POLICY", "passive", 1);
-  setenv("TIDE_NO_REEXEC", "1", 1);
-  execv("/proc/self/exe", argv);
-  /* exec failed: go on with the default policy */
-}
-
 int main(int argc, char **argv) {
   if (argv[0] && argv[0][0]) progname = "tide";
   char cpu_msg[768];
@@ -641,7 +625,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", progname, cpu_msg);
     return 1;
   }
-  ensure_wait_policy(argv);
+  tide_omp_wait_default(argv); /* before any parallel region (docs/performance.md) */
   lua_State *L = luaL_newstate();
   if (L == NULL) {
     fprintf(stderr, "%s: cannot create state: not enough memory\n", progname);

@@ -175,6 +175,17 @@ double tide_norm2sq(int64_t n, const double *x);
 
 void tide_threads_set(int n); /* n <= 0: the OpenMP default */
 int tide_threads_get(void);
+/* OpenMP wait policy.  The OpenMP runtime reads OMP_WAIT_POLICY / GOMP_SPINCOUNT
+ * when it is loaded, so a program applies Tide's default by calling
+ * tide_omp_wait_default(argv) first thing in main: unless the user set either
+ * variable, it re-executes the program once (/proc/self/exe) with
+ * TIDE_OMP_WAIT_VAR=TIDE_OMP_WAIT_VALUE; otherwise it returns.
+ * tide_omp_wait_info(): the setting in effect and whose it is, for
+ * tide --version / tide.versions().omp_wait (docs/performance.md). */
+#define TIDE_OMP_WAIT_VAR "OMP_WAIT_POLICY"
+#define TIDE_OMP_WAIT_VALUE "passive"
+void tide_omp_wait_default(char **argv);
+const char *tide_omp_wait_info(void);
 
 /* ------------------------------------------------------ stateless random */
 

@@ -92,7 +92,7 @@ end
 local function versions()
   local v = core.versions()
   return { tide = v.tide, lua = v.lua, suitesparse = v.suitesparse, libpng = v.libpng, blas = v.blas,
-    compiler = v.compiler, flags = v.flags, target = v.target, cpu = v.cpu }, v.git
+    compiler = v.compiler, flags = v.flags, target = v.target, cpu = v.cpu, omp_wait = v.omp_wait }, v.git
 end
 
 local function mkdir(path)

@@ -31,8 +31,8 @@ return {
     args = {}, returns = "seconds [s] (a number)", see = see,
   },
   ["tide.versions"] = {
-    sig = "tide.versions() -> { tide, lua, suitesparse, libpng, blas, git, threads, compiler, flags, target, cpu }",
-    does = "Versions of Tide and its libraries (the BLAS actually loaded), the git revision, the compiler, build flags, the instruction-set extensions the build uses (`target`: -march=native sets them for the machine that compiled it; a CPU lacking one is refused at start with a message to rebuild) and the CPU.",
+    sig = "tide.versions() -> { tide, lua, suitesparse, libpng, blas, git, threads, omp_wait, compiler, flags, target, cpu }",
+    does = "Versions of Tide and its libraries (the BLAS actually loaded), the git revision, the OpenMP wait policy in effect and whose it is (`omp_wait`: the tide program sets OMP_WAIT_POLICY=passive unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set; a stock interpreter loading the module keeps its environment's: docs/performance.md), the compiler, build flags, the instruction-set extensions the build uses (`target`: -march=native sets them for the machine that compiled it; a CPU lacking one is refused at start with a message to rebuild) and the CPU.",
     args = {}, returns = "table of strings", see = see,
   },
   ["tide.mkdir"] = {
