@@ -359,6 +359,23 @@ double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double xin[3], doub
 
 /* ------------------------------------------------- segment crossings (2D) */
 
+/* depth-first walk of the BVH: the next leaf whose box meets [lo, hi] in
+ * the first dim axes, NULL when done (stack[0] = 0, *sp = 1 to start) */
+static const node *next_leaf(const tide_sdf_mesh *m, int32_t *stack, int *sp, const double *lo, const double *hi,
+                             int dim) {
+  while (*sp > 0) {
+    const node *nd = &m->nodes[stack[--*sp]];
+    int miss = 0;
+    for (int k = 0; k < dim; k++)
+      miss |= nd->lo[k] > hi[k] || nd->hi[k] < lo[k];
+    if (miss) continue;
+    if (nd->left < 0) return nd;
+    stack[(*sp)++] = nd->right;
+    stack[(*sp)++] = nd->left;
+  }
+  return NULL;
+}
+
 int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], const double p1[3], double *t,
                                 int64_t cap) {
   if (m->dim != 2 || m->nnodes == 0) return 0;
@@ -369,14 +386,8 @@ int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], cons
   int32_t stack[2 * MAX_DEPTH + 8];
   int sp = 0;
   stack[sp++] = 0;
-  while (sp > 0) {
-    const node *nd = &m->nodes[stack[--sp]];
-    if (nd->lo[0] > hi[0] || nd->hi[0] < lo[0] || nd->lo[1] > hi[1] || nd->hi[1] < lo[1]) continue;
-    if (nd->left >= 0) {
-      stack[sp++] = nd->right;
-      stack[sp++] = nd->left;
-      continue;
-    }
+  const node *nd;
+  while ((nd = next_leaf(m, stack, &sp, lo, hi, 2))) {
     for (int32_t q = nd->start; q < nd->start + nd->count; q++) {
       const int32_t *f = m->F + 3 * (int64_t)m->order[q];
       const double *A = m->V + 3 * f[0], *B = m->V + 3 * f[1];
@@ -414,16 +425,8 @@ int64_t tide_sdf_mesh_plane_segments(const tide_sdf_mesh *m, const double nrm[3]
   int32_t stack[2 * MAX_DEPTH + 8];
   int sp = 0;
   stack[sp++] = 0;
-  while (sp > 0) {
-    const node *nd = &m->nodes[stack[--sp]];
-    if (nd->lo[0] > hi[0] || nd->hi[0] < lo[0] || nd->lo[1] > hi[1] || nd->hi[1] < lo[1] || nd->lo[2] > hi[2] ||
-        nd->hi[2] < lo[2])
-      continue;
-    if (nd->left >= 0) {
-      stack[sp++] = nd->right;
-      stack[sp++] = nd->left;
-      continue;
-    }
+  const node *nd;
+  while ((nd = next_leaf(m, stack, &sp, lo, hi, 3))) {
     for (int32_t q = nd->start; q < nd->start + nd->count; q++) {
       const int32_t *f = m->F + 3 * (int64_t)m->order[q];
       const double *P[3] = {m->V + 3 * f[0], m->V + 3 * f[1], m->V + 3 * f[2]};
