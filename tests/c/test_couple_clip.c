@@ -515,6 +515,21 @@ static tide_shape *polygon(const tide_tetmesh *m, const double *V) {
   return poly;
 }
 
+/* the closure tests' shapes: 0 the boundary of m at x, 1 of m at V moved
+ * by the transform (R, tc), 2 the boundary of box */
+static tide_shape *case_shape(int cs, const tide_tetmesh *m, const double *x, const double *V, const double *R,
+                              const double *tc, const tide_tetmesh *box) {
+  tide_shape *shape;
+  if (cs == 1) {
+    tide_shape *poly = polygon(m, V);
+    tide_shape_transform(poly, R, tc, &shape);
+    tide_shape_release(poly);
+  } else {
+    shape = cs == 0 ? polygon(m, x) : polygon(box, TIDE_F64P(box->x));
+  }
+  return shape;
+}
+
 /* 2D: the exact fractions of the mesh's own boundary polygon (a jagged disk,
  * vertices at random radii, so its corners poke through grid lines by any
  * amount; also moved rigidly through a transform shape; a box whose sides
@@ -548,14 +563,7 @@ static void test_polygon_closure(void) {
   double lo[3] = {0.25 + 0.3 / nc, 0.375, 0}, hi[3] = {0.75, 0.625 - 0.4 / nc, 0}; /* two sides on grid lines */
   tide_tetmesh *box = box_mesh(2, lo, hi, 4);
   for (int cs = 0; cs < 3; cs++) {
-    tide_shape *shape;
-    if (cs == 1) {
-      tide_shape *poly = polygon(m, V);
-      tide_shape_transform(poly, R, tc, &shape);
-      tide_shape_release(poly);
-    } else {
-      shape = cs == 0 ? polygon(m, x) : polygon(box, TIDE_F64P(box->x));
-    }
+    tide_shape *shape = case_shape(cs, m, x, V, R, tc, box);
     static const char *what[3] = {"jagged polygon", "jagged polygon moved by a transform", "box, two sides on grid lines"};
     double mean;
     int64_t partial;
@@ -608,14 +616,7 @@ static void test_surface_closure(void) {
   double lo[3] = {0.25 + 0.3 / nc, 0.375, 0.25}, hi[3] = {0.75, 0.625 - 0.4 / nc, 0.6875}; /* faces on grid planes */
   tide_tetmesh *box = box_mesh(3, lo, hi, 3);
   for (int cs = 0; cs < 3; cs++) {
-    tide_shape *shape;
-    if (cs == 1) {
-      tide_shape *poly = polygon(m, V);
-      tide_shape_transform(poly, R, tc, &shape);
-      tide_shape_release(poly);
-    } else {
-      shape = cs == 0 ? polygon(m, x) : polygon(box, TIDE_F64P(box->x));
-    }
+    tide_shape *shape = case_shape(cs, m, x, V, R, tc, box);
     static const char *what[3] = {"jagged icosphere", "jagged icosphere moved by a transform",
                                   "box, four faces on grid planes"};
     double mean, t0 = (double)clock() / CLOCKS_PER_SEC;
