@@ -238,6 +238,167 @@ static double open_segment_meshes(const tide_shape *s, int only, int b, const do
   return open;
 }
 
+#define MAXSEG 64
+#define MAXEV 256
+
+/* 3D: the cross-section segments of the shape's mesh leaves with the plane
+ * x_a = p near the world box [lo, hi], appended to seg[n..cap) (6 doubles
+ * each, world coordinates); A, c map the world to the leaf's frame,
+ * y = A x + c (A orthonormal).  Returns the new count (may exceed cap). */
+static int64_t sections(const tide_shape *s, const double A[9], const double c[3], int a, double p,
+                        const double lo[3], const double hi[3], double *seg, int64_t cap, int64_t n) {
+  if (!s) return n;
+  switch (s->kind) {
+  case TIDE_SHAPE_MESH: {
+    double nrm[3], off = p, ylo[3] = {INFINITY, INFINITY, INFINITY}, yhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int j = 0; j < 3; j++) { /* x_a = sum_j A[j][a] (y_j - c_j) */
+      nrm[j] = A[3 * j + a];
+      off += nrm[j] * c[j];
+    }
+    for (int q = 0; q < 8; q++) { /* the box in the leaf's frame */
+      double x[3] = {q & 1 ? hi[0] : lo[0], q & 2 ? hi[1] : lo[1], q & 4 ? hi[2] : lo[2]};
+      for (int j = 0; j < 3; j++) {
+        double y = A[3 * j] * x[0] + A[3 * j + 1] * x[1] + A[3 * j + 2] * x[2] + c[j];
+        ylo[j] = fmin(ylo[j], y);
+        yhi[j] = fmax(yhi[j], y);
+      }
+    }
+    int64_t k = tide_sdf_mesh_plane_segments(s->mesh, nrm, off, ylo, yhi, seg + 6 * (n < cap ? n : cap),
+                                             n < cap ? cap - n : 0);
+    int identity = A[0] == 1 && A[4] == 1 && A[8] == 1 && c[0] == 0 && c[1] == 0 && c[2] == 0;
+    for (int64_t q = n; q < n + k && q < cap && !identity; q++) /* back to the world, x = A^T (y - c) */
+      for (int e = 0; e < 2; e++) {
+        double *y = seg + 6 * q + 3 * e, x[3];
+        for (int i = 0; i < 3; i++)
+          x[i] = A[i] * (y[0] - c[0]) + A[3 + i] * (y[1] - c[1]) + A[6 + i] * (y[2] - c[2]);
+        y[0] = x[0], y[1] = x[1], y[2] = x[2];
+      }
+    return n + k;
+  }
+  case TIDE_SHAPE_TRANSFORM: { /* child frame z = R^T (y - t) = (R^T A) x + R^T (c - t) */
+    const double *P = s->p;
+    double B[9], d[3];
+    for (int j = 0; j < 3; j++) {
+      d[j] = P[j] * (c[0] - P[9]) + P[3 + j] * (c[1] - P[10]) + P[6 + j] * (c[2] - P[11]);
+      for (int i = 0; i < 3; i++)
+        B[3 * j + i] = P[j] * A[i] + P[3 + j] * A[3 + i] + P[6 + j] * A[6 + i];
+    }
+    return sections(s->a, B, d, a, p, lo, hi, seg, cap, n);
+  }
+  case TIDE_SHAPE_COMPLEMENT: return sections(s->a, A, c, a, p, lo, hi, seg, cap, n);
+  case TIDE_SHAPE_UNION:
+  case TIDE_SHAPE_INTERSECTION:
+  case TIDE_SHAPE_DIFFERENCE:
+    return sections(s->b, A, c, a, p, lo, hi, seg, cap, sections(s->a, A, c, a, p, lo, hi, seg, cap, n));
+  default: return n;
+  }
+}
+
+static void sort_doubles(double *t, int64_t n) { /* insertion sort, n small */
+  for (int64_t q = 1; q < n; q++)
+    for (int64_t r = q; r > 0 && t[r - 1] > t[r]; r--) {
+      double w = t[r];
+      t[r] = t[r - 1];
+      t[r - 1] = w;
+    }
+}
+
+/* 3D face square of a shape of mesh leaves only, corner x0, side h along
+ * axes b, c, normal a: the meshes' cross-section with the face's plane is a
+ * set of segments; in face units (u, v) in [0, 1]^2 they are clipped to the
+ * square.  The open length of the square's line u = s is piecewise linear
+ * in s between the events (the clipped ends' u, and the u of two segments'
+ * crossings, for CSG), so the midpoint rule between events integrates it
+ * exactly; each line is split at its crossings with the segments and each
+ * part is open or solid by the sign at its midpoint (a part on a triangle
+ * lying in the plane has distance 0 and is closed, as in 2D).  Returns -1
+ * when there are more than MAXSEG segments or MAXEV events. */
+static double open_square_meshes(const tide_shape *s, int a, int b, int c, const double x0[3], double h) {
+  static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, Z[3] = {0, 0, 0};
+  double seg[6 * MAXSEG], uv[4 * MAXSEG], ev[MAXEV], cr[MAXSEG + 2];
+  double lo[3] = {x0[0], x0[1], x0[2]}, hi[3] = {x0[0], x0[1], x0[2]};
+  hi[b] += h;
+  hi[c] += h;
+  int64_t n = sections(s, I, Z, a, x0[a], lo, hi, seg, MAXSEG, 0);
+  if (n > MAXSEG) return -1;
+  int64_t ns = 0, ne = 0;
+  for (int64_t q = 0; q < n; q++) { /* clip to the square (Liang-Barsky) */
+    double P[2] = {(seg[6 * q + b] - x0[b]) / h, (seg[6 * q + c] - x0[c]) / h};
+    double D[2] = {(seg[6 * q + 3 + b] - x0[b]) / h - P[0], (seg[6 * q + 3 + c] - x0[c]) / h - P[1]};
+    double t0 = 0, t1 = 1;
+    int keep = 1;
+    for (int k = 0; k < 2 && keep; k++) {
+      if (D[k] == 0) {
+        keep = P[k] >= 0 && P[k] <= 1;
+        continue;
+      }
+      double ta = -P[k] / D[k], tb = (1 - P[k]) / D[k];
+      if (ta > tb) {
+        double w = ta;
+        ta = tb;
+        tb = w;
+      }
+      t0 = fmax(t0, ta);
+      t1 = fmin(t1, tb);
+      keep = t0 < t1;
+    }
+    if (!keep) continue;
+    double *w = uv + 4 * ns++;
+    w[0] = t0 == 0 ? P[0] : P[0] + t0 * D[0];
+    w[1] = t0 == 0 ? P[1] : P[1] + t0 * D[1];
+    w[2] = t1 == 1 ? P[0] + D[0] : P[0] + t1 * D[0];
+    w[3] = t1 == 1 ? P[1] + D[1] : P[1] + t1 * D[1];
+    if (ne + 2 > MAXEV) return -1;
+    if (w[0] == w[2]) { /* along v: no line meets it, its u is an event */
+      ev[ne++] = w[0];
+      continue;
+    }
+    ev[ne++] = w[0];
+    ev[ne++] = w[2];
+  }
+  for (int64_t q = 0; q < ns; q++) /* two segments' crossings (CSG of meshes) */
+    for (int64_t r = q + 1; r < ns; r++) {
+      const double *p = uv + 4 * q, *o = uv + 4 * r;
+      double d1[2] = {p[2] - p[0], p[3] - p[1]}, d2[2] = {o[2] - o[0], o[3] - o[1]};
+      double den = d1[0] * d2[1] - d1[1] * d2[0];
+      if (den == 0) continue;
+      double e[2] = {o[0] - p[0], o[1] - p[1]};
+      double t = (e[0] * d2[1] - e[1] * d2[0]) / den, l = (e[0] * d1[1] - e[1] * d1[0]) / den;
+      if (!(t > 0 && t < 1 && l > 0 && l < 1)) continue;
+      if (ne + 1 > MAXEV) return -1;
+      ev[ne++] = p[0] + t * d1[0];
+    }
+  ev[ne++] = 0;
+  ev[ne++] = 1;
+  sort_doubles(ev, ne);
+  double open = 0;
+  for (int64_t q = 0; q + 1 < ne; q++) {
+    double u0 = fmax(ev[q], 0), u1 = fmin(ev[q + 1], 1);
+    if (!(u1 > u0)) continue;
+    double sm = 0.5 * (u0 + u1);
+    int64_t nc = 0;
+    for (int64_t r = 0; r < ns; r++) {
+      const double *w = uv + 4 * r;
+      if ((w[0] >= sm) == (w[2] >= sm)) continue;
+      double v = w[1] + (sm - w[0]) / (w[2] - w[0]) * (w[3] - w[1]);
+      if (v > 0 && v < 1) cr[1 + nc++] = v;
+    }
+    sort_doubles(cr + 1, nc);
+    cr[0] = 0;
+    cr[nc + 1] = 1;
+    double len = 0;
+    for (int64_t r = 0; r <= nc; r++) {
+      if (!(cr[r + 1] > cr[r])) continue;
+      double y[3] = {x0[0], x0[1], x0[2]};
+      y[b] += sm * h;
+      y[c] += 0.5 * (cr[r] + cr[r + 1]) * h;
+      len += tide_shape_eval(s, y) > 1e-12 * h ? cr[r + 1] - cr[r] : 0;
+    }
+    open += (u1 - u0) * len;
+  }
+  return open;
+}
+
 int tide_mac_face_fractions_shape(const tide_grid *g, const tide_shape *shape, int depth,
                                   double clamp_lo, double clamp_hi, tide_mac *out, tide_array *solid) {
   int st;
@@ -249,7 +410,8 @@ int tide_mac_face_fractions_shape(const tide_grid *g, const tide_shape *shape, i
   if (!(clamp_lo >= 0 && clamp_hi <= 1 && clamp_lo <= clamp_hi))
     return tide_fail(TIDE_EINVAL, "clamp must satisfy 0 <= lo <= hi <= 1");
   int dim = g->dim, only = 1;
-  int meshes = dim == 2 && has_meshes(shape, &only);
+  int meshes = has_meshes(shape, &only), meshes3 = dim == 3 && meshes && only;
+  meshes = meshes && dim == 2;
   for (int a = 0; a < dim; a++) {
     int fd[3];
     tide_grid_face_dims(g, a, fd);
@@ -266,6 +428,13 @@ int tide_mac_face_fractions_shape(const tide_grid *g, const tide_shape *shape, i
             mid[b] += 0.5 * g->dx;
             double phi = tide_shape_eval(shape, mid);
             f = phi > 0.5 * g->dx ? 1 : phi < -0.5 * g->dx ? 0 : open_segment_meshes(shape, only, b, x0, g->dx, depth);
+          }
+          if (meshes3) {
+            double mid[3] = {x0[0], x0[1], x0[2]};
+            mid[b] += 0.5 * g->dx;
+            mid[c] += 0.5 * g->dx;
+            double phi = tide_shape_eval(shape, mid), half = 0.70710678118654752 * g->dx;
+            f = phi > half ? 1 : phi < -half ? 0 : open_square_meshes(shape, a, b, c, x0, g->dx);
           }
           if (f < 0) f = open_piece(shape, dim, b, c, x0, g->dx, depth);
           fr[((int64_t)i * fd[1] + j) * fd[2] + k] = clamp(f, clamp_lo, clamp_hi);

@@ -346,8 +346,14 @@ int tide_mac_face_fractions(const tide_grid *g, const tide_array *nodes, double 
  * are the exact lengths outside the polygons and every cell closes against
  * the boundary pieces clipped from the same polygons (couple/clip.c) to
  * round-off whatever the opening's size (depth is then unused); mixed with
- * analytic leaves each part is subdivided as above.  Clamping and solid
- * labels as above. */
+ * analytic leaves each part is subdivided as above.  In 3D, a shape of mesh
+ * leaves only (closed triangle surfaces) has each undecided face integrated
+ * exactly: the surfaces' cross-section with the face's plane
+ * (tide_sdf_mesh_plane_segments), clipped to the square, makes the open
+ * length of the square's lines along one axis piecewise linear between
+ * events, integrated by the midpoint rule, each line split at its
+ * crossings (more than 64 segments or 256 events: the subdivision).
+ * Clamping and solid labels as above. */
 struct tide_shape;
 int tide_mac_face_fractions_shape(const tide_grid *g, const struct tide_shape *shape, int depth,
                                   double clamp_lo, double clamp_hi, tide_mac *out, tide_array *solid);

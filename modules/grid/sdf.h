@@ -104,6 +104,14 @@ double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double x[3], double
  * allocation; for exact face fractions against the clipped boundary. */
 int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], const double p1[3], double *t,
                                 int64_t cap);
+/* 3D: the segments where the plane nrm . x = p cuts the triangles whose
+ * boxes meet [lo, hi] (6 doubles each, its two ends; a vertex on the plane
+ * counts on the + side, so a surface through it is cut once; a triangle
+ * lying in the plane gives its three edges); at most cap are stored in seg,
+ * the count of all is returned (0 for a 2D mesh).  No allocation; for exact
+ * 3D face fractions against the clipped boundary. */
+int64_t tide_sdf_mesh_plane_segments(const tide_sdf_mesh *m, const double nrm[3], double p, const double lo[3],
+                                     const double hi[3], double *seg, int64_t cap);
 /* Bounding box of the vertices [m] (z = 0 in 2D). */
 void tide_sdf_mesh_bounds(const tide_sdf_mesh *m, double lo[3], double hi[3]);
 

@@ -359,6 +359,23 @@ double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double xin[3], doub
 
 /* ------------------------------------------------- segment crossings (2D) */
 
+/* depth-first walk of the BVH: the next leaf whose box meets [lo, hi] in
+ * the first dim axes, NULL when done (stack[0] = 0, *sp = 1 to start) */
+static const node *next_leaf(const tide_sdf_mesh *m, int32_t *stack, int *sp, const double *lo, const double *hi,
+                             int dim) {
+  while (*sp > 0) {
+    const node *nd = &m->nodes[stack[--*sp]];
+    int miss = 0;
+    for (int k = 0; k < dim; k++)
+      miss |= nd->lo[k] > hi[k] || nd->hi[k] < lo[k];
+    if (miss) continue;
+    if (nd->left < 0) return nd;
+    stack[(*sp)++] = nd->right;
+    stack[(*sp)++] = nd->left;
+  }
+  return NULL;
+}
+
 int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], const double p1[3], double *t,
                                 int64_t cap) {
   if (m->dim != 2 || m->nnodes == 0) return 0;
@@ -369,14 +386,8 @@ int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], cons
   int32_t stack[2 * MAX_DEPTH + 8];
   int sp = 0;
   stack[sp++] = 0;
-  while (sp > 0) {
-    const node *nd = &m->nodes[stack[--sp]];
-    if (nd->lo[0] > hi[0] || nd->hi[0] < lo[0] || nd->lo[1] > hi[1] || nd->hi[1] < lo[1]) continue;
-    if (nd->left >= 0) {
-      stack[sp++] = nd->right;
-      stack[sp++] = nd->left;
-      continue;
-    }
+  const node *nd;
+  while ((nd = next_leaf(m, stack, &sp, lo, hi, 2))) {
     for (int32_t q = nd->start; q < nd->start + nd->count; q++) {
       const int32_t *f = m->F + 3 * (int64_t)m->order[q];
       const double *A = m->V + 3 * f[0], *B = m->V + 3 * f[1];
@@ -399,6 +410,55 @@ int64_t tide_sdf_mesh_crossings(const tide_sdf_mesh *m, const double p0[3], cons
       double s = ((X[0] - p0[0]) * d[0] + (X[1] - p0[1]) * d[1]) / d2;
       if (!(s > 0 && s < 1)) continue;
       if (n < cap) t[n] = s;
+      n++;
+    }
+  }
+  return n;
+}
+
+/* --------------------------------------------- plane cross-section (3D) */
+
+int64_t tide_sdf_mesh_plane_segments(const tide_sdf_mesh *m, const double nrm[3], double p, const double lo[3],
+                                     const double hi[3], double *seg, int64_t cap) {
+  if (m->dim != 3 || m->nnodes == 0) return 0;
+  int64_t n = 0;
+  int32_t stack[2 * MAX_DEPTH + 8];
+  int sp = 0;
+  stack[sp++] = 0;
+  const node *nd;
+  while ((nd = next_leaf(m, stack, &sp, lo, hi, 3))) {
+    for (int32_t q = nd->start; q < nd->start + nd->count; q++) {
+      const int32_t *f = m->F + 3 * (int64_t)m->order[q];
+      const double *P[3] = {m->V + 3 * f[0], m->V + 3 * f[1], m->V + 3 * f[2]};
+      double d[3];
+      for (int e = 0; e < 3; e++)
+        d[e] = nrm[0] * P[e][0] + nrm[1] * P[e][1] + nrm[2] * P[e][2] - p;
+      if (d[0] == 0 && d[1] == 0 && d[2] == 0) { /* in the plane: its edges */
+        for (int e = 0; e < 3; e++) {
+          if (n < cap)
+            for (int k = 0; k < 3; k++) {
+              seg[6 * n + k] = P[e][k];
+              seg[6 * n + 3 + k] = P[(e + 1) % 3][k];
+            }
+          n++;
+        }
+        continue;
+      }
+      /* a vertex on the plane counts on the + side, as in the 2D crossings */
+      int pos[3] = {d[0] >= 0, d[1] >= 0, d[2] >= 0};
+      if (pos[0] == pos[1] && pos[1] == pos[2]) continue;
+      int m2 = 0;
+      for (int e = 0; e < 3; e++) {
+        int e1 = (e + 1) % 3;
+        if (pos[e] == pos[e1]) continue;
+        double l = d[e] / (d[e] - d[e1]);
+        if (n < cap)
+          for (int k = 0; k < 3; k++)
+            seg[6 * n + 3 * m2 + k] = d[e] == 0    ? P[e][k]
+                                      : d[e1] == 0 ? P[e1][k]
+                                                   : P[e][k] + l * (P[e1][k] - P[e][k]);
+        m2++;
+      }
       n++;
     }
   }

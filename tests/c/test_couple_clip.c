@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t rng = 88172645463325252ull;
 static double urand(void) {
@@ -504,14 +505,29 @@ static double shape_closure(const tide_grid *g, const tide_tetmesh *m, const dou
   return worst;
 }
 
-/* the boundary polygon of m at V (nv x 2) as a shape */
+/* the boundary polygon (surface in 3D) of m at V (nv x dim) as a shape */
 static tide_shape *polygon(const tide_tetmesh *m, const double *V) {
   tide_sdf_mesh *sm;
   tide_shape *poly;
-  CHECK(tide_sdf_mesh_new(2, m->nv, V, m->nb, TIDE_I32P(m->bound), &sm) == TIDE_OK, "polygon");
+  CHECK(tide_sdf_mesh_new(m->dim, m->nv, V, m->nb, TIDE_I32P(m->bound), &sm) == TIDE_OK, "polygon");
   tide_shape_mesh(sm, &poly);
   tide_sdf_mesh_release(sm);
   return poly;
+}
+
+/* the closure tests' shapes: 0 the boundary of m at x, 1 of m at V moved
+ * by the transform (R, tc), 2 the boundary of box */
+static tide_shape *case_shape(int cs, const tide_tetmesh *m, const double *x, const double *V, const double *R,
+                              const double *tc, const tide_tetmesh *box) {
+  tide_shape *shape;
+  if (cs == 1) {
+    tide_shape *poly = polygon(m, V);
+    tide_shape_transform(poly, R, tc, &shape);
+    tide_shape_release(poly);
+  } else {
+    shape = cs == 0 ? polygon(m, x) : polygon(box, TIDE_F64P(box->x));
+  }
+  return shape;
 }
 
 /* 2D: the exact fractions of the mesh's own boundary polygon (a jagged disk,
@@ -547,14 +563,7 @@ static void test_polygon_closure(void) {
   double lo[3] = {0.25 + 0.3 / nc, 0.375, 0}, hi[3] = {0.75, 0.625 - 0.4 / nc, 0}; /* two sides on grid lines */
   tide_tetmesh *box = box_mesh(2, lo, hi, 4);
   for (int cs = 0; cs < 3; cs++) {
-    tide_shape *shape;
-    if (cs == 1) {
-      tide_shape *poly = polygon(m, V);
-      tide_shape_transform(poly, R, tc, &shape);
-      tide_shape_release(poly);
-    } else {
-      shape = cs == 0 ? polygon(m, x) : polygon(box, TIDE_F64P(box->x));
-    }
+    tide_shape *shape = case_shape(cs, m, x, V, R, tc, box);
     static const char *what[3] = {"jagged polygon", "jagged polygon moved by a transform", "box, two sides on grid lines"};
     double mean;
     int64_t partial;
@@ -568,6 +577,139 @@ static void test_polygon_closure(void) {
   free(V);
   tide_tetmesh_free(box);
   tide_tetmesh_free(m);
+}
+
+/* 3D: the same for a jagged icosphere (vertices at random radii), also
+ * moved rigidly through a transform shape, and a box whose faces lie on
+ * grid planes: the face fractions are the areas outside the surface (the
+ * cross-section segments with each face's plane, integrated exactly
+ * between events), not a depth-5 subdivision. */
+static void test_surface_closure(void) {
+  double ctr[3] = {0.5, 0.5, 0.5}, r = 0.3;
+  int nc = 16;
+  tide_grid g;
+  int n[3] = {nc, nc, nc};
+  double o[3] = {0, 0, 0};
+  tide_grid_init(&g, 3, n, 1.0 / nc, o);
+  tide_tetmesh *m = sphere_mesh(3, ctr, r, 2);
+  double *x = TIDE_F64P(m->x);
+  for (int64_t i = 0; i + 1 < m->nv; i++) { /* the last node is the centre */
+    double s = 0.85 + 0.3 * urand();
+    for (int k = 0; k < 3; k++)
+      x[3 * i + k] = ctr[k] + s * (x[3 * i + k] - ctr[k]);
+  }
+  double a1 = 0.3, a2 = 0.7; /* R = Rz(a1) Rx(a2) */
+  double Rz[9] = {cos(a1), -sin(a1), 0, sin(a1), cos(a1), 0, 0, 0, 1}, Rx[9] = {1, 0, 0, 0, cos(a2), -sin(a2), 0, sin(a2), cos(a2)};
+  double R[9], t[3] = {0.013, -0.021, 0.017};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      R[3 * i + j] = Rz[3 * i] * Rx[j] + Rz[3 * i + 1] * Rx[3 + j] + Rz[3 * i + 2] * Rx[6 + j];
+  double tc[3] = {ctr[0] + t[0], ctr[1] + t[1], ctr[2] + t[2]};
+  double *xr = malloc((size_t)m->nv * 3 * sizeof(double)), *V = malloc((size_t)m->nv * 3 * sizeof(double));
+  for (int64_t i = 0; i < m->nv; i++) { /* the mesh moved: x' = R (x - c) + c + t; V centred */
+    double d[3] = {x[3 * i] - ctr[0], x[3 * i + 1] - ctr[1], x[3 * i + 2] - ctr[2]};
+    for (int k = 0; k < 3; k++) {
+      V[3 * i + k] = d[k];
+      xr[3 * i + k] = tc[k] + R[3 * k] * d[0] + R[3 * k + 1] * d[1] + R[3 * k + 2] * d[2];
+    }
+  }
+  double lo[3] = {0.25 + 0.3 / nc, 0.375, 0.25}, hi[3] = {0.75, 0.625 - 0.4 / nc, 0.6875}; /* faces on grid planes */
+  tide_tetmesh *box = box_mesh(3, lo, hi, 3);
+  for (int cs = 0; cs < 3; cs++) {
+    tide_shape *shape = case_shape(cs, m, x, V, R, tc, box);
+    static const char *what[3] = {"jagged icosphere", "jagged icosphere moved by a transform",
+                                  "box, four faces on grid planes"};
+    double mean, t0 = (double)clock() / CLOCKS_PER_SEC;
+    int64_t partial;
+    double worst = shape_closure(&g, cs == 2 ? box : m, cs == 1 ? xr : NULL, shape, &mean, &partial);
+    printf("3D %s, %lld cut faces: closure of the exact fractions / face area, max %.3e (mean %.3e), %.3f s CPU (clip + fractions)\n",
+           what[cs], (long long)partial, worst, mean, (double)clock() / CLOCKS_PER_SEC - t0);
+    CHECK((cs == 2 || partial > 500) && worst < 1e-12, "3D %s: exact fractions close to round-off (max %g)", what[cs],
+          worst);
+    tide_shape_release(shape);
+  }
+  free(xr);
+  free(V);
+  tide_tetmesh_free(box);
+  tide_tetmesh_free(m);
+}
+
+/* area of the face square (normal a at p, corner x0, side h) inside the box [lo, hi] */
+static double square_in_box(int a, double p, const double *x0, double h, const double *lo, const double *hi) {
+  if (!(p > lo[a] && p < hi[a])) return 0;
+  int b = (a + 1) % 3, c = (a + 2) % 3;
+  return overlap(x0[b], x0[b] + h, lo[b], hi[b]) * overlap(x0[c], x0[c] + h, lo[c], hi[c]);
+}
+
+/* 3D CSG of meshes: the union and the difference of two overlapping box
+ * surfaces, the second placed through two nested transforms (quarter
+ * turns, so it stays axis-aligned): the exact fractions are the analytic
+ * open areas of every face to round-off (the events include the two
+ * cross-sections' crossings). */
+static void test_csg_boxes(void) {
+  int nc = 16;
+  tide_grid g;
+  int n[3] = {nc, nc, nc};
+  double o[3] = {0, 0, 0};
+  tide_grid_init(&g, 3, n, 1.0 / nc, o);
+  double loA[3] = {0.213, 0.301, 0.257}, hiA[3] = {0.671, 0.633, 0.709};
+  double loY[3] = {-0.137, -0.091, -0.163}, hiY[3] = {0.119, 0.173, 0.104}; /* B in its own frame */
+  double R1[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, t1[3] = {0.652, 0.588, 0.031}; /* quarter turn about z */
+  double R2[9] = {1, 0, 0, 0, 0, -1, 0, 1, 0}, t2[3] = {0.011, -0.023, 0.617};  /* about x */
+  double loB[3] = {INFINITY, INFINITY, INFINITY}, hiB[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int q = 0; q < 8; q++) { /* world = R1 (R2 y + t2) + t1 */
+    double y[3] = {q & 1 ? hiY[0] : loY[0], q & 2 ? hiY[1] : loY[1], q & 4 ? hiY[2] : loY[2]}, z[3], x[3];
+    for (int i = 0; i < 3; i++)
+      z[i] = R2[3 * i] * y[0] + R2[3 * i + 1] * y[1] + R2[3 * i + 2] * y[2] + t2[i];
+    for (int i = 0; i < 3; i++) {
+      x[i] = R1[3 * i] * z[0] + R1[3 * i + 1] * z[1] + R1[3 * i + 2] * z[2] + t1[i];
+      loB[i] = fmin(loB[i], x[i]);
+      hiB[i] = fmax(hiB[i], x[i]);
+    }
+  }
+  tide_tetmesh *ma = box_mesh(3, loA, hiA, 3), *mb = box_mesh(3, loY, hiY, 2);
+  tide_shape *A = polygon(ma, TIDE_F64P(ma->x)), *Y = polygon(mb, TIDE_F64P(mb->x)), *T2, *B;
+  tide_shape_transform(Y, R2, t2, &T2);
+  tide_shape_transform(T2, R1, t1, &B);
+  for (int op = 0; op < 2; op++) {
+    tide_shape *shape;
+    tide_shape_csg(op ? TIDE_SHAPE_DIFFERENCE : TIDE_SHAPE_UNION, A, B, &shape);
+    tide_mac *w;
+    tide_mac_new(&g, TIDE_F64, &w);
+    tide_mac_face_fractions_shape(&g, shape, 5, 0, 1, w, NULL);
+    double worst = 0;
+    int64_t partial = 0;
+    for (int a = 0; a < 3; a++) {
+      int fd[3];
+      tide_grid_face_dims(&g, a, fd);
+      for (int i = 0; i < fd[0]; i++)
+        for (int j = 0; j < fd[1]; j++)
+          for (int k = 0; k < fd[2]; k++) {
+            double x0[3] = {i * g.dx, j * g.dx, k * g.dx}, h2 = g.dx * g.dx;
+            double sa = square_in_box(a, x0[a], x0, g.dx, loA, hiA), sb = square_in_box(a, x0[a], x0, g.dx, loB, hiB);
+            double lo[3], hi[3];
+            for (int e = 0; e < 3; e++)
+              lo[e] = fmax(loA[e], loB[e]), hi[e] = fmin(hiA[e], hiB[e]);
+            double sab = square_in_box(a, x0[a], x0, g.dx, lo, hi);
+            double want = 1 - (op ? sa - sab : sa + sb - sab) / h2;
+            double f = TIDE_F64P(w->u[a])[((int64_t)i * fd[1] + j) * fd[2] + k];
+            partial += want > 0 && want < 1;
+            worst = fmax(worst, fabs(f - want));
+          }
+    }
+    printf("3D box %s box (nested transforms), %lld cut faces: exact fractions vs analytic, max error %.3e\n",
+           op ? "minus" : "union", (long long)partial, worst);
+    CHECK(partial > 100 && worst < 1e-12, "3D CSG of box meshes (%s): fractions exact (max error %g)",
+          op ? "difference" : "union", worst);
+    tide_mac_free(w);
+    tide_shape_release(shape);
+  }
+  tide_shape_release(A);
+  tide_shape_release(Y);
+  tide_shape_release(T2);
+  tide_shape_release(B);
+  tide_tetmesh_free(ma);
+  tide_tetmesh_free(mb);
 }
 
 int main(void) {
@@ -584,5 +726,7 @@ int main(void) {
   test_sphere(2);
   test_sphere(3);
   test_polygon_closure();
+  test_surface_closure();
+  test_csg_boxes();
   return check_report();
 }
