@@ -13,7 +13,7 @@ local P = tide.params({
   res = 64, dim = 2, frames = 60, fps = 30, method = "wcsph", kernel = "cubic", out = "out/sph_dam_break",
   image = 640, cfl = 0.4, boundary = "particles",
 }, {
-  boundary = "particles (Akinci et al. 2012) or sdf (wall weight of the shapes)",
+  boundary = "particles (Akinci et al. 2012) or sdf (SDF walls: wall weight for the box tank, density map for the block)",
   res = "particles per metre", dim = "2 or 3", method = "wcsph or dfsph", kernel = "cubic or wendland",
   image = "PNG width in pixels", cfl = "Courant number of the step",
 })
