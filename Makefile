@@ -18,7 +18,8 @@ all: build
 setup:
 	@bash scripts/setup.sh
 
-$(BUILD)/CMakeCache.txt:
+# Order-only on setup: with make -j the configure step must not run before the packages are in.
+$(BUILD)/CMakeCache.txt: | setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 build: setup $(BUILD)/CMakeCache.txt
