@@ -484,6 +484,13 @@ static void test_sphere(int d) {
   tide_shape_release(sph);
 }
 
+/* the unit cube in nc^3 cells */
+static void unit_cube(tide_grid *g, int nc) {
+  int n[3] = {nc, nc, nc};
+  double o[3] = {0, 0, 0};
+  tide_grid_init(g, 3, n, 1.0 / nc, o);
+}
+
 /* closure (max, *mean) of the exact fractions of shape against the pieces
  * clipped from m at x (NULL: m->x); *partial: the faces with 0 < f < 1 */
 static double shape_closure(const tide_grid *g, const tide_tetmesh *m, const double *x, const tide_shape *shape,
@@ -591,9 +598,7 @@ static void test_surface_closure(void) {
   double ctr[3] = {0.5, 0.5, 0.5}, r = 0.3;
   int nc = 16;
   tide_grid g;
-  int n[3] = {nc, nc, nc};
-  double o[3] = {0, 0, 0};
-  tide_grid_init(&g, 3, n, 1.0 / nc, o);
+  unit_cube(&g, nc);
   tide_tetmesh *m = sphere_mesh(3, ctr, r, 2);
   double *x = TIDE_F64P(m->x);
   for (int64_t i = 0; i + 1 < m->nv; i++) { /* the last node is the centre */
@@ -652,9 +657,7 @@ static double square_in_box(int a, double p, const double *x0, double h, const d
 static void test_csg_boxes(void) {
   int nc = 16;
   tide_grid g;
-  int n[3] = {nc, nc, nc};
-  double o[3] = {0, 0, 0};
-  tide_grid_init(&g, 3, n, 1.0 / nc, o);
+  unit_cube(&g, nc);
   double loA[3] = {0.213, 0.301, 0.257}, hiA[3] = {0.671, 0.633, 0.709};
   double loY[3] = {-0.137, -0.091, -0.163}, hiY[3] = {0.119, 0.173, 0.104}; /* B in its own frame */
   double R1[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, t1[3] = {0.652, 0.588, 0.031}; /* quarter turn about z */
@@ -953,9 +956,7 @@ static double csg_closure(const tide_grid *g, tide_shape_kind op, const body *A,
 static void test_csg_closure(void) {
   int nc = 16;
   tide_grid g;
-  int n[3] = {nc, nc, nc};
-  double o[3] = {0, 0, 0};
-  tide_grid_init(&g, 3, n, 1.0 / nc, o);
+  unit_cube(&g, nc);
   double c0[3] = {0, 0, 0}, cA[3] = {0.47, 0.5, 0.49}, cN[3] = {0.5, 0.5, 0.5};
   double R1[9], R2[9], tB[3] = {0.63, 0.56, 0.52}, tX[3] = {0.62, 0.47, 0.55};
   rot3(0.3, 0.7, -0.4, R1);
