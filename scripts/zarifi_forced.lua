@@ -2,6 +2,7 @@
 -- recipe defaults without editing it), optionally printing every solid's centroid and velocity.
 --   build/tide scripts/zarifi_forced.lua mass_consistent=false,separate_cut=false scenes/zarifi_balls.lua --frames 96
 --   PROBE=0.5 build/tide scripts/zarifi_forced.lua mass_reuse=true scenes/zarifi_light_toy.lua   (centroids every 0.5 s)
+--   MOMENTUM=3 build/tide scripts/zarifi_forced.lua mass_share=true scenes/zarifi_balls.lua --frames 96  (solid 3's momentum)
 -- The first argument is a comma-separated list key=value (true, false, numbers or strings); a
 -- forced option overrides what the scene passes (e.g. the hollow sphere's own mass_consistent).
 local zarifi = require "tide.zarifi"
@@ -30,6 +31,44 @@ if probe then
       end
       print(string.format("probe t=%.2f %s", S.t, table.concat(t, "  ")))
       next_t = next_t + probe
+    end
+    return r
+  end
+end
+-- MOMENTUM=k: solid k's momentum change per 0.25 s window, split into the orphan's share (its mass
+-- times flip_increment's uniform c, when mass_share gives it one) and the rest (pressure, damping,
+-- contact, gravity), with its centroid (docs/couple.md: the heavy ball's slide)
+local mk = tonumber(os.getenv("MOMENTUM") or "")
+if mk then
+  local step, next_t, acc = zarifi.step, 0.25, {}
+  local function momentum(m)
+    local P = {}
+    for a = 1, m.dim do P[a] = m.mass:dot(m.v:select(2, a)) end
+    return P
+  end
+  zarifi.step = function(S, dt)
+    local m = S.solids[mk]
+    local P0 = momentum(m)
+    local r = step(S, dt)
+    local P1, M, c = momentum(m), m.mass:sum(), r.increment and r.increment.uniform
+    local shared = S.mass_share and m.pinned:sum() == 0 and c
+    for a = 1, m.dim do
+      local sh = shared and M * c[a] or 0
+      acc[a] = acc[a] or { dP = 0, share = 0, abs = 0 }
+      acc[a].dP, acc[a].share, acc[a].abs = acc[a].dP + P1[a] - P0[a], acc[a].share + sh, acc[a].abs + math.abs(sh)
+    end
+    if S.t >= next_t - 1e-9 then
+      local cen = zarifi.centroid(m)
+      local t = {}
+      for a = 1, m.dim do
+        local q = acc[a]
+        t[#t + 1] = string.format("axis %d: dP %+.4f share %+.4f (|share| %.4f) rest %+.4f", a, q.dP, q.share, q.abs, q.dP - q.share)
+        acc[a] = nil
+      end
+      local xs = {}
+      for a = 1, m.dim do xs[a] = string.format("%.4f", cen[a]) end
+      print(string.format("momentum t=%.2f solid %d at (%s) [N s]  %s", S.t, mk, table.concat(xs, ", "), table.concat(t, "  ")))
+      next_t = next_t + 0.25
     end
     return r
   end

@@ -6,7 +6,10 @@
  * a sphere's area to O(dx^2) and the section 5.4 inconsistency between
  * node-SDF face fractions and the clipped pieces (discrete divergence
  * theorem per cell), and in 2D the exact fractions of a jagged polygon closing
- * against its own clipped pieces to round-off. */
+ * against its own clipped pieces to round-off; in 3D the same for a jagged
+ * icosphere, a box on grid planes, and CSG of icospheres and boxes (union,
+ * intersection, difference, transforms, nodes on grid planes, slivers)
+ * against the CSG solid's boundary pieces. */
 #include "check.h"
 #include "couple/zarifi.h"
 #include "grid/sdf.h"
@@ -481,6 +484,13 @@ static void test_sphere(int d) {
   tide_shape_release(sph);
 }
 
+/* the unit cube in nc^3 cells */
+static void unit_cube(tide_grid *g, int nc) {
+  int n[3] = {nc, nc, nc};
+  double o[3] = {0, 0, 0};
+  tide_grid_init(g, 3, n, 1.0 / nc, o);
+}
+
 /* closure (max, *mean) of the exact fractions of shape against the pieces
  * clipped from m at x (NULL: m->x); *partial: the faces with 0 < f < 1 */
 static double shape_closure(const tide_grid *g, const tide_tetmesh *m, const double *x, const tide_shape *shape,
@@ -588,9 +598,7 @@ static void test_surface_closure(void) {
   double ctr[3] = {0.5, 0.5, 0.5}, r = 0.3;
   int nc = 16;
   tide_grid g;
-  int n[3] = {nc, nc, nc};
-  double o[3] = {0, 0, 0};
-  tide_grid_init(&g, 3, n, 1.0 / nc, o);
+  unit_cube(&g, nc);
   tide_tetmesh *m = sphere_mesh(3, ctr, r, 2);
   double *x = TIDE_F64P(m->x);
   for (int64_t i = 0; i + 1 < m->nv; i++) { /* the last node is the centre */
@@ -649,9 +657,7 @@ static double square_in_box(int a, double p, const double *x0, double h, const d
 static void test_csg_boxes(void) {
   int nc = 16;
   tide_grid g;
-  int n[3] = {nc, nc, nc};
-  double o[3] = {0, 0, 0};
-  tide_grid_init(&g, 3, n, 1.0 / nc, o);
+  unit_cube(&g, nc);
   double loA[3] = {0.213, 0.301, 0.257}, hiA[3] = {0.671, 0.633, 0.709};
   double loY[3] = {-0.137, -0.091, -0.163}, hiY[3] = {0.119, 0.173, 0.104}; /* B in its own frame */
   double R1[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, t1[3] = {0.652, 0.588, 0.031}; /* quarter turn about z */
@@ -712,6 +718,325 @@ static void test_csg_boxes(void) {
   tide_tetmesh_free(mb);
 }
 
+/* ------------------------------------------------ CSG closure (3D) */
+
+/* a convex polygon in 3D (the part of a boundary triangle in a convex body) */
+typedef struct {
+  int n;
+  double p[64][3];
+} tpoly;
+
+/* keep the part of P with nrm . x <= off (closed; vertices on the plane
+ * stay); on an axis plane (ax >= 0) the new vertices lie on it exactly */
+static void keep_below(tpoly *P, const double nrm[3], double off, int ax) {
+  tpoly Q;
+  Q.n = 0;
+  for (int i = 0; i < P->n; i++) {
+    const double *a = P->p[i], *b = P->p[(i + 1) % P->n];
+    double sa = nrm[0] * a[0] + nrm[1] * a[1] + nrm[2] * a[2] - off;
+    double sb = nrm[0] * b[0] + nrm[1] * b[1] + nrm[2] * b[2] - off;
+    if (sa <= 0 && Q.n < 64) memcpy(Q.p[Q.n++], a, sizeof Q.p[0]);
+    if (((sa < 0 && sb > 0) || (sa > 0 && sb < 0)) && Q.n < 64) {
+      double t = sa / (sa - sb);
+      for (int k = 0; k < 3; k++)
+        Q.p[Q.n][k] = a[k] + t * (b[k] - a[k]);
+      if (ax >= 0) Q.p[Q.n][ax] = off * nrm[ax];
+      Q.n++;
+    }
+  }
+  CHECK(Q.n < 64, "polygon overflow");
+  *P = Q;
+}
+
+/* the outward area vector of P */
+static void area_vector(const tpoly *P, double av[3]) {
+  av[0] = av[1] = av[2] = 0;
+  for (int i = 1; i + 1 < P->n; i++) {
+    double e1[3], e2[3];
+    for (int k = 0; k < 3; k++) {
+      e1[k] = P->p[i][k] - P->p[0][k];
+      e2[k] = P->p[i + 1][k] - P->p[0][k];
+    }
+    av[0] += 0.5 * (e1[1] * e2[2] - e1[2] * e2[1]);
+    av[1] += 0.5 * (e1[2] * e2[0] - e1[0] * e2[2]);
+    av[2] += 0.5 * (e1[0] * e2[1] - e1[1] * e2[0]);
+  }
+}
+
+/* S[cell] += sign * (the area vector of P in the cell, inward: -outward);
+ * the cells by clipping P to each one, independently of clip.c's slab
+ * splits; a polygon lying in a grid plane goes to the cell the CSG solid's
+ * outward normal points to, as clip.c does (flip: the solid's normal is
+ * -P's, a boundary piece of a subtracted body) */
+static void add_cells(const tide_grid *g, const tpoly *P, double sign, int flip, double *S) {
+  double av[3], below[3];
+  area_vector(P, av);
+  for (int k = 0; k < 3; k++)
+    below[k] = flip ? av[k] > 0 : av[k] < 0;
+  int c0[3], c1[3];
+  for (int k = 0; k < 3; k++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < P->n; i++)
+      lo = fmin(lo, P->p[i][k]), hi = fmax(hi, P->p[i][k]);
+    double s = (lo - g->origin[k]) / g->dx;
+    if (lo == hi && s == floor(s)) { /* in a grid plane */
+      c0[k] = c1[k] = (int)s - (int)below[k];
+    } else {
+      c0[k] = (int)floor(s);
+      c1[k] = (int)floor((hi - g->origin[k]) / g->dx);
+    }
+    c0[k] = c0[k] < 0 ? 0 : c0[k];
+    c1[k] = c1[k] >= g->n[k] ? g->n[k] - 1 : c1[k];
+  }
+  for (int i = c0[0]; i <= c1[0]; i++)
+    for (int j = c0[1]; j <= c1[1]; j++)
+      for (int l = c0[2]; l <= c1[2]; l++) {
+        int ijk[3] = {i, j, l};
+        tpoly Q = *P;
+        for (int k = 0; k < 3 && Q.n >= 3; k++) {
+          if (c0[k] == c1[k] && P->p[0][k] == g->origin[k] + (c0[k] + below[k]) * g->dx) continue;
+          double e[3] = {0, 0, 0};
+          e[k] = 1;
+          keep_below(&Q, e, g->origin[k] + (ijk[k] + 1) * g->dx, k);
+          e[k] = -1;
+          keep_below(&Q, e, -(g->origin[k] + ijk[k] * g->dx), k);
+        }
+        if (Q.n < 3) continue;
+        double aq[3];
+        area_vector(&Q, aq);
+        int64_t cidx = tide_grid_idx(g, i, j, l);
+        for (int k = 0; k < 3; k++)
+          S[cidx * 3 + k] -= sign * aq[k];
+      }
+}
+
+/* the planes of a convex body's boundary triangles (outward n, n . x <= off
+ * inside); *convex: the largest n . x - off over the vertices */
+static double *body_planes(const tide_tetmesh *m, const double *x, double *convex) {
+  const int32_t *F = TIDE_I32P(m->bound);
+  double *pl = malloc((size_t)m->nb * 4 * sizeof(double));
+  *convex = 0;
+  for (int64_t f = 0; f < m->nb; f++) {
+    const double *a = x + 3 * F[3 * f], *b = x + 3 * F[3 * f + 1], *c = x + 3 * F[3 * f + 2];
+    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int k = 0; k < 3; k++)
+      pl[4 * f + k] = n[k] / l;
+    pl[4 * f + 3] = pl[4 * f] * a[0] + pl[4 * f + 1] * a[1] + pl[4 * f + 2] * a[2];
+    for (int64_t v = 0; v < m->nv; v++) {
+      const double *p = x + 3 * v;
+      int bnd = 0;
+      for (int64_t q = 0; q < 3 * m->nb && !bnd; q++)
+        bnd = F[q] == v;
+      if (bnd) *convex = fmax(*convex, pl[4 * f] * p[0] + pl[4 * f + 1] * p[1] + pl[4 * f + 2] * p[2] - pl[4 * f + 3]);
+    }
+  }
+  return pl;
+}
+
+/* S += sign * (the pieces of m's boundary at x inside the convex body of
+ * planes pl (nb of them)) */
+static void add_inside(const tide_grid *g, const tide_tetmesh *m, const double *x, const double *pl, int64_t nb,
+                       double sign, int flip, double *S) {
+  const int32_t *F = TIDE_I32P(m->bound);
+  for (int64_t f = 0; f < m->nb; f++) {
+    tpoly P;
+    P.n = 3;
+    for (int e = 0; e < 3; e++)
+      memcpy(P.p[e], x + 3 * F[3 * f + e], sizeof P.p[0]);
+    for (int64_t q = 0; q < nb && P.n >= 3; q++)
+      keep_below(&P, pl + 4 * q, pl[4 * q + 3], -1);
+    if (P.n >= 3) add_cells(g, &P, sign, flip, S);
+  }
+}
+
+/* a convex solid: its mesh, world positions x, and its shape (through the
+ * transform (R, t) of the mesh at V when R is given) */
+typedef struct {
+  tide_tetmesh *m;
+  double *x;
+  tide_shape *shape;
+} body;
+
+static body make_body(tide_tetmesh *m, const double *R, const double *t) {
+  body B = {m, malloc((size_t)m->nv * 3 * sizeof(double)), NULL};
+  const double *V = TIDE_F64P(m->x);
+  tide_shape *poly = polygon(m, V);
+  for (int64_t i = 0; i < m->nv; i++)
+    for (int k = 0; k < 3; k++)
+      B.x[3 * i + k] = R ? t[k] + R[3 * k] * V[3 * i] + R[3 * k + 1] * V[3 * i + 1] + R[3 * k + 2] * V[3 * i + 2]
+                         : V[3 * i + k];
+  if (R) {
+    tide_shape_transform(poly, R, t, &B.shape);
+    tide_shape_release(poly);
+  } else {
+    B.shape = poly;
+  }
+  return B;
+}
+
+static void free_body(body *B) {
+  tide_shape_release(B->shape);
+  free(B->x);
+  tide_tetmesh_free(B->m);
+}
+
+static void rot3(double a1, double a2, double a3, double *R) { /* Rz(a1) Rx(a2) Rz(a3) */
+  double c1 = cos(a1), s1 = sin(a1), c2 = cos(a2), s2 = sin(a2), c3 = cos(a3), s3 = sin(a3);
+  double A[9] = {c1, -s1, 0, s1, c1, 0, 0, 0, 1}, B[9] = {1, 0, 0, 0, c2, -s2, 0, s2, c2}, C[9] = {c3, -s3, 0, s3, c3, 0, 0, 0, 1};
+  double AB[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      AB[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+    }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      R[3 * i + j] = AB[3 * i] * C[j] + AB[3 * i + 1] * C[3 + j] + AB[3 * i + 2] * C[6 + j];
+}
+
+/* per-cell closure of the exact fractions of op(A, B) against the pieces of
+ * its boundary: the library's clipped pieces of A and B (tide_zarifi_clip)
+ * minus, by inclusion-exclusion, the parts of each boundary inside the
+ * other body (each boundary triangle clipped to the other's half-spaces,
+ * then to the cells): union S_A + S_B - A|B - B|A, intersection
+ * A|B + B|A, difference S_A - A|B - B|A (B's part with its normal
+ * reversed).  Returns the max closure / face area, *mean, *nan: non-finite
+ * fractions, *partial: faces with 0 < f < 1. */
+static double csg_closure(const tide_grid *g, tide_shape_kind op, const body *A, const body *B, double *mean,
+                          int64_t *nan, int64_t *partial, double *secs) {
+  int64_t nc = tide_grid_ncells(g);
+  double *S = calloc((size_t)nc * 3, sizeof(double)), ca, cb;
+  double *pa = body_planes(A->m, A->x, &ca), *pb = body_planes(B->m, B->x, &cb);
+  CHECK(ca < 1e-12 && cb < 1e-12, "CSG closure: the bodies are convex (%g, %g)", ca, cb);
+  if (op != TIDE_SHAPE_INTERSECTION)
+    for (int e = 0; e < (op == TIDE_SHAPE_UNION ? 2 : 1); e++) {
+      tide_zclip c;
+      memset(&c, 0, sizeof c);
+      tide_zarifi_clip(g, e ? B->m : A->m, e ? B->x : A->x, &c);
+      double *Se = piece_sums(g, &c);
+      for (int64_t q = 0; q < nc * 3; q++)
+        S[q] += Se[q];
+      free(Se);
+      tide_zclip_free(&c);
+    }
+  double s = op == TIDE_SHAPE_INTERSECTION ? 1 : -1;
+  add_inside(g, A->m, A->x, pb, B->m->nb, s, 0, S);
+  add_inside(g, B->m, B->x, pa, A->m->nb, s, op == TIDE_SHAPE_DIFFERENCE, S);
+  tide_shape *shape;
+  tide_shape_csg(op, A->shape, B->shape, &shape);
+  tide_mac *w;
+  tide_mac_new(g, TIDE_F64, &w);
+  double t0 = (double)clock() / CLOCKS_PER_SEC;
+  tide_mac_face_fractions_shape(g, shape, 5, 0, 1, w, NULL);
+  *secs = (double)clock() / CLOCKS_PER_SEC - t0;
+  *nan = *partial = 0;
+  for (int a = 0; a < 3; a++)
+    for (int64_t q = 0; q < tide_array_size(w->u[a]); q++) {
+      double f = TIDE_F64P(w->u[a])[q];
+      *nan += !isfinite(f);
+      *partial += f > 0 && f < 1;
+    }
+  double worst = closure(g, w, S, mean);
+  tide_mac_free(w);
+  tide_shape_release(shape);
+  free(pa);
+  free(pb);
+  free(S);
+  return worst;
+}
+
+/* 3D CSG of curved and transformed meshes: union, intersection and
+ * difference of icospheres and a box through generic rotations (the two
+ * cross-sections cross inside faces, so the crossing events matter), an
+ * icosphere centred on a grid node (nodes on grid planes, edges in them)
+ * with a box whose faces lie on grid planes and which one of its vertices
+ * touches, and random placements: the exact fractions close every cell
+ * against the boundary pieces of the CSG solid. */
+static void test_csg_closure(void) {
+  int nc = 16;
+  tide_grid g;
+  unit_cube(&g, nc);
+  double c0[3] = {0, 0, 0}, cA[3] = {0.47, 0.5, 0.49}, cN[3] = {0.5, 0.5, 0.5};
+  double R1[9], R2[9], tB[3] = {0.63, 0.56, 0.52}, tX[3] = {0.62, 0.47, 0.55};
+  rot3(0.3, 0.7, -0.4, R1);
+  rot3(-1.1, 0.45, 0.8, R2);
+  double blo[3] = {-0.12, -0.09, -0.15}, bhi[3] = {0.13, 0.1, 0.11};
+  double glo[3] = {0.25, 0.3125, 0.25}, ghi[3] = {0.6875, 0.625, 0.5625}; /* on grid planes */
+  /* the box moved by R2 with its lowest corner 1e-9 below the grid box's top face (a grid plane), on a grid
+   * line of it: a sliver of the grid box */
+  double tS[3], zmin = INFINITY, want[3] = {0.5 + 1e-3, 0.4375, ghi[2] - 1e-9};
+  for (int q = 0; q < 8; q++) {
+    double y[3] = {q & 1 ? bhi[0] : blo[0], q & 2 ? bhi[1] : blo[1], q & 4 ? bhi[2] : blo[2]}, z = 0;
+    for (int j = 0; j < 3; j++)
+      z += R2[6 + j] * y[j];
+    if (z < zmin) {
+      zmin = z;
+      for (int i = 0; i < 3; i++)
+        tS[i] = want[i] - (R2[3 * i] * y[0] + R2[3 * i + 1] * y[1] + R2[3 * i + 2] * y[2]);
+    }
+  }
+  struct {
+    const char *what;
+    tide_shape_kind op;
+    int a, b; /* 0 icosphere at cA, 1 icosphere moved by R1, 2 box moved by R2, 3 icosphere on a node, 4 grid box,
+               * 5 box moved by R2 poking 1e-9 into 4 */
+  } cases[] = {{"icosphere union transformed icosphere", TIDE_SHAPE_UNION, 0, 1},
+               {"icosphere minus transformed box", TIDE_SHAPE_DIFFERENCE, 0, 2},
+               {"icosphere intersection transformed box", TIDE_SHAPE_INTERSECTION, 0, 2},
+               {"transformed box minus icosphere", TIDE_SHAPE_DIFFERENCE, 2, 0},
+               {"grid-plane box union node-centred icosphere", TIDE_SHAPE_UNION, 4, 3},
+               {"grid-plane box minus node-centred icosphere", TIDE_SHAPE_DIFFERENCE, 4, 3},
+               {"node-centred icosphere minus grid-plane box", TIDE_SHAPE_DIFFERENCE, 3, 4},
+               {"grid-plane box intersection transformed box", TIDE_SHAPE_INTERSECTION, 4, 2},
+               {"grid-plane box union a box's corner 1e-9 into it", TIDE_SHAPE_UNION, 4, 5},
+               {"grid-plane box minus a box's corner 1e-9 into it", TIDE_SHAPE_DIFFERENCE, 4, 5},
+               {"a box minus the grid-plane box its corner pokes 1e-9 into", TIDE_SHAPE_DIFFERENCE, 5, 4}};
+  for (size_t cs = 0; cs < sizeof cases / sizeof cases[0]; cs++) {
+    body Bd[2];
+    for (int e = 0; e < 2; e++) {
+      int which = e ? cases[cs].b : cases[cs].a;
+      switch (which) {
+      case 0: Bd[e] = make_body(sphere_mesh(3, cA, 0.24, 2), NULL, NULL); break;
+      case 1: Bd[e] = make_body(sphere_mesh(3, c0, 0.17, 2), R1, tB); break;
+      case 2: Bd[e] = make_body(box_mesh(3, blo, bhi, 2), R2, tX); break;
+      case 3: Bd[e] = make_body(sphere_mesh(3, cN, 0.25, 2), NULL, NULL); break;
+      case 5: Bd[e] = make_body(box_mesh(3, blo, bhi, 2), R2, tS); break;
+      default: Bd[e] = make_body(box_mesh(3, glo, ghi, 3), NULL, NULL); break;
+      }
+    }
+    double mean, secs;
+    int64_t nan, partial;
+    double worst = csg_closure(&g, cases[cs].op, &Bd[0], &Bd[1], &mean, &nan, &partial, &secs);
+    printf("3D CSG %s, %lld cut faces: closure / face area, max %.3e (mean %.3e), %lld non-finite, fractions %.3f s CPU\n",
+           cases[cs].what, (long long)partial, worst, mean, (long long)nan, secs);
+    CHECK(nan == 0 && partial > 0 && worst < 1e-12, "3D CSG %s: closes to round-off (max %g, %lld NaN)", cases[cs].what,
+          worst, (long long)nan);
+    free_body(&Bd[0]);
+    free_body(&Bd[1]);
+  }
+  /* random placements of a box against an icosphere: union / intersection / difference */
+  double rworst = 0;
+  int64_t rnan = 0;
+  for (int trial = 0; trial < 12; trial++) {
+    double R[9], t[3];
+    rot3(2 * M_PI * urand(), M_PI * urand(), 2 * M_PI * urand(), R);
+    for (int k = 0; k < 3; k++)
+      t[k] = cA[k] + 0.3 * (urand() - 0.5);
+    body Bd[2] = {make_body(sphere_mesh(3, cA, 0.24, 2), NULL, NULL), make_body(box_mesh(3, blo, bhi, 2), R, t)};
+    double mean, secs;
+    int64_t nan, partial;
+    tide_shape_kind op = trial % 3 == 0 ? TIDE_SHAPE_UNION : trial % 3 == 1 ? TIDE_SHAPE_INTERSECTION : TIDE_SHAPE_DIFFERENCE;
+    rworst = fmax(rworst, csg_closure(&g, op, &Bd[0], &Bd[1], &mean, &nan, &partial, &secs));
+    rnan += nan;
+    free_body(&Bd[0]);
+    free_body(&Bd[1]);
+  }
+  printf("3D CSG, 12 random placements of a box against an icosphere: closure max %.3e, %lld non-finite\n", rworst,
+         (long long)rnan);
+  CHECK(rnan == 0 && rworst < 1e-12, "3D CSG random placements close (max %g)", rworst);
+}
+
 int main(void) {
   double lo3[3] = {0.21, 0.33, 0.27}, hi3[3] = {0.77, 0.61, 0.92};
   test_box(3, lo3, hi3, "3D box, generic");
@@ -728,5 +1053,6 @@ int main(void) {
   test_polygon_closure();
   test_surface_closure();
   test_csg_boxes();
+  test_csg_closure();
   return check_report();
 }
