@@ -190,6 +190,23 @@ function Body:to_world(y, c, R)
   return p
 end
 
+--- The body's shape where it is now (for rendering): x = R y + (c - R c0).
+function Body:world_shape()
+  local c, R = self:pose()
+  local c0, t = self.centre0, {}
+  if self.dim == 2 then
+    local cs, sn = math.cos(R), math.sin(R)
+    t = { c[1] - (cs * c0[1] - sn * c0[2]), c[2] - (sn * c0[1] + cs * c0[2]) }
+    return self.shape:moved { translation = t, rotation = R }
+  end
+  local rows = {}
+  for a = 1, 3 do
+    rows[a] = { R[3 * a - 2], R[3 * a - 1], R[3 * a] }
+    t[a] = c[a] - (rows[a][1] * c0[1] + rows[a][2] * c0[2] + rows[a][3] * c0[3])
+  end
+  return self.shape:moved { translation = t, rotation = rows }
+end
+
 -- the world inverse inertia applied to w (3D: R I0^-1 R^T w)
 function Body:inv_inertia(w, R)
   if self.dim == 2 then return w / self.inertia end
