@@ -144,6 +144,21 @@
  * density-change terms take (v_i - v_w) . G_w, the projection the relative
  * normal velocity (edges and corners: the mean velocity of their walls).
  *
+ * Forces on the boundaries (two-way coupling; Akinci et al. 2012, Sec. 5):
+ * every wall term of a fluid particle's force is a pair-wise reaction, added
+ * negated (times m) to the accumulator of its body -- an SDF boundary or a
+ * boundary particle set -- with torque (x_i - c) x F about the body's centre:
+ *   boundary particles  F_k = sum_i sum_{b in k} m Psi_b c_ib grad W_ib
+ *                       (c_ib the pressure/viscosity factor of the force pass)
+ *   SDF boundary g      F_g = sum_i m (2 l_i p_i/rho_i^2 G_g,i - l_i T_g,i g / rho_i)
+ *                       (G_w and T_w kept per boundary by the search, at most
+ *                       TIDE_SPH_WSLOTS within H of one particle)
+ *   DFSPH updates       + sum_i m 2 l_i kappa_i/rho_i (Psi_b grad W_ib | G_g,i)
+ *   drift projections   + m v_n n / dt (the momentum a projected particle loses)
+ * summed over TIDE_SPH_FBLOCKS fixed blocks of the storage order, then the
+ * blocks in order (bit-identical for any thread count); tide_sph_forces
+ * restarts the sums, the DFSPH solves and the drift add to them.
+ *
  * Neighbour search.  Cells of size H over the grid's box; the fluid
  * particles are sorted by the Morton code of their cell (stable LSD radix
  * sort over fixed blocks: the order does not depend on the thread count),
