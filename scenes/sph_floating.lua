@@ -50,16 +50,7 @@ end
 print(string.format("sph floating: %dD, %s, %d fluid particles, %d boxes (densities %s kg/m^%d)", d, P.method, S.n,
   #bodies, "300, 600, 900, 1800", d))
 
-local function speed()
-  local v = S.v
-  local out = tide.array.zeros(S.n)
-  for p = 1, S.n do
-    local s = 0
-    for a = 1, d do s = s + v[p][a] ^ 2 end
-    out[p] = math.sqrt(s)
-  end
-  return out
-end
+local function speed() return sph.speeds(S) end
 
 local colors = { { 0.95, 0.85, 0.4 }, { 0.85, 0.55, 0.3 }, { 0.7, 0.35, 0.25 }, { 0.45, 0.25, 0.2 } }
 local function frame(i, t)

@@ -84,6 +84,18 @@ function sph.walls(S, g, layers)
   return S:boundary { shape = tide.shape.box { min = lo, max = hi }, layers = layers, side = "outside" }
 end
 
+--- The particles' speeds |v_i| (an array of S.n), e.g. to colour frames.
+function sph.speeds(S)
+  local v, d = S.v, S.dim
+  local out = tide.array.zeros(S.n)
+  for p = 1, S.n do
+    local s = 0
+    for a = 1, d do s = s + v[p][a] ^ 2 end
+    out[p] = math.sqrt(s)
+  end
+  return out
+end
+
 --- The liquid surface for rendering: the particle level set of tide.grid
 -- (Zhu & Bridson 2005) of the fluid particles on the cells of g.
 function sph.level_set(S, g, radius)

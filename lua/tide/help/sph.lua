@@ -136,6 +136,7 @@ return {
   ["tide.sph_step.max_dt"] = { sig = "require(\"tide.sph_step\").max_dt(S, method, cfl, max_dt) -> dt", does = "S:max_dt capped at max_dt.", args = none, returns = "dt", see = see },
   ["tide.sph_step.walls"] = { sig = "require(\"tide.sph_step\").walls(S, g, layers) -> count", does = "Boundary particles in the outer layers cells of the grid (a closed tank).", args = none, returns = "count", see = see },
   ["tide.sph_step.level_set"] = { sig = "require(\"tide.sph_step\").level_set(S, g, radius) -> phi", does = "The Zhu-Bridson particle level set of the fluid on g's cells (tide.grid.particle_sdf) for rendering.", args = none, returns = "tide.Array (cells)", see = see },
+  ["tide.sph_step.speeds"] = { sig = "require(\"tide.sph_step\").speeds(S) -> Array", does = "The particles' speeds |v_i| (for colouring frames).", args = { { "S", "tide.SPH", "required", "state" } }, returns = "Array (n) [m/s]", see = see },
   ["tide.sph_body.mass_properties"] = {
     sig = "require(\"tide.sph_body\").mass_properties(shape, h) -> volume, centroid, inertia, surface",
     does = "Volume, centroid and inertia per unit density of a bounded shape, by sampling its SDF at the centres of a lattice of about spacing h over its bounds (a cell counts when phi < 0, with its own inertia: exact for an axis-aligned box); surface: the counted cells with an outside neighbour (contact points).",
