@@ -111,7 +111,7 @@ do
   local S = tide.sph.new { grid = g, kernel = "cubic", support = 2, sound_speed = 20, viscosity = 0.05,
     gravity = { 0, 0, 0 } }
   S:seed { shape = tide.shape.box { min = { 0.3, 0.1, 0.1 }, max = { 0.5, 0.3, 0.3 } } }
-  local B = SB.new(S, { shape = tide.shape.box { min = { 0.16, 0.16, 0.14 }, max = { 0.26, 0.26, 0.24 } },
+  local B = SB.new(S, { shape = tide.shape.box { min = { 0.18, 0.16, 0.14 }, max = { 0.28, 0.26, 0.24 } },
     density = 800, velocity = { 1.0, 0, 0 }, map_resolution = 2, sample = dx / 2 })
   local function total()
     local p = fluid_momentum(S)
