@@ -41,16 +41,7 @@ S:seed { shape = tide.shape.box { min = vec(0, 0, 0), max = vec(0.4, 0.6, D) } }
 print(string.format("sph dam break: %dD, %s, %d fluid + %d boundary particles, %d SDF wall surfaces", d, P.method,
   S.n, S.nb, S.nwall))
 
-local function speed()
-  local v = S.v
-  local out = tide.array.zeros(S.n)
-  for p = 1, S.n do
-    local s = 0
-    for a = 1, d do s = s + v[p][a] ^ 2 end
-    out[p] = math.sqrt(s)
-  end
-  return out
-end
+local function speed() return sph.speeds(S) end
 
 local bx = S.boundary_x
 local obstacle_mesh -- 3D frames draw the block as a mesh (the tank's walls would hide the water)

@@ -8,13 +8,21 @@ local sph = {}
 --- Weakly compressible SPH, one symplectic Euler step (Becker & Teschner 2007):
 --   neighbours, densities, Tait pressures, accelerations (gravity, symmetric
 --   pressure gradient, artificial viscosity), v += dt a, x += dt v.
-function sph.wcsph_step(S, dt)
+-- bodies (optional): rigid bodies of lua/tide/sph_body.lua, kicked by the
+-- fluid's force of this pass (S:wall_force) and gravity before the drift moves
+-- fluid and walls (symplectic Euler for both: no lag).
+function sph.wcsph_step(S, dt, bodies)
   tide.time("sph.search", S.search, S)
   tide.time("sph.density", S.density, S)
   tide.time("sph.tait", S.tait, S)
   tide.time("sph.forces", S.forces, S)
+  for _, b in ipairs(bodies or {}) do
+    b:kick_fluid(dt, true, true)
+    b:contact(dt)
+  end
   S:kick(dt)
   S:drift(dt)
+  for _, b in ipairs(bodies or {}) do b:kick_fluid(dt, false, false) end -- projections
 end
 
 --- Divergence-free SPH, one step (Bender & Koschier 2015, Algorithm 1):
@@ -22,6 +30,12 @@ end
 --   x += dt v*, neighbours, densities and factors, divergence-free solve on v.
 -- opts: tol (mean density error, 1e-4), tol_v (divergence, 1e-3), maxit (100),
 -- warm_start (0.5: that fraction of the last step's stiffness where compressed).
+-- bodies: rigid bodies of lua/tide/sph_body.lua.  A body is kicked by the
+-- non-pressure wall forces and the density solve's final pressure force (the
+-- reactions summed over its iterations, S:wall_force) and gravity before the
+-- drift, and by the divergence solve's impulse after it; the density solve
+-- saw the wall at the body's old velocity, so the body's response lags the
+-- fluid's by one step (docs/sph.md, "Rigid bodies").
 -- Returns {density_iterations, density_error, divergence_iterations,
 -- divergence_error, converged}; a solve at its iteration limit says so.
 function sph.dfsph_step(S, dt, opts)
@@ -35,12 +49,19 @@ function sph.dfsph_step(S, dt, opts)
   S:kick(dt)
   local it, err, ok = tide.time("sph.density_solve", S.density_solve, S, dt,
     { tol = opts.tol or 1e-4, maxit = opts.maxit or 100, warm_start = opts.warm_start or 0.5 })
+  local bodies = opts.bodies or {}
+  for _, b in ipairs(bodies) do
+    b:kick_fluid(dt, true, true)
+    b:contact(dt)
+  end
   S:drift(dt)
   tide.time("sph.search", S.search, S)
   tide.time("sph.density", S.density, S)
   tide.time("sph.factor", S.dfsph_factor, S)
   local itv, errv, okv = tide.time("sph.divergence_solve", S.divergence_solve, S, dt,
     { tol = opts.tol_v or 1e-3, maxit = opts.maxit or 100 })
+  -- the drift's projections and the divergence solve's reactions
+  for _, b in ipairs(bodies) do b:kick_fluid(dt, false, false) end
   return { density_iterations = it, density_error = err, divergence_iterations = itv,
     divergence_error = errv, converged = ok and okv }
 end
@@ -61,6 +82,18 @@ function sph.walls(S, g, layers)
     hi[a] = g.origin[a] + (g.size[a] - layers) * g.dx
   end
   return S:boundary { shape = tide.shape.box { min = lo, max = hi }, layers = layers, side = "outside" }
+end
+
+--- The particles' speeds |v_i| (an array of S.n), e.g. to colour frames.
+function sph.speeds(S)
+  local v, d = S.v, S.dim
+  local out = tide.array.zeros(S.n)
+  for p = 1, S.n do
+    local s = 0
+    for a = 1, d do s = s + v[p][a] ^ 2 end
+    out[p] = math.sqrt(s)
+  end
+  return out
 end
 
 --- The liquid surface for rendering: the particle level set of tide.grid

@@ -88,7 +88,7 @@ static int m_seed(lua_State *L) {
 
 static const char *const bound_keys[] = {"shape", "layers", "side", NULL};
 static const char *const side_names[] = {"inside", "outside", NULL};
-/* S:boundary{shape =, layers = ceil(support), side = "outside" | "inside"} -> count */
+/* S:boundary{shape =, layers = ceil(support), side = "outside" | "inside"} -> count, set index */
 static int m_boundary(lua_State *L) {
   const char *fn = "SPH:boundary";
   tide_sph *s = checksph(L, 1);
@@ -102,7 +102,8 @@ static int m_boundary(lua_State *L) {
   tide_lua_check(L, tide_sph_boundary(s, sh, layers, outside, &added), fn);
   if (added == 0) tide_lua_error(L, "%s: no cell centre of the grid lies in the boundary band", fn);
   lua_pushinteger(L, added);
-  return 1;
+  lua_pushinteger(L, s->nset); /* the set's index (1-based) for S:boundary_force */
+  return 2;
 }
 
 static const char *const wall_keys[] = {"shape", "side", "velocity", "method", "map_resolution",
@@ -162,6 +163,60 @@ static int m_set_sdf_velocity(lua_State *L) {
   tide_lua_check(L, tide_sph_sdf_velocity(s, i - 1, v), fn);
   if (has_om) tide_lua_check(L, tide_sph_sdf_rotation(s, i - 1, NULL, om), fn);
   return 0;
+}
+
+/* the reaction of the fluid on a boundary: S:wall_force(i [, centre]) (SDF
+ * boundary i) and S:boundary_force(k [, centre]) (boundary particle set k)
+ * -> fx, fy[, fz], torque (2D a number about z, 3D {tx, ty, tz}) about
+ * centre (default the body's: tide_sph_body_centre) */
+static int body_force(lua_State *L, int kind) {
+  const char *fn = kind == 0 ? "SPH:wall_force" : "SPH:boundary_force";
+  tide_sph *s = checksph(L, 1);
+  int nb = kind == 0 ? s->ngroup : s->nset;
+  if (nb == 0)
+    tide_lua_error(L, "%s: the state has no %s", fn,
+                   kind == 0 ? "SDF boundary" : "boundary particle set");
+  int i = (int)tide_lua_checkrange(L, 2, fn, kind == 0 ? "SDF boundary index" : "boundary set index",
+                                   1, nb);
+  double F[3], T[3], c0[3], c[3] = {0, 0, 0};
+  tide_lua_check(L, tide_sph_body_force(s, kind, i - 1, F, T), fn);
+  tide_lua_check(L, tide_sph_body_centre(s, kind, i - 1, c0), fn);
+  if (!lua_isnoneornil(L, 3)) {
+    tide_lua_checkvec(L, 3, fn, "centre", s->dim, s->dim, c);
+    /* T_c = T_0 + (c0 - c) x F */
+    double r[3] = {c0[0] - c[0], c0[1] - c[1], s->dim == 3 ? c0[2] - c[2] : 0};
+    if (s->dim == 3) {
+      T[0] += r[1] * F[2] - r[2] * F[1];
+      T[1] += r[2] * F[0] - r[0] * F[2];
+    }
+    T[2] += r[0] * F[1] - r[1] * F[0];
+  }
+  for (int a = 0; a < s->dim; a++)
+    lua_pushnumber(L, F[a]);
+  if (s->dim == 2)
+    lua_pushnumber(L, T[2]);
+  else
+    tide_lua_pushnumbers(L, T, 3);
+  return s->dim + 1;
+}
+static int m_wall_force(lua_State *L) { return body_force(L, 0); }
+static int m_boundary_force(lua_State *L) { return body_force(L, 1); }
+
+/* S:sdf_pose(i) -> centre {x, y[, z]} (the rotation centre in the simulation
+ * frame), rotation (2D the angle [rad], 3D the row-major 3 x 3 matrix as 9 numbers) */
+static int m_sdf_pose(lua_State *L) {
+  const char *fn = "SPH:sdf_pose";
+  tide_sph *s = checksph(L, 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
+  double c[3], R[9];
+  tide_lua_check(L, tide_sph_sdf_pose(s, i - 1, c, R), fn);
+  tide_lua_pushnumbers(L, c, s->dim);
+  if (s->dim == 2)
+    lua_pushnumber(L, atan2(R[3], R[0]));
+  else
+    tide_lua_pushnumbers(L, R, 9);
+  return 2;
 }
 
 static double checkdt(lua_State *L, int idx, const char *fn) {
@@ -484,6 +539,9 @@ static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"neighbours", m_neighbours},
                                    {"wall_terms", m_wall_terms},
                                    {"sdf_map", m_sdf_map},
+                                   {"wall_force", m_wall_force},
+                                   {"boundary_force", m_boundary_force},
+                                   {"sdf_pose", m_sdf_pose},
                                    {"set_gravity", m_set_gravity},
                                    {"free", m_free},
                                    {NULL, NULL}};

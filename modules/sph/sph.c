@@ -126,6 +126,8 @@ void tide_sph_free(tide_sph *s) {
   tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * s->dim));
   tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
+  tide_free(s->bset, sizeof(double) * (size_t)s->bcap);
+  tide_free(s->wgrp, sizeof(double) * (size_t)s->wgcap);
   tide_free(s->nstart, sizeof(int64_t) * (size_t)s->nscap);
   tide_free(s->bstart, sizeof(int64_t) * (size_t)s->nscap);
   tide_free(s->nbr, sizeof(int32_t) * (size_t)s->lcap);
@@ -149,7 +151,7 @@ int64_t tide_sph_bytes(const tide_sph *s) {
   const tide_array *arrs[] = {s->rho, s->p, s->a, s->alpha, s->kap, s->err, s->ksum, s->ren, s->wall};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     if (arrs[i]) b += tide_array_size(arrs[i]) * (int64_t)tide_dtype_size(arrs[i]->dtype);
-  b += (int64_t)(s->bcap * (s->dim + 2)) * 8 + 2 * s->nscap * 8 +
+  b += (int64_t)(s->bcap * (s->dim + 3)) * 8 + s->wgcap * 8 + 2 * s->nscap * 8 +
        4 * (s->lcap + s->blcap + s->scap) + 4 * s->ncells * 8 + 5 * s->wscap * 8 +
        (int64_t)s->tmp_bytes;
   for (int w = 0; w < s->nwall; w++)
@@ -398,6 +400,8 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
   if (added) *added = 0;
   if (!shape) return tide_fail(TIDE_EINVAL, "SPH: boundary particles need a shape");
   if (layers < 1) return tide_fail(TIDE_EINVAL, "SPH: layers must be >= 1, got %d", layers);
+  if (s->nset >= TIDE_SPH_MAXSET)
+    return tide_fail(TIDE_EINVAL, "SPH: at most %d boundary particle sets", TIDE_SPH_MAXSET);
   int64_t nc = tide_grid_ncells(&s->g);
   size_t pb = sizeof(double) * (size_t)nc;
   double *phi = tide_alloc(pb);
@@ -419,21 +423,26 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     double *bx = tide_alloc(sizeof(double) * (size_t)(nb * d));
     double *psi = tide_alloc(sizeof(double) * (size_t)nb);
     double *bk = tide_alloc(sizeof(double) * (size_t)nb);
-    if (!bx || !psi || !bk) {
+    double *bset = tide_alloc(sizeof(double) * (size_t)nb);
+    if (!bx || !psi || !bk || !bset) {
       tide_free(bx, sizeof(double) * (size_t)(nb * d));
       tide_free(psi, sizeof(double) * (size_t)nb);
       tide_free(bk, sizeof(double) * (size_t)nb);
+      tide_free(bset, sizeof(double) * (size_t)nb);
       tide_free(phi, pb);
       return TIDE_ENOMEM;
     }
     if (s->nb) memcpy(bx, s->bx, sizeof(double) * (size_t)(s->nb * d));
     if (s->nb) memcpy(bk, s->bkind, sizeof(double) * (size_t)s->nb);
+    if (s->nb) memcpy(bset, s->bset, sizeof(double) * (size_t)s->nb);
     tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * d));
     tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
     tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
-    s->bx = bx, s->psi = psi, s->bkind = bk, s->bcap = nb;
+    tide_free(s->bset, sizeof(double) * (size_t)s->bcap);
+    s->bx = bx, s->psi = psi, s->bkind = bk, s->bset = bset, s->bcap = nb;
   }
   int64_t q = s->nb;
+  double cen[3] = {0, 0, 0};
   for (int64_t c = 0; c < nc; c++) {
     int in = outside ? (phi[c] >= 0 && phi[c] < w) : (phi[c] <= 0 && phi[c] > -w);
     if (!in) continue;
@@ -441,8 +450,14 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
                   (int)(c % s->g.n[2])};
     for (int a = 0; a < d; a++)
       s->bx[q * d + a] = s->g.origin[a] + (ijk[a] + 0.5) * s->g.dx;
+    for (int a = 0; a < d; a++)
+      cen[a] += s->bx[q * d + a];
+    s->bset[q] = s->nset;
     q++;
   }
+  for (int a = 0; a < 3; a++)
+    s->bcen[s->nset][a] = cnt > 0 && a < d ? cen[a] / (double)cnt : 0;
+  if (cnt > 0) s->nset++;
   tide_free(phi, pb);
   s->nb = nb;
   /* sort the boundary by Morton code, then Psi_b = rho0 / sum_b' W_bb' */
@@ -452,9 +467,9 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     for (int64_t b = nb - cnt; b < nb; b++)
       s->bkind[b] = thick;
   }
-  double *bk = s->bkind;
-  int one = 1;
-  if (sort_points(s, nb, s->bx, &bk, &one, 1, s->bbeg, s->bend))
+  double *bex[2] = {s->bkind, s->bset};
+  int ones[2] = {1, 1};
+  if (sort_points(s, nb, s->bx, bex, ones, 2, s->bbeg, s->bend))
     return tide_fail(TIDE_EINVAL, "SPH: a boundary particle lies outside the box");
   const double *bx = s->bx;
 #pragma omp parallel for schedule(static) if (nb > 1024)
@@ -1001,7 +1016,7 @@ static int map_build(tide_sph *s, int w, double res) {
  * Lagrange interpolation of the node values; a point outside the map is
  * clamped into it (a tank or an unbounded shape: deep in the solid), or
  * beyond the support of a bounded obstacle (nothing added) */
-static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
+static int map_add(const tide_sph *s, int w, const double *xi, double *row) {
   const tide_sph_map *m = s->wmap[w];
   int d = s->dim, nv = m->nv, base[3] = {0, 0, 0};
   double L[3][4] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}}, y[3];
@@ -1009,7 +1024,7 @@ static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
   for (int a = 0; a < d; a++) {
     double u = (y[a] - m->lo[a]) / m->h;
     if (u < 1 || u > m->n[a] - 2) {
-      if (!s->wside[w]) return; /* an obstacle's map covers its support */
+      if (!s->wside[w]) return 0; /* an obstacle's map covers its support */
       u = u < 1 ? 1 : m->n[a] - 2;
     }
     int i0 = (int)floor(u) - 1;
@@ -1054,6 +1069,7 @@ static void map_add(const tide_sph *s, int w, const double *xi, double *row) {
     row[v] += acc[v];
   for (int a = 0; a < d; a++)
     row[2] += vw[a] * acc[WALL_G + a];
+  return 1;
 }
 
 const tide_sph_map *tide_sph_boundary_map(const tide_sph *s, int boundary) {
@@ -1158,19 +1174,48 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wal
   }
 }
 
+/* add the wall terms t (WALL_COLS(d)) of SDF boundary g to row and to g's
+ * slot (slot NULL: none kept); 1 when every slot holds another boundary */
+static int deposit(const tide_sph *s, double *row, double *slot, int g, const double *t) {
+  int d = s->dim, nc = WALL_COLS(d), sc = 1 + d + d * d;
+  double any = 0;
+  for (int c = 0; c < nc; c++) {
+    row[c] += t[c];
+    any += fabs(t[c]);
+  }
+  if (!slot || any == 0) return 0;
+  for (int j = 0; j < s->wslots; j++) {
+    double *sl = slot + j * sc;
+    if (sl[0] < 0) sl[0] = g;
+    if (sl[0] != g) continue;
+    for (int v = 0; v < d + d * d; v++)
+      sl[1 + v] += t[WALL_G + v];
+    return 0;
+  }
+  return 1;
+}
+
 /* The wall terms of particle i summed over the SDF boundaries into row
  * (WALL_COLS(d)): every wall within H as a half space, minus the edge
  * orthant of every orthogonal pair, plus the corner orthant of every
  * orthogonal triple (inclusion-exclusion: the solid is the union of the
- * half spaces, as the band of boundary particles of a box tank). */
-static void wall_row(const tide_sph *s, const double *xi, double *row) {
-  int d = s->dim, k = 0, wall[TIDE_SPH_MAXWALL];
-  double H = s->K.H, n[TIDE_SPH_MAXWALL][3], dist[TIDE_SPH_MAXWALL];
-  for (int c = 0; c < WALL_COLS(d); c++)
+ * half spaces, as the band of boundary particles of a box tank).  slot (may
+ * be NULL) receives G_w and T_w per SDF boundary (an edge or corner orthant
+ * counts for the boundary of its first wall); returns 1 when the particle
+ * meets more boundaries than slots. */
+static int wall_row(const tide_sph *s, const double *xi, double *row, double *slot) {
+  int d = s->dim, k = 0, wall[TIDE_SPH_MAXWALL], nc = WALL_COLS(d), over = 0;
+  double H = s->K.H, n[TIDE_SPH_MAXWALL][3], dist[TIDE_SPH_MAXWALL], t[3 + 3 + 9];
+  for (int c = 0; c < nc; c++)
     row[c] = 0;
+  if (slot)
+    for (int j = 0; j < s->wslots * (1 + d + d * d); j++)
+      slot[j] = j % (1 + d + d * d) == 0 ? -1 : 0;
   for (int w = 0; w < s->nwall; w++) {
     if (s->wmap[w]) {
-      map_add(s, w, xi, row);
+      for (int c = 0; c < nc; c++)
+        t[c] = 0;
+      if (map_add(s, w, xi, t)) over |= deposit(s, row, slot, s->wgroup[w], t);
       continue;
     }
     double dw = wall_dist(s, w, xi, 2 * H, NULL);
@@ -1179,7 +1224,10 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
     dist[k] = dw;
     wall[k] = w;
     int one[1] = {k};
-    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, xi, row);
+    for (int c = 0; c < nc; c++)
+      t[c] = 0;
+    add_orthant(s, 1, one, wall, (const double(*)[3])n, dist, 1, xi, t);
+    over |= deposit(s, row, slot, s->wgroup[w], t);
     k++;
   }
   const double orth = 1e-9;
@@ -1190,7 +1238,10 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         pq += n[p][a] * n[q][a];
       if (fabs(pq) > orth) continue;
       int two[2] = {p, q};
-      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, xi, row);
+      for (int c = 0; c < nc; c++)
+        t[c] = 0;
+      add_orthant(s, 2, two, wall, (const double(*)[3])n, dist, -1, xi, t);
+      over |= deposit(s, row, slot, s->wgroup[wall[p]], t);
       for (int r = q + 1; r < k && d == 3; r++) {
         double pr = 0, qr = 0;
         for (int a = 0; a < d; a++) {
@@ -1199,16 +1250,20 @@ static void wall_row(const tide_sph *s, const double *xi, double *row) {
         }
         if (fabs(pr) > orth || fabs(qr) > orth) continue;
         int three[3] = {p, q, r};
-        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, xi, row);
+        for (int c = 0; c < nc; c++)
+          t[c] = 0;
+        add_orthant(s, 3, three, wall, (const double(*)[3])n, dist, 1, xi, t);
+        over |= deposit(s, row, slot, s->wgroup[wall[p]], t);
       }
     }
+  return over;
 }
 
 int tide_sph_wall_rows(const tide_sph *s, int64_t np, const double *x, double *out) {
   int d = s->dim;
 #pragma omp parallel for schedule(static) if (np > 256)
   for (int64_t i = 0; i < np; i++)
-    wall_row(s, x + i * d, out + i * WALL_COLS(d));
+    wall_row(s, x + i * d, out + i * WALL_COLS(d), NULL);
   return TIDE_OK;
 }
 
@@ -1302,10 +1357,25 @@ int tide_sph_search(tide_sph *s) {
   }
   if (kmax > K || kmax + 8 < K / 2) s->kstride = (int)(kmax + kmax / 4 + 4);
   if (s->nwall && n > 0) {
-    double *wr = TIDE_F64P(s->wall);
-#pragma omp parallel for schedule(static) if (n > 1024)
+    int ws = s->ngroup < TIDE_SPH_WSLOTS ? s->ngroup : TIDE_SPH_WSLOTS, sc = 1 + d + d * d;
+    if ((int64_t)ws * sc * n > s->wgcap) {
+      int64_t c = (int64_t)ws * sc * (n + n / 4 + 64);
+      tide_free(s->wgrp, sizeof(double) * (size_t)s->wgcap);
+      s->wgrp = tide_alloc(sizeof(double) * (size_t)c);
+      s->wgcap = s->wgrp ? c : 0;
+      if (!s->wgrp) return TIDE_ENOMEM;
+    }
+    s->wslots = ws;
+    double *wr = TIDE_F64P(s->wall), *wg = s->wgrp;
+    int over = 0;
+#pragma omp parallel for schedule(static) reduction(| : over) if (n > 1024)
     for (int64_t i = 0; i < n; i++)
-      wall_row(s, x + i * d, wr + i * WALL_COLS(d));
+      over |= wall_row(s, x + i * d, wr + i * WALL_COLS(d), wg + i * ws * sc);
+    if (over)
+      return tide_fail(TIDE_EINVAL,
+                       "SPH: a particle lies within the support of more than %d SDF boundaries "
+                       "(the force on each boundary keeps %d apart)",
+                       TIDE_SPH_WSLOTS, TIDE_SPH_WSLOTS);
   }
   s->nvalid = 1;
   return TIDE_OK;
@@ -1383,6 +1453,98 @@ int tide_sph_tait(tide_sph *s) {
 
 /* -------------------------------------------------------------- forces */
 
+/* The reactions (sph.h, "Forces on the boundaries"): every wall term of a
+ * fluid particle's force or velocity update is added, negated and times m,
+ * to the accumulator of its body in the particle's fixed block (blocks of
+ * ceil(n / TIDE_SPH_FBLOCKS) particles in storage order, one thread each);
+ * the blocks are summed in order afterwards: the same bits for any thread
+ * count.  Torques about the body's centre, the force applied at x_i (the
+ * pair forces are central: the same as at x_b). */
+
+/* torque centres of the bodies in the simulation frame */
+static void body_centres(const tide_sph *s, double (*cen)[3]) {
+  for (int b = 0; b < TIDE_SPH_NBODY; b++)
+    cen[b][0] = cen[b][1] = cen[b][2] = 0;
+  for (int w = s->nwall - 1; w >= 0; w--) /* the group's first wall last */
+    for (int a = 0; a < 3; a++)
+      cen[s->wgroup[w]][a] = s->wcen[w][a] + s->wofs[w][a];
+  for (int k = 0; k < s->nset; k++)
+    for (int a = 0; a < 3; a++)
+      cen[TIDE_SPH_MAXWALL + k][a] = s->bcen[k][a];
+}
+
+/* acc += (F, (x - c) x F) */
+static inline void react(int d, double *acc, const double *x, const double *c, const double *F) {
+  double r[3] = {0, 0, 0};
+  for (int a = 0; a < d; a++) {
+    acc[a] += F[a];
+    r[a] = x[a] - c[a];
+  }
+  if (d == 3) {
+    acc[3] += r[1] * F[2] - r[2] * F[1];
+    acc[4] += r[2] * F[0] - r[0] * F[2];
+  }
+  acc[5] += r[0] * F[1] - r[1] * F[0];
+}
+
+/* bforce += the blocks' accumulators, in block order */
+static void reduce_bodies(tide_sph *s) {
+  int nb = TIDE_SPH_MAXWALL + s->nset;
+  for (int b = 0; b < nb; b++)
+    for (int c = 0; c < 6; c++) {
+      double sum = s->bforce[b][c];
+      for (int k = 0; k < TIDE_SPH_FBLOCKS; k++)
+        sum += s->bacc[k][b][c];
+      s->bforce[b][c] = sum;
+    }
+}
+
+/* the body of boundary `index` of kind 0 (SDF) or 1 (particle set) into *b */
+static int body_index(const tide_sph *s, int kind, int index, int *b) {
+  if (kind == 0) {
+    if (index < 0 || index >= s->ngroup)
+      return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", index + 1, s->ngroup);
+    *b = index;
+    return TIDE_OK;
+  }
+  if (index < 0 || index >= s->nset)
+    return tide_fail(TIDE_EINVAL, "SPH: no boundary particle set %d (there are %d)", index + 1,
+                     s->nset);
+  *b = TIDE_SPH_MAXWALL + index;
+  return TIDE_OK;
+}
+
+int tide_sph_body_force(const tide_sph *s, int kind, int index, double F[3], double T[3]) {
+  int b = 0, st;
+  if ((st = body_index(s, kind, index, &b))) return st;
+  for (int a = 0; a < 3; a++) {
+    F[a] = s->bforce[b][a];
+    T[a] = s->bforce[b][3 + a];
+  }
+  return TIDE_OK;
+}
+
+int tide_sph_body_centre(const tide_sph *s, int kind, int index, double c[3]) {
+  int b = 0, st;
+  if ((st = body_index(s, kind, index, &b))) return st;
+  double cen[TIDE_SPH_NBODY][3];
+  body_centres(s, cen);
+  for (int a = 0; a < 3; a++)
+    c[a] = cen[b][a];
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_pose(const tide_sph *s, int boundary, double c[3], double R[9]) {
+  int st;
+  if ((st = tide_sph_body_centre(s, 0, boundary, c))) return st;
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wgroup[w] == boundary) {
+      memcpy(R, s->wrot[w], sizeof(double) * 9);
+      break;
+    }
+  return TIDE_OK;
+}
+
 int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
   int st, d = s->dim;
   if ((st = need_lists(s, "forces"))) return st;
@@ -1392,12 +1554,20 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
   const double *ren = TIDE_F64P(s->ren);
   double *acc = TIDE_F64P(s->a), m = s->mass, h = 0.5 * s->K.H, eps = 0.01 * h * h;
   double av = viscosity ? s->alpha_visc : 0, ab = viscosity ? s->alpha_bound : 0;
-  int hydro = s->wall_hydrostatic, nw = s->nwall;
-  const double *wr = TIDE_F64P(s->wall);
+  int hydro = s->wall_hydrostatic, nw = s->nwall, ws = s->wslots, sc = 1 + d + d * d;
+  const double *wr = TIDE_F64P(s->wall), *wg = s->wgrp;
+  double cen[TIDE_SPH_NBODY][3];
+  body_centres(s, cen);
+  memset(s->bforce, 0, sizeof s->bforce);
+  int64_t bsz = (n + TIDE_SPH_FBLOCKS - 1) / TIDE_SPH_FBLOCKS;
 #pragma omp parallel for schedule(static) if (n > 1024)
-  for (int64_t i = 0; i < n; i++) {
+  for (int blk = 0; blk < TIDE_SPH_FBLOCKS; blk++) {
+    double(*acc6)[6] = s->bacc[blk];
+    memset(acc6, 0, sizeof s->bacc[blk]);
+    int64_t i0 = blk * bsz, i1 = i0 + bsz < n ? i0 + bsz : n;
+  for (int64_t i = i0; i < i1; i++) {
     const double *xi = x + i * d, *vi = v + i * d;
-    double ai[3] = {s->gravity[0], s->gravity[1], s->gravity[2]}, xij[3], gw[3];
+    double ai[3] = {s->gravity[0], s->gravity[1], s->gravity[2]}, xij[3], gw[3], fb[3];
     double pi = pressure ? p[i] / (rho[i] * rho[i]) * ren[i] : 0;
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       int64_t j = s->nbr[q];
@@ -1437,8 +1607,13 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
           vx += vi[a] * xij[a];
         if (vx < 0) c -= ab * h * s->c / rho[i] * vx / (r * r + eps);
       }
-      for (int a = 0; a < d; a++)
-        ai[a] -= s->psi[k] * c * gw[a];
+      for (int a = 0; a < d; a++) {
+        double f = s->psi[k] * c * gw[a];
+        ai[a] -= f;
+        fb[a] = m * f; /* the reaction on the set's body */
+      }
+      int bb = TIDE_SPH_MAXWALL + (int)s->bset[k];
+      react(d, acc6[bb], xi, cen[bb], fb);
     }
     if (nw) {
       /* SDF walls: -l_i 2 p_i/rho_i^2 G_w (mirrored), + l_i T_w g / rho_i
@@ -1453,10 +1628,29 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
           ai[a] += tg / rho[i] * ren[i];
         }
       }
+      /* the reactions per boundary: m (2 p_i/rho_i^2 l_i G_g - l_i T_g g / rho_i) */
+      const double *sl = wg + i * ws * sc;
+      for (int j = 0; j < ws && sl[j * sc] >= 0; j++) {
+        int bb = (int)sl[j * sc];
+        const double *Gg = sl + j * sc + 1, *Tg = Gg + d;
+        for (int a = 0; a < d; a++) {
+          double f = 2 * pi * Gg[a];
+          if (hydro) {
+            double tg = 0;
+            for (int b = 0; b < d; b++)
+              tg += Tg[a * d + b] * s->gravity[b];
+            f -= tg / rho[i] * ren[i];
+          }
+          fb[a] = m * f;
+        }
+        react(d, acc6[bb], xi, cen[bb], fb);
+      }
     }
     for (int a = 0; a < d; a++)
       acc[i * d + a] = ai[a];
   }
+  }
+  reduce_bodies(s);
   return TIDE_OK;
 }
 
@@ -1480,9 +1674,11 @@ int tide_sph_kick(tide_sph *s, double dt) {
 
 /* A particle that crossed the surface of an SDF boundary (d < 0) is moved
  * back along the normal to d = dx/10 (a few passes: corners of a shape, or
- * two walls) and loses its velocity into the wall (relative to the wall's).
- * 1 when moved. */
-static int project(const tide_sph *s, double *x, double *v) {
+ * two walls) and loses its velocity into the wall (relative to the wall's);
+ * the momentum it loses, divided by dt, is added to the wall's body in acc
+ * (about the centres cen; acc NULL: not counted).  1 when moved. */
+static int project(const tide_sph *s, double *x, double *v, double (*acc)[6],
+                   const double (*cen)[3], double dt) {
   int d = s->dim, moved = 0;
   double dmin = 0.1 * s->g.dx;
   for (int pass = 0; pass < 4; pass++) {
@@ -1497,9 +1693,15 @@ static int project(const tide_sph *s, double *x, double *v) {
         x[a] += (dmin - dist) * n[a];
         vn += (v[a] - vw[a]) * n[a];
       }
-      if (vn < 0)
-        for (int a = 0; a < d; a++)
+      if (vn < 0) {
+        double fb[3];
+        for (int a = 0; a < d; a++) {
           v[a] -= vn * n[a];
+          fb[a] = s->mass * vn * n[a] / dt;
+        }
+        int bb = s->wgroup[w];
+        if (acc) react(d, acc[bb], x, cen[bb], fb);
+      }
       any = moved = 1;
     }
     if (!any) break;
@@ -1540,18 +1742,27 @@ int tide_sph_drift(tide_sph *s, double dt) {
       s->wofs[w][a] += dt * s->wvel[w][a];
     if (s->wrotates[w]) turn(s->wrot[w], s->wom[w], dt);
   }
+  double cen[TIDE_SPH_NBODY][3];
+  body_centres(s, cen);
+  int64_t bsz = (n + TIDE_SPH_FBLOCKS - 1) / TIDE_SPH_FBLOCKS;
 #pragma omp parallel for schedule(static) reduction(+ : cl, pr) if (n > TIDE_PAR_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    int c = 0;
-    for (int a = 0; a < d; a++) {
-      double y = x[i * d + a] + dt * v[i * d + a];
-      if (y < lo[a]) y = lo[a], c = 1;
-      if (y > hi[a]) y = hi[a], c = 1;
-      x[i * d + a] = y;
+  for (int blk = 0; blk < TIDE_SPH_FBLOCKS; blk++) {
+    double(*acc6)[6] = s->bacc[blk];
+    memset(acc6, 0, sizeof s->bacc[blk]);
+    int64_t i0 = blk * bsz, i1 = i0 + bsz < n ? i0 + bsz : n;
+    for (int64_t i = i0; i < i1; i++) {
+      int c = 0;
+      for (int a = 0; a < d; a++) {
+        double y = x[i * d + a] + dt * v[i * d + a];
+        if (y < lo[a]) y = lo[a], c = 1;
+        if (y > hi[a]) y = hi[a], c = 1;
+        x[i * d + a] = y;
+      }
+      cl += c;
+      if (s->nwall) pr += project(s, x + i * d, vw + i * d, acc6, (const double(*)[3])cen, dt);
     }
-    cl += c;
-    if (s->nwall) pr += project(s, x + i * d, vw + i * d);
   }
+  reduce_bodies(s);
   s->clamped = cl;
   s->projected = pr;
   s->nvalid = 0;
@@ -1635,11 +1846,19 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
   double *v = TIDE_F64P(s->ps->v), m = s->mass;
-  const double *ren = TIDE_F64P(s->ren);
+  const double *ren = TIDE_F64P(s->ren), *wg = s->wgrp;
+  int ws = s->wslots, sc = 1 + d + d * d;
+  double cen[TIDE_SPH_NBODY][3];
+  body_centres(s, cen);
+  int64_t bsz = (n + TIDE_SPH_FBLOCKS - 1) / TIDE_SPH_FBLOCKS;
 #pragma omp parallel for schedule(static) if (n > 1024)
-  for (int64_t i = 0; i < n; i++) {
+  for (int blk = 0; blk < TIDE_SPH_FBLOCKS; blk++) {
+    double(*acc6)[6] = s->bacc[blk];
+    memset(acc6, 0, sizeof s->bacc[blk]);
+    int64_t i0 = blk * bsz, i1 = i0 + bsz < n ? i0 + bsz : n;
+  for (int64_t i = i0; i < i1; i++) {
     const double *xi = x + i * d;
-    double ki = kap[i] / rho[i] * ren[i], dv[3] = {0, 0, 0}, xij[3], gw[3];
+    double ki = kap[i] / rho[i] * ren[i], dv[3] = {0, 0, 0}, xij[3], gw[3], fb[3];
     for (int64_t q = s->nstart[i]; q < s->nstart[i + 1]; q++) {
       int64_t j = s->nbr[q];
       double c = ki + kap[j] / rho[j] * ren[j];
@@ -1654,17 +1873,31 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
         int64_t k = s->bnbr[q];
         double r = diff(d, xi, s->bx + k * d, xij);
         tide_sph_gradW(&s->K, d, xij, r, gw);
-        for (int a = 0; a < d; a++)
-          dv[a] += s->psi[k] * 2 * ki * gw[a];
+        for (int a = 0; a < d; a++) {
+          double f = s->psi[k] * 2 * ki * gw[a];
+          dv[a] += f;
+          fb[a] = m * f; /* the fluid's force -m f: the reaction on the set's body */
+        }
+        int bb = TIDE_SPH_MAXWALL + (int)s->bset[k];
+        react(d, acc6[bb], xi, cen[bb], fb);
       }
     if (ki != 0 && s->nwall) {
       const double *G = TIDE_F64P(s->wall) + i * WALL_COLS(d) + WALL_G;
       for (int a = 0; a < d; a++)
         dv[a] += 2 * ki * G[a];
+      const double *sl = wg + i * ws * sc;
+      for (int j = 0; j < ws && sl[j * sc] >= 0; j++) {
+        int bb = (int)sl[j * sc];
+        for (int a = 0; a < d; a++)
+          fb[a] = m * (2 * ki * sl[j * sc + 1 + a]);
+        react(d, acc6[bb], xi, cen[bb], fb);
+      }
     }
     for (int a = 0; a < d; a++)
       v[i * d + a] -= dt * dv[a];
   }
+  }
+  reduce_bodies(s);
 }
 
 /* one of the two DFSPH solvers: divergence = 0 constant density, 1 divergence free */

@@ -144,6 +144,21 @@
  * density-change terms take (v_i - v_w) . G_w, the projection the relative
  * normal velocity (edges and corners: the mean velocity of their walls).
  *
+ * Forces on the boundaries (two-way coupling; Akinci et al. 2012, Sec. 5):
+ * every wall term of a fluid particle's force is a pair-wise reaction, added
+ * negated (times m) to the accumulator of its body -- an SDF boundary or a
+ * boundary particle set -- with torque (x_i - c) x F about the body's centre:
+ *   boundary particles  F_k = sum_i sum_{b in k} m Psi_b c_ib grad W_ib
+ *                       (c_ib the pressure/viscosity factor of the force pass)
+ *   SDF boundary g      F_g = sum_i m (2 l_i p_i/rho_i^2 G_g,i - l_i T_g,i g / rho_i)
+ *                       (G_w and T_w kept per boundary by the search, at most
+ *                       TIDE_SPH_WSLOTS within H of one particle)
+ *   DFSPH updates       + sum_i m 2 l_i kappa_i/rho_i (Psi_b grad W_ib | G_g,i)
+ *   drift projections   + m v_n n / dt (the momentum a projected particle loses)
+ * summed over TIDE_SPH_FBLOCKS fixed blocks of the storage order, then the
+ * blocks in order (bit-identical for any thread count); tide_sph_forces
+ * restarts the sums, the DFSPH solves and the drift add to them.
+ *
  * Neighbour search.  Cells of size H over the grid's box; the fluid
  * particles are sorted by the Morton code of their cell (stable LSD radix
  * sort over fixed blocks: the order does not depend on the thread count),
@@ -215,6 +230,12 @@ static inline void tide_sph_gradW(const tide_sph_kernel *k, int d, const double 
 }
 
 #define TIDE_SPH_MAXWALL 16
+#define TIDE_SPH_MAXSET 16 /* boundary particle sets (S:boundary calls) */
+#define TIDE_SPH_WSLOTS 4  /* SDF boundaries within H of one particle, kept apart */
+/* bodies of the reaction accumulators: SDF boundary g is body g, boundary
+ * particle set k is body TIDE_SPH_MAXWALL + k */
+#define TIDE_SPH_NBODY (TIDE_SPH_MAXWALL + TIDE_SPH_MAXSET)
+#define TIDE_SPH_FBLOCKS 64 /* fixed particle blocks of the reductions */
 
 /* SDF boundary methods */
 typedef enum {
@@ -272,6 +293,9 @@ typedef struct tide_sph {
   double *bx;    /* (nb, d) */
   double *psi;   /* (nb) Psi_b = rho0 V_b [kg] */
   double *bkind; /* (nb) 1: from a band as thick as the support (Psi = m), 0: Akinci's V_b */
+  double *bset;  /* (nb) the set (S:boundary call, 0-based) of each boundary particle */
+  int nset;
+  double bcen[TIDE_SPH_MAXSET][3]; /* centroid of each set (its torque centre) [m] */
   /* neighbour lists (valid after tide_sph_search while nvalid) */
   int nvalid;
   int64_t lcap, blcap;      /* entries allocated */
@@ -310,6 +334,16 @@ typedef struct tide_sph {
   tide_array *wall; /* (n, 3 + d + d*d): rho_w, -tr T_w, sum v_w . G_w, G_w (d), T_w (d x d),
                        summed over the walls */
   int64_t projected; /* particles projected out of a wall by the last drift */
+  /* the SDF boundaries' terms kept per boundary (see "Forces on the
+   * boundaries"): per particle wslots slots of 1 + d + d*d values (the
+   * boundary index or -1, G_w (d), T_w (d x d)), computed by the search */
+  double *wgrp;
+  int64_t wgcap; /* doubles allocated */
+  int wslots;
+  /* reactions: force (3) and torque (3, about the body's centre) the fluid
+   * exerts on each body (TIDE_SPH_NBODY), summed over fixed particle blocks */
+  double bforce[TIDE_SPH_NBODY][6];
+  double bacc[TIDE_SPH_FBLOCKS][TIDE_SPH_NBODY][6];
 } tide_sph;
 
 typedef struct tide_sph_params {
@@ -374,6 +408,20 @@ int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const
 /* The wall terms of one planar wall at distance d >= 0 [m]: rho_w, rho_w'
  * (d/dd), T_n, T_t, and the first-moment trace -tr T_w. */
 void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]);
+
+/* The reaction of the fluid on boundary `index` (kind 0: SDF boundary,
+ * 1: boundary particle set; 0-based): force F [N per unit length in 2D, N
+ * in 3D] and torque T [N m (per unit length in 2D); 2D: T[2] about z] about
+ * the body's centre (tide_sph_body_centre), accumulated since the last
+ * tide_sph_forces (which restarts the sums) by the forces pass and the
+ * DFSPH pressure updates (see "Forces on the boundaries"). */
+int tide_sph_body_force(const tide_sph *s, int kind, int index, double F[3], double T[3]);
+/* The centre of the torque of that body in the simulation frame: an SDF
+ * boundary's rotation centre (moving with it), a set's centroid. */
+int tide_sph_body_centre(const tide_sph *s, int kind, int index, double c[3]);
+/* The pose of SDF boundary `boundary`: centre (as above) and rotation R
+ * (row major 3 x 3) of the shape so far. */
+int tide_sph_sdf_pose(const tide_sph *s, int boundary, double c[3], double R[9]);
 
 /* Sort the fluid by Morton code and list every particle's neighbours
  * (r < H).  TIDE_EINVAL when a particle is outside the box, TIDE_ENONFINITE

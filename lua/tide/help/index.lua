@@ -30,13 +30,13 @@ M.TYPE_FILE = { Array = "array", Grid = "grid", Mac = "grid", Shape = "grid", Vo
   Particles = "liquid", Projector = "liquid", Periodic = "liquid", ViscositySolver = "liquid", TetMesh = "solid",
   ["solid.Collider"] = "solid", MPM = "mpm", SPH = "sph" }
 M.MODULE_FILE = { shape = "grid", run = "tide", params = "tide", timers = "tide", json = "tide", mls_mpm = "mpm",
-  mpm_flip = "mpm", sph_step = "sph", probes = "liquid", runlog = "runs", sandbox = "runs" }
+  mpm_flip = "mpm", sph_step = "sph", sph_body = "sph", probes = "liquid", runlog = "runs", sandbox = "runs" }
 
 --- Modules whose functions are the API: the native modules (every
 -- tide.<name> registered in package.preload, found at run time) and the Lua
 -- recipes of lua/tide/ listed here (tests/runtime/test_help.lua fails on a
 -- lua/tide/*.lua module that is in neither RECIPES nor INTERNAL).
-M.RECIPES = { "shape", "flip", "drop", "liu", "zarifi", "solids", "mls_mpm", "mpm_flip", "sph_step", "probes", "sandbox", "timers", "json",
+M.RECIPES = { "shape", "flip", "drop", "liu", "zarifi", "solids", "mls_mpm", "mpm_flip", "sph_step", "sph_body", "probes", "sandbox", "timers", "json",
   "figures" }
 M.INTERNAL = { prelude = "the tide table itself", run = "tide.run (a function)", params = "tide.params (a callable)",
   testing = "test helpers", runlog = "run.json bookkeeping of tide.run" }
