@@ -17,6 +17,11 @@
 -- drops of radius 0.07 m at 2 m/s starting 2 cells above it, CFL 0.7.  The paper: 192^3, 12k
 -- vertices, t_P = 1.03 s, t_N = 3.7 s, t = 5.95 s.
 --
+-- The Newton line gives wall seconds (assembly, linear solves, CCD, line search), the "Newton CPU" line
+-- the CPU seconds of the assembly and the linear solves (all threads; read these on a loaded machine).
+-- Measured 2026-12-02, case c 192^3, 2 threads, load 6: Newton CPU assembly 0.99 + solves 1.34 s/step,
+-- optimize 2.73 CPU s/step, step 6.85 s wall (docs/couple.md).
+--
 -- Bound measured in the same run: the memory traffic of the grid-sized work of one step
 -- (`traffic` below) at the STREAM-triad bandwidth with the same thread count.
 local tide = require "tide"
