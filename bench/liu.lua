@@ -17,6 +17,11 @@
 -- drops of radius 0.07 m at 2 m/s starting 2 cells above it, CFL 0.7.  The paper: 192^3, 12k
 -- vertices, t_P = 1.03 s, t_N = 3.7 s, t = 5.95 s.
 --
+-- The Newton line gives wall seconds (assembly, linear solves, CCD, line search), the "Newton CPU" line
+-- the CPU seconds of the assembly and the linear solves (all threads; read these on a loaded machine).
+-- Measured 2026-12-02, case c 192^3, 2 threads, load 6: Newton CPU assembly 0.99 + solves 1.34 s/step,
+-- optimize 2.73 CPU s/step, step 6.85 s wall (docs/couple.md).
+--
 -- Bound measured in the same run: the memory traffic of the grid-sized work of one step
 -- (`traffic` below) at the STREAM-triad bandwidth with the same thread count.
 local tide = require "tide"
@@ -73,13 +78,14 @@ local function run(nt, solver, region)
   for _ = 1, P.warmup do liu.step(S, liu.max_dt(S)) end
   timers.reset()
   local r = { nt = nt, solver = solver, region = region, steps = 0, it = 0, asm = 0, sol = 0, ccd = 0, ls = 0, pairs = 0, kry = 0,
-    nphi = 0 }
+    nphi = 0, casm = 0, csol = 0 }
   local t0, c0 = clock(), os.clock()
   for _ = 1, P.steps do
     local st = liu.step(S, tide.time("max dt", liu.max_dt, S))
     liu.check(S)
     r.steps, r.it = r.steps + 1, r.it + st.iterations
     r.asm, r.sol, r.ccd, r.ls = r.asm + st.t_assemble, r.sol + st.t_solve, r.ccd + st.t_ccd, r.ls + st.t_search
+    r.casm, r.csol = r.casm + (st.c_assemble or 0), r.csol + (st.c_solve or 0)
     r.pairs, r.kry, r.nphi = math.max(r.pairs, st.pairs), r.kry + st.krylov_iterations, st.nphi
   end
   r.wall = clock() - t0
@@ -125,6 +131,8 @@ for _, nt in ipairs(list(P.threads, true)) do
       100 * (r.wall - timed) / r.wall, (r.cpu - tcpu) / r.steps))
     print(string.format("%-16s %10.3f   (assembly %.3f, linear solves %.3f, CCD %.3f, line search %.3f)", "  Newton",
       (r.asm + r.sol + r.ccd + r.ls) / r.steps, r.asm / r.steps, r.sol / r.steps, r.ccd / r.steps, r.ls / r.steps))
+    print(string.format("%-16s %10.3f   (CPU s/step, all threads: assembly %.3f, linear solves %.3f)", "  Newton CPU",
+      (r.casm + r.csol) / r.steps, r.casm / r.steps, r.csol / r.steps))
     print(string.format("%-16s %10.3f   (CPU %.3f s, all threads; load average %s)", "step (wall)", r.wall / r.steps,
       r.cpu / r.steps, r.load))
     print(string.format("bound: %.0f MB of grid traffic at triad %.2f GB/s = %.3f s", traffic(P.res ^ 3) / 1e6, r.bw / 1e9,

@@ -236,6 +236,7 @@ int tide_path_allowed(const char *path, int write);
 /* ---------------------------------------------------------------- timers */
 
 double tide_wtime(void); /* wall clock seconds, monotonic */
+double tide_cputime(void); /* CPU seconds of the process, all threads */
 
 #ifdef __cplusplus
 }

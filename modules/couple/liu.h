@@ -155,8 +155,9 @@ typedef struct tide_liu_solid {
   const double *x_star;            /* nv x dim predicted positions x* (Eq. 5) [m] */
   const double *mass;              /* nv lumped masses [kg] (> 0 for free vertices) */
   const uint8_t *fixed;            /* nv, 1: fixed (placed at x*); NULL: none */
-  const struct tide_tetmesh *mesh; /* NULL: free points with inertia only */
-  const double *xn;                /* nv x dim x^n (with a mesh; NULL without damping) */
+  struct tide_tetmesh *mesh; /* NULL: free points with inertia only (its workspace keeps
+                                the Hessian's CSR across solves) */
+  const double *xn;          /* nv x dim x^n (with a mesh; NULL without damping) */
 } tide_liu_solid;
 
 typedef struct tide_liu_stats {
@@ -180,6 +181,7 @@ typedef struct tide_liu_stats {
   double alpha;     /* last step length */
   double vol_err;   /* max_c |V_c - V0_c| / V0_c at the end */
   double t_assemble, t_solve, t_ccd, t_search; /* seconds */
+  double c_assemble, c_solve; /* CPU seconds (the process's, all threads) of the first two */
   int krylov_iters;                            /* BiCGSTAB iterations, all solves */
 } tide_liu_stats;
 

@@ -5,6 +5,7 @@
 #include "linalg/linalg.h"
 #include "solid/barrier.h"
 #include "solid/fem.h"
+#include "solid/integrate.h"
 #include "solid/mesh.h"
 #include "solid/small.h"
 
@@ -50,11 +51,10 @@ typedef struct ctx {
   double *ubuf;   /* nphi: per-unknown energies / volumes */
   /* elastic solid (S->mesh): the incremental potential's gradient and Hessian */
   tide_ip ip;
-  double *mg;   /* nv*dim gradient */
-  int *mi, *mj; /* Hessian triplets (DOF indices) */
-  int *dof;     /* nv*dim: unknown index of each DOF, -1 if fixed */
-  double *mv;
-  int64_t mnnz;
+  double *mg;       /* nv*dim gradient */
+  int *dof;         /* nv*dim: unknown index of each DOF, -1 if fixed (increasing) */
+  const tide_csr *H; /* the Hessian (DOF indices, upper storage; the mesh's, refilled
+                        in place by each assembly) */
 } ctx;
 
 /* vertex v's position p and stencil base b (linear: the pair's, fixed at x*) */
@@ -139,10 +139,11 @@ static double heaviside_slope(double ph, double k) {
   return -2 * k * H * (1 - H);
 }
 
-/* gradient g and the SPD Hessian (triplets) at (phi, x); for CHOLMOD, which
- * reads one triangle, the upper triangle only (j >= i: the entries it read of
- * the full list, summed in the same order) */
-static int assemble(const ctx *C, const double *phi, const double *x, double *grad,
+/* gradient g and the SPD Hessian at (phi, x): the solid's block in C->H
+ * (the mesh's CSR, refilled), the level-set masses and the barrier blocks in
+ * T; for CHOLMOD, which reads one triangle, the upper triangle only (j >= i:
+ * the entries it read of the full list, summed in the same order) */
+static int assemble(ctx *C, const double *phi, const double *x, double *grad,
                     tide_triplets *T) {
   int dim = C->dim, upper = C->p.solver == TIDE_LIU_CHOLMOD;
   double dhat = C->p.dhat, kappa = C->p.kappa;
@@ -151,31 +152,29 @@ static int assemble(const ctx *C, const double *phi, const double *x, double *gr
 #pragma omp parallel for schedule(static)
   for (int64_t u = 0; u < C->nphi; u++)
     grad[u] = C->mf[u] * (phi[C->ucell[u]] - ps[C->ucell[u]]);
-#pragma omp parallel for schedule(static)
+  /* the diagonals serially (into the first thread's list): the parallel
+   * barrier loop below then appends in thread order, and the list is the
+   * serial order for any thread count (with both loops parallel it was
+   * thread 0's diagonal, thread 0's blocks, thread 1's diagonal, ...: a sum
+   * order that changed with the thread count) */
   for (int64_t u = 0; u < C->nphi; u++)
     tide_triplets_add(T, (int)u, (int)u, C->mf[u]);
   if (C->S->mesh) {
     /* the solid's incremental potential (inertia, dt^2 elasticity, damping),
-     * element Hessians PSD-projected, at the offsets of the free DOFs */
-    tide_tripletbuf tb = {C->mi, C->mj, C->mv, 0, 0};
-    int s = tide_fem_ip_gradient_hessian(C->S->mesh, &C->ip, x, TIDE_FEM_PROJECT, C->mg, &tb);
+     * element Hessians PSD-projected: the mesh's CSR, embedded at the free
+     * DOFs' unknowns with T's entries by the caller (each entry its element
+     * triplets summed in list order, as the triplets copied into T were) */
+    int s = tide_solid_ip_system(C->S->mesh, &C->ip, x, TIDE_FEM_PROJECT, C->mg, &C->H);
     if (s) return s;
     for (int64_t v = 0; v < C->nv; v++)
       if (C->xmap[v] >= 0)
         for (int a = 0; a < dim; a++)
           grad[C->xmap[v] + a] = C->mg[v * dim + a];
-#pragma omp parallel for schedule(static)
-    for (int64_t t = 0; t < C->mnnz; t++) {
-      int gi = C->dof[C->mi[t]], gj = C->dof[C->mj[t]];
-      if (gi < 0 || gj < 0) continue;
-      if (!upper || gj >= gi) tide_triplets_add(T, gi, gj, C->mv[t]);
-    }
   } else {
     for (int64_t v = 0; v < C->nv; v++)
       if (C->xmap[v] >= 0)
         for (int a = 0; a < dim; a++)
           grad[C->xmap[v] + a] = C->S->mass[v] * (x[v * dim + a] - xs[v * dim + a]);
-#pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < C->nv; v++)
       if (C->xmap[v] >= 0)
         for (int a = 0; a < dim; a++)
@@ -360,13 +359,8 @@ static void ctx_free(ctx *C) {
   tide_free(C->fixvol, (size_t)(C->ncomp > 0 ? C->ncomp : 1) * sizeof(double));
   tide_free(C->vbuf, (size_t)(C->nv > 0 ? C->nv : 1) * sizeof(double));
   tide_free(C->ubuf, (size_t)(C->nphi > 0 ? C->nphi : 1) * sizeof(double));
-  if (C->mg) {
-    tide_free(C->mg, (size_t)C->nv * C->dim * sizeof(double));
-    tide_free(C->mi, (size_t)C->mnnz * sizeof(int));
-    tide_free(C->mj, (size_t)C->mnnz * sizeof(int));
-    tide_free(C->mv, (size_t)C->mnnz * sizeof(double));
-    tide_free(C->dof, (size_t)C->nv * C->dim * sizeof(int));
-  }
+  tide_free(C->mg, C->mg ? (size_t)C->nv * C->dim * sizeof(double) : 0);
+  tide_free(C->dof, C->dof ? (size_t)C->nv * C->dim * sizeof(int) : 0);
 }
 
 /* The system CHOLMOD factors: A without its decoupled unknowns.  Most
@@ -573,13 +567,9 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   }
   if (S->mesh) {
     C.ip.dt = p->dt, C.ip.xhat = S->x_star, C.ip.xn = S->xn;
-    C.mnnz = tide_fem_ip_nnz(S->mesh);
     C.mg = tide_alloc((size_t)C.nv * dim * sizeof(double));
-    C.mi = tide_alloc((size_t)C.mnnz * sizeof(int));
-    C.mj = tide_alloc((size_t)C.mnnz * sizeof(int));
-    C.mv = tide_alloc((size_t)C.mnnz * sizeof(double));
     C.dof = tide_alloc((size_t)C.nv * dim * sizeof(int));
-    if (!C.mg || !C.mi || !C.mj || !C.mv || !C.dof) {
+    if (!C.mg || !C.dof) {
       s = TIDE_ENOMEM;
       goto done;
     }
@@ -720,7 +710,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
   memcpy(phi1, phi, (size_t)C.N * sizeof(double));
   double mind = 0;
   for (int it = 0;; it++) {
-    double t0 = tide_wtime();
+    double t0 = tide_wtime(), c0 = tide_cputime();
     /* masses (Eq. 13) lagged per iteration and never lowered within the solve
      * (a cell near phi = 0 of a component with a large volume multiplier
      * otherwise flips between liquid and air mass from one iteration to the
@@ -740,21 +730,27 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
     tide_triplets_clear(T);
     if ((s = assemble(&C, phi, x, grad, T))) goto done;
     constraints(&C, phi, h);
-    /* the same triplet pattern as the last iteration (no pair entered or left
-     * the barrier's reach): A's map takes the new values, and CHOLMOD keeps its
+    /* A = the solid's Hessian (its pattern fixed by the mesh) at the free
+     * DOFs' unknowns + T (the masses and the barrier blocks), each entry
+     * the solid's sum, then T's triplets in order: the sums of the one
+     * triplet list the solid's entries were copied into before.  The same
+     * T pattern as the last iteration (no pair entered or left the
+     * barrier's reach): A's map takes the new values, and CHOLMOD keeps its
      * analysis (the same matrix and factor as built anew) */
     int same = A && tide_triplets_same_indices(T, Tp);
     if (same) {
-      if ((s = tide_csr_set_tripletlist_values(A, T))) goto done;
+      if ((s = tide_csr_embed_tripletlist_values(A, C.H, T))) goto done;
     } else {
       tide_csr_free(A);
       A = NULL;
-      if ((s = tide_csr_from_tripletlist(
-               T, p->solver == TIDE_LIU_CHOLMOD ? TIDE_CSR_UPPER : TIDE_CSR_GENERAL, &A)))
+      if ((s = tide_csr_embed_tripletlist(
+               C.H, C.dof, T, p->solver == TIDE_LIU_CHOLMOD ? TIDE_CSR_UPPER : TIDE_CSR_GENERAL,
+               &A)))
         goto done;
     }
-    double t1 = tide_wtime();
+    double t1 = tide_wtime(), c1 = tide_cputime();
     st->t_assemble += t1 - t0;
+    st->c_assemble += c1 - c0;
     if (p->solver == TIDE_LIU_CHOLMOD) {
       /* the decoupled unknowns out (the pattern decides which), the rest factored */
       if (same) {
@@ -858,6 +854,7 @@ int tide_liu_solve(const tide_grid *g, const double *phi_star, const int32_t *la
         dz[i] -= Y[(size_t)c * C.n + i] * lam[c];
     double t2 = tide_wtime();
     st->t_solve += t2 - t1;
+    st->c_solve += tide_cputime() - c1;
     /* convergence: ||dz||_inf / dt and the volumes */
     /* (the level-set entries weighted by the liquid fraction of Eq. 13, also
      * in the stencils that weigh a liquid cell in the objective) */

@@ -205,6 +205,8 @@ static int l_liu_solve(lua_State *L) {
   set_num(L, "vol_err", st.vol_err);
   set_num(L, "t_assemble", st.t_assemble);
   set_num(L, "t_solve", st.t_solve);
+  set_num(L, "c_assemble", st.c_assemble);
+  set_num(L, "c_solve", st.c_solve);
   set_num(L, "t_ccd", st.t_ccd);
   set_num(L, "t_search", st.t_search);
   return 1;

@@ -24,6 +24,13 @@ struct tide_csr_aux {
   int *tptr;         /* nrows + 1 */
   int *tpos, *trow;  /* strict upper count */
   int64_t ntpos;
+  /* embedding (tide_csr_embed_tripletlist): entry p starts from the base
+   * matrix's entry base_pos[p] (-1: none), then sums the list's triplets of
+   * the triplet map; tv holds the list's values in list order */
+  int embed;         /* built by tide_csr_embed_tripletlist */
+  int64_t *base_pos; /* trip_nnz, or NULL without a base */
+  int64_t base_nnz;  /* entries of the base when built (-1: no base) */
+  double *tv;        /* ntrip */
 };
 
 /* ----------------------------------------------------------- basics */
@@ -31,8 +38,14 @@ struct tide_csr_aux {
 static void aux_drop_map(struct tide_csr_aux *a) {
   tide_free(a->trip_ptr, a->trip_ptr ? (size_t)(a->trip_nnz + 1) * sizeof(int64_t) : 0);
   tide_free(a->trip_idx, a->trip_idx ? (size_t)a->nkept * sizeof(int64_t) : 0);
+  tide_free(a->base_pos, a->base_pos ? (size_t)a->trip_nnz * sizeof(int64_t) : 0);
+  tide_free(a->tv, a->tv ? (size_t)(a->ntrip > 0 ? a->ntrip : 1) * sizeof(double) : 0);
   a->trip_ptr = NULL;
   a->trip_idx = NULL;
+  a->base_pos = NULL;
+  a->tv = NULL;
+  a->base_nnz = 0;
+  a->embed = 0;
   a->trip_nnz = a->nkept = a->ntrip = 0;
 }
 
@@ -87,6 +100,8 @@ size_t tide_csr_bytes(const tide_csr *A) {
     const struct tide_csr_aux *a = A->aux;
     if (a->trip_ptr) b += (size_t)(a->trip_nnz + 1) * sizeof(int64_t);
     b += (size_t)a->nkept * sizeof(int64_t);
+    if (a->base_pos) b += (size_t)a->trip_nnz * sizeof(int64_t);
+    if (a->tv) b += (size_t)(a->ntrip > 0 ? a->ntrip : 1) * sizeof(double);
     if (a->tptr) b += (size_t)(A->nrows + 1) * sizeof(int);
     b += 2 * (size_t)a->ntpos * sizeof(int);
   }
@@ -313,9 +328,13 @@ static int row_sort(tent *r, int64_t len, rowscratch *w) {
   return u;
 }
 
-static int from_segments(int nrows, int ncols, int nseg, const tseg *sg, int stype,
-                         tide_csr **out) {
-  *out = NULL;
+/* The triplets of the segments validated, the kept ones (all, or j >= i for
+ * TIDE_CSR_UPPER) grouped by row and sorted by (column, triplet index): row
+ * i's are (*pe)[cnt[i] .. cnt[i+1]), (*prowcount)[i+1] its distinct columns;
+ * *pnk kept in all.  The caller frees cnt, e and rowcount (sort_free). */
+static int sort_rows(int nrows, int ncols, int nseg, const tseg *sg, int stype, int64_t **pcnt,
+                     tent **pe, int64_t *pnk, int **prowcount) {
+  *pcnt = NULL, *pe = NULL, *prowcount = NULL, *pnk = 0;
   int64_t n = nseg > 0 ? sg[nseg - 1].off + sg[nseg - 1].n : 0;
   if (nrows < 0 || ncols < 0 || n < 0)
     return tide_fail(TIDE_EINVAL, "tide_csr_from_triplets: negative size");
@@ -425,6 +444,24 @@ static int from_segments(int nrows, int ncols, int nseg, const tseg *sg, int sty
     tide_free(rowcount, (size_t)(nrows + 1) * sizeof(int));
     return tide_fail(TIDE_ENOMEM, "tide_csr_from_triplets: out of memory for the row sort");
   }
+  *pcnt = cnt, *pe = e, *pnk = nk, *prowcount = rowcount;
+  return TIDE_OK;
+}
+
+static void sort_free(int nrows, int64_t *cnt, tent *e, int64_t nk, int *rowcount) {
+  tide_free(cnt, cnt ? (size_t)(nrows + 1) * sizeof(int64_t) : 0);
+  tide_free(e, e ? (size_t)nk * sizeof(tent) : 0);
+  tide_free(rowcount, rowcount ? (size_t)(nrows + 1) * sizeof(int) : 0);
+}
+
+static int from_segments(int nrows, int ncols, int nseg, const tseg *sg, int stype,
+                         tide_csr **out) {
+  *out = NULL;
+  int64_t n = nseg > 0 ? sg[nseg - 1].off + sg[nseg - 1].n : 0, *cnt, nk;
+  tent *e;
+  int *rowcount;
+  int st0 = sort_rows(nrows, ncols, nseg, sg, stype, &cnt, &e, &nk, &rowcount);
+  if (st0) return st0;
   int64_t nnz = 0;
   for (int i = 0; i < nrows; i++)
     nnz += rowcount[i + 1];
@@ -501,6 +538,9 @@ int tide_csr_set_triplet_values(tide_csr *A, int64_t n, const double *v) {
   if (!a || !a->trip_ptr || !a->trip_idx || a->trip_nnz != tide_csr_nnz(A))
     return tide_fail(TIDE_EINVAL, "tide_csr_set_triplet_values: the matrix was not built from "
                                   "triplets (no pattern map)");
+  if (a->embed)
+    return tide_fail(TIDE_EINVAL, "tide_csr_set_triplet_values: the matrix embeds a base matrix "
+                                  "(refill it with tide_csr_embed_tripletlist_values)");
   if (n != a->ntrip)
     return tide_fail(TIDE_EINVAL,
                      "tide_csr_set_triplet_values: %lld values given, the matrix was built from "
@@ -680,6 +720,19 @@ static int triplets_status(const tide_triplets *T, const char *fname) {
   return TIDE_OK;
 }
 
+/* T's lists in thread order as segments (sg: T->nlists entries) */
+static int list_segments(const tide_triplets *T, tseg *sg) {
+  int nseg = 0;
+  int64_t o = 0;
+  for (int k = 0; k < T->nlists; k++) {
+    const tlist *l = &T->lists[k];
+    if (l->n == 0) continue;
+    sg[nseg++] = (tseg){l->i, l->j, l->v, l->n, o};
+    o += l->n;
+  }
+  return nseg;
+}
+
 /* Concatenate the per-thread lists in thread order. */
 static int triplets_flatten(const tide_triplets *T, int **pi, int **pj, double **pv, int64_t *pn) {
   int64_t n = tide_triplets_count(T);
@@ -707,14 +760,7 @@ int tide_csr_from_tripletlist(const tide_triplets *T, int stype, tide_csr **out)
   /* the lists in thread order, read in place (no flattened copy) */
   tseg *sg = tide_alloc((size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
   if (!sg) return TIDE_ENOMEM;
-  int nseg = 0;
-  int64_t o = 0;
-  for (int k = 0; k < T->nlists; k++) {
-    const tlist *l = &T->lists[k];
-    if (l->n == 0) continue;
-    sg[nseg++] = (tseg){l->i, l->j, l->v, l->n, o};
-    o += l->n;
-  }
+  int nseg = list_segments(T, sg);
   st = from_segments(T->nrows, T->ncols, nseg, sg, stype, out);
   tide_free(sg, (size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
   return st;
@@ -733,6 +779,236 @@ int tide_csr_set_tripletlist_values(tide_csr *A, const tide_triplets *T) {
   if (!st) st = tide_csr_set_triplet_values(A, n, v);
   tide_free(v, v ? (size_t)n * sizeof(double) : 0);
   return st;
+}
+
+/* ------------------------------------------- embedding plus a triplet list */
+
+/* Reading a base row of tide_csr_embed_tripletlist: B's entries of row i in
+ * C's columns, ascending -- first the mirrored strict lower part (B upper
+ * read into a general C: B(k, i), k < i, from the transpose index), then
+ * row i itself (B general read into an upper C: its j >= i only); columns
+ * mapped by map, those mapped to -1 skipped. */
+typedef struct {
+  const tide_csr *B;
+  const int *map;
+  int mirror, upper_only;
+} base_rd;
+
+typedef struct {
+  int i, q, q1, p, p1;
+} base_cur;
+
+static void base_row(const base_rd *b, int i, base_cur *c) {
+  c->i = i;
+  c->q = c->q1 = c->p = c->p1 = 0;
+  if (i < 0) return;
+  if (b->mirror) c->q = b->B->aux->tptr[i], c->q1 = b->B->aux->tptr[i + 1];
+  c->p = b->B->rowptr[i], c->p1 = b->B->rowptr[i + 1];
+}
+
+/* the row's next entry: its column in C and its position in B; 0 at the end */
+static int base_next(const base_rd *b, base_cur *c, int *col, int64_t *pos) {
+  while (c->q < c->q1) {
+    int k = c->q++, j = b->B->aux->trow[k], mc = b->map ? b->map[j] : j;
+    if (mc >= 0) {
+      *col = mc, *pos = b->B->aux->tpos[k];
+      return 1;
+    }
+  }
+  while (c->p < c->p1) {
+    int p = c->p++, j = b->B->col[p];
+    if (b->upper_only && j < c->i) continue;
+    int mc = b->map ? b->map[j] : j;
+    if (mc >= 0) {
+      *col = mc, *pos = p;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* C's values from B's and the list's (copied to aux->tv in list order) */
+static int embed_values(tide_csr *C, const tide_csr *B, const tide_triplets *T, const char *fn) {
+  struct tide_csr_aux *a = C->aux;
+  int64_t o = 0;
+  for (int k = 0; k < T->nlists; k++) {
+    const tlist *l = &T->lists[k];
+    if (l->n) memcpy(a->tv + o, l->v, (size_t)l->n * sizeof(double));
+    o += l->n;
+  }
+  int64_t nnz = tide_csr_nnz(C), bad = nnz;
+  const int64_t *bp = a->base_pos;
+  const double *bv = B ? B->val : NULL;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (TIDE_LA_PAR(nnz))
+  for (int64_t p = 0; p < nnz; p++) {
+    double s = 0;
+    if (bp && bp[p] >= 0) s += bv[bp[p]];
+    for (int64_t k = a->trip_ptr[p]; k < a->trip_ptr[p + 1]; k++)
+      s += a->tv[a->trip_idx[k]];
+    C->val[p] = s;
+    if (!isfinite(s)) bad = p < bad ? p : bad;
+  }
+  if (bad < nnz) {
+    int r = 0;
+    while (C->rowptr[r + 1] <= bad) r++;
+    return tide_fail(TIDE_ENONFINITE, "%s: entry (%d, %d) is %g (a non-finite base value or an overflow)",
+                     fn, r, C->col[bad], C->val[bad]);
+  }
+  return TIDE_OK;
+}
+
+int tide_csr_embed_tripletlist(const tide_csr *B, const int *map, const tide_triplets *T, int stype,
+                               tide_csr **out) {
+  const char *fn = "tide_csr_embed_tripletlist";
+  *out = NULL;
+  int st = triplets_status(T, fn);
+  if (st) return st;
+  int n = T->nrows;
+  if (stype != TIDE_CSR_GENERAL && stype != TIDE_CSR_UPPER)
+    return tide_fail(TIDE_EINVAL, "%s: unknown storage type %d", fn, stype);
+  if (B) {
+    if ((st = tide_csr_check(B, fn))) return st;
+    if (T->ncols != n || B->nrows != B->ncols)
+      return tide_fail(TIDE_EINVAL, "%s: the base (%d x %d) and the list (%d x %d) must be square",
+                       fn, B->nrows, B->ncols, T->nrows, T->ncols);
+    if (!map && B->nrows != n)
+      return tide_fail(TIDE_EINVAL, "%s: without a map the base (%d x %d) must be the list's size (%d)",
+                       fn, B->nrows, B->ncols, n);
+    if (B->stype == TIDE_CSR_UPPER && stype == TIDE_CSR_GENERAL && (!B->aux || !B->aux->tptr))
+      return tide_fail(TIDE_EINVAL, "%s: upper-storage base without its index (call tide_csr_finish)",
+                       fn);
+    if (map) {
+      int last = -1;
+      for (int i = 0; i < B->nrows; i++) {
+        if (map[i] < -1 || map[i] >= n)
+          return tide_fail(TIDE_EINVAL, "%s: map[%d] = %d outside -1 .. %d", fn, i, map[i], n - 1);
+        if (map[i] < 0) continue;
+        if (map[i] <= last)
+          return tide_fail(TIDE_EINVAL, "%s: the map must increase strictly (map[%d] = %d after %d)",
+                           fn, i, map[i], last);
+        last = map[i];
+      }
+    }
+  } else if (stype == TIDE_CSR_UPPER && T->ncols != n) {
+    return tide_fail(TIDE_EINVAL, "%s: symmetric storage needs a square matrix, got %d x %d", fn, n,
+                     T->ncols);
+  }
+  tseg *sg = tide_alloc((size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
+  if (!sg) return TIDE_ENOMEM;
+  int nseg = list_segments(T, sg);
+  int64_t ntrip = tide_triplets_count(T), *cnt, nk;
+  tent *e;
+  int *rowcount;
+  st = sort_rows(n, T->ncols, nseg, sg, stype, &cnt, &e, &nk, &rowcount);
+  tide_free(sg, (size_t)(T->nlists > 0 ? T->nlists : 1) * sizeof *sg);
+  if (st) return st;
+  base_rd b = {B, map, B && B->stype == TIDE_CSR_UPPER && stype == TIDE_CSR_GENERAL,
+               B && B->stype == TIDE_CSR_GENERAL && stype == TIDE_CSR_UPPER};
+  int *inv = tide_alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+  if (!inv) {
+    sort_free(n, cnt, e, nk, rowcount);
+    return TIDE_ENOMEM;
+  }
+  for (int r = 0; r < n; r++)
+    inv[r] = B && !map ? r : -1;
+  if (B && map)
+    for (int i = 0; i < B->nrows; i++)
+      if (map[i] >= 0) inv[map[i]] = i;
+  /* count the merged rows */
+#pragma omp parallel for schedule(dynamic, 256) if (TIDE_LA_PAR(nk + (B ? tide_csr_nnz(B) : 0)))
+  for (int r = 0; r < n; r++) {
+    base_cur c;
+    base_row(&b, inv[r], &c);
+    int bc = 0, m = 0;
+    int64_t bpos = -1, k = cnt[r], k1 = cnt[r + 1];
+    int have = B && base_next(&b, &c, &bc, &bpos);
+    while (have || k < k1) {
+      int col = have && (k == k1 || bc <= e[k].c) ? bc : e[k].c;
+      m++;
+      if (have && bc == col) have = base_next(&b, &c, &bc, &bpos);
+      while (k < k1 && e[k].c == col) k++;
+    }
+    rowcount[r + 1] = m;
+  }
+  int64_t nnz = 0;
+  for (int r = 0; r < n; r++)
+    nnz += rowcount[r + 1];
+  tide_csr *C = NULL;
+  st = nnz > INT32_MAX ? tide_fail(TIDE_EINVAL, "%s: %lld entries exceed the 32-bit index range", fn,
+                                   (long long)nnz)
+                       : tide_csr_new(n, T->ncols, nnz, &C);
+  struct tide_csr_aux *a = NULL;
+  if (!st) {
+    C->stype = stype;
+    a = aux_get(C);
+    if (a) {
+      a->embed = 1;
+      a->trip_ptr = tide_alloc((size_t)(nnz + 1) * sizeof(int64_t));
+      a->trip_idx = tide_alloc((size_t)(nk > 0 ? nk : 1) * sizeof(int64_t));
+      a->tv = tide_alloc((size_t)(ntrip > 0 ? ntrip : 1) * sizeof(double));
+      if (B) a->base_pos = tide_alloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int64_t));
+      a->trip_nnz = nnz, a->nkept = nk > 0 ? nk : 1, a->ntrip = ntrip;
+      a->base_nnz = B ? tide_csr_nnz(B) : -1;
+    }
+    if (!a || !a->trip_ptr || !a->trip_idx || !a->tv || (B && !a->base_pos))
+      st = tide_fail(TIDE_ENOMEM, "%s: out of memory", fn);
+  }
+  if (st) {
+    tide_csr_free(C);
+    tide_free(inv, (size_t)(n > 0 ? n : 1) * sizeof(int));
+    sort_free(n, cnt, e, nk, rowcount);
+    return st;
+  }
+  for (int r = 0; r < n; r++)
+    C->rowptr[r + 1] = C->rowptr[r] + rowcount[r + 1];
+  /* fill the pattern and the maps */
+#pragma omp parallel for schedule(dynamic, 256) if (TIDE_LA_PAR(nk + (B ? tide_csr_nnz(B) : 0)))
+  for (int r = 0; r < n; r++) {
+    base_cur c;
+    base_row(&b, inv[r], &c);
+    int bc = 0, p = C->rowptr[r];
+    int64_t bpos = -1, k = cnt[r], k1 = cnt[r + 1];
+    int have = B && base_next(&b, &c, &bc, &bpos);
+    while (have || k < k1) {
+      int col = have && (k == k1 || bc <= e[k].c) ? bc : e[k].c;
+      C->col[p] = col;
+      a->trip_ptr[p] = k;
+      if (B) a->base_pos[p] = have && bc == col ? bpos : -1;
+      if (have && bc == col) have = base_next(&b, &c, &bc, &bpos);
+      for (; k < k1 && e[k].c == col; k++)
+        a->trip_idx[k] = e[k].t;
+      p++;
+    }
+  }
+  a->trip_ptr[nnz] = nk;
+  tide_free(inv, (size_t)(n > 0 ? n : 1) * sizeof(int));
+  sort_free(n, cnt, e, nk, rowcount);
+  if (!(st = build_transpose_index(C))) st = embed_values(C, B, T, fn);
+  if (st) {
+    tide_csr_free(C);
+    return st;
+  }
+  *out = C;
+  return TIDE_OK;
+}
+
+int tide_csr_embed_tripletlist_values(tide_csr *C, const tide_csr *B, const tide_triplets *T) {
+  const char *fn = "tide_csr_embed_tripletlist_values";
+  struct tide_csr_aux *a = C->aux;
+  if (!a || !a->embed || a->trip_nnz != tide_csr_nnz(C))
+    return tide_fail(TIDE_EINVAL, "%s: the matrix was not built by tide_csr_embed_tripletlist", fn);
+  int st = triplets_status(T, fn);
+  if (st) return st;
+  int64_t ntrip = tide_triplets_count(T);
+  if (T->nrows != C->nrows || T->ncols != C->ncols || ntrip != a->ntrip)
+    return tide_fail(TIDE_EINVAL,
+                     "%s: the list (%d x %d, %lld triplets) is not the one the matrix was built from "
+                     "(%d x %d, %lld)",
+                     fn, T->nrows, T->ncols, (long long)ntrip, C->nrows, C->ncols,
+                     (long long)a->ntrip);
+  if ((B != NULL) != (a->base_nnz >= 0) || (B && tide_csr_nnz(B) != a->base_nnz))
+    return tide_fail(TIDE_EINVAL, "%s: the base is not the one the matrix was built from", fn);
+  return embed_values(C, B, T, fn);
 }
 
 /* ------------------------------------------------------------- products */
@@ -849,7 +1125,7 @@ int tide_csr_clone(const tide_csr *A, tide_csr **out) {
   memcpy(B->col, A->col, (size_t)nnz * sizeof(int));
   memcpy(B->val, A->val, (size_t)nnz * sizeof(double));
   const struct tide_csr_aux *a = A->aux;
-  if (a && a->trip_ptr && a->trip_idx) {
+  if (a && a->trip_ptr && a->trip_idx && !a->embed) { /* an embedding's map is not copied */
     struct tide_csr_aux *b = aux_get(B);
     if (b) {
       b->trip_ptr = tide_alloc((size_t)(nnz + 1) * sizeof(int64_t));

@@ -150,6 +150,26 @@ int tide_csr_from_tripletlist(const tide_triplets *T, int stype, tide_csr **out)
  * sequence as the list A was built from. */
 int tide_csr_set_tripletlist_values(tide_csr *A, const tide_triplets *T);
 
+/* A base matrix embedded in a larger one, plus a triplet list (a Newton
+ * system: an element Hessian whose pattern never changes, kept as a CSR and
+ * refilled, beside a few contact or coupling blocks that come and go).
+ * C (T's size, square when B is given, storage stype) = E B E^T + T: row and
+ * column i of B become row and column map[i] of C (map[i] = -1 drops them;
+ * the kept map strictly increasing; map NULL: B is C's size).  B in upper
+ * storage is read as the symmetric matrix it stands for (mirrored into a
+ * general C); into an upper C, B's and T's entries with j < i are skipped.
+ * Each entry of C is 0 + B's entry (if any) + T's triplets in list order:
+ * the sums tide_csr_from_tripletlist gives for one list holding B's entries
+ * first, so when B's entries are themselves sums in list order (a CSR built
+ * from or refilled by triplets), C equals the matrix built from all the
+ * triplets, bit for bit.  C keeps the map; tide_csr_embed_tripletlist_values
+ * refills it (no allocation, OpenMP over entries) from B's new values on the
+ * same pattern and a list with the (i, j) sequence C was built from
+ * (tide_triplets_same_indices). */
+int tide_csr_embed_tripletlist(const tide_csr *B, const int *map, const tide_triplets *T,
+                               int stype, tide_csr **out);
+int tide_csr_embed_tripletlist_values(tide_csr *C, const tide_csr *B, const tide_triplets *T);
+
 /* ------------------------------------------------------ preconditioners */
 
 enum {

@@ -437,6 +437,11 @@ int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, in
   return ip_system(m, ip, x, flags, NULL, H);
 }
 
+int tide_solid_ip_system(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags, double *g,
+                         const tide_csr **H) {
+  return ip_system(m, ip, x, flags, g, H);
+}
+
 /* Contacts inside the Newton minimization.  Post-step projection alone
  * (the free minimizer pushed back out of the colliders) lets the solve move
  * contact nodes freely into the body: elements pressed against a collider are

@@ -171,6 +171,13 @@ int tide_solid_elastic_matrices(tide_tetmesh *m, const double *x, int flags, con
  * flags: TIDE_FEM_PROJECT, TIDE_FEM_PINNED. */
 int tide_solid_ip_matrix(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags,
                          const tide_csr **H);
+/* The same with the gradient g = dE/dx (nv*d; may be NULL) from the same
+ * element pass.  H lives in the mesh's workspace (built on the first call,
+ * refilled in place after: each entry the sum of its element triplets in
+ * their fixed order, then +0 for the friction blocks of the pattern); it
+ * stays valid until the next call that assembles on this mesh. */
+int tide_solid_ip_system(tide_tetmesh *m, const tide_ip *ip, const double *x, int flags, double *g,
+                         const tide_csr **H);
 
 /* Total mechanical energy: kinetic + elastic - gravity work (m g . x) [J]. */
 int tide_solid_total_energy(const tide_tetmesh *m, double *E);

@@ -31,7 +31,7 @@ return {
       { "stencil_mass", "\"liquid\" | \"lagged\"", "\"liquid\"", "inertia of the cells in the vertices' stencils: a liquid cell's, or Eq. 13's (the paper's; air 1e3 times lighter: a row of vertices leaks between them from 1.6 dx, 1.9 dx with liquid mass)" },
       { "solver", "\"cholmod\" | \"pcg\" | \"bicgstab\"", "\"cholmod\"", "linear solver of the SPD block: supernodal Cholesky, CG + IC(0), BiCGSTAB + ILU(0)" },
     },
-    returns = "stats: iterations, converged, diverged, nphi, nx, pairs, rebased, dropped, penetrating, halvings, ccd_limited, shifted, components, krylov_iterations, min_d, step, alpha, vol_err, t_assemble, t_solve, t_ccd, t_search",
+    returns = "stats: iterations, converged, diverged, nphi, nx, pairs, rebased, dropped, penetrating, halvings, ccd_limited, shifted, components, krylov_iterations, min_d, step, alpha, vol_err, t_assemble, t_solve, t_ccd, t_search (wall seconds), c_assemble, c_solve (CPU seconds, all threads)",
     ref = "Liu et al. 2024 Eq. 10-13, 18-22, Sec. 4.3.4-4.3.5",
     see = see,
   },
