@@ -200,8 +200,8 @@ local function report(v, big)
   io.stdout:flush()
 end
 
-print(string.format("3D drop at rest: %d cells per diameter, %d^3, centre %s, extend %s, redistance %d%s", P.cpd, m,
-  P.centre, S.extend, S.redistance, P.freeze and ", phi frozen" or ""))
+print(string.format("3D drop at rest: %d cells per diameter, %d^3, centre %s, extend %s, redistance %d, tension_ahead %g%s", P.cpd, m,
+  P.centre, S.extend, S.redistance, S.tension_ahead, P.freeze and ", phi frozen" or ""))
 if P.harmonics > 0 then shape() end
 local big, mark = 0, P.every
 while mark < S.t + 1e-9 do mark = mark + P.every end

@@ -42,6 +42,9 @@ local time = tide.time
 
 local drop = {}
 
+-- the 3D default of tension_ahead (below)
+drop.TENSION_AHEAD_3D = 0.1
+
 local defaults = {
   rho = 1000,              -- density [kg/m^3]
   sigma = 0,               -- surface tension [N/m]
@@ -74,6 +77,12 @@ local defaults = {
                            -- "The theta clamp"; a later exponential growth from t ~ 1.75 is not the clamp's), 0.01
                            -- with "liu"
   contact_angle = 90,      -- static contact angle at the walls and solids [degrees]
+  tension_ahead = false,   -- beta: the ghost jump's curvature read from phi moved beta dt further with the current
+                           -- velocity (tide.liquid.surface_tension's kappa_phi), a partly implicit surface tension
+                           -- that damps a capillary wave of frequency omega by exp(-pi beta omega dt) per period --
+                           -- the grid-scale waves (omega dt ~ 0.7) strongly, the drop's modes (omega dt ~ 0.01)
+                           -- hardly; default TENSION_AHEAD_3D in 3D with tension "ghost", 0 in 2D and with "liu"
+                           -- (docs/liquids-physics.md, "Damping the shortest capillary waves")
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
                            -- curvature "heights"), "constant" along the normals (default with tension "liu":
                            -- linear made Liu's drop 2% orientation-dependent; and without surface tension) or
@@ -166,6 +175,11 @@ function drop.new(opts)
     else S.extend = (S.sigma > 0 and g.dim == 2) and "linear_phi" or "constant" end
   end
   check_choice(S.extend, { "linear", "constant", "linear_phi" }, "extend")
+  if not S.tension_ahead then S.tension_ahead = (S.tension == "ghost" and g.dim == 3) and drop.TENSION_AHEAD_3D or 0 end
+  if type(S.tension_ahead) ~= "number" or not (S.tension_ahead >= 0 and S.tension_ahead <= 1) then
+    raise("tide.drop.new: tension_ahead must be a number in [0, 1]")
+  end
+  if S.tension_ahead > 0 and S.tension ~= "ghost" then raise("tide.drop.new: tension_ahead belongs to tension \"ghost\"") end
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
   -- periodic = {true, false[, ..]}: periodic axes (the others are walls); every
   -- grid operator of the step then runs on the torus (tide.liquid.periodic)
@@ -261,9 +275,22 @@ function drop.step(S, dt)
   -- 6. surface tension
   if S.sigma > 0 then
     if S.tension == "ghost" then
+      -- tension_ahead: the curvature of phi moved beta dt ahead with the velocity of this step
+      -- (semi-Lagrangian, cubic), the labels and fractions of phi itself
+      local kphi
+      if S.tension_ahead > 0 then
+        S.phi_ahead = S.phi_ahead or g:cells()
+        if P then
+          time("tension ahead", P.advect_cells, P, u, S.phi, S.tension_ahead * dt, { scheme = "sl", interp = "cubic", out = S.phi_ahead })
+        else
+          time("tension ahead", grid.advect_scalar, { grid = g, velocity = u, field = S.phi, dt = S.tension_ahead * dt,
+            scheme = "sl", interp = "cubic", out = S.phi_ahead })
+        end
+        kphi = S.phi_ahead
+      end
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi,
-        periodic = S.periodic, theta_min = S.theta_min })
+        periodic = S.periodic, theta_min = S.theta_min, kappa_phi = kphi })
     else
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, method = "liu", side = S.side, curvature = S.curvature, solver = S.solver,

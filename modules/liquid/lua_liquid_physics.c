@@ -218,7 +218,7 @@ static int l_curvature_faces(lua_State *L) {
 static const char *const CURVS[] = {"heights", "cells", NULL};
 static const char *const st_keys[] = {"sigma", "rho", "dt", "method", "labels", "kappa", "theta_min", "curvature",
                                       "band", "side", "width", "projection", "periodic", "pjump", "tol", "maxit", "solver",
-                                      "contact_angle", "solid_phi", NULL};
+                                      "contact_angle", "solid_phi", "kappa_phi", NULL};
 static const char *const SIDES[] = {"both", "liquid", NULL};
 static const char *const WIDTHS[] = {"fixed", "local", NULL};
 static const char *const PROJS[] = {"ghost", "labels", NULL};
@@ -226,7 +226,7 @@ static const char *const ST_METHODS[] = {"ghost", "liu", NULL};
 
 /* tide.liquid.surface_tension(u, phi, {sigma =, rho =, dt = [, method = "ghost" | "liu", labels,
  *   kappa, curvature = "heights" | "cells", projection = "ghost" | "labels", theta_min = 0.01 (ghost
- *   projection), periodic, pjump (ghost), band = 3 dx, side = "both" | "liquid", width = "local" | "fixed", tol, maxit, solver (liu)]})
+ *   projection), periodic, pjump (ghost), kappa_phi (ghost: the level set the curvature is read from), band = 3 dx, side = "both" | "liquid", width = "local" | "fixed", tol, maxit, solver (liu)]})
  *   -> u [, stats (liu)] */
 static int l_surface_tension(lua_State *L) {
   const char *fn = "tide.liquid.surface_tension";
@@ -248,6 +248,8 @@ static int l_surface_tension(lua_State *L) {
   int cell_surface = tide_opt_choice(&o, "projection", "ghost", PROJS);
   double angle = opt_contact_angle(&o);
   const tide_array *solid_phi = opt_cells(&o, "solid_phi", g, TIDE_F64);
+  const tide_array *kappa_phi = opt_cells(&o, "kappa_phi", g, TIDE_F64);
+  if (kappa && kappa_phi) tide_lua_error(L, "%s: 'kappa' and 'kappa_phi' exclude each other", fn);
   if (cell_surface && tide_opt_has(&o, "theta_min"))
     tide_lua_error(L, "%s: 'theta_min' belongs to projection 'ghost'", fn);
   double theta_min = tide_opt_num(&o, "theta_min", 0.01, 1e-12, 1);
@@ -261,13 +263,14 @@ static int l_surface_tension(lua_State *L) {
     t.theta_min = theta_min;
     t.cell_curvature = curv;
     t.cell_surface = cell_surface;
-    t.contact_angle = angle, t.solid_phi = solid_phi;
+    t.contact_angle = angle, t.solid_phi = solid_phi, t.kappa_phi = kappa_phi;
     const tide_array *pj = opt_cells(&o, "pjump", g, TIDE_F64);
     tide_lua_check(L, tide_liquid_surface_tension_jump(u, phi, &t, (tide_array *)pj), fn);
     lua_settop(L, 1);
     return 1;
   }
   if (tide_opt_has(&o, "pjump")) tide_lua_error(L, "%s: 'pjump' belongs to method 'ghost'", fn);
+  if (kappa_phi) tide_lua_error(L, "%s: 'kappa_phi' belongs to method 'ghost'", fn);
   tide_tension_liu_opts t = tide_tension_liu_opts_default();
   t.sigma = sigma, t.rho = rho, t.dt = dt, t.labels = labels, t.kappa = kappa;
   memcpy(t.periodic, per, sizeof per);

@@ -1157,7 +1157,14 @@ int tide_liquid_surface_tension_jump(tide_mac *u, const tide_array *phi, const t
   uint8_t *ownlab = NULL;
   surf_ws W;
   memset(&W, 0, sizeof W);
-  if ((st = curvature_phi(g, phi, o->solid_phi, B, &phc, &ownphi))) goto done;
+  if (o->kappa_phi && o->kappa) {
+    st = tide_fail(TIDE_EINVAL, "kappa and kappa_phi exclude each other");
+    goto done;
+  }
+  if (o->kappa_phi) {
+    if ((st = check_phi(g, o->kappa_phi))) goto done;
+  }
+  if ((st = curvature_phi(g, o->kappa_phi ? o->kappa_phi : phi, o->solid_phi, B, &phc, &ownphi))) goto done;
   if ((st = get_kappa(g, phc, o->kappa, B, 1, &kap, &own))) goto done;
   /* labels (from phi when not given) and the ghost-fluid fractions of the
    * projection (mac_poisson.h), so the jump sits where the projection puts

@@ -193,6 +193,14 @@ typedef struct tide_tension_opts {
   const tide_array *solid_phi; /* f64 cells or NULL: the curvature reads phi
                                 * continued into these solids by the contact
                                 * angle (tide_liquid_contact_extend) */
+  const tide_array *kappa_phi; /* f64 cells or NULL: the level set the curvature
+                                * is read from instead of phi (labels and theta
+                                * still from phi), e.g. phi moved a fraction of
+                                * the step ahead with the current velocity: the
+                                * jump then sees the surface where it will be,
+                                * which damps the capillary waves by a rate
+                                * ~ beta omega^2 dt / 2 (tide.drop's
+                                * tension_ahead; docs/liquids-physics.md) */
 } tide_tension_opts;
 
 tide_tension_opts tide_tension_opts_default(void);
