@@ -18,6 +18,7 @@ declare -A args=(
   [mpm_sand_column]="--res 24 --frames 2 --image 96"
   [mpm_in_water]="--res 16 --frames 2 --image 96"
   [sph_dam_break]="--res 16 --frames 2 --image 96"
+  [sph_floating]="--res 20 --frames 2 --image 96"
   [dam_break_compare]="--res 16 --frames 2 --image 96"
   [solid_plastic_sphere]="--h 0.1 --frames 2"
   [solid_stairs]="--h 0.08 --frames 2"
