@@ -57,10 +57,23 @@ local function frame(i, t)
   local path = string.format("%s/frame_%04d.png", P.out, i)
   local title = string.format("SPH floating boxes (%s)  t = %.2f s", P.method, t)
   if d == 2 then
-    local solid = bodies[1]:world_shape()
-    for k = 2, #bodies do solid = solid + bodies[k]:world_shape() end
-    local _, labels = g:face_fractions(solid)
-    tide.fileio.png2d { path = path, grid = g, labels = labels, width = P.image, particles = S.x,
+    -- each box exactly where it is (its corners through the body's pose), two filled triangles
+    local V, T = tide.array.zeros({ 4 * #bodies, 2 }), tide.array.zeros({ 2 * #bodies, 3 }, "i32")
+    for k, b in ipairs(bodies) do
+      local c, R = b:pose()
+      local sp = specs[k]
+      local x0, x1, y0, y1 = sp.x - 0.5 * sp.w, sp.x + 0.5 * sp.w, sp.y, sp.y + sp.h
+      for m, y in ipairs { { x0, y0 }, { x1, y0 }, { x1, y1 }, { x0, y1 } } do
+        local w = b:to_world(y, c, R)
+        V:set(4 * (k - 1) + m, 1, w[1]); V:set(4 * (k - 1) + m, 2, w[2])
+      end
+      local o = 4 * (k - 1)
+      for a, tri in ipairs { { o, o + 1, o + 2 }, { o, o + 2, o + 3 } } do
+        for e = 1, 3 do T:set(2 * (k - 1) + a, e, tri[e]) end
+      end
+    end
+    tide.fileio.png2d { path = path, grid = g, vertices = V, triangles = T, mesh_color = { 0.55, 0.55, 0.55 },
+      edge_width = 0, width = P.image, particles = S.x,
       particle_color = speed(), particle_range = { 0, 2 }, particle_colormap = "viridis",
       radius_px = math.max(1, P.image / P.res / W / 2.5), title = title }
   else
