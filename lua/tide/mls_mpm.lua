@@ -98,24 +98,24 @@ function mpm.solid_coupling(M, meshes, opts)
   return S
 end
 
---- One coupled step of length dt (explicit, the mesh lagged by the exchange):
+--- One coupled step of length dt (the exchange explicit, after the mesh's own step):
+--   each mesh: its own step from x^n, v^n (gravity, elastic forces, pins: solid_step)
 --   MPM   P2G with the stresses, gravity and walls on the grid
---   each mesh: its boundary samples onto the same grid, contact where both
---         have mass, the impulses back to the mesh nodes (C:exchange)
+--   each mesh: its boundary samples at x^{n+1} onto the same grid, contact where
+--         both have mass, the impulses back to the mesh nodes (v += J/m, x += dt J/m)
 --   MPM   walls and colliders again, G2P
---   each mesh: its own step from the changed velocities (solid_step)
 function mpm.coupled_step(S, dt)
   local M = S.M
-  tide.time("mpm.p2g", M.p2g, M, dt)
-  tide.time("mpm.grid", M.grid_update, M, dt)
-  for k, mesh in ipairs(S.meshes) do
-    S.stats[k] = tide.time("mpm.solid_exchange", S.couplers[k].exchange, S.couplers[k], M, mesh)
-  end
-  M:grid_update(0)
-  tide.time("mpm.g2p", M.g2p, M, dt)
   for k, mesh in ipairs(S.meshes) do
     S.solid_stats[k] = tide.time("mpm.solid_step", S.solid_step, mesh, dt, k)
   end
+  tide.time("mpm.p2g", M.p2g, M, dt)
+  tide.time("mpm.grid", M.grid_update, M, dt)
+  for k, mesh in ipairs(S.meshes) do
+    S.stats[k] = tide.time("mpm.solid_exchange", S.couplers[k].exchange, S.couplers[k], M, mesh, dt)
+  end
+  M:grid_update(0)
+  tide.time("mpm.g2p", M.g2p, M, dt)
 end
 
 --- A stable step of the coupled state: the MPM's, and no mesh node moving

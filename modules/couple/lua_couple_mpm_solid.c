@@ -27,14 +27,16 @@ static int l_new(lua_State *L) {
 
 static tide_mpm_solid *checkc(lua_State *L) { return tide_lua_checkobj(L, 1, MPM_SOLID_T); }
 
-/* C:exchange(M, mesh) -> {samples, shared, contacts, impulse = {...}} */
+/* C:exchange(M, mesh, dt) -> {samples, shared, contacts, impulse = {...}} */
 static int m_exchange(lua_State *L) {
   const char *fn = "MPMSolid:exchange";
   tide_mpm_solid *c = checkc(L);
   tide_mpm *m = tide_lua_checkobj(L, 2, "tide.MPM");
   tide_tetmesh *mesh = tide_lua_checkobj(L, 3, TIDE_TETMESH_T);
+  double dt = luaL_checknumber(L, 4);
+  if (!(dt >= 0 && isfinite(dt))) return tide_lua_error(L, "%s: dt must be finite and >= 0, got %f", fn, dt);
   tide_mpm_solid_stats st;
-  tide_lua_check(L, tide_mpm_solid_exchange(c, m, mesh, &st), fn);
+  tide_lua_check(L, tide_mpm_solid_exchange(c, m, mesh, dt, &st), fn);
   tide_lua_gcaccount(L);
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, (lua_Integer)st.samples);

@@ -4,6 +4,7 @@
  */
 #include "couple/mpm_solid.h"
 
+#include "solid/small.h"
 #include "tide.h"
 
 #include <math.h>
@@ -40,9 +41,10 @@ static void free_samples(tide_mpm_solid *c) {
 static void free_mesh(tide_mpm_solid *c) {
   tide_free(c->fnormal, (size_t)c->nb * 3 * sizeof(double));
   tide_free(c->farea, (size_t)c->nb * sizeof(double));
+  tide_free(c->fgrad, (size_t)c->nb * 9 * sizeof(double));
   tide_free(c->S, (size_t)c->nv * sizeof(double));
   tide_array_release(c->impulse);
-  c->fnormal = c->farea = c->S = NULL, c->impulse = NULL;
+  c->fnormal = c->farea = c->fgrad = c->S = NULL, c->impulse = NULL;
   c->nb = c->nv = 0;
 }
 
@@ -67,7 +69,7 @@ void tide_mpm_solid_free(tide_mpm_solid *c) {
 }
 
 int64_t tide_mpm_solid_bytes(const tide_mpm_solid *c) {
-  return (int64_t)sizeof *c + c->qcap * (4 + 24 + 8 + 24 + 24 + 1) + c->nb * 32 + c->nv * (8 + 24) +
+  return (int64_t)sizeof *c + c->qcap * (4 + 24 + 8 + 24 + 24 + 1) + c->nb * 104 + c->nv * (8 + 24) +
          c->nn * (8 + 8 + 24 + 24 + 24 + 8);
 }
 
@@ -97,10 +99,11 @@ static int size_mesh(tide_mpm_solid *c, const tide_tetmesh *mesh) {
   free_mesh(c);
   c->fnormal = tide_alloc((size_t)mesh->nb * 3 * sizeof(double));
   c->farea = tide_alloc((size_t)mesh->nb * sizeof(double));
+  c->fgrad = tide_alloc((size_t)mesh->nb * 9 * sizeof(double));
   c->S = tide_alloc((size_t)mesh->nv * sizeof(double));
   c->impulse = tide_array_new2(TIDE_F64, mesh->nv, mesh->dim);
   c->nb = mesh->nb, c->nv = mesh->nv;
-  if (!c->fnormal || !c->farea || !c->S || !c->impulse) {
+  if (!c->fnormal || !c->farea || !c->fgrad || !c->S || !c->impulse) {
     free_mesh(c);
     return TIDE_ENOMEM;
   }
@@ -197,21 +200,47 @@ static int check(const tide_mpm_solid *c, const tide_mpm *m, const tide_tetmesh 
   return TIDE_OK;
 }
 
-int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh,
+int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, double dt,
                             tide_mpm_solid_stats *st) {
   memset(st, 0, sizeof *st);
+  if (!(dt >= 0 && isfinite(dt)))
+    return tide_fail(TIDE_EINVAL, "time step must be finite and >= 0, got %g", dt);
   int status = check(c, m, mesh);
   if (status) return status;
   int d = m->dim, o = m->order + 1, ok = d == 3 ? o : 1;
   double dx = m->g.dx;
   if ((status = size_mesh(c, mesh)) || (status = size_grid(c, m->nn))) return status;
   if ((status = build_samples(c, mesh, dx))) return status;
-  const double *x = TIDE_F64P(mesh->x);
-  double *vm = TIDE_F64P(mesh->v);
+  double *x = TIDE_F64P(mesh->x), *vm = TIDE_F64P(mesh->v);
   const double *ma = TIDE_F64P(mesh->fem->mass);
   const uint8_t *pin = TIDE_U8P(mesh->fem->pinned);
   const int32_t *B = TIDE_I32P(mesh->bound);
   tide_tetmesh_boundary_normals(mesh, x, c->fnormal, c->farea);
+  /* velocity gradient of the element owning each face, G = Dv Ds^-1 with
+   * Ds, Dv the current edge and edge-velocity matrices (a rigid rotation:
+   * G = omega x exactly) */
+  const int32_t *E = TIDE_I32P(mesh->elem), *BE = TIDE_I32P(mesh->bound_elem);
+  for (int64_t f = 0; f < mesh->nb; f++) {
+    const int32_t *el = E + (int64_t)BE[f] * (d + 1);
+    double Ds[9], Dv[9], Di[9], *G = c->fgrad + f * 9;
+    for (int a = 0; a < d; a++)
+      for (int k = 0; k < d; k++) {
+        Ds[a * d + k] = x[(int64_t)el[k + 1] * d + a] - x[(int64_t)el[0] * d + a];
+        Dv[a * d + k] = vm[(int64_t)el[k + 1] * d + a] - vm[(int64_t)el[0] * d + a];
+      }
+    double det = tide_det(d, Ds);
+    for (int a = 0; a < 9; a++)
+      G[a] = 0;
+    if (!(fabs(det) > 0) || !isfinite(det)) continue; /* a flat element: no affine part */
+    tide_mat_inv(d, Ds, Di);
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) {
+        double sum = 0;
+        for (int k = 0; k < d; k++)
+          sum += Dv[a * d + k] * Di[k * d + b];
+        G[a * d + b] = sum;
+      }
+  }
   int64_t s[3];
   tide_mpm_node_strides(m, s);
 
@@ -265,6 +294,7 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh,
         xq[b] += c->qbeta[q * 3 + a] * x[(int64_t)f[a] * d + b];
     tide_mpm_stencil(m, xq, w, base, &id0);
     double mq = c->qm[q];
+    const double *G = c->fgrad + (int64_t)c->qface[q] * 9;
     for (int a0 = 0; a0 < o; a0++)
       for (int a1 = 0; a1 < o; a1++)
         for (int a2 = 0; a2 < ok; a2++) {
@@ -274,8 +304,15 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh,
           if (c->M[id] == 0) c->touched[c->ntouched++] = id;
           c->M[id] += wm;
           if (c->qkin[q]) c->K[id] += wm;
+          int nd[3] = {base[0] + a0, base[1] + a1, base[2] + a2};
+          double r[3] = {0, 0, 0};
+          for (int b = 0; b < d; b++)
+            r[b] = m->g.origin[b] + nd[b] * dx - xq[b];
           for (int b = 0; b < d; b++) {
-            c->P[id * 3 + b] += wm * c->qv[q * 3 + b];
+            double vb = c->qv[q * 3 + b];
+            for (int e = 0; e < d; e++)
+              vb += G[b * d + e] * r[e];
+            c->P[id * 3 + b] += wm * vb;
             c->N[id * 3 + b] += wm * nf[b];
           }
         }
@@ -354,7 +391,10 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh,
   for (int64_t a = 0; a < mesh->nv; a++)
     for (int b = 0; b < d; b++) {
       st->impulse[b] += J[a * d + b];
-      if (!pin[a] && ma[a] > 0) vm[a * d + b] += J[a * d + b] / ma[a];
+      if (!pin[a] && ma[a] > 0) {
+        vm[a * d + b] += J[a * d + b] / ma[a];
+        x[a * d + b] += dt * J[a * d + b] / ma[a];
+      }
     }
   /* clear the touched grid nodes for the next exchange */
   for (int64_t t = 0; t < c->ntouched; t++) {

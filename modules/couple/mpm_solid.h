@@ -22,8 +22,12 @@
  *        m_q = sum_a c_qa m_a,  m_q v_q = sum_a c_qa m_a v_a,
  *      n_q the face's outward unit normal.  Pinned (kinematic) nodes count
  *      into m_q, v_q and mark their samples kinematic.
- *   2. Rasterize with the particles' B-spline weights w_iq (tide_mpm_stencil):
- *        M_i = sum_q w_iq m_q,  P_i = sum_q w_iq m_q v_q,  N_i = sum_q w_iq m_q n_q,
+ *   2. Rasterize with the particles' B-spline weights w_iq (tide_mpm_stencil),
+ *      affinely as APIC does (G_q = Dv Ds^-1 the velocity gradient of the
+ *      element owning the sample's face: a rigid rotation reaches the nodes
+ *      off the surface as omega x (x_i - c), not as the surface speed):
+ *        M_i = sum_q w_iq m_q,  P_i = sum_q w_iq m_q (v_q + G_q (x_i - x_q)),
+ *        N_i = sum_q w_iq m_q n_q,
  *      K_i = sum of w_iq m_q over kinematic samples; V_i = P_i / M_i.
  *   3. Contact at every node with both masses (m_i > 0, M_i > 0, |N_i| > 0),
  *      normal n = N_i/|N_i| (out of the mesh), relative velocity
@@ -72,6 +76,7 @@ typedef struct tide_mpm_solid {
   int64_t nb, nv;
   double *fnormal;  /* (nb, d) outward normals */
   double *farea;    /* (nb) areas (lengths) */
+  double *fgrad;    /* (nb, 3, 3) velocity gradient of the face's element */
   double *S;        /* (nv) sum of beta over the samples of each node */
   tide_array *impulse; /* (nv, d) J_a of the last exchange [N s] */
   /* grid (sized to the MPM's nodes): solid mass, kinematic mass, momentum,
@@ -96,11 +101,11 @@ int64_t tide_mpm_solid_bytes(const tide_mpm_solid *c);
 
 /* Steps 1-4 above: m after tide_mpm_p2g and tide_mpm_grid_update (its node
  * velocities changed in place), mesh a volume mesh of the MPM's dimension
- * with a material (its free nodes' velocities changed in place, c->impulse
- * set).  TIDE_EINVAL for a sparse MPM grid, a dimension mismatch, a mesh
+ * with a material, after its own step (its free nodes get v_a += J_a/m_a,
+ * x_a += dt J_a/m_a in place; c->impulse set).  TIDE_EINVAL for a sparse MPM grid, a dimension mismatch, a mesh
  * without material or a sample whose stencil leaves the grid (nothing
  * changed then). */
-int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh,
+int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, double dt,
                             tide_mpm_solid_stats *st);
 
 #endif
