@@ -17,6 +17,7 @@ declare -A args=(
   [mpm_snowball]="--res 16 --frames 2 --image 96"
   [mpm_sand_column]="--res 24 --frames 2 --image 96"
   [mpm_in_water]="--res 16 --frames 2 --image 96"
+  [mpm_solid_twoway]="--res 16 --frames 2 --image 96"
   [sph_dam_break]="--res 16 --frames 2 --image 96"
   [sph_floating]="--res 20 --frames 2 --image 96"
   [dam_break_compare]="--res 16 --frames 2 --image 96"
