@@ -3,6 +3,7 @@
 -- meshes").  2D, 64 cells/m, neo-Hookean jelly E = 2e4 Pa, nu = 0.3, 1000 kg/m^2.
 --   1. momentum: no gravity, no wall touched, a jelly block at 1 m/s hits a free FEM
 --      block: total linear momentum (particles + mesh nodes) kept to round-off.
+--      (also in 3D, 24 cells/m)
 --   2. weight: a jelly block resting on a slab pinned at both ends: the impulse the mesh
 --      receives per unit time, averaged over 0.75-1.5 s, equals the block's weight.
 --   3. cantilever: the block resting near the free end of a clamped FEM beam: the tip
@@ -48,6 +49,26 @@ do -- 1. momentum
     p0[1], p1[1], p1[2], rel, 100 * pm / p0[1], contacts))
   T.check(contacts > 10 and pm / p0[1] > 0.3, "the bodies met and the mesh took momentum")
   T.check(rel < 1e-12, string.format("total momentum kept to round-off: %.2e", rel))
+end
+
+do -- 1b. momentum in 3D (24 cells/m, tetrahedra, triangle samples)
+  local g = tide.grid.new { size = { 24, 24, 24 }, dx = 1 / 24 }
+  local M = tide.mpm.new { grid = g, gravity = { 0, 0, 0 }, walls = "separate" }
+  M:seed { shape = tide.shape.box { min = { 0.2, 0.4, 0.4 }, max = { 0.4, 0.6, 0.6 } }, velocity = { 1, 0, 0 }, stream = 1,
+    material = M:material { model = "neohookean", E = 2e4, nu = 0.3, density = 1000 } }
+  local m = tide.solid.box { min = { 0.5, 0.35, 0.35 }, max = { 0.7, 0.65, 0.65 }, cells = { 3, 4, 4 } }
+  m:material { model = "neohookean", E = 5e4, nu = 0.3, density = 500, gravity = { 0, 0, 0 } }
+  local S = mpm.solid_coupling(M, m, { friction = 0.2 })
+  local p0 = mpm.coupled_momentum(S)
+  run(S, 0.3)
+  local p1 = mpm.coupled_momentum(S)
+  local pm = 0
+  for k = 1, m.nv do pm = pm + m.mass[k] * m.v:get(k, 1) end
+  local rel = math.max(math.abs(p1[1] - p0[1]), math.abs(p1[2]), math.abs(p1[3])) / math.abs(p0[1])
+  print(string.format("momentum 3D: %.15g -> %.15g (y %.2e, z %.2e), relative change %.2e; the mesh took %.1f %%",
+    p0[1], p1[1], p1[2], p1[3], rel, 100 * pm / p0[1]))
+  T.check(pm / p0[1] > 0.3, "3D: the mesh took momentum")
+  T.check(rel < 1e-12, string.format("3D: total momentum kept to round-off: %.2e", rel))
 end
 
 do -- 2. weight on a pinned slab
