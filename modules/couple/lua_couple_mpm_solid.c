@@ -34,7 +34,8 @@ static int m_exchange(lua_State *L) {
   tide_mpm *m = tide_lua_checkobj(L, 2, "tide.MPM");
   tide_tetmesh *mesh = tide_lua_checkobj(L, 3, TIDE_TETMESH_T);
   double dt = luaL_checknumber(L, 4);
-  if (!(dt >= 0 && isfinite(dt))) return tide_lua_error(L, "%s: dt must be finite and >= 0, got %f", fn, dt);
+  if (!(dt >= 0 && isfinite(dt)))
+    return tide_lua_error(L, "%s: dt must be finite and >= 0, got %f", fn, dt);
   tide_mpm_solid_stats st;
   tide_lua_check(L, tide_mpm_solid_exchange(c, m, mesh, dt, &st), fn);
   tide_lua_gcaccount(L);
@@ -55,7 +56,8 @@ static int m_free(lua_State *L) {
   return 0;
 }
 
-/* fields: impulse (nv, d) of the last exchange (nil before), bc, friction, spacing, samples, bytes */
+/* fields: impulse (nv, d) of the last exchange (nil before), bc, friction, spacing, samples, bytes
+ */
 static int mm_index(lua_State *L) {
   tide_mpm_solid *c = checkc(L);
   const char *k = luaL_checkstring(L, 2);
@@ -95,9 +97,12 @@ static int mm_tostring(lua_State *L) {
 }
 
 static const luaL_Reg methods[] = {{"exchange", m_exchange}, {"free", m_free}, {NULL, NULL}};
-static const luaL_Reg meta[] = {{"__gc", m_free},         {"__close", m_free},
-                                {"__index", mm_index},    {"__newindex", mm_newindex},
-                                {"__tostring", mm_tostring}, {NULL, NULL}};
+static const luaL_Reg meta[] = {{"__gc", m_free},
+                                {"__close", m_free},
+                                {"__index", mm_index},
+                                {"__newindex", mm_newindex},
+                                {"__tostring", mm_tostring},
+                                {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"mpm_solid", l_new}, {NULL, NULL}};
 
 void tide_lua_couple_mpm_solid_open(lua_State *L, int module) {

@@ -69,8 +69,8 @@ void tide_mpm_solid_free(tide_mpm_solid *c) {
 }
 
 int64_t tide_mpm_solid_bytes(const tide_mpm_solid *c) {
-  return (int64_t)sizeof *c + c->qcap * (4 + 24 + 8 + 24 + 24 + 1) + c->nb * 104 + c->nv * (8 + 24) +
-         c->nn * (8 + 8 + 24 + 24 + 24 + 8);
+  return (int64_t)sizeof *c + c->qcap * (4 + 24 + 8 + 24 + 24 + 1) + c->nb * 104 +
+         c->nv * (8 + 24) + c->nn * (8 + 8 + 24 + 24 + 24 + 8);
 }
 
 static int reserve_samples(tide_mpm_solid *c, int64_t n) {
@@ -93,8 +93,7 @@ static int reserve_samples(tide_mpm_solid *c, int64_t n) {
 }
 
 static int size_mesh(tide_mpm_solid *c, const tide_tetmesh *mesh) {
-  if (c->nb == mesh->nb && c->nv == mesh->nv && c->impulse &&
-      c->impulse->shape[1] == mesh->dim)
+  if (c->nb == mesh->nb && c->nv == mesh->nv && c->impulse && c->impulse->shape[1] == mesh->dim)
     return TIDE_OK;
   free_mesh(c);
   c->fnormal = tide_alloc((size_t)mesh->nb * 3 * sizeof(double));
@@ -190,7 +189,9 @@ static int build_samples(tide_mpm_solid *c, const tide_tetmesh *mesh, double dx)
 
 static int check(const tide_mpm_solid *c, const tide_mpm *m, const tide_tetmesh *mesh) {
   (void)c;
-  if (m->sparse) return tide_fail(TIDE_EINVAL, "the MPM-mesh coupling needs the dense node grid (sparse = false)");
+  if (m->sparse)
+    return tide_fail(TIDE_EINVAL,
+                     "the MPM-mesh coupling needs the dense node grid (sparse = false)");
   if (mesh->dim != m->dim)
     return tide_fail(TIDE_EINVAL, "the mesh is %dD but the MPM state is %dD", mesh->dim, m->dim);
   if (mesh->surface != TIDE_MESH_VOLUME)

@@ -67,17 +67,17 @@ typedef struct tide_mpm_solid {
   double spacing;  /* sample spacing along the faces [grid cells] */
   /* samples (grown, never shrunk) */
   int64_t nq, qcap;
-  int32_t *qface;   /* (nq) face of the sample */
-  double *qbeta;    /* (nq, 3) barycentric weights on the face's nodes */
-  double *qm, *qv;  /* (nq) mass, (nq, d) velocity */
-  double *qdv;      /* (nq, d) velocity increment */
-  uint8_t *qkin;    /* (nq) 1: a pinned node contributes */
+  int32_t *qface;  /* (nq) face of the sample */
+  double *qbeta;   /* (nq, 3) barycentric weights on the face's nodes */
+  double *qm, *qv; /* (nq) mass, (nq, d) velocity */
+  double *qdv;     /* (nq, d) velocity increment */
+  uint8_t *qkin;   /* (nq) 1: a pinned node contributes */
   /* faces and nodes of the mesh (sized at the first exchange) */
   int64_t nb, nv;
-  double *fnormal;  /* (nb, d) outward normals */
-  double *farea;    /* (nb) areas (lengths) */
-  double *fgrad;    /* (nb, 3, 3) velocity gradient of the face's element */
-  double *S;        /* (nv) sum of beta over the samples of each node */
+  double *fnormal;     /* (nb, d) outward normals */
+  double *farea;       /* (nb) areas (lengths) */
+  double *fgrad;       /* (nb, 3, 3) velocity gradient of the face's element */
+  double *S;           /* (nv) sum of beta over the samples of each node */
   tide_array *impulse; /* (nv, d) J_a of the last exchange [N s] */
   /* grid (sized to the MPM's nodes): solid mass, kinematic mass, momentum,
    * normal sums, velocity increments; touched nodes listed in first-touch order */
@@ -87,10 +87,10 @@ typedef struct tide_mpm_solid {
 } tide_mpm_solid;
 
 typedef struct tide_mpm_solid_stats {
-  int64_t samples;       /* surface samples */
-  int64_t shared;        /* nodes where both bodies have mass */
-  int64_t contacts;      /* nodes where an impulse acted */
-  double impulse[3];     /* sum_a J_a: momentum given to the mesh [N s] (-that to the MPM) */
+  int64_t samples;   /* surface samples */
+  int64_t shared;    /* nodes where both bodies have mass */
+  int64_t contacts;  /* nodes where an impulse acted */
+  double impulse[3]; /* sum_a J_a: momentum given to the mesh [N s] (-that to the MPM) */
 } tide_mpm_solid_stats;
 
 /* A coupler with boundary condition bc (TIDE_MPM_SEPARATE, TIDE_MPM_STICKY),
@@ -102,9 +102,9 @@ int64_t tide_mpm_solid_bytes(const tide_mpm_solid *c);
 /* Steps 1-4 above: m after tide_mpm_p2g and tide_mpm_grid_update (its node
  * velocities changed in place), mesh a volume mesh of the MPM's dimension
  * with a material, after its own step (its free nodes get v_a += J_a/m_a,
- * x_a += dt J_a/m_a in place; c->impulse set).  TIDE_EINVAL for a sparse MPM grid, a dimension mismatch, a mesh
- * without material or a sample whose stencil leaves the grid (nothing
- * changed then). */
+ * x_a += dt J_a/m_a in place; c->impulse set).  TIDE_EINVAL for a sparse MPM grid, a dimension
+ * mismatch, a mesh without material or a sample whose stencil leaves the grid (nothing changed
+ * then). */
 int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, double dt,
                             tide_mpm_solid_stats *st);
 
