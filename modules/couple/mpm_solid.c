@@ -187,6 +187,20 @@ static int build_samples(tide_mpm_solid *c, const tide_tetmesh *mesh, double dx)
   return TIDE_OK;
 }
 
+/* position x_q of sample q on the mesh at its current positions and its
+ * B-spline stencil on m's nodes (tide_mpm_stencil's status) */
+static int sample_stencil(const tide_mpm_solid *c, const tide_mpm *m, const tide_tetmesh *mesh,
+                          int64_t q, double xq[3], double w[3][4], int base[3], int64_t *id0) {
+  int d = mesh->dim;
+  const double *x = TIDE_F64P(mesh->x);
+  const int32_t *f = TIDE_I32P(mesh->bound) + (int64_t)c->qface[q] * d;
+  xq[0] = xq[1] = xq[2] = 0;
+  for (int a = 0; a < d; a++)
+    for (int b = 0; b < d; b++)
+      xq[b] += c->qbeta[q * 3 + a] * x[(int64_t)f[a] * d + b];
+  return tide_mpm_stencil(m, xq, w, base, id0);
+}
+
 static int check(const tide_mpm_solid *c, const tide_mpm *m, const tide_tetmesh *mesh) {
   (void)c;
   if (m->sparse)
@@ -265,14 +279,10 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, 
   }
   /* check every stencil before touching anything */
   for (int64_t q = 0; q < c->nq; q++) {
-    const int32_t *f = B + (int64_t)c->qface[q] * d;
-    double xq[3] = {0, 0, 0}, w[3][4];
+    double xq[3], w[3][4];
     int base[3];
     int64_t id0;
-    for (int a = 0; a < d; a++)
-      for (int b = 0; b < d; b++)
-        xq[b] += c->qbeta[q * 3 + a] * x[(int64_t)f[a] * d + b];
-    if (tide_mpm_stencil(m, xq, w, base, &id0)) {
+    if (sample_stencil(c, m, mesh, q, xq, w, base, &id0)) {
       char why[160];
       snprintf(why, sizeof why, "%s", tide_errmsg());
       return tide_fail(TIDE_EINVAL,
@@ -285,15 +295,11 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, 
   /* step 2: rasterize (serial, samples in order) */
   c->ntouched = 0;
   for (int64_t q = 0; q < c->nq; q++) {
-    const int32_t *f = B + (int64_t)c->qface[q] * d;
     const double *nf = c->fnormal + (int64_t)c->qface[q] * d;
-    double xq[3] = {0, 0, 0}, w[3][4];
+    double xq[3], w[3][4];
     int base[3];
     int64_t id0;
-    for (int a = 0; a < d; a++)
-      for (int b = 0; b < d; b++)
-        xq[b] += c->qbeta[q * 3 + a] * x[(int64_t)f[a] * d + b];
-    tide_mpm_stencil(m, xq, w, base, &id0);
+    sample_stencil(c, m, mesh, q, xq, w, base, &id0);
     double mq = c->qm[q];
     const double *G = c->fgrad + (int64_t)c->qface[q] * 9;
     for (int a0 = 0; a0 < o; a0++)
@@ -367,13 +373,10 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, 
   memset(J, 0, (size_t)mesh->nv * d * sizeof(double));
   for (int64_t q = 0; q < c->nq; q++) {
     const int32_t *f = B + (int64_t)c->qface[q] * d;
-    double xq[3] = {0, 0, 0}, w[3][4], dv[3] = {0, 0, 0};
+    double xq[3], w[3][4], dv[3] = {0, 0, 0};
     int base[3];
     int64_t id0;
-    for (int a = 0; a < d; a++)
-      for (int b = 0; b < d; b++)
-        xq[b] += c->qbeta[q * 3 + a] * x[(int64_t)f[a] * d + b];
-    tide_mpm_stencil(m, xq, w, base, &id0);
+    sample_stencil(c, m, mesh, q, xq, w, base, &id0);
     for (int a0 = 0; a0 < o; a0++)
       for (int a1 = 0; a1 < o; a1++)
         for (int a2 = 0; a2 < ok; a2++) {
