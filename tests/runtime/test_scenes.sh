@@ -66,6 +66,7 @@ declare -A args3=(
   [mpm_snowball]="--dim 3 --res 12 --frames 1 --image 96"
   [mpm_sand_column]="--dim 3 --res 16 --frames 1 --image 96"
   [mpm_in_water]="--dim 3 --res 16 --frames 1 --image 96"
+  [mpm_solid_twoway]="--dim 3 --res 12 --frames 1 --image 96"
   [sph_dam_break]="--dim 3 --res 10 --frames 1 --image 96 --method dfsph"
   [liu_bands]="--dim 3 --res 10 --frames 1 --image 96"
   [liu_cloth]="--dim 3 --res 10 --frames 1 --image 96"
