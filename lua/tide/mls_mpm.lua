@@ -137,7 +137,7 @@ end
 
 --- Total linear momentum of the MPM particles and the meshes' nodes [kg m/s].
 function mpm.coupled_momentum(S)
-  local d = S.M.diagnostics and S.M:diagnostics().momentum
+  local d = S.M:diagnostics().momentum
   local p = {}
   for a = 1, S.M.dim do p[a] = d[a] end
   for _, mesh in ipairs(S.meshes) do
