@@ -62,6 +62,93 @@ function mpm.solid_collider(M, mesh, opts, i)
   return M:collider(spec)
 end
 
+--- Two-way coupling with tide.solid meshes (docs/mpm.md "Two-way coupling
+-- with tide.solid meshes"; the operator is tide.couple.mpm_solid,
+-- modules/couple/mpm_solid.h).  meshes: a tide.TetMesh with a material or a
+-- list of them.  opts: bc ("separate" | "sticky"), friction (0), spacing
+-- (0.5 cells between surface samples), solid_step (function(mesh, dt, k):
+-- the mesh's own integrator; default mesh:step_newton{dt = dt}).
+-- Returns the coupled state for mpm.coupled_step / mpm.coupled_max_dt.
+function mpm.solid_coupling(M, meshes, opts)
+  opts = opts or {}
+  for k in pairs(opts) do
+    if k ~= "bc" and k ~= "friction" and k ~= "spacing" and k ~= "solid_step" then
+      error("mls_mpm.solid_coupling: unknown option '" .. tostring(k) .. "'", 2)
+    end
+  end
+  if type(meshes) == "userdata" then meshes = { meshes } end
+  if type(meshes) ~= "table" then
+    error("mls_mpm.solid_coupling: meshes must be a tide.TetMesh or a list of them, got " .. type(meshes), 2)
+  end
+  if #meshes == 0 then error("mls_mpm.solid_coupling: no mesh given", 2) end
+  local step = opts.solid_step or function(mesh, dt) return mesh:step_newton { dt = dt } end
+  if type(step) ~= "function" then
+    error("mls_mpm.solid_coupling: solid_step must be a function(mesh, dt, k), got " .. type(step), 2)
+  end
+  local S = { M = M, meshes = meshes, couplers = {}, stats = {}, solid_stats = {}, solid_step = step }
+  for k, mesh in ipairs(meshes) do
+    if mesh.dim ~= M.dim then
+      error(string.format("mls_mpm.solid_coupling: mesh %d is %dD but the MPM state is %dD", k, mesh.dim, M.dim), 2)
+    end
+    if not mesh.mass then
+      error(string.format("mls_mpm.solid_coupling: mesh %d has no material (m:material{...})", k), 2)
+    end
+    S.couplers[k] = tide.couple.mpm_solid { bc = opts.bc, friction = opts.friction, spacing = opts.spacing }
+  end
+  return S
+end
+
+--- One coupled step of length dt (the exchange explicit, after the mesh's own step):
+--   each mesh: its own step from x^n, v^n (gravity, elastic forces, pins: solid_step)
+--   MPM   P2G with the stresses, gravity and walls on the grid
+--   each mesh: its boundary samples at x^{n+1} onto the same grid, contact where
+--         both have mass, the impulses back to the mesh nodes (v += J/m, x += dt J/m)
+--   MPM   walls and colliders again, G2P
+function mpm.coupled_step(S, dt)
+  local M = S.M
+  for k, mesh in ipairs(S.meshes) do
+    S.solid_stats[k] = tide.time("mpm.solid_step", S.solid_step, mesh, dt, k)
+  end
+  tide.time("mpm.p2g", M.p2g, M, dt)
+  tide.time("mpm.grid", M.grid_update, M, dt)
+  for k, mesh in ipairs(S.meshes) do
+    S.stats[k] = tide.time("mpm.solid_exchange", S.couplers[k].exchange, S.couplers[k], M, mesh, dt)
+  end
+  M:grid_update(0)
+  tide.time("mpm.g2p", M.g2p, M, dt)
+end
+
+--- A stable step of the coupled state: the MPM's, and no mesh node moving
+-- more than cfl cells in it.
+function mpm.coupled_max_dt(S, cfl)
+  cfl = cfl or 0.5
+  local dt, M = S.M:max_dt(cfl), S.M
+  for _, mesh in ipairs(S.meshes) do
+    local v, vmax = mesh.v, 0
+    for k = 1, mesh.nv do
+      local s = 0
+      for a = 1, mesh.dim do s = s + v:get(k, a) ^ 2 end
+      if s > vmax then vmax = s end
+    end
+    if vmax > 0 then dt = math.min(dt, cfl * M.dx / math.sqrt(vmax)) end
+  end
+  return dt
+end
+
+--- Total linear momentum of the MPM particles and the meshes' nodes [kg m/s].
+function mpm.coupled_momentum(S)
+  local d = S.M:diagnostics().momentum
+  local p = {}
+  for a = 1, S.M.dim do p[a] = d[a] end
+  for _, mesh in ipairs(S.meshes) do
+    local v, m = mesh.v, mesh.mass
+    for k = 1, mesh.nv do
+      for a = 1, mesh.dim do p[a] = p[a] + m[k] * v:get(k, a) end
+    end
+  end
+  return p
+end
+
 --- Particle colours by material (1-based ids -> a value in [0, 1]) for png2d/png3d.
 function mpm.colour_by_material(M)
   local ids = M.material_id

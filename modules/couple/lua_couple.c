@@ -6,9 +6,10 @@
 #include "couple/couple.h"
 #include "tide_lua.h"
 
-void tide_lua_couple_zarifi_open(lua_State *L, int module); /* lua_couple_zarifi.c */
-void tide_lua_couple_liu_open(lua_State *L, int module);    /* lua_couple_liu.c */
-void tide_lua_couple_mpm_open(lua_State *L, int module);    /* lua_couple_mpm.c */
+void tide_lua_couple_zarifi_open(lua_State *L, int module);    /* lua_couple_zarifi.c */
+void tide_lua_couple_liu_open(lua_State *L, int module);       /* lua_couple_liu.c */
+void tide_lua_couple_mpm_open(lua_State *L, int module);       /* lua_couple_mpm.c */
+void tide_lua_couple_mpm_solid_open(lua_State *L, int module); /* lua_couple_mpm_solid.c */
 
 int luaopen_tide_couple(lua_State *L) {
   /* arrays pushed by this module need tide.Array's metatable */
@@ -20,5 +21,6 @@ int luaopen_tide_couple(lua_State *L) {
   tide_lua_couple_zarifi_open(L, module);
   tide_lua_couple_liu_open(L, module);
   tide_lua_couple_mpm_open(L, module);
+  tide_lua_couple_mpm_solid_open(L, module);
   return 1;
 }

@@ -1348,6 +1348,25 @@ static inline void stencil(const tide_mpm *m, const double *xp, double w[3][4], 
     base[a] = bspline(m->order, (xp[a] - m->g.origin[a]) / m->g.dx, w[a]);
 }
 
+int tide_mpm_stencil(const tide_mpm *m, const double *x, double w[3][4], int base[3],
+                     int64_t *origin_id) {
+  if (m->sparse) return tide_fail(TIDE_EINVAL, "the stencil of a point needs the dense node grid");
+  for (int a = 0; a < m->dim; a++)
+    if (!isfinite(x[a])) return tide_fail(TIDE_EINVAL, "point coordinate %d is not finite", a + 1);
+  stencil(m, x, w, base);
+  for (int a = 0; a < m->dim; a++)
+    if (base[a] < 0 || base[a] + m->order > m->g.n[a])
+      return tide_fail(TIDE_EINVAL,
+                       "point at %g (axis %d) is too close to the grid's side for its stencil",
+                       x[a], a + 1);
+  int64_t s[3];
+  node_strides(m, s);
+  *origin_id = base[0] * s[0] + base[1] * s[1] + base[2] * s[2];
+  return TIDE_OK;
+}
+
+void tide_mpm_node_strides(const tide_mpm *m, int64_t s[3]) { node_strides(m, s); }
+
 /* C_p = D^-1 sum_i w_ip v_i (x_i - x_p)^T for every particle (d x d) */
 static void gather_C(const tide_mpm *m, const double *v, double *C) {
   int d = m->dim, o = m->order + 1, ok = d == 3 ? o : 1;

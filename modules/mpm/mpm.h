@@ -229,6 +229,19 @@ int tide_mpm_sort(tide_mpm *m);
  * for the step dt.  TIDE_ENONFINITE when a particle state is not finite,
  * TIDE_EINVAL when a particle left the grid's interior band. */
 int tide_mpm_p2g(tide_mpm *m, double dt);
+/* The B-spline stencil of a point x (d coordinates) on the node grid, the
+ * weights the particles use (for couplings that rasterize other bodies onto
+ * the same momentum grid, couple/mpm_solid.h): first node base[a] and the
+ * order + 1 weights w[a][0 .. order] per axis (2D: base[2] = 0, w[2] =
+ * {1, 0, 0, 0}), and the dense storage index of node (i, j, k) in *origin_id
+ * for base (the node of offsets (o0, o1, o2) is origin_id + o0 s0 + o1 s1 +
+ * o2 with the strides s of tide_mpm_node_strides).  TIDE_EINVAL when x is
+ * not finite or its stencil leaves the grid; TIDE_EINVAL also on the
+ * sparse grid. */
+int tide_mpm_stencil(const tide_mpm *m, const double *x, double w[3][4], int base[3],
+                     int64_t *origin_id);
+/* Strides of the dense node arrays: s[0] (i), s[1] (j), s[2] = 1 (k). */
+void tide_mpm_node_strides(const tide_mpm *m, int64_t s[3]);
 /* Grid update: v_i += dt g on nodes with mass, then walls and colliders. */
 int tide_mpm_grid_update(tide_mpm *m, double dt);
 /* G2P: velocities, affine matrices, F update, advection, plasticity.
