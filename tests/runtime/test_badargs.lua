@@ -79,7 +79,7 @@ local samples = {
   { "tide.Array", function() return A.zeros({ 3, 2 }) end },
 }
 
-for _, area in ipairs { "linalg", "grid", "levelset", "liquid", "solid", "fileio", "couple", "mg", "sph" } do
+for _, area in ipairs { "linalg", "grid", "levelset", "liquid", "solid", "fileio", "couple", "mg", "sph", "mpm" } do
   local path = T.source("tests/" .. area .. "/badargs.lua")
   local f = io.open(path)
   if f then
