@@ -122,13 +122,16 @@ typedef struct tide_liu_params {
   int stencil_mass;   /* TIDE_LIU_STENCIL_LIQUID (default): the cells of every vertex's
                          stencil at x* weigh a liquid cell, rho V_cell, in the inertia
                          term, air or not; TIDE_LIU_STENCIL_LAGGED: Eq. 13 everywhere
-                         (the paper's).  With Eq. 13 an air cell is 1e3 times cheaper
-                         to move than a liquid one: the barrier is met by raising the
-                         one air cell of a stencil to several dx while the liquid
-                         flows on through the cells between the vertices.  Fig. 11c's
-                         row at 64 cells (0.3 dx below a row of cell centres) leaks
-                         from 1.6 dx with Eq. 13 (2%; 59% at 1.8 dx by frame 24), from
-                         1.9 dx with liquid mass (docs/couple.md) */
+                         (the paper's).  With Eq. 13 the volume correction of each
+                         step lowers every light air cell at the surface, those under
+                         the gaps of a row of vertices too, and the barrier (rank one
+                         over the stencil) answers by raising the lightest stencil
+                         cell, the air cell under the vertex, to 3-5 dx instead of
+                         holding the gap cells up.  Fig. 11c's row at 64 cells (0.3 dx
+                         below a row of cell centres, 48 frames) leaks at 1.6-1.9 dx
+                         with Eq. 13 (3-64%), from 1.9 dx with liquid mass; at the
+                         other row positions measured both hold to 2.0 dx
+                         (docs/couple.md, "Eq. 13 in the stencils") */
   int solver;         /* TIDE_LIU_CHOLMOD (supernodal Cholesky of the SPD block),
                          TIDE_LIU_BICGSTAB (BiCGSTAB + ILU(0), tol 1e-10) or
                          TIDE_LIU_PCG (CG + IC(0), tol 1e-10; the block is SPD) */

@@ -125,6 +125,8 @@ end
 -- volume below the row (y < row - dx) at the end over the total;
 -- r.jitter: the RMS over the last third of the frames of the frame-to-frame
 -- change of the drop's lowest interface height between the vertices, in dx.
+-- Options passed to tide.liu: cfl, line_search, max_iter, ccd, interp, air_faces,
+-- stencil_mass, redistance_at, advect_region; o.frame(S, f) after each frame.
 function M.drop_on_row(o)
   local n = o.n or 32
   local dx = 1 / n
@@ -146,7 +148,7 @@ function M.drop_on_row(o)
   local S = liu.new { grid = g, phi = phi, x = X, fixed = F, mass = 1, gravity = { 0, -9.81 }, cfl = o.cfl or 1,
     line_search = o.line_search ~= false, max_iter = o.max_iter or 30, ccd = o.ccd or "common",
     interp = o.interp or "quadratic", air_faces = o.air_faces ~= false, stencil_mass = o.stencil_mass,
-    advect_region = o.advect_region }
+    redistance_at = o.redistance_at, advect_region = o.advect_region }
   S.u:component(2):fill(-1)
   S.u:enforce_walls(nil, false)
   local r = record()
