@@ -25,6 +25,8 @@
 local tide = require "tide"
 local drop = require "tide.drop"
 local liquid = tide.liquid
+local grid_redistance = tide.grid.redistance
+local KC
 
 local args = { cpd = 32, angle = 0, eps = 0.05, mode = 2, periods = 1.6, curvature = "cells", ahead = 0, R = 0.01 }
 local i = 1
@@ -243,6 +245,12 @@ local before = g:mac()
 liquid.surface_tension = function(u, ph, o)
   before:copy(u)
   local r1, r2
+  if args.kappa_closest then -- the curvature read from a redistanced copy (closest = 4), phi itself untouched
+    KC = KC or g:cells()
+    KC:copy(o.kappa_phi or ph)
+    grid_redistance(g, KC, { closest = tonumber(args.kappa_closest) })
+    o.kappa_phi = KC
+  end
   if args.jump == "polygon" then r1 = polygon_jump(u, ph, o) else r1, r2 = orig(u, ph, o) end
   local P = ph:totable()
   local ux0, uy0, ux1, uy1 = before.u:totable(), before.v:totable(), u.u:totable(), u.v:totable()
@@ -293,7 +301,7 @@ dt = args.periods * period / steps
 local P0 = cells()
 local KE0, L0, q0 = kinetic(S.u, P0), length(P0), moment(P0)
 local rows = { { t = 0, KE = KE0, L = L0, W = 0, q = q0 } }
-local Wsum, zeros, umax = 0, {}, 0
+local Wsum, zeros, tz, umax = 0, {}, {}, 0
 local q_prev = q0
 for s = 1, steps do
   drop.step(S, dt)
@@ -303,7 +311,10 @@ for s = 1, steps do
   local row = { t = s * dt, KE = kinetic(S.u, P), L = length(P), W = Wsum, q = q }
   rows[#rows + 1] = row
   umax = math.max(umax, S.u:max_speed())
-  if (q_prev > 0) ~= (q > 0) then zeros[#zeros + 1] = s end
+  if (q_prev > 0) ~= (q > 0) then
+    zeros[#zeros + 1] = s
+    tz[#zeros] = (s - 1) * dt + dt * q_prev / (q_prev - q) -- interpolated
+  end
   q_prev = q
 end
 local E0 = KE0 + sigma * L0
@@ -311,8 +322,8 @@ print(string.format("tension_energy: %d cells per diameter (%d^2), mode %d at %g
   args.cpd, n, nmode, args.angle, args.rest and 0 or args.eps, S.curvature, args.jump == 'polygon' and ' (jump: polygon)' or '', S.extend, args.ahead, steps, dt, period / dt))
 print(string.format("  E0 = KE + sigma L = %.6e J/m (sigma L0 %.6e; L0 / (2 pi R) = %.6f), max |u| %.3e m/s", E0, sigma * L0, L0 / (2 * math.pi * R), umax))
 if #zeros >= 3 then
-  local t1 = rows[zeros[1] + 1].t
-  local w = 2 * math.pi / (rows[zeros[3] + 1].t - rows[zeros[1] + 1].t)
+  local t1 = tz[1]
+  local w = 2 * math.pi / (tz[3] - tz[1])
   print(string.format("  omega %.4f rad/s vs %.4f (%+.2f%%), first crossing at %.4f T", w, omega, 100 * (w / omega - 1), t1 / period))
 end
 -- half periods: from an extremum (KE ~ 0) to the next extremum; the pieces
@@ -336,26 +347,47 @@ for _, r in ipairs(rows) do
   kmax = math.max(kmax, r.KE); lmin = math.min(lmin, r.L); lmax = math.max(lmax, r.L)
 end
 print(string.format("  largest KE %.5e, sigma (L(0) - L_min) %.5e: ratio %.5f", kmax, sigma * (L0 - lmin), kmax / (sigma * (L0 - lmin))))
--- the oscillator's stiffness from the run (least squares with intercept over
--- all steps): the jump's work W = c - k_jump q^2 / 2 and the surface energy
--- sigma L = c + k_area q^2 / 2 of the mode's moment q; k_jump / k_area (free
+-- the oscillator's stiffness from the run (least squares over all steps): the
+-- jump's work W = c - k_jump (q - q_s)^2 / 2 and the surface energy
+-- sigma L = c + k_area (q - q_s)^2 / 2 of the mode's moment q (q_s: the
+-- spring's rest position, 0 for a surface energy); k_jump / k_area (free
 -- of the moment's scale) is how much stiffer the jump is than the discrete
 -- area it should be the variation of (omega ~ sqrt(k)); the exact
 -- k = 3 sigma / (pi R^7) for q = pi R^4 a.
 if nmode == 2 and not args.rest then
+  -- least squares y = c0 + c1 x + c2 x^2 (normal equations, Cramer's rule): returns c1, c2
   local function fit(xs, ys)
-    local N, sx, sy, sxx, sxy = #xs, 0, 0, 0, 0
-    for k = 1, N do sx, sy, sxx, sxy = sx + xs[k], sy + ys[k], sxx + xs[k] ^ 2, sxy + xs[k] * ys[k] end
-    return (N * sxy - sx * sy) / (N * sxx - sx * sx)
+    local S = { 0, 0, 0, 0, 0 }
+    local T = { 0, 0, 0 }
+    for k = 1, #xs do
+      local x, y = xs[k], ys[k]
+      for p = 0, 4 do S[p + 1] = S[p + 1] + x ^ p end
+      for p = 0, 2 do T[p + 1] = T[p + 1] + y * x ^ p end
+    end
+    local function det(m)
+      return m[1][1] * (m[2][2] * m[3][3] - m[2][3] * m[3][2]) - m[1][2] * (m[2][1] * m[3][3] - m[2][3] * m[3][1])
+        + m[1][3] * (m[2][1] * m[3][2] - m[2][2] * m[3][1])
+    end
+    local A = { { S[1], S[2], S[3] }, { S[2], S[3], S[4] }, { S[3], S[4], S[5] } }
+    local d = det(A)
+    local function col(c)
+      local M = { { A[1][1], A[1][2], A[1][3] }, { A[2][1], A[2][2], A[2][3] }, { A[3][1], A[3][2], A[3][3] } }
+      for r = 1, 3 do M[r][c] = T[r] end
+      return det(M) / d
+    end
+    return col(2), col(3)
   end
-  local q2, W, U = {}, {}, {}
+  local q, W, U = {}, {}, {}
+  local q0 = rows[1].q
   for k = 1, #rows do
-    q2[k], W[k], U[k] = rows[k].q ^ 2, rows[k].W, sigma * rows[k].L
+    q[k], W[k], U[k] = rows[k].q / q0, rows[k].W, sigma * rows[k].L
   end
   local kex = 3 * sigma / (math.pi * R ^ 7)
-  local kj, ka = -2 * fit(q2, W), 2 * fit(q2, U)
-  print(string.format("  stiffness: k_jump/k_area %.5f (the jump's work per q^2 over the discrete area's; k_area/k_exact %.5f times the moment's scale^-2)",
-    kj / ka, ka / kex))
+  local bj, cj = fit(q, W)
+  local ba, ca = fit(q, U)
+  local kj, ka = -2 * cj, 2 * ca
+  print(string.format("  stiffness: k_jump/k_area %.5f (the jump's work per q^2 over the discrete area's; k_area/k_exact %.5f times the moment's scale^-2); rest positions q_s/q0: jump %+.5f, area %+.5f",
+    kj / ka, ka / (kex * q0 * q0), bj / kj, -ba / ka))
 end
 -- per period of the mode: the energy's change and its two parts, over the
 -- largest KE of the first period (the mode's energy)
