@@ -4,8 +4,9 @@
 --   KE  = 1/2 rho dx^2 sum_f w_f u_f^2 (w_f: the liquid fraction of the face's
 --         segment between the cell centres, 1 liquid | liquid, theta liquid |
 --         air, 0 air | air), after the step;
---   L   = the length of the zero contour of the bilinear-free marching
---         squares of phi on the cell centres (linear crossings), after the step;
+--   L   = the length of the zero contour of phi by marching squares on the
+--         cell centres (linear crossings: the vertices are the ghost-fluid
+--         crossings at theta), after the step;
 --   W   = the work of the jump's impulse du_f (tide.liquid.surface_tension,
 --         wrapped), rho dx^2 sum_f w_f du_f (u_f + du_f / 2) with u_f the
 --         velocity it is added to;
@@ -144,6 +145,7 @@ end
 -- that the boundary pressure's power sum_f sigma kappa_f (u_f . e) dx equals
 -- sigma dL/dt when the face's flux u_f dx moves its own crossing.  Written in
 -- Lua (a prototype): replaces tide.liquid.surface_tension in the recipe.
+local DEBUGK, DEBUGC -- --debug: the curvatures and |e . n| of the last call
 local function polygon_jump(u, ph, o)
   local P = ph:totable()
   local scale = o.dt / (o.rho * dx)
@@ -190,9 +192,8 @@ local function polygon_jump(u, ph, o)
     if DEBUGC then DEBUGC[#DEBUGC + 1] = cb end
     return math.max(-1 / dx, math.min(1 / dx, k)), cb
   end
-  local kc = o._kappa_cells -- fallback: none (skip the face)
+  -- faces without two neighbouring vertices (or degenerate ones) get no jump
   local ux, uy = u.u, u.v
-  local nfaces = 0
   -- x faces: face i (1-based, 2..n) between cells (i-1, j) and (i, j)
   for i = 2, n do
     for j = 1, n do
@@ -210,7 +211,6 @@ local function polygon_jump(u, ph, o)
           local th = math.max(tmin, P[il][j] / (P[il][j] - P[ia][j]))
           local du = scale * o.sigma * k / th
           ux:set(i, j, ux:get(i, j) - (ia > il and du or -du))
-          nfaces = nfaces + 1
         end
       end
     end
@@ -230,7 +230,6 @@ local function polygon_jump(u, ph, o)
           local th = math.max(tmin, P[i][jl] / (P[i][jl] - P[i][ja]))
           local du = scale * o.sigma * k / th
           uy:set(i, j, uy:get(i, j) - (ja > jl and du or -du))
-          nfaces = nfaces + 1
         end
       end
     end
