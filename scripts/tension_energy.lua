@@ -193,43 +193,28 @@ local function polygon_jump(u, ph, o)
     return math.max(-1 / dx, math.min(1 / dx, k)), cb
   end
   -- faces without two neighbouring vertices (or degenerate ones) get no jump
-  local ux, uy = u.u, u.v
-  -- x faces: face i (1-based, 2..n) between cells (i-1, j) and (i, j)
-  for i = 2, n do
-    for j = 1, n do
-      local pl, pr = P[i - 1][j], P[i][j]
-      if (pl < 0) ~= (pr < 0) then
-        local il, ia = pl < 0 and i - 1 or i, pl < 0 and i or i - 1
-        local v = vert(il, j, ia, j)
-        local e = { ia - il, 0 }
-        -- the dual cells below (row j - 1) and above (row j), columns i - 1
-        local a = partner(i - 1, j - 1, 3)
-        local b = partner(i - 1, j, 1)
-        local k = kappa_at(v, a, b, e)
-        if k and DEBUGK then DEBUGK[#DEBUGK + 1] = k end
-        if k then
-          local th = math.max(tmin, P[il][j] / (P[il][j] - P[ia][j]))
-          local du = scale * o.sigma * k / th
-          ux:set(i, j, ux:get(i, j) - (ia > il and du or -du))
-        end
-      end
-    end
-  end
-  for i = 1, n do
-    for j = 2, n do
-      local pl, pr = P[i][j - 1], P[i][j]
-      if (pl < 0) ~= (pr < 0) then
-        local jl, ja = pl < 0 and j - 1 or j, pl < 0 and j or j - 1
-        local v = vert(i, jl, i, ja)
-        local e = { 0, ja - jl }
-        local a = partner(i - 1, j - 1, 2)
-        local b = partner(i, j - 1, 4)
-        local k = kappa_at(v, a, b, e)
-        if k and DEBUGK then DEBUGK[#DEBUGK + 1] = k end
-        if k then
-          local th = math.max(tmin, P[i][jl] / (P[i][jl] - P[i][ja]))
-          local du = scale * o.sigma * k / th
-          uy:set(i, j, uy:get(i, j) - (ja > jl and du or -du))
+  -- face (i, j) of axis ax (1-based) between cells (i, j) - e_ax and (i, j); the two dual cells
+  -- beside it (x faces: below and above, y faces: left and right) and the face's edge in each
+  local besides = { { { -1, -1, 3 }, { -1, 0, 1 } }, { { -1, -1, 2 }, { 0, -1, 4 } } }
+  for ax = 1, 2 do
+    local comp = ax == 1 and u.u or u.v
+    local di, dj = ax == 1 and 1 or 0, ax == 2 and 1 or 0
+    for i = 1 + di, n do
+      for j = 1 + dj, n do
+        local il, jl, ia, ja = i - di, j - dj, i, j -- liquid / air cells
+        if P[il][jl] >= 0 then il, jl, ia, ja = i, j, i - di, j - dj end
+        if (P[il][jl] < 0) and (P[ia][ja] >= 0) then
+          local v = vert(il, jl, ia, ja)
+          local e = { ia - il, ja - jl }
+          local b1, b2 = besides[ax][1], besides[ax][2]
+          local k = kappa_at(v, partner(i + b1[1], j + b1[2], b1[3]), partner(i + b2[1], j + b2[2], b2[3]), e)
+          if k and DEBUGK then DEBUGK[#DEBUGK + 1] = k end
+          if k then
+            local th = math.max(tmin, P[il][jl] / (P[il][jl] - P[ia][ja]))
+            local du = scale * o.sigma * k / th
+            -- air on the high side: u -= sigma kappa / theta (tide_liquid_surface_tension_jump)
+            comp:set(i, j, comp:get(i, j) - ((ia > il or ja > jl) and du or -du))
+          end
         end
       end
     end

@@ -8,16 +8,13 @@
 -- kappa_redistance they stay at 3-9e-5 to t = 5 (1.3e-4 to t = 10).  Asserts the largest
 -- max|u| sqrt(rho D / sigma) over [0, 5] below 1.5e-4 and the inner pressure within 1% of sigma / R;
 -- and the option's checks.
-local tide = require "tide"
 local T = require "tide.testing"
 local drop = require "tide.drop"
 
-local sigma, rho, D, cpd = 1, 1, 1, 25
-local R, dx = D / 2, D / cpd
-local n = 2 * cpd
-local g = tide.grid.new { size = { n, n }, dx = dx }
-local c = { n * dx / 2 + 0.21 * dx, n * dx / 2 + 0.44 * dx }
-local phi = drop.disk { grid = g, center = c, radius = R }
+local C = require "tide.cases.drop_rest" -- test_drop_rest's benchmark
+
+local S0, K = C.new { cpd = 25, centre = { 0.21, 0.44 } }
+local g, phi, sigma = K.grid, S0.phi, K.sigma
 
 T.raises(function() drop.new { grid = g, phi = phi, sigma = sigma, kappa_redistance = 4 } end, "kappa_redistance",
   "kappa_redistance must be a table")
@@ -30,25 +27,8 @@ T.raises(function()
   drop.step(S, drop.max_dt(S))
 end, "wobble", "a misspelled redistance option is an error")
 
-local S = drop.new { grid = g, phi = phi, sigma = sigma, rho = rho, kappa_redistance = { closest = 4 } }
-local scale = math.sqrt(rho * D / sigma)
-local largest, at = 0, {}
-for mark = 1, 5 do
-  while S.t < mark - 1e-9 do
-    local dt = drop.max_dt(S)
-    if S.t + 1.5 * dt > mark then dt = mark - S.t end
-    drop.step(S, dt)
-    largest = math.max(largest, S.u:max_speed() * scale)
-  end
-  at[mark] = S.u:max_speed() * scale
-end
-local ps, np = 0, 0
-for i = 1, n do
-  for j = 1, n do
-    if S.phi:get(i, j) < -3 * dx then ps, np = ps + S.pressure:get(i, j), np + 1 end
-  end
-end
-local p = ps / np / (sigma / R)
+local r = C.run { cpd = 25, centre = { 0.21, 0.44 }, marks = { 1, 2, 3, 4, 5 }, options = { kappa_redistance = { closest = 4 } } }
+local S, at, largest, p = r.S, r.at, r.largest, r.p
 print(string.format("drop at rest, kappa_redistance = { closest = 4 }, centre (+0.21, +0.44) dx, %d steps: max|u| sqrt(rho D/sigma) %.2e %.2e %.2e %.2e %.2e at t = 1 .. 5, largest %.2e; inner pressure %.5f sigma/R",
   S.steps, at[1], at[2], at[3], at[4], at[5], largest, p))
 T.check(largest < 1.5e-4, "kappa_redistance: bounded below 1.5e-4 up to t = 5 (the default: 2.6e-4 at t = 5)")
