@@ -83,6 +83,12 @@ local defaults = {
                            -- the grid-scale waves (omega dt ~ 0.7) strongly, the drop's modes (omega dt ~ 0.01)
                            -- hardly; default TENSION_AHEAD_3D in 3D with tension "ghost", 0 in 2D and with "liu"
                            -- (docs/liquids-physics.md, "Damping the shortest capillary waves")
+  kappa_redistance = false, -- options of tide.grid.redistance (e.g. { closest = 4 }) for a copy of phi that the
+                           -- ghost jump reads its curvature from (phi itself, its fractions and labels untouched;
+                           -- with tension_ahead the copy moved ahead); false: the curvature of phi.  The cell
+                           -- curvature then reads a signed distance with no kink at the surface: the 2D n = 2
+                           -- drop's orientations move closer (docs/liquids-physics.md, "The energy budget of the
+                           -- jump"); not with periodic axes
   extend = false,          -- velocity into the air: "linear" (Aslam 2004; default with tension "ghost" and
                            -- curvature "heights"), "constant" along the normals (default with tension "liu":
                            -- linear made Liu's drop 2% orientation-dependent; and without surface tension) or
@@ -180,6 +186,11 @@ function drop.new(opts)
     raise("tide.drop.new: tension_ahead must be a number in [0, 1]")
   end
   if S.tension_ahead > 0 and S.tension ~= "ghost" then raise("tide.drop.new: tension_ahead belongs to tension \"ghost\"") end
+  if S.kappa_redistance then
+    if type(S.kappa_redistance) ~= "table" then raise("tide.drop.new: kappa_redistance must be a table of tide.grid.redistance options or false") end
+    if S.tension ~= "ghost" then raise("tide.drop.new: kappa_redistance belongs to tension \"ghost\"") end
+    if opts.periodic then raise("tide.drop.new: kappa_redistance is not available with periodic axes") end
+  end
   S.grid, S.solid, S.gravity = g, opts.solid, opts.gravity
   -- periodic = {true, false[, ..]}: periodic axes (the others are walls); every
   -- grid operator of the step then runs on the torus (tide.liquid.periodic)
@@ -287,6 +298,12 @@ function drop.step(S, dt)
             scheme = "sl", interp = "cubic", out = S.phi_ahead })
         end
         kphi = S.phi_ahead
+      end
+      if S.kappa_redistance then -- the curvature of a redistanced copy (phi itself untouched)
+        S.phi_kappa = S.phi_kappa or g:cells()
+        S.phi_kappa:copy(kphi or S.phi)
+        time("kappa redistance", grid.redistance, g, S.phi_kappa, S.kappa_redistance)
+        kphi = S.phi_kappa
       end
       time("surface tension", liquid.surface_tension, u, S.phi, { sigma = S.sigma, rho = S.rho, dt = dt,
         labels = S.labels, curvature = S.curvature, contact_angle = S.contact_angle, solid_phi = S.solid_phi,

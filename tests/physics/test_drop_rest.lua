@@ -16,35 +16,19 @@ local tide = require "tide"
 local T = require "tide.testing"
 local drop = require "tide.drop"
 
-local sigma, rho, D, cpd = 1, 1, 1, 25
-local R, dx = D / 2, D / cpd
+local C = require "tide.cases.drop_rest" -- the benchmark's set-up, shared with test_drop_kappa_redistance
 
-local n = 2 * cpd
-local g = tide.grid.new { size = { n, n }, dx = dx }
-local c = { n * dx / 2 + 0.37 * dx, n * dx / 2 + 0.13 * dx }
-local S = drop.new { grid = g, phi = drop.disk { grid = g, center = c, radius = R }, sigma = sigma, rho = rho }
-T.check(S.curvature == "cells" and S.extend == "linear_phi" and S.nu == 0, "the defaults: cell curvature, extension linear_phi, inviscid")
-T.check(drop.new { grid = g, phi = S.phi, sigma = sigma, tension = "liu" }.extend == "constant", "Liu's band: constant extension")
-T.check(drop.new { grid = g, phi = S.phi }.extend == "constant", "no surface tension: constant extension")
-T.raises(function() drop.new { grid = g, phi = S.phi, extend = "quadratic" } end, "extend", "an unknown extension is refused")
+local sigma, rho, D, cpd = 1, 1, 1, 25
+local R = D / 2
+local S0 = C.new { cpd = cpd }
+local g = S0.grid
+T.check(S0.curvature == "cells" and S0.extend == "linear_phi" and S0.nu == 0, "the defaults: cell curvature, extension linear_phi, inviscid")
+T.check(drop.new { grid = g, phi = S0.phi, sigma = sigma, tension = "liu" }.extend == "constant", "Liu's band: constant extension")
+T.check(drop.new { grid = g, phi = S0.phi }.extend == "constant", "no surface tension: constant extension")
+T.raises(function() drop.new { grid = g, phi = S0.phi, extend = "quadratic" } end, "extend", "an unknown extension is refused")
 local scale = math.sqrt(rho * D / sigma)
-local at, largest = {}, 0
-for _, mark in ipairs { 1, 5 } do
-  while S.t < mark - 1e-9 do
-    local dt = drop.max_dt(S)
-    if S.t + 1.5 * dt > mark then dt = mark - S.t end
-    drop.step(S, dt)
-    largest = math.max(largest, S.u:max_speed() * scale)
-  end
-  at[mark] = S.u:max_speed() * scale
-end
-local ps, np = 0, 0
-for i = 1, n do
-  for j = 1, n do
-    if S.phi:get(i, j) < -3 * dx then ps, np = ps + S.pressure:get(i, j), np + 1 end
-  end
-end
-local p = ps / np / (sigma / R)
+local r = C.run { cpd = cpd, centre = { 0.37, 0.13 }, marks = { 1, 5 } }
+local at, largest, p, S = r.at, r.largest, r.p, r.S
 print(string.format("drop at rest, defaults, %d cells per diameter, %d steps: max|u| sqrt(rho D/sigma) %.2e at t = 1, %.2e at t = 5, largest over [0, 5] %.2e; inner pressure %.5f sigma/R",
   cpd, S.steps, at[1], at[5], largest, p))
 T.check(at[1] < 1e-3, "spurious currents below 1e-3 at t = 1")
