@@ -253,6 +253,49 @@ function Body:apply()
   self.S:set_sdf_velocity(self.boundary, self.v, self.omega)
 end
 
+--- Couple the body into the next DFSPH solve (S:set_sdf_dynamics): its mass
+-- and its inertia in the simulation frame now (3D R I0 R^T; a body with
+-- rotation = false gets 1e12 times its inertia: it does not turn), so every
+-- Jacobi iteration of the solve updates the wall's velocity by that
+-- iteration's reaction (docs/sph.md, "Rigid bodies in the DFSPH solves").
+function Body:couple()
+  if self.fixed then return end
+  local d, S = self.dim, self.S
+  local lock = self.rotation and 1 or 1e12
+  if d == 2 then
+    S:set_sdf_dynamics(self.boundary, self.mass, lock * self.inertia)
+    return
+  end
+  local _, R = self:pose()
+  local I = {}
+  for a = 1, 3 do
+    local e = { 0, 0, 0 }
+    e[a] = 1
+    I[a] = self:world_inertia(e, R) -- column a of R I0 R^T (symmetric: row a)
+    for b = 1, 3 do I[a][b] = lock * I[a][b] end
+  end
+  S:set_sdf_dynamics(self.boundary, self.mass, I)
+end
+
+--- After a coupled solve: the body's velocities from the wall's (the solve
+-- integrated its reactions), and the reaction so far marked as seen (the
+-- next kick_fluid takes only what comes after).
+function Body:sync()
+  local d = self.dim
+  local F, T = self:fluid_force()
+  if not self.seen then self.seen = { F = {}, T = d == 2 and 0 or { 0, 0, 0 } } end
+  for a = 1, d do self.seen.F[a] = F[a] end
+  if d == 2 then self.seen.T = T else for a = 1, 3 do self.seen.T[a] = T[a] end end
+  if self.fixed then return end
+  local v, om = self.S:sdf_velocity(self.boundary)
+  for a = 1, d do self.v[a] = v[a] end
+  if not self.rotation then
+    om = d == 2 and 0 or { 0, 0, 0 }
+    self:apply()
+  end
+  self.omega = om
+end
+
 --- Read the fluid's force and torque of the current force pass (S:wall_force)
 -- into self.force / self.torque and return them.
 function Body:fluid_force()
@@ -293,7 +336,9 @@ end
 -- (container.gap, default dx: one particle layer of the fluid, at dx/2 from
 -- either wall, stays between body and wall; a closer gap traps particles the
 -- lagged pressure coupling then expels violently) -- a few Gauss-Seidel
--- passes, no friction.  Returns the number of impulses.
+-- passes, with Coulomb friction (container.friction, default 0.5: the
+-- tangential impulse at a sample at most mu times its normal impulse).
+-- Returns the number of impulses.
 function Body:contact(dt)
   local C = self.container
   if not C or self.fixed then return 0 end
@@ -304,6 +349,7 @@ function Body:contact(dt)
   for q, y in ipairs(self.surface) do P[q] = self:to_world(y, c, R) end
   local phi = C.shape:eval(tide.array.from(P))
   local gmin = C.gap or S.dx
+  local mu = C.friction or 0.5
   local reach = gmin + 2 * S.dx
   local hits = 0
   for _ = 1, 4 do
@@ -341,13 +387,36 @@ function Body:contact(dt)
             end
           end
           local j = (target - vn) / k
-          for a = 1, d do self.v[a] = self.v[a] + j * n[a] / self.mass end
+          -- Coulomb friction: a tangential impulse against the sample's
+          -- sliding velocity, at most mu j (mu = container.friction)
+          local vt, st = {}, 0
+          for a = 1, d do vt[a] = vp[a] - vn * n[a]; st = st + vt[a] ^ 2 end
+          st = math.sqrt(st)
+          local J = {}
+          for a = 1, d do J[a] = j * n[a] end
+          if mu > 0 and st > 0 then
+            local tdir, kt, rt = {}, 1 / self.mass, nil
+            for a = 1, d do tdir[a] = vt[a] / st end
+            if self.rotation then
+              if d == 2 then
+                rt = r[1] * tdir[2] - r[2] * tdir[1]
+                kt = kt + rt * rt / self.inertia
+              else
+                rt = cross3(r, tdir)
+                local u = self:inv_inertia(rt, R)
+                kt = kt + rt[1] * u[1] + rt[2] * u[2] + rt[3] * u[3]
+              end
+            end
+            local jt = math.min(st / kt, mu * j)
+            for a = 1, d do J[a] = J[a] - jt * tdir[a] end
+          end
+          for a = 1, d do self.v[a] = self.v[a] + J[a] / self.mass end
           if self.rotation then
             if d == 2 then
-              self.omega = self.omega + j * rn / self.inertia
+              self.omega = self.omega + (r[1] * J[2] - r[2] * J[1]) / self.inertia
             else
-              local u = self:inv_inertia(rn, R)
-              for a = 1, 3 do self.omega[a] = self.omega[a] + j * u[a] end
+              local u = self:inv_inertia(cross3(r, J), R)
+              for a = 1, 3 do self.omega[a] = self.omega[a] + u[a] end
             end
           end
           hits, any = hits + 1, true

@@ -165,6 +165,55 @@ static int m_set_sdf_velocity(lua_State *L) {
   return 0;
 }
 
+/* S:set_sdf_dynamics(i, mass [, inertia]): SDF boundary i becomes a rigid
+ * body of the DFSPH solves (mass [kg, 2D per m]; inertia about its centre in
+ * the simulation frame: 2D a number, 3D a 3 x 3 table), mass 0: a kinematic
+ * wall again (tide_sph_sdf_dynamics) */
+static int m_set_sdf_dynamics(lua_State *L) {
+  const char *fn = "SPH:set_sdf_dynamics";
+  tide_sph *s = checksph(L, 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
+  double mass = tide_lua_checkfinite(L, 3, fn, "mass"), I[9] = {0};
+  if (mass < 0) tide_lua_error(L, "%s: mass must be >= 0, got %g", fn, mass);
+  if (mass > 0) {
+    if (s->dim == 2) {
+      I[8] = tide_lua_checkfinite(L, 4, fn, "inertia");
+    } else {
+      luaL_checktype(L, 4, LUA_TTABLE);
+      for (int a = 0; a < 3; a++) {
+        if (lua_geti(L, 4, a + 1) != LUA_TTABLE)
+          tide_lua_error(L, "%s: inertia must be a 3 x 3 table of rows", fn);
+        double row[3];
+        tide_lua_checkvec(L, -1, fn, "inertia row", 3, 3, row);
+        for (int b = 0; b < 3; b++)
+          I[a * 3 + b] = row[b];
+        lua_pop(L, 1);
+      }
+    }
+  }
+  tide_lua_check(L, tide_sph_sdf_dynamics(s, i - 1, mass, I), fn);
+  return 0;
+}
+
+/* S:sdf_velocity(i) -> velocity {vx, vy[, vz]}, angular velocity (2D a
+ * number, 3D {wx, wy, wz}) of SDF boundary i (after a coupled DFSPH solve:
+ * the body's) */
+static int m_sdf_velocity(lua_State *L) {
+  const char *fn = "SPH:sdf_velocity";
+  tide_sph *s = checksph(L, 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
+  double v[3], om[3];
+  tide_lua_check(L, tide_sph_sdf_motion(s, i - 1, v, om), fn);
+  tide_lua_pushnumbers(L, v, s->dim);
+  if (s->dim == 2)
+    lua_pushnumber(L, om[2]);
+  else
+    tide_lua_pushnumbers(L, om, 3);
+  return 2;
+}
+
 /* the reaction of the fluid on a boundary: S:wall_force(i [, centre]) (SDF
  * boundary i) and S:boundary_force(k [, centre]) (boundary particle set k)
  * -> fx, fy[, fz], torque (2D a number about z, 3D {tx, ty, tz}) about
@@ -523,6 +572,8 @@ static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"boundary", m_boundary},
                                    {"sdf_boundary", m_sdf_boundary},
                                    {"set_sdf_velocity", m_set_sdf_velocity},
+                                   {"set_sdf_dynamics", m_set_sdf_dynamics},
+                                   {"sdf_velocity", m_sdf_velocity},
                                    {"search", m_search},
                                    {"density", m_density},
                                    {"tait", m_tait},
