@@ -329,6 +329,20 @@ function Body:kick_fluid(dt, restart, with_gravity)
   self:kick(dt, dF, dT, with_gravity)
 end
 
+-- 1/m_eff of an impulse along the unit vector n at arm r (rotation R):
+-- 1/M + (r x n) . I^-1 (r x n)
+function Body:inv_mass_along(r, n, R)
+  local k = 1 / self.mass
+  if not self.rotation then return k end
+  if self.dim == 2 then
+    local rn = r[1] * n[2] - r[2] * n[1]
+    return k + rn * rn / self.inertia
+  end
+  local rn = cross3(r, n)
+  local u = self:inv_inertia(rn, R)
+  return k + rn[1] * u[1] + rn[2] * u[2] + rn[3] * u[3]
+end
+
 --- Speculative contact with the container before the drift: for every surface
 -- sample p of the body with gap g = distance to the container's wall (>= 0
 -- inside) and normal velocity v_n (into the fluid), an inelastic impulse
@@ -375,18 +389,7 @@ function Body:contact(dt)
         -- approach, and a tenth of the overlap undone per step)
         local target = g >= gmin and (gmin - g) / dt or 0.1 * (gmin - g) / dt
         if vn < target then
-          local k, rn = 1 / self.mass, nil
-          if self.rotation then
-            if d == 2 then
-              rn = r[1] * n[2] - r[2] * n[1]
-              k = k + rn * rn / self.inertia
-            else
-              rn = cross3(r, n)
-              local u = self:inv_inertia(rn, R)
-              k = k + rn[1] * u[1] + rn[2] * u[2] + rn[3] * u[3]
-            end
-          end
-          local j = (target - vn) / k
+          local j = (target - vn) / self:inv_mass_along(r, n, R)
           -- Coulomb friction: a tangential impulse against the sample's
           -- sliding velocity, at most mu j (mu = container.friction)
           local vt, st = {}, 0
@@ -395,19 +398,9 @@ function Body:contact(dt)
           local J = {}
           for a = 1, d do J[a] = j * n[a] end
           if mu > 0 and st > 0 then
-            local tdir, kt, rt = {}, 1 / self.mass, nil
+            local tdir = {}
             for a = 1, d do tdir[a] = vt[a] / st end
-            if self.rotation then
-              if d == 2 then
-                rt = r[1] * tdir[2] - r[2] * tdir[1]
-                kt = kt + rt * rt / self.inertia
-              else
-                rt = cross3(r, tdir)
-                local u = self:inv_inertia(rt, R)
-                kt = kt + rt[1] * u[1] + rt[2] * u[2] + rt[3] * u[3]
-              end
-            end
-            local jt = math.min(st / kt, mu * j)
+            local jt = math.min(st / self:inv_mass_along(r, tdir, R), mu * j)
             for a = 1, d do J[a] = J[a] - jt * tdir[a] end
           end
           for a = 1, d do self.v[a] = self.v[a] + J[a] / self.mass end

@@ -175,7 +175,7 @@ static int m_set_sdf_dynamics(lua_State *L) {
   if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
   int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
   double mass = tide_lua_checkfinite(L, 3, fn, "mass"), I[9] = {0};
-  if (mass < 0) tide_lua_error(L, "%s: mass must be >= 0, got %g", fn, mass);
+  if (mass < 0) tide_lua_error(L, "%s: mass must be >= 0, got %f", fn, mass);
   if (mass > 0) {
     if (s->dim == 2) {
       I[8] = tide_lua_checkfinite(L, 4, fn, "inertia");
@@ -270,7 +270,7 @@ static int m_sdf_pose(lua_State *L) {
 
 static double checkdt(lua_State *L, int idx, const char *fn) {
   double dt = tide_lua_checkfinite(L, idx, fn, "time step");
-  if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0, got %g", fn, dt);
+  if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0, got %f", fn, dt);
   return dt;
 }
 
