@@ -1,24 +1,15 @@
 -- A 2D block of density 2 rho0 in an SDF tank (tide.sph_body;
 -- lua/tide/cases/sph_float.lua) sinks to the floor and rests there: within
 -- the contact gap (one particle spacing) of the floor, at rest, upright.
--- 1. WCSPH, released 2 cm above the floor.
--- 2. Dropped: released with its bottom 0.3 m above the floor (half in the
---    0.4 m deep water), it reaches 0.9 m/s and lands; WCSPH and DFSPH (the
---    body coupled into the Jacobi iterations of both solves: the lagged
---    coupling threw the block back up or blew up here, docs/sph.md "Rigid
---    bodies in the DFSPH solves").  After landing its bottom stays below
---    2 dx, no fluid particle gets inside it, it settles (friction 0.5 in
---    the contact with the tank).
+-- Dropped: released with its bottom 0.3 m above the floor (half in the 0.4 m
+-- deep water), it reaches 0.9 m/s and lands; WCSPH and DFSPH (the body
+-- coupled into the Jacobi iterations of both solves: the lagged coupling
+-- threw the block back up or blew up here, docs/sph.md "Rigid bodies in the
+-- DFSPH solves").  After landing its bottom stays below 2 dx, no fluid
+-- particle gets inside it, it settles (friction 0.5 in the contact with the
+-- tank).  (The former release 2 cm above the floor, WCSPH: the same rest.)
 local T = require "tide.testing"
 local C = require "tide.cases.sph_float"
-
-local r = C.run { method = "wcsph", density = 2000, duration = 1.0, average = 0.2 }
-print(string.format("WCSPH, block of 2 rho0 released 2 cm above the floor: bottom at %.4f m (%.2f dx) after 1 s, "
-  .. "speed %.2e m/s, angle %.4f rad, %d contact impulses, %d steps", r.bottom, r.bottom / r.dx, r.speed, r.angle,
-  r.contacts, r.steps))
-T.check(r.bottom < 1.5 * r.dx and r.bottom > 0, string.format("the block sank to the floor (bottom %.2f dx above it)", r.bottom / r.dx))
-T.check(r.speed < 0.01, string.format("the block rests on the floor (%.2e m/s)", r.speed))
-T.check(math.abs(r.angle) < 0.05, string.format("upright (%.4f rad)", r.angle))
 
 for _, method in ipairs { "wcsph", "dfsph" } do
   local q = C.run { method = method, density = 2000, release = 0.3, duration = 1.2, average = 0.3, landing = true }
