@@ -133,7 +133,11 @@ Body.__index = Body
 -- fixed (true: the wall stays where it is, the fluid's force is only measured);
 -- rotation (false: translation only); method ("auto" | "harada" | "map", as
 -- S:sdf_boundary); map_resolution; sample (the sampling spacing of the mass
--- properties, default S.dx / 4); container {shape =, side = "outside"}: a tank
+-- properties, default S.dx / 4); particles (true: the body is a skin of
+-- boundary particles as thick as the kernel support, Akinci et al. 2012,
+-- moved rigidly by S:set_boundary_velocity, its force S:boundary_force;
+-- DFSPH kicks it after each solve, not inside it); container {shape =,
+-- side = "outside"}: a tank
 -- the body must not leave (speculative contact, see body:contact).
 function M.new(S, opts)
   assert(type(opts) == "table" and opts.shape, "sph_body.new: a shape is required")
@@ -157,10 +161,20 @@ function M.new(S, opts)
   local om = opts.angular_velocity or (d == 2 and 0 or { 0, 0, 0 })
   if opts.rotation == false or opts.fixed then om = d == 2 and 0 or { 0, 0, 0 } end
   if opts.fixed then for a = 1, d do v[a] = 0 end end
-  local idx = S:sdf_boundary { shape = opts.shape, side = "inside", method = opts.method or "auto",
-    map_resolution = opts.map_resolution, velocity = v, angular_velocity = om, centre = c }
+  local idx, set
+  if opts.particles then
+    -- boundary particles (Akinci et al. 2012): a skin as thick as the kernel
+    -- support inside the shape (Psi = m), moving rigidly about c
+    local n
+    n, set = S:boundary { shape = opts.shape, side = "inside", layers = math.ceil(S.H / S.dx - 1e-9) }
+    assert(n > 0, "sph_body.new: the shape holds no boundary particle (smaller than the lattice?)")
+    S:set_boundary_velocity(set, v, om, c)
+  else
+    idx = S:sdf_boundary { shape = opts.shape, side = "inside", method = opts.method or "auto",
+      map_resolution = opts.map_resolution, velocity = v, angular_velocity = om, centre = c }
+  end
   local b = setmetatable({
-    S = S, dim = d, boundary = idx, shape = opts.shape, volume = V, mass = mass, inertia = I,
+    S = S, dim = d, boundary = idx, set = set, shape = opts.shape, volume = V, mass = mass, inertia = I,
     centre0 = c, v = v, omega = om, fixed = opts.fixed or false, rotation = opts.rotation ~= false,
     gravity = opts.gravity or S.gravity, container = opts.container, surface = surf,
     force = {}, torque = d == 2 and 0 or { 0, 0, 0 }, impulses = 0,
@@ -173,6 +187,7 @@ end
 --- The centre of mass {..} (simulation frame) and rotation (2D the angle, 3D
 -- the row-major matrix as 9 numbers) of the body now.
 function Body:pose()
+  if self.set then return self.S:boundary_pose(self.set) end
   return self.S:sdf_pose(self.boundary)
 end
 
@@ -250,7 +265,11 @@ function Body:kick(dt, F, T, with_gravity)
 end
 
 function Body:apply()
-  self.S:set_sdf_velocity(self.boundary, self.v, self.omega)
+  if self.set then
+    self.S:set_boundary_velocity(self.set, self.v, self.omega)
+  else
+    self.S:set_sdf_velocity(self.boundary, self.v, self.omega)
+  end
 end
 
 --- Couple the body into the next DFSPH solve (S:set_sdf_dynamics): its mass
@@ -259,7 +278,7 @@ end
 -- Jacobi iteration of the solve updates the wall's velocity by that
 -- iteration's reaction (docs/sph.md, "Rigid bodies in the DFSPH solves").
 function Body:couple()
-  if self.fixed then return end
+  if self.fixed or self.set then return end -- boundary particles: lagged (sync)
   local d, S = self.dim, self.S
   local lock = self.rotation and 1 or 1e12
   if d == 2 then
@@ -280,7 +299,8 @@ end
 --- After a coupled solve: the body's velocities from the wall's (the solve
 -- integrated its reactions), and the reaction so far marked as seen (the
 -- next kick_fluid takes only what comes after).
-function Body:sync()
+function Body:sync(dt)
+  if self.set then return self:kick_fluid(dt, false, false) end -- not coupled: kicked after
   local d = self.dim
   local F, T = self:fluid_force()
   if not self.seen then self.seen = { F = {}, T = d == 2 and 0 or { 0, 0, 0 } } end
@@ -299,7 +319,8 @@ end
 --- Read the fluid's force and torque of the current force pass (S:wall_force)
 -- into self.force / self.torque and return them.
 function Body:fluid_force()
-  local r = { self.S:wall_force(self.boundary) }
+  local r
+  if self.set then r = { self.S:boundary_force(self.set) } else r = { self.S:wall_force(self.boundary) } end
   local d = self.dim
   for a = 1, d do self.force[a] = r[a] end
   self.torque = r[d + 1]

@@ -64,7 +64,7 @@ function sph.dfsph_step(S, dt, opts)
   local it, err, ok = tide.time("sph.density_solve", S.density_solve, S, dt,
     { tol = opts.tol or 1e-4, maxit = opts.maxit or 100, warm_start = opts.warm_start or 0.5 })
   for _, b in ipairs(bodies) do
-    if iter then b:sync() else b:kick_fluid(dt, true, true) end
+    if iter then b:sync(dt) else b:kick_fluid(dt, true, true) end
     b:contact(dt)
   end
   S:drift(dt)
@@ -81,7 +81,7 @@ function sph.dfsph_step(S, dt, opts)
     { tol = opts.tol_v or 1e-3, maxit = opts.maxit or 100 })
   -- the drift's projections and the divergence solve's reactions
   for _, b in ipairs(bodies) do
-    if iter then b:sync() else b:kick_fluid(dt, false, false) end
+    if iter then b:sync(dt) else b:kick_fluid(dt, false, false) end
   end
   return { density_iterations = it, density_error = err, divergence_iterations = itv,
     divergence_error = errv, converged = ok and okv }

@@ -165,6 +165,43 @@ static int m_set_sdf_velocity(lua_State *L) {
   return 0;
 }
 
+/* S:set_boundary_velocity(k, {vx, vy[, vz]} [, omega [, centre]]): boundary
+ * particle set k moves rigidly (tide_sph_set_motion) */
+static int m_set_boundary_velocity(lua_State *L) {
+  const char *fn = "SPH:set_boundary_velocity";
+  tide_sph *s = checksph(L, 1);
+  if (s->nset == 0) tide_lua_error(L, "%s: the state has no boundary particle set", fn);
+  int k = (int)tide_lua_checkrange(L, 2, fn, "boundary set index", 1, s->nset);
+  double v[3] = {0, 0, 0}, om[3] = {0, 0, 0}, c[3] = {0, 0, 0};
+  tide_lua_checkvec(L, 3, fn, "velocity", s->dim, s->dim, v);
+  if (!lua_isnoneornil(L, 4)) {
+    if (s->dim == 2)
+      om[2] = tide_lua_checkfinite(L, 4, fn, "angular velocity");
+    else
+      tide_lua_checkvec(L, 4, fn, "angular velocity", 3, 3, om);
+  }
+  int has_c = !lua_isnoneornil(L, 5);
+  if (has_c) tide_lua_checkvec(L, 5, fn, "centre", s->dim, s->dim, c);
+  tide_lua_check(L, tide_sph_set_motion(s, k - 1, has_c ? c : NULL, v, om), fn);
+  return 0;
+}
+
+/* S:boundary_pose(k) -> centre {x, y[, z]}, rotation (2D the angle, 3D 9 numbers) */
+static int m_boundary_pose(lua_State *L) {
+  const char *fn = "SPH:boundary_pose";
+  tide_sph *s = checksph(L, 1);
+  if (s->nset == 0) tide_lua_error(L, "%s: the state has no boundary particle set", fn);
+  int k = (int)tide_lua_checkrange(L, 2, fn, "boundary set index", 1, s->nset);
+  double c[3], R[9];
+  tide_lua_check(L, tide_sph_set_pose(s, k - 1, c, R), fn);
+  tide_lua_pushnumbers(L, c, s->dim);
+  if (s->dim == 2)
+    lua_pushnumber(L, atan2(R[3], R[0]));
+  else
+    tide_lua_pushnumbers(L, R, 9);
+  return 2;
+}
+
 /* S:set_sdf_dynamics(i, mass [, inertia]): SDF boundary i becomes a rigid
  * body of the DFSPH solves (mass [kg, 2D per m]; inertia about its centre in
  * the simulation frame: 2D a number, 3D a 3 x 3 table), mass 0: a kinematic
@@ -574,6 +611,8 @@ static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"set_sdf_velocity", m_set_sdf_velocity},
                                    {"set_sdf_dynamics", m_set_sdf_dynamics},
                                    {"sdf_velocity", m_sdf_velocity},
+                                   {"set_boundary_velocity", m_set_boundary_velocity},
+                                   {"boundary_pose", m_boundary_pose},
                                    {"search", m_search},
                                    {"density", m_density},
                                    {"tait", m_tait},

@@ -127,6 +127,8 @@ void tide_sph_free(tide_sph *s) {
   tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bset, sizeof(double) * (size_t)s->bcap);
+  tide_free(s->by, sizeof(double) * (size_t)(s->bcap * s->dim));
+  tide_free(s->bv, sizeof(double) * (size_t)(s->bcap * s->dim));
   tide_free(s->wgrp, sizeof(double) * (size_t)s->wgcap);
   tide_free(s->nstart, sizeof(int64_t) * (size_t)s->nscap);
   tide_free(s->bstart, sizeof(int64_t) * (size_t)s->nscap);
@@ -424,7 +426,11 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     double *psi = tide_alloc(sizeof(double) * (size_t)nb);
     double *bk = tide_alloc(sizeof(double) * (size_t)nb);
     double *bset = tide_alloc(sizeof(double) * (size_t)nb);
-    if (!bx || !psi || !bk || !bset) {
+    double *by = tide_alloc(sizeof(double) * (size_t)(nb * d));
+    double *bv = tide_alloc(sizeof(double) * (size_t)(nb * d));
+    if (!bx || !psi || !bk || !bset || !by || !bv) {
+      tide_free(by, sizeof(double) * (size_t)(nb * d));
+      tide_free(bv, sizeof(double) * (size_t)(nb * d));
       tide_free(bx, sizeof(double) * (size_t)(nb * d));
       tide_free(psi, sizeof(double) * (size_t)nb);
       tide_free(bk, sizeof(double) * (size_t)nb);
@@ -435,6 +441,11 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     if (s->nb) memcpy(bx, s->bx, sizeof(double) * (size_t)(s->nb * d));
     if (s->nb) memcpy(bk, s->bkind, sizeof(double) * (size_t)s->nb);
     if (s->nb) memcpy(bset, s->bset, sizeof(double) * (size_t)s->nb);
+    if (s->nb) memcpy(by, s->by, sizeof(double) * (size_t)(s->nb * d));
+    if (s->nb) memcpy(bv, s->bv, sizeof(double) * (size_t)(s->nb * d));
+    tide_free(s->by, sizeof(double) * (size_t)(s->bcap * d));
+    tide_free(s->bv, sizeof(double) * (size_t)(s->bcap * d));
+    s->by = by, s->bv = bv;
     tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * d));
     tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
     tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
@@ -457,6 +468,16 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
   }
   for (int a = 0; a < 3; a++)
     s->bcen[s->nset][a] = cnt > 0 && a < d ? cen[a] / (double)cnt : 0;
+  for (int64_t b = s->nb; b < nb; b++)
+    for (int a = 0; a < d; a++) {
+      s->by[b * d + a] = s->bx[b * d + a] - s->bcen[s->nset][a];
+      s->bv[b * d + a] = 0;
+    }
+  for (int a = 0; a < 9; a++)
+    s->brot[s->nset][a] = a % 4 == 0;
+  for (int a = 0; a < 3; a++)
+    s->bvel[s->nset][a] = s->bom[s->nset][a] = 0;
+  s->bmoving[s->nset] = 0;
   if (cnt > 0) s->nset++;
   tide_free(phi, pb);
   s->nb = nb;
@@ -467,9 +488,9 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     for (int64_t b = nb - cnt; b < nb; b++)
       s->bkind[b] = thick;
   }
-  double *bex[2] = {s->bkind, s->bset};
-  int ones[2] = {1, 1};
-  if (sort_points(s, nb, s->bx, bex, ones, 2, s->bbeg, s->bend))
+  double *bex[4] = {s->bkind, s->bset, s->by, s->bv};
+  int ones[4] = {1, 1, d, d};
+  if (sort_points(s, nb, s->bx, bex, ones, 4, s->bbeg, s->bend))
     return tide_fail(TIDE_EINVAL, "SPH: a boundary particle lies outside the box");
   const double *bx = s->bx;
 #pragma omp parallel for schedule(static) if (nb > 1024)
@@ -503,6 +524,75 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
   }
   s->nvalid = 0;
   if (added) *added = cnt;
+  return TIDE_OK;
+}
+
+/* ------------------------------------------------- moving particle sets */
+
+/* v = vel + omega x r (2D omega[2] about z) */
+static inline void rigid_vel(int d, const double *vel, const double *om, const double *r,
+                             double *v) {
+  double rr[3] = {r[0], r[1], d == 3 ? r[2] : 0};
+  v[0] = vel[0] + om[1] * rr[2] - om[2] * rr[1];
+  v[1] = vel[1] + om[2] * rr[0] - om[0] * rr[2];
+  if (d == 3) v[2] = vel[2] + om[0] * rr[1] - om[1] * rr[0];
+}
+
+/* the particles of every moving set at c + R y with velocity vel + omega x (x - c) */
+static void sets_place(tide_sph *s) {
+  int d = s->dim;
+  for (int64_t b = 0; b < s->nb; b++) {
+    int k = (int)s->bset[b];
+    if (!s->bmoving[k]) continue;
+    const double *R = s->brot[k], *y = s->by + b * d, *c = s->bcen[k];
+    double r[3] = {0, 0, 0};
+    for (int a = 0; a < d; a++) {
+      for (int e = 0; e < d; e++)
+        r[a] += R[a * 3 + e] * y[e];
+      s->bx[b * d + a] = c[a] + r[a];
+    }
+    rigid_vel(d, s->bvel[k], s->bom[k], r, s->bv + b * d);
+  }
+}
+
+int tide_sph_set_motion(tide_sph *s, int k, const double *centre, const double *vel,
+                        const double *omega) {
+  int d = s->dim;
+  if (k < 0 || k >= s->nset)
+    return tide_fail(TIDE_EINVAL, "SPH: no boundary particle set %d (there are %d)", k + 1,
+                     s->nset);
+  for (int a = 0; a < 3; a++)
+    if ((vel && a < d && !isfinite(vel[a])) || (omega && !isfinite(omega[a])) ||
+        (centre && a < d && !isfinite(centre[a])))
+      return tide_fail(TIDE_EINVAL, "SPH: boundary set motion not finite");
+  if (centre) { /* y = R^T (x - c) about the new centre */
+    for (int64_t b = 0; b < s->nb; b++) {
+      if ((int)s->bset[b] != k) continue;
+      for (int a = 0; a < d; a++) {
+        double y = 0;
+        for (int e = 0; e < d; e++)
+          y += s->brot[k][e * 3 + a] * (s->bx[b * d + e] - centre[e]);
+        s->by[b * d + a] = y;
+      }
+    }
+    for (int a = 0; a < d; a++)
+      s->bcen[k][a] = centre[a];
+  }
+  for (int a = 0; a < 3; a++) {
+    s->bvel[k][a] = vel && a < d ? vel[a] : 0;
+    s->bom[k][a] = omega && (d == 3 || a == 2) ? omega[a] : 0;
+  }
+  s->bmoving[k] = 1;
+  sets_place(s); /* the velocities (positions unchanged until the drift) */
+  return TIDE_OK;
+}
+
+int tide_sph_set_pose(const tide_sph *s, int k, double c[3], double R[9]) {
+  if (k < 0 || k >= s->nset)
+    return tide_fail(TIDE_EINVAL, "SPH: no boundary particle set %d (there are %d)", k + 1,
+                     s->nset);
+  memcpy(c, s->bcen[k], sizeof(double) * 3);
+  memcpy(R, s->brot[k], sizeof(double) * 9);
   return TIDE_OK;
 }
 
@@ -1674,7 +1764,7 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
       if (ab > 0) {
         double vx = 0;
         for (int a = 0; a < d; a++)
-          vx += vi[a] * xij[a];
+          vx += (vi[a] - s->bv[k * d + a]) * xij[a];
         if (vx < 0) c -= ab * h * s->c / rho[i] * vx / (r * r + eps);
       }
       for (int a = 0; a < d; a++) {
@@ -1812,6 +1902,22 @@ int tide_sph_drift(tide_sph *s, double dt) {
       s->wofs[w][a] += dt * s->wvel[w][a];
     if (s->wrotates[w]) turn(s->wrot[w], s->wom[w], dt);
   }
+  int sets = 0; /* moving boundary particle sets: the pose, the particles, the cells */
+  for (int k = 0; k < s->nset; k++) {
+    if (!s->bmoving[k]) continue;
+    sets = 1;
+    for (int a = 0; a < d; a++)
+      s->bcen[k][a] += dt * s->bvel[k][a];
+    turn(s->brot[k], s->bom[k], dt);
+  }
+  if (sets) {
+    sets_place(s);
+    if ((st = workspace(s, s->nb))) return st;
+    double *bex[5] = {s->bkind, s->bset, s->psi, s->by, s->bv};
+    int cols[5] = {1, 1, 1, d, d};
+    if (sort_points(s, s->nb, s->bx, bex, cols, 5, s->bbeg, s->bend))
+      return tide_fail(TIDE_EINVAL, "SPH: a moving boundary particle left the box of the grid");
+  }
   double cen[TIDE_SPH_NBODY][3];
   body_centres(s, cen);
   int64_t bsz = (n + TIDE_SPH_FBLOCKS - 1) / TIDE_SPH_FBLOCKS;
@@ -1898,7 +2004,7 @@ static inline double drho(const tide_sph *s, int64_t i, const double *x, const d
     double r = diff(d, xi, s->bx + k * d, xij);
     tide_sph_gradW(&s->K, d, xij, r, gw);
     for (int a = 0; a < d; a++)
-      sum += s->psi[k] * vi[a] * gw[a];
+      sum += s->psi[k] * (vi[a] - s->bv[k * d + a]) * gw[a];
   }
   if (s->nwall) {
     const double *row = TIDE_F64P(s->wall) + i * WALL_COLS(d), *G = row + WALL_G;

@@ -296,6 +296,13 @@ typedef struct tide_sph {
   double *bset;  /* (nb) the set (S:boundary call, 0-based) of each boundary particle */
   int nset;
   double bcen[TIDE_SPH_MAXSET][3]; /* centroid of each set (its torque centre) [m] */
+  /* moving sets (tide_sph_set_motion): each particle at bcen + R by, velocity bv */
+  double *by;                       /* (nb, d) position in the set's frame, about bcen */
+  double *bv;                       /* (nb, d) velocity [m/s] (0 for a set at rest) */
+  double bvel[TIDE_SPH_MAXSET][3];  /* velocity of the set's centre [m/s] */
+  double bom[TIDE_SPH_MAXSET][3];   /* angular velocity [rad/s] (2D the z entry) */
+  double brot[TIDE_SPH_MAXSET][9];  /* rotation so far (row major) */
+  int bmoving[TIDE_SPH_MAXSET];     /* 1 once a velocity was set */
   /* neighbour lists (valid after tide_sph_search while nvalid) */
   int nvalid;
   int64_t lcap, blcap;      /* entries allocated */
@@ -413,6 +420,18 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
  * wall's velocity at x is vel + omega x (x - c - wofs).  Maps rotate with
  * the shape (G_w = R G, T_w = R T R^T). */
 int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega);
+/* Move boundary particle set k (0-based) rigidly: velocity vel (3) of its
+ * centre and angular velocity omega (3; 2D omega[2]; may be NULL: 0); centre
+ * (may be NULL: keep; default the set's centroid) the rotation centre, the
+ * torque centre of tide_sph_body_force.  From the next drift the set's
+ * particles are at c + R y (c and R advanced by dt vel, dt omega, the set
+ * re-sorted into the cells) with velocity vel + omega x (x_b - c), which the
+ * DFSPH density change (v_i - v_b) and the boundary viscosity take.  Psi_b
+ * stays that of the set's creation. */
+int tide_sph_set_motion(tide_sph *s, int k, const double *centre, const double *vel,
+                        const double *omega);
+/* The pose of set k: centre c and rotation R (row major 3 x 3) so far. */
+int tide_sph_set_pose(const tide_sph *s, int k, double c[3], double R[9]);
 /* Make SDF boundary `boundary` a rigid body of the DFSPH solves: mass [kg
  * (2D: per unit length)] and inertia (row major 3 x 3 about the boundary's
  * centre in the simulation frame; 2D: inertia[8], the polar moment), mass 0:

@@ -11,7 +11,8 @@
 --   -- r.fraction_top: the same with the level of the top particles + dx/2
 --   -- r.slope: the fit's dp/dy over -rho0 g; r.bottom (final bottom height), r.speed,
 --   --   r.angle (final), r.centre, r.contacts (contact impulses), r.body, r.S
---   -- o.release: the block's bottom at release [m]; o.coupling (DFSPH, sph.dfsph_step)
+--   -- o.release: the block's bottom at release [m]; o.coupling (DFSPH, sph.dfsph_step);
+--   -- o.particles: the block made of boundary particles (tide.sph_body's particles)
 --   -- o.landing: also r.landed (time the bottom first came within 1.5 dx of the floor),
 --   --   r.rebound (highest bottom after it), r.inside (most fluid particles inside the
 --   --   block at one check, every 10 steps), r.late_speed (largest block speed over the
@@ -37,7 +38,8 @@ function M.run(o)
   local y0 = o.release or (rhob < 1000 and depth or 0.02)
   local blk = tide.shape.box { min = { 0.5 * W - 0.5 * bw, y0 }, max = { 0.5 * W + 0.5 * bw, y0 + bh } }
   S:seed { shape = tide.shape.box { min = { 0, 0 }, max = { W, depth } } - blk }
-  local B = SB.new(S, { shape = blk, density = rhob, container = { shape = tank, side = "outside" } })
+  local B = SB.new(S, { shape = blk, density = rhob, container = { shape = tank, side = "outside" },
+    particles = o.particles })
   local t, step = 0, 0
   -- landing (o.landing): after the bottom first comes within 1.5 dx of the
   -- floor, the highest bottom; fluid particles inside the block (most at one
