@@ -70,7 +70,7 @@ do
   end
   local P0, L0 = total()
   local wP, wL = 0, 0
-  for _ = 1, 400 do
+  for _ = 1, 250 do
     sph.wcsph_step(S, 2e-4, { B })
     local P, L = total()
     wP = math.max(wP, math.abs(P[1] - P0[1]) / P0[1], math.abs(P[2] - P0[2]) / P0[1])

@@ -60,6 +60,19 @@ return {
       { "omega", "number (2D) | {wx, wy, wz} (3D)", "unchanged", "angular velocity [rad/s]" } },
     returns = "nothing", see = see,
   },
+  ["tide.SPH:set_boundary_velocity"] = {
+    sig = "S:set_boundary_velocity(k, {vx, vy[, vz]} [, omega [, centre]])",
+    does = "Move boundary particle set k rigidly: from the next drift its particles are at c + R y (c advanced by dt v, R turned by dt omega about c; the set re-sorted into the cells) with velocity v + omega x (x_b - c), which the DFSPH density change (v_i - v_b) and the boundary viscosity take. centre: the rotation and torque centre (default the set's centroid). Psi_b stays that of the set's creation. tide.sph_body's particles = true uses it.",
+    args = { { "k", "integer", "required", "set index from S:boundary" }, { "velocity", "table", "required", "[m/s]" },
+      { "omega", "number (2D) | {wx, wy, wz} (3D)", "0", "angular velocity [rad/s]" },
+      { "centre", "{x, y[, z]}", "kept (first: the set's centroid)", "centre of rotation [m]" } },
+    returns = "nothing", ref = "Akinci et al. 2012", see = see,
+  },
+  ["tide.SPH:boundary_pose"] = {
+    sig = "S:boundary_pose(k) -> centre, rotation",
+    does = "The centre (simulation frame) and rotation (2D the angle [rad], 3D the row-major 3 x 3 matrix as 9 numbers) of boundary particle set k so far.",
+    args = { { "k", "integer", "required", "set index from S:boundary" } }, returns = "{x, y[, z]}, rotation", see = see,
+  },
   ["tide.SPH:set_sdf_dynamics"] = {
     sig = "S:set_sdf_dynamics(i, mass [, inertia])",
     does = "Make SDF boundary i a rigid body of the DFSPH solves (mass 0: a kinematic wall again): after every Jacobi pressure update of S:density_solve and S:divergence_solve its velocity q = (v, omega) becomes q + (M_b + K)^-1 (M_b (q0 - q) + dt (F - F0)) (q0, F0 at the start of the solve, K the fluid's Jacobi stiffness against the wall), the next iteration's density change takes the new wall velocity; when the solve stops q = q0 + M_b^-1 dt (F - F0) (fluid + body momentum exact). tide.sph_body's couple() calls it.",
@@ -82,7 +95,7 @@ return {
   },
   ["tide.SPH:boundary_force"] = {
     sig = "S:boundary_force(k [, centre]) -> fx, fy[, fz], torque",
-    does = "As S:wall_force for boundary particle set k (S:boundary's second result): the sum over the set's particles b of m Psi_b (2 p_i/rho_i^2 l_i + viscosity) grad W_ib over their fluid neighbours i, and the DFSPH pressure updates' m Psi_b 2 l_i kappa_i/rho_i grad W_ib. Boundary particles do not move: the force on a fixed obstacle.",
+    does = "As S:wall_force for boundary particle set k (S:boundary's second result): the sum over the set's particles b of m Psi_b (2 p_i/rho_i^2 l_i + viscosity) grad W_ib over their fluid neighbours i, and the DFSPH pressure updates' m Psi_b 2 l_i kappa_i/rho_i grad W_ib. The torque about the set's centre (S:set_boundary_velocity), which moves with a moving set.",
     args = { { "k", "integer", "required", "set index from S:boundary" },
       { "centre", "{x, y[, z]}", "the set's centroid", "point of the torque [m]" } },
     returns = "as S:wall_force", ref = "Akinci et al. 2012, Eq. 13-14", see = see,
@@ -157,7 +170,7 @@ return {
     returns = "volume [m^2 in 2D, m^3], {cx, cy[, cz]} [m], 2D the polar moment int |r|^2 dA [m^4] | 3D the tensor int (|r|^2 I - r r^T) dV as a 3 x 3 table [m^5], list of points", see = see,
   },
   ["tide.sph_body.new"] = {
-    sig = "require(\"tide.sph_body\").new(S, { shape =, density = | mass =, inertia, velocity, angular_velocity, gravity = S.gravity, fixed = false, rotation = true, method = \"auto\", map_resolution, sample = S.dx/4, container = {shape =, side = \"outside\", gap = dx, friction = 0.5} }) -> body",
+    sig = "require(\"tide.sph_body\").new(S, { shape =, density = | mass =, inertia, velocity, angular_velocity, gravity = S.gravity, fixed = false, rotation = true, particles = false, method = \"auto\", map_resolution, sample = S.dx/4, container = {shape =, side = \"outside\", gap = dx, friction = 0.5} }) -> body",
     does = "A rigid body whose shape is an SDF boundary of S (side inside, rotating about the centre of mass). Stepped by tide.sph_step's wcsph_step / dfsph_step: symplectic Euler v += dt (g + F/M), omega += dt I^-1 (T - omega x I omega) with the fluid's F, T (S:wall_force), then S:set_sdf_velocity (the drift moves the wall). container: speculative, inelastic contact with Coulomb friction (friction = 0.5) with a tank keeping a gap of at least `gap` between the body's surface samples and the tank's wall. No contact between bodies. body:pose(), body:momentum(), body:world_shape(), body.v, body.omega, body.force, body.torque.",
     args = { { "S", "tide.SPH", "required", "state" },
       { "shape", "tide.Shape", "required", "bounded, the body's surface" },
@@ -166,6 +179,7 @@ return {
       { "velocity, angular_velocity", "table; number (2D) | table (3D)", "0", "initial [m/s], [rad/s]" },
       { "fixed", "boolean", "false", "the wall stays put (the force is only measured)" },
       { "rotation", "boolean", "true", "false: translation only" },
+      { "particles", "boolean", "false", "true: a skin of boundary particles as thick as the support inside the shape (Akinci et al. 2012) moved by S:set_boundary_velocity instead of an SDF wall; DFSPH kicks it after each solve (not coupled inside)" },
       { "container", "table", "none", "{shape, side, gap, friction}: a tank the body stays in" } },
     returns = "a body (table with methods kick, kick_fluid, couple, sync, contact, pose, momentum, world_shape)", ref = "Akinci et al. 2012 (two-way rigid coupling)", see = see,
   },
