@@ -123,6 +123,7 @@ end
 
 local Body = {}
 Body.__index = Body
+Body.collide = function(bodies, dt, opts) return M.collide(bodies, dt, opts) end
 
 --- A rigid body in the SPH state S: its shape becomes an SDF boundary (side
 -- "inside", S:sdf_boundary) rotating about the body's centre of mass.
@@ -364,6 +365,120 @@ function Body:inv_mass_along(r, n, R)
   return k + rn[1] * u[1] + rn[2] * u[2] + rn[3] * u[3]
 end
 
+--- The body's velocity at arm r from its centre: v + omega x r.
+function Body:point_velocity(r)
+  if self.dim == 2 then return { self.v[1] - self.omega * r[2], self.v[2] + self.omega * r[1] } end
+  local wr = cross3(self.omega, r)
+  return { self.v[1] + wr[1], self.v[2] + wr[2], self.v[3] + wr[3] }
+end
+
+--- Apply the impulse J {..} at arm r (rotation R): v += J/M, omega += I^-1 (r x J).
+function Body:impulse(J, r, R)
+  for a = 1, self.dim do self.v[a] = self.v[a] + J[a] / self.mass end
+  if not self.rotation then return end
+  if self.dim == 2 then
+    self.omega = self.omega + (r[1] * J[2] - r[2] * J[1]) / self.inertia
+  else
+    local u = self:inv_inertia(cross3(r, J), R)
+    for a = 1, 3 do self.omega[a] = self.omega[a] + u[a] end
+  end
+end
+
+--- One speculative contact between body a (sample at arm ra) and body b (arm
+-- rb; nil: a static wall), unit normal n pushing a away from b, relative
+-- velocity vrel of a's sample over b's, gap g: when the step would leave a
+-- gap below gmin, an inelastic normal impulse j raises the normal velocity
+-- to (gmin - g)/dt (deeper: no approach, a tenth of the overlap undone per
+-- step), with Coulomb friction up to mu j against the sliding velocity; a
+-- gets +J, b -J.  Returns true when it acted.
+function M.resolve(a, b, ra, rb, Ra, Rb, n, vrel, g, gmin, mu, dt)
+  local d = a.dim
+  local vn = 0
+  for k = 1, d do vn = vn + vrel[k] * n[k] end
+  local target = g >= gmin and (gmin - g) / dt or 0.1 * (gmin - g) / dt
+  if vn >= target then return false end
+  local function k_along(dir)
+    return a:inv_mass_along(ra, dir, Ra) + (b and b:inv_mass_along(rb, dir, Rb) or 0)
+  end
+  local j = (target - vn) / k_along(n)
+  local vt, st, J = {}, 0, {}
+  for k = 1, d do vt[k] = vrel[k] - vn * n[k]; st = st + vt[k] ^ 2; J[k] = j * n[k] end
+  st = math.sqrt(st)
+  if mu > 0 and st > 0 then
+    local tdir = {}
+    for k = 1, d do tdir[k] = vt[k] / st end
+    local jt = math.min(st / k_along(tdir), mu * j)
+    for k = 1, d do J[k] = J[k] - jt * tdir[k] end
+  end
+  a:impulse(J, ra, Ra)
+  if b then
+    local mJ = {}
+    for k = 1, d do mJ[k] = -J[k] end
+    b:impulse(mJ, rb, Rb)
+  end
+  return true
+end
+
+--- Speculative contact between the bodies of a list, pair by pair (before
+-- the drift, after each body's contact with its container): the surface
+-- samples of each body against the other's shape where it is now (its SDF,
+-- outward normal), the same impulses as the container's (M.resolve; gap
+-- opts.gap, default dx: one fluid layer between the bodies; friction 0.5),
+-- equal and opposite on the two bodies (a fixed body takes none), 4
+-- Gauss-Seidel passes.  Returns the number of impulses.
+function M.collide(bodies, dt, opts)
+  opts = opts or {}
+  local n = #bodies
+  if n < 2 then return 0 end
+  local S = bodies[1].S
+  local gmin, mu = opts.gap or S.dx, opts.friction or 0.5
+  local reach = gmin + 2 * S.dx
+  local poses, shapes = {}, {}
+  for k, b in ipairs(bodies) do
+    local c, R = b:pose()
+    poses[k] = { c = c, R = R }
+    shapes[k] = b:world_shape()
+  end
+  local hits = 0
+  for _ = 1, 4 do
+    local any = false
+    for ia = 1, n do
+      local A, pa = bodies[ia], poses[ia]
+      local P = {}
+      for q, y in ipairs(A.surface) do P[q] = A:to_world(y, pa.c, pa.R) end
+      for ib = 1, n do
+        local B, pb = bodies[ib], poses[ib]
+        if ib ~= ia and not (A.fixed and B.fixed) then
+          local phi = shapes[ib]:eval(tide.array.from(P))
+          for q = 1, #P do
+            if phi[q] < reach then
+              local _, nrm = shapes[ib]:eval(P[q])
+              local ra, rb = {}, {}
+              for a = 1, A.dim do ra[a] = P[q][a] - pa.c[a]; rb[a] = P[q][a] - pb.c[a] end
+              local va, vb = A:point_velocity(ra), B:point_velocity(rb)
+              local vrel = {}
+              for a = 1, A.dim do vrel[a] = va[a] - vb[a] end
+              -- a fixed body is a static wall; a fixed A: push B the other way
+              local ok
+              if A.fixed then
+                local m = {}
+                for a = 1, A.dim do m[a] = -nrm[a]; vrel[a] = -vrel[a] end
+                ok = M.resolve(B, nil, rb, nil, pb.R, nil, m, vrel, phi[q], gmin, mu, dt)
+              else
+                ok = M.resolve(A, not B.fixed and B or nil, ra, rb, pa.R, pb.R, nrm, vrel, phi[q], gmin, mu, dt)
+              end
+              if ok then hits, any = hits + 1, true end
+            end
+          end
+        end
+      end
+    end
+    if not any then break end
+  end
+  if hits > 0 then for _, b in ipairs(bodies) do if not b.fixed then b:apply() end end end
+  return hits
+end
+
 --- Speculative contact with the container before the drift: for every surface
 -- sample p of the body with gap g = distance to the container's wall (>= 0
 -- inside) and normal velocity v_n (into the fluid), an inelastic impulse
@@ -397,42 +512,7 @@ function Body:contact(dt)
         for a = 1, d do n[a] = side * nrm[a] end
         local r = {}
         for a = 1, d do r[a] = P[q][a] - c[a] end
-        local vp = {}
-        if d == 2 then
-          vp = { self.v[1] - self.omega * r[2], self.v[2] + self.omega * r[1] }
-        else
-          local wr = cross3(self.omega, r)
-          for a = 1, 3 do vp[a] = self.v[a] + wr[a] end
-        end
-        local vn = 0
-        for a = 1, d do vn = vn + vp[a] * n[a] end
-        -- the step must leave a gap of at least gmin (deeper: no further
-        -- approach, and a tenth of the overlap undone per step)
-        local target = g >= gmin and (gmin - g) / dt or 0.1 * (gmin - g) / dt
-        if vn < target then
-          local j = (target - vn) / self:inv_mass_along(r, n, R)
-          -- Coulomb friction: a tangential impulse against the sample's
-          -- sliding velocity, at most mu j (mu = container.friction)
-          local vt, st = {}, 0
-          for a = 1, d do vt[a] = vp[a] - vn * n[a]; st = st + vt[a] ^ 2 end
-          st = math.sqrt(st)
-          local J = {}
-          for a = 1, d do J[a] = j * n[a] end
-          if mu > 0 and st > 0 then
-            local tdir = {}
-            for a = 1, d do tdir[a] = vt[a] / st end
-            local jt = math.min(st / self:inv_mass_along(r, tdir, R), mu * j)
-            for a = 1, d do J[a] = J[a] - jt * tdir[a] end
-          end
-          for a = 1, d do self.v[a] = self.v[a] + J[a] / self.mass end
-          if self.rotation then
-            if d == 2 then
-              self.omega = self.omega + (r[1] * J[2] - r[2] * J[1]) / self.inertia
-            else
-              local u = self:inv_inertia(cross3(r, J), R)
-              for a = 1, 3 do self.omega[a] = self.omega[a] + u[a] end
-            end
-          end
+        if M.resolve(self, nil, r, nil, R, nil, n, self:point_velocity(r), g, gmin, mu, dt) then
           hits, any = hits + 1, true
         end
       end

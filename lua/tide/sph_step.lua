@@ -20,6 +20,7 @@ function sph.wcsph_step(S, dt, bodies)
     b:kick_fluid(dt, true, true)
     b:contact(dt)
   end
+  if bodies and bodies[2] and bodies[1].collide then bodies[1].collide(bodies, dt) end -- body-body
   S:kick(dt)
   S:drift(dt)
   for _, b in ipairs(bodies or {}) do b:kick_fluid(dt, false, false) end -- projections
@@ -67,6 +68,7 @@ function sph.dfsph_step(S, dt, opts)
     if iter then b:sync(dt) else b:kick_fluid(dt, true, true) end
     b:contact(dt)
   end
+  if bodies[2] and bodies[1].collide then bodies[1].collide(bodies, dt) end -- body-body
   S:drift(dt)
   tide.time("sph.search", S.search, S)
   tide.time("sph.density", S.density, S)
