@@ -169,9 +169,21 @@ return {
     args = { { "shape", "tide.Shape", "required", "bounded" }, { "h", "number > 0", "required", "sampling spacing [m]" } },
     returns = "volume [m^2 in 2D, m^3], {cx, cy[, cz]} [m], 2D the polar moment int |r|^2 dA [m^4] | 3D the tensor int (|r|^2 I - r r^T) dV as a 3 x 3 table [m^5], list of points", see = see,
   },
+  ["tide.sph_body.collide"] = {
+    sig = "require(\"tide.sph_body\").collide(bodies, dt [, { gap = dx, friction = 0.5 }]) -> impulses",
+    does = "Speculative contact between the bodies of a list, pair by pair: each body's surface samples against the other's shape where it is now (world_shape: SDF, outward normal); where the step would leave a gap below `gap`, an inelastic normal impulse with Coulomb friction, equal and opposite on the two bodies (a fixed body: a static wall), 4 Gauss-Seidel passes. tide.sph_step's wcsph_step and dfsph_step call it (body.collide) when given two or more bodies.",
+    args = { { "bodies", "list of tide.sph_body bodies", "required", "" }, { "dt", "number > 0", "required", "[s]" },
+      { "opts", "table", "{}", "gap [m], friction" } },
+    returns = "number of impulses", see = see,
+  },
+  ["tide.sph_body.resolve"] = {
+    sig = "require(\"tide.sph_body\").resolve(a, b, ra, rb, Ra, Rb, n, vrel, g, gmin, mu, dt) -> acted",
+    does = "One speculative contact impulse between body a (sample at arm ra, rotation Ra) and body b (nil: a static wall): unit normal n pushing a away from b, relative velocity vrel, gap g; when the step would leave less than gmin, the normal velocity is raised to (gmin - g)/dt (deeper: a tenth of the overlap per step) with Coulomb friction up to mu times the normal impulse; a gets +J, b -J.",
+    args = none, returns = "boolean", see = see,
+  },
   ["tide.sph_body.new"] = {
     sig = "require(\"tide.sph_body\").new(S, { shape =, density = | mass =, inertia, velocity, angular_velocity, gravity = S.gravity, fixed = false, rotation = true, particles = false, method = \"auto\", map_resolution, sample = S.dx/4, container = {shape =, side = \"outside\", gap = dx, friction = 0.5} }) -> body",
-    does = "A rigid body whose shape is an SDF boundary of S (side inside, rotating about the centre of mass). Stepped by tide.sph_step's wcsph_step / dfsph_step: symplectic Euler v += dt (g + F/M), omega += dt I^-1 (T - omega x I omega) with the fluid's F, T (S:wall_force), then S:set_sdf_velocity (the drift moves the wall). container: speculative, inelastic contact with Coulomb friction (friction = 0.5) with a tank keeping a gap of at least `gap` between the body's surface samples and the tank's wall. No contact between bodies. body:pose(), body:momentum(), body:world_shape(), body.v, body.omega, body.force, body.torque.",
+    does = "A rigid body whose shape is an SDF boundary of S (side inside, rotating about the centre of mass). Stepped by tide.sph_step's wcsph_step / dfsph_step: symplectic Euler v += dt (g + F/M), omega += dt I^-1 (T - omega x I omega) with the fluid's F, T (S:wall_force), then S:set_sdf_velocity (the drift moves the wall). container: speculative, inelastic contact with Coulomb friction (friction = 0.5) with a tank keeping a gap of at least `gap` between the body's surface samples and the tank's wall. Contact between bodies: collide. body:pose(), body:momentum(), body:world_shape(), body.v, body.omega, body.force, body.torque.",
     args = { { "S", "tide.SPH", "required", "state" },
       { "shape", "tide.Shape", "required", "bounded, the body's surface" },
       { "density | mass", "number > 0", "one required", "[kg/m^d] | [kg (2D: per m of depth)]" },
@@ -181,6 +193,6 @@ return {
       { "rotation", "boolean", "true", "false: translation only" },
       { "particles", "boolean", "false", "true: a skin of boundary particles as thick as the support inside the shape (Akinci et al. 2012) moved by S:set_boundary_velocity instead of an SDF wall; DFSPH kicks it after each solve (not coupled inside)" },
       { "container", "table", "none", "{shape, side, gap, friction}: a tank the body stays in" } },
-    returns = "a body (table with methods kick, kick_fluid, couple, sync, contact, pose, momentum, world_shape)", ref = "Akinci et al. 2012 (two-way rigid coupling)", see = see,
+    returns = "a body (table with methods kick, kick_fluid, couple, sync, contact, impulse, point_velocity, pose, momentum, world_shape)", ref = "Akinci et al. 2012 (two-way rigid coupling)", see = see,
   },
 }
