@@ -50,7 +50,8 @@ function M.run(o)
     local dt
     if method == "dfsph" then
       dt = math.min(sph.max_dt(S, "dfsph", 0.4, 2e-3), duration - t)
-      local r = sph.dfsph_step(S, dt, { bodies = { B }, tol = o.tol or 1e-3, coupling = o.coupling })
+      local r = sph.dfsph_step(S, dt, { bodies = { B }, tol = o.tol or 1e-3, coupling = o.coupling,
+        warm_start = o.warm_start })
       if not r.converged then unconv = unconv + 1 end
     else
       dt = math.min(sph.max_dt(S, "wcsph", 0.4), duration - t)
