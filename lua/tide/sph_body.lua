@@ -123,6 +123,7 @@ end
 
 local Body = {}
 Body.__index = Body
+Body.collide = function(bodies, dt, opts) return M.collide(bodies, dt, opts) end
 
 --- A rigid body in the SPH state S: its shape becomes an SDF boundary (side
 -- "inside", S:sdf_boundary) rotating about the body's centre of mass.
@@ -133,7 +134,11 @@ Body.__index = Body
 -- fixed (true: the wall stays where it is, the fluid's force is only measured);
 -- rotation (false: translation only); method ("auto" | "harada" | "map", as
 -- S:sdf_boundary); map_resolution; sample (the sampling spacing of the mass
--- properties, default S.dx / 4); container {shape =, side = "outside"}: a tank
+-- properties, default S.dx / 4); particles (true: the body is a skin of
+-- boundary particles as thick as the kernel support, Akinci et al. 2012,
+-- moved rigidly by S:set_boundary_velocity, its force S:boundary_force;
+-- DFSPH kicks it after each solve, not inside it); container {shape =,
+-- side = "outside"}: a tank
 -- the body must not leave (speculative contact, see body:contact).
 function M.new(S, opts)
   assert(type(opts) == "table" and opts.shape, "sph_body.new: a shape is required")
@@ -157,10 +162,20 @@ function M.new(S, opts)
   local om = opts.angular_velocity or (d == 2 and 0 or { 0, 0, 0 })
   if opts.rotation == false or opts.fixed then om = d == 2 and 0 or { 0, 0, 0 } end
   if opts.fixed then for a = 1, d do v[a] = 0 end end
-  local idx = S:sdf_boundary { shape = opts.shape, side = "inside", method = opts.method or "auto",
-    map_resolution = opts.map_resolution, velocity = v, angular_velocity = om, centre = c }
+  local idx, set
+  if opts.particles then
+    -- boundary particles (Akinci et al. 2012): a skin as thick as the kernel
+    -- support inside the shape (Psi = m), moving rigidly about c
+    local n
+    n, set = S:boundary { shape = opts.shape, side = "inside", layers = math.ceil(S.H / S.dx - 1e-9) }
+    assert(n > 0, "sph_body.new: the shape holds no boundary particle (smaller than the lattice?)")
+    S:set_boundary_velocity(set, v, om, c)
+  else
+    idx = S:sdf_boundary { shape = opts.shape, side = "inside", method = opts.method or "auto",
+      map_resolution = opts.map_resolution, velocity = v, angular_velocity = om, centre = c }
+  end
   local b = setmetatable({
-    S = S, dim = d, boundary = idx, shape = opts.shape, volume = V, mass = mass, inertia = I,
+    S = S, dim = d, boundary = idx, set = set, shape = opts.shape, volume = V, mass = mass, inertia = I,
     centre0 = c, v = v, omega = om, fixed = opts.fixed or false, rotation = opts.rotation ~= false,
     gravity = opts.gravity or S.gravity, container = opts.container, surface = surf,
     force = {}, torque = d == 2 and 0 or { 0, 0, 0 }, impulses = 0,
@@ -173,6 +188,7 @@ end
 --- The centre of mass {..} (simulation frame) and rotation (2D the angle, 3D
 -- the row-major matrix as 9 numbers) of the body now.
 function Body:pose()
+  if self.set then return self.S:boundary_pose(self.set) end
   return self.S:sdf_pose(self.boundary)
 end
 
@@ -250,13 +266,62 @@ function Body:kick(dt, F, T, with_gravity)
 end
 
 function Body:apply()
-  self.S:set_sdf_velocity(self.boundary, self.v, self.omega)
+  if self.set then
+    self.S:set_boundary_velocity(self.set, self.v, self.omega)
+  else
+    self.S:set_sdf_velocity(self.boundary, self.v, self.omega)
+  end
+end
+
+--- Couple the body into the next DFSPH solve (S:set_sdf_dynamics): its mass
+-- and its inertia in the simulation frame now (3D R I0 R^T; a body with
+-- rotation = false gets 1e12 times its inertia: it does not turn), so every
+-- Jacobi iteration of the solve updates the wall's velocity by that
+-- iteration's reaction (docs/sph.md, "Rigid bodies in the DFSPH solves").
+function Body:couple()
+  if self.fixed or self.set then return end -- boundary particles: lagged (sync)
+  local d, S = self.dim, self.S
+  local lock = self.rotation and 1 or 1e12
+  if d == 2 then
+    S:set_sdf_dynamics(self.boundary, self.mass, lock * self.inertia)
+    return
+  end
+  local _, R = self:pose()
+  local I = {}
+  for a = 1, 3 do
+    local e = { 0, 0, 0 }
+    e[a] = 1
+    I[a] = self:world_inertia(e, R) -- column a of R I0 R^T (symmetric: row a)
+    for b = 1, 3 do I[a][b] = lock * I[a][b] end
+  end
+  S:set_sdf_dynamics(self.boundary, self.mass, I)
+end
+
+--- After a coupled solve: the body's velocities from the wall's (the solve
+-- integrated its reactions), and the reaction so far marked as seen (the
+-- next kick_fluid takes only what comes after).
+function Body:sync(dt)
+  if self.set then return self:kick_fluid(dt, false, false) end -- not coupled: kicked after
+  local d = self.dim
+  local F, T = self:fluid_force()
+  if not self.seen then self.seen = { F = {}, T = d == 2 and 0 or { 0, 0, 0 } } end
+  for a = 1, d do self.seen.F[a] = F[a] end
+  if d == 2 then self.seen.T = T else for a = 1, 3 do self.seen.T[a] = T[a] end end
+  if self.fixed then return end
+  local v, om = self.S:sdf_velocity(self.boundary)
+  for a = 1, d do self.v[a] = v[a] end
+  if not self.rotation then
+    om = d == 2 and 0 or { 0, 0, 0 }
+    self:apply()
+  end
+  self.omega = om
 end
 
 --- Read the fluid's force and torque of the current force pass (S:wall_force)
 -- into self.force / self.torque and return them.
 function Body:fluid_force()
-  local r = { self.S:wall_force(self.boundary) }
+  local r
+  if self.set then r = { self.S:boundary_force(self.set) } else r = { self.S:wall_force(self.boundary) } end
   local d = self.dim
   for a = 1, d do self.force[a] = r[a] end
   self.torque = r[d + 1]
@@ -286,6 +351,134 @@ function Body:kick_fluid(dt, restart, with_gravity)
   self:kick(dt, dF, dT, with_gravity)
 end
 
+-- 1/m_eff of an impulse along the unit vector n at arm r (rotation R):
+-- 1/M + (r x n) . I^-1 (r x n)
+function Body:inv_mass_along(r, n, R)
+  local k = 1 / self.mass
+  if not self.rotation then return k end
+  if self.dim == 2 then
+    local rn = r[1] * n[2] - r[2] * n[1]
+    return k + rn * rn / self.inertia
+  end
+  local rn = cross3(r, n)
+  local u = self:inv_inertia(rn, R)
+  return k + rn[1] * u[1] + rn[2] * u[2] + rn[3] * u[3]
+end
+
+--- The body's velocity at arm r from its centre: v + omega x r.
+function Body:point_velocity(r)
+  if self.dim == 2 then return { self.v[1] - self.omega * r[2], self.v[2] + self.omega * r[1] } end
+  local wr = cross3(self.omega, r)
+  return { self.v[1] + wr[1], self.v[2] + wr[2], self.v[3] + wr[3] }
+end
+
+--- Apply the impulse J {..} at arm r (rotation R): v += J/M, omega += I^-1 (r x J).
+function Body:impulse(J, r, R)
+  for a = 1, self.dim do self.v[a] = self.v[a] + J[a] / self.mass end
+  if not self.rotation then return end
+  if self.dim == 2 then
+    self.omega = self.omega + (r[1] * J[2] - r[2] * J[1]) / self.inertia
+  else
+    local u = self:inv_inertia(cross3(r, J), R)
+    for a = 1, 3 do self.omega[a] = self.omega[a] + u[a] end
+  end
+end
+
+--- One speculative contact between body a (sample at arm ra) and body b (arm
+-- rb; nil: a static wall), unit normal n pushing a away from b, relative
+-- velocity vrel of a's sample over b's, gap g: when the step would leave a
+-- gap below gmin, an inelastic normal impulse j raises the normal velocity
+-- to (gmin - g)/dt (deeper: no approach, a tenth of the overlap undone per
+-- step), with Coulomb friction up to mu j against the sliding velocity; a
+-- gets +J, b -J.  Returns true when it acted.
+function M.resolve(a, b, ra, rb, Ra, Rb, n, vrel, g, gmin, mu, dt)
+  local d = a.dim
+  local vn = 0
+  for k = 1, d do vn = vn + vrel[k] * n[k] end
+  local target = g >= gmin and (gmin - g) / dt or 0.1 * (gmin - g) / dt
+  if vn >= target then return false end
+  local function k_along(dir)
+    return a:inv_mass_along(ra, dir, Ra) + (b and b:inv_mass_along(rb, dir, Rb) or 0)
+  end
+  local j = (target - vn) / k_along(n)
+  local vt, st, J = {}, 0, {}
+  for k = 1, d do vt[k] = vrel[k] - vn * n[k]; st = st + vt[k] ^ 2; J[k] = j * n[k] end
+  st = math.sqrt(st)
+  if mu > 0 and st > 0 then
+    local tdir = {}
+    for k = 1, d do tdir[k] = vt[k] / st end
+    local jt = math.min(st / k_along(tdir), mu * j)
+    for k = 1, d do J[k] = J[k] - jt * tdir[k] end
+  end
+  a:impulse(J, ra, Ra)
+  if b then
+    local mJ = {}
+    for k = 1, d do mJ[k] = -J[k] end
+    b:impulse(mJ, rb, Rb)
+  end
+  return true
+end
+
+--- Speculative contact between the bodies of a list, pair by pair (before
+-- the drift, after each body's contact with its container): the surface
+-- samples of each body against the other's shape where it is now (its SDF,
+-- outward normal), the same impulses as the container's (M.resolve; gap
+-- opts.gap, default dx: one fluid layer between the bodies; friction 0.5),
+-- equal and opposite on the two bodies (a fixed body takes none), 4
+-- Gauss-Seidel passes.  Returns the number of impulses.
+function M.collide(bodies, dt, opts)
+  opts = opts or {}
+  local n = #bodies
+  if n < 2 then return 0 end
+  local S = bodies[1].S
+  local gmin, mu = opts.gap or S.dx, opts.friction or 0.5
+  local reach = gmin + 2 * S.dx
+  local poses, shapes = {}, {}
+  for k, b in ipairs(bodies) do
+    local c, R = b:pose()
+    poses[k] = { c = c, R = R }
+    shapes[k] = b:world_shape()
+  end
+  local hits = 0
+  for _ = 1, 4 do
+    local any = false
+    for ia = 1, n do
+      local A, pa = bodies[ia], poses[ia]
+      local P = {}
+      for q, y in ipairs(A.surface) do P[q] = A:to_world(y, pa.c, pa.R) end
+      for ib = 1, n do
+        local B, pb = bodies[ib], poses[ib]
+        if ib ~= ia and not (A.fixed and B.fixed) then
+          local phi = shapes[ib]:eval(tide.array.from(P))
+          for q = 1, #P do
+            if phi[q] < reach then
+              local _, nrm = shapes[ib]:eval(P[q])
+              local ra, rb = {}, {}
+              for a = 1, A.dim do ra[a] = P[q][a] - pa.c[a]; rb[a] = P[q][a] - pb.c[a] end
+              local va, vb = A:point_velocity(ra), B:point_velocity(rb)
+              local vrel = {}
+              for a = 1, A.dim do vrel[a] = va[a] - vb[a] end
+              -- a fixed body is a static wall; a fixed A: push B the other way
+              local ok
+              if A.fixed then
+                local m = {}
+                for a = 1, A.dim do m[a] = -nrm[a]; vrel[a] = -vrel[a] end
+                ok = M.resolve(B, nil, rb, nil, pb.R, nil, m, vrel, phi[q], gmin, mu, dt)
+              else
+                ok = M.resolve(A, not B.fixed and B or nil, ra, rb, pa.R, pb.R, nrm, vrel, phi[q], gmin, mu, dt)
+              end
+              if ok then hits, any = hits + 1, true end
+            end
+          end
+        end
+      end
+    end
+    if not any then break end
+  end
+  if hits > 0 then for _, b in ipairs(bodies) do if not b.fixed then b:apply() end end end
+  return hits
+end
+
 --- Speculative contact with the container before the drift: for every surface
 -- sample p of the body with gap g = distance to the container's wall (>= 0
 -- inside) and normal velocity v_n (into the fluid), an inelastic impulse
@@ -293,7 +486,9 @@ end
 -- (container.gap, default dx: one particle layer of the fluid, at dx/2 from
 -- either wall, stays between body and wall; a closer gap traps particles the
 -- lagged pressure coupling then expels violently) -- a few Gauss-Seidel
--- passes, no friction.  Returns the number of impulses.
+-- passes, with Coulomb friction (container.friction, default 0.5: the
+-- tangential impulse at a sample at most mu times its normal impulse).
+-- Returns the number of impulses.
 function Body:contact(dt)
   local C = self.container
   if not C or self.fixed then return 0 end
@@ -304,6 +499,7 @@ function Body:contact(dt)
   for q, y in ipairs(self.surface) do P[q] = self:to_world(y, c, R) end
   local phi = C.shape:eval(tide.array.from(P))
   local gmin = C.gap or S.dx
+  local mu = C.friction or 0.5
   local reach = gmin + 2 * S.dx
   local hits = 0
   for _ = 1, 4 do
@@ -316,40 +512,7 @@ function Body:contact(dt)
         for a = 1, d do n[a] = side * nrm[a] end
         local r = {}
         for a = 1, d do r[a] = P[q][a] - c[a] end
-        local vp = {}
-        if d == 2 then
-          vp = { self.v[1] - self.omega * r[2], self.v[2] + self.omega * r[1] }
-        else
-          local wr = cross3(self.omega, r)
-          for a = 1, 3 do vp[a] = self.v[a] + wr[a] end
-        end
-        local vn = 0
-        for a = 1, d do vn = vn + vp[a] * n[a] end
-        -- the step must leave a gap of at least gmin (deeper: no further
-        -- approach, and a tenth of the overlap undone per step)
-        local target = g >= gmin and (gmin - g) / dt or 0.1 * (gmin - g) / dt
-        if vn < target then
-          local k, rn = 1 / self.mass, nil
-          if self.rotation then
-            if d == 2 then
-              rn = r[1] * n[2] - r[2] * n[1]
-              k = k + rn * rn / self.inertia
-            else
-              rn = cross3(r, n)
-              local u = self:inv_inertia(rn, R)
-              k = k + rn[1] * u[1] + rn[2] * u[2] + rn[3] * u[3]
-            end
-          end
-          local j = (target - vn) / k
-          for a = 1, d do self.v[a] = self.v[a] + j * n[a] / self.mass end
-          if self.rotation then
-            if d == 2 then
-              self.omega = self.omega + j * rn / self.inertia
-            else
-              local u = self:inv_inertia(rn, R)
-              for a = 1, 3 do self.omega[a] = self.omega[a] + j * u[a] end
-            end
-          end
+        if M.resolve(self, nil, r, nil, R, nil, n, self:point_velocity(r), g, gmin, mu, dt) then
           hits, any = hits + 1, true
         end
       end

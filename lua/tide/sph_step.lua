@@ -20,6 +20,7 @@ function sph.wcsph_step(S, dt, bodies)
     b:kick_fluid(dt, true, true)
     b:contact(dt)
   end
+  if bodies and bodies[2] and bodies[1].collide then bodies[1].collide(bodies, dt) end -- body-body
   S:kick(dt)
   S:drift(dt)
   for _, b in ipairs(bodies or {}) do b:kick_fluid(dt, false, false) end -- projections
@@ -30,16 +31,22 @@ end
 --   x += dt v*, neighbours, densities and factors, divergence-free solve on v.
 -- opts: tol (mean density error, 1e-4), tol_v (divergence, 1e-3), maxit (100),
 -- warm_start (0.5: that fraction of the last step's stiffness where compressed).
--- bodies: rigid bodies of lua/tide/sph_body.lua.  A body is kicked by the
--- non-pressure wall forces and the density solve's final pressure force (the
--- reactions summed over its iterations, S:wall_force) and gravity before the
--- drift, and by the divergence solve's impulse after it; the density solve
--- saw the wall at the body's old velocity, so the body's response lags the
--- fluid's by one step (docs/sph.md, "Rigid bodies").
+-- bodies: rigid bodies of lua/tide/sph_body.lua.  opts.coupling = "iterated"
+-- (default): a body is kicked by gravity and the non-pressure wall forces,
+-- then coupled into both solves (S:set_sdf_dynamics): every Jacobi iteration
+-- updates its velocity by that iteration's reaction, so the fluid is made
+-- incompressible around the body as it moves (docs/sph.md, "Rigid bodies in
+-- the DFSPH solves").  "lagged": the solves see the wall at the body's
+-- velocity before them, the body is kicked by their final reactions after
+-- them (one step behind: unstable for heavy bodies near a wall, the
+-- squeeze film's added mass exceeds the body's).
 -- Returns {density_iterations, density_error, divergence_iterations,
 -- divergence_error, converged}; a solve at its iteration limit says so.
 function sph.dfsph_step(S, dt, opts)
   opts = opts or {}
+  local coupling = opts.coupling or "iterated"
+  assert(coupling == "iterated" or coupling == "lagged",
+    "sph.dfsph_step: coupling must be \"iterated\" or \"lagged\", got " .. tostring(coupling))
   if not S.valid then -- first step: neighbourhoods, densities, factors
     S:search()
     S:density()
@@ -47,21 +54,37 @@ function sph.dfsph_step(S, dt, opts)
   end
   tide.time("sph.forces", S.forces, S, { pressure = false })
   S:kick(dt)
+  local bodies = opts.bodies or {}
+  local iter = coupling == "iterated"
+  if iter then
+    for _, b in ipairs(bodies) do
+      b:kick_fluid(dt, true, true) -- gravity and the non-pressure wall forces
+      b:couple()
+    end
+  end
   local it, err, ok = tide.time("sph.density_solve", S.density_solve, S, dt,
     { tol = opts.tol or 1e-4, maxit = opts.maxit or 100, warm_start = opts.warm_start or 0.5 })
-  local bodies = opts.bodies or {}
   for _, b in ipairs(bodies) do
-    b:kick_fluid(dt, true, true)
+    if iter then b:sync(dt) else b:kick_fluid(dt, true, true) end
     b:contact(dt)
   end
+  if bodies[2] and bodies[1].collide then bodies[1].collide(bodies, dt) end -- body-body
   S:drift(dt)
   tide.time("sph.search", S.search, S)
   tide.time("sph.density", S.density, S)
   tide.time("sph.factor", S.dfsph_factor, S)
+  if iter then
+    for _, b in ipairs(bodies) do
+      b:kick_fluid(dt, false, false) -- the drift's projections
+      b:couple()
+    end
+  end
   local itv, errv, okv = tide.time("sph.divergence_solve", S.divergence_solve, S, dt,
     { tol = opts.tol_v or 1e-3, maxit = opts.maxit or 100 })
   -- the drift's projections and the divergence solve's reactions
-  for _, b in ipairs(bodies) do b:kick_fluid(dt, false, false) end
+  for _, b in ipairs(bodies) do
+    if iter then b:sync(dt) else b:kick_fluid(dt, false, false) end
+  end
   return { density_iterations = it, density_error = err, divergence_iterations = itv,
     divergence_error = errv, converged = ok and okv }
 end

@@ -143,6 +143,26 @@ static int m_sdf_boundary(lua_State *L) {
   return 1;
 }
 
+/* the angular velocity argument at idx (2D a number about z, 3D {wx, wy, wz}) into om */
+static void check_omega(lua_State *L, int idx, const char *fn, const tide_sph *s, double om[3]) {
+  if (s->dim == 2)
+    om[2] = tide_lua_checkfinite(L, idx, fn, "angular velocity");
+  else
+    tide_lua_checkvec(L, idx, fn, "angular velocity", 3, 3, om);
+}
+
+/* push a vector (d numbers) and a rotation (2D the angle of R, 3D its 9
+ * entries) or an angular velocity (2D w[2], 3D 3 numbers): 2 results */
+static int push_vec_turn(lua_State *L, const tide_sph *s, const double *c, const double *R,
+                         const double *w) {
+  tide_lua_pushnumbers(L, c, s->dim);
+  if (s->dim == 2)
+    lua_pushnumber(L, R ? atan2(R[3], R[0]) : w[2]);
+  else
+    tide_lua_pushnumbers(L, R ? R : w, R ? 9 : 3);
+  return 2;
+}
+
 /* S:set_sdf_velocity(i, {vx, vy[, vz]}[, omega]): the velocity of SDF
  * boundary i and (optional) its angular velocity (2D a number, 3D {wx, wy, wz}) */
 static int m_set_sdf_velocity(lua_State *L) {
@@ -154,15 +174,81 @@ static int m_set_sdf_velocity(lua_State *L) {
   tide_lua_checkvec(L, 3, fn, "velocity", s->dim, s->dim, v);
   double om[3] = {0, 0, 0};
   int has_om = !lua_isnoneornil(L, 4);
-  if (has_om) {
-    if (s->dim == 2)
-      om[2] = luaL_checknumber(L, 4);
-    else
-      tide_lua_checkvec(L, 4, fn, "angular velocity", 3, 3, om);
-  }
+  if (has_om) check_omega(L, 4, fn, s, om);
   tide_lua_check(L, tide_sph_sdf_velocity(s, i - 1, v), fn);
   if (has_om) tide_lua_check(L, tide_sph_sdf_rotation(s, i - 1, NULL, om), fn);
   return 0;
+}
+
+/* S:set_boundary_velocity(k, {vx, vy[, vz]} [, omega [, centre]]): boundary
+ * particle set k moves rigidly (tide_sph_set_motion) */
+static int m_set_boundary_velocity(lua_State *L) {
+  const char *fn = "SPH:set_boundary_velocity";
+  tide_sph *s = checksph(L, 1);
+  if (s->nset == 0) tide_lua_error(L, "%s: the state has no boundary particle set", fn);
+  int k = (int)tide_lua_checkrange(L, 2, fn, "boundary set index", 1, s->nset);
+  double v[3] = {0, 0, 0}, om[3] = {0, 0, 0}, c[3] = {0, 0, 0};
+  tide_lua_checkvec(L, 3, fn, "velocity", s->dim, s->dim, v);
+  if (!lua_isnoneornil(L, 4)) check_omega(L, 4, fn, s, om);
+  int has_c = !lua_isnoneornil(L, 5);
+  if (has_c) tide_lua_checkvec(L, 5, fn, "centre", s->dim, s->dim, c);
+  tide_lua_check(L, tide_sph_set_motion(s, k - 1, has_c ? c : NULL, v, om), fn);
+  return 0;
+}
+
+/* S:boundary_pose(k) -> centre {x, y[, z]}, rotation (2D the angle, 3D 9 numbers) */
+static int m_boundary_pose(lua_State *L) {
+  const char *fn = "SPH:boundary_pose";
+  tide_sph *s = checksph(L, 1);
+  if (s->nset == 0) tide_lua_error(L, "%s: the state has no boundary particle set", fn);
+  int k = (int)tide_lua_checkrange(L, 2, fn, "boundary set index", 1, s->nset);
+  double c[3], R[9];
+  tide_lua_check(L, tide_sph_set_pose(s, k - 1, c, R), fn);
+  return push_vec_turn(L, s, c, R, NULL);
+}
+
+/* S:set_sdf_dynamics(i, mass [, inertia]): SDF boundary i becomes a rigid
+ * body of the DFSPH solves (mass [kg, 2D per m]; inertia about its centre in
+ * the simulation frame: 2D a number, 3D a 3 x 3 table), mass 0: a kinematic
+ * wall again (tide_sph_sdf_dynamics) */
+static int m_set_sdf_dynamics(lua_State *L) {
+  const char *fn = "SPH:set_sdf_dynamics";
+  tide_sph *s = checksph(L, 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
+  double mass = tide_lua_checkfinite(L, 3, fn, "mass"), I[9] = {0};
+  if (mass < 0) tide_lua_error(L, "%s: mass must be >= 0, got %f", fn, mass);
+  if (mass > 0) {
+    if (s->dim == 2) {
+      I[8] = tide_lua_checkfinite(L, 4, fn, "inertia");
+    } else {
+      luaL_checktype(L, 4, LUA_TTABLE);
+      for (int a = 0; a < 3; a++) {
+        if (lua_geti(L, 4, a + 1) != LUA_TTABLE)
+          tide_lua_error(L, "%s: inertia must be a 3 x 3 table of rows", fn);
+        double row[3];
+        tide_lua_checkvec(L, -1, fn, "inertia row", 3, 3, row);
+        for (int b = 0; b < 3; b++)
+          I[a * 3 + b] = row[b];
+        lua_pop(L, 1);
+      }
+    }
+  }
+  tide_lua_check(L, tide_sph_sdf_dynamics(s, i - 1, mass, I), fn);
+  return 0;
+}
+
+/* S:sdf_velocity(i) -> velocity {vx, vy[, vz]}, angular velocity (2D a
+ * number, 3D {wx, wy, wz}) of SDF boundary i (after a coupled DFSPH solve:
+ * the body's) */
+static int m_sdf_velocity(lua_State *L) {
+  const char *fn = "SPH:sdf_velocity";
+  tide_sph *s = checksph(L, 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
+  double v[3], om[3];
+  tide_lua_check(L, tide_sph_sdf_motion(s, i - 1, v, om), fn);
+  return push_vec_turn(L, s, v, NULL, om);
 }
 
 /* the reaction of the fluid on a boundary: S:wall_force(i [, centre]) (SDF
@@ -211,17 +297,12 @@ static int m_sdf_pose(lua_State *L) {
   int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
   double c[3], R[9];
   tide_lua_check(L, tide_sph_sdf_pose(s, i - 1, c, R), fn);
-  tide_lua_pushnumbers(L, c, s->dim);
-  if (s->dim == 2)
-    lua_pushnumber(L, atan2(R[3], R[0]));
-  else
-    tide_lua_pushnumbers(L, R, 9);
-  return 2;
+  return push_vec_turn(L, s, c, R, NULL);
 }
 
 static double checkdt(lua_State *L, int idx, const char *fn) {
   double dt = tide_lua_checkfinite(L, idx, fn, "time step");
-  if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0, got %g", fn, dt);
+  if (!(dt > 0)) tide_lua_error(L, "%s: time step must be > 0, got %f", fn, dt);
   return dt;
 }
 
@@ -523,6 +604,10 @@ static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"boundary", m_boundary},
                                    {"sdf_boundary", m_sdf_boundary},
                                    {"set_sdf_velocity", m_set_sdf_velocity},
+                                   {"set_sdf_dynamics", m_set_sdf_dynamics},
+                                   {"sdf_velocity", m_sdf_velocity},
+                                   {"set_boundary_velocity", m_set_boundary_velocity},
+                                   {"boundary_pose", m_boundary_pose},
                                    {"search", m_search},
                                    {"density", m_density},
                                    {"tait", m_tait},

@@ -127,6 +127,8 @@ void tide_sph_free(tide_sph *s) {
   tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
   tide_free(s->bset, sizeof(double) * (size_t)s->bcap);
+  tide_free(s->by, sizeof(double) * (size_t)(s->bcap * s->dim));
+  tide_free(s->bv, sizeof(double) * (size_t)(s->bcap * s->dim));
   tide_free(s->wgrp, sizeof(double) * (size_t)s->wgcap);
   tide_free(s->nstart, sizeof(int64_t) * (size_t)s->nscap);
   tide_free(s->bstart, sizeof(int64_t) * (size_t)s->nscap);
@@ -424,7 +426,11 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     double *psi = tide_alloc(sizeof(double) * (size_t)nb);
     double *bk = tide_alloc(sizeof(double) * (size_t)nb);
     double *bset = tide_alloc(sizeof(double) * (size_t)nb);
-    if (!bx || !psi || !bk || !bset) {
+    double *by = tide_alloc(sizeof(double) * (size_t)(nb * d));
+    double *bv = tide_alloc(sizeof(double) * (size_t)(nb * d));
+    if (!bx || !psi || !bk || !bset || !by || !bv) {
+      tide_free(by, sizeof(double) * (size_t)(nb * d));
+      tide_free(bv, sizeof(double) * (size_t)(nb * d));
       tide_free(bx, sizeof(double) * (size_t)(nb * d));
       tide_free(psi, sizeof(double) * (size_t)nb);
       tide_free(bk, sizeof(double) * (size_t)nb);
@@ -435,6 +441,11 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     if (s->nb) memcpy(bx, s->bx, sizeof(double) * (size_t)(s->nb * d));
     if (s->nb) memcpy(bk, s->bkind, sizeof(double) * (size_t)s->nb);
     if (s->nb) memcpy(bset, s->bset, sizeof(double) * (size_t)s->nb);
+    if (s->nb) memcpy(by, s->by, sizeof(double) * (size_t)(s->nb * d));
+    if (s->nb) memcpy(bv, s->bv, sizeof(double) * (size_t)(s->nb * d));
+    tide_free(s->by, sizeof(double) * (size_t)(s->bcap * d));
+    tide_free(s->bv, sizeof(double) * (size_t)(s->bcap * d));
+    s->by = by, s->bv = bv;
     tide_free(s->bx, sizeof(double) * (size_t)(s->bcap * d));
     tide_free(s->psi, sizeof(double) * (size_t)s->bcap);
     tide_free(s->bkind, sizeof(double) * (size_t)s->bcap);
@@ -457,6 +468,16 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
   }
   for (int a = 0; a < 3; a++)
     s->bcen[s->nset][a] = cnt > 0 && a < d ? cen[a] / (double)cnt : 0;
+  for (int64_t b = s->nb; b < nb; b++)
+    for (int a = 0; a < d; a++) {
+      s->by[b * d + a] = s->bx[b * d + a] - s->bcen[s->nset][a];
+      s->bv[b * d + a] = 0;
+    }
+  for (int a = 0; a < 9; a++)
+    s->brot[s->nset][a] = a % 4 == 0;
+  for (int a = 0; a < 3; a++)
+    s->bvel[s->nset][a] = s->bom[s->nset][a] = 0;
+  s->bmoving[s->nset] = 0;
   if (cnt > 0) s->nset++;
   tide_free(phi, pb);
   s->nb = nb;
@@ -467,9 +488,9 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
     for (int64_t b = nb - cnt; b < nb; b++)
       s->bkind[b] = thick;
   }
-  double *bex[2] = {s->bkind, s->bset};
-  int ones[2] = {1, 1};
-  if (sort_points(s, nb, s->bx, bex, ones, 2, s->bbeg, s->bend))
+  double *bex[4] = {s->bkind, s->bset, s->by, s->bv};
+  int ones[4] = {1, 1, d, d};
+  if (sort_points(s, nb, s->bx, bex, ones, 4, s->bbeg, s->bend))
     return tide_fail(TIDE_EINVAL, "SPH: a boundary particle lies outside the box");
   const double *bx = s->bx;
 #pragma omp parallel for schedule(static) if (nb > 1024)
@@ -506,6 +527,75 @@ int tide_sph_boundary(tide_sph *s, const tide_shape *shape, int layers, int outs
   return TIDE_OK;
 }
 
+/* ------------------------------------------------- moving particle sets */
+
+/* v = vel + omega x r (2D omega[2] about z) */
+static inline void rigid_vel(int d, const double *vel, const double *om, const double *r,
+                             double *v) {
+  double rr[3] = {r[0], r[1], d == 3 ? r[2] : 0};
+  v[0] = vel[0] + om[1] * rr[2] - om[2] * rr[1];
+  v[1] = vel[1] + om[2] * rr[0] - om[0] * rr[2];
+  if (d == 3) v[2] = vel[2] + om[0] * rr[1] - om[1] * rr[0];
+}
+
+/* the particles of every moving set at c + R y with velocity vel + omega x (x - c) */
+static void sets_place(tide_sph *s) {
+  int d = s->dim;
+  for (int64_t b = 0; b < s->nb; b++) {
+    int k = (int)s->bset[b];
+    if (!s->bmoving[k]) continue;
+    const double *R = s->brot[k], *y = s->by + b * d, *c = s->bcen[k];
+    double r[3] = {0, 0, 0};
+    for (int a = 0; a < d; a++) {
+      for (int e = 0; e < d; e++)
+        r[a] += R[a * 3 + e] * y[e];
+      s->bx[b * d + a] = c[a] + r[a];
+    }
+    rigid_vel(d, s->bvel[k], s->bom[k], r, s->bv + b * d);
+  }
+}
+
+int tide_sph_set_motion(tide_sph *s, int k, const double *centre, const double *vel,
+                        const double *omega) {
+  int d = s->dim;
+  if (k < 0 || k >= s->nset)
+    return tide_fail(TIDE_EINVAL, "SPH: no boundary particle set %d (there are %d)", k + 1,
+                     s->nset);
+  for (int a = 0; a < 3; a++)
+    if ((vel && a < d && !isfinite(vel[a])) || (omega && !isfinite(omega[a])) ||
+        (centre && a < d && !isfinite(centre[a])))
+      return tide_fail(TIDE_EINVAL, "SPH: boundary set motion not finite");
+  if (centre) { /* y = R^T (x - c) about the new centre */
+    for (int64_t b = 0; b < s->nb; b++) {
+      if ((int)s->bset[b] != k) continue;
+      for (int a = 0; a < d; a++) {
+        double y = 0;
+        for (int e = 0; e < d; e++)
+          y += s->brot[k][e * 3 + a] * (s->bx[b * d + e] - centre[e]);
+        s->by[b * d + a] = y;
+      }
+    }
+    for (int a = 0; a < d; a++)
+      s->bcen[k][a] = centre[a];
+  }
+  for (int a = 0; a < 3; a++) {
+    s->bvel[k][a] = vel && a < d ? vel[a] : 0;
+    s->bom[k][a] = omega && (d == 3 || a == 2) ? omega[a] : 0;
+  }
+  s->bmoving[k] = 1;
+  sets_place(s); /* the velocities (positions unchanged until the drift) */
+  return TIDE_OK;
+}
+
+int tide_sph_set_pose(const tide_sph *s, int k, double c[3], double R[9]) {
+  if (k < 0 || k >= s->nset)
+    return tide_fail(TIDE_EINVAL, "SPH: no boundary particle set %d (there are %d)", k + 1,
+                     s->nset);
+  memcpy(c, s->bcen[k], sizeof(double) * 3);
+  memcpy(R, s->brot[k], sizeof(double) * 9);
+  return TIDE_OK;
+}
+
 /* ------------------------------------------------------- SDF boundaries */
 
 static int add_wall(tide_sph *s, tide_shape *shape, int outside, const double *vel) {
@@ -527,6 +617,28 @@ static int add_wall(tide_sph *s, tide_shape *shape, int outside, const double *v
   return TIDE_OK;
 }
 
+/* the first wall (surface) of SDF boundary g */
+static int group_wall(const tide_sph *s, int g) {
+  for (int w = 0; w < s->nwall; w++)
+    if (s->wgroup[w] == g) return w;
+  return 0;
+}
+
+/* gdv: every SDF boundary's velocity and angular velocity now minus at the
+ * search (the wall rows' sum v_w . G_w is of the search), gcen its centre */
+static void group_delta(tide_sph *s) {
+  s->gmoved = 0;
+  for (int g = 0; g < s->ngroup; g++) {
+    int w = group_wall(s, g);
+    for (int a = 0; a < 3; a++) {
+      s->gdv[g][a] = s->wvel[w][a] - s->gv0[g][a];
+      s->gdv[g][3 + a] = s->wom[w][a] - s->gv0[g][3 + a];
+      s->gcen[g][a] = s->wcen[w][a] + s->wofs[w][a];
+      if (s->gdv[g][a] != 0 || s->gdv[g][3 + a] != 0) s->gmoved = 1;
+    }
+  }
+}
+
 static int check_vel(const tide_sph *s, const double *vel) {
   for (int a = 0; vel && a < s->dim; a++)
     if (!isfinite(vel[a])) return tide_fail(TIDE_EINVAL, "SPH: wall velocity not finite");
@@ -543,7 +655,46 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel) {
     if (s->wgroup[w] == boundary)
       for (int a = 0; a < s->dim; a++)
         s->wvel[w][a] = vel[a];
-  s->nvalid = 0;
+  /* the wall does not move until the drift: the lists stay valid, the
+   * DFSPH density change takes the new velocity by group_delta */
+  group_delta(s);
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_dynamics(tide_sph *s, int boundary, double mass, const double *inertia) {
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  if (!(mass >= 0 && isfinite(mass)))
+    return tide_fail(TIDE_EINVAL, "SPH: body mass must be >= 0 and finite, got %g", mass);
+  double I[9] = {0};
+  if (mass > 0) {
+    if (!inertia) return tide_fail(TIDE_EINVAL, "SPH: a body needs its inertia");
+    for (int a = 0; a < 9; a++) {
+      if (!isfinite(inertia[a])) return tide_fail(TIDE_EINVAL, "SPH: body inertia not finite");
+      I[a] = inertia[a];
+    }
+    if (s->dim == 2 ? !(I[8] > 0)
+                    : !(I[0] > 0 && I[4] > 0 && I[8] > 0 && I[0] * I[4] - I[1] * I[3] > 0 &&
+                        I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+                                I[2] * (I[3] * I[7] - I[4] * I[6]) >
+                            0))
+      return tide_fail(TIDE_EINVAL, "SPH: body inertia must be positive definite");
+  }
+  s->gmass[boundary] = mass;
+  memcpy(s->ginert[boundary], I, sizeof I);
+  return TIDE_OK;
+}
+
+int tide_sph_sdf_motion(const tide_sph *s, int boundary, double vel[3], double omega[3]) {
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  int w = group_wall(s, boundary);
+  for (int a = 0; a < 3; a++) {
+    vel[a] = s->wvel[w][a];
+    omega[a] = s->wom[w][a];
+  }
   return TIDE_OK;
 }
 
@@ -625,7 +776,8 @@ int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const
     }
     if (omega && (omega[0] != 0 || omega[1] != 0 || omega[2] != 0)) s->wrotates[w] = 1;
   }
-  s->nvalid = 0;
+  if (centre) s->nvalid = 0; /* a new centre moves a turned shape */
+  group_delta(s);
   return TIDE_OK;
 }
 
@@ -1377,6 +1529,14 @@ int tide_sph_search(tide_sph *s) {
                        "(the force on each boundary keeps %d apart)",
                        TIDE_SPH_WSLOTS, TIDE_SPH_WSLOTS);
   }
+  for (int g = 0; g < s->ngroup; g++) { /* the velocities of the rows' v_w . G_w */
+    int w = group_wall(s, g);
+    for (int a = 0; a < 3; a++) {
+      s->gv0[g][a] = s->wvel[w][a];
+      s->gv0[g][3 + a] = s->wom[w][a];
+    }
+  }
+  group_delta(s);
   s->nvalid = 1;
   return TIDE_OK;
 }
@@ -1604,7 +1764,7 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
       if (ab > 0) {
         double vx = 0;
         for (int a = 0; a < d; a++)
-          vx += vi[a] * xij[a];
+          vx += (vi[a] - s->bv[k * d + a]) * xij[a];
         if (vx < 0) c -= ab * h * s->c / rho[i] * vx / (r * r + eps);
       }
       for (int a = 0; a < d; a++) {
@@ -1742,6 +1902,22 @@ int tide_sph_drift(tide_sph *s, double dt) {
       s->wofs[w][a] += dt * s->wvel[w][a];
     if (s->wrotates[w]) turn(s->wrot[w], s->wom[w], dt);
   }
+  int sets = 0; /* moving boundary particle sets: the pose, the particles, the cells */
+  for (int k = 0; k < s->nset; k++) {
+    if (!s->bmoving[k]) continue;
+    sets = 1;
+    for (int a = 0; a < d; a++)
+      s->bcen[k][a] += dt * s->bvel[k][a];
+    turn(s->brot[k], s->bom[k], dt);
+  }
+  if (sets) {
+    sets_place(s);
+    if ((st = workspace(s, s->nb))) return st;
+    double *bex[5] = {s->bkind, s->bset, s->psi, s->by, s->bv};
+    int cols[5] = {1, 1, 1, d, d};
+    if (sort_points(s, s->nb, s->bx, bex, cols, 5, s->bbeg, s->bend))
+      return tide_fail(TIDE_EINVAL, "SPH: a moving boundary particle left the box of the grid");
+  }
   double cen[TIDE_SPH_NBODY][3];
   body_centres(s, cen);
   int64_t bsz = (n + TIDE_SPH_FBLOCKS - 1) / TIDE_SPH_FBLOCKS;
@@ -1828,13 +2004,29 @@ static inline double drho(const tide_sph *s, int64_t i, const double *x, const d
     double r = diff(d, xi, s->bx + k * d, xij);
     tide_sph_gradW(&s->K, d, xij, r, gw);
     for (int a = 0; a < d; a++)
-      sum += s->psi[k] * vi[a] * gw[a];
+      sum += s->psi[k] * (vi[a] - s->bv[k * d + a]) * gw[a];
   }
   if (s->nwall) {
     const double *row = TIDE_F64P(s->wall) + i * WALL_COLS(d), *G = row + WALL_G;
     sum -= row[2]; /* (v_i - v_w) . G_w */
     for (int a = 0; a < d; a++)
       sum += vi[a] * G[a];
+    if (s->gmoved) { /* boundaries whose velocity changed since the search */
+      int sc = 1 + d + d * d;
+      const double *sl = s->wgrp + i * s->wslots * sc;
+      for (int j = 0; j < s->wslots && sl[j * sc] >= 0; j++) {
+        int g = (int)sl[j * sc];
+        const double *dq = s->gdv[g], *c = s->gcen[g], *Gg = sl + j * sc + 1;
+        double r[3] = {0, 0, 0}, u[3];
+        for (int a = 0; a < d; a++)
+          r[a] = xi[a] - c[a];
+        u[0] = dq[0] + dq[4] * r[2] - dq[5] * r[1];
+        u[1] = dq[1] + dq[5] * r[0] - dq[3] * r[2];
+        u[2] = dq[2] + dq[3] * r[1] - dq[4] * r[0];
+        for (int a = 0; a < d; a++)
+          sum -= u[a] * Gg[a];
+      }
+    }
   }
   return sum;
 }
@@ -1900,6 +2092,151 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
   reduce_bodies(s);
 }
 
+/* ------------------------------------- rigid bodies in the DFSPH solves */
+
+/* A body's generalized velocity q and force: 2D (vx, vy, wz) and (Fx, Fy,
+ * Tz), 3D (v, w) and (F, T) -- nq = 3 or 6 entries. */
+static int body_nq(int d) { return d == 2 ? 3 : 6; }
+
+static void body_q(const tide_sph *s, int g, double *q) {
+  int w = group_wall(s, g);
+  if (s->dim == 2) {
+    q[0] = s->wvel[w][0], q[1] = s->wvel[w][1], q[2] = s->wom[w][2];
+    return;
+  }
+  for (int a = 0; a < 3; a++)
+    q[a] = s->wvel[w][a], q[3 + a] = s->wom[w][a];
+}
+
+static void body_force_q(const tide_sph *s, int g, double *f) {
+  if (s->dim == 2) {
+    f[0] = s->bforce[g][0], f[1] = s->bforce[g][1], f[2] = s->bforce[g][5];
+    return;
+  }
+  for (int a = 0; a < 6; a++)
+    f[a] = s->bforce[g][a];
+}
+
+static void body_set_q(tide_sph *s, int g, const double *q) {
+  int d = s->dim;
+  for (int w = 0; w < s->nwall; w++) {
+    if (s->wgroup[w] != g) continue;
+    for (int a = 0; a < d; a++)
+      s->wvel[w][a] = q[a];
+    if (d == 2)
+      s->wom[w][2] = q[2];
+    else
+      for (int a = 0; a < 3; a++)
+        s->wom[w][a] = q[3 + a];
+    if (s->wom[w][0] != 0 || s->wom[w][1] != 0 || s->wom[w][2] != 0) s->wrotates[w] = 1;
+  }
+}
+
+/* the generalized mass M_b (nq x nq, row major) of body g */
+static void body_mass(const tide_sph *s, int g, double *Mb) {
+  int nq = body_nq(s->dim);
+  for (int a = 0; a < nq * nq; a++)
+    Mb[a] = 0;
+  for (int a = 0; a < s->dim; a++)
+    Mb[a * nq + a] = s->gmass[g];
+  if (s->dim == 2)
+    Mb[8] = s->ginert[g][8];
+  else
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++)
+        Mb[(3 + a) * 6 + 3 + b] = s->ginert[g][a * 3 + b];
+}
+
+/* K_g = sum_i 2 m l_i alpha_i/rho_i J_i^T J_i over the particles within H
+ * of the bodies (J_i = [G ; (x_i - c) x G], G the body's wall gradient):
+ * the impulse by which the fluid's next Jacobi iteration answers a change
+ * of the body's velocity, serial (the same bits for any thread count) */
+static void body_stiffness(const tide_sph *s, double (*K)[36]) {
+  int d = s->dim, nq = body_nq(d), sc = 1 + d + d * d;
+  int64_t n = s->ps->n;
+  const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho), *al = TIDE_F64P(s->alpha);
+  const double *ren = TIDE_F64P(s->ren);
+  for (int g = 0; g < s->ngroup; g++)
+    for (int a = 0; a < 36; a++)
+      K[g][a] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const double *sl = s->wgrp + i * s->wslots * sc;
+    for (int j = 0; j < s->wslots && sl[j * sc] >= 0; j++) {
+      int g = (int)sl[j * sc];
+      if (!(s->gmass[g] > 0)) continue;
+      const double *G = sl + j * sc + 1, *c = s->gcen[g];
+      double r[3] = {0, 0, 0}, J[6];
+      for (int a = 0; a < d; a++)
+        r[a] = x[i * d + a] - c[a];
+      if (d == 2) {
+        J[0] = G[0], J[1] = G[1], J[2] = r[0] * G[1] - r[1] * G[0];
+      } else {
+        J[0] = G[0], J[1] = G[1], J[2] = G[2];
+        J[3] = r[1] * G[2] - r[2] * G[1];
+        J[4] = r[2] * G[0] - r[0] * G[2];
+        J[5] = r[0] * G[1] - r[1] * G[0];
+      }
+      double ci = 2 * s->mass * ren[i] * al[i] / rho[i];
+      for (int a = 0; a < nq; a++)
+        for (int b = 0; b < nq; b++)
+          K[g][a * nq + b] += ci * J[a] * J[b];
+    }
+  }
+}
+
+/* solve A z = b in place (A symmetric positive definite, n <= 6; Cholesky) */
+static void spd_solve(int n, double *A, double *b) {
+  for (int j = 0; j < n; j++) {
+    double dj = A[j * n + j];
+    for (int k = 0; k < j; k++)
+      dj -= A[j * n + k] * A[j * n + k];
+    dj = sqrt(dj > 0 ? dj : 1e-300);
+    A[j * n + j] = dj;
+    for (int i = j + 1; i < n; i++) {
+      double v = A[i * n + j];
+      for (int k = 0; k < j; k++)
+        v -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = v / dj;
+    }
+  }
+  for (int i = 0; i < n; i++) { /* L y = b */
+    for (int k = 0; k < i; k++)
+      b[i] -= A[i * n + k] * b[k];
+    b[i] /= A[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) { /* L^T z = y */
+    for (int k = i + 1; k < n; k++)
+      b[i] -= A[k * n + i] * b[k];
+    b[i] /= A[i * n + i];
+  }
+}
+
+/* every coupled body: q += (M_b + K)^-1 (M_b (q0 - q) + dt (F - F0)); the
+ * density change of the next iteration sees the new wall velocities */
+static void bodies_update(tide_sph *s, double dt, const double (*K)[36], const double (*q0)[6],
+                          const double (*F0)[6]) {
+  int nq = body_nq(s->dim);
+  for (int g = 0; g < s->ngroup; g++) {
+    if (!(s->gmass[g] > 0)) continue;
+    double Mb[36], A[36], q[6], f[6], rhs[6];
+    body_mass(s, g, Mb);
+    body_q(s, g, q);
+    body_force_q(s, g, f);
+    for (int a = 0; a < nq; a++) {
+      rhs[a] = dt * (f[a] - F0[g][a]);
+      for (int b = 0; b < nq; b++) {
+        rhs[a] += Mb[a * nq + b] * (q0[g][b] - q[b]);
+        A[a * nq + b] = Mb[a * nq + b] + K[g][a * nq + b];
+      }
+    }
+    spd_solve(nq, A, rhs);
+    for (int a = 0; a < nq; a++)
+      q[a] += rhs[a];
+    body_set_q(s, g, q);
+  }
+  group_delta(s);
+}
+
 /* one of the two DFSPH solvers: divergence = 0 constant density, 1 divergence free */
 static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int divergence, int *iters,
                        double *error, int *converged) {
@@ -1913,6 +2250,20 @@ static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int diverg
   double *p = TIDE_F64P(s->p), r0 = s->rho0;
   int minit = divergence ? 1 : 2, l = 0;
   double mean = 0, *ks = TIDE_F64P(s->ksum);
+  /* rigid bodies coupled into the iteration (tide_sph_sdf_dynamics) */
+  int nbody = 0;
+  double K[TIDE_SPH_MAXWALL][36], q0[TIDE_SPH_MAXWALL][6], F0[TIDE_SPH_MAXWALL][6];
+  group_delta(s);
+  for (int g = 0; g < s->ngroup; g++)
+    if (s->gmass[g] > 0) {
+      nbody++;
+      body_q(s, g, q0[g]);
+      body_force_q(s, g, F0[g]);
+    }
+  if (nbody) body_stiffness(s, K);
+  s->bodies_iters = 0;
+  int rising = 0;
+  double last = 0;
   if (!divergence) {
     /* warm start [Bender & Koschier 2015, Sec. 4.3; 2017, Sec. 3.3]: the
      * fraction s->warm of the last step's stiffness sum (kappa/rho =
@@ -1924,6 +2275,11 @@ static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int diverg
     for (int64_t i = 0; i < n; i++)
       kap[i] = w > 0 && rho[i] + dt * drho(s, i, x, v) > r0 ? w * ks[i] : 0;
     pressure_update(s, dt, kap);
+    if (nbody) {
+      bodies_update(s, dt, (const double(*)[36])K, (const double(*)[6])q0,
+                    (const double(*)[6])F0);
+      s->bodies_iters++;
+    }
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
       ks[i] = kap[i];
@@ -1947,7 +2303,18 @@ static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int diverg
     }
     mean = n > 0 ? tide_sum(n, err) / (double)n : 0;
     if ((l >= minit && mean <= eta) || l >= maxit) break;
+    /* a diverging Jacobi iteration (the error up 4 iterations running:
+     * particles stacked between two walls, off-diagonal over diagonal)
+     * stops; the solve reports non-convergence */
+    rising = l > 0 && mean > last ? rising + 1 : 0;
+    last = mean;
+    if (rising >= 4) break;
     pressure_update(s, dt, kap);
+    if (nbody) {
+      bodies_update(s, dt, (const double(*)[36])K, (const double(*)[6])q0,
+                    (const double(*)[6])F0);
+      s->bodies_iters++;
+    }
 #pragma omp parallel for schedule(static) if (n > TIDE_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
       p[i] += rho[i] * kap[i];
@@ -1955,6 +2322,21 @@ static int dfsph_solve(tide_sph *s, double dt, double eta, int maxit, int diverg
     }
     l++;
   }
+  if (nbody) /* the body's velocity from its impulse: fluid + body momentum exact */
+    for (int g = 0; g < s->ngroup; g++) {
+      if (!(s->gmass[g] > 0)) continue;
+      int nq = body_nq(s->dim);
+      double Mb[36], q[6], f[6];
+      body_mass(s, g, Mb);
+      body_force_q(s, g, f);
+      for (int a = 0; a < nq; a++)
+        f[a] = dt * (f[a] - F0[g][a]);
+      spd_solve(nq, Mb, f);
+      for (int a = 0; a < nq; a++)
+        q[a] = q0[g][a] + f[a];
+      body_set_q(s, g, q);
+      group_delta(s);
+    }
   *iters = l;
   *error = mean;
   *converged = mean <= eta;

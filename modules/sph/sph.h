@@ -296,6 +296,13 @@ typedef struct tide_sph {
   double *bset;  /* (nb) the set (S:boundary call, 0-based) of each boundary particle */
   int nset;
   double bcen[TIDE_SPH_MAXSET][3]; /* centroid of each set (its torque centre) [m] */
+  /* moving sets (tide_sph_set_motion): each particle at bcen + R by, velocity bv */
+  double *by;                       /* (nb, d) position in the set's frame, about bcen */
+  double *bv;                       /* (nb, d) velocity [m/s] (0 for a set at rest) */
+  double bvel[TIDE_SPH_MAXSET][3];  /* velocity of the set's centre [m/s] */
+  double bom[TIDE_SPH_MAXSET][3];   /* angular velocity [rad/s] (2D the z entry) */
+  double brot[TIDE_SPH_MAXSET][9];  /* rotation so far (row major) */
+  int bmoving[TIDE_SPH_MAXSET];     /* 1 once a velocity was set */
   /* neighbour lists (valid after tide_sph_search while nvalid) */
   int nvalid;
   int64_t lcap, blcap;      /* entries allocated */
@@ -344,6 +351,14 @@ typedef struct tide_sph {
    * exerts on each body (TIDE_SPH_NBODY), summed over fixed particle blocks */
   double bforce[TIDE_SPH_NBODY][6];
   double bacc[TIDE_SPH_FBLOCKS][TIDE_SPH_NBODY][6];
+  /* rigid bodies coupled inside the DFSPH solves (tide_sph_sdf_dynamics) */
+  double gmass[TIDE_SPH_MAXWALL];     /* mass of SDF boundary g's body [kg (2D: per m)], 0: none */
+  double ginert[TIDE_SPH_MAXWALL][9]; /* its inertia about its centre, simulation frame (2D: [8]) */
+  double gv0[TIDE_SPH_MAXWALL][6];    /* each boundary's velocity and angular velocity at the search */
+  double gdv[TIDE_SPH_MAXWALL][6];    /* now minus at the search (drho's correction of row[2]) */
+  double gcen[TIDE_SPH_MAXWALL][3];   /* each boundary's centre (simulation frame) with gdv */
+  int gmoved;                         /* 1: some gdv is not zero */
+  int bodies_iters;                   /* body updates of the last DFSPH solve */
 } tide_sph;
 
 typedef struct tide_sph_params {
@@ -405,6 +420,35 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
  * wall's velocity at x is vel + omega x (x - c - wofs).  Maps rotate with
  * the shape (G_w = R G, T_w = R T R^T). */
 int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega);
+/* Move boundary particle set k (0-based) rigidly: velocity vel (3) of its
+ * centre and angular velocity omega (3; 2D omega[2]; may be NULL: 0); centre
+ * (may be NULL: keep; default the set's centroid) the rotation centre, the
+ * torque centre of tide_sph_body_force.  From the next drift the set's
+ * particles are at c + R y (c and R advanced by dt vel, dt omega, the set
+ * re-sorted into the cells) with velocity vel + omega x (x_b - c), which the
+ * DFSPH density change (v_i - v_b) and the boundary viscosity take.  Psi_b
+ * stays that of the set's creation. */
+int tide_sph_set_motion(tide_sph *s, int k, const double *centre, const double *vel,
+                        const double *omega);
+/* The pose of set k: centre c and rotation R (row major 3 x 3) so far. */
+int tide_sph_set_pose(const tide_sph *s, int k, double c[3], double R[9]);
+/* Make SDF boundary `boundary` a rigid body of the DFSPH solves: mass [kg
+ * (2D: per unit length)] and inertia (row major 3 x 3 about the boundary's
+ * centre in the simulation frame; 2D: inertia[8], the polar moment), mass 0:
+ * a kinematic wall again.  Each iteration of tide_sph_density_solve and
+ * tide_sph_divergence_solve then updates the boundary's velocity and
+ * angular velocity q by the reaction of that iteration (strong partitioned
+ * coupling, see "Rigid bodies in the DFSPH solves"):
+ *   q <- q + (M_b + K)^-1 (M_b (q_0 - q) + dt (F - F_0)),
+ * M_b = diag(M, M[, M], I), q_0 and F_0 the velocity and reaction at the
+ * start of the solve, K = sum_i 2 m l_i alpha_i/rho_i J_i^T J_i the
+ * fluid's Jacobi stiffness against the body (J_i = [G_g,i ; (x_i - c) x
+ * G_g,i]): the fixed point is the body's momentum balance M_b q = M_b q_0 +
+ * dt F with the fluid incompressible around the wall moving at q. */
+int tide_sph_sdf_dynamics(tide_sph *s, int boundary, double mass, const double *inertia);
+/* The velocity vel (3) and angular velocity omega (3; 2D omega[2]) of SDF
+ * boundary `boundary`. */
+int tide_sph_sdf_motion(const tide_sph *s, int boundary, double vel[3], double omega[3]);
 /* The wall terms of one planar wall at distance d >= 0 [m]: rho_w, rho_w'
  * (d/dd), T_n, T_t, and the first-moment trace -tr T_w. */
 void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]);

@@ -11,6 +11,12 @@
 --   -- r.fraction_top: the same with the level of the top particles + dx/2
 --   -- r.slope: the fit's dp/dy over -rho0 g; r.bottom (final bottom height), r.speed,
 --   --   r.angle (final), r.centre, r.contacts (contact impulses), r.body, r.S
+--   -- o.release: the block's bottom at release [m]; o.coupling (DFSPH, sph.dfsph_step);
+--   -- o.particles: the block made of boundary particles (tide.sph_body's particles)
+--   -- o.landing: also r.landed (time the bottom first came within 1.5 dx of the floor),
+--   --   r.rebound (highest bottom after it), r.inside (most fluid particles inside the
+--   --   block at one check, every 10 steps), r.late_speed (largest block speed over the
+--   --   last `average` s), r.unconverged (DFSPH steps with a solve not converged)
 local tide = require "tide"
 local sph = require "tide.sph_step"
 local SB = require "tide.sph_body"
@@ -29,22 +35,41 @@ function M.run(o)
     viscosity = 0.05, wall_pressure = "hydrostatic", renormalize = true }
   local tank = tide.shape.box { min = { 0, 0 }, max = { W, Ht } }
   S:sdf_boundary { shape = tank, side = "outside" }
-  local y0 = rhob < 1000 and depth or 0.02
+  local y0 = o.release or (rhob < 1000 and depth or 0.02)
   local blk = tide.shape.box { min = { 0.5 * W - 0.5 * bw, y0 }, max = { 0.5 * W + 0.5 * bw, y0 + bh } }
   S:seed { shape = tide.shape.box { min = { 0, 0 }, max = { W, depth } } - blk }
-  local B = SB.new(S, { shape = blk, density = rhob, container = { shape = tank, side = "outside" } })
+  local B = SB.new(S, { shape = blk, density = rhob, container = { shape = tank, side = "outside" },
+    particles = o.particles })
   local t, step = 0, 0
+  -- landing (o.landing): after the bottom first comes within 1.5 dx of the
+  -- floor, the highest bottom; fluid particles inside the block (most at one
+  -- sample); unconverged solves
+  local landed, rebound, inside, unconv, late = nil, 0, 0, 0, 0
   local n, sx, sy, sxx, sxy, sbot, stop, k = 0, 0, 0, 0, 0, 0, 0, 0
   while t < duration - 1e-12 do
     local dt
     if method == "dfsph" then
       dt = math.min(sph.max_dt(S, "dfsph", 0.4, 2e-3), duration - t)
-      sph.dfsph_step(S, dt, { bodies = { B }, tol = o.tol or 1e-3 })
+      local r = sph.dfsph_step(S, dt, { bodies = { B }, tol = o.tol or 1e-3, coupling = o.coupling,
+        warm_start = o.warm_start })
+      if not r.converged then unconv = unconv + 1 end
     else
       dt = math.min(sph.max_dt(S, "wcsph", 0.4), duration - t)
       sph.wcsph_step(S, dt, { B })
     end
     t, step = t + dt, step + 1
+    if o.landing then
+      local c = B:pose()
+      local bot = c[2] - 0.5 * bh
+      if not landed and bot < 1.5 * dx then landed = t end
+      if landed then rebound = math.max(rebound, bot) end
+      if t > duration - average then late = math.max(late, math.sqrt(B.v[1] ^ 2 + B.v[2] ^ 2)) end
+      if step % 10 == 0 then
+        local phi, cnt = B:world_shape():eval(S.x), 0
+        for i = 1, S.n do if phi[i] < 0 then cnt = cnt + 1 end end
+        inside = math.max(inside, cnt)
+      end
+    end
     if t > duration - average and step % (method == "dfsph" and 5 or 50) == 0 then
       local c = B:pose()
       local bot = c[2] - 0.5 * bh
@@ -69,7 +94,8 @@ function M.run(o)
   local c, ang = B:pose()
   return { fraction = (-a / b - sbot / k) / bh, fraction_top = (stop - sbot) / k / bh, slope = -b / (1000 * 9.81),
     bottom = c[2] - 0.5 * bh, speed = math.sqrt(B.v[1] ^ 2 + B.v[2] ^ 2), angle = ang, centre = c,
-    contacts = B.impulses, body = B, S = S, dx = dx, steps = step }
+    contacts = B.impulses, body = B, S = S, dx = dx, steps = step, landed = landed, rebound = rebound,
+    inside = inside, unconverged = unconv, late_speed = late }
 end
 
 return M
