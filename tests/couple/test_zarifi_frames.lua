@@ -4,7 +4,8 @@
 -- the step's phases sum to within its total, the coupled solve's geometry + assembly + solve to
 -- within the phase "project", the unknowns are the LIQUID-labelled cells plus the solid's (3 per
 -- free node; 6 per tet in the factored form), every solve converged under the iteration cap
--- without the direct fallback, the mass reference's solve reused the step's system.
+-- without the direct fallback and with a true residual at the tolerance, the mass reference's
+-- solve reused the step's system.
 local T = require "tide.testing"
 local zarifi = require "tide.zarifi"
 local F = require "tide.cases.zarifi_frames"
@@ -17,9 +18,10 @@ for scheme in Q.schemes:gmatch("%a+") do
   local tag = string.format("%d^3 %s %s", res, beam, scheme)
   local f, s, c = r.frame, r.step, r.checks
   print(string.format("%s: %d steps, %.3g CPU s per frame (project %.3g), %.0f unknowns (%.0f liquid + %d solid), "
-    .. "%.0f nonzeros, iterations %.1f (max %d, cap %d), reference %.1f (max %d, %d of %d resolved)", tag, r.steps, f.cpu,
-    f.phases.project.cpu, s.unknowns, s.liquid, s.solid_unknowns, s.nonzeros, s.iterations, s.max_iterations, r.cap,
-    s.reference_iterations, s.max_reference_iterations, s.resolved, r.steps))
+    .. "%.0f nonzeros, iterations %.1f (max %d, cap %d), reference %.1f (max %d, %d of %d resolved), residuals %.2g / %.2g",
+    tag, r.steps, f.cpu, f.phases.project.cpu, s.unknowns, s.liquid, s.solid_unknowns, s.nonzeros, s.iterations,
+    s.max_iterations, r.cap, s.reference_iterations, s.max_reference_iterations, s.resolved, r.steps, s.max_residual,
+    s.max_reference_residual))
   T.check(r.steps >= Q.frames, tag .. ": at least one step per frame")
   -- phases within the total (the same clock read at each phase's end; the total also holds the
   -- stability check), per step and per frame; CPU seconds likewise
@@ -56,6 +58,10 @@ for scheme in Q.schemes:gmatch("%a+") do
   T.check(c.reference_unconverged == 0 and r.resolve_fallbacks == 0 and s.resolved == r.steps,
     string.format("%s: reference solves: %d unconverged, %d resolves redone, %d of %d resolved", tag, c.reference_unconverged,
       r.resolve_fallbacks, s.resolved, r.steps))
+  -- converged means the true relative residual (recomputed after the solve) meets the recipe's
+  -- tolerance 1e-10 (the Krylov loop stops on its recursive residual; allowed drift 10x)
+  T.check(s.max_residual <= 1e-9 and s.max_reference_residual <= 1e-9, string.format(
+    "%s: true residuals %.3g (projection), %.3g (reference), tol 1e-10", tag, s.max_residual, s.max_reference_residual))
   T.check(s.max_reference_iterations <= 40, string.format("%s: reference at most %d iterations", tag, s.max_reference_iterations))
 end
 T.report()

@@ -47,7 +47,8 @@ local function acc(t, k, x) t[k] = (t[k] or 0) + x end
 --   run), frame = { seconds, cpu, phases = { name = { seconds, cpu } }, solve = { geometry,
 --   assembly, solve = { seconds, cpu } } } (per frame, averaged), step = { unknowns, liquid,
 --   solid_dofs, nonzeros, iterations, reference_iterations (means over the steps), max_iterations,
---   max_reference_iterations, resolved (steps whose reference reused the system) },
+--   max_reference_iterations, resolved (steps whose reference reused the system), max_residual,
+--   max_reference_residual (the true ||A x - b|| / ||b|| the solves report) },
 --   fallbacks, resolve_fallbacks, contact_fallbacks, cap (the Krylov solver's iteration cap of the
 --   largest system), checks = { phase_excess (largest sum of phases minus the step's total, s),
 --   label_mismatch, unknown_mismatch, unconverged (steps), reference_unconverged } }
@@ -66,7 +67,7 @@ function M.run(o)
   local fr = { seconds = 0, cpu = 0, phases = {}, solve = {} }
   for _, name in ipairs(zarifi.phases) do fr.phases[name] = { seconds = 0, cpu = 0 } end
   for _, name in ipairs { "geometry", "assembly", "solve" } do fr.solve[name] = { seconds = 0, cpu = 0 } end
-  local sum, maxit, maxref, resolved = {}, 0, 0, 0
+  local sum, maxit, maxref, resolved, maxres, maxrres = {}, 0, 0, 0, 0, 0
   local lab = S.labels:reshape(S.labels:size())
   local ncell = S.labels:size()
   -- the solid's unknowns: 3 per free node (velocities), or 6 per tet (the factored form's z = R v)
@@ -99,6 +100,7 @@ function M.run(o)
       acc(sum, "nonzeros", st.nonzeros)
       acc(sum, "iterations", st.iterations)
       maxit = math.max(maxit, st.iterations)
+      maxres = math.max(maxres, st.residual)
       r.cap = math.max(r.cap, st.unknowns > 500 and 2 * st.unknowns or 1000)
       if st.fallback then r.fallbacks = r.fallbacks + 1 end
       if not st.converged then r.checks.unconverged = r.checks.unconverged + 1 end
@@ -113,6 +115,7 @@ function M.run(o)
       if ref then
         acc(sum, "reference_iterations", ref.iterations)
         maxref = math.max(maxref, ref.iterations)
+        maxrres = math.max(maxrres, ref.residual)
         if ref.resolved then resolved = resolved + 1 end
         if not ref.converged then r.checks.reference_unconverged = r.checks.reference_unconverged + 1 end
       end
@@ -129,7 +132,7 @@ function M.run(o)
   r.step = { unknowns = (sum.unknowns or 0) / n, liquid = (sum.liquid or 0) / n, solid_dofs = (sum.solid_dofs or 0) / n,
     nonzeros = (sum.nonzeros or 0) / n, iterations = (sum.iterations or 0) / n,
     reference_iterations = (sum.reference_iterations or 0) / n, max_iterations = maxit, max_reference_iterations = maxref,
-    resolved = resolved, solid_unknowns = solid_unknowns }
+    resolved = resolved, solid_unknowns = solid_unknowns, max_residual = maxres, max_reference_residual = maxrres }
   r.solver = S.solver or (scheme == "indefinite" and "bicgstab" or "mgpcg")
   return r
 end
