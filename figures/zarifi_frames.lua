@@ -68,8 +68,9 @@ for _, n in ipairs(sizes) do
         f.cpu - ph.project.cpu - ph.reference.cpu, f.solve.geometry.cpu, f.solve.assembly.cpu, f.solve.solve.cpu,
         s.unknowns, s.nonzeros, s.iterations, s.max_iterations, s.reference_iterations,
         th_s and string.format("%.4g", th_s) or "-", th_n and string.format("%d", th_n) or "-")
-      io.stderr:write(string.format("zarifi_frames: %d^3 %s %s: %d steps in %d frames, %.3g CPU s per frame, %.0f unknowns, %.0f nonzeros, %.1f iterations, %d fallbacks\n",
-        n, beam, scheme, r.steps, r.frames, f.cpu, s.unknowns, s.nonzeros, s.iterations, r.fallbacks))
+      io.stderr:write(string.format("zarifi_frames: %d^3 %s %s: %d steps in %d frames, %.3g CPU s per frame, %.0f unknowns, %.0f nonzeros, %.1f iterations, %d fallbacks, %d solves above 100 tol, residual <= %.2g\n",
+        n, beam, scheme, r.steps, r.frames, f.cpu, s.unknowns, s.nonzeros, s.iterations, r.fallbacks, r.inaccurate,
+        math.max(s.max_residual, s.max_reference_residual)))
       if th_s then
         fig:compare { quantity = string.format("%d^3 %s %s: seconds per frame", n, beam, scheme), paper = th_s,
           source = "thesis Table 6.3 (8 cores, wall)", tide = f.cpu,

@@ -193,7 +193,7 @@ function zarifi.new(opts)
   -- the barrier acts inside couple.project: not in the weak scheme (no coupled solve) nor the
   -- factored one (K = R^T R); those keep the explicit correction
   S.barrier = S.contact == "barrier" and S.scheme ~= "weak" and S.scheme ~= "factored"
-  S.contact_fallbacks, S.resolve_fallbacks = 0, 0
+  S.contact_fallbacks, S.resolve_fallbacks, S.inaccurate = 0, 0, 0
   S.grid, S.particles, S.solids = g, ps, solids
   S.gravity = S.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
   S.obstacles = opts.obstacles
@@ -311,6 +311,24 @@ local function check_stable(S)
   end
 end
 
+-- A solve's true relative residual ||A x - b|| / ||b|| (recomputed after it) above 100 tol while
+-- its solver reported convergence: the Krylov loop stops on its recursive residual, which keeps
+-- falling where the true one stalls at the system's rounding floor (the SPD transform's
+-- K Mz^-1 K block with a light, finely meshed solid: the 2D light toy's 1e-5 at tol 1e-10, CHOLMOD's
+-- 9.5e-6 on the same system, docs/couple.md "Resolve iterations").  Counted in S.inaccurate and
+-- said once on stderr; the step goes on (no other solver of the formulation does better).
+local function check_residual(S, st, what)
+  if st.converged and st.residual and st.residual > 100 * S.tol then
+    S.inaccurate = (S.inaccurate or 0) + 1
+    if S.inaccurate == 1 then
+      io.stderr:write(string.format("tide.zarifi: the %s (%s) reported convergence at step %d but its true relative "
+        .. "residual is %.3g (tol %g): the system's rounding floor (counted in S.inaccurate)\n", what, st.solver,
+        S.steps + 1, st.residual, S.tol))
+    end
+  end
+  return st
+end
+
 local project_args, run_project
 
 --- Line 7: the pressure projection of the chosen scheme.  Returns its statistics.
@@ -392,7 +410,7 @@ function zarifi.gravity_response(S, dt)
     st = time("couple", couple.resolve, { system = sys, u = h, solids = S.solids, pressure = S.gravity_p,
       valid = S.gravity_valid, elastic_force = false, barrier = S.kept_barrier and "stiffness" or false, tol = S.tol, maxit = S.maxit,
       must_converge = false })
-    if st.converged then st.resolved = true else
+    if st.converged then st.resolved = true; check_residual(S, st, "mass reference's resolve") else
       S.resolve_fallbacks = (S.resolve_fallbacks or 0) + 1                  -- (counted: redone in full below)
       st = nil
     end
@@ -439,7 +457,7 @@ function run_project(S, args)
     st = time("couple", couple.project, args)
     st.fallback = true
   end
-  return st
+  return check_residual(S, st, args.u == S.u and "coupled projection" or "mass reference's projection")
 end
 
 --- With mass_consistent: the field line 2's FLIP g2p subtracts, old = u - inc - c.  inc is the
@@ -816,8 +834,9 @@ function zarifi.run_scene(S, P, name, title, report, on_step)
       zarifi.frame(S, P.out, i, t, { png = P.png, vtk = P.vtk, width = P.image, title = title })
     end,
   }
-  print(string.format("%d steps; last projection: %s unknowns, %s iterations; slowest solve %.3g s; %d direct-solver fallbacks",
-    result.steps, last and tostring(last.unknowns) or "-", last and tostring(last.iterations) or "-", worst, S.fallbacks or 0))
+  print(string.format("%d steps; last projection: %s unknowns, %s iterations; slowest solve %.3g s; %d direct-solver fallbacks; "
+    .. "%d solves above 100 tol", result.steps, last and tostring(last.unknowns) or "-", last and tostring(last.iterations) or "-",
+    worst, S.fallbacks or 0, S.inaccurate or 0))
   if report then report(S) end
   return result
 end

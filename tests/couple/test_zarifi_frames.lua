@@ -60,6 +60,7 @@ for scheme in Q.schemes:gmatch("%a+") do
       r.resolve_fallbacks, s.resolved, r.steps))
   -- converged means the true relative residual (recomputed after the solve) meets the recipe's
   -- tolerance 1e-10 (the Krylov loop stops on its recursive residual; allowed drift 10x)
+  T.check(r.inaccurate == 0, tag .. ": no solve above 100 tol (S.inaccurate)")
   T.check(s.max_residual <= 1e-9 and s.max_reference_residual <= 1e-9, string.format(
     "%s: true residuals %.3g (projection), %.3g (reference), tol 1e-10", tag, s.max_residual, s.max_reference_residual))
   T.check(s.max_reference_iterations <= 40, string.format("%s: reference at most %d iterations", tag, s.max_reference_iterations))

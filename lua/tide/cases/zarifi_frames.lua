@@ -49,7 +49,7 @@ local function acc(t, k, x) t[k] = (t[k] or 0) + x end
 --   solid_dofs, nonzeros, iterations, reference_iterations (means over the steps), max_iterations,
 --   max_reference_iterations, resolved (steps whose reference reused the system), max_residual,
 --   max_reference_residual (the true ||A x - b|| / ||b|| the solves report) },
---   fallbacks, resolve_fallbacks, contact_fallbacks, cap (the Krylov solver's iteration cap of the
+--   fallbacks, resolve_fallbacks, contact_fallbacks, inaccurate (S.inaccurate), cap (the Krylov solver's iteration cap of the
 --   largest system), checks = { phase_excess (largest sum of phases minus the step's total, s),
 --   label_mismatch, unknown_mismatch, unconverged (steps), reference_unconverged } }
 function M.run(o)
@@ -123,6 +123,7 @@ function M.run(o)
   end
   r.seconds, r.cpu = tide.clock() - t0, os.clock() - c0
   r.resolve_fallbacks = S.resolve_fallbacks or 0
+  r.inaccurate = S.inaccurate or 0 -- solves reported converged with a true residual above 100 tol
   -- per frame
   fr.seconds, fr.cpu = fr.seconds / frames, fr.cpu / frames
   for _, f in pairs(fr.phases) do f.seconds, f.cpu = f.seconds / frames, f.cpu / frames end

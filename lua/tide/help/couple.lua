@@ -128,7 +128,7 @@ return {
   },
   ["tide.zarifi.step"] = {
     sig = "zarifi.step(S, dt) -> stats",
-    does = "One step of Algorithm 4; raises 'tide.zarifi.step: the coupling became unstable ...' on an inverted element, a non-finite value or a speed above max_speed. A stalled default Krylov solve is redone with cholmod (ldlt) and counted in S.fallbacks.",
+    does = "One step of Algorithm 4; raises 'tide.zarifi.step: the coupling became unstable ...' on an inverted element, a non-finite value or a speed above max_speed. A stalled default Krylov solve is redone with cholmod (ldlt) and counted in S.fallbacks; a solve reported converged whose true relative residual is above 100 tol (the system's rounding floor) is counted in S.inaccurate and said once on stderr.",
     args = { { "dt", "number > 0", "required", "e.g. zarifi.max_dt(S)" } },
     returns = "the projection's stats (tide.couple.project's) plus the step's: seconds, cpu (the whole step, wall and CPU seconds of the process), phases (per zarifi.phases name -- solids, particles, transfer, geometry, label, project, reference, increment, extrapolate -- { seconds, cpu }), fallback (the Krylov solve was redone with the direct solver), reference (the mass reference's solve stats, resolved = true when it reused the step's system; a failed resolve is redone in full and counted in S.resolve_fallbacks), contact_fallbacks (nodes corrected by the explicit wall projection)",
     ref = "Zarifi 2017 (thesis) Algorithm 4",
