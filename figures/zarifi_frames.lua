@@ -63,8 +63,8 @@ for _, n in ipairs(sizes) do
       for _, x in ipairs { s.unknowns, s.nonzeros, s.iterations, s.max_iterations, s.reference_iterations, r.fallbacks,
         th_s or "", th_n or "" } do row[#row + 1] = x end
       rows[#rows + 1] = row
-      md[#md + 1] = string.format("| %d³ %s, %s | %d / %.2f | %.3g (%.3g wall) | %.3g / %.3g / %.3g | %.3g / %.3g / %.3g | %.0f / %.0f | %.1f (max %d), ref %.1f | %s | %s |",
-        n, beam, scheme, r.steps, r.steps / r.frames, f.cpu, f.seconds, ph.project.cpu, ph.reference.cpu,
+      md[#md + 1] = string.format("| %d³ %s, %s | %d / %.2f | %.3g (%.3g wall), %.3g per step | %.3g / %.3g / %.3g | %.3g / %.3g / %.3g | %.0f / %.0f | %.1f (max %d), ref %.1f | %s | %s |",
+        n, beam, scheme, r.steps, r.steps / r.frames, f.cpu, f.seconds, f.cpu * r.frames / r.steps, ph.project.cpu, ph.reference.cpu,
         f.cpu - ph.project.cpu - ph.reference.cpu, f.solve.geometry.cpu, f.solve.assembly.cpu, f.solve.solve.cpu,
         s.unknowns, s.nonzeros, s.iterations, s.max_iterations, s.reference_iterations,
         th_s and string.format("%.4g", th_s) or "-", th_n and string.format("%d", th_n) or "-")
@@ -90,7 +90,7 @@ for _, n in ipairs(sizes) do
     end
   end
 end
-print("| grid, solid, scheme | steps / per frame | CPU s per frame (wall) | of it: project / reference / rest | solve geometry / assembly / solve CPU s | unknowns / nonzeros | iterations per step | thesis s per frame | thesis nonzeros |")
+print("| grid, solid, scheme | steps / per frame | CPU s per frame (wall), per step | of it: project / reference / rest | solve geometry / assembly / solve CPU s | unknowns / nonzeros | iterations per step | thesis s per frame | thesis nonzeros |")
 print("|---|---|---|---|---|---|---|---|---|")
 for _, l in ipairs(md) do print(l) end
 fig:csv("frames", header, rows)
