@@ -313,9 +313,9 @@ end
 
 -- A solve's true relative residual ||A x - b|| / ||b|| (recomputed after it) above 100 tol while
 -- its solver reported convergence: the Krylov loop stops on its recursive residual, which keeps
--- falling where the true one stalls at the system's rounding floor (the SPD transform's
--- K Mz^-1 K block with a light, finely meshed solid: the 2D light toy's 1e-5 at tol 1e-10, CHOLMOD's
--- 9.5e-6 on the same system, docs/couple.md "Resolve iterations").  Counted in S.inaccurate and
+-- falling where the true one stalls at the system's rounding floor (the SPD transform with the
+-- 2D light toy: 1.3e-5 at tol 1e-10, CHOLMOD 9.5e-6 on the same system, the indefinite and factored
+-- forms <= 1e-9; docs/couple.md "Resolve iterations").  Counted in S.inaccurate and
 -- said once on stderr; the step goes on (no other solver of the formulation does better).
 local function check_residual(S, st, what)
   if st.converged and st.residual and st.residual > 100 * S.tol then
