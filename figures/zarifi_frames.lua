@@ -3,7 +3,7 @@
 -- stats (wall and CPU seconds per phase, the coupled solve's geometry / assembly / solve,
 -- unknowns, nonzeros, iterations) averaged per frame, beside the thesis's rows.
 --   build/tide figures/zarifi_frames.lua                  (16^3, coarse + fine, SPD + factored, 4 frames: ~1 min)
---   build/tide figures/zarifi_frames.lua --paper          (the thesis: 50^3-90^3, 100 frames; hours)
+--   build/tide figures/zarifi_frames.lua --paper          (the thesis: 50^3-90^3, 100 frames; tens of CPU hours)
 --   build/tide figures/zarifi_frames.lua --sizes 24 --beams fine --schemes spd --frames 8
 -- The set-up and the averaging are tide.cases.zarifi_frames (shared with tests/couple/test_zarifi_frames.lua).
 local F = require "tide.figures"
