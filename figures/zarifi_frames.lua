@@ -48,6 +48,7 @@ for _, k in ipairs { "unknowns", "nonzeros", "iterations", "max iterations", "re
 local rows = {}
 local units, done = #sizes * #beams * #schemes, 0
 local md = {}
+local curves = {} -- [beam .. " " .. scheme] = { x = grids, y = CPU s per frame }
 for _, n in ipairs(sizes) do
   n = tonumber(n)
   for _, beam in ipairs(beams) do
@@ -63,6 +64,10 @@ for _, n in ipairs(sizes) do
       for _, x in ipairs { s.unknowns, s.nonzeros, s.iterations, s.max_iterations, s.reference_iterations, r.fallbacks,
         th_s or "", th_n or "" } do row[#row + 1] = x end
       rows[#rows + 1] = row
+      local key = beam .. " " .. scheme
+      curves[key] = curves[key] or { x = {}, y = {}, beam = beam, scheme = scheme }
+      table.insert(curves[key].x, n)
+      table.insert(curves[key].y, f.cpu)
       md[#md + 1] = string.format("| %d³ %s, %s | %d / %.2f | %.3g (%.3g wall), %.3g per step | %.3g / %.3g / %.3g | %.3g / %.3g / %.3g | %.0f / %.0f | %.1f (max %d), ref %.1f | %s | %s |",
         n, beam, scheme, r.steps, r.steps / r.frames, f.cpu, f.seconds, f.cpu * r.frames / r.steps, ph.project.cpu, ph.reference.cpu,
         f.cpu - ph.project.cpu - ph.reference.cpu, f.solve.geometry.cpu, f.solve.assembly.cpu, f.solve.solve.cpu,
@@ -94,4 +99,21 @@ print("| grid, solid, scheme | steps / per frame | CPU s per frame (wall), per s
 print("|---|---|---|---|---|---|---|---|---|")
 for _, l in ipairs(md) do print(l) end
 fig:csv("frames", header, rows)
+-- CPU seconds per frame over the grid, per beam and form, with the thesis's wall seconds (8 cores)
+local series, keys = {}, {}
+for k in pairs(curves) do keys[#keys + 1] = k end
+table.sort(keys)
+for i, k in ipairs(keys) do
+  local c = curves[k]
+  series[#series + 1] = { x = c.x, y = c.y, marker = ({ "o", "s", "^", "v" })[(i - 1) % 4 + 1], label = "Tide " .. k .. " (CPU, 1 thread)" }
+  local tx, ty = {}, {}
+  for _, n in ipairs { 50, 60, 70, 80, 90 } do
+    local v = frames_case.thesis_seconds[n][frames_case.column(c.beam, c.scheme)]
+    if v then tx[#tx + 1], ty[#ty + 1] = n, v end
+  end
+  series[#series + 1] = { x = tx, y = ty, paper = true, marker = ({ "o", "s", "^", "v" })[(i - 1) % 4 + 1], label = k .. " (wall, 8 cores)" }
+end
+fig:plot("frame_seconds", { title = "Seconds per frame, dam break + beam", xlabel = "cells per side n",
+  ylabel = "seconds per frame", xlog = true, ylog = true, legend = "upper left", series = series,
+  caption = "CPU seconds per frame (Tide, averaged over the frames run) and the thesis's Table 6.3 (wall, 8 cores, 100 frames), per beam and form" })
 fig:done()
