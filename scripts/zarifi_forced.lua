@@ -3,6 +3,7 @@
 --   build/tide scripts/zarifi_forced.lua mass_consistent=false,separate_cut=false scenes/zarifi_balls.lua --frames 96
 --   PROBE=0.5 build/tide scripts/zarifi_forced.lua mass_reuse=true scenes/zarifi_light_toy.lua   (centroids every 0.5 s)
 --   MOMENTUM=3 build/tide scripts/zarifi_forced.lua mass_share=true scenes/zarifi_balls.lua --frames 96  (solid 3's momentum)
+--   SOLVES=1 build/tide scripts/zarifi_forced.lua mass_reuse=true scenes/zarifi_balls.lua   (iterations of every solve)
 -- The first argument is a comma-separated list key=value (true, false, numbers or strings); a
 -- forced option overrides what the scene passes (e.g. the hollow sphere's own mass_consistent).
 local zarifi = require "tide.zarifi"
@@ -73,8 +74,45 @@ if mk then
     return r
   end
 end
+-- SOLVES=1: at the end, the solves of every step from zarifi.step's stats: the coupled projection's
+-- iterations (mean, max) and direct-solver fallbacks, the mass reference's solve (resolved with
+-- the step's system or redone in full, its iterations, S.resolve_fallbacks), CPU seconds of the
+-- phases "project" and "reference" (docs/couple.md: resolve iterations)
+local solves_report
+if os.getenv("SOLVES") == "1" then
+  local step, q, last = zarifi.step, { steps = 0, it = 0, itmax = 0, fb = 0, ref = 0, rit = 0, ritmax = 0, res = 0,
+    rfull = 0, unconv = 0, pcpu = 0, rcpu = 0, cpu = 0, resid = 0, rresid = 0 }, nil
+  zarifi.step = function(S, dt)
+    local r = step(S, dt)
+    last = S
+    q.steps, q.it, q.itmax = q.steps + 1, q.it + r.iterations, math.max(q.itmax, r.iterations)
+    if r.fallback then q.fb = q.fb + 1 end
+    if not r.converged then q.unconv = q.unconv + 1 end
+    q.resid = math.max(q.resid, r.residual or 0)
+    local f = r.reference
+    if f then
+      q.ref, q.rit, q.ritmax = q.ref + 1, q.rit + f.iterations, math.max(q.ritmax, f.iterations)
+      if f.resolved then q.res = q.res + 1 else q.rfull = q.rfull + 1 end
+      q.rresid = math.max(q.rresid, f.residual or 0)
+    end
+    q.pcpu, q.rcpu, q.cpu = q.pcpu + r.phases.project.cpu, q.rcpu + r.phases.reference.cpu, q.cpu + r.cpu
+    return r
+  end
+  local exit = os.exit
+  local function report()
+    local n = math.max(q.steps, 1)
+    print(string.format("solves: %d steps; projection %.1f iterations (max %d), %d unconverged, %d fallbacks, largest "
+      .. "true residual %.2g; reference %d (%d resolved, %d full), %.1f iterations (max %d), %d resolves redone, largest "
+      .. "residual %.2g; CPU s: steps %.3g, project %.3g, reference %.3g", q.steps, q.it / n, q.itmax, q.unconv, q.fb, q.resid,
+      q.ref, q.res, q.rfull, q.ref > 0 and q.rit / q.ref or 0, q.ritmax, last and last.resolve_fallbacks or 0, q.rresid,
+      q.cpu, q.pcpu, q.rcpu))
+  end
+  os.exit = function(...) report(); return exit(...) end
+  solves_report = report
+end
 local a = { [0] = scene }
 for i = 3, #arg do a[#a + 1] = arg[i] end
 _G.arg = a
 print("forced: " .. spec)
 dofile(scene)
+if solves_report then solves_report() end

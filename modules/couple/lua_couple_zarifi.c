@@ -30,7 +30,8 @@
  *       residual, converged, alpha [, interface, precond_seconds (mgpcg)]
  *       [, contact_nodes, contact_lifted, contact_gap, contact_kappa (dhat > 0)],
  *       geometry_seconds, assembly_seconds,
- *       solve_seconds, formulation, solver [, matrix] }
+ *       solve_seconds, geometry_cpu, assembly_cpu, solve_cpu, formulation,
+ *       solver [, matrix] }
  *     (Zarifi Eq. 5.17, 5.25-5.36, 5.37-5.45; Alg. 4 line 7)
  *     keep = true: stats.system = the projection's system (geometry, matrix, solver set-up) for
  *     tide.couple.resolve; system:free() releases it
@@ -339,6 +340,9 @@ static void push_stats(lua_State *L, const tide_zarifi_stats *st, int s, const t
   setnum(L, t, "geometry_seconds", st->geometry_seconds);
   setnum(L, t, "assembly_seconds", st->assembly_seconds);
   setnum(L, t, "solve_seconds", st->solve_seconds);
+  setnum(L, t, "geometry_cpu", st->geometry_cpu);
+  setnum(L, t, "assembly_cpu", st->assembly_cpu);
+  setnum(L, t, "solve_cpu", st->solve_cpu);
   lua_pushstring(L, FORMS[zo->formulation]);
   lua_setfield(L, t, "formulation");
   lua_pushstring(L, SOLVERS[zo->solver]);

@@ -784,7 +784,7 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
   if (f == TIDE_ZARIFI_FACTORED)
     for (int k = 0; k < ns; k++)
       nr += solids[k]->ne * (solids[k]->dim == 3 ? 6 : 3);
-  double ta = tide_wtime();
+  double ta = tide_wtime(), ca = tide_cputime();
   tide_csr *JZ = NULL, *JZJ = NULL, *A11 = NULL, *D = NULL, *A12 = NULL;
   tide_csr *Z2Z = NULL, *Q = NULL, *A22 = NULL, *RZ = NULL;
   tide_triplets *T = NULL;
@@ -887,6 +887,7 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
   st->alpha = f == TIDE_ZARIFI_SPD ? S->alpha : 1;
 done:
   st->assembly_seconds += tide_wtime() - ta;
+  st->assembly_cpu += tide_cputime() - ca;
   tide_triplets_free(T);
   tide_csr *tmps[9] = {JZ, JZJ, A11, D, A12, Z2Z, Q, A22, RZ};
   for (int k = 0; k < 9; k++)
@@ -905,7 +906,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
   so.maxit = maxit;
   so.use_x0 = warm;
   if (!warm) memset(S->x, 0, (size_t)n * sizeof(double));
-  double t0 = tide_wtime();
+  double t0 = tide_wtime(), c0 = tide_cputime();
   switch (S->solver) {
   case TIDE_ZARIFI_PCG:
   case TIDE_ZARIFI_MINRES:
@@ -951,6 +952,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
     ks.converged = s == TIDE_OK;
   }
   st->solve_seconds = tide_wtime() - t0;
+  st->solve_cpu = tide_cputime() - c0;
   st->iterations = ks.iterations;
   st->converged = ks.converged;
   st->residual = ks.residual;
@@ -964,7 +966,7 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
                   tide_array *pressure, tide_mac *valid, tide_zarifi_stats *st) {
   zwork *z = &S->z;
   int nl = z->nl, nf = z->nf, d = S->g.dim, s = TIDE_OK;
-  double ta = tide_wtime(), dt = S->dt;
+  double ta = tide_wtime(), ca = tide_cputime(), dt = S->dt;
   const double *p = S->x;
   int64_t nfc = tide_zarifi_nfaces(&S->g), nc = tide_grid_ncells(&S->g);
   double *vf = tide_alloc((size_t)(nf + 1) * sizeof(double));
@@ -1019,6 +1021,7 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
   }
 done:
   st->assembly_seconds += tide_wtime() - ta;
+  st->assembly_cpu += tide_cputime() - ca;
   tide_free(vf, (size_t)(nf + 1) * sizeof(double));
   tide_free(U, (size_t)nfc * sizeof(double));
   tide_free(Gp, (size_t)nfc * sizeof(double));
@@ -1062,7 +1065,7 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   if (ns > 0) memcpy(S->solids, solids, (size_t)ns * sizeof(tide_tetmesh *));
   if ((s = copy_inputs(S, labels, o->fractions))) return s;
   /* geometry: clip every solid's boundary (5.7-5.13) */
-  double t0 = tide_wtime();
+  double t0 = tide_wtime(), c0 = tide_cputime();
   z->clips = tide_calloc((size_t)(ns > 0 ? ns : 1) * sizeof(tide_zclip));
   if (!z->clips) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
   for (int k = 0; k < ns && !s; k++) {
@@ -1070,9 +1073,10 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
     st->pieces += z->clips[k].n;
   }
   st->geometry_seconds = tide_wtime() - t0;
+  st->geometry_cpu = tide_cputime() - c0;
   if (s) return s;
   /* the liquid: numbering, B = (dt/rho) dx^d A_poisson, G */
-  double ta = tide_wtime();
+  double ta = tide_wtime(), ca = tide_cputime();
   tide_mac_poisson *P = &S->P;
   *P = tide_mac_poisson_make(g, TIDE_U8P(S->labels));
   P->theta_min = o->theta_min > 0 ? o->theta_min : TIDE_MAC_THETA_MIN;
@@ -1144,6 +1148,7 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   if ((s = liquid_rhs(S, u, 1))) goto done;
   solid_rhs(S, solids, o->elastic_force, S->barrier);
   st->assembly_seconds = tide_wtime() - ta;
+  st->assembly_cpu = tide_cputime() - ca;
   s = assemble(S, B, ZK, o, st);
 done:
   tide_csr_free(A);
@@ -1205,12 +1210,13 @@ int tide_zarifi_resolve(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const 
                      "within dhat); without it the matrix differs (a full projection is needed)",
                      (long long)S->st.contact_nodes);
   *st = S->st;
-  st->geometry_seconds = st->precond_seconds = 0;
-  double ta = tide_wtime();
+  st->geometry_seconds = st->geometry_cpu = st->precond_seconds = 0;
+  double ta = tide_wtime(), ca = tide_cputime();
   if ((s = liquid_rhs(S, u, 0))) return s;
   solid_rhs(S, solids, o->elastic_force, o->barrier == 1 && S->barrier);
   if ((s = form_rhs(S, 0, 0))) return s;
   st->assembly_seconds = tide_wtime() - ta;
+  st->assembly_cpu = tide_cputime() - ca;
   int krylov = S->solver != TIDE_ZARIFI_CHOLMOD && S->solver != TIDE_ZARIFI_LDLT;
   if ((s = solve(S, o->tol, o->maxit, o->warm && krylov, st))) return s;
   return update(S, u, solids, pressure, valid, st);

@@ -292,7 +292,8 @@ typedef struct tide_zarifi_stats {
   int64_t contact_lifted; /* of them, linearized at TIDE_ZARIFI_CONTACT_FLOOR dhat */
   double contact_gap;     /* smallest node-collider distance at x* [m] (HUGE_VAL: none) */
   double contact_kappa;   /* barrier stiffness used (last solid) */
-  double geometry_seconds, assembly_seconds, solve_seconds;
+  double geometry_seconds, assembly_seconds, solve_seconds; /* wall */
+  double geometry_cpu, assembly_cpu, solve_cpu; /* CPU seconds of the process (all threads) */
 } tide_zarifi_stats;
 #define TIDE_ZARIFI_CONTACT_FLOOR 1e-3
 #define TIDE_ZARIFI_CONTACT_LOAD 100
