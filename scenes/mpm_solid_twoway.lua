@@ -96,7 +96,7 @@ local function frame(i, t)
   end
   tide.fileio.png2d { path = path, grid = g, width = P.image, mesh = beam,
     particles = M.x, particle_color = speed, particle_range = { 0, 2.5 }, particle_colormap = "viridis",
-    colorbar_label = "jelly speed [m/s]", title = title }
+    colorbar_label = "speed [m/s]", title = title }
 end
 
 tide.run {
