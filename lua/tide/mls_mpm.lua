@@ -66,13 +66,14 @@ end
 -- with tide.solid meshes"; the operator is tide.couple.mpm_solid,
 -- modules/couple/mpm_solid.h).  meshes: a tide.TetMesh with a material or a
 -- list of them.  opts: bc ("separate" | "sticky"), friction (0), spacing
--- (0.5 cells between surface samples), solid_step (function(mesh, dt, k):
+-- (0.5 cells between surface samples), distance (0.25 cells: "separate" contact
+-- acts only where the particles' edges are within this of the mesh surface), solid_step (function(mesh, dt, k):
 -- the mesh's own integrator; default mesh:step_newton{dt = dt}).
 -- Returns the coupled state for mpm.coupled_step / mpm.coupled_max_dt.
 function mpm.solid_coupling(M, meshes, opts)
   opts = opts or {}
   for k in pairs(opts) do
-    if k ~= "bc" and k ~= "friction" and k ~= "spacing" and k ~= "solid_step" then
+    if k ~= "bc" and k ~= "friction" and k ~= "spacing" and k ~= "distance" and k ~= "solid_step" then
       error("mls_mpm.solid_coupling: unknown option '" .. tostring(k) .. "'", 2)
     end
   end
@@ -93,7 +94,8 @@ function mpm.solid_coupling(M, meshes, opts)
     if not mesh.mass then
       error(string.format("mls_mpm.solid_coupling: mesh %d has no material (m:material{...})", k), 2)
     end
-    S.couplers[k] = tide.couple.mpm_solid { bc = opts.bc, friction = opts.friction, spacing = opts.spacing }
+    S.couplers[k] = tide.couple.mpm_solid { bc = opts.bc, friction = opts.friction, spacing = opts.spacing,
+      distance = opts.distance }
   end
   return S
 end

@@ -8,10 +8,10 @@
 
 #define MPM_SOLID_T "tide.MPMSolid"
 
-static const char *const keys[] = {"bc", "friction", "spacing", NULL};
+static const char *const keys[] = {"bc", "friction", "spacing", "distance", NULL};
 static const char *const bcs[] = {"separate", "sticky", NULL};
 
-/* tide.couple.mpm_solid{bc = "separate", friction = 0, spacing = 0.5} -> tide.MPMSolid */
+/* tide.couple.mpm_solid{bc = "separate", friction = 0, spacing = 0.5, distance = 0.25} -> tide.MPMSolid */
 static int l_new(lua_State *L) {
   const char *fn = "tide.couple.mpm_solid";
   if (lua_isnoneornil(L, 1)) lua_newtable(L);
@@ -19,8 +19,9 @@ static int l_new(lua_State *L) {
   int bc = tide_opt_choice(&o, "bc", "separate", bcs) == 0 ? TIDE_MPM_SEPARATE : TIDE_MPM_STICKY;
   double mu = tide_opt_num(&o, "friction", 0, 0, 1e300);
   double sp = tide_opt_num(&o, "spacing", 0.5, 1e-3, 4);
+  double dist = tide_opt_num(&o, "distance", 0.25, 0, 1e6);
   tide_mpm_solid *c;
-  tide_lua_check(L, tide_mpm_solid_new(bc, mu, sp, &c), fn);
+  tide_lua_check(L, tide_mpm_solid_new(bc, mu, sp, dist, &c), fn);
   tide_lua_pushobj(L, MPM_SOLID_T, c);
   return 1;
 }
@@ -56,7 +57,8 @@ static int m_free(lua_State *L) {
   return 0;
 }
 
-/* fields: impulse (nv, d) of the last exchange (nil before), bc, friction, spacing, samples, bytes
+/* fields: impulse (nv, d) of the last exchange (nil before), bc, friction, spacing, distance,
+ * samples, bytes
  */
 static int mm_index(lua_State *L) {
   tide_mpm_solid *c = checkc(L);
@@ -72,6 +74,8 @@ static int mm_index(lua_State *L) {
     lua_pushnumber(L, c->friction);
   else if (!strcmp(k, "spacing"))
     lua_pushnumber(L, c->spacing);
+  else if (!strcmp(k, "distance"))
+    lua_pushnumber(L, c->distance);
   else if (!strcmp(k, "samples"))
     lua_pushinteger(L, (lua_Integer)c->nq);
   else if (!strcmp(k, "bytes"))

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int tide_mpm_solid_new(int bc, double friction, double spacing, tide_mpm_solid **out) {
+int tide_mpm_solid_new(int bc, double friction, double spacing, double distance,
+                       tide_mpm_solid **out) {
   *out = NULL;
   if (bc != TIDE_MPM_SEPARATE && bc != TIDE_MPM_STICKY)
     return tide_fail(TIDE_EINVAL, "bc must be separate or sticky");
@@ -19,9 +20,11 @@ int tide_mpm_solid_new(int bc, double friction, double spacing, tide_mpm_solid *
     return tide_fail(TIDE_EINVAL, "friction must be finite and >= 0, got %g", friction);
   if (!(spacing > 0 && spacing <= 4))
     return tide_fail(TIDE_EINVAL, "spacing must be in (0, 4] cells, got %g", spacing);
+  if (!(distance >= 0 && isfinite(distance)))
+    return tide_fail(TIDE_EINVAL, "distance must be finite and >= 0 cells, got %g", distance);
   tide_mpm_solid *c = tide_calloc(sizeof *c);
   if (!c) return TIDE_ENOMEM;
-  c->bc = bc, c->friction = friction, c->spacing = spacing;
+  c->bc = bc, c->friction = friction, c->spacing = spacing, c->distance = distance;
   *out = c;
   return TIDE_OK;
 }
@@ -56,7 +59,9 @@ static void free_grid(tide_mpm_solid *c) {
   tide_free(c->N, n * 3 * sizeof(double));
   tide_free(c->dV, n * 3 * sizeof(double));
   tide_free(c->touched, n * sizeof(int64_t));
-  c->M = c->K = c->P = c->N = c->dV = NULL, c->touched = NULL;
+  tide_free(c->X, n * 3 * sizeof(double));
+  tide_free(c->D, n * sizeof(double));
+  c->M = c->K = c->P = c->N = c->dV = c->X = c->D = NULL, c->touched = NULL;
   c->nn = c->ntouched = 0;
 }
 
@@ -70,7 +75,7 @@ void tide_mpm_solid_free(tide_mpm_solid *c) {
 
 int64_t tide_mpm_solid_bytes(const tide_mpm_solid *c) {
   return (int64_t)sizeof *c + c->qcap * (4 + 24 + 8 + 24 + 24 + 1) + c->nb * 104 +
-         c->nv * (8 + 24) + c->nn * (8 + 8 + 24 + 24 + 24 + 8);
+         c->nv * (8 + 24) + c->nn * (8 + 8 + 24 + 24 + 24 + 8 + 24 + 8);
 }
 
 static int reserve_samples(tide_mpm_solid *c, int64_t n) {
@@ -119,8 +124,10 @@ static int size_grid(tide_mpm_solid *c, int64_t nn) {
   c->N = tide_calloc(n * 3 * sizeof(double));
   c->dV = tide_calloc(n * 3 * sizeof(double));
   c->touched = tide_alloc(n * sizeof(int64_t));
+  c->X = tide_calloc(n * 3 * sizeof(double));
+  c->D = tide_alloc(n * sizeof(double));
   c->nn = nn;
-  if (!c->M || !c->K || !c->P || !c->N || !c->dV || !c->touched) {
+  if (!c->M || !c->K || !c->P || !c->N || !c->dV || !c->touched || !c->X || !c->D) {
     free_grid(c);
     return TIDE_ENOMEM;
   }
@@ -213,6 +220,54 @@ static int check(const tide_mpm_solid *c, const tide_mpm *m, const tide_tetmesh 
   if (!mesh->fem) return tide_fail(TIDE_EINVAL, "the mesh has no material (m:material{...})");
   if (mesh->nb < 1) return tide_fail(TIDE_EINVAL, "the mesh has no boundary faces");
   return TIDE_OK;
+}
+
+/* Step 3a: D_i = min over the particles p reaching node i (w_ip > 0) of
+ * n_i.x_p - h_i - r_p, the gap between the particle's edge (r_p = V_p^0^(1/d)
+ * / 2) and the mesh surface plane n_i.y = h_i of the node, h_i = n_i.X_i/M_i;
+ * +inf where no particle reaches or the normal sum vanishes.  Serial; a
+ * minimum, so independent of the particle order. */
+static void gap_to_surface(tide_mpm_solid *c, const tide_mpm *m) {
+  int d = m->dim, o = m->order + 1, ok = d == 3 ? o : 1;
+  for (int64_t t = 0; t < c->ntouched; t++) {
+    int64_t id = c->touched[t];
+    double *X = c->X + id * 3, *N = c->N + id * 3, nn = 0, h = 0;
+    c->D[id] = INFINITY;
+    for (int b = 0; b < d; b++)
+      nn += N[b] * N[b];
+    nn = sqrt(nn);
+    if (!(nn > 1e-12 * c->M[id])) continue;
+    for (int b = 0; b < d; b++)
+      h += N[b] / nn * X[b];
+    X[0] = h / c->M[id]; /* the surface offset along the node's normal */
+  }
+  int64_t s[3];
+  tide_mpm_node_strides(m, s);
+  const double *x = TIDE_F64P(m->ps->x), *V0 = TIDE_F64P(m->vol0);
+  for (int64_t p = 0; p < m->ps->n; p++) {
+    double w[3][4];
+    int base[3];
+    int64_t id0;
+    if (tide_mpm_stencil(m, x + p * d, w, base, &id0)) continue;
+    double r = -1;
+    for (int a0 = 0; a0 < o; a0++)
+      for (int a1 = 0; a1 < o; a1++)
+        for (int a2 = 0; a2 < ok; a2++) {
+          int64_t id = id0 + a0 * s[0] + a1 * s[1] + a2 * s[2];
+          if (!(c->M[id] > 0) || !(w[0][a0] * w[1][a1] * w[2][a2] > 0)) continue;
+          const double *N = c->N + id * 3;
+          double nn = 0, g = 0;
+          for (int b = 0; b < d; b++)
+            nn += N[b] * N[b];
+          nn = sqrt(nn);
+          if (!(nn > 1e-12 * c->M[id])) continue;
+          if (r < 0) r = 0.5 * pow(V0[p], 1.0 / d);
+          for (int b = 0; b < d; b++)
+            g += N[b] / nn * x[p * d + b];
+          g -= c->X[id * 3] + r;
+          if (g < c->D[id]) c->D[id] = g;
+        }
+  }
 }
 
 int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, double dt,
@@ -321,13 +376,17 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, 
               vb += G[b * d + e] * r[e];
             c->P[id * 3 + b] += wm * vb;
             c->N[id * 3 + b] += wm * nf[b];
+            c->X[id * 3 + b] += wm * xq[b];
           }
         }
   }
 
-  /* step 3: contact on the nodes both bodies reach */
+  /* step 3a: the gap between the particles and the mesh surface at the
+   * touched nodes (SEPARATE) */
   const double *nm = TIDE_F64P(m->nm);
   double *nv = TIDE_F64P(m->nv);
+  int gate = c->bc == TIDE_MPM_SEPARATE;
+  if (gate) gap_to_surface(c, m);
   for (int64_t t = 0; t < c->ntouched; t++) {
     int64_t id = c->touched[t];
     double Ms = c->M[id], mi = nm[id], *dV = c->dV + id * 3;
@@ -345,6 +404,7 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, 
       u[b] = vi[b] - c->P[id * 3 + b] / Ms;
       un += u[b] * n[b];
     }
+    if (gate && !(c->D[id] + dt * fmin(un, 0) < c->distance * dx)) continue;
     double mr = c->K[id] > 0 ? mi : mi * Ms / (mi + Ms), j[3] = {0, 0, 0};
     if (c->bc == TIDE_MPM_STICKY) {
       for (int b = 0; b < d; b++)
@@ -405,7 +465,7 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, 
     int64_t id = c->touched[t];
     c->M[id] = c->K[id] = 0;
     for (int b = 0; b < 3; b++)
-      c->P[id * 3 + b] = c->N[id * 3 + b] = c->dV[id * 3 + b] = 0;
+      c->P[id * 3 + b] = c->N[id * 3 + b] = c->dV[id * 3 + b] = c->X[id * 3 + b] = 0;
   }
   st->samples = c->nq;
   return TIDE_OK;

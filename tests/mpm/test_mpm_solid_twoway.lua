@@ -5,7 +5,9 @@
 --      block: total linear momentum (particles + mesh nodes) kept to round-off.
 --      (also in 3D, 24 cells/m)
 --   2. weight: a jelly block resting on a slab pinned at both ends: the impulse the mesh
---      receives per unit time, averaged over 0.75-1.5 s, equals the block's weight.
+--      receives per unit time, averaged over 0.75-1.5 s, equals the block's weight; the
+--      resting gap (lowest particle - slab top) with the contact distance (default) and
+--      without it (contact wherever the stencils overlap).
 --   3. cantilever: the block resting near the free end of a clamped FEM beam: the tip
 --      deflection due to the block vs the same beam (same integrator) loaded by the
 --      block's weight as a uniform traction over its footprint.
@@ -21,6 +23,27 @@ local function state(size, gravity)
   return M, jelly
 end
 local linear = function(mesh, dt) return mesh:step_linear { dt = dt } end
+-- the resting gap: min over the particles of y_p - (the mesh's top surface at x_p), the
+-- surface interpolated linearly between its current top nodes (rest y = top) [m]
+local function gap(M, m, top)
+  local xs = {}
+  for k = 1, m.nv do
+    if m.rest:get(k, 2) > top - 1e-9 then xs[#xs + 1] = { m.rest:get(k, 1), m.x:get(k, 1), m.x:get(k, 2) } end
+  end
+  table.sort(xs, function(a, b) return a[1] < b[1] end)
+  local lo = math.huge
+  for p = 1, M.n do
+    local px, py = M.x[p][1], M.x[p][2]
+    for i = 1, #xs - 1 do
+      local a, b = xs[i], xs[i + 1]
+      if px >= a[2] and px <= b[2] then
+        lo = math.min(lo, py - (a[3] + (b[3] - a[3]) * (px - a[2]) / (b[2] - a[2])))
+        break
+      end
+    end
+  end
+  return lo
+end
 local function run(S, T1, each)
   local t = 0
   while t < T1 do
@@ -71,16 +94,27 @@ do -- 1b. momentum in 3D (24 cells/m, tetrahedra, triangle samples)
   T.check(rel < 1e-12, string.format("3D: total momentum kept to round-off: %.2e", rel))
 end
 
-do -- 2. weight on a pinned slab
+-- 2. weight on a pinned slab, with the default contact distance (0.25 cells) and with the
+-- contact wherever the stencils overlap (distance 1e6 cells, the scheme before the distance)
+local gaps = {}
+for _, dist in ipairs { 0.25, 1e6 } do
   local M, jelly = state({ n, n }, { 0, -9.81 })
   M:seed { shape = tide.shape.box { min = { 0.35, 0.3 + 1.5 / n }, max = { 0.65, 0.45 } }, material = jelly, stream = 1 }
   local m = tide.solid.box { min = { 0.2, 0.2 }, max = { 0.8, 0.3 }, cells = { 24, 4 } }
   m:material { model = "neohookean", E = 1e7, nu = 0.3, density = 1000, rayleigh_mass = 20 }
   m:pin(function(x) return x < 0.2 + 1e-9 or x > 0.8 - 1e-9 end)
-  local S = mpm.solid_coupling(M, m, { friction = 0.3, solid_step = linear })
+  local S = mpm.solid_coupling(M, m, { friction = 0.3, solid_step = linear, distance = dist })
   local W = M:diagnostics().mass * 9.81
-  local J, tav = 0, 0
-  run(S, 1.5, function(t, dt) if t > 0.75 then J = J + S.stats[1].impulse[2]; tav = tav + dt end end)
+  local J, tav, gav, gmin = 0, 0, 0, math.huge
+  run(S, 1.5, function(t, dt)
+    if t > 0.75 then
+      J = J + S.stats[1].impulse[2]; tav = tav + dt
+      local gp = gap(M, m, 0.3); gav = gav + gp * dt; gmin = math.min(gmin, gp)
+    end
+  end)
+  gav = gav / tav
+  print(string.format("weight, distance %g cells: resting gap (lowest particle - slab top) %.3f cells mean over 0.75-1.5 s, min %.3f",
+    dist, gav * n, gmin * n))
   local ymin = math.huge
   for p = 1, M.n do ymin = math.min(ymin, M.x[p][2]) end
   local ratio = -J / tav / W
@@ -88,7 +122,13 @@ do -- 2. weight on a pinned slab
     W, -J / tav, ratio, ymin))
   T.check(math.abs(ratio - 1) < 0.01, string.format("force on the mesh = weight within 1%%: %.5f", ratio))
   T.check(ymin > 0.3 - 1 / n, string.format("the block stays on the slab: lowest particle %.4f m", ymin))
+  gaps[#gaps + 1] = gav * n
+  if dist < 1 then
+    T.check(gav * n < 0.5 and gmin * n > -0.25,
+      string.format("distance %g: the block rests on the slab's surface: gap %.3f cells (min %.3f) in (-0.25, 0.5)", dist, gav * n, gmin * n))
+  end
 end
+T.check(gaps[1] < gaps[2] - 0.15, string.format("the contact distance closes the grid's contact gap: %.3f vs %.3f cells", gaps[1], gaps[2]))
 
 do -- 3. cantilever under the block vs the equivalent distributed load
   local M, jelly = state({ 96, 64 }, { 0, -9.81 })

@@ -67,6 +67,8 @@ do -- 5a. bad input
   T.raises(function() tide.couple.mpm_solid { friction = -1 } end, "friction", "negative friction")
   T.raises(function() tide.couple.mpm_solid { bc = "glue" } end, "glue", "unknown bc")
   T.raises(function() tide.couple.mpm_solid { spacing = 0 } end, "spacing", "zero spacing")
+  T.raises(function() tide.couple.mpm_solid { distance = -1 } end, "distance", "negative contact distance")
+  T.check(tide.couple.mpm_solid {}.distance == 0.25, "default contact distance 0.25 cells")
   local C = tide.couple.mpm_solid {}
   T.raises(function() C:exchange(M, slab, -1) end, "dt must be finite", "negative dt")
   T.raises(function() C:exchange(slab, M, 0.01) end, "tide.MPM expected", "arguments swapped")
