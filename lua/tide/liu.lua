@@ -65,6 +65,8 @@ local defaults = {
   contact_radius = false, -- reach of "segments" [m] (default dhat + dx / 2)
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
+  keep_stencils = "auto", -- redistance_at = "prediction": the march lowers no stencil cell of a vertex that stays
+                         -- in place (true, false; "auto": true with contact = "vertices", false with "segments")
   redistance_at = "prediction", -- redistance the "prediction" phi* before the optimization, or "after" it (the paper)
   advect = "maccormack", -- level-set advection
   advect_region = true,  -- advect u and phi only near the liquid (bit-identical results, see step 3)
@@ -99,6 +101,8 @@ function liu.new(opts)
   end
   if S.tension_width ~= "local" and S.tension_width ~= "fixed" then raise("tide.liu.new: tension_width must be local or fixed") end
   if S.contact ~= "vertices" and S.contact ~= "segments" then raise("tide.liu.new: contact must be vertices or segments") end
+  if S.keep_stencils == "auto" then S.keep_stencils = S.contact == "vertices"
+  elseif type(S.keep_stencils) ~= "boolean" then raise("tide.liu.new: keep_stencils must be true, false or \"auto\"") end
   if S.solver ~= "cholmod" and S.solver ~= "bicgstab" and S.solver ~= "pcg" then
     raise("tide.liu.new: solver must be cholmod, bicgstab or pcg")
   end
@@ -312,11 +316,31 @@ function liu.step(S, dt)
   timers.stop(tp)
   -- (redistance_at = "prediction": redistance phi* here instead of step 6, so that the
   --  constrained volume is that of phi^{n+1} itself; the march stops 3 cells beyond the
-  --  solve's band, at least 8 cells out: farther cells get +-that distance)
+  --  solve's band, at least 8 cells out: farther cells get +-that distance.  keep_stencils:
+  --  the stencil cells of the vertices near the liquid that stay in place keep the values the
+  --  march would lower, the air the last solve's barrier raised under them; reset to distances,
+  --  the barrier held the liquid off the solid on a layer of air cells, free faces in the
+  --  projections, and the resting liquid kept falling in u -- Fig. 11c's drop on a row lost
+  --  1.2% of its volume per step to the advection for the constraint to put back, docs/couple.md)
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "prediction" then
     S.march = S.march or {}
     S.march.band = math.max(8 * g.dx, band + 3 * g.dx)
+    local keep = S.nv > 0 and S.keep_stencils
+    if keep then
+      -- the vertices that stay within a quarter cell in this step (x* against x^n): their
+      -- stencils' values, the last solve's advected, are what the barrier set up there
+      S.still = S.still or {}
+      keep = false
+      for i = 1, S.nv do
+        local s = 0
+        for a = 1, dim do s = s + (S.xs:get(i, a) - S.xn:get(i, a)) ^ 2 end
+        S.still[i] = s < (0.25 * g.dx) ^ 2
+        keep = keep or S.still[i]
+      end
+    end
+    if keep then S.phi_keep:copy(S.phi2) end
     time("redistance", grid.redistance, g, S.phi2, S.march)
+    if keep then time("keep contact", liu.keep_contact, S, S.phi_keep, S.phi2, S.still, true) end
   end
   -- 5. joint optimization (Eq. 22) from (phi^n, x^n); phi* in phi2
   local so = S.mesh and { solid = S.mesh } or { x = S.x, x_star = S.xs, mass = S.mass, fixed = S.fixed }
@@ -365,7 +389,8 @@ end
 -- (a sub-cell air pocket the march does not see), its cells too.  Restoring every
 -- stencil gives back the optimized distances exactly, so the loop ends with
 -- every vertex at least min(dhat, its optimized distance) from the liquid.
-function liu.keep_contact(S, before)
+function liu.keep_contact(S, before, phi, only, raise_only)
+  phi = phi or S.phi
   local g, dim, dx, o, n = S.grid, S.dim, S.grid.dx, S.grid.origin, S.grid.size
   local d0 = couple.liu_distance { grid = g, phi = before, x = S.x, interp = S.interp }
   local function restore(i)
@@ -377,7 +402,13 @@ function liu.keep_contact(S, before)
         for dk = (dim == 3 and -1 or 0), kmax do
           local ci, cj, ck = lo[1] + di + 1, lo[2] + dj + 1, dim == 3 and lo[3] + dk + 1 or nil
           if ci >= 1 and ci <= n[1] and cj >= 1 and cj <= n[2] and (dim == 2 or (ck >= 1 and ck <= n[3])) then
-            if dim == 2 then S.phi:set(ci, cj, before:get(ci, cj)) else S.phi:set(ci, cj, ck, before:get(ci, cj, ck)) end
+            if dim == 2 then
+              local b = before:get(ci, cj)
+              if not raise_only or b > phi:get(ci, cj) then phi:set(ci, cj, b) end
+            else
+              local b = before:get(ci, cj, ck)
+              if not raise_only or b > phi:get(ci, cj, ck) then phi:set(ci, cj, ck, b) end
+            end
           end
         end
       end
@@ -385,10 +416,11 @@ function liu.keep_contact(S, before)
   end
   local kept = {}
   for i = 1, S.nv do
-    if d0:get(i) < 2 * S.dhat_v then restore(i); kept[i] = true end
+    if only and not only[i] then kept[i] = true -- not restored, and not in the loop below
+    elseif d0:get(i) < 2 * S.dhat_v then restore(i); kept[i] = true end
   end
   for _ = 1, S.nv do
-    local d1 = couple.liu_distance { grid = g, phi = S.phi, x = S.x, interp = S.interp }
+    local d1 = couple.liu_distance { grid = g, phi = phi, x = S.x, interp = S.interp }
     local more = false
     for i = 1, S.nv do
       if not kept[i] and d1:get(i) < S.dhat_v and d1:get(i) < d0:get(i) then restore(i); kept[i] = true; more = true end

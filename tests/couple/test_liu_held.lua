@@ -61,3 +61,4 @@ T.check(f.pen == 0 and f.min_d > 0, "falls: no vertex inside the liquid at any s
 T.check(f.drift < 0.01, string.format("falls: volume within 1%% (%.1e)", f.drift))
 T.check(f.y < py and f.v < -1, string.format("falls: the centre passes below the points (%.3f m < %.3f m) at %.2f m/s",
   f.y, py, f.v))
+os.exit(T.report())

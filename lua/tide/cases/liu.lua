@@ -148,7 +148,7 @@ function M.drop_on_row(o)
   local S = liu.new { grid = g, phi = phi, x = X, fixed = F, mass = 1, gravity = { 0, -9.81 }, cfl = o.cfl or 1,
     line_search = o.line_search ~= false, max_iter = o.max_iter or 30, ccd = o.ccd or "common",
     interp = o.interp or "quadratic", air_faces = o.air_faces ~= false, stencil_mass = o.stencil_mass,
-    redistance_at = o.redistance_at, advect_region = o.advect_region }
+    redistance_at = o.redistance_at, advect_region = o.advect_region, keep_stencils = o.keep_stencils }
   S.u:component(2):fill(-1)
   S.u:enforce_walls(nil, false)
   local r = record()

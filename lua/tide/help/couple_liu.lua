@@ -62,13 +62,14 @@ return {
     see = see,
   },
   ["tide.liu.new"] = {
-    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, tension_width = \"local\", cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", stencil_mass = \"liquid\", keep = true, contact_slip = false, contact = \"vertices\", contact_radius, ... } -> state",
+    sig = "tide.liu.new{ grid, phi, x, v, mass, fixed, gravity, walls, rho = 1000, sigma = 0, tension_width = \"local\", cfl = 1, interp = \"quadratic\", dhat, kappa, band, volume = true, line_search = true, hessian = \"projected\", ccd = \"common\", max_iter = 30, solver = \"cholmod\", air_faces = true, redistance_at = \"prediction\", keep_stencils = \"auto\", stencil_mass = \"liquid\", keep = true, contact_slip = false, contact = \"vertices\", contact_radius, ... } -> state",
     does = "State of Liu et al.'s coupled step (Algorithms 1-2) for a level-set liquid and solid vertices.",
     args = {
       { "x, v, mass, fixed", "{nv, dim}, {nv, dim}, number or {nv}, {nv} u8", "none", "the solid vertices" },
       { "tension_width", "\"local\" | \"fixed\"", "\"local\"", "Eq. 8's band (tide.liquid.surface_tension width): narrowed where the liquid is thinner than 3 dx, so a thin tongue gets its whole Laplace jump, or the fixed 3 dx (the liquid less than 2.5 dx deep gets 0.06-0.8 of it)" },
       { "air_faces", "boolean", "true", "first projection: solid velocity also on the air faces of the vertices within reach" },
       { "redistance_at", "\"prediction\" | \"after\"", "\"prediction\"", "redistance phi* before the solve, or phi^{n+1} after it (the paper)" },
+      { "keep_stencils", "boolean | \"auto\"", "\"auto\"", "redistance_at = \"prediction\": the march lowers no stencil cell of a vertex that stays within dx/4 in the step (the liquid rests on the solid instead of falling in u on an air cell); \"auto\": true with contact = \"vertices\", false with \"segments\"" },
       { "advect_region", "boolean", "true", "advect u and phi only where the step reads them (near the liquid): bit-identical results, 6-8x less advection at 96^3" },
       { "contact_slip", "boolean", "false", "the contact faces of both projections take only the normal part of the solid velocity (tide.couple.liu_contact_faces slip): the liquid slides along the solid instead of sticking to it (Tide's addition)" },
       { "contact", "\"vertices\" | \"segments\"", "\"vertices\"", "the contact faces of both projections: Eq. 23's (the liquid-air faces of the contacting vertices' dual cells, tide.couple.liu_contact_faces), or every face within contact_radius of a rod segment of the mesh (or of a vertex: free points, other meshes), any phase (tide.couple.liu_contact_segments; Tide's addition: the rods as obstacles in the projections)" },
