@@ -324,6 +324,8 @@ static void push_stats(lua_State *L, const tide_zarifi_stats *st, int s, const t
   setint(L, t, "dead", st->dead);
   setint(L, t, "iterations", st->iterations);
   setnum(L, t, "residual", st->residual);
+  setnum(L, t, "system_residual", st->system_residual);
+  setint(L, t, "refinements", st->refinements);
   lua_pushboolean(L, s == TIDE_OK && st->converged);
   lua_setfield(L, t, "converged");
   setnum(L, t, "alpha", st->alpha);
