@@ -27,7 +27,8 @@
  *       colliders' IPC barrier on the solid nodes inside the solve, zarifi.h),
  *       kappa = auto }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
- *       residual, system_residual, refinements, converged, alpha [, interface, precond_seconds (mgpcg)]
+ *       residual, system_residual, refinements, converged, alpha
+ *       [, interface, precond_seconds (mgpcg)]
  *       [, contact_nodes, contact_lifted, contact_gap, contact_kappa (dhat > 0)],
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, geometry_cpu, assembly_cpu, solve_cpu, formulation,

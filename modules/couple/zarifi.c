@@ -661,7 +661,7 @@ struct tide_zarifi_system {
   int64_t n;           /* unknowns */
   tide_csr *A, *Jf, *Jt, *Z2, *Rh, *G; /* Z2: Z2 (spd) or Rh^T (factored) */
   tide_csr *B;                         /* spd: the liquid block, for the coupled residual */
-  double *ref;                         /* spd: 6 n (refinement: residual, rhs, correction, scratch) */
+  double *ref;                         /* spd: 6 n (refinement: r, rhs, correction, scratch) */
   double *iz;                          /* nf: 1 / (sigma Mz) (spd) or 1 / Mz (factored) */
   int *dead;                           /* nl: the liquid rows set to p = 0 */
   int64_t ndead;
