@@ -311,12 +311,12 @@ local function check_stable(S)
   end
 end
 
--- A solve's true relative residual ||A x - b|| / ||b|| (recomputed after it) above 100 tol while
--- its solver reported convergence: the Krylov loop stops on its recursive residual, which keeps
--- falling where the true one stalls at the system's rounding floor (the SPD transform with the
--- 2D light toy: 1.3e-5 at tol 1e-10, CHOLMOD 9.5e-6 on the same system, the indefinite and factored
--- forms <= 1e-9; docs/couple.md "Resolve iterations").  Counted in S.inaccurate and
--- said once on stderr; the step goes on (no other solver of the formulation does better).
+-- A solve's true relative residual (recomputed after it; the SPD form's: of the coupled equations
+-- 5.17 after its refinement against them) above 100 tol while its solver reported convergence: the
+-- Krylov loop stops on its recursive residual, which keeps falling where the true one stalls at
+-- the system's rounding floor (before the refinement the SPD transform with the 2D light toy:
+-- 1.3e-5 at tol 1e-10, CHOLMOD 9.5e-6; docs/couple.md "The SPD form's rounding floor").  Counted in
+-- S.inaccurate and said once on stderr; the step goes on.
 local function check_residual(S, st, what)
   if st.converged and st.residual and st.residual > 100 * S.tol then
     S.inaccurate = (S.inaccurate or 0) + 1

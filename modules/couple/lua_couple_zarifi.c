@@ -27,7 +27,8 @@
  *       colliders' IPC barrier on the solid nodes inside the solve, zarifi.h),
  *       kappa = auto }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
- *       residual, converged, alpha [, interface, precond_seconds (mgpcg)]
+ *       residual, system_residual, refinements, converged, alpha
+ *       [, interface, precond_seconds (mgpcg)]
  *       [, contact_nodes, contact_lifted, contact_gap, contact_kappa (dhat > 0)],
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, geometry_cpu, assembly_cpu, solve_cpu, formulation,
@@ -324,6 +325,8 @@ static void push_stats(lua_State *L, const tide_zarifi_stats *st, int s, const t
   setint(L, t, "dead", st->dead);
   setint(L, t, "iterations", st->iterations);
   setnum(L, t, "residual", st->residual);
+  setnum(L, t, "system_residual", st->system_residual);
+  setint(L, t, "refinements", st->refinements);
   lua_pushboolean(L, s == TIDE_OK && st->converged);
   lua_setfield(L, t, "converged");
   setnum(L, t, "alpha", st->alpha);

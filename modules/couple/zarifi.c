@@ -652,7 +652,7 @@ struct tide_zarifi_system {
   int ns, formulation, solver, elastic, ring;
   int barrier;        /* the walls' barrier was on (its gradient in z.wg) */
   int barrier_matrix; /* and active: its Hessian is in the matrix */
-  double dt, rho, alpha;
+  double dt, rho, alpha, sigma;
   tide_tetmesh **solids; /* ns, by reference */
   zwork z;
   tide_mac_poisson P;  /* on the copies below and z.theta */
@@ -660,6 +660,8 @@ struct tide_zarifi_system {
   tide_mac *fractions; /* copy of the build's fractions or NULL */
   int64_t n;           /* unknowns */
   tide_csr *A, *Jf, *Jt, *Z2, *Rh, *G; /* Z2: Z2 (spd) or Rh^T (factored) */
+  tide_csr *B;                         /* spd: the liquid block, for the coupled residual */
+  double *ref;                         /* spd: 6 n (refinement: r, rhs, correction, scratch) */
   double *iz;                          /* nf: 1 / (sigma Mz) (spd) or 1 / Mz (factored) */
   int *dead;                           /* nl: the liquid rows set to p = 0 */
   int64_t ndead;
@@ -678,9 +680,10 @@ void tide_zarifi_system_free(tide_zarifi_system *S) {
   tide_krylov_free(S->kry);
   tide_factor_free(S->fac);
   tide_zarifi_precond_free(S->M);
-  tide_csr *mats[6] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh, S->G};
-  for (int k = 0; k < 6; k++)
+  tide_csr *mats[7] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh, S->G, S->B};
+  for (int k = 0; k < 7; k++)
     tide_csr_free(mats[k]);
+  tide_free(S->ref, (size_t)(6 * n + 1) * sizeof(double));
   tide_free(S->iz, (size_t)(nf + 1) * sizeof(double));
   tide_free(S->dead, (size_t)(nl + 1) * sizeof(int));
   tide_free(S->cell, (size_t)(nl + 1) * sizeof(int));
@@ -821,6 +824,12 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       if ((s = tide_csr_matmul(Z2Z, S->Z2, &Q))) goto done;
       if ((s = tide_csr_add(1, S->Z2, 1, Q, &A22))) goto done; /* (5.30) */
       if ((s = form_rhs(S, o->alpha, 1))) goto done;
+      if ((s = tide_csr_clone(B, &S->B))) goto done;
+      S->ref = tide_alloc((size_t)(6 * n + 1) * sizeof(double));
+      if (!S->ref) {
+        s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+        goto done;
+      }
       double alpha = S->alpha;
       add_block(T, A11, 0, 0, 1);
       add_block(T, A12, 0, nl, -alpha);
@@ -895,18 +904,18 @@ done:
   return s;
 }
 
-/* solve A x = rhs with the kept solver set-up (made at the first solve); warm: x holds the start */
-static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_zarifi_stats *st) {
+
+/* A x = b with the kept solver set-up (made at the first call); warm: x holds the start */
+static int solve_once(tide_zarifi_system *S, const double *b, double *x, double tol, int maxit,
+                      int warm, tide_solve_stats *ks, tide_zarifi_stats *st) {
   const tide_csr *A = S->A;
   int n = A->nrows, s;
-  tide_solve_stats ks;
-  memset(&ks, 0, sizeof ks);
+  memset(ks, 0, sizeof *ks);
   tide_solve_opts so = tide_solve_opts_default();
   so.tol = tol;
   so.maxit = maxit;
   so.use_x0 = warm;
-  if (!warm) memset(S->x, 0, (size_t)n * sizeof(double));
-  double t0 = tide_wtime(), c0 = tide_cputime();
+  if (!warm) memset(x, 0, (size_t)n * sizeof(double));
   switch (S->solver) {
   case TIDE_ZARIFI_PCG:
   case TIDE_ZARIFI_MINRES:
@@ -918,7 +927,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
               : S->solver == TIDE_ZARIFI_MINRES ? TIDE_PRECOND_JACOBI
                                                 : TIDE_PRECOND_ILU0;
     s = S->kry ? TIDE_OK : tide_krylov_new(A, method, pre, &S->kry);
-    if (!s) s = tide_krylov_solve(S->kry, A, S->rhs, S->x, &so, &ks);
+    if (!s) s = tide_krylov_solve(S->kry, A, b, x, &so, ks);
     break;
   }
   case TIDE_ZARIFI_MGPCG:
@@ -938,8 +947,8 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
     }
     if (!s) {
       st->interface = tide_zarifi_precond_interface(S->M);
-      s = tide_pcg_op(n, csr_op, (void *)A, tide_zarifi_precond_apply, S->M, S->rhs, S->x,
-                      S->work, &so, &ks);
+      s = tide_pcg_op(n, csr_op, (void *)A, tide_zarifi_precond_apply, S->M, b, x, S->work, &so,
+                      ks);
     }
     break;
   default:
@@ -948,16 +957,97 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
                                  S->solver == TIDE_ZARIFI_LDLT ? TIDE_FACTOR_LDLT
                                                                : TIDE_FACTOR_CHOLESKY,
                                  &S->fac);
-    if (!s) s = tide_factor_solve(S->fac, S->rhs, S->x);
-    ks.converged = s == TIDE_OK;
+    if (!s) s = tide_factor_solve(S->fac, b, x);
+    ks->converged = s == TIDE_OK;
   }
-  st->solve_seconds = tide_wtime() - t0;
-  st->solve_cpu = tide_cputime() - c0;
+  return s;
+}
+
+/* The SPD form's solution x = (p, v / alpha) in the coupled equations (5.17), with the unassembled
+ * blocks: r = (r1 - B p - J v, w - J^T p + (sigma Mz + Z2) v) into r (n; dead rows 0); returns
+ * ||r|| / ||(r1, w)||, the indefinite form's measure.  The assembled A22 = Z2 + Z2 Z1^-1 Z2 acts on
+ * a nearly rigid v with entries ~ zeta_K^2 K M^-1 K, whose products cancel to the mass terms: its
+ * own residual has a rounding floor (docs/couple.md, "The SPD form's rounding floor"), these
+ * blocks do not (K v cancels once, not squared).  t: n + 2 nf scratch. */
+static double coupled_residual(tide_zarifi_system *S, const double *x, double *r, double *t) {
+  zwork *z = &S->z;
+  int nl = z->nl, nf = z->nf;
+  double *v = t, *jv = t + nf, *jtp = jv + nl, *z2v = jtp + nf;
+  for (int i = 0; i < nf; i++)
+    v[i] = S->alpha * x[nl + i];
+  if (tide_csr_mul(S->B, x, r) || tide_csr_mul(S->Jf, v, jv) || tide_csr_mul(S->Jt, x, jtp) ||
+      tide_csr_mul(S->Z2, v, z2v))
+    return HUGE_VAL;
+  double nb = 0, nr = 0;
+  for (int i = 0; i < nl; i++) {
+    r[i] = z->r1[i] - r[i] - jv[i];
+    nb += z->r1[i] * z->r1[i];
+  }
+  for (int64_t k = 0; k < S->ndead; k++) {
+    int i = S->dead[k];
+    nb -= z->r1[i] * z->r1[i];
+    r[i] = 0;
+  }
+  for (int i = 0; i < nf; i++) {
+    r[nl + i] = z->w[i] - jtp[i] + S->sigma * z->mz[i] * v[i] + z2v[i];
+    nb += z->w[i] * z->w[i];
+  }
+  for (int64_t i = 0; i < S->n; i++)
+    nr += r[i] * r[i];
+  return sqrt(nr) / (nb > 0 ? sqrt(nb) : 1);
+}
+
+/* solve A x = rhs with the kept solver set-up (made at the first solve); warm: x holds the start.
+ * The SPD form then refines x against the coupled equations (coupled_residual): the residual r of
+ * (5.17), transformed as its right side (c1 = r_1 + J Z1^-1 r_2, c2 = -alpha Z2 Z1^-1 r_2), is
+ * solved with the same system for a correction, at most TIDE_ZARIFI_REFINE times while the
+ * residual is above tol; st->residual is then the coupled residual, st->system_residual the
+ * assembled system's. */
+static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_zarifi_stats *st) {
+  int n = S->A->nrows, s;
+  tide_solve_stats ks;
+  double t0 = tide_wtime(), c0 = tide_cputime();
+  s = solve_once(S, S->rhs, S->x, tol, maxit, warm, &ks, st);
   st->iterations = ks.iterations;
   st->converged = ks.converged;
   st->residual = ks.residual;
+  st->refinements = 0;
+  if (!s && S->formulation == TIDE_ZARIFI_SPD && ks.converged) {
+    double *r = S->ref, *c = r + n, *dx = c + n, *scr = dx + n, *t = S->tmp;
+    zwork *z = &S->z;
+    int nl = z->nl, nf = z->nf;
+    double res = coupled_residual(S, S->x, r, scr);
+    for (int k = 0; k < TIDE_ZARIFI_REFINE && res > tol && !s; k++) {
+      for (int i = 0; i < nf; i++)
+        t[i] = r[nl + i] * S->iz[i];
+      if ((s = tide_csr_mul(S->Jf, t, c)) || (s = tide_csr_mul(S->Z2, t, c + nl))) break;
+      for (int i = 0; i < nl; i++)
+        c[i] += r[i];
+      for (int i = 0; i < nf; i++)
+        c[nl + i] *= -S->alpha;
+      for (int64_t q = 0; q < S->ndead; q++)
+        c[S->dead[q]] = 0;
+      /* the correction to the accuracy it contributes (a tenth of tol / res, within [tol, 0.1]) */
+      double tc = fmin(0.1, fmax(tol, 0.1 * tol / res));
+      tide_solve_stats kc;
+      if ((s = solve_once(S, c, dx, tc, maxit, 0, &kc, st)) || !kc.converged) break;
+      st->iterations += kc.iterations;
+      st->refinements++;
+      for (int64_t i = 0; i < n; i++)
+        c[i] = S->x[i] + dx[i];
+      double res2 = coupled_residual(S, c, r, scr);
+      if (!(res2 < res)) break; /* no gain: the previous x is kept (r is recomputed below) */
+      memcpy(S->x, c, (size_t)n * sizeof(double));
+      res = res2;
+    }
+    if (!s) st->residual = coupled_residual(S, S->x, r, scr);
+  }
+  st->solve_seconds = tide_wtime() - t0;
+  st->solve_cpu = tide_cputime() - c0;
   if (s) return s;
-  return rel_residual(A, S->x, S->rhs, S->tmp, &st->residual);
+  s = rel_residual(S->A, S->x, S->rhs, S->tmp, &st->system_residual);
+  if (S->formulation != TIDE_ZARIFI_SPD || !st->converged) st->residual = st->system_residual;
+  return s;
 }
 
 /* recover (p, v_f) from the solution, u = u* - dt/rho G p (5.4), the pressure, the valid faces
@@ -1059,6 +1149,7 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   S->ring = o->ring;
   S->dt = o->dt;
   S->rho = o->rho;
+  S->sigma = o->sigma;
   S->barrier = o->ncolliders > 0 && o->contact_dhat > 0;
   S->solids = tide_alloc((size_t)(ns > 0 ? ns : 1) * sizeof(tide_tetmesh *));
   if (!S->solids) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");

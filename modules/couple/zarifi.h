@@ -280,7 +280,12 @@ typedef struct tide_zarifi_stats {
   int64_t nonzeros;   /* nonzeros of the full (both triangles) system matrix */
   int64_t pieces;     /* clipped boundary pieces (all solids) */
   int iterations;     /* Krylov iterations (0 for direct) */
-  double residual;    /* ||A x - b|| / ||b|| of the solved system */
+  double residual;    /* ||A x - b|| / ||b|| of the solved system; spd: of the coupled equations
+                         (5.17) [B J; J^T -S] (p, v) = (E u* - J_c v_c, w), the indefinite form's
+                         measure, with the unassembled blocks (zarifi.c, coupled_residual) */
+  double system_residual; /* ||A x - b|| / ||b|| of the assembled system of the formulation */
+  int refinements;        /* spd: iterative refinement steps against (5.17) (their iterations are
+                             in `iterations`) */
   int converged;
   double alpha;      /* scaling used (SPD) */
   int64_t interface; /* TIDE_ZARIFI_MGPCG: rows of the exactly solved interface block */
@@ -297,6 +302,7 @@ typedef struct tide_zarifi_stats {
 } tide_zarifi_stats;
 #define TIDE_ZARIFI_CONTACT_FLOOR 1e-3
 #define TIDE_ZARIFI_CONTACT_LOAD 100
+#define TIDE_ZARIFI_REFINE 3 /* spd: refinement steps at most */
 
 /* One coupled pressure projection (Alg. 4 line 7).
  *   u        MAC velocities u* on entry, projected on return on the faces

@@ -34,7 +34,7 @@ return {
       { "keep", "boolean", "false", "true: stats.system = the projection's system (its geometry, numbering, blocks, assembled matrix and solver set-up: IC(0) / ILU(0) / Jacobi, the multigrid-in-block preconditioner with its interface factor, or the CHOLMOD factor) for tide.couple.resolve; system:free() releases it (else the garbage collector)" },
       { "kappa", "number > 0", "auto", "the barrier's stiffness (auto: one node at dhat/2 holds the solid's weight)" },
     },
-    returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead (liquid cells closed on every side that no solid piece reaches: p = 0), iterations, residual, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds (wall), geometry_cpu, assembly_cpu, solve_cpu (CPU seconds of the process, all threads), formulation, solver [, matrix] [, interface, precond_seconds (mgpcg)] [, contact_nodes, contact_lifted (linearized at 0.1 dhat), contact_gap (smallest node-collider distance [m]), contact_kappa (dhat > 0)] [, error (must_converge = false: why the Krylov solve failed)] [, system (keep = true)] }",
+    returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead (liquid cells closed on every side that no solid piece reaches: p = 0), iterations (spd: with the refinement's), residual (||A x - b|| / ||b||; spd: of the coupled equations (5.17) with the unassembled blocks, after at most 3 refinement steps against them), system_residual (of the assembled system; spd: its rounding floor, up to ~1e-5 for a light stiff solid), refinements, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds (wall), geometry_cpu, assembly_cpu, solve_cpu (CPU seconds of the process, all threads), formulation, solver [, matrix] [, interface, precond_seconds (mgpcg)] [, contact_nodes, contact_lifted (linearized at 0.1 dhat), contact_gap (smallest node-collider distance [m]), contact_kappa (dhat > 0)] [, error (must_converge = false: why the Krylov solve failed)] [, system (keep = true)] }",
     ref = "Zarifi 2017 (thesis) ch. 5, Algorithm 4 line 7",
     see = see,
   },
@@ -49,7 +49,7 @@ return {
       { "barrier", "boolean or \"stiffness\"", "true", "the walls' barrier gradient of the projection (dhat > 0) in w; false is refused when a node was within dhat (its Hessian is in the matrix: leaving it out needs a full projection); \"stiffness\": the gradient left out, the Hessian kept (zarifi mass_reuse = \"always\")" },
       { "warm", "boolean", "true", "Krylov solvers start from the system's last solution (the projection's or the last resolve's)" },
       { "tol, maxit, must_converge", "as couple.project", "1e-10, auto, true", "" } },
-    returns = "stats as couple.project (the projection's unknowns, nonzeros, alpha, contact counts; this solve's iterations, residual, converged, solve_seconds, solve_cpu; assembly_seconds, assembly_cpu = forming the right side and the update; geometry_seconds = geometry_cpu = 0)",
+    returns = "stats as couple.project (the projection's unknowns, nonzeros, alpha, contact counts; this solve's iterations, residual, system_residual, refinements, converged, solve_seconds, solve_cpu; assembly_seconds, assembly_cpu = forming the right side and the update; geometry_seconds = geometry_cpu = 0)",
     see = see,
   },
   ["tide.couple.contact_dt"] = {
