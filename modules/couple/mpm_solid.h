@@ -95,8 +95,9 @@ typedef struct tide_mpm_solid {
    * normal sums, velocity increments; touched nodes listed in first-touch order */
   int64_t nn;
   double *M, *K, *P, *N, *dV;
-  double *X; /* (nn) sum_q w_iq m_q x_q, then the surface offset n.X_i/M_i */
+  double *X; /* (nn) sum_q w_iq m_q x_q (M, N, X, dV kept until the next exchange) */
   double *D; /* (nn) distance of the nearest particle's edge from the surface */
+  double *H; /* (nn) the surface offset n_i.X_i/M_i along the node's normal */
   int64_t *touched, ntouched;
 } tide_mpm_solid;
 
@@ -123,5 +124,18 @@ int64_t tide_mpm_solid_bytes(const tide_mpm_solid *c);
  * then). */
 int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, double dt,
                             tide_mpm_solid_stats *st);
+
+typedef struct tide_mpm_solid_proj {
+  int64_t moved; /* particles moved onto the mesh surface */
+  double depth;  /* the deepest of them behind it before [m] */
+} tide_mpm_solid_proj;
+
+/* Step 8, after tide_mpm_g2p: particles whose stencil reaches a node where
+ * the last exchange's impulse acted and whose centre is behind the mesh
+ * surface seen by their stencil (normal and mean sample position of the
+ * last exchange's rasterization) are moved onto it along its normal
+ * (positions only; velocities, F, C unchanged).  Nothing before an
+ * exchange; TIDE_EINVAL for a sparse grid. */
+int tide_mpm_solid_project(tide_mpm_solid *c, tide_mpm *m, tide_mpm_solid_proj *st);
 
 #endif
