@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* fraction of a penetration undone per step by the separating contact */
+#define PUSH 0.1
+
 int tide_mpm_solid_new(int bc, double friction, double spacing, double distance,
                        tide_mpm_solid **out) {
   *out = NULL;
@@ -425,16 +428,20 @@ int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, 
       for (int b = 0; b < d; b++)
         j[b] = -mr * u[b];
     } else {
-      if (!(un < 0)) continue;
+      /* the penetration D_i < 0 of the deepest particle edge is undone at
+       * the rate PUSH/dt: the contact's target normal velocity (position
+       * drift of the velocity-level contact, see step 5) */
+      double ug = gate && c->D[id] < 0 && dt > 0 ? -PUSH * c->D[id] / dt : 0;
+      if (!(un < ug)) continue;
       double ut[3] = {0, 0, 0}, tn = 0;
       for (int b = 0; b < d; b++) {
         ut[b] = u[b] - un * n[b];
         tn += ut[b] * ut[b];
       }
       tn = sqrt(tn);
-      double sc = tn > 0 ? fmin(1, c->friction * -un / tn) : 0;
+      double sc = tn > 0 ? fmin(1, c->friction * (ug - un) / tn) : 0;
       for (int b = 0; b < d; b++)
-        j[b] = -mr * (un * n[b] + sc * ut[b]);
+        j[b] = -mr * ((un - ug) * n[b] + sc * ut[b]);
     }
     st->contacts++;
     for (int b = 0; b < d; b++) {
