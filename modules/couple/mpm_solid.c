@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* fraction of a penetration undone per step by the separating contact */
-#define PUSH 0.1
+/* fraction of a penetration undone per step by the separating contact
+ * (0.1 stopped the creep as well but its push-out kick made the scene's
+ * cube bounce twice as high, 2.8 vs 1.4 cells at 1 s) */
+#define PUSH 0.01
 
 int tide_mpm_solid_new(int bc, double friction, double spacing, double distance,
                        tide_mpm_solid **out) {

@@ -51,6 +51,11 @@
  *      impulse acts only if the gap predicted at the end of the step,
  *      D_i + dt u_n, is below distance * dx.  Only which nodes act changes:
  *      the exchange is as exact as before.
+ *   3b. Penetration target (SEPARATE): where D_i < 0 the contact acts while
+ *      u_n < u_g = 0.01 |D_i| / dt, j = -mu_r ((u_n - u_g) n + s u_t) (the
+ *      velocity-level contact alone drifts into a deforming mesh: a resting
+ *      block sank into a free slab, not into a pinned one).  An impulse like
+ *      the others: exchanged exactly.
  *   4. Back to the mesh as FLIP increments with the transpose of the same
  *      weights: dv_q = sum_i w_iq dV_i, impulse J_q = m_q dv_q,
  *      J_a = sum_q c_qa m_a dv_q (the transpose of step 1), and every free
@@ -59,7 +64,8 @@
  *      sum_a J_a = sum_q m_q dv_q = sum_i M_i dV_i = -sum_i j_i: the mesh
  *      receives exactly the momentum the MPM nodes lose (to round-off).
  *   5. The mesh then takes its own step (step_newton, step_linear, ...)
- *      from the changed velocities, the MPM its G2P.
+ *      from the changed velocities, the MPM its G2P, then optionally
+ *      tide_mpm_solid_project (particles behind the surface moved onto it).
  *
  * Samples are scattered one after the other (no threads): the result does
  * not depend on the thread count.  Buffers are kept in the object and grow
