@@ -67,13 +67,14 @@ end
 -- modules/couple/mpm_solid.h).  meshes: a tide.TetMesh with a material or a
 -- list of them.  opts: bc ("separate" | "sticky"), friction (0), spacing
 -- (0.5 cells between surface samples), distance (0.25 cells: "separate" contact
--- acts only where the particles' edges are within this of the mesh surface), solid_step (function(mesh, dt, k):
+-- acts only where the particles' edges are within this of the mesh surface), project (true:
+-- after G2P a particle behind the mesh surface where the contact acted is moved onto it), solid_step (function(mesh, dt, k):
 -- the mesh's own integrator; default mesh:step_newton{dt = dt}).
 -- Returns the coupled state for mpm.coupled_step / mpm.coupled_max_dt.
 function mpm.solid_coupling(M, meshes, opts)
   opts = opts or {}
   for k in pairs(opts) do
-    if k ~= "bc" and k ~= "friction" and k ~= "spacing" and k ~= "distance" and k ~= "solid_step" then
+    if k ~= "bc" and k ~= "friction" and k ~= "spacing" and k ~= "distance" and k ~= "solid_step" and k ~= "project" then
       error("mls_mpm.solid_coupling: unknown option '" .. tostring(k) .. "'", 2)
     end
   end
@@ -86,7 +87,11 @@ function mpm.solid_coupling(M, meshes, opts)
   if type(step) ~= "function" then
     error("mls_mpm.solid_coupling: solid_step must be a function(mesh, dt, k), got " .. type(step), 2)
   end
-  local S = { M = M, meshes = meshes, couplers = {}, stats = {}, solid_stats = {}, solid_step = step }
+  if opts.project ~= nil and type(opts.project) ~= "boolean" then
+    error("mls_mpm.solid_coupling: project must be a boolean, got " .. type(opts.project), 2)
+  end
+  local S = { M = M, meshes = meshes, couplers = {}, stats = {}, solid_stats = {}, solid_step = step,
+    project = opts.project ~= false, projected = {} }
   for k, mesh in ipairs(meshes) do
     if mesh.dim ~= M.dim then
       error(string.format("mls_mpm.solid_coupling: mesh %d is %dD but the MPM state is %dD", k, mesh.dim, M.dim), 2)
@@ -106,6 +111,7 @@ end
 --   each mesh: its boundary samples at x^{n+1} onto the same grid, contact where
 --         both have mass, the impulses back to the mesh nodes (v += J/m, x += dt J/m)
 --   MPM   walls and colliders again, G2P
+--   each mesh (project = true): particles behind its surface where the contact acted moved onto it
 function mpm.coupled_step(S, dt)
   local M = S.M
   for k, mesh in ipairs(S.meshes) do
@@ -118,6 +124,11 @@ function mpm.coupled_step(S, dt)
   end
   M:grid_update(0)
   tide.time("mpm.g2p", M.g2p, M, dt)
+  if S.project then
+    for k in ipairs(S.meshes) do
+      S.projected[k] = tide.time("mpm.solid_project", S.couplers[k].project, S.couplers[k], M)
+    end
+  end
 end
 
 --- A stable step of the coupled state: the MPM's, and no mesh node moving

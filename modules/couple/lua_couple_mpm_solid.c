@@ -52,6 +52,22 @@ static int m_exchange(lua_State *L) {
   return 1;
 }
 
+/* C:project(M) -> {moved, depth}: after M:g2p, particles behind the mesh surface where the
+ * last exchange's contact acted moved onto it (positions only) */
+static int m_project(lua_State *L) {
+  const char *fn = "MPMSolid:project";
+  tide_mpm_solid *c = checkc(L);
+  tide_mpm *m = tide_lua_checkobj(L, 2, "tide.MPM");
+  tide_mpm_solid_proj st;
+  tide_lua_check(L, tide_mpm_solid_project(c, m, &st), fn);
+  lua_createtable(L, 0, 2);
+  lua_pushinteger(L, (lua_Integer)st.moved);
+  lua_setfield(L, -2, "moved");
+  lua_pushnumber(L, st.depth);
+  lua_setfield(L, -2, "depth");
+  return 1;
+}
+
 static int m_free(lua_State *L) {
   tide_mpm_solid_free(tide_lua_takeobj(L, 1, MPM_SOLID_T));
   return 0;
@@ -100,7 +116,7 @@ static int mm_tostring(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg methods[] = {{"exchange", m_exchange}, {"free", m_free}, {NULL, NULL}};
+static const luaL_Reg methods[] = {{"exchange", m_exchange}, {"project", m_project}, {"free", m_free}, {NULL, NULL}};
 static const luaL_Reg meta[] = {{"__gc", m_free},
                                 {"__close", m_free},
                                 {"__index", mm_index},

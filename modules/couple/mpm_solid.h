@@ -51,6 +51,11 @@
  *      impulse acts only if the gap predicted at the end of the step,
  *      D_i + dt u_n, is below distance * dx.  Only which nodes act changes:
  *      the exchange is as exact as before.
+ *   3b. Penetration target (SEPARATE): where D_i < 0 the contact acts while
+ *      u_n < u_g = 0.01 |D_i| / dt, j = -mu_r ((u_n - u_g) n + s u_t) (the
+ *      velocity-level contact alone drifts into a deforming mesh: a resting
+ *      block sank into a free slab, not into a pinned one).  An impulse like
+ *      the others: exchanged exactly.
  *   4. Back to the mesh as FLIP increments with the transpose of the same
  *      weights: dv_q = sum_i w_iq dV_i, impulse J_q = m_q dv_q,
  *      J_a = sum_q c_qa m_a dv_q (the transpose of step 1), and every free
@@ -59,7 +64,8 @@
  *      sum_a J_a = sum_q m_q dv_q = sum_i M_i dV_i = -sum_i j_i: the mesh
  *      receives exactly the momentum the MPM nodes lose (to round-off).
  *   5. The mesh then takes its own step (step_newton, step_linear, ...)
- *      from the changed velocities, the MPM its G2P.
+ *      from the changed velocities, the MPM its G2P, then optionally
+ *      tide_mpm_solid_project (particles behind the surface moved onto it).
  *
  * Samples are scattered one after the other (no threads): the result does
  * not depend on the thread count.  Buffers are kept in the object and grow
@@ -95,8 +101,9 @@ typedef struct tide_mpm_solid {
    * normal sums, velocity increments; touched nodes listed in first-touch order */
   int64_t nn;
   double *M, *K, *P, *N, *dV;
-  double *X; /* (nn) sum_q w_iq m_q x_q, then the surface offset n.X_i/M_i */
+  double *X; /* (nn) sum_q w_iq m_q x_q (M, N, X, dV kept until the next exchange) */
   double *D; /* (nn) distance of the nearest particle's edge from the surface */
+  double *H; /* (nn) the surface offset n_i.X_i/M_i along the node's normal */
   int64_t *touched, ntouched;
 } tide_mpm_solid;
 
@@ -123,5 +130,18 @@ int64_t tide_mpm_solid_bytes(const tide_mpm_solid *c);
  * then). */
 int tide_mpm_solid_exchange(tide_mpm_solid *c, tide_mpm *m, tide_tetmesh *mesh, double dt,
                             tide_mpm_solid_stats *st);
+
+typedef struct tide_mpm_solid_proj {
+  int64_t moved; /* particles moved onto the mesh surface */
+  double depth;  /* the deepest of them behind it before [m] */
+} tide_mpm_solid_proj;
+
+/* Step 8, after tide_mpm_g2p: particles whose stencil reaches a node where
+ * the last exchange's impulse acted and whose centre is behind the mesh
+ * surface seen by their stencil (normal and mean sample position of the
+ * last exchange's rasterization) are moved onto it along its normal
+ * (positions only; velocities, F, C unchanged).  Nothing before an
+ * exchange; TIDE_EINVAL for a sparse grid. */
+int tide_mpm_solid_project(tide_mpm_solid *c, tide_mpm *m, tide_mpm_solid_proj *st);
 
 #endif
