@@ -65,8 +65,9 @@ local defaults = {
   contact_radius = false, -- reach of "segments" [m] (default dhat + dx / 2)
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
-  keep_stencils = "auto", -- redistance_at = "prediction": the march lowers no stencil cell of a vertex that stays
-                         -- in place (true, false; "auto": true with contact = "vertices", false with "segments")
+  keep_stencils = false, -- redistance_at = "prediction": the march lowers no stencil cell of a vertex that stays
+                         -- in place (true, false; "auto": true with contact = "vertices", false with "segments").
+                         -- Off by default: a drop held on isolated points bounces with it (docs/couple.md)
   redistance_at = "prediction", -- redistance the "prediction" phi* before the optimization, or "after" it (the paper)
   advect = "maccormack", -- level-set advection
   advect_region = true,  -- advect u and phi only near the liquid (bit-identical results, see step 3)
@@ -94,7 +95,9 @@ function liu.new(opts)
   local g, phi = opts.grid, opts.phi
   if not g or not phi then raise("tide.liu.new: 'grid' and 'phi' are required") end
   local S = {}
-  for k, v in pairs(defaults) do S[k] = opts[k] == nil and v or opts[k] end
+  for k, v in pairs(defaults) do -- (not `opts[k] == nil and v or opts[k]`: a false default would become nil)
+    if opts[k] == nil then S[k] = v else S[k] = opts[k] end
+  end
   if S.interp ~= "linear" and S.interp ~= "quadratic" then raise("tide.liu.new: interp must be linear or quadratic") end
   if S.redistance_at ~= "after" and S.redistance_at ~= "prediction" then
     raise("tide.liu.new: redistance_at must be after or prediction")

@@ -5,7 +5,7 @@
 -- liquid half a cell above the row on air cells, the projections treated that air as a free
 -- surface, the resting liquid kept falling in u at about 1 m/s, the advection carried phi
 -- into the row and the volume constraint put back 1.2% of the drop every step
--- (scripts/liu_volume_budget.lua).  keep_stencils (default): the march lowers no stencil
+-- (scripts/liu_volume_budget.lua).  keep_stencils (an option, off by default): the march lowers no stencil
 -- cell of a vertex that stays in place; the liquid rests on the row and the constraint's
 -- restoration falls to 4e-4 per step.  Measured on the last step of every frame from
 -- frame 8 (the liquid is on the row from about frame 8): |V(phi^{n+1}) - V(phi*)| / V.

@@ -43,7 +43,7 @@ end
 -- weight 0.1 at most, answers by raising the lightest cell of each stencil (the air cell under the
 -- vertex, 1e-2 of a liquid cell's mass) to 3 dx and more instead of holding the gap cells up.
 -- Asserted: that spike (the largest phi in the cell row below the vertex row, from contact on) and
--- the leak.  keep_stencils = true (default): the march lowers no stencil cell, the liquid rests on
+-- the leak.  keep_stencils = true (an option): the march lowers no stencil cell, the liquid rests on
 -- the row instead of falling in u on an air cushion, the step loses 25 times less volume for the
 -- constraint to put back (test_liu_redistance) and both masses hold.
 local row_j = math.floor(0.3 * 64) -- 1-based cell row just below the vertex row (centre 18.5 dx)
