@@ -311,8 +311,8 @@ local function check_stable(S)
   end
 end
 
--- A solve's true relative residual (recomputed after it; the SPD form's: of the coupled equations
--- 5.17 after its refinement against them) above 100 tol while its solver reported convergence: the
+-- A solve's true relative residual (recomputed after it; SPD and factored: of the coupled equations
+-- 5.17, SPD after its refinement against them) above 100 tol while its solver reported convergence: the
 -- Krylov loop stops on its recursive residual, which keeps falling where the true one stalls at
 -- the system's rounding floor (before the refinement the SPD transform with the 2D light toy:
 -- 1.3e-5 at tol 1e-10, CHOLMOD 9.5e-6; docs/couple.md "The SPD form's rounding floor").  Counted in

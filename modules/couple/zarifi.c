@@ -660,8 +660,9 @@ struct tide_zarifi_system {
   tide_mac *fractions; /* copy of the build's fractions or NULL */
   int64_t n;           /* unknowns */
   tide_csr *A, *Jf, *Jt, *Z2, *Rh, *G; /* Z2: Z2 (spd) or Rh^T (factored) */
-  tide_csr *B;                         /* spd: the liquid block, for the coupled residual */
-  double *ref;                         /* spd: 6 n (refinement: r, rhs, correction, scratch) */
+  tide_csr *B;                         /* spd, factored: the liquid block (coupled residual) */
+  double *ref;   /* spd: 6 n (refinement: r, rhs, correction, scratch); factored: r, v, scratch */
+  int64_t nref;  /* doubles in ref */
   double *iz;                          /* nf: 1 / (sigma Mz) (spd) or 1 / Mz (factored) */
   int *dead;                           /* nl: the liquid rows set to p = 0 */
   int64_t ndead;
@@ -683,7 +684,7 @@ void tide_zarifi_system_free(tide_zarifi_system *S) {
   tide_csr *mats[7] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh, S->G, S->B};
   for (int k = 0; k < 7; k++)
     tide_csr_free(mats[k]);
-  tide_free(S->ref, (size_t)(6 * n + 1) * sizeof(double));
+  tide_free(S->ref, (size_t)(S->nref + 1) * sizeof(double));
   tide_free(S->iz, (size_t)(nf + 1) * sizeof(double));
   tide_free(S->dead, (size_t)(nl + 1) * sizeof(int));
   tide_free(S->cell, (size_t)(nl + 1) * sizeof(int));
@@ -825,7 +826,8 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       if ((s = tide_csr_add(1, S->Z2, 1, Q, &A22))) goto done; /* (5.30) */
       if ((s = form_rhs(S, o->alpha, 1))) goto done;
       if ((s = tide_csr_clone(B, &S->B))) goto done;
-      S->ref = tide_alloc((size_t)(6 * n + 1) * sizeof(double));
+      S->nref = 6 * n;
+      S->ref = tide_alloc((size_t)(S->nref + 1) * sizeof(double));
       if (!S->ref) {
         s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
         goto done;
@@ -874,6 +876,14 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       if ((s = csr_diagonal((int)nr, tmp, &D))) goto done;
       if ((s = tide_csr_add(1, D, 1, Q, &A22))) goto done;
       if ((s = form_rhs(S, o->alpha, 1))) goto done;
+      /* the coupled residual: r (nl + nf), v (nf), its scratch (nl + 2 nf + nr) */
+      if ((s = tide_csr_clone(B, &S->B))) goto done;
+      S->nref = 2 * (int64_t)nl + 4 * (int64_t)nf + nr;
+      S->ref = tide_alloc((size_t)(S->nref + 1) * sizeof(double));
+      if (!S->ref) {
+        s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+        goto done;
+      }
       add_block(T, A11, 0, 0, 1);
       add_block(T, A12, 0, nl, -1);
       if ((s = tide_csr_transpose(A12, &Z2Z))) goto done;
@@ -963,22 +973,24 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
   return s;
 }
 
-/* The SPD form's solution x = (p, v / alpha) in the coupled equations (5.17), with the unassembled
- * blocks: r = (r1 - B p - J v, w - J^T p + (sigma Mz + Z2) v) into r (n; dead rows 0); returns
- * ||r|| / ||(r1, w)||, the indefinite form's measure.  The assembled A22 = Z2 + Z2 Z1^-1 Z2 acts on
- * a nearly rigid v with entries ~ zeta_K^2 K M^-1 K, whose products cancel to the mass terms: its
- * own residual has a rounding floor (docs/couple.md, "The SPD form's rounding floor"), these
- * blocks do not (K v cancels once, not squared).  t: n + 2 nf scratch. */
-static double coupled_residual(tide_zarifi_system *S, const double *x, double *r, double *t) {
+/* The SPD or factored form's answer (p, v) in the coupled equations (5.17), with the unassembled
+ * blocks: r = (r1 - B p - J v, w - J^T p + S v) into r (nl + nf; dead rows 0), S v = (sigma Mz +
+ * Z2) v (spd) or (Mz + Rh^T Rh) v (factored); returns ||r|| / ||(r1, w)||, the indefinite form's
+ * measure.  The assembled A22 = Z2 + Z2 Z1^-1 Z2 acts on a nearly rigid v with entries ~ zeta_K^2
+ * K M^-1 K, whose products cancel to the mass terms: its own residual has a rounding floor
+ * (docs/couple.md, "The SPD form's rounding floor"), these blocks do not (K v cancels once, not
+ * squared).  t: nl + 2 nf (+ nr, factored) scratch. */
+static double coupled_residual(tide_zarifi_system *S, const double *p, const double *v, double *r,
+                               double *t) {
   zwork *z = &S->z;
-  int nl = z->nl, nf = z->nf;
-  double *v = t, *jv = t + nf, *jtp = jv + nl, *z2v = jtp + nf;
-  for (int i = 0; i < nf; i++)
-    v[i] = S->alpha * x[nl + i];
-  if (tide_csr_mul(S->B, x, r) || tide_csr_mul(S->Jf, v, jv) || tide_csr_mul(S->Jt, x, jtp) ||
-      tide_csr_mul(S->Z2, v, z2v))
+  int nl = z->nl, nf = z->nf, fac = S->formulation == TIDE_ZARIFI_FACTORED;
+  double *jv = t, *jtp = jv + nl, *sv = jtp + nf, *rv = sv + nf;
+  if (tide_csr_mul(S->B, p, r) || tide_csr_mul(S->Jf, v, jv) || tide_csr_mul(S->Jt, p, jtp))
     return HUGE_VAL;
-  double nb = 0, nr = 0;
+  /* S v = sigma Mz v + Z2 v (spd) or Mz v + Rh^T (Rh v) (factored: zeta_K K = Rh^T Rh) */
+  if (fac ? tide_csr_mul(S->Rh, v, rv) || tide_csr_mul(S->Z2, rv, sv) : tide_csr_mul(S->Z2, v, sv))
+    return HUGE_VAL;
+  double sg = fac ? 1.0 : S->sigma, nb = 0, nr = 0;
   for (int i = 0; i < nl; i++) {
     r[i] = z->r1[i] - r[i] - jv[i];
     nb += z->r1[i] * z->r1[i];
@@ -989,12 +1001,31 @@ static double coupled_residual(tide_zarifi_system *S, const double *x, double *r
     r[i] = 0;
   }
   for (int i = 0; i < nf; i++) {
-    r[nl + i] = z->w[i] - jtp[i] + S->sigma * z->mz[i] * v[i] + z2v[i];
+    r[nl + i] = z->w[i] - jtp[i] + sg * z->mz[i] * v[i] + sv[i];
     nb += z->w[i] * z->w[i];
   }
-  for (int64_t i = 0; i < S->n; i++)
+  for (int i = 0; i < nl + nf; i++)
     nr += r[i] * r[i];
   return sqrt(nr) / (nb > 0 ? sqrt(nb) : 1);
+}
+
+/* the solid's free velocities v of the solution x: alpha x_2 (spd) or, factored, (5.41)
+ * v = Mz^-1 (J^T p - Rh^T zh - w) (t: nf scratch) */
+static int solid_velocity(tide_zarifi_system *S, const double *x, double *v, double *t) {
+  zwork *z = &S->z;
+  int nl = z->nl, nf = z->nf, s;
+  if (S->formulation == TIDE_ZARIFI_INDEFINITE) {
+    memcpy(v, x + nl, (size_t)nf * sizeof(double));
+  } else if (S->formulation == TIDE_ZARIFI_SPD) {
+    for (int i = 0; i < nf; i++)
+      v[i] = S->alpha * x[nl + i];
+  } else {
+    if ((s = tide_csr_mul(S->Jt, x, v))) return s;
+    if ((s = tide_csr_mul(S->Z2, x + nl, t))) return s; /* Z2 = Rh^T */
+    for (int i = 0; i < nf; i++)
+      v[i] = (v[i] - t[i] - z->w[i]) / z->mz[i];
+  }
+  return TIDE_OK;
 }
 
 /* solve A x = rhs with the kept solver set-up (made at the first solve); warm: x holds the start.
@@ -1013,10 +1044,11 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
   st->residual = ks.residual;
   st->refinements = 0;
   if (!s && S->formulation == TIDE_ZARIFI_SPD && ks.converged) {
-    double *r = S->ref, *c = r + n, *dx = c + n, *scr = dx + n, *t = S->tmp;
+    double *r = S->ref, *c = r + n, *dx = c + n, *v = dx + n, *scr = v + n, *t = S->tmp;
     zwork *z = &S->z;
     int nl = z->nl, nf = z->nf;
-    double res = coupled_residual(S, S->x, r, scr);
+    (void)solid_velocity(S, S->x, v, NULL);
+    double res = coupled_residual(S, S->x, v, r, scr);
     for (int k = 0; k < TIDE_ZARIFI_REFINE && res > tol && !s; k++) {
       for (int i = 0; i < nf; i++)
         t[i] = r[nl + i] * S->iz[i];
@@ -1035,18 +1067,27 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
       st->refinements++;
       for (int64_t i = 0; i < n; i++)
         c[i] = S->x[i] + dx[i];
-      double res2 = coupled_residual(S, c, r, scr);
+      (void)solid_velocity(S, c, v, NULL);
+      double res2 = coupled_residual(S, c, v, r, scr);
       if (!(res2 < res)) break; /* no gain: the previous x is kept (r is recomputed below) */
       memcpy(S->x, c, (size_t)n * sizeof(double));
       res = res2;
     }
-    if (!s) st->residual = coupled_residual(S, S->x, r, scr);
+    if (!s) {
+      (void)solid_velocity(S, S->x, v, NULL);
+      st->residual = coupled_residual(S, S->x, v, r, scr);
+    }
+  } else if (!s && S->formulation == TIDE_ZARIFI_FACTORED && ks.converged) {
+    /* the factored answer's (p, v) by (5.41), measured the same way (no refinement) */
+    int nl = S->z.nl, nf = S->z.nf;
+    double *r = S->ref, *v = r + nl + nf, *scr = v + nf;
+    if (!(s = solid_velocity(S, S->x, v, scr))) st->residual = coupled_residual(S, S->x, v, r, scr);
   }
   st->solve_seconds = tide_wtime() - t0;
   st->solve_cpu = tide_cputime() - c0;
   if (s) return s;
   s = rel_residual(S->A, S->x, S->rhs, S->tmp, &st->system_residual);
-  if (S->formulation != TIDE_ZARIFI_SPD || !st->converged) st->residual = st->system_residual;
+  if (S->formulation == TIDE_ZARIFI_INDEFINITE || !st->converged) st->residual = st->system_residual;
   return s;
 }
 
@@ -1055,7 +1096,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
 static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solids,
                   tide_array *pressure, tide_mac *valid, tide_zarifi_stats *st) {
   zwork *z = &S->z;
-  int nl = z->nl, nf = z->nf, d = S->g.dim, s = TIDE_OK;
+  int nf = z->nf, d = S->g.dim, s = TIDE_OK;
   double ta = tide_wtime(), ca = tide_cputime(), dt = S->dt;
   const double *p = S->x;
   int64_t nfc = tide_zarifi_nfaces(&S->g), nc = tide_grid_ncells(&S->g);
@@ -1066,19 +1107,7 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
     s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
     goto done;
   }
-  if (S->formulation == TIDE_ZARIFI_INDEFINITE) {
-    memcpy(vf, S->x + nl, (size_t)nf * sizeof(double));
-  } else if (S->formulation == TIDE_ZARIFI_SPD) {
-    for (int i = 0; i < nf; i++)
-      vf[i] = S->alpha * S->x[nl + i];
-  } else {
-    /* (5.41): v = Mz^-1 (J^T p - Rh^T zh - w) */
-    double *a = S->tmp, *bq = S->tmp + nf;
-    if ((s = tide_csr_mul(S->Jt, p, a))) goto done;
-    if ((s = tide_csr_mul(S->Z2, S->x + nl, bq))) goto done; /* Z2 = Rh^T */
-    for (int i = 0; i < nf; i++)
-      vf[i] = (a[i] - bq[i] - z->w[i]) / z->mz[i];
-  }
+  if ((s = solid_velocity(S, S->x, vf, S->tmp))) goto done;
   if ((s = tide_zarifi_gather(u, U))) goto done;
   if ((s = tide_csr_mul(S->G, p, Gp))) goto done;
   for (int64_t f = 0; f < nfc; f++) {
