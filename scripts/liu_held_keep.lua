@@ -16,21 +16,10 @@ local P = tide.params({ contact = "segments", keep_stencils = true, tend = 0.6, 
     tend = "end time [s]", from = "start of the averages [s]", every = "print every this many steps",
     cells = "print the cells the keep changed (1-based i,j: marched > kept, in dx)" })
 
-local n = 48
-local dx = 1 / n
-local R, G = 8 * dx, 8 * dx
-local g = tide.grid.new { size = { n, n }, dx = dx }
-local cx, cy = 0.5, 0.55
-local py = cy - math.sqrt(R * R - G * G / 4) - 0.75 * dx
-local function centre(S)
-  local c, sy = 0, 0
-  for i = 1, n do for j = 1, n do if S.phi:get(i, j) < 0 then c, sy = c + 1, sy + (j - 0.5) * dx end end end
-  return sy / math.max(c, 1)
-end
-local S = liu.new { grid = g, phi = drop.disk { grid = g, center = { cx, cy }, radius = R },
-  x = tide.array.from { { cx - G / 2, py }, { cx + G / 2, py } }, fixed = tide.array.zeros({ 2 }, "u8"):fill(1),
-  mass = 1, gravity = { 0, -9.81 }, sigma = 1000 * 9.81 * R * R / 0.2, contact = P.contact,
+local S, geom = require("tide.cases.liu").held_on_points { Bo = 0.2, contact = P.contact,
   keep_stencils = P.keep_stencils }
+local g, centre, dx = S.grid, geom.centre, geom.dx
+local n = g.size[1]
 
 local rec
 local scratch = g:cells()

@@ -11,42 +11,19 @@
 -- Case 1: Bo 0.2 (sigma 1362 N/m): held -- the centre comes to rest above the points.
 -- Case 2: Bo 5 (sigma 54.5 N/m): falls between the points.  Case 3: case 1 with contact = "vertices".
 -- Every step: no vertex inside the liquid (d > 0 after each solve, liu.check), volume within 1%.
-local tide = require "tide"
 local T = require "tide.testing"
-local liu = require "tide.liu"
-local drop = require "tide.drop"
+local L = require "tide.cases.liu"
 local U = dofile(T.source("tests/couple/liu_held_util.lua"))
 
-local n = 48
-local dx = 1 / n
-local R, G = 8 * dx, 8 * dx
-local g = tide.grid.new { size = { n, n }, dx = dx }
-local cx, cy = 0.5, 0.55
-local py = cy - math.sqrt(R * R - G * G / 4) - 0.75 * dx
-
-local function centre(S)
-  local c, sy = 0, 0
-  for i = 1, n do
-    for j = 1, n do
-      if S.phi:get(i, j) < 0 then c, sy = c + 1, sy + (j - 0.5) * dx end
-    end
-  end
-  return sy / math.max(c, 1)
-end
-
 local function run(Bo, tend, contact, keep, every)
-  local sigma = 1000 * 9.81 * R * R / Bo
-  local S = liu.new { grid = g, phi = drop.disk { grid = g, center = { cx, cy }, radius = R },
-    x = tide.array.from { { cx - G / 2, py }, { cx + G / 2, py } }, fixed = tide.array.zeros({ 2 }, "u8"):fill(1),
-    mass = 1, gravity = { 0, -9.81 }, sigma = sigma, contact = contact or "segments",
-    keep_stencils = keep or false }
+  local S, c = L.held_on_points { Bo = Bo, contact = contact, keep_stencils = keep }
   -- the centre's mean velocity over the last 0.05 s
-  local r = U.run(S, tend, centre, 0.05, every)
-  r.sigma = sigma
-  return r
+  local r = U.run(S, tend, c.centre, 0.05, every)
+  r.sigma = S.sigma
+  return r, c
 end
-
-local h = run(0.2, 0.4)
+local h, geom = run(0.2, 0.4)
+local py, R, dx, cy = geom.py, geom.R, geom.dx, geom.start
 print(string.format("Bo 0.2 (sigma %.0f N/m): %d steps, centre %.3f m (points at %.3f m, start %.3f m), "
   .. "mean velocity over the last 0.05 s %.3f m/s, min d %.2f dx, max |V/V0 - 1| %.1e", h.sigma, h.steps, h.y, py, cy,
   h.v, h.min_d / dx, h.drift))

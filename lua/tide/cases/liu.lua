@@ -10,6 +10,7 @@
 --   local r = L.drop_on_ground { n = 32, volume = true, t_end = 0.3 }              -- Fig. 11b
 --   local r = L.drop_on_row { n = 32, spacing = 1.5, cfl = 1, frames = 48 }        -- Figs. 11c, 12
 --   local S = L.bands { dim = 2, n = 48 }                                          -- Fig. 13 (scene, bench)
+--   local S, c = L.held_on_points { Bo = 0.2, contact = "vertices" }               -- Fig. 18 in 2D (test_liu_held)
 local tide = require "tide"
 local liu = require "tide.liu"
 local drop = require "tide.drop"
@@ -339,6 +340,34 @@ function M.cloth(o)
     S.u:enforce_walls(nil, false)
   end
   return S
+end
+
+--- A 2D section of Fig. 18: a drop (R = 8 dx, 48^2 cells) resting on two fixed points
+-- seen end-on, a gap G = R apart, 0.75 dx below the drop (test_liu_held,
+-- scripts/liu_held_keep.lua).  o: Bo (rho g R^2 / sigma), contact, keep_stencils.
+-- Returns the state and a table { py = the points' height, R, dx, centre = function(S):
+-- the liquid's mean cell height }.
+function M.held_on_points(o)
+  local n = 48
+  local dx = 1 / n
+  local R, G = 8 * dx, 8 * dx
+  local g = tide.grid.new { size = { n, n }, dx = dx }
+  local cx, cy = 0.5, 0.55
+  local py = cy - math.sqrt(R * R - G * G / 4) - 0.75 * dx
+  local function centre(S)
+    local c, sy = 0, 0
+    for i = 1, n do
+      for j = 1, n do
+        if S.phi:get(i, j) < 0 then c, sy = c + 1, sy + (j - 0.5) * dx end
+      end
+    end
+    return sy / math.max(c, 1)
+  end
+  local S = liu.new { grid = g, phi = drop.disk { grid = g, center = { cx, cy }, radius = R },
+    x = tide.array.from { { cx - G / 2, py }, { cx + G / 2, py } }, fixed = tide.array.zeros({ 2 }, "u8"):fill(1),
+    mass = 1, gravity = { 0, -9.81 }, sigma = 1000 * 9.81 * R * R / o.Bo, contact = o.contact or "segments",
+    keep_stencils = o.keep_stencils or false }
+  return S, { py = py, R = R, dx = dx, centre = centre, start = cy }
 end
 
 return M
