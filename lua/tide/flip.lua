@@ -275,10 +275,13 @@ function flip.tension_advance(S, dt)
 end
 
 --- Surface tension on the grid velocity (before the projection, which must
--- use the same phi and labels): the ghost-fluid jump or Liu's band.
+-- use the same phi and labels): the ghost-fluid jump or Liu's band.  With
+-- S.solid_phi (curved solids) the curvature next to them reads the level set
+-- continued into them at the contact angle (tide.liquid.contact_extend).
 function flip.tension(S, dt)
   local T = S.tension
-  local o = { sigma = S.sigma, rho = S.rho, dt = dt, labels = S.labels, curvature = T.curvature, periodic = S.periodic }
+  local o = { sigma = S.sigma, rho = S.rho, dt = dt, labels = S.labels, curvature = T.curvature, periodic = S.periodic,
+    solid_phi = S.solid_phi }
   if T.method == "liu" then
     o.method, o.side, o.band = "liu", T.side, T.band
     S.tension_solver = S.tension_solver or liquid.viscosity_solver()

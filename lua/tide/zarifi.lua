@@ -14,8 +14,11 @@
 --   4 add external accelerations            u += Δt g (liquid), v += Δt g (solid)
 --   5 distance fields and cut cells (§5.4)  solid SDF -> face fractions (Fig. 5.2); clipping is inside 7
 --   6 active pressure cells (§4.6)          labels from particles and the solid level set
+--     (tension > 0, beyond the thesis)      u += the ghost-fluid jump sigma kappa of the tracked
+--                                           level set (tide.flip's), continued through the solids
 --   7 coupled pressure projection (ch. 5)   tide.couple.project: (5.17) / (5.25, 5.36) / (5.43-5.45)
 --   8 extrapolate fluid velocities (§4.6)   u extended from the projected faces, walls closed
+--                                           (tension: the tracked level set moved with this u)
 -- Schemes (S.scheme):
 --   "spd"        strong coupling, SPD transform (5.25) with block scaling (5.36), CG with the
 --                multigrid-in-block preconditioner (default; solver = "pcg" for IC(0))
@@ -57,6 +60,11 @@ local defaults = {
   cfl = 1,
   layers = nil,        -- extrapolation sweeps (default cfl + 2)
   level_set = false,   -- "union" | "zhu_bridson": ghost-fluid free surface from a particle level set
+  tension = 0,         -- surface tension [N/m] (the ghost-fluid jump sigma kappa in the coupled
+                       -- projection): the surface is then tide.flip's tracked level set (initial
+                       -- `phi`, or the particles' surface), continued through the solids, with
+                       -- tension_options = tide.flip's surface_tension options (contact_angle
+                       -- at the walls and the solids; volume = false by default, see zarifi.new)
   radius = nil,
   walls = true,        -- solids collide with the domain walls (and the colliders given)
   contact = "barrier", -- how: "barrier" (inside the coupled solve: IPC's barrier of each node's
@@ -120,7 +128,8 @@ local defaults = {
   gravity = nil,       -- default {0, -9.81[, 0]}
 }
 local keys = { grid = true, particles = true, solids = true, colliders = true, obstacles = true,
-  solver = true, layers = true, radius = true, gravity = true, contact_kappa = true } -- (the defaults that are nil)
+  solver = true, layers = true, radius = true, gravity = true, contact_kappa = true, -- (the defaults that are nil)
+  tension_options = true, phi = true }
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_opts(opts)
@@ -152,6 +161,32 @@ function zarifi.walls(g)
     end
   end
   return out
+end
+
+--- Surface tension (tension > 0): tide.flip's tracked level set and its options (tension_options,
+-- tide.flip.new's surface_tension table).  Its volume correction is off by default here: the
+-- tracker measures phi < 0 over the whole grid, the solids' insides included (the surface is
+-- continued through them), so a solid leaving or entering the liquid would move liquid volume;
+-- tension_options.volume = true restores it for solids that stay submerged or dry.
+local function tension_options(S, opts)
+  if type(S.tension) ~= "number" or not (S.tension >= 0 and S.tension < math.huge) then
+    raise("tide.zarifi.new: tension must be a finite number >= 0 [N/m], got " .. tostring(S.tension))
+  end
+  local to = opts.tension_options
+  if to ~= nil and type(to) ~= "table" then raise("tide.zarifi.new: tension_options must be a table") end
+  if S.tension == 0 then
+    if to ~= nil or opts.phi ~= nil then raise("tide.zarifi.new: tension_options and phi need tension > 0") end
+    return nil
+  end
+  if S.level_set then
+    raise("tide.zarifi.new: tension uses the tracked level set; level_set (the particle level set) excludes it")
+  end
+  local t = { volume = false }
+  for k, v in pairs(to or {}) do
+    if k == "level_set" and v ~= "tracked" then raise("tide.zarifi.new: tension_options.level_set must be \"tracked\"") end
+    t[k] = v
+  end
+  return t
 end
 
 --- Build the state.  opts: grid, particles (tide.Particles), solids (list of tide.TetMesh with a
@@ -208,10 +243,16 @@ function zarifi.new(opts)
   for i, m in ipairs(solids) do S.forces[i] = m.force:clone() end
   zarifi.geometry(S)
   -- the liquid half: the FLIP state (grid velocity, labels, transfers) of tide.flip
+  local tension = tension_options(S, opts)
   S.liquid = flip.new { grid = g, particles = ps, scheme = S.transfer, flip = S.flip, rho = S.rho, cfl = S.cfl,
     layers = S.layers, gravity = S.gravity, separation = S.separation, band = S.band, mean = S.mean, separate_cut = S.separate_cut, level_set = S.level_set, radius = S.radius,
-    solid = S.solid_cells, fractions = S.fractions, solid_phi = S.solid_phi }
+    solid = S.solid_cells, fractions = S.fractions, solid_phi = S.solid_phi,
+    sigma = S.tension, surface_tension = tension, phi = opts.phi }
   S.u, S.labels = S.liquid.u, S.liquid.labels
+  -- the projection's free surface (nil: the labels' voxel surface): the particle level set
+  -- (level_set) or the tracked one of the surface tension, continued through the solids (line 6)
+  -- (the tracked one is S.liquid.phi, swapped with its advection's output each step)
+  S.surface = S.tension > 0 or S.level_set and true or false
   S.liquid.u_old:copy(S.u) -- line 2 of the first step sees no FLIP increment
   S.t, S.steps = 0, 0
   return S
@@ -358,7 +399,7 @@ function zarifi.project(S, dt)
     S.target = S.target or g:cells()
     S.target:copy(S.flux):scale(-1 / g.dx ^ g.dim)
     return time("project", liquid.project, S.u, S.labels, { dt = dt, rho = S.rho, tol = S.tol,
-      fractions = S.fractions, phi = L.phi, target = S.target, valid = L.valid, pressure = S.pressure,
+      fractions = S.fractions, phi = S.surface and L.phi or nil, target = S.target, valid = L.valid, pressure = S.pressure,
       projector = L.projector })
   end
   if not couple.project then
@@ -437,7 +478,7 @@ function project_args(S, dt, u, pressure, valid)
     u = u, labels = S.labels, solids = S.solids, dt = dt, rho = S.rho,
     formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
     sigma = S.sigma, alpha = S.alpha,
-    tol = S.tol, maxit = S.maxit, phi = S.liquid.phi, fractions = S.fractions, sampling = S.sampling,
+    tol = S.tol, maxit = S.maxit, phi = S.surface and S.liquid.phi or nil, fractions = S.fractions, sampling = S.sampling,
     pressure = pressure, valid = valid, must_converge = S.solver ~= nil }
 end
 
@@ -502,8 +543,8 @@ end
 -- The step's phases (zarifi.step's stats.phases): name -> { seconds (wall), cpu (CPU seconds of
 -- the process, all threads) }, in Algorithm 4's order; "reference" and "increment" are the
 -- mass-consistent transfer's (zarifi.gravity_response, couple.flip_increment), 0 without it.
-zarifi.phases = { "solids", "particles", "transfer", "geometry", "label", "project", "reference", "increment",
-  "extrapolate" }
+zarifi.phases = { "solids", "particles", "transfer", "geometry", "label", "tension", "project", "reference",
+  "increment", "extrapolate" }
 
 -- close phase `name` of ph opened at (t0, c0); returns the wall and CPU clocks now
 local function lap(ph, name, t0, c0)
@@ -558,8 +599,13 @@ function zarifi.step(S, dt)
   if S.level_set then
     time("level set", ps.level_set, ps, g, { method = S.level_set, radius = L.radius, reach = 2 * L.radius + g.dx, out = L.phi })
     zarifi.surface_through_solids(S)                                        --    the free surface continued through the solids
+  elseif L.tension then                                                     --    (surface tension: the tracked level set,
+    zarifi.surface_through_solids(S)                                        --    continued through the solids; liquid
+    time("label", liquid.label_phi, g, L.phi, { solid = S.labels, out = S.labels }) -- where < 0, solid cells kept)
   end
   t0, c0 = lap(ph, "label", t0, c0)
+  if L.tension then flip.tension(L, dt) end                     --    the jump sigma kappa (ghost fluid)
+  t0, c0 = lap(ph, "tension", t0, c0)
   local stats = zarifi.project(S, dt)                                       -- 7. coupled projection (ch. 5)
   t0, c0 = lap(ph, "project", t0, c0)
   local href = consistent and S.mass_reference and SCHEMES[S.scheme] and zarifi.gravity_response(S, dt) or nil
@@ -569,14 +615,19 @@ function zarifi.step(S, dt)
     local free = free_solids(S)                                             --    (what the particles cannot take:
     stats.increment = couple.flip_increment { reference = href, u = u, old = L.u_old, valid = L.valid, fractions = S.fractions,
       weights = S.weights, per_cell = L.per_cell, cap = S.mass_cap, dt = dt, gravity = S.gravity, out = S.increment,
-      labels = S.level_set and S.labels or nil, phi = S.level_set and L.phi or nil, -- (the ghost fluid's theta_f)
+      labels = S.surface and S.labels or nil, phi = S.surface and L.phi or nil, -- (the ghost fluid's theta_f)
       solid_mass = free.mass, rho = S.rho }                                 --    to liquid and free solids by mass)
     add_uniform(free, stats.increment.uniform)
   end
   t0, c0 = lap(ph, "increment", t0, c0)
-  time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)          -- 8. extrapolate (§4.6)
+  if L.tension and L.tension.method == "ghost" then                         -- 8. extrapolate (§4.6; with
+    time("extrapolate", liquid.extend, u, L.phi, L.valid)               --    the tracked surface along
+  else                                                                      --    its normals, linearly:
+    time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)         --    tide.flip's step 5)
+  end
   u:enforce_walls(S.solid_cells, true, S.fractions)
   if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
+  if L.tension then L.steps = S.steps; flip.tension_advance(L, dt) end     --    the tracked surface moves with u
   if consistent then zarifi.flip_old(S) end                                --    line 2's g2p adds u - old = the increment
   lap(ph, "extrapolate", t0, c0)
   S.t, S.steps = S.t + dt, S.steps + 1

@@ -101,7 +101,7 @@ return {
     see = see,
   },
   ["tide.zarifi.new"] = {
-    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, contact = \"barrier\", contact_dhat = 0.25, contact_kappa, clamp = 0.15, separation = 0.5, band = 0.1, separate_cut = true, mean = false, fractions = \"node\", sdf_band = 6, solid_faces = false, mass_consistent = true, mass_reference = true, mass_reuse = true, mass_cap = 1, mass_share = true, colliders, obstacles, gravity, max_speed = 1000 } -> S",
+    sig = "zarifi.new{ grid, particles, solids, scheme = \"spd\", sampling = \"linear\", rho = 1000, tol = 1e-10, solver, sigma, alpha, transfer = \"flip\", cfl = 1, level_set, walls = true, contact = \"barrier\", contact_dhat = 0.25, contact_kappa, clamp = 0.15, separation = 0.5, band = 0.1, separate_cut = true, mean = false, fractions = \"node\", sdf_band = 6, solid_faces = false, mass_consistent = true, mass_reference = true, mass_reuse = true, mass_cap = 1, mass_share = true, tension = 0, tension_options, phi, colliders, obstacles, gravity, max_speed = 1000 } -> S",
     does = "The state of the strongly coupled liquid + solids simulation (FLIP/APIC liquid of tide.flip, corotational solids).",
     args = {
       { "scheme", "spd | indefinite | factored | damping | weak", "\"spd\"", "strong coupling formulations, damping-only and weak (alternating) coupling of section 6.3" },
@@ -121,6 +121,9 @@ return {
       { "band", "number >= 0", "0.1", "its dead band in particles per cell / per_cell - 1 (tide.flip: 0.3)" },
       { "mean", "boolean", "false", "correct by the mean interior density (volume control, Kim et al. 2007) instead of per cell" },
       { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "ghost-fluid free surface from a particle level set (false: voxel surface, p = 0 at air cell centres; up to half a cell off, which shifts a floating solid's draft)" },
+      { "tension", "number >= 0", "0", "surface tension sigma [N/m]: the ghost-fluid jump sigma kappa inside the coupled projection, on tide.flip's tracked level set (advected with the projected velocity) continued through the solids (zarifi.surface_through_solids); the capillary pressure acts on the solids; max_dt keeps the capillary step. Excludes level_set. 2D drop n = 2 within 1.2% of Rayleigh, a soft disk in a drop squeezed to linear elasticity's strain within 0.7% (docs/couple.md)" },
+      { "tension_options", "table", "{ volume = false }", "tide.flip.new's surface_tension options (method, curvature, contact_angle at the walls and the solids, redistance, volume); volume is off by default here: the tracker counts the solids' insides (the surface is continued through them)" },
+      { "phi", "f64 cells", "the particles' surface", "with tension: the initial level set (a drop with a solid inside: the whole drop, the solid's inside liquid)" },
     },
     returns = "S (S.u, S.labels, S.pressure, S.fallbacks, S.contact_fallbacks, ...)",
     ref = "Zarifi 2017 (thesis) Algorithm 4",

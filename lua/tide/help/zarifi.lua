@@ -11,7 +11,7 @@ return {
     args = { S_ }, returns = "nothing", ref = "Zarifi Fig. 5.2, Sec. 4.6", see = see,
   },
   ["tide.zarifi.surface_through_solids"] = {
-    sig = "zarifi.surface_through_solids(S) -> phi", does = "Line 6 with a level_set: the particle level set S.liquid.phi continued through the solids. In the cells a solid covers (solid_phi < 0) no particle can be, so the particle level set reads air there even under water; phi is replaced by its extension from the cells outside the solids along their normals (tide.grid.extrapolate), so the clipped pieces of a solid's underside feel the liquid's pressure and the ghost-fluid surface is the liquid-air one.",
+    sig = "zarifi.surface_through_solids(S) -> phi", does = "Line 6 with a level_set (or with tension: the tracked level set): S.liquid.phi continued through the solids. In the cells a solid covers (solid_phi < 0) no particle can be, so the particle level set reads air there even under water; phi is replaced by its extension from the cells outside the solids along their normals (tide.grid.extrapolate), so the clipped pieces of a solid's underside feel the liquid's pressure and the ghost-fluid surface is the liquid-air one.",
     args = { S_ }, returns = "S.liquid.phi (in place)", see = see,
   },
   ["tide.zarifi.project"] = {
