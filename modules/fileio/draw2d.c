@@ -462,9 +462,11 @@ int tide_draw_colorbar(tide_canvas *c, double x, double y, double w, double h, d
     tide_canvas_text(c, x + w + 5 * scale, py - 3.5 * scale, buf, scale, 0, fg);
   }
   if (label && *label) {
-    double lw = tide_text_width(label, scale), cx = x + 0.5 * w;
-    if (cx + 0.5 * lw > c->w - 2) cx = c->w - 2 - 0.5 * lw;
-    tide_canvas_text(c, cx, y - 11 * scale, label, scale, 0.5, fg);
+    /* from the bar's left edge, moved left only as far as the canvas needs; above the top
+       tick's text */
+    double lw = tide_text_width(label, scale), lx = x;
+    if (lx + lw > c->w - 2) lx = c->w - 2 - lw;
+    tide_canvas_text(c, lx, y - 13 * scale, label, scale, 0, fg);
   }
   return TIDE_OK;
 }

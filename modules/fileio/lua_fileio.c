@@ -367,6 +367,11 @@ static int l_png2d(lua_State *L) {
       if (tw > lw) lw = tw;
     }
     cbw = 10 * fs + 12 * fs + 5 * fs + lw + 4 * fs;
+    /* and its label above it, clear of the plot's frame */
+    if (cblabel && *cblabel) {
+      int lbw = tide_text_width(cblabel, fs) + 6 * fs;
+      if (lbw > cbw) cbw = lbw;
+    }
   }
   int th = title && *title ? 12 * fs : 0;
   double ww = wx1 - wx0, wh = wy1 - wy0;
@@ -580,7 +585,7 @@ static int l_png2d(lua_State *L) {
     double bh = fmax(ph - 24.0 * fs, 40.0 * fs);
     double bx = width - cbw + 10 * fs;
     double by = view.py + 0.5 * (ph - bh);
-    if (by < th + 12 * fs) by = th + 12 * fs;
+    if (by < th + 14 * fs) by = th + 14 * fs;
     st = tide_draw_colorbar(cv, bx, by, 12 * fs, bh, cbrange[0], cbrange[1], (tide_cmap)cbmap, 6,
                             fs, cblabel, fgc);
   }
