@@ -366,7 +366,7 @@ function M.held_on_points(o)
   local S = liu.new { grid = g, phi = drop.disk { grid = g, center = { cx, cy }, radius = R },
     x = tide.array.from { { cx - G / 2, py }, { cx + G / 2, py } }, fixed = tide.array.zeros({ 2 }, "u8"):fill(1),
     mass = 1, gravity = { 0, -9.81 }, sigma = 1000 * 9.81 * R * R / o.Bo, contact = o.contact or "segments",
-    keep_stencils = o.keep_stencils or false }
+    keep_stencils = o.keep_stencils }
   return S, { py = py, R = R, dx = dx, centre = centre, start = cy }
 end
 
