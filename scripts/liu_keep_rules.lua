@@ -33,21 +33,9 @@ if P.held then
 end
 
 if P.row then
-  local dv, m, vs, vc, V0 = 0, 0, 0, 0, nil
-  local r = L.drop_on_row { n = 64, spacing = 1.8, frames = 24, keep_stencils = ks, frame = function(S, f)
-    local g = S.grid
-    V0 = V0 or tide.grid.volume(g, S.phi)
-    if f < 8 then return end
-    dv, m = dv + math.abs(tide.grid.volume(g, S.phi) - tide.grid.volume(g, S.phi2)) / V0, m + 1
-    local v = S.u:component(2)
-    for i = 1, 64 do
-      for j = 20, 22 do
-        if S.phi:get(i, j) < 0 then vs, vc = vs + v:get(i, j), vc + 1 end
-      end
-    end
-  end }
+  local r = L.row_at_rest { keep_stencils = ks }
   print(string.format("row 1.8 dx 24 frames keep_stencils %s: restoration %.2e per step, liquid above the row %.2f m/s, "
-    .. "leak %.3f, pen steps %d", tostring(ks), dv / m, vs / math.max(1, vc), r.leak, r.pen_steps))
+    .. "leak %.3f, pen steps %d", tostring(ks), r.restoration, r.v_above, r.leak, r.pen_steps))
   local leaks = {}
   for v in P.spacings:gmatch("[^,]+") do
     local q = L.drop_on_row { n = 64, spacing = tonumber(v), frames = P.frames, keep_stencils = ks }

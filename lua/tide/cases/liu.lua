@@ -9,6 +9,7 @@
 --   local r = L.vertex_through_drop { n = 32, interp = "quadratic", cfl = 1 }     -- Fig. 9
 --   local r = L.drop_on_ground { n = 32, volume = true, t_end = 0.3 }              -- Fig. 11b
 --   local r = L.drop_on_row { n = 32, spacing = 1.5, cfl = 1, frames = 48 }        -- Figs. 11c, 12
+--   local r = L.row_at_rest { keep_stencils = false }                             -- Fig. 11c, issue 16
 --   local S = L.bands { dim = 2, n = 48 }                                          -- Fig. 13 (scene, bench)
 --   local S, c = L.held_on_points { Bo = 0.2, contact = "vertices" }               -- Fig. 18 in 2D (test_liu_held)
 local tide = require "tide"
@@ -199,6 +200,33 @@ function M.drop_on_row(o)
   end
   r.leak = below / math.max(1, total)
   r.S = S
+  return r
+end
+
+--- Fig. 11c's row at rest (issue 16; test_liu_redistance, scripts/liu_keep_rules.lua):
+-- drop_on_row{n = 64, spacing = 1.8, frames = 24} with o's tide.liu options (keep_stencils, ...),
+-- measured on the last step of every frame from frame 8 (the liquid is on the row from about
+-- frame 8): r.restoration = mean |V(phi^{n+1}) - V(phi*)| / V0 (the solve's volume correction per
+-- step), r.v_above = mean vertical velocity on the liquid faces of the three cell rows above the
+-- row (0-based 19-21) [m/s].
+function M.row_at_rest(o)
+  local dv, m, vs, vc, V0 = 0, 0, 0, 0, nil
+  local q = { n = 64, spacing = 1.8, frames = 24 }
+  for k, v in pairs(o or {}) do q[k] = v end
+  q.frame = function(S, f)
+    local g = S.grid
+    V0 = V0 or tide.grid.volume(g, S.phi)
+    if f < 8 then return end
+    dv, m = dv + math.abs(tide.grid.volume(g, S.phi) - tide.grid.volume(g, S.phi2)) / V0, m + 1
+    local v = S.u:component(2)
+    for i = 1, g.size[1] do
+      for j = 20, 22 do
+        if S.phi:get(i, j) < 0 then vs, vc = vs + v:get(i, j), vc + 1 end
+      end
+    end
+  end
+  local r = M.drop_on_row(q)
+  r.restoration, r.v_above = dv / math.max(1, m), vs / math.max(1, vc)
   return r
 end
 
