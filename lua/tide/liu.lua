@@ -470,17 +470,18 @@ function liu.keep_contact(S, before, phi, only, raise_only, cap)
 end
 
 --- keep_stencils = "raised": after the solve, S.raised[idx] = what the solve left each
--- stencil cell of a vertex within 2 dhat of the liquid above phi*'s march (S.phi_march),
--- phi^{n+1} - march(phi*) where above 0.02 dx: the barrier's raise (and the keep's, which
--- it carried), which the next step's keep may put back
+-- stencil cell of a vertex within the barrier's reach (d(phi^{n+1}, x) < dhat) above phi*'s
+-- march (S.phi_march), phi^{n+1} - march(phi*) where positive: the barrier's raise (and
+-- the keep's, which it carried), which the next step's keep may put back; a vertex the liquid
+-- has left (d >= dhat, no barrier) records nothing, and its cells go back to the march
 function liu.record_raise(S)
   local d = couple.liu_distance { grid = S.grid, phi = S.phi, x = S.x, interp = S.interp }
-  local r, tol = {}, 0.02 * S.grid.dx
+  local r = {}
   for i = 1, S.nv do
-    if d:get(i) < 2 * S.dhat_v then
+    if d:get(i) < S.dhat_v then
       each_stencil_cell(S, i, function(ci, cj, ck, idx)
         local up = cell_get(S.phi, ci, cj, ck) - cell_get(S.phi_march, ci, cj, ck)
-        if up > tol then r[idx] = up end
+        if up > 0 then r[idx] = up end
       end)
     end
   end

@@ -8,7 +8,7 @@ return {
     args = { S_, { "before", "f64 cells", "required", "phi before the redistancing" } }, returns = "nothing", see = see,
   },
   ["tide.liu.record_raise"] = {
-    sig = "liu.record_raise(S)", does = "After the solve of a step whose phi* was redistanced (S.phi_march, the march's values), S.raised = what the solve left every stencil cell of a vertex within 2 dhat of the liquid above the march, phi^{n+1} - march(phi*) where above 0.02 dx (the barrier's raise): the next step's keep_stencils = \"raised\" puts back at most that.",
+    sig = "liu.record_raise(S)", does = "After the solve of a step whose phi* was redistanced (S.phi_march, the march's values), S.raised = what the solve left every stencil cell of a vertex within the barrier's reach (d(phi^{n+1}, x) < dhat) above the march, phi^{n+1} - march(phi*) where positive (the barrier's raise; a vertex the liquid has left records nothing): the next step's keep_stencils = \"raised\" puts back at most that.",
     args = { S_ }, returns = "nothing", see = see,
   },
 }
