@@ -442,7 +442,8 @@ end
 -- stencil gives back the optimized distances exactly, so the loop ends with
 -- every vertex at least min(dhat, its optimized distance) from the liquid.
 -- cap (keep_stencils = "raised", issue 16): a table of per-cell bounds (0-based linear index ->
--- [m]): a cell is put back only up to cap above its redistanced value, one not in it not at all.
+-- [m]): a cell is put back only up to cap above its redistanced value, one not in it not at all
+-- (so the distances above are not restored; used before the solve, whose barrier keeps d > 0).
 function liu.keep_contact(S, before, phi, only, raise_only, cap)
   phi = phi or S.phi
   local g = S.grid
