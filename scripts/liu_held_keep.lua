@@ -4,31 +4,32 @@
 -- solve (tide.couple.liu_solve: the volume multiplier's correction), the number of cells the
 -- keep changed, and the centre of the liquid; at the end the centre's range and the mean of
 -- each change over [--from, --tend], and the centre's mean velocity over the last 0.05 s.
---   build/tide scripts/liu_held_keep.lua [--contact segments] [--keep_stencils true] [--tend 0.6]
+--   build/tide scripts/liu_held_keep.lua [--contact segments] [--keep_stencils raised] [--tend 0.6]
 --     [--from 0.3] [--every 20] [--cells false]
 local tide = require "tide"
 local liu = require "tide.liu"
 local drop = require "tide.drop"
 local grid, couple = tide.grid, tide.couple
 
-local P = tide.params({ contact = "segments", keep_stencils = true, tend = 0.6, from = 0.3, every = 20, cells = false },
-  { contact = "tide.liu's contact", keep_stencils = "tide.liu's keep_stencils (--no_keep_stencils: off)",
+local P = tide.params({ contact = "segments", keep_stencils = "raised", tend = 0.6, from = 0.3, every = 20, cells = false },
+  { contact = "tide.liu's contact", keep_stencils = "tide.liu's keep_stencils: raised, true or false",
     tend = "end time [s]", from = "start of the averages [s]", every = "print every this many steps",
     cells = "print the cells the keep changed (1-based i,j: marched > kept, in dx)" })
 
-local S, geom = require("tide.cases.liu").held_on_points { Bo = 0.2, contact = P.contact,
-  keep_stencils = P.keep_stencils }
+local keep = P.keep_stencils
+if keep == "true" then keep = true elseif keep == "false" then keep = false end
+local S, geom = require("tide.cases.liu").held_on_points { Bo = 0.2, contact = P.contact, keep_stencils = keep }
 local g, centre, dx = S.grid, geom.centre, geom.dx
 local n = g.size[1]
 
 local rec
 local scratch = g:cells()
 local keep_contact, redistance, solve = liu.keep_contact, grid.redistance, couple.liu_solve
-liu.keep_contact = function(S_, before, phi, only, raise_only)
+liu.keep_contact = function(S_, before, phi, ...)
   local p = phi or S_.phi
   scratch:copy(p)
   local v0 = grid.volume(g, p)
-  keep_contact(S_, before, phi, only, raise_only)
+  keep_contact(S_, before, phi, ...)
   local cells = {}
   rec.nk = 0
   for i = 1, n do

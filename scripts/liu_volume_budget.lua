@@ -17,10 +17,12 @@ local L = require "tide.cases.liu"
 local grid, couple = tide.grid, tide.couple
 
 local P = tide.params({ case = "row", res = 64, spacing = 1.8, frames = 48, redistance_at = "prediction",
-  air_faces = true, stencil_mass = "liquid", keep_stencils = true },
+  air_faces = true, stencil_mass = "liquid", keep_stencils = "raised" },
   { case = "row (Fig. 11c) or ground (Fig. 11b)", res = "cells across", spacing = "vertex spacing [dx]",
     frames = "frames of 1/60 s", redistance_at = "tide.liu's redistance_at", air_faces = "tide.liu's air_faces",
-    stencil_mass = "tide.liu's stencil_mass", keep_stencils = "tide.liu's keep_stencils (--no_keep_stencils: off)" })
+    stencil_mass = "tide.liu's stencil_mass", keep_stencils = "tide.liu's keep_stencils: raised, true or false" })
+local keep = P.keep_stencils
+if keep == "true" then keep = true elseif keep == "false" then keep = false end
 
 local n = P.res
 local dx, row = 1 / n, 0.3
@@ -56,11 +58,11 @@ grid.redistance = function(g, phi, opt)
   return r
 end
 local kc
-liu.keep_contact = function(S, before, phi)
+liu.keep_contact = function(S, before, phi, ...)
   phi = phi or S.phi
   kc = kc or S.grid:cells()
   kc:copy(phi)
-  o_keep(S, before, phi)
+  o_keep(S, before, phi, ...)
   if counting then add("kc_n", "kc_f", dV(S.grid, kc, phi)) end
 end
 couple.liu_solve = function(o)
@@ -85,7 +87,7 @@ end
 local r
 if P.case == "row" then
   r = L.drop_on_row { n = n, spacing = P.spacing, frames = P.frames, redistance_at = P.redistance_at,
-    air_faces = P.air_faces, stencil_mass = P.stencil_mass, keep_stencils = P.keep_stencils, frame = frame }
+    air_faces = P.air_faces, stencil_mass = P.stencil_mass, keep_stencils = keep, frame = frame }
 else
   r = L.drop_on_ground { n = n, volume = true, t_end = P.frames / 60, redistance_at = P.redistance_at }
 end
@@ -98,7 +100,7 @@ print(string.format("%s, %d cells, %s, %d frames, %d steps%s", P.case, n, P.redi
 print("mean change of the smoothed volume per step, fraction of the drop's (near: within 3 dx of the row):")
 print(string.format("  advection     %+.2e  (near %+.2e, elsewhere %+.2e)", (sum.adv_n + sum.adv_f) / m, sum.adv_n / m, sum.adv_f / m))
 print(string.format("  redistancing  %+.2e  (near %+.2e, elsewhere %+.2e)", (sum.red_n + sum.red_f) / m, sum.red_n / m, sum.red_f / m))
-if P.case == "row" and (P.redistance_at == "after" or P.keep_stencils) then
+if P.case == "row" and (P.redistance_at == "after" or keep) then
   print(string.format("  keep_contact  %+.2e  (near %+.2e, elsewhere %+.2e)", (sum.kc_n + sum.kc_f) / m, sum.kc_n / m, sum.kc_f / m))
 end
 print(string.format("  solve         %+.2e  (the volume constraint's restoration)", sum.sol / m))

@@ -21,7 +21,9 @@
 --          inertia, the vertex-level-set barrier, one volume constraint per
 --          component (tide.couple.liu_solve)                          Alg. 1 line 6, Alg. 2 line 5
 --       6. redistance phi^{n+1} once (fast marching), keeping the cells around the
---          vertices in contact (their distances stay those of the solve)
+--          vertices in contact (their distances stay those of the solve); with the default
+--          redistance_at = "prediction" phi* is redistanced in step 3 instead, the stencil
+--          cells of resting vertices keeping the barrier's raise of the last solve (keep_stencils)
 --   Velocity correction
 --     S 7. v^{n+1} = (x^{n+1} - x^n) / dt                                  Alg. 1 line 9, Eq. 7
 --     F 8. u^{n+1} = projection of u* on phi^{n+1} with the faces near contact
@@ -65,9 +67,10 @@ local defaults = {
   contact_radius = false, -- reach of "segments" [m] (default dhat + dx / 2)
   air_faces = true,      -- first projection: also the air faces of the vertices within reach
   redistance = 1,        -- redistance every n steps (0: never)
-  keep_stencils = false, -- redistance_at = "prediction": the march lowers no stencil cell of a vertex that stays
-                         -- in place (true, false; "auto": true with contact = "vertices", false with "segments").
-                         -- Off by default: a drop held on isolated points bounces with it (docs/couple.md)
+  keep_stencils = "raised", -- redistance_at = "prediction": the stencil cells of a vertex that stays in place keep,
+                         -- of what the march would lower, what the last solve left them above its march ("raised";
+                         -- true: every value the march lowers, which bounces a drop held on isolated points;
+                         -- false: none, the liquid on a row of vertices falls in u; docs/couple.md)
   redistance_at = "prediction", -- redistance the "prediction" phi* before the optimization, or "after" it (the paper)
   advect = "maccormack", -- level-set advection
   advect_region = true,  -- advect u and phi only near the liquid (bit-identical results, see step 3)
@@ -104,8 +107,9 @@ function liu.new(opts)
   end
   if S.tension_width ~= "local" and S.tension_width ~= "fixed" then raise("tide.liu.new: tension_width must be local or fixed") end
   if S.contact ~= "vertices" and S.contact ~= "segments" then raise("tide.liu.new: contact must be vertices or segments") end
-  if S.keep_stencils == "auto" then S.keep_stencils = S.contact == "vertices"
-  elseif type(S.keep_stencils) ~= "boolean" then raise("tide.liu.new: keep_stencils must be true, false or \"auto\"") end
+  if type(S.keep_stencils) ~= "boolean" and S.keep_stencils ~= "raised" then
+    raise("tide.liu.new: keep_stencils must be \"raised\", true or false")
+  end
   if S.solver ~= "cholmod" and S.solver ~= "bicgstab" and S.solver ~= "pcg" then
     raise("tide.liu.new: solver must be cholmod, bicgstab or pcg")
   end
@@ -324,7 +328,10 @@ function liu.step(S, dt)
   --  march would lower, the air the last solve's barrier raised under them; reset to distances,
   --  the barrier held the liquid off the solid on a layer of air cells, free faces in the
   --  projections, and the resting liquid kept falling in u -- Fig. 11c's drop on a row lost
-  --  1.2% of its volume per step to the advection for the constraint to put back, docs/couple.md)
+  --  1.2% of its volume per step to the advection for the constraint to put back.  "raised"
+  --  (default): a cell keeps only up to what the last solve left it above that step's march
+  --  (step 5b), the barrier's raise; true kept every value the march lowers, also the liquid
+  --  flowing around an isolated point, and pumped a drop held on two points up and down, docs/couple.md)
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "prediction" then
     S.march = S.march or {}
     S.march.band = math.max(8 * g.dx, band + 3 * g.dx)
@@ -343,7 +350,17 @@ function liu.step(S, dt)
     end
     if keep then S.phi_keep:copy(S.phi2) end
     time("redistance", grid.redistance, g, S.phi2, S.march)
-    if keep then time("keep contact", liu.keep_contact, S, S.phi_keep, S.phi2, S.still, true) end
+    local raised = S.keep_stencils == "raised"
+    if raised then
+      S.phi_march = S.phi_march or g:cells()
+      S.phi_march:copy(S.phi2)
+    end
+    if keep then
+      time("keep contact", liu.keep_contact, S, S.phi_keep, S.phi2, S.still, true, raised and (S.raised or {}) or nil)
+    end
+    S.marched = raised
+  else
+    S.marched = false
   end
   -- 5. joint optimization (Eq. 22) from (phi^n, x^n); phi* in phi2
   local so = S.mesh and { solid = S.mesh } or { x = S.x, x_star = S.xs, mass = S.mass, fixed = S.fixed }
@@ -352,6 +369,8 @@ function liu.step(S, dt)
     kappa = S.kappa or nil, rho = S.rho, band = band, tol = S.tol or nil, max_iter = S.max_iter,
     line_search = S.line_search, solver = S.solver, ccd = S.ccd,
     hessian = S.hessian, stencil_mass = S.stencil_mass })
+  -- 5b. keep_stencils = "raised": what the solve left each stencil cell above the march
+  if S.marched and S.nv > 0 then time("keep record", liu.record_raise, S) end
   -- 6. redistance once, keeping the cells around vertices in contact
   if S.redistance > 0 and (S.steps + 1) % S.redistance == 0 and S.redistance_at == "after" then
     S.phi_keep:copy(S.phi)
@@ -385,6 +404,36 @@ function liu.step(S, dt)
   return st
 end
 
+-- calls f(ci, cj, ck, idx) for the 4^dim cells around vertex i of S (1-based; ck nil in 2D;
+-- idx the 0-based linear index): the cells of its stencils (linear and quadratic)
+local function each_stencil_cell(S, i, f)
+  local g, dim, dx, o, n = S.grid, S.dim, S.grid.dx, S.grid.origin, S.grid.size
+  local lo = {}
+  for a = 1, dim do lo[a] = math.floor((S.x:get(i, a) - o[a]) / dx - 0.5) end -- 0-based lower cell
+  local k0, k1 = 0, 0
+  if dim == 3 then k0, k1 = -1, 2 end
+  for di = -1, 2 do
+    for dj = -1, 2 do
+      for dk = k0, k1 do
+        local ci, cj = lo[1] + di + 1, lo[2] + dj + 1
+        local ck = dim == 3 and lo[3] + dk + 1 or nil
+        if ci >= 1 and ci <= n[1] and cj >= 1 and cj <= n[2] and (dim == 2 or (ck >= 1 and ck <= n[3])) then
+          f(ci, cj, ck, (ci - 1) + n[1] * ((cj - 1) + n[2] * ((ck or 1) - 1)))
+        end
+      end
+    end
+  end
+end
+
+local function cell_get(phi, ci, cj, ck)
+  if ck then return phi:get(ci, cj, ck) end
+  return phi:get(ci, cj)
+end
+
+local function cell_set(phi, ci, cj, ck, v)
+  if ck then phi:set(ci, cj, ck, v) else phi:set(ci, cj, v) end
+end
+
 --- After redistancing, put back the optimized values of the cells around every
 -- vertex within 2 dhat of the liquid (the 4^dim cells of its stencils), so that
 -- the distances the barrier kept positive are not changed by the march; then,
@@ -392,30 +441,19 @@ end
 -- (a sub-cell air pocket the march does not see), its cells too.  Restoring every
 -- stencil gives back the optimized distances exactly, so the loop ends with
 -- every vertex at least min(dhat, its optimized distance) from the liquid.
-function liu.keep_contact(S, before, phi, only, raise_only)
+-- cap (keep_stencils = "raised", issue 16): a table of per-cell bounds (0-based linear index ->
+-- [m]): a cell is put back only up to cap above its redistanced value, one not in it not at all
+-- (so the distances above are not restored; used before the solve, whose barrier keeps d > 0).
+function liu.keep_contact(S, before, phi, only, raise_only, cap)
   phi = phi or S.phi
-  local g, dim, dx, o, n = S.grid, S.dim, S.grid.dx, S.grid.origin, S.grid.size
+  local g = S.grid
   local d0 = couple.liu_distance { grid = g, phi = before, x = S.x, interp = S.interp }
   local function restore(i)
-    local lo = {}
-    for a = 1, dim do lo[a] = math.floor((S.x:get(i, a) - o[a]) / dx - 0.5) end -- 0-based lower cell
-    local kmax = dim == 3 and 2 or 0
-    for di = -1, 2 do
-      for dj = -1, 2 do
-        for dk = (dim == 3 and -1 or 0), kmax do
-          local ci, cj, ck = lo[1] + di + 1, lo[2] + dj + 1, dim == 3 and lo[3] + dk + 1 or nil
-          if ci >= 1 and ci <= n[1] and cj >= 1 and cj <= n[2] and (dim == 2 or (ck >= 1 and ck <= n[3])) then
-            if dim == 2 then
-              local b = before:get(ci, cj)
-              if not raise_only or b > phi:get(ci, cj) then phi:set(ci, cj, b) end
-            else
-              local b = before:get(ci, cj, ck)
-              if not raise_only or b > phi:get(ci, cj, ck) then phi:set(ci, cj, ck, b) end
-            end
-          end
-        end
-      end
-    end
+    each_stencil_cell(S, i, function(ci, cj, ck, idx)
+      local b, cur = cell_get(before, ci, cj, ck), cell_get(phi, ci, cj, ck)
+      if cap then b = math.min(b, cur + (cap[idx] or 0)) end
+      if not raise_only or b > cur then cell_set(phi, ci, cj, ck, b) end
+    end)
   end
   local kept = {}
   for i = 1, S.nv do
@@ -430,6 +468,25 @@ function liu.keep_contact(S, before, phi, only, raise_only)
     end
     if not more then break end
   end
+end
+
+--- keep_stencils = "raised": after the solve, S.raised[idx] = what the solve left each
+-- stencil cell of a vertex within the barrier's reach (d(phi^{n+1}, x) < dhat) above phi*'s
+-- march (S.phi_march), phi^{n+1} - march(phi*) where positive: the barrier's raise (and
+-- the keep's, which it carried), which the next step's keep may put back; a vertex the liquid
+-- has left (d >= dhat, no barrier) records nothing, and its cells go back to the march
+function liu.record_raise(S)
+  local d = couple.liu_distance { grid = S.grid, phi = S.phi, x = S.x, interp = S.interp }
+  local r = {}
+  for i = 1, S.nv do
+    if d:get(i) < S.dhat_v then
+      each_stencil_cell(S, i, function(ci, cj, ck, idx)
+        local up = cell_get(S.phi, ci, cj, ck) - cell_get(S.phi_march, ci, cj, ck)
+        if up > 0 then r[idx] = up end
+      end)
+    end
+  end
+  S.raised = r
 end
 
 --- Raise if a vertex is inside the liquid (the invariant of the method).

@@ -43,11 +43,12 @@ end
 -- weight 0.1 at most, answers by raising the lightest cell of each stencil (the air cell under the
 -- vertex, 1e-2 of a liquid cell's mass) to 3 dx and more instead of holding the gap cells up.
 -- Asserted: that spike (the largest phi in the cell row below the vertex row, from contact on) and
--- the leak.  keep_stencils = true (an option): the march lowers no stencil cell, the liquid rests on
--- the row instead of falling in u on an air cushion, the step loses 25 times less volume for the
--- constraint to put back (test_liu_redistance) and both masses hold.
+-- the leak.  keep_stencils = "raised" (the default): the march lowers no stencil cell below what the
+-- last solve's barrier raised it to, the liquid rests on the row instead of falling in u on an air
+-- cushion, the step loses 6 times less volume for the constraint to put back (test_liu_redistance)
+-- and the wall holds; with "lagged" it still leaks, less (docs/couple.md).
 local row_j = math.floor(0.3 * 64) -- 1-based cell row just below the vertex row (centre 18.5 dx)
-for _, keep in ipairs { false, true } do
+for _, keep in ipairs { false, "raised" } do
   for _, sm in ipairs { "liquid", "lagged" } do
     local spike = 0
     local r = L.drop_on_row { n = 64, spacing = 1.8, frames = 24, stencil_mass = sm, keep_stencils = keep,
@@ -59,8 +60,12 @@ for _, keep in ipairs { false, true } do
     print(string.format("%s: %d steps, %d penetrating, leak %.3f, largest phi under the row %.2f dx",
       what, r.steps, r.pen_steps, r.leak, spike))
     T.check(r.pen_steps == 0, what .. ": no vertex inside the liquid")
-    if keep then
-      T.check(r.leak < (sm == "liquid" and 1e-12 or 0.02), string.format("%s: a tight wall (leak %.3f)", what, r.leak))
+    if keep and sm == "liquid" then
+      T.check(r.leak == 0, string.format("%s: a tight wall (leak %.3f)", what, r.leak))
+    elseif keep then
+      -- Eq. 13's masses: the volume correction lowers the gap cells, which the barrier did not raise
+      -- and the keep does not hold (0.108; 0.572 without the keep, 0.004 with keep_stencils = true)
+      T.check(r.leak < 0.25, string.format("%s: less porous than without the keep (leak %.3f < 0.25)", what, r.leak))
     elseif sm == "liquid" then
       T.check(r.leak == 0, string.format("%s: a tight wall (leak %.3f)", what, r.leak))
       T.check(spike < 1.5, string.format("%s: the cells under the row stay a distance (%.2f dx < 1.5)", what, spike))

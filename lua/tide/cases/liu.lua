@@ -9,6 +9,7 @@
 --   local r = L.vertex_through_drop { n = 32, interp = "quadratic", cfl = 1 }     -- Fig. 9
 --   local r = L.drop_on_ground { n = 32, volume = true, t_end = 0.3 }              -- Fig. 11b
 --   local r = L.drop_on_row { n = 32, spacing = 1.5, cfl = 1, frames = 48 }        -- Figs. 11c, 12
+--   local r = L.row_at_rest { keep_stencils = false }                             -- Fig. 11c, issue 16
 --   local S = L.bands { dim = 2, n = 48 }                                          -- Fig. 13 (scene, bench)
 --   local S, c = L.held_on_points { Bo = 0.2, contact = "vertices" }               -- Fig. 18 in 2D (test_liu_held)
 local tide = require "tide"
@@ -202,6 +203,33 @@ function M.drop_on_row(o)
   return r
 end
 
+--- Fig. 11c's row at rest (issue 16; test_liu_redistance, scripts/liu_keep_rules.lua):
+-- drop_on_row{n = 64, spacing = 1.8, frames = 24} with o's tide.liu options (keep_stencils, ...),
+-- measured on the last step of every frame from frame 8 (the liquid is on the row from about
+-- frame 8): r.restoration = mean |V(phi^{n+1}) - V(phi*)| / V0 (the solve's volume correction per
+-- step), r.v_above = mean vertical velocity on the liquid faces of the three cell rows above the
+-- row (0-based 19-21) [m/s].
+function M.row_at_rest(o)
+  local dv, m, vs, vc, V0 = 0, 0, 0, 0, nil
+  local q = { n = 64, spacing = 1.8, frames = 24 }
+  for k, v in pairs(o or {}) do q[k] = v end
+  q.frame = function(S, f)
+    local g = S.grid
+    V0 = V0 or tide.grid.volume(g, S.phi)
+    if f < 8 then return end
+    dv, m = dv + math.abs(tide.grid.volume(g, S.phi) - tide.grid.volume(g, S.phi2)) / V0, m + 1
+    local v = S.u:component(2)
+    for i = 1, g.size[1] do
+      for j = 20, 22 do
+        if S.phi:get(i, j) < 0 then vs, vc = vs + v:get(i, j), vc + 1 end
+      end
+    end
+  end
+  local r = M.drop_on_row(q)
+  r.restoration, r.v_above = dv / math.max(1, m), vs / math.max(1, vc)
+  return r
+end
+
 --- Fig. 13 (Table I case a): drops falling through elastic bands pinned at
 -- both ends.  o: dim (2 | 3), n (cells per side of the unit box), drops
 -- (number, 1-3), cells (elements along a band), width (3D: elements across a
@@ -366,7 +394,7 @@ function M.held_on_points(o)
   local S = liu.new { grid = g, phi = drop.disk { grid = g, center = { cx, cy }, radius = R },
     x = tide.array.from { { cx - G / 2, py }, { cx + G / 2, py } }, fixed = tide.array.zeros({ 2 }, "u8"):fill(1),
     mass = 1, gravity = { 0, -9.81 }, sigma = 1000 * 9.81 * R * R / o.Bo, contact = o.contact or "segments",
-    keep_stencils = o.keep_stencils or false }
+    keep_stencils = o.keep_stencils }
   return S, { py = py, R = R, dx = dx, centre = centre, start = cy }
 end
 
