@@ -1094,8 +1094,10 @@ static int lattice_table(const tide_sph *s, const map_tree *t, double **tab, int
     e[2] = lat[2] - c[WALL_G];
     e[3] = lat[3] - c[WALL_G + d];
     e[4] = lat[4] - c[WALL_G + d + d + 1];
-    e[5] = s->wvisc ? lat[5] - c[WALL_COLS(d)] : 0;
-    e[6] = s->wvisc ? lat[6] - c[WALL_COLS(d) + d + 1] : 0;
+    /* V_w: the ratios lattice / integral (a congruence below keeps V_w <= 0) */
+    double vn = c[WALL_COLS(d)], vt = c[WALL_COLS(d) + d + 1];
+    e[5] = s->wvisc && vn < 0 ? lat[5] / vn : 0;
+    e[6] = s->wvisc && vt < 0 ? lat[6] / vt : 0;
   }
   (void)nv;
   tide_shape_release(pl);
@@ -1126,9 +1128,28 @@ static void lattice_add(const tide_sph *s, int w, const double *tab, int nc, dou
     out[WALL_G + p] += c[2] * n[p];
     for (int q = 0; q < d; q++)
       out[WALL_G + d + p * d + q] += (c[3] - c[4]) * n[p] * n[q] + (p == q ? c[4] : 0);
-    for (int q = 0; q < d && s->wvisc; q++)
-      out[WALL_COLS(d) + p * d + q] += (c[5] - c[6]) * n[p] * n[q] + (p == q ? c[6] : 0);
   }
+  if (!s->wvisc) return;
+  /* V_w <- S V_w S, S = sqrt(r_n) n n^T + sqrt(r_t) (I - n n^T) (r the flat
+   * wall's lattice / integral ratios): the flat wall's lattice V_w exactly,
+   * and negative semi-definite for any shape (an additive correction, 45 %
+   * of the integral at the first layer, turned V_w positive at convex
+   * curved surfaces: anti-dissipative) */
+  double sn = sqrt(c[5] > 0 ? c[5] : 0), st = sqrt(c[6] > 0 ? c[6] : 0), S[9], V[9];
+  double *Vo = out + WALL_COLS(d);
+  for (int p = 0; p < d; p++)
+    for (int q = 0; q < d; q++) {
+      S[p * d + q] = (sn - st) * n[p] * n[q] + (p == q ? st : 0);
+      V[p * d + q] = Vo[p * d + q];
+    }
+  for (int p = 0; p < d; p++)
+    for (int q = 0; q < d; q++) {
+      double v = 0;
+      for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++)
+          v += S[p * d + a] * V[a * d + b] * S[b * d + q];
+      Vo[p * d + q] = v;
+    }
 }
 
 static int map_build(tide_sph *s, int w, double res) {

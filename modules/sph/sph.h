@@ -273,7 +273,9 @@ typedef enum {
  * (the lattice of the Harada path's wall in the continuum limit), nv = 3 + d
  * + d*d values per node (rho_w, -tr T_w, 0, G_w, T_w; d*d more, the wall
  * viscosity's V_w = c int_S W'(r)/r (y - x)(x)(y - x)/(r^2 + eps), when
- * alpha_b > 0), interpolated by tensor cubic Lagrange polynomials. */
+ * alpha_b > 0; its lattice correction the congruence S V_w S by the flat
+ * wall's lattice/integral ratios, which keeps it negative semi-definite),
+ * interpolated by tensor cubic Lagrange polynomials. */
 typedef struct tide_sph_map {
   int dim, n[3], nv;
   double lo[3], h;
