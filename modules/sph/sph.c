@@ -678,6 +678,24 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel) {
   return TIDE_OK;
 }
 
+int tide_sph_sdf_acceleration(tide_sph *s, int boundary, const double *acc, const double *alpha) {
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  for (int a = 0; a < 3; a++)
+    if ((acc && !isfinite(acc[a])) || (alpha && !isfinite(alpha[a])))
+      return tide_fail(TIDE_EINVAL, "SPH: wall acceleration not finite");
+  for (int w = 0; w < s->nwall; w++) {
+    if (s->wgroup[w] != boundary) continue;
+    for (int a = 0; a < 3; a++) {
+      s->wacc[w][a] = acc && a < s->dim ? acc[a] : 0;
+      s->wacc[w][3 + a] = alpha && (s->dim == 3 || a == 2) ? alpha[a] : 0;
+    }
+    s->waccel[w] = 1;
+  }
+  return TIDE_OK;
+}
+
 int tide_sph_sdf_dynamics(tide_sph *s, int boundary, double mass, const double *inertia) {
   if (boundary < 0 || boundary >= s->ngroup)
     return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
@@ -847,6 +865,21 @@ static void wall_vel(const tide_sph *s, int w, const double *x, double *v) {
   v[0] += om[1] * r[2] - om[2] * r[1];
   v[1] += om[2] * r[0] - om[0] * r[2];
   if (d == 3) v[2] += om[0] * r[1] - om[1] * r[0];
+}
+
+/* the acceleration of wall w at x: acc + alpha x r + omega x (omega x r), r = x - c - wofs */
+static void wall_acc(const tide_sph *s, int w, const double *x, double *out) {
+  int d = s->dim;
+  const double *om = s->wom[w], *al = s->wacc[w] + 3;
+  double r[3] = {0, 0, 0}, u[3];
+  for (int a = 0; a < d; a++)
+    r[a] = x[a] - s->wcen[w][a] - s->wofs[w][a];
+  u[0] = om[1] * r[2] - om[2] * r[1]; /* omega x r */
+  u[1] = om[2] * r[0] - om[0] * r[2];
+  u[2] = om[0] * r[1] - om[1] * r[0];
+  out[0] = s->wacc[w][0] + al[1] * r[2] - al[2] * r[1] + om[1] * u[2] - om[2] * u[1];
+  out[1] = s->wacc[w][1] + al[2] * r[0] - al[0] * r[2] + om[2] * u[0] - om[0] * u[2];
+  out[2] = d == 3 ? s->wacc[w][2] + al[0] * r[1] - al[1] * r[0] + om[0] * u[1] - om[1] * u[0] : 0;
 }
 
 static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
@@ -1867,7 +1900,18 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
       for (int j = 0; j < ws && sl[j * sc] >= 0; j++) {
         int bb = (int)sl[j * sc];
         const double *Gg = sl + j * sc + 1, *Tg = Gg + d, *Vg = Tg + d * d;
-        double u[3] = {0, 0, 0};
+        double u[3] = {0, 0, 0}, ta[3] = {0, 0, 0};
+        int accel = hydro && s->waccel[group_wall(s, bb)];
+        if (accel) { /* the wall's acceleration: g - a_w(x_i) (tide_sph_sdf_acceleration) */
+          double aw[3];
+          wall_acc(s, group_wall(s, bb), xi, aw);
+          for (int a = 0; a < d; a++) {
+            for (int b = 0; b < d; b++)
+              ta[a] += Tg[a * d + b] * aw[b];
+            ta[a] *= ren[i] / rho[i];
+            ai[a] -= ta[a];
+          }
+        }
         if (wv) {
           double vw[3], dv[3];
           wall_vel(s, group_wall(s, bb), xi, vw);
@@ -1889,6 +1933,7 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
             f -= tg / rho[i] * ren[i];
           }
           if (wv) f -= u[a];
+          if (accel) f += ta[a];
           fb[a] = m * f;
         }
         react(d, acc6[bb], xi, cen[bb], fb);

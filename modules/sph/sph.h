@@ -361,6 +361,8 @@ typedef struct tide_sph {
   double wom[TIDE_SPH_MAXWALL][3];      /* angular velocity [rad/s] (2D: the z entry) */
   double wcen[TIDE_SPH_MAXWALL][3];     /* centre of rotation in the shape's frame [m] */
   int wrotates[TIDE_SPH_MAXWALL];       /* 1 once an angular velocity was set */
+  double wacc[TIDE_SPH_MAXWALL][6];     /* acceleration and angular acceleration (hydrostatic) */
+  int waccel[TIDE_SPH_MAXWALL];         /* 1 once tide_sph_sdf_acceleration was called */
   int ngroup;                           /* SDF boundaries (calls) */
   tide_sph_map *wmap[TIDE_SPH_MAXWALL]; /* density map (method map), else NULL */
   int map_lattice;                      /* maps built with the lattice correction */
@@ -446,6 +448,15 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
  * wall's velocity at x is vel + omega x (x - c - wofs).  Maps rotate with
  * the shape (G_w = R G, T_w = R T R^T). */
 int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega);
+/* The acceleration acc (3 [m/s^2]) and angular acceleration alpha (3
+ * [rad/s^2]; 2D alpha[2]; may be NULL: 0) of SDF boundary `boundary` for the
+ * hydrostatic wall pressure (wall_hydrostatic): from now on its wall terms
+ * take the effective gravity g - a_w(x_i), a_w(x) = acc + alpha x r +
+ * omega x (omega x r), r = x - c - wofs (Adami, Hu & Adams 2012, Eq. 27,
+ * with the wall's acceleration; the centripetal part included) -- the
+ * fluid's term +l_i T_g (g - a_w)/rho_i and its reaction.  The caller keeps
+ * it up to date (a prescribed motion); boundary particles do not have it. */
+int tide_sph_sdf_acceleration(tide_sph *s, int boundary, const double *acc, const double *alpha);
 /* Move boundary particle set k (0-based) rigidly: velocity vel (3) of its
  * centre and angular velocity omega (3; 2D omega[2]; may be NULL: 0); centre
  * (may be NULL: keep; default the set's centroid) the rotation centre, the

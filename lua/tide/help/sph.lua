@@ -60,6 +60,13 @@ return {
       { "omega", "number (2D) | {wx, wy, wz} (3D)", "unchanged", "angular velocity [rad/s]" } },
     returns = "nothing", see = see,
   },
+  ["tide.SPH:set_sdf_acceleration"] = {
+    sig = "S:set_sdf_acceleration(i, {ax, ay[, az]}[, alpha])",
+    does = "The acceleration of SDF boundary i [m/s^2] and, when given, its angular acceleration [rad/s^2] for the hydrostatic wall pressure (wall_pressure = \"hydrostatic\"): from this call on the boundary's wall terms take the effective gravity g - a_w(x_i), a_w = a + alpha x r + omega x (omega x r) (r from the wall's centre; the centripetal part included) -- Adami, Hu & Adams 2012, Eq. 27, with the wall's acceleration -- in the fluid's force and the wall's reaction. For a prescribed motion: the caller keeps it up to date (tide.sph_body does not set it; boundary particles do not have it).",
+    args = { { "i", "integer", "required", "index returned by S:sdf_boundary" }, { "acceleration", "table", "required", "[m/s^2]" },
+      { "alpha", "number (2D) | {ax, ay, az} (3D)", "0", "angular acceleration [rad/s^2]" } },
+    returns = "nothing", ref = "Adami, Hu & Adams 2012", see = see,
+  },
   ["tide.SPH:set_boundary_velocity"] = {
     sig = "S:set_boundary_velocity(k, {vx, vy[, vz]} [, omega [, centre]])",
     does = "Move boundary particle set k rigidly: from the next drift its particles are at c + R y (c advanced by dt v, R turned by dt omega about c; the set re-sorted into the cells) with velocity v + omega x (x_b - c), which the DFSPH density change (v_i - v_b) and the boundary viscosity take. centre: the rotation and torque centre (default the set's centroid). Psi_b stays that of the set's creation. tide.sph_body's particles = true uses it.",
