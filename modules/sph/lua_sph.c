@@ -180,6 +180,26 @@ static int m_set_sdf_velocity(lua_State *L) {
   return 0;
 }
 
+/* S:set_sdf_acceleration(i, {ax, ay[, az]}[, alpha]): the acceleration of SDF
+ * boundary i and (optional) its angular acceleration, for the hydrostatic
+ * wall pressure (tide_sph_sdf_acceleration) */
+static int m_set_sdf_acceleration(lua_State *L) {
+  const char *fn = "SPH:set_sdf_acceleration";
+  tide_sph *s = checksph(L, 1);
+  if (s->ngroup == 0) tide_lua_error(L, "%s: the state has no SDF boundary", fn);
+  int i = (int)tide_lua_checkrange(L, 2, fn, "SDF boundary index", 1, s->ngroup);
+  double a[3] = {0, 0, 0}, al[3] = {0, 0, 0};
+  tide_lua_checkvec(L, 3, fn, "acceleration", s->dim, s->dim, a);
+  if (!lua_isnoneornil(L, 4)) {
+    if (s->dim == 2)
+      al[2] = tide_lua_checkfinite(L, 4, fn, "angular acceleration");
+    else
+      tide_lua_checkvec(L, 4, fn, "angular acceleration", 3, 3, al);
+  }
+  tide_lua_check(L, tide_sph_sdf_acceleration(s, i - 1, a, al), fn);
+  return 0;
+}
+
 /* S:set_boundary_velocity(k, {vx, vy[, vz]} [, omega [, centre]]): boundary
  * particle set k moves rigidly (tide_sph_set_motion) */
 static int m_set_boundary_velocity(lua_State *L) {
@@ -604,6 +624,7 @@ static const luaL_Reg methods[] = {{"seed", m_seed},
                                    {"boundary", m_boundary},
                                    {"sdf_boundary", m_sdf_boundary},
                                    {"set_sdf_velocity", m_set_sdf_velocity},
+                                   {"set_sdf_acceleration", m_set_sdf_acceleration},
                                    {"set_sdf_dynamics", m_set_sdf_dynamics},
                                    {"sdf_velocity", m_sdf_velocity},
                                    {"set_boundary_velocity", m_set_boundary_velocity},

@@ -54,6 +54,10 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
     return tide_fail(TIDE_EINVAL, "SPH: rest density must be > 0, got %g", prm->rho0);
   if (!(prm->c > 0 && isfinite(prm->c)))
     return tide_fail(TIDE_EINVAL, "SPH: speed of sound must be > 0, got %g", prm->c);
+  if (!(prm->alpha_visc >= 0 && isfinite(prm->alpha_visc) && prm->alpha_bound >= 0 &&
+        isfinite(prm->alpha_bound)))
+    return tide_fail(TIDE_EINVAL, "SPH: viscosities must be finite and >= 0, got %g and %g",
+                     prm->alpha_visc, prm->alpha_bound);
   tide_sph *s = tide_calloc(sizeof *s);
   if (!s) return TIDE_ENOMEM;
   s->dim = g->dim;
@@ -71,6 +75,7 @@ int tide_sph_new(const tide_grid *g, const tide_sph_params *prm, tide_sph **out)
   s->map_lattice = 1;
   s->alpha_visc = prm->alpha_visc;
   s->alpha_bound = prm->alpha_bound;
+  s->wvisc = prm->alpha_bound > 0;
   s->renormalize = prm->renormalize != 0;
   s->wall_hydrostatic = prm->wall_hydrostatic != 0;
   s->ncells = 1;
@@ -177,6 +182,18 @@ static int grow_arr(tide_array **a, int64_t n, int64_t cap, int64_t cols) {
  * T_w (d x d); WALL_G the column of G_w */
 #define WALL_COLS(d) (3 + (d) + (d) * (d))
 #define WALL_G 3
+/* the wall terms of one boundary with the viscosity tensor V_w (d x d)
+ * after T_w: the per-boundary slots and the maps carry it when s->wvisc */
+#define WALL_VCOLS(d) (WALL_COLS(d) + (d) * (d))
+#define WALL_MAXV (3 + 3 + 9 + 9)
+/* the terms of one boundary (maps' nodes, wall_row's scratch) and the
+ * values of a per-boundary slot (index, G_w, T_w[, V_w]) */
+static inline int term_cols(const tide_sph *s) {
+  return s->wvisc ? WALL_VCOLS(s->dim) : WALL_COLS(s->dim);
+}
+static inline int slot_cols(const tide_sph *s) { return term_cols(s) - 2; }
+/* the regularisation of Monaghan's viscosity, 0.01 h^2 (h = H/2) */
+static inline double visc_eps(const tide_sph *s) { return 0.01 * 0.25 * s->K.H * s->K.H; }
 
 /* room for cap fluid particles in every attribute and workspace */
 static int reserve(tide_sph *s, int64_t cap) {
@@ -661,6 +678,24 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel) {
   return TIDE_OK;
 }
 
+int tide_sph_sdf_acceleration(tide_sph *s, int boundary, const double *acc, const double *alpha) {
+  if (boundary < 0 || boundary >= s->ngroup)
+    return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
+                     s->ngroup);
+  for (int a = 0; a < 3; a++)
+    if ((acc && !isfinite(acc[a])) || (alpha && !isfinite(alpha[a])))
+      return tide_fail(TIDE_EINVAL, "SPH: wall acceleration not finite");
+  for (int w = 0; w < s->nwall; w++) {
+    if (s->wgroup[w] != boundary) continue;
+    for (int a = 0; a < 3; a++) {
+      s->wacc[w][a] = acc && a < s->dim ? acc[a] : 0;
+      s->wacc[w][3 + a] = alpha && (s->dim == 3 || a == 2) ? alpha[a] : 0;
+    }
+    s->waccel[w] = 1;
+  }
+  return TIDE_OK;
+}
+
 int tide_sph_sdf_dynamics(tide_sph *s, int boundary, double mass, const double *inertia) {
   if (boundary < 0 || boundary >= s->ngroup)
     return tide_fail(TIDE_EINVAL, "SPH: no SDF boundary %d (there are %d)", boundary + 1,
@@ -832,6 +867,21 @@ static void wall_vel(const tide_sph *s, int w, const double *x, double *v) {
   if (d == 3) v[2] += om[0] * r[1] - om[1] * r[0];
 }
 
+/* the acceleration of wall w at x: acc + alpha x r + omega x (omega x r), r = x - c - wofs */
+static void wall_acc(const tide_sph *s, int w, const double *x, double *out) {
+  int d = s->dim;
+  const double *om = s->wom[w], *al = s->wacc[w] + 3;
+  double r[3] = {0, 0, 0}, u[3];
+  for (int a = 0; a < d; a++)
+    r[a] = x[a] - s->wcen[w][a] - s->wofs[w][a];
+  u[0] = om[1] * r[2] - om[2] * r[1]; /* omega x r */
+  u[1] = om[2] * r[0] - om[0] * r[2];
+  u[2] = om[0] * r[1] - om[1] * r[0];
+  out[0] = s->wacc[w][0] + al[1] * r[2] - al[2] * r[1] + om[1] * u[2] - om[2] * u[1];
+  out[1] = s->wacc[w][1] + al[2] * r[0] - al[0] * r[2] + om[2] * u[0] - om[0] * u[2];
+  out[2] = d == 3 ? s->wacc[w][2] + al[0] * r[1] - al[1] * r[0] + om[0] * u[1] - om[1] * u[0] : 0;
+}
+
 static double wall_dist(const tide_sph *s, int w, const double *x, double band, double *n) {
   double y[3];
   to_body(s, w, x, y);
@@ -896,8 +946,8 @@ static int64_t ipow(int64_t b, int e) {
 }
 
 static int tree_build(const tide_sph *s, map_tree *t) {
-  int d = s->dim, L = map_levels(d), nv = WALL_COLS(d);
-  double H = s->K.H, c = s->mass / pow(s->g.dx, d);
+  int d = s->dim, L = map_levels(d), nv = term_cols(s);
+  double H = s->K.H, c = s->mass / pow(s->g.dx, d), eps = visc_eps(s);
   t->d = d, t->L = L, t->nv = nv, t->total = 0;
   for (int l = 0; l <= L; l++) {
     t->lev[l] = t->total;
@@ -942,6 +992,10 @@ static int tree_build(const tide_sph *s, map_tree *t) {
             for (int e = 0; e < d; e++)
               out[WALL_G + d + a * d + e] += cw * q * o[a] * o[e];
           }
+          if (s->wvisc) /* V_w = c int_S W'(r)/r (y - x)(x)(y - x)/(r^2 + eps) */
+            for (int a = 0; a < d; a++)
+              for (int e = 0; e < d; e++)
+                out[WALL_COLS(d) + a * d + e] += cw * q * o[a] * o[e] / (r * r + eps);
         }
   }
   /* the levels above: sums of the children (fixed order) */
@@ -1013,10 +1067,11 @@ static int64_t tree_node(const tide_sph *s, const tide_shape *sh, int outside, c
 
 /* Harada's flat-wall lattice terms at a signed distance d, not clamped (d <
  * 0: x behind the wall, the sites from d + dx/2 on): rho_w, -tr T_w, G_n
- * (G_w = G_n n), T_n, T_t (the orthant of one wall, continued) */
-static void flat_lattice(const tide_sph *s, double d, double out[5]) {
+ * (G_w = G_n n), T_n, T_t, V_n, V_t (the orthant of one wall, continued) */
+static void flat_lattice(const tide_sph *s, double d, double out[7]) {
   int dm = s->dim, R = (int)ceil(s->K.H / s->g.dx), kz = dm == 3 ? R : 0;
-  double dx = s->g.dx, H = s->K.H, w = 0, tr = 0, gn = 0, tn = 0, tt = 0;
+  double dx = s->g.dx, H = s->K.H, w = 0, tr = 0, gn = 0, tn = 0, tt = 0, vn = 0, vt = 0;
+  double eps = visc_eps(s);
   int lmax = (int)ceil((H - d) / dx) + 1;
   for (int l = 0; l <= lmax; l++) {
     double hl = d + (l + 0.5) * dx;
@@ -1031,17 +1086,21 @@ static void flat_lattice(const tide_sph *s, double d, double out[5]) {
         gn += q * hl;
         tn += q * hl * hl;
         tt += q * (double)(j * j) * dx * dx;
+        vn += q * hl * hl / (r2 + eps);
+        vt += q * (double)(j * j) * dx * dx / (r2 + eps);
       }
   }
   double m = s->mass;
   out[0] = m * w, out[1] = m * tr, out[2] = m * gn, out[3] = m * tn, out[4] = m * tt;
+  out[5] = m * vn, out[6] = m * vt;
 }
 
 /* The lattice correction of a map (method map): the flat wall's lattice
  * terms (flat_lattice: what the Harada path and a thick band of boundary
  * particles give, consistent with the fluid's own lattice sums) minus the
  * flat wall's continuum terms (the tree on a plane), tabulated over signed
- * distances [-2H, H] (nc entries of spacing dc, 5 values as flat_lattice). */
+ * distances [-2H, H] (nc entries of spacing dc, LAT_COLS values as flat_lattice). */
+#define LAT_COLS 7
 static int lattice_table(const tide_sph *s, const map_tree *t, double **tab, int *nc,
                          double *dc) {
   int st, d = s->dim, nv = WALL_COLS(d);
@@ -1050,7 +1109,7 @@ static int lattice_table(const tide_sph *s, const map_tree *t, double **tab, int
   *nc = (int)ceil(3 * H / *dc) + 1;
   tide_shape *pl;
   if ((st = tide_shape_plane(d, pt, nrm, &pl))) return st;
-  *tab = tide_alloc(sizeof(double) * 5 * (size_t)*nc);
+  *tab = tide_alloc(sizeof(double) * LAT_COLS * (size_t)*nc);
   if (!*tab) {
     tide_shape_release(pl);
     return TIDE_ENOMEM;
@@ -1059,14 +1118,19 @@ static int lattice_table(const tide_sph *s, const map_tree *t, double **tab, int
   int n = *nc;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) {
-    double dd = -2 * H + i * step, x[3] = {dd, 0, 0}, c[3 + 3 + 9] = {0}, lat[5];
+    double dd = -2 * H + i * step, x[3] = {dd, 0, 0}, c[WALL_MAXV] = {0}, lat[LAT_COLS];
     tree_node(s, pl, 0, t, x, c); /* the solid: x < 0, the fluid's normal +x */
     flat_lattice(s, dd, lat);
-    tb[5 * i + 0] = lat[0] - c[0];
-    tb[5 * i + 1] = lat[1] - c[1];
-    tb[5 * i + 2] = lat[2] - c[WALL_G];
-    tb[5 * i + 3] = lat[3] - c[WALL_G + d];
-    tb[5 * i + 4] = lat[4] - c[WALL_G + d + d + 1];
+    double *e = tb + LAT_COLS * i;
+    e[0] = lat[0] - c[0];
+    e[1] = lat[1] - c[1];
+    e[2] = lat[2] - c[WALL_G];
+    e[3] = lat[3] - c[WALL_G + d];
+    e[4] = lat[4] - c[WALL_G + d + d + 1];
+    /* V_w: the ratios lattice / integral (a congruence below keeps V_w <= 0) */
+    double vn = c[WALL_COLS(d)], vt = c[WALL_COLS(d) + d + 1];
+    e[5] = s->wvisc && vn < 0 ? lat[5] / vn : 0;
+    e[6] = s->wvisc && vt < 0 ? lat[6] / vt : 0;
   }
   (void)nv;
   tide_shape_release(pl);
@@ -1079,13 +1143,13 @@ static void lattice_add(const tide_sph *s, int w, const double *tab, int nc, dou
   int d = s->dim;
   double H = s->K.H;
   if (f0 >= H) return;
-  double u = (f0 + 2 * H) / dc, c[5];
+  double u = (f0 + 2 * H) / dc, c[LAT_COLS];
   if (u < 0) u = 0;
   int i = (int)floor(u);
   if (i > nc - 2) i = nc - 2;
   double a = u - i;
-  for (int k = 0; k < 5; k++)
-    c[k] = (1 - a) * tab[5 * i + k] + a * tab[5 * (i + 1) + k];
+  for (int k = 0; k < LAT_COLS; k++)
+    c[k] = (1 - a) * tab[LAT_COLS * i + k] + a * tab[LAT_COLS * (i + 1) + k];
   double n[3];
   tide_shape_normal(s->wshape[w], x, 0.25 * s->g.dx, n);
   if (s->wside[w])
@@ -1098,10 +1162,31 @@ static void lattice_add(const tide_sph *s, int w, const double *tab, int nc, dou
     for (int q = 0; q < d; q++)
       out[WALL_G + d + p * d + q] += (c[3] - c[4]) * n[p] * n[q] + (p == q ? c[4] : 0);
   }
+  if (!s->wvisc) return;
+  /* V_w <- S V_w S, S = sqrt(r_n) n n^T + sqrt(r_t) (I - n n^T) (r the flat
+   * wall's lattice / integral ratios): the flat wall's lattice V_w exactly,
+   * and negative semi-definite for any shape (an additive correction, 45 %
+   * of the integral at the first layer, turned V_w positive at convex
+   * curved surfaces: anti-dissipative) */
+  double sn = sqrt(c[5] > 0 ? c[5] : 0), st = sqrt(c[6] > 0 ? c[6] : 0), S[9], V[9];
+  double *Vo = out + WALL_COLS(d);
+  for (int p = 0; p < d; p++)
+    for (int q = 0; q < d; q++) {
+      S[p * d + q] = (sn - st) * n[p] * n[q] + (p == q ? st : 0);
+      V[p * d + q] = Vo[p * d + q];
+    }
+  for (int p = 0; p < d; p++)
+    for (int q = 0; q < d; q++) {
+      double v = 0;
+      for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++)
+          v += S[p * d + a] * V[a * d + b] * S[b * d + q];
+      Vo[p * d + q] = v;
+    }
 }
 
 static int map_build(tide_sph *s, int w, double res) {
-  int st, d = s->dim, nv = WALL_COLS(d);
+  int st, d = s->dim, nv = term_cols(s);
   double t0 = tide_wtime(), dx = s->g.dx, H = s->K.H, h = dx / res;
   double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, margin = H + 3 * h;
   if (!tide_shape_bounds(s->wshape[w], lo, hi))
@@ -1156,7 +1241,7 @@ static int map_build(tide_sph *s, int w, double res) {
     }
     if (tab) lattice_add(s, w, tab, nc, dc, x, f0, out);
   }
-  tide_free(tab, sizeof(double) * 5 * (size_t)nc);
+  tide_free(tab, sizeof(double) * LAT_COLS * (size_t)nc);
   tree_free(&t);
   m->computed = computed;
   m->seconds = tide_wtime() - t0;
@@ -1188,7 +1273,7 @@ static int map_add(const tide_sph *s, int w, const double *xi, double *row) {
     L[a][2] = -(t + 1) * t * (t - 2) / 2;
     L[a][3] = (t + 1) * t * (t - 1) / 6;
   }
-  double acc[3 + 3 + 9] = {0};
+  double acc[WALL_MAXV] = {0};
   int kz = d == 3 ? 4 : 1;
   for (int k = 0; k < kz; k++)
     for (int j = 0; j < 4; j++) {
@@ -1201,19 +1286,21 @@ static int map_add(const tide_sph *s, int w, const double *xi, double *row) {
           acc[v] += wt * rowv[i * nv + v];
       }
     }
-  if (s->wrotates[w]) { /* G_w = R G, T_w = R T R^T */
+  if (s->wrotates[w]) { /* G_w = R G, T_w = R T R^T (V_w alike) */
     const double *R = s->wrot[w];
-    double *Tm = acc + WALL_G + d, T0[9];
     rot_vec(s, w, acc + WALL_G);
-    memcpy(T0, Tm, sizeof(double) * (size_t)(d * d));
-    for (int a = 0; a < d; a++)
-      for (int b = 0; b < d; b++) {
-        double t = 0;
-        for (int i = 0; i < d; i++)
-          for (int j = 0; j < d; j++)
-            t += R[a * 3 + i] * T0[i * d + j] * R[b * 3 + j];
-        Tm[a * d + b] = t;
-      }
+    for (int m2 = 0; m2 < (nv > WALL_COLS(d) ? 2 : 1); m2++) {
+      double *Tm = acc + WALL_G + d + m2 * d * d, T0[9];
+      memcpy(T0, Tm, sizeof(double) * (size_t)(d * d));
+      for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++) {
+          double t = 0;
+          for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++)
+              t += R[a * 3 + i] * T0[i * d + j] * R[b * 3 + j];
+          Tm[a * d + b] = t;
+        }
+    }
   }
   double vw[3];
   wall_vel(s, w, xi, vw);
@@ -1238,15 +1325,15 @@ const tide_sph_map *tide_sph_boundary_map(const tide_sph *s, int boundary) {
  * in out[0], -tr T_w in out[1]; G_w = sum_a gc[a] n_a; T_w = sum_ab
  * tc[a k + b] n_a n_b^T + *tt (I - sum_a n_a n_a^T). */
 static void orthant(const tide_sph *s, int k, const double *dist, double out[2], double *gc,
-                    double *tc, double *tt) {
+                    double *tc, double *tt, double *vc, double *vt) {
   int d = s->dim, R = (int)ceil(s->K.H / s->g.dx);
-  double dx = s->g.dx, H = s->K.H, m = s->mass, H2 = H * H;
-  double w = 0, tr = 0, t = 0, dd[3];
+  double dx = s->g.dx, H = s->K.H, m = s->mass, H2 = H * H, eps = visc_eps(s);
+  double w = 0, tr = 0, t = 0, tv = 0, dd[3];
   for (int a = 0; a < k; a++) {
     dd[a] = dist[a] > 0 ? dist[a] : 0;
     gc[a] = 0;
     for (int b = 0; b < k; b++)
-      tc[a * k + b] = 0;
+      tc[a * k + b] = vc[a * k + b] = 0;
   }
   int c[3] = {0, 0, 0}; /* odometer: l_a in [0, R] for a < k, j in [-R, R] after */
   for (int a = k; a < d; a++)
@@ -1258,15 +1345,20 @@ static void orthant(const tide_sph *s, int k, const double *dist, double out[2],
       r2 += h[a] * h[a];
     }
     if (r2 < H2) {
-      double r = sqrt(r2), dw = tide_sph_kernel_dW(&s->K, r), q = dw / r;
+      double r = sqrt(r2), dw = tide_sph_kernel_dW(&s->K, r), q = dw / r, qv = q / (r2 + eps);
       w += tide_sph_kernel_W(&s->K, r);
       tr -= dw * r;
       for (int a = 0; a < k; a++) {
         gc[a] += q * h[a];
-        for (int b = 0; b < k; b++)
+        for (int b = 0; b < k; b++) {
           tc[a * k + b] += q * h[a] * h[b];
+          vc[a * k + b] += qv * h[a] * h[b];
+        }
       }
-      if (k < d) t += q * h[k] * h[k];
+      if (k < d) {
+        t += q * h[k] * h[k];
+        tv += qv * h[k] * h[k];
+      }
     }
     int a = 0;
     for (; a < d; a++) {
@@ -1279,15 +1371,18 @@ static void orthant(const tide_sph *s, int k, const double *dist, double out[2],
   out[1] = m * tr;
   for (int a = 0; a < k; a++) {
     gc[a] *= m;
-    for (int b = 0; b < k; b++)
+    for (int b = 0; b < k; b++) {
       tc[a * k + b] *= m;
+      vc[a * k + b] *= m;
+    }
   }
   *tt = m * t;
+  *vt = m * tv;
 }
 
 void tide_sph_wall_terms(const tide_sph *s, double d, double out[5]) {
-  double o[2], gc, tc, tt;
-  orthant(s, 1, &d, o, &gc, &tc, &tt);
+  double o[2], gc, tc, tt, vc, vt;
+  orthant(s, 1, &d, o, &gc, &tc, &tt, &vc, &vt);
   out[0] = o[0], out[1] = gc, out[2] = tc, out[3] = tt, out[4] = o[1];
 }
 
@@ -1297,7 +1392,7 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wal
                         const double (*n)[3], const double *dist, double sign, const double *xi,
                         double *row) {
   int d = s->dim;
-  double dk[3], o[2], gc[3], tc[9], tt, v[3] = {0, 0, 0};
+  double dk[3], o[2], gc[3], tc[9], tt, vc[9], vt, v[3] = {0, 0, 0};
   for (int a = 0; a < k; a++) {
     double vw[3];
     dk[a] = dist[sel[a]];
@@ -1305,7 +1400,7 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wal
     for (int x = 0; x < d; x++) /* the orthant moves with the mean of its walls */
       v[x] += vw[x] / k;
   }
-  orthant(s, k, dk, o, gc, tc, &tt);
+  orthant(s, k, dk, o, gc, tc, &tt, vc, &vt);
   row[0] += sign * o[0];
   row[1] += sign * o[1];
   for (int x = 0; x < d; x++) {
@@ -1322,6 +1417,14 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wal
           T += tc[a * k + b] * n[sel[a]][x] * n[sel[b]][y];
       }
       row[WALL_G + d + x * d + y] += sign * T;
+      if (!s->wvisc) continue;
+      double V = x == y ? vt : 0; /* V_w: the same structure as T_w */
+      for (int a = 0; a < k; a++) {
+        V -= vt * n[sel[a]][x] * n[sel[a]][y];
+        for (int b = 0; b < k; b++)
+          V += vc[a * k + b] * n[sel[a]][x] * n[sel[b]][y];
+      }
+      row[WALL_COLS(d) + x * d + y] += sign * V;
     }
   }
 }
@@ -1329,7 +1432,7 @@ static void add_orthant(const tide_sph *s, int k, const int *sel, const int *wal
 /* add the wall terms t (WALL_COLS(d)) of SDF boundary g to row and to g's
  * slot (slot NULL: none kept); 1 when every slot holds another boundary */
 static int deposit(const tide_sph *s, double *row, double *slot, int g, const double *t) {
-  int d = s->dim, nc = WALL_COLS(d), sc = 1 + d + d * d;
+  int d = s->dim, nc = WALL_COLS(d), sc = slot_cols(s);
   double any = 0;
   for (int c = 0; c < nc; c++) {
     row[c] += t[c];
@@ -1340,7 +1443,7 @@ static int deposit(const tide_sph *s, double *row, double *slot, int g, const do
     double *sl = slot + j * sc;
     if (sl[0] < 0) sl[0] = g;
     if (sl[0] != g) continue;
-    for (int v = 0; v < d + d * d; v++)
+    for (int v = 0; v < sc - 1; v++) /* G_w, T_w[, V_w] */
       sl[1 + v] += t[WALL_G + v];
     return 0;
   }
@@ -1352,17 +1455,17 @@ static int deposit(const tide_sph *s, double *row, double *slot, int g, const do
  * orthant of every orthogonal pair, plus the corner orthant of every
  * orthogonal triple (inclusion-exclusion: the solid is the union of the
  * half spaces, as the band of boundary particles of a box tank).  slot (may
- * be NULL) receives G_w and T_w per SDF boundary (an edge or corner orthant
+ * be NULL) receives G_w, T_w (and V_w when s->wvisc) per SDF boundary (an edge or corner orthant
  * counts for the boundary of its first wall); returns 1 when the particle
  * meets more boundaries than slots. */
 static int wall_row(const tide_sph *s, const double *xi, double *row, double *slot) {
-  int d = s->dim, k = 0, wall[TIDE_SPH_MAXWALL], nc = WALL_COLS(d), over = 0;
-  double H = s->K.H, n[TIDE_SPH_MAXWALL][3], dist[TIDE_SPH_MAXWALL], t[3 + 3 + 9];
-  for (int c = 0; c < nc; c++)
+  int d = s->dim, k = 0, wall[TIDE_SPH_MAXWALL], nc = term_cols(s), over = 0, sc = slot_cols(s);
+  double H = s->K.H, n[TIDE_SPH_MAXWALL][3], dist[TIDE_SPH_MAXWALL], t[WALL_MAXV];
+  for (int c = 0; c < WALL_COLS(d); c++)
     row[c] = 0;
   if (slot)
-    for (int j = 0; j < s->wslots * (1 + d + d * d); j++)
-      slot[j] = j % (1 + d + d * d) == 0 ? -1 : 0;
+    for (int j = 0; j < s->wslots * sc; j++)
+      slot[j] = j % sc == 0 ? -1 : 0;
   for (int w = 0; w < s->nwall; w++) {
     if (s->wmap[w]) {
       for (int c = 0; c < nc; c++)
@@ -1509,7 +1612,7 @@ int tide_sph_search(tide_sph *s) {
   }
   if (kmax > K || kmax + 8 < K / 2) s->kstride = (int)(kmax + kmax / 4 + 4);
   if (s->nwall && n > 0) {
-    int ws = s->ngroup < TIDE_SPH_WSLOTS ? s->ngroup : TIDE_SPH_WSLOTS, sc = 1 + d + d * d;
+    int ws = s->ngroup < TIDE_SPH_WSLOTS ? s->ngroup : TIDE_SPH_WSLOTS, sc = slot_cols(s);
     if ((int64_t)ws * sc * n > s->wgcap) {
       int64_t c = (int64_t)ws * sc * (n + n / 4 + 64);
       tide_free(s->wgrp, sizeof(double) * (size_t)s->wgcap);
@@ -1714,7 +1817,8 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
   const double *ren = TIDE_F64P(s->ren);
   double *acc = TIDE_F64P(s->a), m = s->mass, h = 0.5 * s->K.H, eps = 0.01 * h * h;
   double av = viscosity ? s->alpha_visc : 0, ab = viscosity ? s->alpha_bound : 0;
-  int hydro = s->wall_hydrostatic, nw = s->nwall, ws = s->wslots, sc = 1 + d + d * d;
+  int hydro = s->wall_hydrostatic, nw = s->nwall, ws = s->wslots, sc = slot_cols(s);
+  int wv = ab > 0 && s->wvisc;
   const double *wr = TIDE_F64P(s->wall), *wg = s->wgrp;
   double cen[TIDE_SPH_NBODY][3];
   body_centres(s, cen);
@@ -1788,11 +1892,38 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
           ai[a] += tg / rho[i] * ren[i];
         }
       }
-      /* the reactions per boundary: m (2 p_i/rho_i^2 l_i G_g - l_i T_g g / rho_i) */
+      /* the reactions per boundary: m (2 p_i/rho_i^2 l_i G_g - l_i T_g g / rho_i),
+       * and the wall viscosity of each boundary (sph.h, "Wall viscosity"):
+       * u = 1/2 alpha_b h c/rho_i V_g (v_i - v_g(x_i)) on the fluid, -m u on the body */
       const double *sl = wg + i * ws * sc;
+      double cv = wv ? 0.5 * ab * h * s->c / rho[i] : 0;
       for (int j = 0; j < ws && sl[j * sc] >= 0; j++) {
         int bb = (int)sl[j * sc];
-        const double *Gg = sl + j * sc + 1, *Tg = Gg + d;
+        const double *Gg = sl + j * sc + 1, *Tg = Gg + d, *Vg = Tg + d * d;
+        double u[3] = {0, 0, 0}, ta[3] = {0, 0, 0};
+        int accel = hydro && s->waccel[group_wall(s, bb)];
+        if (accel) { /* the wall's acceleration: g - a_w(x_i) (tide_sph_sdf_acceleration) */
+          double aw[3];
+          wall_acc(s, group_wall(s, bb), xi, aw);
+          for (int a = 0; a < d; a++) {
+            for (int b = 0; b < d; b++)
+              ta[a] += Tg[a * d + b] * aw[b];
+            ta[a] *= ren[i] / rho[i];
+            ai[a] -= ta[a];
+          }
+        }
+        if (wv) {
+          double vw[3], dv[3];
+          wall_vel(s, group_wall(s, bb), xi, vw);
+          for (int a = 0; a < d; a++)
+            dv[a] = vi[a] - vw[a];
+          for (int a = 0; a < d; a++) {
+            for (int b = 0; b < d; b++)
+              u[a] += Vg[a * d + b] * dv[b];
+            u[a] *= cv;
+            ai[a] += u[a];
+          }
+        }
         for (int a = 0; a < d; a++) {
           double f = 2 * pi * Gg[a];
           if (hydro) {
@@ -1801,6 +1932,8 @@ int tide_sph_forces(tide_sph *s, int pressure, int viscosity) {
               tg += Tg[a * d + b] * s->gravity[b];
             f -= tg / rho[i] * ren[i];
           }
+          if (wv) f -= u[a];
+          if (accel) f += ta[a];
           fb[a] = m * f;
         }
         react(d, acc6[bb], xi, cen[bb], fb);
@@ -2012,7 +2145,7 @@ static inline double drho(const tide_sph *s, int64_t i, const double *x, const d
     for (int a = 0; a < d; a++)
       sum += vi[a] * G[a];
     if (s->gmoved) { /* boundaries whose velocity changed since the search */
-      int sc = 1 + d + d * d;
+      int sc = slot_cols(s);
       const double *sl = s->wgrp + i * s->wslots * sc;
       for (int j = 0; j < s->wslots && sl[j * sc] >= 0; j++) {
         int g = (int)sl[j * sc];
@@ -2039,7 +2172,7 @@ static void pressure_update(tide_sph *s, double dt, const double *kap) {
   const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho);
   double *v = TIDE_F64P(s->ps->v), m = s->mass;
   const double *ren = TIDE_F64P(s->ren), *wg = s->wgrp;
-  int ws = s->wslots, sc = 1 + d + d * d;
+  int ws = s->wslots, sc = slot_cols(s);
   double cen[TIDE_SPH_NBODY][3];
   body_centres(s, cen);
   int64_t bsz = (n + TIDE_SPH_FBLOCKS - 1) / TIDE_SPH_FBLOCKS;
@@ -2152,7 +2285,7 @@ static void body_mass(const tide_sph *s, int g, double *Mb) {
  * the impulse by which the fluid's next Jacobi iteration answers a change
  * of the body's velocity, serial (the same bits for any thread count) */
 static void body_stiffness(const tide_sph *s, double (*K)[36]) {
-  int d = s->dim, nq = body_nq(d), sc = 1 + d + d * d;
+  int d = s->dim, nq = body_nq(d), sc = slot_cols(s);
   int64_t n = s->ps->n;
   const double *x = TIDE_F64P(s->ps->x), *rho = TIDE_F64P(s->rho), *al = TIDE_F64P(s->alpha);
   const double *ren = TIDE_F64P(s->ren);

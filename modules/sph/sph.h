@@ -144,13 +144,34 @@
  * density-change terms take (v_i - v_w) . G_w, the projection the relative
  * normal velocity (edges and corners: the mean velocity of their walls).
  *
+ * Wall viscosity (alpha_b = boundary_viscosity > 0): Monaghan's Pi_ib of
+ * the boundary particles above, summed over a wall's lattice (Harada) or
+ * integrated over its solid (map), is one more per-boundary tensor of the
+ * search,
+ *   V_w = m sum W'(r)/r h h^T / (r^2 + 0.01 h_k^2)     (h = x_i - x_b, h_k = H/2)
+ *       = V_n n n^T + V_t (I - n n^T) for a planar wall,
+ *   a_i += 1/2 alpha_b h_k c / rho_i V_w (v_i - v_w(x_i))   (V_w <= 0: dissipative)
+ * with the wall's velocity taken at the particle (exact for a rigid wall:
+ * (v_w(x_b) - v_w(x_i)) . h = (omega x (x_b - x_i)) . h = 0, and every pair
+ * force lies along h through x_i, so the torque about x_i is exact).  Not
+ * switched (the approaching-only condition depends on the velocity and
+ * cannot enter a precomputed tensor, nor a map's integral): for a layer
+ * sliding tangentially the switched sum of the boundary particles is exactly
+ * half the unswitched one, hence the 1/2 -- the SDF wall's tangential drag
+ * equals the particle band's to round-off; the band's switch adds a normal
+ * push off the wall (as large as the drag) that the SDF wall has not, and for
+ * a normal approach the SDF wall damps half as much.  The reaction -m a_i
+ * goes to the boundary's body like the pressure terms.  Per-boundary slots
+ * and map nodes carry d*d more values when alpha_b > 0 (else nothing changes).
+ *
  * Forces on the boundaries (two-way coupling; Akinci et al. 2012, Sec. 5):
  * every wall term of a fluid particle's force is a pair-wise reaction, added
  * negated (times m) to the accumulator of its body -- an SDF boundary or a
  * boundary particle set -- with torque (x_i - c) x F about the body's centre:
  *   boundary particles  F_k = sum_i sum_{b in k} m Psi_b c_ib grad W_ib
  *                       (c_ib the pressure/viscosity factor of the force pass)
- *   SDF boundary g      F_g = sum_i m (2 l_i p_i/rho_i^2 G_g,i - l_i T_g,i g / rho_i)
+ *   SDF boundary g      F_g = sum_i m (2 l_i p_i/rho_i^2 G_g,i - l_i T_g,i g / rho_i
+ *                                   - 1/2 alpha_b h_k c/rho_i V_g,i (v_i - v_g(x_i)))
  *                       (G_w and T_w kept per boundary by the search, at most
  *                       TIDE_SPH_WSLOTS within H of one particle)
  *   DFSPH updates       + sum_i m 2 l_i kappa_i/rho_i (Psi_b grad W_ib | G_g,i)
@@ -249,8 +270,12 @@ typedef enum {
  * integrated over the solid S (kernel centred at x):
  *   rho_w = c int_S W(|x - y|) dy,  G_w = grad rho_w = c int_S W'(r)/r (x - y) dy,
  *   T_w = c int_S W'(r)/r (y - x) (x) (y - x) dy,   c = m / dx^d
- * (the lattice of the Harada path's wall in the continuum limit), nv = 1 + d
- * + d*d values per node, interpolated by tensor cubic Lagrange polynomials. */
+ * (the lattice of the Harada path's wall in the continuum limit), nv = 3 + d
+ * + d*d values per node (rho_w, -tr T_w, 0, G_w, T_w; d*d more, the wall
+ * viscosity's V_w = c int_S W'(r)/r (y - x)(x)(y - x)/(r^2 + eps), when
+ * alpha_b > 0; its lattice correction the congruence S V_w S by the flat
+ * wall's lattice/integral ratios, which keeps it negative semi-definite),
+ * interpolated by tensor cubic Lagrange polynomials. */
 typedef struct tide_sph_map {
   int dim, n[3], nv;
   double lo[3], h;
@@ -269,7 +294,8 @@ typedef struct tide_sph {
   double c;             /* speed of sound of the Tait equation and the viscosity [m/s] */
   double gamma;         /* Tait exponent (7) */
   double alpha_visc;    /* artificial viscosity alpha (fluid-fluid) */
-  double alpha_bound;   /* artificial viscosity alpha against boundary particles */
+  double alpha_bound;   /* artificial viscosity alpha against boundary particles and SDF walls */
+  int wvisc;            /* 1 (alpha_bound > 0): slots and maps carry V_w ("Wall viscosity") */
   int renormalize;      /* 1: pressure terms scaled by l_i (see "Renormalized pressure") */
   int wall_hydrostatic; /* 1: boundary pressure p_i + rho_i g.(x_b - x_i), 0: p_i */
   /* cell list */
@@ -335,6 +361,8 @@ typedef struct tide_sph {
   double wom[TIDE_SPH_MAXWALL][3];      /* angular velocity [rad/s] (2D: the z entry) */
   double wcen[TIDE_SPH_MAXWALL][3];     /* centre of rotation in the shape's frame [m] */
   int wrotates[TIDE_SPH_MAXWALL];       /* 1 once an angular velocity was set */
+  double wacc[TIDE_SPH_MAXWALL][6];     /* acceleration and angular acceleration (hydrostatic) */
+  int waccel[TIDE_SPH_MAXWALL];         /* 1 once tide_sph_sdf_acceleration was called */
   int ngroup;                           /* SDF boundaries (calls) */
   tide_sph_map *wmap[TIDE_SPH_MAXWALL]; /* density map (method map), else NULL */
   int map_lattice;                      /* maps built with the lattice correction */
@@ -420,6 +448,15 @@ int tide_sph_sdf_velocity(tide_sph *s, int boundary, const double *vel);
  * wall's velocity at x is vel + omega x (x - c - wofs).  Maps rotate with
  * the shape (G_w = R G, T_w = R T R^T). */
 int tide_sph_sdf_rotation(tide_sph *s, int boundary, const double *centre, const double *omega);
+/* The acceleration acc (3 [m/s^2]) and angular acceleration alpha (3
+ * [rad/s^2]; 2D alpha[2]; may be NULL: 0) of SDF boundary `boundary` for the
+ * hydrostatic wall pressure (wall_hydrostatic): from now on its wall terms
+ * take the effective gravity g - a_w(x_i), a_w(x) = acc + alpha x r +
+ * omega x (omega x r), r = x - c - wofs (Adami, Hu & Adams 2012, Eq. 27,
+ * with the wall's acceleration; the centripetal part included) -- the
+ * fluid's term +l_i T_g (g - a_w)/rho_i and its reaction.  The caller keeps
+ * it up to date (a prescribed motion); boundary particles do not have it. */
+int tide_sph_sdf_acceleration(tide_sph *s, int boundary, const double *acc, const double *alpha);
 /* Move boundary particle set k (0-based) rigidly: velocity vel (3) of its
  * centre and angular velocity omega (3; 2D omega[2]; may be NULL: 0); centre
  * (may be NULL: keep; default the set's centroid) the rotation centre, the
