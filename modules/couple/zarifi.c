@@ -1026,9 +1026,11 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
       int64_t nc = tide_grid_ncells(&S->g);
       for (int64_t c = 0; c < nc && !s; c++)
         if (S->z.rowof[c] >= 0) S->cell[S->z.rowof[c]] = (int)c;
+      double cp = tide_cputime();
       if (!s)
         s = tide_zarifi_precond_new(A, S->z.nl, S->cell, &S->P, S->z.bscale, S->ring, &S->M);
       if (!s) st->precond_seconds = tide_zarifi_precond_setup_seconds(S->M);
+      st->precond_cpu = tide_cputime() - cp;
     }
     if (!s) {
       st->interface = tide_zarifi_precond_interface(S->M);
@@ -1410,7 +1412,7 @@ int tide_zarifi_resolve(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const 
                      "within dhat); without it the matrix differs (a full projection is needed)",
                      (long long)S->st.contact_nodes);
   *st = S->st;
-  st->geometry_seconds = st->geometry_cpu = st->precond_seconds = 0;
+  st->geometry_seconds = st->geometry_cpu = st->precond_seconds = st->precond_cpu = 0;
   double ta = tide_wtime(), ca = tide_cputime();
   if ((s = liquid_rhs(S, u, 0))) return s;
   solid_rhs(S, solids, o->elastic_force, o->barrier == 1 && S->barrier);

@@ -72,9 +72,11 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     tide_free(M, sizeof *M);
     return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
   }
-  for (int i = 0; i < n; i++)
-    lay[i] = i >= nl ? 0 : -1;
+  for (int i = nl; i < n; i++)
+    lay[i] = 0;
+#pragma omp parallel for schedule(static) if (nl > 65536)
   for (int i = 0; i < nl; i++) {
+    lay[i] = -1;
     int off = 0; /* a row without off-diagonal entries (a dead cell, A_ii = 1) goes to I too */
     for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       if (A->col[p] >= nl && A->val[p] != 0) lay[i] = 0;
@@ -191,6 +193,7 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     }
     memcpy(M->labels, P->labels, (size_t)M->ncells);
     const tide_grid *g = &P->grid;
+#pragma omp parallel for schedule(static) if (M->ncells > 65536)
     for (int i = 0; i < g->n[0]; i++)
       for (int j = 0; j < g->n[1]; j++)
         for (int k = 0; k < g->n[2]; k++) {
