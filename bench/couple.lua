@@ -170,10 +170,12 @@ local pool = list(P.pool)
 if #pool > 0 then
   tide.threads(ths[#ths])
   print(string.format("\npool with the fine beam (725 nodes) hanging into it, one SPD projection, tol %g, %d threads:", P.tol, tide.threads()))
-  print("  res | unknowns | interface | MG-in-block: it, set-up, solve [s] | IC(0)-PCG: it, solve [s] | CHOLMOD solve [s] | |p_MG - p_chol| / |p|")
+  print("  res | unknowns | interface | MG-in-block: it, set-up, solve [s] | projection: assembly, total [s] wall (CPU) | IC(0)-PCG: it, solve [s] | CHOLMOD solve [s] | |p_MG - p_chol| / |p|")
   for _, res in ipairs(pool) do
     local Q = case.pool { res = res, dim = 3 }
+    local t0, c0 = tide.clock(), os.clock()
     local sm, pm = Q.project { solver = "mgpcg", tol = P.tol }
+    local tw, tc = tide.clock() - t0, os.clock() - c0
     local si, sc, pc = nil, nil, nil
     if res <= P.pool_pcg then
       si = Q.project { solver = "pcg", tol = P.tol, must_converge = false }
@@ -185,8 +187,9 @@ if #pool > 0 then
       d:axpy(-1, pc)
       err = string.format("%.1e", math.max(-d:min(), d:max()) / math.max(-pc:min(), pc:max()))
     end
-    print(string.format("  %3d^3 | %8d | %9d | %3d it%s, %.3f, %.3f | %s | %s | %s", res, sm.unknowns, sm.interface,
-      sm.iterations, sm.converged and "" or " (not converged)", sm.precond_seconds, sm.solve_seconds,
+    print(string.format("  %3d^3 | %8d | %9d | %3d it%s, %.3f, %.3f | %.3f (%.3f), %.3f (%.3f) | %s | %s | %s", res,
+      sm.unknowns, sm.interface, sm.iterations, sm.converged and "" or " (not converged)", sm.precond_seconds,
+      sm.solve_seconds, sm.assembly_seconds, sm.assembly_cpu, tw, tc,
       si and string.format("%4d it%s, %.3f", si.iterations, si.converged and "" or " (not converged)", si.solve_seconds) or "-",
       sc and string.format("%.3f", sc.solve_seconds) or "-", err))
   end
