@@ -792,6 +792,7 @@ static int liquid_rhs(tide_zarifi_system *S, const tide_mac *u, int relative) {
     double dxd = g->dim == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
     const double *dv = TIDE_F64P(div);
     int64_t nc = tide_grid_ncells(g);
+#pragma omp parallel for schedule(static) if (nc > 65536)
     for (int64_t c = 0; c < nc; c++) {
       int i = z->rowof[c];
       if (i < 0) continue;
@@ -1187,6 +1188,7 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
   if ((s = solid_velocity(S, S->x, vf, S->tmp))) goto done;
   if ((s = tide_zarifi_gather(u, U))) goto done;
   if ((s = tide_csr_mul(S->G, p, Gp))) goto done;
+#pragma omp parallel for schedule(static) if (nfc > 65536)
   for (int64_t f = 0; f < nfc; f++) {
     int has = S->G->rowptr[f + 1] > S->G->rowptr[f];
     if (has) U[f] -= dt / S->rho * Gp[f];
@@ -1205,6 +1207,7 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
   }
   if (pressure) {
     double *pr = TIDE_F64P(pressure);
+#pragma omp parallel for schedule(static) if (nc > 65536)
     for (int64_t c = 0; c < nc; c++)
       pr[c] = z->rowof[c] >= 0 ? p[z->rowof[c]] : 0;
   }
