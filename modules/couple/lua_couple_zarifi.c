@@ -28,7 +28,7 @@
  *       kappa = auto }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
  *       residual, system_residual, refinements, converged, alpha
- *       [, interface, precond_seconds (mgpcg)]
+ *       [, interface, precond_seconds, precond_cpu (mgpcg)]
  *       [, contact_nodes, contact_lifted, contact_gap, contact_kappa (dhat > 0)],
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, geometry_cpu, assembly_cpu, solve_cpu, formulation,
@@ -333,6 +333,7 @@ static void push_stats(lua_State *L, const tide_zarifi_stats *st, int s, const t
   if (zo->solver == TIDE_ZARIFI_MGPCG) {
     setint(L, t, "interface", st->interface);
     setnum(L, t, "precond_seconds", st->precond_seconds);
+    setnum(L, t, "precond_cpu", st->precond_cpu);
   }
   if (zo->ncolliders > 0 && zo->contact_dhat > 0) {
     setint(L, t, "contact_nodes", st->contact_nodes);

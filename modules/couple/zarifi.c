@@ -81,11 +81,93 @@ static int csr_diagonal(int n, const double *d, tide_csr **out) {
   return tide_csr_finish(D);
 }
 
-/* append scale * A at (r0, c0) (A in general storage) */
-static void add_block(tide_triplets *T, const tide_csr *A, int r0, int c0, double scale) {
-  for (int i = 0; i < A->nrows; i++)
-    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-      tide_triplets_add(T, r0 + i, c0 + A->col[p], scale * A->val[p]);
+/* The 2 x 2 block matrix [s11 X11, s12 X12; s21 X21, s22 X22] (X11 n1 x n1, X22 m x m, all in
+ * general storage with ascending columns) in storage stype (TIDE_CSR_UPPER: the entries with
+ * column >= row).  Each row is the concatenation of its two block rows, so the result is written
+ * directly -- no triplets, no sort -- one row per iteration (the same entries and values, scale *
+ * val, as a triplet assembly of the four blocks). */
+static int csr_block2(const tide_csr *X11, double s11, const tide_csr *X12, double s12,
+                      const tide_csr *X21, double s21, const tide_csr *X22, double s22, int stype,
+                      tide_csr **out) {
+  *out = NULL;
+  int n1 = X11->nrows, m = X22->nrows, n = n1 + m, up = stype == TIDE_CSR_UPPER;
+  if (X11->ncols != n1 || X12->nrows != n1 || X12->ncols != m || X21->nrows != m ||
+      X21->ncols != n1 || X22->ncols != m)
+    return tide_fail(TIDE_EINVAL, "coupled system: block sizes do not fit");
+  const tide_csr *X[4] = {X11, X12, X21, X22};
+  for (int b = 0; b < 4; b++)
+    if (X[b]->stype != TIDE_CSR_GENERAL)
+      return tide_fail(TIDE_EINVAL, "coupled system: blocks must be in general storage");
+  /* row r's first entry kept in upper storage: its first column >= r of the block's row */
+  int *first = NULL;
+  if (up) {
+    first = tide_alloc((size_t)(n + 1) * sizeof(int));
+    if (!first) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
+  }
+  int64_t nnz = 0;
+  for (int r = 0; r < n; r++) {
+    const tide_csr *L = r < n1 ? X11 : X21, *R = r < n1 ? X12 : X22;
+    int i = r < n1 ? r : r - n1;
+    int64_t len = R->rowptr[i + 1] - R->rowptr[i];
+    if (!up) {
+      len += L->rowptr[i + 1] - L->rowptr[i];
+    } else if (r < n1) {
+      int p = L->rowptr[i];
+      while (p < L->rowptr[i + 1] && L->col[p] < r)
+        p++;
+      first[r] = p;
+      len += L->rowptr[i + 1] - p;
+    } else {
+      int p = R->rowptr[i];
+      while (p < R->rowptr[i + 1] && R->col[p] < i)
+        p++;
+      first[r] = p;
+      len = R->rowptr[i + 1] - p;
+    }
+    nnz += len;
+  }
+  tide_csr *A = NULL;
+  int s = nnz > INT32_MAX ? tide_fail(TIDE_EINVAL, "coupled system too large")
+                          : tide_csr_new(n, n, nnz, &A);
+  if (s) {
+    tide_free(first, first ? (size_t)(n + 1) * sizeof(int) : 0);
+    return s;
+  }
+  A->stype = stype;
+  for (int r = 0; r < n; r++) {
+    const tide_csr *L = r < n1 ? X11 : X21, *R = r < n1 ? X12 : X22;
+    int i = r < n1 ? r : r - n1;
+    int len;
+    if (!up)
+      len = L->rowptr[i + 1] - L->rowptr[i] + R->rowptr[i + 1] - R->rowptr[i];
+    else if (r < n1)
+      len = L->rowptr[i + 1] - first[r] + R->rowptr[i + 1] - R->rowptr[i];
+    else
+      len = R->rowptr[i + 1] - first[r];
+    A->rowptr[r + 1] = A->rowptr[r] + len;
+  }
+#pragma omp parallel for schedule(static) if (nnz > 65536)
+  for (int r = 0; r < n; r++) {
+    int lower = r >= n1, i = lower ? r - n1 : r, o = A->rowptr[r];
+    const tide_csr *L = lower ? X21 : X11, *R = lower ? X22 : X12;
+    double sl = lower ? s21 : s11, sr = lower ? s22 : s12;
+    if (!(up && lower)) /* the left block (upper storage: none below the diagonal block) */
+      for (int p = up ? first[r] : L->rowptr[i]; p < L->rowptr[i + 1]; p++) {
+        A->col[o] = L->col[p];
+        A->val[o++] = sl * L->val[p];
+      }
+    for (int p = up && lower ? first[r] : R->rowptr[i]; p < R->rowptr[i + 1]; p++) {
+      A->col[o] = n1 + R->col[p];
+      A->val[o++] = sr * R->val[p];
+    }
+  }
+  tide_free(first, first ? (size_t)(n + 1) * sizeof(int) : 0);
+  if ((s = tide_csr_finish(A))) {
+    tide_csr_free(A);
+    return s;
+  }
+  *out = A;
+  return TIDE_OK;
 }
 
 /* nonzeros of the full matrix represented by A */
@@ -710,6 +792,7 @@ static int liquid_rhs(tide_zarifi_system *S, const tide_mac *u, int relative) {
     double dxd = g->dim == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
     const double *dv = TIDE_F64P(div);
     int64_t nc = tide_grid_ncells(g);
+#pragma omp parallel for schedule(static) if (nc > 65536)
     for (int64_t c = 0; c < nc; c++) {
       int i = z->rowof[c];
       if (i < 0) continue;
@@ -791,18 +874,16 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
   double ta = tide_wtime(), ca = tide_cputime();
   tide_csr *JZ = NULL, *JZJ = NULL, *A11 = NULL, *D = NULL, *A12 = NULL;
   tide_csr *Z2Z = NULL, *Q = NULL, *A22 = NULL, *RZ = NULL;
-  tide_triplets *T = NULL;
+  /* the system's blocks [s11 X11, s12 X12; s21 X21, s22 X22] */
+  const tide_csr *X11 = NULL, *X12 = NULL, *X21 = NULL, *X22 = NULL;
+  double s11 = 1, s12 = 1, s21 = 1, s22 = 1;
   double *tmp = S->tmp;
-  if ((s = tide_triplets_new((int)n, (int)n, &T))) goto done;
   if ((s = tide_csr_transpose(S->Jf, &S->Jt))) goto done;
   if (f == TIDE_ZARIFI_INDEFINITE) {
     /* (5.17): [B J; J^T -S], S = Mz + zeta_K K */
     if ((s = csr_diagonal(nf, z->mz, &D))) goto done;
-    add_block(T, B, 0, 0, 1);
-    add_block(T, S->Jf, 0, nl, 1);
-    add_block(T, S->Jt, nl, 0, 1);
-    add_block(T, D, nl, nl, -1);
-    add_block(T, ZK, nl, nl, -1);
+    if ((s = tide_csr_add(-1, D, -1, ZK, &A22))) goto done; /* -S */
+    X11 = B, X12 = S->Jf, X21 = S->Jt, X22 = A22;
     if ((s = form_rhs(S, o->alpha, 1))) goto done;
   } else {
     /* the diagonal block whose inverse enters: Z1 (spd) or Mz (factored) */
@@ -825,7 +906,6 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       if ((s = tide_csr_matmul(Z2Z, S->Z2, &Q))) goto done;
       if ((s = tide_csr_add(1, S->Z2, 1, Q, &A22))) goto done; /* (5.30) */
       if ((s = form_rhs(S, o->alpha, 1))) goto done;
-      if ((s = tide_csr_clone(B, &S->B))) goto done;
       S->nref = 6 * n;
       S->ref = tide_alloc((size_t)(S->nref + 1) * sizeof(double));
       if (!S->ref) {
@@ -833,13 +913,11 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
         goto done;
       }
       double alpha = S->alpha;
-      add_block(T, A11, 0, 0, 1);
-      add_block(T, A12, 0, nl, -alpha);
       tide_csr_free(Z2Z);
       Z2Z = NULL;
       if ((s = tide_csr_transpose(A12, &Z2Z))) goto done; /* A21 = A12^T (5.29) */
-      add_block(T, Z2Z, nl, 0, -alpha);
-      add_block(T, A22, nl, nl, alpha * alpha);
+      X11 = A11, X12 = A12, X21 = Z2Z, X22 = A22;
+      s12 = s21 = -alpha, s22 = alpha * alpha;
     } else {
       /* factored (5.43, 5.45): Rh = sqrt(zeta_K) R per solid */
       tide_triplets *TR;
@@ -877,24 +955,23 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       if ((s = tide_csr_add(1, D, 1, Q, &A22))) goto done;
       if ((s = form_rhs(S, o->alpha, 1))) goto done;
       /* the coupled residual: r (nl + nf), v (nf), its scratch (nl + 2 nf + nr) */
-      if ((s = tide_csr_clone(B, &S->B))) goto done;
       S->nref = 2 * (int64_t)nl + 4 * (int64_t)nf + nr;
       S->ref = tide_alloc((size_t)(S->nref + 1) * sizeof(double));
       if (!S->ref) {
         s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
         goto done;
       }
-      add_block(T, A11, 0, 0, 1);
-      add_block(T, A12, 0, nl, -1);
       if ((s = tide_csr_transpose(A12, &Z2Z))) goto done;
-      add_block(T, Z2Z, nl, 0, -1);
-      add_block(T, A22, nl, nl, 1);
+      X11 = A11, X12 = A12, X21 = Z2Z, X22 = A22;
+      s12 = s21 = -1;
     }
   }
-  if (o->system && (s = tide_csr_from_tripletlist(T, TIDE_CSR_GENERAL, o->system))) goto done;
+  if (o->system &&
+      (s = csr_block2(X11, s11, X12, s12, X21, s21, X22, s22, TIDE_CSR_GENERAL, o->system)))
+    goto done;
   int stype = S->solver == TIDE_ZARIFI_BICGSTAB || S->solver == TIDE_ZARIFI_MGPCG ? TIDE_CSR_GENERAL
                                                                                   : TIDE_CSR_UPPER;
-  if ((s = tide_csr_from_tripletlist(T, stype, &S->A))) goto done;
+  if ((s = csr_block2(X11, s11, X12, s12, X21, s21, X22, s22, stype, &S->A))) goto done;
   S->dead = tide_alloc((size_t)(nl + 1) * sizeof(int));
   if (!S->dead) {
     s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
@@ -907,7 +984,6 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
 done:
   st->assembly_seconds += tide_wtime() - ta;
   st->assembly_cpu += tide_cputime() - ca;
-  tide_triplets_free(T);
   tide_csr *tmps[9] = {JZ, JZJ, A11, D, A12, Z2Z, Q, A22, RZ};
   for (int k = 0; k < 9; k++)
     tide_csr_free(tmps[k]);
@@ -951,9 +1027,11 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
       int64_t nc = tide_grid_ncells(&S->g);
       for (int64_t c = 0; c < nc && !s; c++)
         if (S->z.rowof[c] >= 0) S->cell[S->z.rowof[c]] = (int)c;
+      double cp = tide_cputime();
       if (!s)
         s = tide_zarifi_precond_new(A, S->z.nl, S->cell, &S->P, S->z.bscale, S->ring, &S->M);
       if (!s) st->precond_seconds = tide_zarifi_precond_setup_seconds(S->M);
+      st->precond_cpu = tide_cputime() - cp;
     }
     if (!s) {
       st->interface = tide_zarifi_precond_interface(S->M);
@@ -1110,6 +1188,7 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
   if ((s = solid_velocity(S, S->x, vf, S->tmp))) goto done;
   if ((s = tide_zarifi_gather(u, U))) goto done;
   if ((s = tide_csr_mul(S->G, p, Gp))) goto done;
+#pragma omp parallel for schedule(static) if (nfc > 65536)
   for (int64_t f = 0; f < nfc; f++) {
     int has = S->G->rowptr[f + 1] > S->G->rowptr[f];
     if (has) U[f] -= dt / S->rho * Gp[f];
@@ -1128,6 +1207,7 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
   }
   if (pressure) {
     double *pr = TIDE_F64P(pressure);
+#pragma omp parallel for schedule(static) if (nc > 65536)
     for (int64_t c = 0; c < nc; c++)
       pr[c] = z->rowof[c] >= 0 ? p[z->rowof[c]] : 0;
   }
@@ -1222,7 +1302,8 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   if ((s = tide_mac_poisson_assemble(P, z->rowof, z->nl, TIDE_CSR_GENERAL, &A))) goto done;
   double dxd = d == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
   z->bscale = o->dt / o->rho * dxd;
-  if ((s = tide_csr_clone(A, &B))) goto done;
+  B = A; /* scaled in place */
+  A = NULL;
   for (int64_t q = 0; q < tide_csr_nnz(B); q++)
     B->val[q] *= o->dt / o->rho * dxd;
   if ((s = tide_zarifi_gradient(g, TIDE_U8P(S->labels), z->rowof, z->nl, P->weight, P->theta,
@@ -1270,6 +1351,10 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   st->assembly_seconds = tide_wtime() - ta;
   st->assembly_cpu = tide_cputime() - ca;
   s = assemble(S, B, ZK, o, st);
+  if (!s && S->formulation != TIDE_ZARIFI_INDEFINITE) {
+    S->B = B; /* kept for the coupled residual */
+    B = NULL;
+  }
 done:
   tide_csr_free(A);
   tide_csr_free(B);
@@ -1330,7 +1415,7 @@ int tide_zarifi_resolve(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const 
                      "within dhat); without it the matrix differs (a full projection is needed)",
                      (long long)S->st.contact_nodes);
   *st = S->st;
-  st->geometry_seconds = st->geometry_cpu = st->precond_seconds = 0;
+  st->geometry_seconds = st->geometry_cpu = st->precond_seconds = st->precond_cpu = 0;
   double ta = tide_wtime(), ca = tide_cputime();
   if ((s = liquid_rhs(S, u, 0))) return s;
   solid_rhs(S, solids, o->elastic_force, o->barrier == 1 && S->barrier);

@@ -293,6 +293,7 @@ typedef struct tide_zarifi_stats {
                         piece's flux reaches): p = 0 there */
   int ring;          /* TIDE_ZARIFI_MGPCG: the ring used */
   double precond_seconds; /* TIDE_ZARIFI_MGPCG: preconditioner set-up (in solve_seconds) */
+  double precond_cpu;     /* the same in CPU seconds of the process (in solve_cpu) */
   int64_t contact_nodes;  /* free nodes within dhat of a collider at x* (barrier active) */
   int64_t contact_lifted; /* of them, linearized at TIDE_ZARIFI_CONTACT_FLOOR dhat */
   double contact_gap;     /* smallest node-collider distance at x* [m] (HUGE_VAL: none) */

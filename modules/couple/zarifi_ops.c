@@ -49,54 +49,95 @@ int tide_zarifi_gather(const tide_mac *u, double *out) { return face_copy((tide_
 
 int tide_zarifi_scatter(const double *in, tide_mac *u) { return face_copy(u, (double *)in, 1); }
 
+/* the gradient row of face (a; i, j, k): its liquid cells' rows c[] (ascending) and entries v[];
+ * returns their count (0: the face is closed or has no liquid side) */
+static int gradient_row(const tide_grid *g, const uint8_t *labels, const int *rowof, int a, int i,
+                        int j, int k, const double *const fractions[3],
+                        const double *const theta[3], double theta_min, int c[2], double v[2]) {
+  double dx = g->dx;
+  int hi[3] = {i, j, k}, lo[3] = {i, j, k};
+  lo[a] -= 1;
+  if (lo[a] < 0 || hi[a] >= g->n[a]) return 0;
+  int64_t cl = tide_grid_idx(g, lo[0], lo[1], lo[2]);
+  int64_t ch = tide_grid_idx(g, hi[0], hi[1], hi[2]);
+  uint8_t ll = labels[cl], lh = labels[ch];
+  if (ll == TIDE_CELL_SOLID || lh == TIDE_CELL_SOLID) return 0;
+  if (ll != TIDE_CELL_LIQUID && lh != TIDE_CELL_LIQUID) return 0;
+  int64_t f = tide_grid_fidx(g, a, i, j, k);
+  double w = fractions && fractions[a] ? fractions[a][f] : 1.0;
+  if (!(w > 0)) return 0;
+  if (ll == TIDE_CELL_LIQUID && lh == TIDE_CELL_LIQUID) {
+    int q = rowof[cl] > rowof[ch]; /* columns ascending */
+    c[q] = rowof[cl], v[q] = -1 / dx;
+    c[1 - q] = rowof[ch], v[1 - q] = 1 / dx;
+    return 2;
+  }
+  double th = theta && theta[a] ? theta[a][f] : 1.0;
+  if (!(th >= theta_min)) th = theta_min;
+  if (ll == TIDE_CELL_LIQUID)
+    c[0] = rowof[cl], v[0] = -1 / (th * dx);
+  else
+    c[0] = rowof[ch], v[0] = 1 / (th * dx);
+  return 1;
+}
+
 int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
                          const double *const fractions[3], const double *const theta[3],
                          double theta_min, tide_csr **G) {
+  *G = NULL;
   int d = g->dim;
   int64_t nf = tide_zarifi_nfaces(g), nc = tide_grid_ncells(g);
   if (nf > INT32_MAX || nc > INT32_MAX)
     return tide_fail(TIDE_EINVAL, "zarifi gradient: grid too large for 32-bit indices");
   if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
-  double dx = g->dx;
   int64_t off[3];
   face_offsets(g, off);
-  tide_triplets *TG = NULL;
-  int s = tide_triplets_new((int)nf, nl, &TG);
-  if (s) return s;
-  /* one row per open face with a liquid side, in face order */
-  for (int a = 0; a < d; a++) {
-    int fd[3];
-    tide_grid_face_dims(g, a, fd);
-    for (int i = 0; i < fd[0]; i++)
-      for (int j = 0; j < fd[1]; j++)
-        for (int k = 0; k < fd[2]; k++) {
-          int hi[3] = {i, j, k}, lo[3] = {i, j, k};
-          lo[a] -= 1;
-          if (lo[a] < 0 || hi[a] >= g->n[a]) continue;
-          int64_t cl = tide_grid_idx(g, lo[0], lo[1], lo[2]);
-          int64_t ch = tide_grid_idx(g, hi[0], hi[1], hi[2]);
-          uint8_t ll = labels[cl], lh = labels[ch];
-          if (ll == TIDE_CELL_SOLID || lh == TIDE_CELL_SOLID) continue;
-          if (ll != TIDE_CELL_LIQUID && lh != TIDE_CELL_LIQUID) continue;
-          int64_t f = tide_grid_fidx(g, a, i, j, k);
-          double w = fractions && fractions[a] ? fractions[a][f] : 1.0;
-          if (!(w > 0)) continue;
-          int row = (int)(off[a] + f);
-          if (ll == TIDE_CELL_LIQUID && lh == TIDE_CELL_LIQUID) {
-            tide_triplets_add(TG, row, rowof[cl], -1 / dx);
-            tide_triplets_add(TG, row, rowof[ch], 1 / dx);
-          } else {
-            double th = theta && theta[a] ? theta[a][f] : 1.0;
-            if (!(th >= theta_min)) th = theta_min;
-            if (ll == TIDE_CELL_LIQUID)
-              tide_triplets_add(TG, row, rowof[cl], -1 / (th * dx));
-            else
-              tide_triplets_add(TG, row, rowof[ch], 1 / (th * dx));
+  /* one row per face in face order, with an entry per liquid side of an open face: counted,
+   * then written, both face by face (in parallel; the rows are independent) */
+  int *cnt = tide_calloc((size_t)(nf + 1) * sizeof(int));
+  if (!cnt) return tide_fail(TIDE_ENOMEM, "zarifi gradient: out of memory");
+  for (int pass = 0; pass < 2; pass++) {
+    tide_csr *A = *G;
+    for (int a = 0; a < d; a++) {
+      int fd[3];
+      tide_grid_face_dims(g, a, fd);
+#pragma omp parallel for schedule(static) if (nf > 65536)
+      for (int i = 0; i < fd[0]; i++)
+        for (int j = 0; j < fd[1]; j++)
+          for (int k = 0; k < fd[2]; k++) {
+            int c[2];
+            double v[2];
+            int m = gradient_row(g, labels, rowof, a, i, j, k, fractions, theta, theta_min, c, v);
+            int64_t row = off[a] + tide_grid_fidx(g, a, i, j, k);
+            if (!pass) {
+              cnt[row + 1] = m;
+            } else {
+              for (int q = 0; q < m; q++) {
+                A->col[A->rowptr[row] + q] = c[q];
+                A->val[A->rowptr[row] + q] = v[q];
+              }
+            }
           }
-        }
+    }
+    if (!pass) {
+      int64_t nnz = 0;
+      for (int64_t f = 0; f < nf; f++)
+        nnz += cnt[f + 1];
+      int s = tide_csr_new((int)nf, nl, nnz, G);
+      if (s) {
+        tide_free(cnt, (size_t)(nf + 1) * sizeof(int));
+        return s;
+      }
+      for (int64_t f = 0; f < nf; f++)
+        (*G)->rowptr[f + 1] = (*G)->rowptr[f] + cnt[f + 1];
+    }
   }
-  s = tide_csr_from_tripletlist(TG, TIDE_CSR_GENERAL, G);
-  tide_triplets_free(TG);
+  tide_free(cnt, (size_t)(nf + 1) * sizeof(int));
+  int s = tide_csr_finish(*G);
+  if (s) {
+    tide_csr_free(*G);
+    *G = NULL;
+  }
   return s;
 }
 

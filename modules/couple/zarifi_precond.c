@@ -12,6 +12,12 @@ struct tide_zarifi_precond {
   const tide_csr *A;  /* the system, general storage (not owned) */
   int n, nl, ni;      /* rows, liquid rows, interface rows */
   int *idx;           /* ni: interface rows, ascending */
+  /* A[I, L]^T by liquid row: row i's entries A[j, i] (j in I, ascending) at hptr[i] .. hptr[i+1]
+   * of hcol (j) and hval -- the liquid residual of step 2 gathered row by row (in parallel) in
+   * the order the column scatter through the rows of I summed it */
+  int *hptr, *hcol;
+  double *hval;
+  int64_t nh;
   const int *cell;    /* nl: cell of each liquid row (not owned) */
   double cinv;        /* 1 / c, B = c A_poisson */
   tide_factor *F;     /* Cholesky of A[I, I] */
@@ -26,6 +32,9 @@ struct tide_zarifi_precond {
 void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   if (!M) return;
   tide_free(M->idx, (size_t)(M->ni + 1) * sizeof(int));
+  tide_free(M->hptr, M->hptr ? (size_t)(M->nl + 1) * sizeof(int) : 0);
+  tide_free(M->hcol, M->hcol ? (size_t)(M->nh + 1) * sizeof(int) : 0);
+  tide_free(M->hval, M->hval ? (size_t)(M->nh + 1) * sizeof(double) : 0);
   tide_factor_free(M->F);
   tide_mac_solver_free(M->M);
   tide_free(M->t, (size_t)(M->ni + 1) * sizeof(double));
@@ -63,9 +72,11 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     tide_free(M, sizeof *M);
     return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
   }
-  for (int i = 0; i < n; i++)
-    lay[i] = i >= nl ? 0 : -1;
+  for (int i = nl; i < n; i++)
+    lay[i] = 0;
+#pragma omp parallel for schedule(static) if (nl > 65536)
   for (int i = 0; i < nl; i++) {
+    lay[i] = -1;
     int off = 0; /* a row without off-diagonal entries (a dead cell, A_ii = 1) goes to I too */
     for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       if (A->col[p] >= nl && A->val[p] != 0) lay[i] = 0;
@@ -100,20 +111,72 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
       M->idx[ni] = i;
       lay[i] = ni++; /* now: position in I */
     }
+  /* A[I, L]^T (counting sort of the liquid columns of the rows of I, k ascending) */
+  {
+    M->hptr = tide_calloc((size_t)(nl + 1) * sizeof(int));
+    if (!M->hptr) {
+      s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+      goto done;
+    }
+    int64_t nh = 0;
+    for (int k = 0; k < ni; k++) {
+      int j = M->idx[k];
+      for (int p = A->rowptr[j]; p < A->rowptr[j + 1]; p++)
+        if (A->col[p] < nl) M->hptr[A->col[p] + 1]++, nh++;
+    }
+    if (nh > INT32_MAX) {
+      s = tide_fail(TIDE_EINVAL, "coupled preconditioner: interface too large");
+      goto done;
+    }
+    for (int i = 0; i < nl; i++)
+      M->hptr[i + 1] += M->hptr[i];
+    M->nh = nh;
+    M->hcol = tide_alloc((size_t)(nh + 1) * sizeof(int));
+    M->hval = tide_alloc((size_t)(nh + 1) * sizeof(double));
+    int *next = tide_alloc((size_t)(nl + 1) * sizeof(int));
+    if (!M->hcol || !M->hval || !next) {
+      tide_free(next, next ? (size_t)(nl + 1) * sizeof(int) : 0);
+      s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+      goto done;
+    }
+    memcpy(next, M->hptr, (size_t)(nl + 1) * sizeof(int));
+    for (int k = 0; k < ni; k++) {
+      int j = M->idx[k];
+      for (int p = A->rowptr[j]; p < A->rowptr[j + 1]; p++)
+        if (A->col[p] < nl) {
+          int q = next[A->col[p]]++;
+          M->hcol[q] = j;
+          M->hval[q] = A->val[p];
+        }
+    }
+    tide_free(next, (size_t)(nl + 1) * sizeof(int));
+  }
   /* A[I, I] (upper triangle) and its Cholesky factor */
   {
-    tide_triplets *T = NULL;
+    /* written row by row: lay[] is increasing on I, so each row's positions ascend as A's
+     * columns do */
+    int64_t na = 0;
+    for (int k = 0; k < ni; k++) {
+      int i = M->idx[k];
+      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+        na += lay[A->col[p]] >= k;
+    }
     tide_csr *AI = NULL;
-    if ((s = tide_triplets_new(ni, ni, &T))) goto done;
+    if ((s = tide_csr_new(ni, ni, na, &AI))) goto done;
+    AI->stype = TIDE_CSR_UPPER;
+    int64_t o = 0;
     for (int k = 0; k < ni; k++) {
       int i = M->idx[k];
       for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
         int q = lay[A->col[p]];
-        if (q >= k) tide_triplets_add(T, k, q, A->val[p]);
+        if (q >= k) {
+          AI->col[o] = q;
+          AI->val[o++] = A->val[p];
+        }
       }
+      AI->rowptr[k + 1] = (int)o;
     }
-    s = tide_csr_from_tripletlist(T, TIDE_CSR_UPPER, &AI);
-    tide_triplets_free(T);
+    s = tide_csr_finish(AI);
     if (!s) s = tide_factor_new(AI, TIDE_FACTOR_CHOLESKY, &M->F);
     tide_csr_free(AI);
     if (s) goto done;
@@ -130,6 +193,7 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     }
     memcpy(M->labels, P->labels, (size_t)M->ncells);
     const tide_grid *g = &P->grid;
+#pragma omp parallel for schedule(static) if (M->ncells > 65536)
     for (int i = 0; i < g->n[0]; i++)
       for (int j = 0; j < g->n[1]; j++)
         for (int k = 0; k < g->n[2]; k++) {
@@ -162,6 +226,7 @@ double tide_zarifi_precond_setup_seconds(const tide_zarifi_precond *M) {
 /* t = r[I] - (A z)[I] (rows of I; z may be NULL: z = 0) */
 static void interface_residual(const tide_zarifi_precond *M, const double *r, const double *z) {
   const tide_csr *A = M->A;
+#pragma omp parallel for schedule(static) if (z && M->ni > 2048)
   for (int k = 0; k < M->ni; k++) {
     int i = M->idx[k];
     double s = r[i];
@@ -174,7 +239,6 @@ static void interface_residual(const tide_zarifi_precond *M, const double *r, co
 
 int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   tide_zarifi_precond *M = ctx;
-  const tide_csr *A = M->A;
   const int nl = M->nl, n = M->n, ni = M->ni;
   int s;
   /* 1. the interface: z = R_I^T A_II^-1 R_I r */
@@ -188,17 +252,14 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   /* 2. the liquid: z += R_L^T V R_L (r - A z) / c; A z on the liquid rows from the rows of I
    *    (A symmetric, z supported on I) */
   double *rc = M->rc;
-  const int *cell = M->cell;
+  const int *cell = M->cell, *hp = M->hptr, *hc = M->hcol;
+  const double *hv = M->hval;
 #pragma omp parallel for schedule(static) if (nl > 65536)
-  for (int i = 0; i < nl; i++)
-    rc[cell[i]] = r[i];
-  for (int k = 0; k < ni; k++) {
-    int j = M->idx[k];
-    double zj = z[j];
-    for (int p = A->rowptr[j]; p < A->rowptr[j + 1]; p++) {
-      int i = A->col[p];
-      if (i < nl) rc[cell[i]] -= A->val[p] * zj;
-    }
+  for (int i = 0; i < nl; i++) {
+    double ri = r[i];
+    for (int q = hp[i]; q < hp[i + 1]; q++)
+      ri -= hv[q] * z[hc[q]];
+    rc[cell[i]] = ri;
   }
   if ((s = tide_mac_solver_precondition(M->M, rc, M->zc))) return s;
   const double *zc = M->zc, ci = M->cinv;

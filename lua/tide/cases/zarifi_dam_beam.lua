@@ -9,7 +9,9 @@
 -- "coarse" 135 nodes / 336 tets, "medium" 352 / 1134, "fine" 725 / 2688 (Table 6.1); true = fine;
 -- "stability" 2 x 20 x 2 cubes, 189 nodes / 480 tets, the solid of section 6.3),
 -- beam_cells (elements across the beam, 0: about 0.1/dx), E = 2e5,
--- nu = 0.3, density = 800, tau_m = 0.5, tau_k = 0.002, per_cell, and zarifi.new's options
+-- nu = 0.3, density = 800, tau_m = 0.5, tau_k = 0.002, per_cell, column (the column's right edge,
+-- 0.35; 0.55 puts the water against the beam from the start: bench/couple.lua's short warm-up at
+-- 64^3-100^3, where the thesis's column takes ~0.15 s of small steps to reach it), and zarifi.new's options
 -- (scheme, sampling, cfl, tol, solver, gravity (also the beam's), ...).
 local tide = require "tide"
 local zarifi = require "tide.zarifi"
@@ -17,7 +19,7 @@ local zarifi = require "tide.zarifi"
 local M = {}
 
 local own = { res = true, dim = true, paper = true, beam_cells = true, E = true, nu = true, density = true,
-  tau_m = true, tau_k = true, per_cell = true }
+  tau_m = true, tau_k = true, per_cell = true, column = true }
 
 function M.new(o)
   o = o or {}
@@ -44,7 +46,11 @@ function M.new(o)
     rayleigh_mass = o.tau_m or 0.5, rayleigh_stiffness = o.tau_k or 0.002, gravity = o.gravity }
   local top = 1.0 - 0.5 * dx - 1e-9
   beam:pin(function(_, y) return y > top end)
-  local box = dim == 2 and { min = { 0, 0 }, max = { 0.35, 0.7 } } or { min = { 0, 0, 0 }, max = { 0.35, 0.7, 1 } }
+  local cx = o.column or 0.35
+  if not (type(cx) == "number" and cx > 0 and cx <= 1) then
+    error("zarifi_dam_beam: column must be a number in (0, 1]", 2)
+  end
+  local box = dim == 2 and { min = { 0, 0 }, max = { cx, 0.7 } } or { min = { 0, 0, 0 }, max = { cx, 0.7, 1 } }
   local ps = zarifi.seed(g, { box = box }, { beam }, (o.per_cell or 0) > 0 and o.per_cell or nil)
   local zo = { grid = g, particles = ps, solids = { beam } }
   for k, v in pairs(o) do if not own[k] then zo[k] = v end end
