@@ -94,13 +94,7 @@ local function run(theta_deg)
   local plane = tide.shape.plane { point = { px, py }, normal = { nxv, nyv } }
   local fractions, solid = g:face_fractions(plane)
   local sphi = plane:sdf(g)
-  local phi = g:cells()
-  for i = 1, nx do
-    for j = 1, ny do
-      local x, y = (i - 0.5) * dx - px, (j - 0.5) * dx - py
-      phi:set(i, j, math.sqrt(x * x + y * y) - R0)
-    end
-  end
+  local phi = drop.disk { grid = g, center = { px, py }, radius = R0 }
   local S = drop.new { grid = g, phi = phi, sigma = sigma, rho = rho, nu = nu, contact_angle = theta_deg,
     solid = solid, solid_phi = sphi, fractions = fractions }
   local function extended() return tide.liquid.contact_extend(g, S.phi, { solid_phi = sphi, contact_angle = theta_deg }) end
