@@ -100,7 +100,7 @@ local defaults = {
                            -- 2.4e-3 at t = 10, "constant": 1.5e-4)
 }
 
-local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true, periodic = true }
+local keys = { grid = true, phi = true, solid = true, gravity = true, open = true, solid_phi = true, fractions = true, periodic = true }
 for k in pairs(defaults) do keys[k] = true end
 
 local function check_choice(v, list, name)
@@ -108,8 +108,50 @@ local function check_choice(v, list, name)
   raise(string.format("tide.drop.new: %s must be one of %s, got %s", name, table.concat(list, ", "), tostring(v)))
 end
 
+-- Open (fluid) fraction of every cell cut by the solids of solid_phi (the signed distance at
+-- the cell centres, < 0 inside): in 2D the area of the cell on the open side of the plane
+-- through the centre value with the normal of grad solid_phi (exact for a straight wall: the
+-- box spline of the two cell widths along the normal), in 3D clamp(1/2 + solid_phi / dx, 0, 1).
+-- The volume correction and drop.volume count w H(phi), so that the level set's continuation
+-- into the solid is not liquid.
+local function open_weights(g, sphi)
+  local w, dx, n = g:cells(), g.dx, g.size
+  local function r2(x) return x > 0 and 0.5 * x * x or 0 end
+  if g.dim == 3 then
+    for i = 1, n[1] do
+      for j = 1, n[2] do
+        for k = 1, n[3] do w:set(i, j, k, math.max(0, math.min(1, 0.5 + sphi:get(i, j, k) / dx))) end
+      end
+    end
+    return w
+  end
+  local function at(i, j) return sphi:get(math.max(1, math.min(n[1], i)), math.max(1, math.min(n[2], j))) end
+  for i = 1, n[1] do
+    for j = 1, n[2] do
+      local s = sphi:get(i, j) / dx
+      local v
+      if s >= 0.75 then v = 1 elseif s <= -0.75 then v = 0 else
+        local gx = (at(i + 1, j) - at(i - 1, j)) / ((math.min(n[1], i + 1) - math.max(1, i - 1)) * dx)
+        local gy = (at(i, j + 1) - at(i, j - 1)) / ((math.min(n[2], j + 1) - math.max(1, j - 1)) * dx)
+        local gl = math.sqrt(gx * gx + gy * gy)
+        local a, b = gl > 0 and math.abs(gx) / gl or 1, gl > 0 and math.abs(gy) / gl or 0
+        if a * b < 1e-6 then v = 0.5 + s
+        else
+          local c1, c2 = 0.5 * (a + b), 0.5 * (a - b)
+          v = (r2(s + c1) - r2(s + c2) - r2(s - c2) + r2(s - c1)) / (a * b)
+        end
+        v = math.max(0, math.min(1, v))
+      end
+      w:set(i, j, v)
+    end
+  end
+  return w
+end
+
 --- Build the state.  opts: grid (tide.Grid), phi (f64 cells, < 0 in the
--- liquid; copied), solid (u8 cell labels with 2 = solid, optional), gravity
+-- liquid; copied), solid (u8 cell labels with 2 = solid, optional), solid_phi
+-- (f64 cells, the solids' signed distance, < 0 inside) with fractions (f64 Mac,
+-- open face fractions: g:face_fractions) for cut-cell walls, gravity
 -- ({gx, gy[, gz]}, default none), and the defaults above.
 function drop.new(opts)
   if type(opts) ~= "table" then raise("tide.drop.new: table of named arguments expected") end
@@ -201,8 +243,13 @@ function drop.new(opts)
     S.periodic, S.P = P.periodic, P
   end
   -- solid_phi: the solids' signed distance on the cells (< 0 inside; curved
-  -- walls): the curvature reads phi continued into them by the contact angle
+  -- walls): phi is continued into them by the contact angle before every
+  -- advection and for the curvature, and the volume counts only their open part
   S.solid_phi = opts.solid_phi
+  -- fractions: the open face fractions of cut-cell solids (g:face_fractions), the projection's
+  -- face weights and the faces the walls close
+  S.fractions = opts.fractions
+  if S.fractions and S.P then raise("tide.drop.new: fractions (cut cells) are not available with periodic axes") end
   S.phi = g:cells()
   S.phi:copy(phi) -- checks the shape
   S.phi2 = g:cells()
@@ -212,7 +259,9 @@ function drop.new(opts)
   S.pressure = g:cells()
   S.advect_opts = S.P and { scheme = S.advect_u, out = S.u2 } or { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
   S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
-  if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false } end
+  -- the open fraction of the cells cut by solid_phi: the volume counts only the liquid outside the solids
+  if S.solid_phi then S.weights = open_weights(g, S.solid_phi) end
+  if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false, weights = S.weights } end
   S.t, S.steps = 0, 0
   return S
 end
@@ -247,13 +296,22 @@ local function extend_into_air(S, field, valid, linear)
   else
     time("extrapolate", grid.extrapolate, { phi = S.phi, field = field, valid = valid })
   end
-  field:enforce_walls(S.solid, false, nil, S.open)
+  field:enforce_walls(S.solid, false, S.fractions, S.open)
 end
 
 function drop.step(S, dt)
   local g, u, P = S.grid, S.u, S.P
   -- 1-2. move the surface, keep the volume
   local us = S.us or u -- extend = "linear_phi": the linearly extended copy of step 8
+  -- solid_phi: phi continued into the solids by the contact angle (the mirror point's value,
+  -- tide.liquid.contact_extend) before it moves, so that the advection's stencils at the wall
+  -- read the contact angle, not the level set the solid cells were left with (a 60 degree drop on a
+  -- floor cut at 25 degrees otherwise stops 1 cell too high with the liquid in the solid growing)
+  if S.solid_phi then
+    S.phi2 = time("contact extend", liquid.contact_extend, g, S.phi, { solid_phi = S.solid_phi,
+      contact_angle = S.contact_angle, periodic = S.periodic, out = S.phi2 })
+    S.phi, S.phi2 = S.phi2, S.phi
+  end
   if P then
     time("advect phi", P.advect_cells, P, us, S.phi, dt, { scheme = S.advect, interp = "cubic", out = S.phi2 })
   else
@@ -321,7 +379,7 @@ function drop.step(S, dt)
       valid = S.valid, pressure = S.pressure, theta_min = S.theta_min })
   else
     stats = time("project", liquid.project, u, S.labels, { dt = dt, rho = S.rho, phi = S.phi, tol = S.tol,
-      valid = S.valid, pressure = S.pressure, theta_min = S.theta_min })
+      valid = S.valid, pressure = S.pressure, theta_min = S.theta_min, fractions = S.fractions })
   end
   -- 8. extend the velocity into the air along the normals; walls closed.
   -- "linear_phi": a linearly extended copy moves phi (step 1), u itself is
@@ -412,7 +470,7 @@ function drop.sphere(opts)
 end
 
 --- Liquid volume [m^dim] (smoothed Heaviside, as the volume correction).
-function drop.volume(S) return grid.volume(S.grid, S.phi) end
+function drop.volume(S) return grid.volume(S.grid, S.phi, S.weights and { weights = S.weights } or nil) end
 
 --- Second moments of the liquid about the point c (the centre, given) with
 -- the cell liquid fractions clamp(1/2 - phi/dx, 0, 1).  2D: returns Ixx - Iyy

@@ -195,6 +195,11 @@ int tide_levelset_components(const tide_grid *g, const double *phi, double band,
 /* Smoothed volume [m^dim] of each component: V_c = sum_{labels = c} H(phi) dx^dim. */
 int tide_levelset_volumes(const tide_grid *g, const double *phi, const int32_t *labels, int ncomp,
                           double k, double *vol);
+/* The same with a weight w_c in [0, 1] per cell (NULL: 1), V_c = sum w H(phi) dx^dim: w the
+ * open fraction of a cell cut by a solid, so that the liquid the level set holds inside the
+ * solid (its continuation by the contact angle) is not counted. */
+int tide_levelset_volumes_weighted(const tide_grid *g, const double *phi, const int32_t *labels,
+                                   int ncomp, double k, const double *weight, double *vol);
 
 typedef struct tide_volume_params {
   double band;            /* epsilon [m]: cells with |phi*| < band of a component are
@@ -209,6 +214,10 @@ typedef struct tide_volume_params {
   double redistance_band; /* band of that march [m] (<= 0: whole grid) */
   int passes;             /* optimize + redistance rounds (1, as in the paper);
                              see tide_levelset_correct_volume */
+  const double *weight;   /* NULL or ncells weights in [0, 1]: each cell counts w H(phi)
+                             dx^dim (tide_levelset_volumes_weighted) and its Newton update
+                             is scaled by w (cells of weight 0 are left alone); a tracker
+                             keeps its own copy */
 } tide_volume_params;
 
 /* Defaults as documented above (band, k resolved against a grid later). */
@@ -278,6 +287,7 @@ typedef struct tide_volume_tracker {
   int ncomp;
   int32_t *labels; /* ncells */
   double *vol;     /* ncomp reference volumes [m^dim] */
+  double *weight;  /* ncells or NULL: the copy of params.weight (params.weight points at it) */
 } tide_volume_tracker;
 
 int tide_volume_tracker_new(const tide_grid *g, const double *phi, const tide_volume_params *p,

@@ -13,8 +13,21 @@
 #include <string.h>
 
 tide_volume_params tide_volume_params_default(void) {
-  tide_volume_params p = {0, 0, 1e-3, 1e-12, 30, 1, 0, 1};
+  tide_volume_params p = {0, 0, 1e-3, 1e-12, 30, 1, 0, 1, NULL};
   return p;
+}
+
+/* the volume weight of cell c (1 without weights) */
+static inline double cell_weight(const double *w, int64_t c) { return w ? w[c] : 1; }
+
+/* weights NULL or every one in [0, 1] */
+static int check_weights(const tide_grid *g, const double *w, const char *fn) {
+  if (!w) return TIDE_OK;
+  int64_t N = tide_grid_ncells(g), bad = 0;
+  for (int64_t c = 0; c < N; c++)
+    bad += !(w[c] >= 0 && w[c] <= 1);
+  return bad ? tide_fail(TIDE_EINVAL, "%s: %lld weights outside [0, 1]", fn, (long long)bad)
+             : TIDE_OK;
 }
 
 static double cell_volume(const tide_grid *g) {
@@ -155,10 +168,16 @@ static int group_cells(const int32_t *labels, int64_t N, int ncomp, const uint8_
 
 int tide_levelset_volumes(const tide_grid *g, const double *phi, const int32_t *labels, int ncomp,
                           double k, double *vol) {
+  return tide_levelset_volumes_weighted(g, phi, labels, ncomp, k, NULL, vol);
+}
+
+int tide_levelset_volumes_weighted(const tide_grid *g, const double *phi, const int32_t *labels,
+                                   int ncomp, double k, const double *weight, double *vol) {
   const char *fn = "volumes";
   int st = check_phi(g, phi, fn);
   int64_t N = tide_grid_ncells(g);
-  if (st || (st = check_labels(labels, N, ncomp, fn))) return st;
+  if (st || (st = check_labels(labels, N, ncomp, fn)) || (st = check_weights(g, weight, fn)))
+    return st;
   if (!(k > 0) || !isfinite(k)) return tide_fail(TIDE_EINVAL, "%s: k must be > 0, got %g", fn, k);
   if (ncomp > 0 && !vol) return tide_fail(TIDE_EINVAL, "%s: no output", fn);
   uint8_t *mask = tide_calloc((size_t)N);
@@ -176,7 +195,7 @@ int tide_levelset_volumes(const tide_grid *g, const double *phi, const int32_t *
   }
 #pragma omp parallel for schedule(static)
   for (int64_t p = 0; p < gr.n; p++)
-    h[p] = tide_levelset_heaviside(phi[gr.ids[p]], k);
+    h[p] = tide_levelset_heaviside(phi[gr.ids[p]], k) * cell_weight(weight, gr.ids[p]);
   double vc = cell_volume(g);
   for (int c = 0; c < ncomp; c++)
     vol[c] = vc * tide_sum(gr.start[c + 1] - gr.start[c], h + gr.start[c]);
@@ -209,7 +228,7 @@ static int resolve_params(const tide_grid *g, const tide_volume_params *in, tide
     return tide_fail(TIDE_EINVAL, "%s: passes must be in 1..100, got %d", fn, p->passes);
   if (p->passes > 1 && !p->redistance)
     return tide_fail(TIDE_EINVAL, "%s: passes > 1 needs redistance", fn);
-  return TIDE_OK;
+  return check_weights(g, p->weight, fn);
 }
 
 /* one pass: Newton iterations from phi* = phi, then the redistancing */
@@ -224,7 +243,7 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
   if (!unk) return TIDE_ENOMEM;
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < N; c++)
-    unk[c] = fabs(phi[c]) < p.band;
+    unk[c] = fabs(phi[c]) < p.band && cell_weight(p.weight, c) > 0;
   groups U, F;
   if ((st = group_cells(labels, N, ncomp, unk, 1, &U))) {
     tide_free(unk, (size_t)N);
@@ -249,7 +268,7 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
   /* the fixed part of each volume */
 #pragma omp parallel for schedule(static)
   for (int64_t q = 0; q < F.n; q++)
-    t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k);
+    t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k) * cell_weight(p.weight, F.ids[q]);
   for (int c = 0; c < ncomp; c++)
     fixed[c] = vc * tide_sum(F.start[c + 1] - F.start[c], t3 + F.start[c]);
 #pragma omp parallel for schedule(static)
@@ -261,12 +280,12 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
     /* t1 = H, t2 = J^2 / m, t3 = J (phi* - phi) over the unknowns */
 #pragma omp parallel for schedule(static)
     for (int64_t q = 0; q < U.n; q++) {
-      double ph = phi[U.ids[q]];
+      double ph = phi[U.ids[q]], w = cell_weight(p.weight, U.ids[q]);
       double H = tide_levelset_heaviside(ph, k);
       /* H' = -2k e^{2k phi} / (1 + e^{2k phi})^2 = -2k H (1 - H) */
-      double J = -2 * k * H * (1 - H) * vc;
+      double J = -2 * k * H * (1 - H) * vc * w;
       double m = ((1 - ra) * H + ra) * vc;
-      t1[q] = H;
+      t1[q] = H * w;
       t2[q] = J * J / m;
       t3[q] = J * (star[q] - ph);
     }
@@ -296,7 +315,7 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
       int64_t cid = U.ids[q];
       double ph = phi[cid];
       double H = tide_levelset_heaviside(ph, k);
-      double J = -2 * k * H * (1 - H) * vc;
+      double J = -2 * k * H * (1 - H) * vc * cell_weight(p.weight, cid);
       double m = ((1 - ra) * H + ra) * vc;
       phi[cid] = star[q] - lam[labels[cid]] * J / m;
     }
@@ -310,10 +329,10 @@ static int correct_pass(const tide_grid *g, double *phi, const int32_t *labels, 
     double worst = 0;
 #pragma omp parallel for schedule(static)
     for (int64_t q = 0; q < U.n; q++)
-      t1[q] = tide_levelset_heaviside(phi[U.ids[q]], k);
+      t1[q] = tide_levelset_heaviside(phi[U.ids[q]], k) * cell_weight(p.weight, U.ids[q]);
 #pragma omp parallel for schedule(static)
     for (int64_t q = 0; q < F.n; q++)
-      t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k);
+      t3[q] = tide_levelset_heaviside(phi[F.ids[q]], k) * cell_weight(p.weight, F.ids[q]);
     for (int c = 0; c < ncomp; c++) {
       double V = vc * (tide_sum(U.start[c + 1] - U.start[c], t1 + U.start[c]) +
                        tide_sum(F.start[c + 1] - F.start[c], t3 + F.start[c]));
@@ -391,6 +410,14 @@ int tide_volume_tracker_new(const tide_grid *g, const double *phi, const tide_vo
     st = TIDE_ENOMEM;
     goto fail;
   }
+  if (p.weight) { /* the tracker's own copy */
+    if (!(t->weight = tide_alloc((size_t)N * sizeof(double)))) {
+      st = TIDE_ENOMEM;
+      goto fail;
+    }
+    memcpy(t->weight, p.weight, (size_t)N * sizeof(double));
+    t->params.weight = p.weight = t->weight;
+  }
   if (ref) {
     memcpy(ref, phi, (size_t)N * sizeof(double));
     if ((st = tide_levelset_redistance(g, ref, p.redistance_band))) goto fail;
@@ -402,7 +429,8 @@ int tide_volume_tracker_new(const tide_grid *g, const double *phi, const tide_vo
     st = TIDE_ENOMEM;
     goto fail;
   }
-  if ((st = tide_levelset_volumes(g, phi, t->labels, t->ncomp, p.k, t->vol))) goto fail;
+  if ((st = tide_levelset_volumes_weighted(g, phi, t->labels, t->ncomp, p.k, p.weight, t->vol)))
+    goto fail;
   tide_free(ref, ref ? (size_t)N * sizeof(double) : 0);
   *out = t;
   return TIDE_OK;
@@ -453,9 +481,10 @@ static int match_targets(const tide_volume_tracker *t, const int32_t *labels, in
       pairs[np++] = (overlap){(int64_t)t->labels[c] * ncomp + labels[c], c};
   /* sorted by pair, cells in order within a pair: the sums are deterministic */
   qsort(pairs, (size_t)np, sizeof(overlap), cmp_overlap);
+  const double *wt = t->weight;
   for (int64_t q = 0; q < np; q++) {
     int64_t o = pairs[q].code / ncomp;
-    total[o] += tide_levelset_heaviside(phi[pairs[q].cell], k);
+    total[o] += tide_levelset_heaviside(phi[pairs[q].cell], k) * cell_weight(wt, pairs[q].cell);
     count[o] += 1;
   }
   for (int n = 0; n < ncomp; n++)
@@ -463,8 +492,8 @@ static int match_targets(const tide_volume_tracker *t, const int32_t *labels, in
   for (int64_t q = 0; q < np;) {
     int64_t r = q, o = pairs[q].code / ncomp, n = pairs[q].code % ncomp;
     double w = 0;
-    while (r < np && pairs[r].code == pairs[q].code)
-      w += tide_levelset_heaviside(phi[pairs[r++].cell], k);
+    for (; r < np && pairs[r].code == pairs[q].code; r++)
+      w += tide_levelset_heaviside(phi[pairs[r].cell], k) * cell_weight(wt, pairs[r].cell);
     double share = total[o] > 0 ? w / total[o] : (double)(r - q) / count[o];
     target[n] += t->vol[o] * share;
     seen[n] = 1;
@@ -500,7 +529,7 @@ int tide_volume_tracker_update(tide_volume_tracker *t, const double *phi) {
     st = TIDE_ENOMEM;
     goto fail;
   }
-  if ((st = tide_levelset_volumes(g, phi, labels, ncomp, p.k, cur))) goto fail;
+  if ((st = tide_levelset_volumes_weighted(g, phi, labels, ncomp, p.k, t->weight, cur))) goto fail;
   if ((st = match_targets(t, labels, ncomp, phi, p.k, cur, target))) goto fail;
   /* the targets become the references, the labels those of this step (a
    * correction moves the interface by a fraction of a cell) */
@@ -710,5 +739,6 @@ void tide_volume_tracker_free(tide_volume_tracker *t) {
   if (!t) return;
   tide_free(t->labels, (size_t)tide_grid_ncells(&t->grid) * sizeof(int32_t));
   tide_free(t->vol, (size_t)(t->ncomp > 0 ? t->ncomp : 1) * sizeof(double));
+  if (t->weight) tide_free(t->weight, (size_t)tide_grid_ncells(&t->grid) * sizeof(double));
   tide_free(t, sizeof *t);
 }

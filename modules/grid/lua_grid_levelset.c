@@ -668,15 +668,24 @@ static int32_t *labels0(lua_State *L, const tide_grid *g, tide_array *lab, int n
   return p;
 }
 
-/* tide.grid.volume(g, phi [, { band = m, k = 1/m }]) -> sum H(phi) dx^dim over
- * the liquid cells and the air cells within band of them: the smoothed
- * volume of Liu Eq. 10-11 as the volume correction measures it (band 3 dx,
- * k = 3 / band by default) */
+static const char *const volw_keys[] = {"band", "k", "weights", NULL};
+/* the weights option (f64 cells in [0, 1]) or NULL */
+static const double *opt_weights(lua_State *L, tide_opts *o, const tide_grid *g, const char *fn) {
+  tide_array *w = tide_opt_array(o, "weights");
+  if (!w) return NULL;
+  tide_lua_check(L, tide_grid_check_cells(g, w, TIDE_F64, "weights"), fn);
+  return TIDE_F64P(w);
+}
+
+/* tide.grid.volume(g, phi [, { band = m, k = 1/m, weights = f64 cells }]) -> sum w H(phi) dx^dim
+ * over the liquid cells and the air cells within band of them: the smoothed volume of Liu Eq. 10-11
+ * as the volume correction measures it (band 3 dx, k = 3 / band by default) */
 static int l_volume(lua_State *L) {
   const char *fn = "tide.grid.volume";
   tide_grid *g = checkgrid(L, 1);
   tide_array *phi = checkcells(L, 2, g, fn, "phi");
-  tide_opts o = tide_lua_optopts(L, 3, fn, vol_keys);
+  tide_opts o = tide_lua_optopts(L, 3, fn, volw_keys);
+  const double *w = opt_weights(L, &o, g, fn);
   double band = tide_opt_num(&o, "band", 3 * g->dx, 1e-300, HUGE_VAL);
   double k = tide_opt_num(&o, "k", 3 / band, 1e-300, HUGE_VAL);
   int64_t N = tide_grid_ncells(g);
@@ -689,7 +698,8 @@ static int l_volume(lua_State *L) {
   for (int64_t c = 0; c < N; c++)
     q[c] = q[c] >= 0 ? 0 : -1;
   double v = 0;
-  if (n > 0) tide_lua_check(L, tide_levelset_volumes(g, TIDE_F64P(phi), q, 1, k, &v), fn);
+  if (n > 0)
+    tide_lua_check(L, tide_levelset_volumes_weighted(g, TIDE_F64P(phi), q, 1, k, w, &v), fn);
   lua_pushnumber(L, v);
   return 1;
 }
@@ -698,7 +708,7 @@ static const char *const param_keys[] = {"grid",     "phi",         "band",
                                          "k",        "air_density", "tol",
                                          "max_iter", "redistance",  "redistance_band",
                                          "passes",   "target",      "labels",
-                                         NULL};
+                                         "weights",  NULL};
 
 static tide_volume_params read_params(tide_opts *o) {
   tide_volume_params p = tide_volume_params_default();
@@ -731,7 +741,7 @@ static void push_stats(lua_State *L, const tide_volume_stats *s) {
 
 /* tide.grid.correct_volume{ grid = g, phi = phi, target = V0 (all liquid as
  *   one body) or {V1, ..., Vn} with labels = (from components) [, band, k,
- *   air_density, tol, max_iter, redistance, redistance_band, passes ] }
+ *   air_density, tol, max_iter, redistance, redistance_band, passes, weights ] }
  *   -> stats; phi corrected in place */
 static int l_correct_volume(lua_State *L) {
   const char *fn = "tide.grid.correct_volume";
@@ -740,6 +750,7 @@ static int l_correct_volume(lua_State *L) {
   tide_array *phi = tide_opt_reqarray(&o, "phi");
   tide_lua_check(L, tide_grid_check_cells(g, phi, TIDE_F64, "phi"), fn);
   tide_volume_params p = read_params(&o);
+  p.weight = opt_weights(L, &o, g, fn);
   if (!tide_opt_has(&o, "target")) tide_lua_error(L, "%s: missing option 'target'", fn);
   lua_getfield(L, 1, "target");
   int tidx = lua_gettop(L);
@@ -793,7 +804,7 @@ static tide_volume_tracker *checkvt(lua_State *L, int idx) {
 }
 
 /* tide.grid.volume_tracker{ grid = g, phi = phi [, band, k, air_density,
- *   tol, max_iter, redistance, redistance_band, passes ] }: records the
+ *   tol, max_iter, redistance, redistance_band, passes, weights ] }: records the
  *   components of phi and their reference volumes */
 static int l_volume_tracker(lua_State *L) {
   const char *fn = "tide.grid.volume_tracker";
@@ -804,6 +815,7 @@ static int l_volume_tracker(lua_State *L) {
   if (tide_opt_has(&o, "target") || tide_opt_has(&o, "labels"))
     tide_lua_error(L, "%s: target and labels are options of tide.grid.correct_volume", fn);
   tide_volume_params p = read_params(&o);
+  p.weight = opt_weights(L, &o, g, fn); /* copied by the tracker */
   tide_volume_tracker *t;
   tide_lua_check(L, tide_volume_tracker_new(g, TIDE_F64P(phi), &p, &t), fn);
   tide_lua_pushobj(L, VT_T, t);

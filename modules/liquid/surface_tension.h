@@ -127,7 +127,10 @@ int tide_liquid_curvature_heights_walls(const tide_grid *g, const double *phi,
  * the solid) at depth d = -solid_phi takes the value at its mirror point
  * x_m = x + 2 d n_s across the solid surface (n_s = grad solid_phi /
  * |grad solid_phi|, out of the solid), interpolated multilinearly from the
- * fluid cells (solid_phi >= 0) around it, minus the contact-angle term
+ * fluid cells (solid_phi >= 0) around it -- each fluid corner's phi carried
+ * to x_m along its gradient, phi_j + grad phi_j . (x_m - x_j), so that a
+ * linear phi is continued exactly whichever corners are fluid -- minus the
+ * contact-angle term
  *   phi(x) = phi(x_m) - 2 d |grad_t phi(x_m)| cot theta
  * (grad_t phi: the part of grad phi along the solid surface, by
  * differences over fluid cells) -- the domain walls' rule for a curved

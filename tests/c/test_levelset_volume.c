@@ -203,6 +203,50 @@ int main(void) {
     tide_volume_tracker_free(t);
   }
 
+  /* weights (cells cut by a solid): a disk across the line y = 0.3, the rows below weight 0 */
+  {
+    double cw[1][3] = {{.5, .35, 0}}, rw[1] = {.2};
+    disks(&g, 1, cw, rw, phi);
+    double *w = malloc(N * sizeof(double)), *ones = malloc(N * sizeof(double));
+    for (int64_t c = 0; c < N; c++)
+      ones[c] = 1, w[c] = (c % g.n[1]) >= 30 ? 1 : 0; /* cell (i, j): index i ny + j */
+    int ncw;
+    CHECK(tide_levelset_components(&g, phi, 3 * g.dx, lab, &ncw) == TIDE_OK && ncw == 1,
+          "one disk");
+    double v1, vw, va;
+    tide_levelset_volumes(&g, phi, lab, 1, k, &v1);
+    tide_levelset_volumes_weighted(&g, phi, lab, 1, k, ones, &va);
+    tide_levelset_volumes_weighted(&g, phi, lab, 1, k, w, &vw);
+    CHECK(va == v1, "weights 1: the unweighted volume (%g vs %g)", va, v1);
+    CHECK(vw > .6 * v1 && vw < .8 * v1, "weighted: the part above the line (%g of the disk)",
+          vw / v1);
+    tide_volume_params pw = p;
+    pw.weight = w;
+    pw.redistance = 0;
+    tide_volume_tracker *t;
+    CHECK(tide_volume_tracker_new(&g, phi, &pw, &t) == TIDE_OK && fabs(t->vol[0] - vw) < 1e-15 * vw,
+          "tracker: the weighted reference");
+    memcpy(ref, phi, N * sizeof(double));
+    for (int64_t c = 0; c < N; c++)
+      phi[c] += .3 * g.dx; /* shrink */
+    memcpy(phi1, phi, N * sizeof(double));
+    tide_volume_stats st;
+    CHECK(tide_volume_tracker_correct(t, phi, &st) == TIDE_OK, "weighted correct");
+    double after;
+    tide_levelset_volumes_weighted(&g, phi, t->labels, 1, k, w, &after);
+    CHECK(fabs(after / vw - 1) < 1e-10, "weighted volume restored (%g)", after / vw - 1);
+    int64_t moved = 0;
+    for (int64_t c = 0; c < N; c++)
+      moved += w[c] == 0 && phi[c] != phi1[c];
+    CHECK(moved == 0, "cells of weight 0 left alone (%lld moved)", (long long)moved);
+    tide_volume_tracker_free(t);
+    w[7] = 1.5;
+    CHECK(tide_levelset_correct_volume(&g, phi, lab, 1, &vw, &pw, NULL) == TIDE_EINVAL,
+          "weight > 1");
+    free(w);
+    free(ones);
+  }
+
   /* errors */
   CHECK(tide_levelset_correct_volume(&g, phi, lab, nc, NULL, &p, NULL) == TIDE_EINVAL, "no target");
   lab[5] = 7;

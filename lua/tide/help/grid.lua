@@ -21,6 +21,7 @@ local VC = {
   { "redistance", "boolean", "true", "redistance after the correction" },
   { "redistance_band", "number >= 0", "whole grid", "band of that redistancing [m]" },
   { "passes", "integer >= 1", "1", "correct + redistance passes" },
+  { "weights", "f64 cells in [0, 1]", "none (1)", "each cell counts w H(phi) dx^dim and its update is scaled by w (0: left alone): the open fraction of cells cut by a solid, so that phi continued into the solid is not liquid; a tracker keeps a copy" },
 }
 local function with(base, extra)
   local t = {}
@@ -192,9 +193,10 @@ return {
     returns = "cell Array", ref = "Zhu & Bridson 2005", see = see,
   },
   ["tide.grid.volume"] = {
-    sig = "tide.grid.volume(g, phi [, { band = 3 dx, k = 3 / band }]) -> V",
-    does = "The smoothed volume sum H(phi) dx^dim, H = 1 / (1 + exp(2 k phi)), over the liquid cells and the air cells within band of them (what the volume correction measures).",
-    args = { { "g", "tide.Grid", "required", "" }, { "phi", "tide.Array (cells)", "required", "" }, { "band", "number > 0", "3 dx", "[m]" }, { "k", "number > 0", "3 / band", "[1/m]" } },
+    sig = "tide.grid.volume(g, phi [, { band = 3 dx, k = 3 / band, weights }]) -> V",
+    does = "The smoothed volume sum w H(phi) dx^dim, H = 1 / (1 + exp(2 k phi)), over the liquid cells and the air cells within band of them (what the volume correction measures; w = 1 without weights).",
+    args = { { "g", "tide.Grid", "required", "" }, { "phi", "tide.Array (cells)", "required", "" }, { "band", "number > 0", "3 dx", "[m]" }, { "k", "number > 0", "3 / band", "[1/m]" },
+      { "weights", "f64 cells in [0, 1]", "none (1)", "per-cell weights (the open fraction of cut cells)" } },
     returns = "volume [m^dim]", ref = "Liu et al. 2024, Eq. 10-11", see = see,
   },
   ["tide.grid.components"] = {
@@ -204,14 +206,14 @@ return {
     returns = "i32 cell labels 1..n (0 = far air), n", ref = "Liu et al. 2024 Sec. 4.2.2", see = see,
   },
   ["tide.grid.correct_volume"] = {
-    sig = "tide.grid.correct_volume{ grid = g, phi = phi, target = V0 | {V1, ..., Vn} [, labels, band, k, air_density, tol, max_iter, redistance, redistance_band, passes] } -> stats",
+    sig = "tide.grid.correct_volume{ grid = g, phi = phi, target = V0 | {V1, ..., Vn} [, labels, band, k, air_density, tol, max_iter, redistance, redistance_band, passes, weights] } -> stats",
     does = "Liu's volume correction (in place): min 1/2 phi^T M phi - phi^T M phi* subject to sum H(phi) dx^d = V0 per component, by Newton on the KKT system (a scalar per component), then redistancing.",
     args = with(VC, { { "grid", "tide.Grid", "required", "" }, { "phi", "tide.Array (cells)", "required", "corrected in place" }, { "target", "number or list", "required", "volume(s) [m^dim]" },
       { "labels", "i32 cells", "one body", "components (tide.grid.components) for a list of targets" } }),
     returns = "{ iterations, passes, components, error_before, error_newton, error }", ref = "Liu et al. 2024, Eq. 10-13", see = see,
   },
   ["tide.grid.volume_tracker"] = {
-    sig = "tide.grid.volume_tracker{ grid = g, phi = phi [, band, k, air_density, tol, max_iter, redistance, redistance_band, passes] } -> VolumeTracker",
+    sig = "tide.grid.volume_tracker{ grid = g, phi = phi [, band, k, air_density, tol, max_iter, redistance, redistance_band, passes, weights] } -> VolumeTracker",
     does = "Records the liquid components of phi and their reference volumes (measured on a redistanced copy); vt:correct(phi) restores them after advection, following merges and splits.",
     args = with(VC, { { "grid", "tide.Grid", "required", "" }, { "phi", "tide.Array (cells)", "required", "initial level set" } }),
     returns = "tide.VolumeTracker", ref = "Liu et al. 2024 Sec. 4.2.2", see = see,

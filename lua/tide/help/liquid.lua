@@ -58,12 +58,15 @@ return {
     see = see,
   },
   ["tide.drop.new"] = {
-    sig = "drop.new{ grid =, phi =, rho = 1000, sigma = 0, nu = 0, tension = \"ghost\", curvature = \"cells\", extend, contact_angle = 90, periodic = {..}, gravity, solid, solid_phi, open, ... } -> state",
+    sig = "drop.new{ grid =, phi =, rho = 1000, sigma = 0, nu = 0, tension = \"ghost\", curvature = \"cells\", extend, contact_angle = 90, periodic = {..}, gravity, solid, solid_phi, fractions, open, ... } -> state",
     does = "The grid-only level-set liquid with surface tension and viscosity; periodic = {true, false[, ..]} runs its operators on the torus (tide.liquid.periodic: advection, ghost-fluid projection, extension, redistancing).",
     args = {
       { "grid, phi", "tide.Grid, f64 cells", "required", "grid and liquid level set (< 0 inside)" },
       { "periodic", "list of dim booleans", "none (walls)", "periodic axes; excludes open" },
       { "contact_angle", "degrees in (0, 180)", "90", "static contact angle at walls and solids" },
+      { "solid", "u8 cells", "none", "solid cell labels (2 = solid; with cut cells those of g:face_fractions)" },
+      { "solid_phi", "f64 cells", "none", "the solids' signed distance at the cell centres (< 0 inside; curved or tilted walls): phi is continued into them by the contact angle (tide.liquid.contact_extend) before every advection and for the curvature; the volume (correction and drop.volume) counts only the open part of each cell (tide.grid.volume weights, 2D exact for a straight wall). Sessile drop on a floor cut at 25 degrees, 60 / 120 degrees, 32 cells per diameter: height -0.03 / -0.06 cells from the cap, contact points within 0.6 cells; on a cut-cell cylinder of radius 3 R0 apex +0.07 / -0.27 cells, contact points within 0.6 cells; on a floor at 35 degrees one contact line stays pinned and the 60 degree drop slides 5 cells (docs: Walls and the contact angle)" },
+      { "fractions", "f64 tide.Mac", "none", "open face fractions of cut-cell solids (g:face_fractions): the projection's face weights and the faces the walls close; not with periodic axes" },
       { "redistance, redistance_options", "integer >= 0, table", "0 with cells (heights: 1 in 3D, 10 in 2D), tide.grid.redistance defaults", "redistance phi every n steps with these options (e.g. { closest = 4 }: docs, 3D drop at rest)" },
       { "curvature", "\"cells\" | \"heights\"", "cells at 90 degrees, heights otherwise", "curvature of the jump: cells (fourth order, moved to the surface) keeps a drop at rest quiet, heights gives orientation-independent frequencies and contact angles (docs: The default)" },
       { "theta_min", "number in [1e-6, 1]", "1e-3 with tension ghost, 0.01 with liu", "clamp of the ghost-fluid fractions of the jump and the projection (0.01 let a 3D drop at rest grow tangential currents at the clamped faces: docs, 3D drop at rest)" },
@@ -257,7 +260,7 @@ return {
   },
   ["tide.liquid.contact_extend"] = {
     sig = "tide.liquid.contact_extend(grid, phi, { solid_phi = [, contact_angle = 90, periodic, band = 4 dx, out] }) -> phi_s",
-    does = "phi continued into a solid (solid_phi < 0) so that the surface meets it at the contact angle.",
+    does = "phi continued into a solid (solid_phi < 0) so that the surface meets it at the contact angle: a cell at depth d < band takes phi at its mirror point x + 2d n_s (n_s = grad solid_phi / |grad solid_phi|; each fluid corner of the mirror point's cell carried to it along its gradient, so a linear phi is continued exactly at any wall angle) minus 2d |grad_t phi| cot(contact_angle); the other cells are copied.",
     args = { { "grid", "tide.Grid", "required", "" }, { "phi", "f64 cells", "required", "" }, { "solid_phi", "f64 cells", "required", "" }, { "contact_angle", "degrees in (0, 180)", "90", "" },
       { "periodic", "list of booleans", "none", "" }, { "band", "number >= 0", "4 dx", "[m]" }, { "out", "f64 cells", "new", "" } },
     returns = "f64 cells", see = seep,
