@@ -113,9 +113,10 @@ end
 -- through the centre value with the normal of grad solid_phi (exact for a straight wall: the
 -- box spline of the two cell widths along the normal), in 3D clamp(1/2 + solid_phi / dx, 0, 1).
 -- The volume correction and drop.volume count w H(phi), so that the level set's continuation
--- into the solid is not liquid.
-local function open_weights(g, sphi)
-  local w, dx, n = g:cells(), g.dx, g.size
+-- into the solid is not liquid.  out: the cells array to fill (default a new one).  (Also
+-- tide.zarifi's, for the tracked surface of its surface tension.)
+function drop.open_weights(g, sphi, out)
+  local w, dx, n = out or g:cells(), g.dx, g.size
   local function r2(x) return x > 0 and 0.5 * x * x or 0 end
   if g.dim == 3 then
     for i = 1, n[1] do
@@ -260,7 +261,7 @@ function drop.new(opts)
   S.advect_opts = S.P and { scheme = S.advect_u, out = S.u2 } or { scheme = S.advect_u, out = S.u2, work = grid.advect_work() }
   S.solver = liquid.viscosity_solver() -- matrices kept between steps (viscosity, Liu's band)
   -- the open fraction of the cells cut by solid_phi: the volume counts only the liquid outside the solids
-  if S.solid_phi then S.weights = open_weights(g, S.solid_phi) end
+  if S.solid_phi then S.weights = drop.open_weights(g, S.solid_phi) end
   if S.volume then S.tracker = grid.volume_tracker { grid = g, phi = S.phi, redistance = false, weights = S.weights } end
   S.t, S.steps = 0, 0
   return S

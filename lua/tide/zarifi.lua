@@ -34,6 +34,7 @@
 local raise = require("tide.core")._raise -- errors at the scene's line
 local tide = require "tide"
 local flip = require "tide.flip"
+local drop = require "tide.drop"
 local liquid, couple = tide.liquid, tide.couple
 local time = tide.time
 local clock, cpu = require("tide.core").clock, os.clock -- wall; CPU of the process, all threads
@@ -64,7 +65,8 @@ local defaults = {
                        -- projection): the surface is then tide.flip's tracked level set (initial
                        -- `phi`, or the particles' surface), continued through the solids, with
                        -- tension_options = tide.flip's surface_tension options (contact_angle
-                       -- at the walls and the solids; volume = false by default, see zarifi.new)
+                       -- at the walls and the solids; volume: the tracked level set's volume
+                       -- correction, measuring the liquid outside the solids)
   radius = nil,
   walls = true,        -- solids collide with the domain walls (and the colliders given)
   contact = "barrier", -- how: "barrier" (inside the coupled solve: IPC's barrier of each node's
@@ -164,10 +166,9 @@ function zarifi.walls(g)
 end
 
 --- Surface tension (tension > 0): tide.flip's tracked level set and its options (tension_options,
--- tide.flip.new's surface_tension table).  Its volume correction is off by default here: the
--- tracker measures phi < 0 over the whole grid, the solids' insides included (the surface is
--- continued through them), so a solid leaving or entering the liquid would move liquid volume;
--- tension_options.volume = true restores it for solids that stay submerged or dry.
+-- tide.flip.new's surface_tension table).  The surface is continued through the solids, so its
+-- volume correction weighs every cell by its open fraction (tide.drop.open_weights of the
+-- solids' signed distance, renewed each step): the liquid outside the solids is what it keeps.
 local function tension_options(S, opts)
   if type(S.tension) ~= "number" or not (S.tension >= 0 and S.tension < math.huge) then
     raise("tide.zarifi.new: tension must be a finite number >= 0 [N/m], got " .. tostring(S.tension))
@@ -181,7 +182,7 @@ local function tension_options(S, opts)
   if S.level_set then
     raise("tide.zarifi.new: tension uses the tracked level set; level_set (the particle level set) excludes it")
   end
-  local t = { volume = false }
+  local t = {}
   for k, v in pairs(to or {}) do
     if k == "level_set" and v ~= "tracked" then raise("tide.zarifi.new: tension_options.level_set must be \"tracked\"") end
     t[k] = v
@@ -249,6 +250,11 @@ function zarifi.new(opts)
     solid = S.solid_cells, fractions = S.fractions, solid_phi = S.solid_phi,
     sigma = S.tension, surface_tension = tension, phi = opts.phi }
   S.u, S.labels = S.liquid.u, S.liquid.labels
+  if S.liquid.tracker then                  -- the tracked surface's volume: outside the solids
+    S.open = drop.open_weights(g, S.solid_phi)
+    S.liquid.tracker:free()
+    S.liquid.tracker = tide.grid.volume_tracker { grid = g, phi = S.liquid.phi, redistance = false, weights = S.open }
+  end
   -- the projection's free surface (nil: the labels' voxel surface): the particle level set
   -- (level_set) or the tracked one of the surface tension, continued through the solids (line 6)
   -- (the tracked one is S.liquid.phi, swapped with its advection's output each step)
@@ -627,7 +633,11 @@ function zarifi.step(S, dt)
   end
   u:enforce_walls(S.solid_cells, true, S.fractions)
   if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
-  if L.tension then L.steps = S.steps; flip.tension_advance(L, dt) end     --    the tracked surface moves with u
+  if L.tension then                                                         --    the tracked surface moves with u
+    if L.tracker then L.tracker:set_weights(drop.open_weights(g, S.solid_phi, S.open)) end -- (its volume: outside
+    L.steps = S.steps                                                       --    the solids of line 5)
+    flip.tension_advance(L, dt)
+  end
   if consistent then zarifi.flip_old(S) end                                --    line 2's g2p adds u - old = the increment
   lap(ph, "extrapolate", t0, c0)
   S.t, S.steps = S.t + dt, S.steps + 1

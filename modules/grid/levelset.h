@@ -333,6 +333,11 @@ int tide_volume_tracker_keep(tide_volume_tracker *t, double *phi, double depth, 
  * component whose every cell the body takes is merged into it (its volume
  * added). */
 int tide_volume_tracker_add(tide_volume_tracker *t, const double *body, double vol);
+/* Replace the tracker's cell weights (tide_volume_params.weight; NULL: none, every cell 1) by a
+ * copy of w (ncells in [0, 1]): the open fractions of solids that have moved since the tracker
+ * was made (tide.zarifi's surface tension), so that the next correction measures the liquid
+ * outside them. */
+int tide_volume_tracker_set_weights(tide_volume_tracker *t, const double *w);
 /* The tracker's parameters with band and k resolved against its grid. */
 int tide_volume_tracker_resolved(const tide_volume_tracker *t, tide_volume_params *p);
 /* Total reference volume [m^dim]. */

@@ -675,6 +675,22 @@ done:
   return st;
 }
 
+int tide_volume_tracker_set_weights(tide_volume_tracker *t, const double *w) {
+  if (!t) return tide_fail(TIDE_EINVAL, "volume tracker: NULL");
+  int st = check_weights(&t->grid, w, "volume tracker weights");
+  if (st) return st;
+  size_t bytes = (size_t)tide_grid_ncells(&t->grid) * sizeof(double);
+  if (!w) {
+    if (t->weight) tide_free(t->weight, bytes);
+    t->weight = NULL;
+  } else {
+    if (!t->weight && !(t->weight = tide_alloc(bytes))) return TIDE_ENOMEM;
+    memcpy(t->weight, w, bytes);
+  }
+  t->params.weight = t->weight;
+  return TIDE_OK;
+}
+
 int tide_volume_tracker_add(tide_volume_tracker *t, const double *body, double vol) {
   const char *fn = "volume tracker add";
   if (!t) return tide_fail(TIDE_EINVAL, "%s: no tracker", fn);

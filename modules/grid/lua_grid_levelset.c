@@ -862,6 +862,16 @@ static int vt_add(lua_State *L) {
   return 0;
 }
 
+/* vt:set_weights(w | nil): the cells' volume weights (f64 cells in [0, 1], copied; nil: none) */
+static int vt_set_weights(lua_State *L) {
+  const char *fn = "VolumeTracker:set_weights";
+  tide_volume_tracker *t = checkvt(L, 1);
+  const double *w = NULL;
+  if (!lua_isnoneornil(L, 2)) w = TIDE_F64P(checkcells(L, 2, &t->grid, fn, "weights"));
+  tide_lua_check(L, tide_volume_tracker_set_weights(t, w), fn);
+  return 0;
+}
+
 /* vt:volumes() -> { V1, ..., Vn } reference volumes [m^dim] */
 static int vt_volumes(lua_State *L) {
   tide_volume_tracker *t = checkvt(L, 1);
@@ -907,6 +917,7 @@ static int vt_index(lua_State *L) {
 }
 
 static const luaL_Reg vt_methods[] = {{"correct", vt_correct}, {"keep", vt_keep}, {"add", vt_add},
+                                      {"set_weights", vt_set_weights},
                                       {"volumes", vt_volumes}, {"free", vt_free}, {NULL, NULL}};
 static const luaL_Reg vt_meta[] = {{"__gc", vt_free},
                                    {"__close", vt_free},

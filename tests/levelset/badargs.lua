@@ -7,7 +7,7 @@ local G = tide.grid
 return {
   accepts = {},
   method_accepts = {
-    ["tide.VolumeTracker"] = { volumes = "any", free = "any" },
+    ["tide.VolumeTracker"] = { volumes = "any", free = "any", set_weights = { ["nil"] = "no weights: every cell counts 1" } },
   },
   samples = {
     { "tide.VolumeTracker", function()

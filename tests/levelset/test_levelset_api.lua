@@ -132,6 +132,17 @@ local s3 = vt:correct(phi2)
 print(string.format("tracker: error %.2g -> %.2g (Newton %.2g)", s3.error_before, s3.error, s3.error_newton))
 T.check(s3.error < .1 * s3.error_before and s3.error_before > .04, "tracker corrects a moved, shrunk disk")
 T.check(#vt:volumes() == 1, "tracker volumes")
+-- set_weights: a cell weighted 0 holds no liquid; the next correction measures w H(phi)
+local half = g:cells()
+for i = 1, 40 do for j = 1, 30 do local cx = g:center(i, j); half:set(i, j, cx < .5 and 0 or 1) end end
+local vw = G.volume_tracker { grid = g, phi = f }
+vw:set_weights(half)
+local s4 = vw:correct(S.sphere { center = { .5, .4 }, radius = .2 }:sdf(g))
+T.check(s4.error_before > .4, "set_weights: half the disk no longer counts (" .. s4.error_before .. ")")
+T.raises(function() vw:set_weights(g:cells():fill(2)) end, "outside [0, 1]", "set_weights: weights > 1")
+vw:set_weights(nil)
+local s5 = vw:correct(S.sphere { center = { .5, .4 }, radius = .2 }:sdf(g))
+T.check(s5.error_before < .05, "set_weights(nil): unweighted again (" .. s5.error_before .. ")")
 
 -- cubic sampling and advection
 local lin = g:cells()

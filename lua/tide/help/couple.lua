@@ -122,7 +122,7 @@ return {
       { "mean", "boolean", "false", "correct by the mean interior density (volume control, Kim et al. 2007) instead of per cell" },
       { "level_set", "false | \"zhu_bridson\" | \"union\"", "false", "ghost-fluid free surface from a particle level set (false: voxel surface, p = 0 at air cell centres; up to half a cell off, which shifts a floating solid's draft)" },
       { "tension", "number >= 0", "0", "surface tension sigma [N/m]: the ghost-fluid jump sigma kappa inside the coupled projection, on tide.flip's tracked level set (advected with the projected velocity) continued through the solids (zarifi.surface_through_solids); the capillary pressure acts on the solids; max_dt keeps the capillary step. Excludes level_set. 2D / 3D drop n = 2 within 1.2% / 0.3% of Rayleigh, a soft disk in a drop squeezed to linear elasticity's strain within 0.7% (docs/couple.md)" },
-      { "tension_options", "table", "{ volume = false }", "tide.flip.new's surface_tension options (method, curvature, contact_angle at the walls and the solids, redistance, volume); volume is off by default here: the tracker counts the solids' insides (the surface is continued through them)" },
+      { "tension_options", "table", "{}", "tide.flip.new's surface_tension options (method, curvature, contact_angle at the walls and the solids, redistance, volume); the volume correction weighs each cell by its open fraction (tide.drop.open_weights, renewed every step): it keeps the liquid outside the solids" },
       { "phi", "f64 cells", "the particles' surface", "with tension: the initial level set (a drop with a solid inside: the whole drop, the solid's inside liquid)" },
     },
     returns = "S (S.u, S.labels, S.pressure, S.fallbacks, S.contact_fallbacks, ...)",

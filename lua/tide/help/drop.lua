@@ -17,6 +17,12 @@ return {
     sig = "drop.volume(S) -> V", does = "Liquid volume with the smoothed Heaviside of the volume correction (tide.grid.volume).",
     args = { S_ }, returns = "[m^dim]", see = see,
   },
+  ["tide.drop.open_weights"] = {
+    sig = "drop.open_weights(grid, solid_phi [, out]) -> w",
+    does = "Open (fluid) fraction of every cell cut by the solids of solid_phi (signed distance at the cell centres, < 0 inside): 2D the area on the open side of the plane through the centre value with the normal of grad solid_phi (exact for a straight wall), 3D clamp(1/2 + solid_phi / dx, 0, 1). The volume weights of tide.drop's and tide.zarifi's volume correction.",
+    args = { { "grid", "tide.Grid", "required", "" }, { "solid_phi", "f64 cells", "required", "[m]" }, { "out", "f64 cells", "a new array", "filled and returned" } },
+    returns = "f64 cells in [0, 1]", see = see,
+  },
   ["tide.drop.disk"] = {
     sig = "drop.disk{ grid =, center = {x, y}, radius =, eps = 0, mode = 2, angle = 0 } -> phi",
     does = "Level set of a perturbed disk (2D): phi = |x - c| - R (1 + eps cos(mode (theta - angle))); close to a signed distance for small eps.",

@@ -230,6 +230,10 @@ return {
     sig = "vt:add(body, volume)", does = "A body of liquid written into phi since the last correction (a drop) becomes a component with the given reference volume: the cells where body (its own level set) is below the band are labelled as it, so that the next correct() matches the new liquid to it. Without it a body placed within the air band of a tracked component gets a share of that component's reference and brings none of its own. A component whose every cell the body takes is merged into it.",
     args = { { "body", "tide.Array (cells)", "required", "the body's level set (large where it is far)" }, { "volume", "number >= 0", "required", "its reference volume [m^dim]" } }, returns = "nothing", ref = "Tide's addition", see = see,
   },
+  ["tide.VolumeTracker:set_weights"] = {
+    sig = "vt:set_weights(w | nil)", does = "Replace the cells' volume weights (a copy of w, f64 cells in [0, 1]; nil: none) that every later correct() uses: the open fractions of solids that moved since the tracker was made (tide.zarifi's surface tension renews them every step).",
+    args = { { "w", "f64 cells in [0, 1] or nil", "required", "weights (nil: every cell 1)" } }, returns = "nothing", see = see,
+  },
   ["tide.VolumeTracker:volumes"] = { sig = "vt:volumes() -> { V1, ..., Vn }", does = "The reference volumes of the tracked components [m^dim].", args = {}, returns = "list of numbers", see = see },
   ["tide.VolumeTracker:free"] = { sig = "vt:free()", does = "Release the tracker now.", args = {}, returns = "nothing", see = see },
   ["tide.shape.box"] = {
