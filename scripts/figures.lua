@@ -1,7 +1,7 @@
 -- Runs the paper figures in figures/ (tide.figures): every figure, or the
 -- named ones, at the paper's sizes or --quick; writes out/figures/NAME/
--- (CSV, PNG, manifest.json) and, after a full run of all figures,
--- docs/figures.md.  `make figures` runs it; --help lists the options.
+-- (CSV, PNG, manifest.json) and docs/figures.md (a figure that was not run
+-- keeps its section there).  `make figures` runs it; --help lists the options.
 --
 --   build/tide scripts/figures.lua [NAME ...] [--quick] [--force] [--list]
 local failed = require("tide.figures").main(arg)

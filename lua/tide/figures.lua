@@ -683,9 +683,34 @@ end
 
 local function cell(s) return (tostring(s):gsub("|", "\\|"):gsub("\n", " ")) end
 
+-- The sections of an existing docs/figures.md: name -> { index = its line in the list, body =
+-- its text from its anchor to the next one }.
+local function old_sections(page)
+  local f = io.open(page, "r")
+  if not f then return {} end
+  local text = f:read("a")
+  f:close()
+  local out = {}
+  for line in text:gmatch("[^\n]+") do
+    local n = line:match("^%- %[.-%]%(#([%w_]+)%)")
+    if n then out[n] = { index = line } end
+  end
+  local pos = 1
+  while true do
+    local a, e, n = text:find('<a id="([%w_]+)"></a>', pos)
+    if not a then break end
+    local b = text:find('<a id="', e + 1, true)
+    if out[n] then out[n].body = text:sub(a, (b or #text + 1) - 1):gsub("%s+$", "") .. "\n" end
+    pos = e + 1
+  end
+  return out
+end
+
 --- Write docs/figures.md (and copy the pictures to docs/figures/) from the
 -- manifests and figure.json files under `out` (default out/figures); figures
--- without a full run there are taken from out/figures-quick and marked so.
+-- without a full run there are taken from out/figures-quick and marked so,
+-- and those with neither keep their section of the existing page (running
+-- one figure rewrites its own section only).
 function M.docs(o)
   o = o or {}
   local root = o.root or M.root()
@@ -703,6 +728,7 @@ function M.docs(o)
   local index = {}
   local body = {}
   local count = 0
+  local kept = old_sections(root .. "/docs/figures.md")
   for _, n in ipairs(list_figures(root)) do
     local dir = out .. "/" .. n
     local man = json.read(dir .. "/manifest.json")
@@ -711,6 +737,10 @@ function M.docs(o)
       dir = quick_out .. "/" .. n
       man = json.read(dir .. "/manifest.json")
       rec = man and man.status == "finished" and json.read(dir .. "/figure.json")
+    end
+    if not rec and kept[n] and kept[n].body then
+      index[#index + 1] = kept[n].index
+      body[#body + 1] = kept[n].body
     end
     if rec then
       count = count + 1

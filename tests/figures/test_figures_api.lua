@@ -73,5 +73,22 @@ T.check(text:find("| slope | 2 m (Fig. 1) | 2.1 m | +5.00% | coarse |", 1, true)
 T.check(text:find("![demo plot](figures/demo-p.png)", 1, true) ~= nil, "picture on the page")
 T.check(io.open(tmp .. "/src/docs/figures/demo-p.png") ~= nil, "picture copied next to the page")
 T.check(text:find("quick run", 1, true) ~= nil, "a quick run is marked")
+-- a figure without outputs keeps its section of the existing page (running one figure
+-- rewrites only its own), in the list's order
+local sf2 = io.open(tmp .. "/src/figures/other.lua", "w")
+sf2:write("-- other\n")
+sf2:close()
+local pf = io.open(page, "w")
+pf:write(text .. '\n- [Other](#other): Kept 2020 Fig. 9\n\n<a id="other"></a>\n\n## Kept 2020 Fig. 9 -- Other\n\nkept body\n')
+pf:close()
+F.docs { root = tmp .. "/src", out = tmp .. "/out", quick_out = tmp .. "/none" }
+f = io.open(page)
+local text2 = f:read("a")
+f:close()
+T.check(text2:find("kept body", 1, true) ~= nil and text2:find("- [Other](#other): Kept 2020 Fig. 9", 1, true) ~= nil,
+  "a figure not run keeps its section and its line in the list")
+T.check(text2:find("| slope | 2 m (Fig. 1) | 2.1 m | +5.00% | coarse |", 1, true) ~= nil, "the run figure's section rewritten beside it")
+local _, na = text2:gsub('<a id="', "")
+T.check(na == 2, "two sections, none doubled (" .. na .. ")")
 os.execute("rm -rf '" .. tmp .. "'")
 os.exit(T.report())
