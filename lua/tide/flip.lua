@@ -422,6 +422,34 @@ function flip.max_dt(S)
   return dt
 end
 
+--- Step 5: extend the projected velocity into the air; walls stay closed.
+-- With a tracked surface along its normals, linearly with the ghost-fluid
+-- jump (Aslam 2004: the surface then moves at the liquid's speed there, not
+-- at the last liquid face's), constant with Liu's band (as tide.drop);
+-- otherwise S.layers sweeps of neighbour averages.  (tide.zarifi's line 8.)
+function flip.extend(S)
+  local u = S.u
+  local tracked = S.tension and S.tension.level_set == "tracked"
+  local linear = tracked and S.tension.method == "ghost"
+  if S.P then
+    if tracked then
+      time("extrapolate", S.P.extend, S.P, u, S.phi, S.valid, { linear = linear })
+    else
+      time("extrapolate", S.P.extrapolate, S.P, u, S.valid, S.layers, true)
+    end
+    S.P:enforce_walls(u)
+  else
+    if linear then
+      time("extrapolate", liquid.extend, u, S.phi, S.valid)
+    elseif tracked then
+      time("extrapolate", tide.grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
+    else
+      time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
+    end
+    u:enforce_walls(S.solid, true, S.fractions, S.open)
+  end
+end
+
 --- Advance the state by dt.  Returns the projection statistics
 -- { iterations, residual, unknowns, div_before, div_after }.
 function flip.step(S, dt)
@@ -454,29 +482,9 @@ function flip.step(S, dt)
       maxit = S.maxit, method = S.method, projector = S.projector, fractions = S.fractions, phi = S.phi,
       solid_velocity = S.solid_velocity, valid = S.valid, pressure = S.pressure, fixed = S.fixed })
   end
-  -- 5. extend the divergence-free velocity into the air; walls stay closed.
-  -- With a tracked surface along its normals, linearly with the ghost-fluid
-  -- jump (Aslam 2004: the surface then moves at the liquid's speed there, not
-  -- at the last liquid face's), constant with Liu's band (as tide.drop)
+  -- 5. extend the divergence-free velocity into the air; walls stay closed
+  flip.extend(S)
   local tracked = S.tension and S.tension.level_set == "tracked"
-  local linear = tracked and S.tension.method == "ghost"
-  if S.P then
-    if tracked then
-      time("extrapolate", S.P.extend, S.P, u, S.phi, S.valid, { linear = linear })
-    else
-      time("extrapolate", S.P.extrapolate, S.P, u, S.valid, S.layers, true)
-    end
-    S.P:enforce_walls(u)
-  else
-    if linear then
-      time("extrapolate", liquid.extend, u, S.phi, S.valid)
-    elseif tracked then
-      time("extrapolate", tide.grid.extrapolate, { phi = S.phi, field = u, valid = S.valid })
-    else
-      time("extrapolate", u.extrapolate, u, S.valid, S.layers, true)
-    end
-    u:enforce_walls(S.solid, true, S.fractions, S.open)
-  end
   -- 5b. the tracked surface moves with the same velocity as the particles
   if tracked then flip.tension_advance(S, dt) end
   -- 6. grid velocities back to the particles (PIC / FLIP blend / APIC), and

@@ -187,7 +187,10 @@ local function tension_options(S, opts)
     if k == "level_set" and v ~= "tracked" then raise("tide.zarifi.new: tension_options.level_set must be \"tracked\"") end
     t[k] = v
   end
-  return t
+  -- the volume tracker is made here, weighted by the solids' open fractions (zarifi.new)
+  local volume = t.volume ~= false
+  t.volume = false
+  return t, volume
 end
 
 --- Build the state.  opts: grid, particles (tide.Particles), solids (list of tide.TetMesh with a
@@ -244,15 +247,14 @@ function zarifi.new(opts)
   for i, m in ipairs(solids) do S.forces[i] = m.force:clone() end
   zarifi.geometry(S)
   -- the liquid half: the FLIP state (grid velocity, labels, transfers) of tide.flip
-  local tension = tension_options(S, opts)
+  local tension, tension_volume = tension_options(S, opts)
   S.liquid = flip.new { grid = g, particles = ps, scheme = S.transfer, flip = S.flip, rho = S.rho, cfl = S.cfl,
     layers = S.layers, gravity = S.gravity, separation = S.separation, band = S.band, mean = S.mean, separate_cut = S.separate_cut, level_set = S.level_set, radius = S.radius,
     solid = S.solid_cells, fractions = S.fractions, solid_phi = S.solid_phi,
     sigma = S.tension, surface_tension = tension, phi = opts.phi }
   S.u, S.labels = S.liquid.u, S.liquid.labels
-  if S.liquid.tracker then                  -- the tracked surface's volume: outside the solids
+  if tension_volume then                    -- the tracked surface's volume: outside the solids
     S.open = drop.open_weights(g, S.solid_phi)
-    S.liquid.tracker:free()
     S.liquid.tracker = tide.grid.volume_tracker { grid = g, phi = S.liquid.phi, redistance = false, weights = S.open }
   end
   -- the projection's free surface (nil: the labels' voxel surface): the particle level set
@@ -626,12 +628,9 @@ function zarifi.step(S, dt)
     add_uniform(free, stats.increment.uniform)
   end
   t0, c0 = lap(ph, "increment", t0, c0)
-  if L.tension and L.tension.method == "ghost" then                         -- 8. extrapolate (§4.6; with
-    time("extrapolate", liquid.extend, u, L.phi, L.valid)               --    the tracked surface along
-  else                                                                      --    its normals, linearly:
-    time("extrapolate", u.extrapolate, u, L.valid, L.layers, true)         --    tide.flip's step 5)
-  end
-  u:enforce_walls(S.solid_cells, true, S.fractions)
+  flip.extend(L)                                                            -- 8. extrapolate (§4.6; tide.flip's
+                                                                            --    step 5: walls closed; with tension
+                                                                            --    along the surface's normals)
   if S.solid_faces then couple.solid_faces { u = u, fractions = S.fractions, solids = S.solids } end
   if L.tension then                                                         --    the tracked surface moves with u
     if L.tracker then L.tracker:set_weights(drop.open_weights(g, S.solid_phi, S.open)) end -- (its volume: outside

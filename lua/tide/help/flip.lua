@@ -75,6 +75,10 @@ return {
     sig = "flip.tension(S, dt)", does = "Surface tension on the grid velocity before the projection (same phi and labels): the ghost-fluid jump sigma kappa or Liu's band.",
     args = { S_, DT }, returns = "nothing", ref = "Liu, Fedkiw & Kang 2000; Liu et al. 2024 Eq. 8", see = see,
   },
+  ["tide.flip.extend"] = {
+    sig = "flip.extend(S)", does = "Step 5: the projected velocity extended into the air (S.layers sweeps of neighbour averages; with a tracked surface along its normals, linearly with the ghost jump, constant with Liu's band), walls and cut faces closed; periodic on S.P. tide.zarifi's line 8.",
+    args = { S_ }, returns = "nothing", ref = "Aslam 2004 (linear extension)", see = see,
+  },
   ["tide.flip.periodic_setup"] = {
     sig = "flip.periodic_setup(S, opts)", does = "Periodic axes (flip.new option periodic = {true, false[, ..]}): transfers, extrapolation, particle advection, the projection and the tracked level set run on the torus of a tide.liquid.periodic workspace S.P; not with solids, cut cells, open sides, emitters, sinks, the particle level set or the density correction.",
     args = { { "S", "flip state", "required", "" }, { "opts", "table", "required", "flip.new's options (periodic)" } }, returns = "nothing", see = see,
