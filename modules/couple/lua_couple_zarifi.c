@@ -17,7 +17,8 @@
  *       fractions = Mac | nil, formulation = "spd" | "indefinite" | "factored",
  *       solver = "pcg" | "cholmod" (spd, factored) | "bicgstab" | "minres" |
  *       "ldlt" (indefinite) | "mgpcg" (spd, factored: PCG with the multigrid-in-block
- *       preconditioner, zarifi.h), ring = 1 (its interface layers), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
+ *       preconditioner, zarifi.h), ring = 1 (its interface layers), interface_solve =
+ *       "auto" | "augmented" | "assembled" (its interface block's factor, zarifi.h), sigma = 0.9, alpha = "auto" | number, tol = 1e-10,
  *       maxit = auto, rotate = true, elastic = true, elastic_force = true, sampling = "cell" |
  *       "linear" (pressure felt by the clipped pieces, zarifi.h), theta_min = 0.01,
  *       pressure = Array out, valid = Mac u8 out, matrix = false,
@@ -28,7 +29,8 @@
  *       kappa = auto }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
  *       residual, system_residual, refinements, converged, alpha
- *       [, interface, precond_seconds, precond_cpu (mgpcg)]
+ *       [, interface, interface_factor, interface_solve ("augmented" | "assembled": the one
+ *       used), precond_seconds, precond_cpu (mgpcg)]
  *       [, contact_nodes, contact_lifted, contact_gap, contact_kappa (dhat > 0)],
  *       geometry_seconds, assembly_seconds,
  *       solve_seconds, geometry_cpu, assembly_cpu, solve_cpu, formulation,
@@ -166,6 +168,7 @@ static int l_clip(lua_State *L) {
 
 static const char *const FORMS[] = {"spd", "indefinite", "factored", NULL};
 static const char *const SAMPLINGS[] = {"cell", "linear", NULL};
+static const char *const IFACES[] = {"auto", "augmented", "assembled", NULL};
 static const char *const SOLVERS[] = {"pcg",  "cholmod", "minres", "bicgstab",
                                       "ldlt", "mgpcg",   NULL};
 
@@ -173,7 +176,7 @@ static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
     "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "elastic_force", "sampling", "ring", "relative",
-    "colliders",   "dhat",     "kappa",  "keep", NULL};
+    "interface_solve", "colliders",   "dhat",     "kappa",  "keep", NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -332,6 +335,10 @@ static void push_stats(lua_State *L, const tide_zarifi_stats *st, int s, const t
   setnum(L, t, "alpha", st->alpha);
   if (zo->solver == TIDE_ZARIFI_MGPCG) {
     setint(L, t, "interface", st->interface);
+    setint(L, t, "interface_factor", st->interface_factor);
+    lua_pushstring(L, IFACES[st->interface_augmented ? TIDE_ZARIFI_IFACE_AUGMENTED
+                                                     : TIDE_ZARIFI_IFACE_ASSEMBLED]);
+    lua_setfield(L, t, "interface_solve");
     setnum(L, t, "precond_seconds", st->precond_seconds);
     setnum(L, t, "precond_cpu", st->precond_cpu);
   }
@@ -432,6 +439,7 @@ static int l_project(lua_State *L) {
   if (zo.relative && (tide_mac_check(zo.relative, g, TIDE_F64, "relative")))
     tide_lua_error(L, "%s: %s", fn, tide_errmsg());
   zo.ring = (int)tide_opt_int(&o, "ring", 1, 0, 64);
+  zo.interface_solve = tide_opt_choice(&o, "interface_solve", "auto", IFACES);
   zo.theta_min = tide_opt_num(&o, "theta_min", TIDE_MAC_THETA_MIN, 1e-12, 1);
   zo.colliders = tide_lua_solid_colliders(L, &o, &zo.ncolliders);
   zo.contact_dhat = tide_opt_num(&o, "dhat", 0, 0, HUGE_VAL);

@@ -359,6 +359,9 @@ static int check_inputs(const tide_mac *u, const tide_array *labels, tide_tetmes
                      "solver does not fit the formulation: spd and factored take pcg, mgpcg or "
                      "cholmod, indefinite takes minres, bicgstab or ldlt");
   if (o->ring < 0 || o->ring > 64) return tide_fail(TIDE_EINVAL, "ring must be in [0, 64]");
+  if (o->interface_solve < TIDE_ZARIFI_IFACE_AUTO ||
+      o->interface_solve > TIDE_ZARIFI_IFACE_ASSEMBLED)
+    return tide_fail(TIDE_EINVAL, "unknown interface solve %d", o->interface_solve);
   if (!(o->contact_dhat >= 0) || !isfinite(o->contact_dhat) || !isfinite(o->contact_kappa) ||
       o->ncolliders < 0 || (o->ncolliders > 0 && !o->colliders))
     return tide_fail(TIDE_EINVAL, "contact: dhat must be >= 0, kappa finite, colliders given");
@@ -731,7 +734,7 @@ static int csr_op(void *ctx, const double *x, double *y) { return tide_csr_mul(c
  * preconditioner, multigrid hierarchy and interface factorization, or the sparse factor). */
 struct tide_zarifi_system {
   tide_grid g;
-  int ns, formulation, solver, elastic, ring;
+  int ns, formulation, solver, elastic, ring, iface;
   int barrier;        /* the walls' barrier was on (its gradient in z.wg) */
   int barrier_matrix; /* and active: its Hessian is in the matrix */
   double dt, rho, alpha, sigma;
@@ -1029,12 +1032,22 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
         if (S->z.rowof[c] >= 0) S->cell[S->z.rowof[c]] = (int)c;
       double cp = tide_cputime();
       if (!s)
-        s = tide_zarifi_precond_new(A, S->z.nl, S->cell, &S->P, S->z.bscale, S->ring, &S->M);
+      {
+        tide_zarifi_split sp = {S->B, S->formulation == TIDE_ZARIFI_SPD ? S->Z2 : NULL, S->Jf,
+                                S->formulation == TIDE_ZARIFI_SPD ? S->Z2 : S->Rh,
+                                S->alpha * S->alpha,
+                                S->formulation == TIDE_ZARIFI_SPD ? -S->alpha : -1, S->iz,
+                                S->iface};
+        s = tide_zarifi_precond_new(A, S->z.nl, S->cell, &S->P, S->z.bscale, S->ring, &sp,
+                                    &S->M);
+      }
       if (!s) st->precond_seconds = tide_zarifi_precond_setup_seconds(S->M);
       st->precond_cpu = tide_cputime() - cp;
     }
     if (!s) {
       st->interface = tide_zarifi_precond_interface(S->M);
+      st->interface_factor = tide_zarifi_precond_factor_nnz(S->M);
+      st->interface_augmented = tide_zarifi_precond_augmented(S->M);
       s = tide_pcg_op(n, csr_op, (void *)A, tide_zarifi_precond_apply, S->M, b, x, S->work, &so,
                       ks);
     }
@@ -1256,6 +1269,7 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   S->solver = o->solver;
   S->elastic = o->elastic;
   S->ring = o->ring;
+  S->iface = o->interface_solve;
   S->dt = o->dt;
   S->rho = o->rho;
   S->sigma = o->sigma;

@@ -213,6 +213,19 @@ enum {
                                (spd, factored) */
 };
 
+enum {
+  TIDE_ZARIFI_IFACE_AUTO = 0,      /* augmented when A[I, I] has at least TIDE_ZARIFI_IFACE_RATIO
+                                      times the augmented matrix's entries (upper triangles) */
+  TIDE_ZARIFI_IFACE_AUGMENTED = 1, /* LDL^T of [X_II Y_I; Y_I^T -Z] (tide_zarifi_split) */
+  TIDE_ZARIFI_IFACE_ASSEMBLED = 2  /* supernodal Cholesky of the assembled A[I, I] */
+};
+/* Measured (bench/couple.lua, 1 thread, the interface's whole cost: set-up and solves): the
+ * simplicial LDL^T runs at a fraction of the supernodal Cholesky's flop rate, so the augmented
+ * form pays only where A[I, I] is much denser: entry ratio 1.6-2.5 (dam break 40^3-64^3, pool
+ * 40^3) the assembled form is faster (pool 40^3: set-up 0.09 vs 0.24 s), 3.8-4.6 (pool 64^3, dam
+ * break 100^3) they tie, 6.2 (pool 100^3) the augmented saves 0.3 s of 1.8. */
+#define TIDE_ZARIFI_IFACE_RATIO 4
+
 typedef struct tide_zarifi_opts {
   double dt, rho;            /* [s], liquid density [kg/m^3] */
   int formulation, solver;   /* TIDE_ZARIFI_* */
@@ -242,6 +255,8 @@ typedef struct tide_zarifi_opts {
                                 nodes held together, its deformation's own forces not in it) */
   int ring;                  /* TIDE_ZARIFI_MGPCG: layers of liquid cells added around the
                                 interface block (default 1) */
+  int interface_solve;       /* TIDE_ZARIFI_MGPCG: how the interface block is factored,
+                                TIDE_ZARIFI_IFACE_AUTO (default), _AUGMENTED or _ASSEMBLED */
   const tide_array *phi;     /* liquid level set on cells (ghost fluid) or NULL */
   const tide_mac *fractions; /* open face fractions (f64) or NULL */
   double theta_min;          /* 0: TIDE_MAC_THETA_MIN */
@@ -292,6 +307,8 @@ typedef struct tide_zarifi_stats {
   int64_t dead;      /* liquid rows that were all zero (cells closed on every side that no clipped
                         piece's flux reaches): p = 0 there */
   int ring;          /* TIDE_ZARIFI_MGPCG: the ring used */
+  int64_t interface_factor; /* TIDE_ZARIFI_MGPCG: nonzeros of the interface factor */
+  int interface_augmented;  /* TIDE_ZARIFI_MGPCG: 1 if it is the augmented form's LDL^T */
   double precond_seconds; /* TIDE_ZARIFI_MGPCG: preconditioner set-up (in solve_seconds) */
   double precond_cpu;     /* the same in CPU seconds of the process (in solve_cpu) */
   int64_t contact_nodes;  /* free nodes within dhat of a collider at x* (barrier active) */
@@ -383,7 +400,16 @@ int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *c
  * preconditioner splits the unknowns into two overlapping subspaces:
  *   I  the interface: every solid row, the liquid rows with an entry in a
  *      solid column (the cells J touches) and `ring` layers of their liquid
- *      neighbours; A[I, I] is factored once (CHOLMOD; a few thousand rows);
+ *      neighbours; A[I, I] is factored once per projection (CHOLMOD), either
+ *      assembled (supernodal LL^T of A[I, I]) or, given the split below, as
+ *      the quasi-definite augmented matrix [X_II Y_I; Y_I^T -Z] (simplicial
+ *      LDL^T, which exists in any ordering: Vanderbei 1995): its solve with
+ *      (t, 0) gives A_II^-1 t in its first rows.  A_II's J Z^-1 J^T couples
+ *      every pair of cells sharing a solid node (~140 entries a row with the
+ *      Table 6.1 beam at 100^3); the augmented matrix keeps J's sparsity.
+ *      Pool at 100^3 (11238 interface rows, 2100 solid DOFs): factor 7.3M ->
+ *      2.1M nonzeros, 8.2 -> 0.93 GFlop, analysis 0.22 -> 0.017 s, the same
+ *      iterations (the interface solve is exact either way);
  *   L  all liquid rows, where A11 is approximated by B = c A_poisson
  *      (c = dt dx^d / rho) and B^-1 by one geometric multigrid V-cycle V of
  *      tide.linalg (mgpcg.h, McAdams et al. 2010) on the same labels, face
@@ -403,12 +429,29 @@ int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *c
  * liquid's Poisson problem (labels, weights, theta: copied into the
  * multigrid hierarchy). */
 typedef struct tide_zarifi_precond tide_zarifi_precond;
+/* The system's split A = X + Y Z^-1 Y^T (all blocks sparse, Z diagonal):
+ *   X = [X11 0; 0 s22 X22],  Y = [Y1; sy2 Y2]
+ * spd (5.27-5.30): X11 = B, X22 = Z2, s22 = alpha^2, Y1 = J, Y2 = Z2, sy2 = -alpha, Z = Z1;
+ * factored (5.43): X11 = B, X22 = NULL (the identity), Y1 = J, Y2 = Rh, sy2 = -1, Z = Mz.
+ * With it the interface block is solved through the quasi-definite augmented matrix
+ * [X_II Y_I; Y_I^T -Z] (LDL^T; its factor is a fraction of A_II's, whose J Z^-1 J^T couples
+ * every pair of cells that share a solid node); split NULL: the assembled A[I, I]. */
+typedef struct tide_zarifi_split {
+  const tide_csr *X11, *X22, *Y1, *Y2; /* general storage */
+  double s22, sy2;
+  const double *zinv; /* nw = Y1->ncols: 1 / Z */
+  int mode;           /* TIDE_ZARIFI_IFACE_*: AUTO chooses by the entry counts */
+} tide_zarifi_split;
 int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                             const tide_mac_poisson *P, double c, int ring,
-                            tide_zarifi_precond **out);
+                            const tide_zarifi_split *split, tide_zarifi_precond **out);
 /* z = M^-1 r (n = A->nrows); a tide_linop_fn with ctx = the preconditioner. */
 int tide_zarifi_precond_apply(void *ctx, const double *r, double *z);
 int64_t tide_zarifi_precond_interface(const tide_zarifi_precond *M);
+/* 1 if the interface block was factored in its augmented form */
+int tide_zarifi_precond_augmented(const tide_zarifi_precond *M);
+/* nonzeros of the interface factor (L of LL^T or LDL^T) */
+int64_t tide_zarifi_precond_factor_nnz(const tide_zarifi_precond *M);
 double tide_zarifi_precond_setup_seconds(const tide_zarifi_precond *M);
 void tide_zarifi_precond_free(tide_zarifi_precond *M);
 

@@ -1,7 +1,8 @@
 /* zarifi_precond.c -- the multigrid-in-block preconditioner of the SPD and
  * factored coupled systems (see zarifi.h, "block preconditioner"):
- * symmetric multiplicative Schwarz over the interface block (solved exactly
- * by Cholesky) and the liquid block (one multigrid V-cycle of the liquid's
+ * symmetric multiplicative Schwarz over the interface block (solved exactly:
+ * LDL^T of its augmented sparse form, or Cholesky of the assembled block) and
+ * the liquid block (one multigrid V-cycle of the liquid's
  * Poisson operator, linalg/mgpcg.h). */
 #include "couple/zarifi.h"
 #include "linalg/mgpcg.h"
@@ -20,9 +21,11 @@ struct tide_zarifi_precond {
   int64_t nh;
   const int *cell;    /* nl: cell of each liquid row (not owned) */
   double cinv;        /* 1 / c, B = c A_poisson */
-  tide_factor *F;     /* Cholesky of A[I, I] */
+  tide_factor *F;     /* Cholesky of A[I, I], or LDL^T of the augmented [X_II Y_I; Y_I^T -Z] */
   tide_mac_solver *M; /* the liquid's V-cycle */
-  double *t, *y;      /* ni */
+  double *t, *y;      /* ni (split: ni + nw) */
+  int nw;             /* split: the augmented rows (solid DOFs) */
+  int augmented;      /* the interface is factored in its augmented form */
   double *rc, *zc;    /* ncells */
   uint8_t *labels;    /* ncells: the liquid's labels for the V-cycle */
   int64_t ncells;
@@ -37,17 +40,99 @@ void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   tide_free(M->hval, M->hval ? (size_t)(M->nh + 1) * sizeof(double) : 0);
   tide_factor_free(M->F);
   tide_mac_solver_free(M->M);
-  tide_free(M->t, (size_t)(M->ni + 1) * sizeof(double));
-  tide_free(M->y, (size_t)(M->ni + 1) * sizeof(double));
+  tide_free(M->t, (size_t)(M->ni + M->nw + 1) * sizeof(double));
+  tide_free(M->y, (size_t)(M->ni + M->nw + 1) * sizeof(double));
   tide_free(M->rc, (size_t)M->ncells * sizeof(double));
   tide_free(M->zc, (size_t)M->ncells * sizeof(double));
   tide_free(M->labels, (size_t)M->ncells);
   tide_free(M, sizeof *M);
 }
 
+/* 1 if row i of A has no off-diagonal entry (a dead liquid row, A_ii = 1) */
+static int lone_row(const tide_csr *A, int i) {
+  for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+    if (A->col[p] != i && A->val[p] != 0) return 0;
+  return 1;
+}
+
+/* Entries of the upper triangle of A[I, I] (rows of I in the order of M->idx; lay: position in
+ * I of each row of A, -1: not in I). */
+static int64_t assembled_nnz(const tide_zarifi_precond *M, const tide_csr *A, const int *lay) {
+  int64_t na = 0;
+  for (int k = 0; k < M->ni; k++) {
+    int i = M->idx[k];
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      na += lay[A->col[p]] >= k;
+  }
+  return na;
+}
+
+/* The augmented interface matrix K = [X_II Y_I; Y_I^T -Z] (upper triangle; rows of I in the
+ * order of M->idx, then the nw rows of w).  A dead liquid row gets K_kk = 1, as in A.
+ * write 0: only count K's entries (returned); 1: K is written and its LDL^T factored into M->F
+ * (returns the status). */
+static int64_t augmented(tide_zarifi_precond *M, const tide_csr *A, const tide_zarifi_split *sp,
+                         const int *lay, int write) {
+  const int nl = M->nl, ni = M->ni, nw = M->nw;
+  const tide_csr *X11 = sp->X11, *X22 = sp->X22, *Y1 = sp->Y1, *Y2 = sp->Y2;
+  tide_csr *K = NULL;
+  int64_t o = 0;
+  for (int pass = write ? 0 : 1; pass < 2; pass++) {
+    /* pass 0: count; pass 1: write (or count again when not writing) */
+    if (pass == 1 && write) {
+      int s = tide_csr_new(ni + nw, ni + nw, o, &K);
+      if (s) return s;
+      K->stype = TIDE_CSR_UPPER;
+    }
+    int put = pass == 1 && write;
+    o = 0;
+#define PUT(c, v)                                                                                 \
+  do {                                                                                            \
+    if (put) K->col[o] = (c), K->val[o] = (v);                                                    \
+    o++;                                                                                          \
+  } while (0)
+    for (int k = 0; k < ni; k++) {
+      int i = M->idx[k];
+      if (i < nl) {
+        if (lone_row(A, i))
+          PUT(k, 1.0);
+        else
+          for (int p = X11->rowptr[i]; p < X11->rowptr[i + 1]; p++) {
+            int q = lay[X11->col[p]];
+            if (q >= k) PUT(q, X11->val[p]);
+          }
+        for (int p = Y1->rowptr[i]; p < Y1->rowptr[i + 1]; p++)
+          PUT(ni + Y1->col[p], Y1->val[p]);
+      } else {
+        int r = i - nl;
+        if (X22) {
+          for (int p = X22->rowptr[r]; p < X22->rowptr[r + 1]; p++) {
+            int q = lay[nl + X22->col[p]];
+            if (q >= k) PUT(q, sp->s22 * X22->val[p]);
+          }
+        } else
+          PUT(k, 1.0);
+        for (int p = Y2->rowptr[r]; p < Y2->rowptr[r + 1]; p++)
+          PUT(ni + Y2->col[p], sp->sy2 * Y2->val[p]);
+      }
+      if (put) K->rowptr[k + 1] = (int)o;
+    }
+    for (int d = 0; d < nw; d++) {
+      PUT(ni + d, -1 / sp->zinv[d]);
+      if (put) K->rowptr[ni + d + 1] = (int)o;
+    }
+#undef PUT
+  }
+  if (!write) return o;
+  int s = tide_csr_finish(K);
+  if (!s) s = tide_factor_new(K, TIDE_FACTOR_LDLT, &M->F);
+  tide_csr_free(K);
+  return s;
+}
+
 int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                             const tide_mac_poisson *P, double c, int ring,
-                            tide_zarifi_precond **out) {
+                            const tide_zarifi_split *split, tide_zarifi_precond **out) {
   *out = NULL;
   if (!A || !cell_of_row || !P || !(c > 0) || ring < 0)
     return tide_fail(TIDE_EINVAL, "coupled preconditioner: invalid arguments");
@@ -55,6 +140,16 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     return tide_fail(TIDE_EINVAL,
                      "coupled preconditioner: A must be square in general storage with the "
                      "liquid rows first");
+  if (split) {
+    const tide_zarifi_split *q = split;
+    int n2 = A->nrows - nl;
+    if (!q->X11 || !q->Y1 || !q->Y2 || !q->zinv || q->X11->nrows != nl || q->X11->ncols != nl ||
+        q->Y1->nrows != nl || q->Y2->nrows != n2 || q->Y2->ncols != q->Y1->ncols ||
+        (q->X22 && (q->X22->nrows != n2 || q->X22->ncols != n2)) ||
+        q->X11->stype != TIDE_CSR_GENERAL || q->Y1->stype != TIDE_CSR_GENERAL ||
+        q->Y2->stype != TIDE_CSR_GENERAL || (q->X22 && q->X22->stype != TIDE_CSR_GENERAL))
+      return tide_fail(TIDE_EINVAL, "coupled preconditioner: the split's blocks do not fit A");
+  }
   double t0 = tide_wtime();
   int n = A->nrows, s = TIDE_OK;
   tide_zarifi_precond *M = tide_calloc(sizeof *M);
@@ -96,9 +191,10 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   for (int i = 0; i < n; i++)
     ni += lay[i] >= 0;
   M->ni = ni;
+  M->nw = split ? split->Y1->ncols : 0;
   M->idx = tide_alloc((size_t)(ni + 1) * sizeof(int));
-  M->t = tide_alloc((size_t)(ni + 1) * sizeof(double));
-  M->y = tide_alloc((size_t)(ni + 1) * sizeof(double));
+  M->t = tide_calloc((size_t)(ni + M->nw + 1) * sizeof(double));
+  M->y = tide_alloc((size_t)(ni + M->nw + 1) * sizeof(double));
   M->rc = tide_calloc((size_t)M->ncells * sizeof(double));
   M->zc = tide_calloc((size_t)M->ncells * sizeof(double));
   if (!M->idx || !M->t || !M->y || !M->rc || !M->zc) {
@@ -151,16 +247,16 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     }
     tide_free(next, (size_t)(nl + 1) * sizeof(int));
   }
-  /* A[I, I] (upper triangle) and its Cholesky factor */
-  {
-    /* written row by row: lay[] is increasing on I, so each row's positions ascend as A's
-     * columns do */
-    int64_t na = 0;
-    for (int k = 0; k < ni; k++) {
-      int i = M->idx[k];
-      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-        na += lay[A->col[p]] >= k;
-    }
+  /* the interface block's factor: augmented or assembled (zarifi.h, tide_zarifi_split) */
+  int64_t na = assembled_nnz(M, A, lay);
+  M->augmented = split && (split->mode == TIDE_ZARIFI_IFACE_AUGMENTED ||
+                           (split->mode == TIDE_ZARIFI_IFACE_AUTO &&
+                            na >= TIDE_ZARIFI_IFACE_RATIO * augmented(M, A, split, lay, 0)));
+  if (M->augmented) {
+    if ((s = (int)augmented(M, A, split, lay, 1))) goto done;
+  } else {
+    /* A[I, I] (upper triangle), written row by row: lay[] is increasing on I, so each row's
+     * positions ascend as A's columns do */
     tide_csr *AI = NULL;
     if ((s = tide_csr_new(ni, ni, na, &AI))) goto done;
     AI->stype = TIDE_CSR_UPPER;
@@ -219,6 +315,13 @@ done:
 }
 
 int64_t tide_zarifi_precond_interface(const tide_zarifi_precond *M) { return M ? M->ni : 0; }
+int tide_zarifi_precond_augmented(const tide_zarifi_precond *M) { return M ? M->augmented : 0; }
+int64_t tide_zarifi_precond_factor_nnz(const tide_zarifi_precond *M) {
+  if (!M || !M->F) return 0;
+  tide_factor_stats fs;
+  tide_factor_info(M->F, &fs);
+  return fs.nnz_factor;
+}
 double tide_zarifi_precond_setup_seconds(const tide_zarifi_precond *M) {
   return M ? M->setup_seconds : 0;
 }

@@ -46,6 +46,36 @@ for _, c in ipairs {
   its[name] = sm.iterations
 end
 T.check(its["3D 32"] - its["3D 16"] <= 4, "3D: iterations nearly flat from 16^3 to 32^3")
+-- the interface block factored two ways (zarifi.h, tide_zarifi_split): the assembled A[I, I] by
+-- supernodal Cholesky, or the quasi-definite augmented [X_II Y_I; Y_I^T -Z] by LDL^T -- the same
+-- exact interface solve, so the same iterations and answer; "auto" takes the augmented form where
+-- A[I, I] is much denser (the factored formulation's I + Rh Mz^-1 Rh^T couples every element pair
+-- that shares a node: its assembled factor is 10x the augmented one here)
+do
+  local P = case.pool { dim = 3, res = 32, cells = { 3, 21, 3 } }
+  local _, pc, vc = P.project { solver = "cholmod" }
+  for _, form in ipairs { "spd", "factored" } do
+    local r = {}
+    for _, mode in ipairs { "auto", "augmented", "assembled" } do
+      local st, p, v = P.project { solver = "mgpcg", formulation = form, interface_solve = mode }
+      r[mode] = st
+      T.check(st.converged and rel(p, pc) < 1e-7 and rel(v, vc) < 1e-7,
+        string.format("%s, interface %s: MG-in-block equals CHOLMOD (%.1e, %.1e)", form, mode, rel(p, pc), rel(v, vc)))
+      T.check(mode == "auto" or st.interface_solve == mode, form .. ", " .. mode .. ": the requested factor is used")
+    end
+    print(string.format("%s: interface factor nonzeros augmented %d, assembled %d; auto took %s; iterations %d / %d",
+      form, r.augmented.interface_factor, r.assembled.interface_factor, r.auto.interface_solve,
+      r.augmented.iterations, r.assembled.iterations))
+    T.check(r.augmented.iterations == r.assembled.iterations,
+      form .. ": both interface factors give the same iterations (both exact)")
+    if form == "factored" then
+      T.check(r.augmented.interface_factor * 5 < r.assembled.interface_factor and r.auto.interface_solve == "augmented",
+        "factored: the augmented factor is a fraction of the assembled one and auto takes it")
+    end
+  end
+  T.raises(function() P.project { solver = "mgpcg", interface_solve = "dense" } end, "interface_solve",
+    "an unknown interface_solve is refused")
+end
 T.check(its["2D 128"] - its["2D 32"] <= 6, "2D: iterations nearly flat from 32^2 to 128^2")
 local small = case.pool { dim = 2, res = 16, cells = { 2, 10 } }
 T.raises(function() small.project { formulation = "indefinite", solver = "mgpcg" } end,

@@ -14,7 +14,7 @@ return {
     see = see,
   },
   ["tide.couple.project"] = {
-    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, elastic_force = true, sampling = \"cell\", relative, ring = 1, theta_min, pressure, valid, matrix = false, must_converge = true, colliders, dhat = 0, kappa, keep = false } -> stats",
+    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, elastic_force = true, sampling = \"cell\", relative, ring = 1, interface_solve = \"auto\", theta_min, pressure, valid, matrix = false, must_converge = true, colliders, dhat = 0, kappa, keep = false } -> stats",
     does = "One coupled pressure projection of a MAC liquid and corotational solids: u projected in place, the solids' velocities set; the pressure in liquid cells.",
     args = {
       { "u", "tide.Mac", "required", "u* on entry, projected on return" },
@@ -24,6 +24,7 @@ return {
       { "formulation", "\"spd\" | \"indefinite\" | \"factored\"", "\"spd\"", "Eq. 5.25-5.36, 5.17, 5.37-5.45" },
       { "solver", "string", "pcg (spd, factored), bicgstab (indefinite)", "pcg (IC(0)), mgpcg (PCG with the multigrid-in-block preconditioner: one MG V-cycle on the liquid, Cholesky on the solid and the cells it cuts; iterations nearly flat with resolution), cholmod; bicgstab, minres, ldlt" },
       { "ring", "integer >= 0", "1", "mgpcg: layers of liquid cells added to the exactly solved interface block" },
+      { "interface_solve", "string", "\"auto\"", "mgpcg: how the interface block is factored: \"assembled\" (supernodal Cholesky of A[I, I]), \"augmented\" (LDL^T of the sparser quasi-definite [X_II Y_I; Y_I^T -Z]: the same solve, a fraction of the factor where J Z^-1 J^T makes A[I, I] dense, e.g. 7.3M -> 2.1M entries in the 100^3 pool), \"auto\" (augmented when A[I, I] has >= 4x its entries); stats.interface_solve says which, stats.interface_factor its nonzeros" },
       { "sampling", "\"cell\" | \"linear\"", "\"cell\"", "pressure felt by the clipped pieces: the cell's (thesis) or an affine fit at the piece centroid (exact Archimedes)" },
       { "relative", "tide.Mac", "none", "linear sampling: the spread part of the solid flux, (J_linear - J_cell) v, taken relative to this liquid velocity interpolated at the nodes (right-hand side + (J_linear - J_cell) U): give the liquid's velocity before the external forces with the faces inside the solids at their velocity (tide.couple.solid_faces); a solid translating with its liquid then meets no spurious divergence" },
       { "elastic", "boolean", "true", "false: damping-only coupling (section 6.3)" },
