@@ -7,7 +7,11 @@
 #include "couple/zarifi.h"
 #include "linalg/mgpcg.h"
 
+#include <stdio.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 struct tide_zarifi_precond {
   const tide_csr *A;  /* the system, general storage (not owned) */
@@ -130,6 +134,68 @@ static int64_t augmented(tide_zarifi_precond *M, const tide_csr *A, const tide_z
   return s;
 }
 
+/* The interface block's factor into M->F: augmented or assembled (zarifi.h, tide_zarifi_split). */
+static int interface_factor(tide_zarifi_precond *M, const tide_csr *A, const tide_zarifi_split *split,
+                            const int *lay) {
+  const int ni = M->ni;
+  int s = TIDE_OK;
+  int64_t na = assembled_nnz(M, A, lay);
+  M->augmented = split && (split->mode == TIDE_ZARIFI_IFACE_AUGMENTED ||
+                           (split->mode == TIDE_ZARIFI_IFACE_AUTO &&
+                            na >= TIDE_ZARIFI_IFACE_RATIO * augmented(M, A, split, lay, 0)));
+  if (M->augmented) {
+    if ((s = (int)augmented(M, A, split, lay, 1))) return s;
+  } else {
+    /* A[I, I] (upper triangle), written row by row: lay[] is increasing on I, so each row's
+     * positions ascend as A's columns do */
+    tide_csr *AI = NULL;
+    if ((s = tide_csr_new(ni, ni, na, &AI))) return s;
+    AI->stype = TIDE_CSR_UPPER;
+    int64_t o = 0;
+    for (int k = 0; k < ni; k++) {
+      int i = M->idx[k];
+      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        int q = lay[A->col[p]];
+        if (q >= k) {
+          AI->col[o] = q;
+          AI->val[o++] = A->val[p];
+        }
+      }
+      AI->rowptr[k + 1] = (int)o;
+    }
+    s = tide_csr_finish(AI);
+    if (!s) s = tide_factor_new(AI, TIDE_FACTOR_CHOLESKY, &M->F);
+    tide_csr_free(AI);
+  }
+  return s;
+}
+
+/* The liquid block's V-cycle (M->M), on the liquid cells of P that have an open face: a cell
+ * the solid closes on every side (its B row is 0; J touches it, so it is in I and solved there)
+ * is left out of the multigrid hierarchy, where it would only be lumped into a coarse cell with
+ * its open neighbours. */
+static int liquid_vcycle(tide_zarifi_precond *M, const tide_mac_poisson *P) {
+  {
+    M->labels = tide_alloc((size_t)M->ncells);
+    if (!M->labels) return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+    memcpy(M->labels, P->labels, (size_t)M->ncells);
+    const tide_grid *g = &P->grid;
+#pragma omp parallel for schedule(static) if (M->ncells > 65536)
+    for (int i = 0; i < g->n[0]; i++)
+      for (int j = 0; j < g->n[1]; j++)
+        for (int k = 0; k < g->n[2]; k++) {
+          int64_t c = tide_grid_idx(g, i, j, k);
+          if (P->labels[c] != TIDE_CELL_LIQUID) continue;
+          double dg = tide_mac_poisson_diag(P, i, j, k);
+          if (!(dg > 0)) M->labels[c] = TIDE_CELL_SOLID;
+        }
+    tide_mac_poisson Q = *P;
+    Q.labels = M->labels;
+    tide_mac_solver_opts mo = tide_mac_solver_opts_default();
+    return tide_mac_solver_new(&Q, &mo, &M->M);
+  }
+}
+
 int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                             const tide_mac_poisson *P, double c, int ring,
                             const tide_zarifi_split *split, tide_zarifi_precond **out) {
@@ -247,61 +313,35 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     }
     tide_free(next, (size_t)(nl + 1) * sizeof(int));
   }
-  /* the interface block's factor: augmented or assembled (zarifi.h, tide_zarifi_split) */
-  int64_t na = assembled_nnz(M, A, lay);
-  M->augmented = split && (split->mode == TIDE_ZARIFI_IFACE_AUGMENTED ||
-                           (split->mode == TIDE_ZARIFI_IFACE_AUTO &&
-                            na >= TIDE_ZARIFI_IFACE_RATIO * augmented(M, A, split, lay, 0)));
-  if (M->augmented) {
-    if ((s = (int)augmented(M, A, split, lay, 1))) goto done;
-  } else {
-    /* A[I, I] (upper triangle), written row by row: lay[] is increasing on I, so each row's
-     * positions ascend as A's columns do */
-    tide_csr *AI = NULL;
-    if ((s = tide_csr_new(ni, ni, na, &AI))) goto done;
-    AI->stype = TIDE_CSR_UPPER;
-    int64_t o = 0;
-    for (int k = 0; k < ni; k++) {
-      int i = M->idx[k];
-      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-        int q = lay[A->col[p]];
-        if (q >= k) {
-          AI->col[o] = q;
-          AI->val[o++] = A->val[p];
-        }
-      }
-      AI->rowptr[k + 1] = (int)o;
-    }
-    s = tide_csr_finish(AI);
-    if (!s) s = tide_factor_new(AI, TIDE_FACTOR_CHOLESKY, &M->F);
-    tide_csr_free(AI);
-    if (s) goto done;
-  }
-  /* the liquid block's V-cycle, on the liquid cells that have an open face: a cell the solid
-   * closes on every side (its B row is 0; J touches it, so it is in I and solved there) is
-   * left out of the multigrid hierarchy, where it would only be lumped into a coarse cell
-   * with its open neighbours */
+  /* the interface factor (serial: CHOLMOD) and the V-cycle's hierarchy (parallel loops) are
+   * independent: with two or more threads they are built side by side, one thread each (the
+   * hierarchy's loops then run on one thread; the answers are the same either way) */
   {
-    M->labels = tide_alloc((size_t)M->ncells);
-    if (!M->labels) {
-      s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+    int s1 = TIDE_OK, s2 = TIDE_OK;
+    char m1[256] = "", m2[256] = "";
+#ifdef _OPENMP
+    int side = omp_get_max_threads() > 1 && !omp_in_parallel();
+#else
+    int side = 0;
+#endif
+#pragma omp parallel sections num_threads(2) if (side)
+    {
+#pragma omp section
+      {
+        s1 = interface_factor(M, A, split, lay);
+        if (s1) snprintf(m1, sizeof m1, "%s", tide_errmsg());
+      }
+#pragma omp section
+      {
+        s2 = liquid_vcycle(M, P);
+        if (s2) snprintf(m2, sizeof m2, "%s", tide_errmsg());
+      }
+    }
+    /* the message is thread-local: raised again on this thread */
+    if (s1 || s2) {
+      s = tide_fail(s1 ? s1 : s2, "%s", s1 ? m1 : m2);
       goto done;
     }
-    memcpy(M->labels, P->labels, (size_t)M->ncells);
-    const tide_grid *g = &P->grid;
-#pragma omp parallel for schedule(static) if (M->ncells > 65536)
-    for (int i = 0; i < g->n[0]; i++)
-      for (int j = 0; j < g->n[1]; j++)
-        for (int k = 0; k < g->n[2]; k++) {
-          int64_t c = tide_grid_idx(g, i, j, k);
-          if (P->labels[c] != TIDE_CELL_LIQUID) continue;
-          double dg = tide_mac_poisson_diag(P, i, j, k);
-          if (!(dg > 0)) M->labels[c] = TIDE_CELL_SOLID;
-        }
-    tide_mac_poisson Q = *P;
-    Q.labels = M->labels;
-    tide_mac_solver_opts mo = tide_mac_solver_opts_default();
-    if ((s = tide_mac_solver_new(&Q, &mo, &M->M))) goto done;
   }
   M->setup_seconds = tide_wtime() - t0;
 done:
