@@ -47,12 +47,7 @@ local function list(s)
   for v in tostring(s):gmatch("%d+") do t[#t + 1] = tonumber(v) end
   return t
 end
-local function load()
-  local f = io.open("/proc/loadavg")
-  local l = f and f:read("l") or "?"
-  if f then f:close() end
-  return l:match("^(%S+ %S+ %S+)") or l
-end
+local load = require("tide.timers").loadavg
 
 -- the coupled forms measured at grid res: name, formulation, solver
 local function forms(res)

@@ -57,13 +57,7 @@ if P.surface ~= "union" and P.surface ~= "zhu_bridson" then error("bench/flip3d:
 local have_reseed = P.reseed
 local reference = { [64] = 0.28, [100] = 1.19 }
 
-local function loadavg()
-  local f = io.open("/proc/loadavg")
-  if not f then return "?" end
-  local s = f:read("l")
-  f:close()
-  return s:match("^(%S+ %S+ %S+)")
-end
+local loadavg = require("tide.timers").loadavg
 
 -- One FLIP step: the recipe of lua/tide/flip.lua with the particle level set
 -- rebuilt and used as the ghost-fluid surface, MGPCG, and reseeding.

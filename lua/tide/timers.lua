@@ -64,4 +64,14 @@ function M.format(total)
   return table.concat(lines, "\n")
 end
 
+--- The machine's load averages over 1, 5 and 15 minutes ("0.42 0.31 0.20"; "?" where
+-- /proc/loadavg is missing): the benchmarks print it beside their figures.
+function M.loadavg()
+  local f = io.open("/proc/loadavg")
+  if not f then return "?" end
+  local s = f:read("l") or ""
+  f:close()
+  return s:match("^(%S+ %S+ %S+)") or s
+end
+
 return M

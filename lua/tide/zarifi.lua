@@ -850,12 +850,14 @@ end
 -- dimension, frames, scheme, --paper, output.
 function zarifi.scene_params(own, help)
   local defaults = { res = 32, dim = 2, frames = 48, fps = 24, scheme = "spd", sampling = "linear", paper = false,
-    per_cell = 0, cfl = 1.0, out = "", png = true, vtk = false, image = 640 }
+    per_cell = 0, cfl = 1.0, out = "", png = true, vtk = false, image = 640, steps = 0 }
   local doc = { res = "cells across the unit tank (the tank may be wider)", dim = "2 or 3",
     scheme = "spd, indefinite, factored, damping or weak", sampling = "pressure on the solid: linear or cell (the thesis)",
     paper = "Table 6.1 sizes (3D, 100^3 or 64^3 and the thesis's solid resolution)",
     per_cell = "particles per cell (0: 2^dim)", png = "write PNG frames", vtk = "write VTK files for ParaView",
-    image = "PNG width in pixels", out = "output directory" }
+    image = "PNG width in pixels", out = "output directory",
+    steps = "measure instead of run: this many CFL steps, no frames; prints the seconds per coupled projection "
+      .. "beside the plain liquid projection of the same state (bench/couple_scenes.lua)" }
   for k, v in pairs(own) do defaults[k] = v end
   for k, v in pairs(help or {}) do doc[k] = v end
   local P = tide.params(defaults, doc)
@@ -872,14 +874,66 @@ function zarifi.scene_grid(P)
   return tide.grid.new { size = n, dx = 1 / res }, P.dim, 1 / res
 end
 
+-- The plain liquid projection of S's state (its labels, face fractions and level set, the solids
+-- static walls) after one step of gravity, with MGPCG to S.tol: the bound a coupled projection is
+-- measured against (bench/couple.lua's).  Returns wall seconds, iterations; S is not changed.
+local function plain_projection(S, dt)
+  local u = S.u:clone()
+  u:add_gravity(dt, S.gravity)
+  local t0 = clock()
+  local st = liquid.project(u, S.labels, { dt = dt, rho = S.rho, tol = S.tol, method = "mgpcg",
+    fractions = S.fractions, phi = S.surface and S.liquid.phi or nil, projector = S.liquid.projector })
+  return clock() - t0, st.iterations
+end
+
+-- --steps N (scene_params): N CFL steps of S without frames, then one line per measure: the
+-- wall seconds of line 7's coupled projection ("project" phase: geometry, assembly, solve;
+-- steps 2..N, the first has the allocations of a new run) and the plain liquid projection of
+-- the last state.  The line starting "@projection" is bench/couple_scenes.lua's.
+local function measure_scene(S, P, title)
+  local g = S.grid
+  local walls, iters, unknowns, worst = 0, 0, 0, 0
+  local t0 = clock()
+  for k = 1, P.steps do
+    local st = zarifi.step(S, zarifi.max_dt(S))
+    local w = st.phases.project.seconds
+    if k > 1 or P.steps == 1 then
+      walls, iters = walls + w, iters + (st.iterations or 0)
+      worst = math.max(worst, w)
+    end
+    unknowns = math.max(unknowns, st.unknowns or 0)
+    local pre = st.precond_seconds or 0
+    io.stderr:write(string.format("%s: step %d/%d, coupled projection %.3f s (geometry %.3f, assembly %.3f, set-up %.3f, "
+      .. "solve %.3f), %s unknowns, %s interface, %s iterations%s\n", title, k, P.steps, w, st.geometry_seconds or 0,
+      st.assembly_seconds or 0, pre, (st.solve_seconds or 0) - pre, tostring(st.unknowns or "-"), tostring(st.interface or "-"),
+      tostring(st.iterations or "-"), st.fallback and ", redone with the direct solver" or ""))
+  end
+  local n = P.steps > 1 and P.steps - 1 or 1
+  local pw, pit = plain_projection(S, zarifi.max_dt(S))
+  print(string.format("%d steps in %.1f s; coupled projection (steps %s): %.3f s mean, %.3f s slowest, %.1f iterations, "
+    .. "up to %d unknowns; the plain liquid projection of the last state %.3f s (%d iterations): %.1fx",
+    P.steps, clock() - t0, P.steps > 1 and "2.." .. P.steps or "1", walls / n, worst, iters / n, unknowns, pw, pit,
+    walls / n / pw))
+  print(string.format("@projection grid=%s unknowns=%d mean=%.6f slowest=%.6f iterations=%.2f plain=%.6f plain_iterations=%d threads=%d",
+    table.concat(g.size, "x"), unknowns, walls / n, worst, iters / n, pw, pit, tide.threads()))
+  return { steps = P.steps, mean = walls / n, slowest = worst, plain = pw }
+end
+
 --- Run a scene: frames of S through tide.run with PNG/VTK output; report(S) prints the outcome,
--- on_step(S, stats) (optional) runs after every step.
+-- on_step(S, stats) (optional) runs after every step.  With P.steps > 0 (--steps N): N steps
+-- measured instead, no frames (measure_scene above).
 function zarifi.run_scene(S, P, name, title, report, on_step)
   local g = S.grid
   local nodes, elems = 0, 0
   for _, m in ipairs(S.solids) do nodes, elems = nodes + m.nv, elems + m.ne end
   print(string.format("%s (%dD): %s cells, dx = %.4g m, %d particles, solids %d nodes / %d elements, scheme %s, %s sampling",
     title, g.dim, table.concat(g.size, " x "), g.dx, #S.particles, nodes, elems, S.scheme, S.sampling))
+  if (P.steps or 0) ~= 0 then
+    if math.type(P.steps) ~= "integer" or P.steps < 0 then
+      raise("tide.zarifi.run_scene: --steps must be a whole number >= 0, got " .. tostring(P.steps))
+    end
+    return measure_scene(S, P, title)
+  end
   local last, worst = nil, 0
   local result = tide.run {
     frames = P.frames, fps = P.fps, out = P.out, params = P, name = name,

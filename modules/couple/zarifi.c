@@ -183,10 +183,11 @@ static int64_t full_nnz(const tide_csr *A) {
 
 static double norm2(int64_t n, const double *x) { return sqrt(tide_dot(n, x, x)); }
 
-/* ||A x - b|| / ||b|| */
-static int rel_residual(const tide_csr *A, const double *x, const double *b, double *tmp,
-                        double *out) {
-  int s = tide_csr_mul(A, x, tmp);
+/* ||A x - b|| / ||b||, A x by the MG-in-block preconditioner's product where there is one (the
+ * split the solve used: X x + Y Z^-1 Y^T x, without the assembled A22's rounding floor) */
+static int rel_residual(const tide_csr *A, tide_zarifi_precond *M, const double *x,
+                        const double *b, double *tmp, double *out) {
+  int s = M ? tide_zarifi_precond_mul(M, x, tmp) : tide_csr_mul(A, x, tmp);
   if (s) return s;
   int64_t n = A->nrows;
   for (int64_t i = 0; i < n; i++)
@@ -725,8 +726,6 @@ static int64_t dead_rows(tide_csr *A, int nl, double *rhs, int *rows) {
   return dead;
 }
 
-static int csr_op(void *ctx, const double *x, double *y) { return tide_csr_mul(ctx, x, y); }
-
 /* ------------------------------------------------------ the kept system
  * Everything of one projection that depends on the geometry (labels, level set, fractions, the
  * solids' positions, pinning and masses) but not on the velocities u*, v* or the solids' forces:
@@ -1033,11 +1032,12 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
       double cp = tide_cputime();
       if (!s)
       {
+        /* Y2^T: Z2 (symmetric) or Rh^T, which S->Z2 holds in the factored form */
         tide_zarifi_split sp = {S->B, S->formulation == TIDE_ZARIFI_SPD ? S->Z2 : NULL, S->Jf,
                                 S->formulation == TIDE_ZARIFI_SPD ? S->Z2 : S->Rh,
                                 S->alpha * S->alpha,
                                 S->formulation == TIDE_ZARIFI_SPD ? -S->alpha : -1, S->iz,
-                                S->iface};
+                                S->iface, S->Jt, S->Z2, S->dead, S->ndead};
         s = tide_zarifi_precond_new(A, S->z.nl, S->cell, &S->P, S->z.bscale, S->ring, &sp,
                                     &S->M);
       }
@@ -1048,8 +1048,9 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
       st->interface = tide_zarifi_precond_interface(S->M);
       st->interface_factor = tide_zarifi_precond_factor_nnz(S->M);
       st->interface_augmented = tide_zarifi_precond_augmented(S->M);
-      s = tide_pcg_op(n, csr_op, (void *)A, tide_zarifi_precond_apply, S->M, b, x, S->work, &so,
-                      ks);
+      /* the product through the split: A's J Z^-1 J^T rows are not read (zarifi.h) */
+      s = tide_pcg_op(n, tide_zarifi_precond_mul, S->M, tide_zarifi_precond_apply, S->M, b, x,
+                      S->work, &so, ks);
     }
     break;
   default:
@@ -1177,7 +1178,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
   st->solve_seconds = tide_wtime() - t0;
   st->solve_cpu = tide_cputime() - c0;
   if (s) return s;
-  s = rel_residual(S->A, S->x, S->rhs, S->tmp, &st->system_residual);
+  s = rel_residual(S->A, S->M, S->x, S->rhs, S->tmp, &st->system_residual);
   if (S->formulation == TIDE_ZARIFI_INDEFINITE || !st->converged) st->residual = st->system_residual;
   return s;
 }

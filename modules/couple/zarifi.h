@@ -441,12 +441,23 @@ typedef struct tide_zarifi_split {
   double s22, sy2;
   const double *zinv; /* nw = Y1->ncols: 1 / Z */
   int mode;           /* TIDE_ZARIFI_IFACE_*: AUTO chooses by the entry counts */
+  const tide_csr *Y1t, *Y2t; /* Y1^T, Y2^T (general storage): the products with Y^T */
+  const int *dead;           /* ndead liquid rows whose row of A is 0 but A_ii = 1 */
+  int64_t ndead;
 } tide_zarifi_split;
+/* With a split the preconditioner's residuals and tide_zarifi_precond_mul never touch the
+ * assembled J Z^-1 J^T (or K-K) rows: each product with A is X x + Y (Z^-1 (Y^T x)), 2 nnz(Y)
+ * entries for the coupling where A's rows hold nnz(J Z^-1 J^T) (5.6M against J's 0.22M for
+ * the balls at 100^3); A is still needed for the set-up (the interface and, with the assembled
+ * interface, A[I, I]). */
 int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                             const tide_mac_poisson *P, double c, int ring,
                             const tide_zarifi_split *split, tide_zarifi_precond **out);
 /* z = M^-1 r (n = A->nrows); a tide_linop_fn with ctx = the preconditioner. */
 int tide_zarifi_precond_apply(void *ctx, const double *r, double *z);
+/* y = A x through the split (X x + Y Z^-1 Y^T x, dead rows y_i = x_i), or through the assembled
+ * A without one; a tide_linop_fn with ctx = the preconditioner (PCG's product). */
+int tide_zarifi_precond_mul(void *ctx, const double *x, double *y);
 int64_t tide_zarifi_precond_interface(const tide_zarifi_precond *M);
 /* 1 if the interface block was factored in its augmented form */
 int tide_zarifi_precond_augmented(const tide_zarifi_precond *M);

@@ -34,6 +34,12 @@ struct tide_zarifi_precond {
   uint8_t *labels;    /* ncells: the liquid's labels for the V-cycle */
   int64_t ncells;
   double setup_seconds;
+  /* with a split (zarifi.h): its blocks (by reference), the dead rows as flags, the scratch of
+   * Z^-1 Y^T z (apply) and of the product (mul); hptr.. then hold X11[I, L]^T, not A[I, L]^T */
+  int split;
+  tide_zarifi_split sp;
+  uint8_t *dead; /* n */
+  double *w, *wm; /* nw each */
 };
 
 void tide_zarifi_precond_free(tide_zarifi_precond *M) {
@@ -49,14 +55,63 @@ void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   tide_free(M->rc, (size_t)M->ncells * sizeof(double));
   tide_free(M->zc, (size_t)M->ncells * sizeof(double));
   tide_free(M->labels, (size_t)M->ncells);
+  tide_free(M->dead, M->dead ? (size_t)M->n + 1 : 0);
+  tide_free(M->w, M->w ? (size_t)(M->nw + 1) * sizeof(double) : 0);
+  tide_free(M->wm, M->wm ? (size_t)(M->nw + 1) * sizeof(double) : 0);
   tide_free(M, sizeof *M);
 }
 
-/* 1 if row i of A has no off-diagonal entry (a dead liquid row, A_ii = 1) */
-static int lone_row(const tide_csr *A, int i) {
-  for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-    if (A->col[p] != i && A->val[p] != 0) return 0;
-  return 1;
+/* w = Z^-1 (Y1^T z_L + sy2 Y2^T z_S) (nw): the split's coupling variables of z */
+static void split_w(const tide_zarifi_split *sp, int nl, int nw, const double *z, double *w) {
+  const tide_csr *T1 = sp->Y1t, *T2 = sp->Y2t;
+#pragma omp parallel for schedule(static) if (nw > 4096)
+  for (int d = 0; d < nw; d++) {
+    double a = 0, b = 0;
+    for (int p = T1->rowptr[d]; p < T1->rowptr[d + 1]; p++)
+      a += T1->val[p] * z[T1->col[p]];
+    for (int p = T2->rowptr[d]; p < T2->rowptr[d + 1]; p++)
+      b += T2->val[p] * z[nl + T2->col[p]];
+    w[d] = sp->zinv[d] * (a + sp->sy2 * b);
+  }
+}
+
+/* (A z)_i from the split, w = split_w(z): X's row plus Y's row times w (dead: z_i) */
+static inline double split_row(const tide_zarifi_split *sp, const uint8_t *dead, int nl, int i,
+                               const double *z, const double *w) {
+  if (dead[i]) return z[i];
+  double s = 0;
+  if (i < nl) {
+    const tide_csr *X = sp->X11, *Y = sp->Y1;
+    for (int p = X->rowptr[i]; p < X->rowptr[i + 1]; p++)
+      s += X->val[p] * z[X->col[p]];
+    for (int p = Y->rowptr[i]; p < Y->rowptr[i + 1]; p++)
+      s += Y->val[p] * w[Y->col[p]];
+    return s;
+  }
+  int r = i - nl;
+  const tide_csr *X = sp->X22, *Y = sp->Y2;
+  if (X) {
+    for (int p = X->rowptr[r]; p < X->rowptr[r + 1]; p++)
+      s += X->val[p] * z[nl + X->col[p]];
+    s *= sp->s22;
+  } else
+    s = z[i];
+  double y = 0;
+  for (int p = Y->rowptr[r]; p < Y->rowptr[r + 1]; p++)
+    y += Y->val[p] * w[Y->col[p]];
+  return s + sp->sy2 * y;
+}
+
+int tide_zarifi_precond_mul(void *ctx, const double *x, double *y) {
+  tide_zarifi_precond *M = ctx;
+  if (!M->split) return tide_csr_mul(M->A, x, y);
+  const int nl = M->nl, n = M->n;
+  split_w(&M->sp, nl, M->nw, x, M->wm);
+  const double *w = M->wm;
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int i = 0; i < n; i++)
+    y[i] = split_row(&M->sp, M->dead, nl, i, x, w);
+  return TIDE_OK;
 }
 
 /* Entries of the upper triangle of A[I, I] (rows of I in the order of M->idx; lay: position in
@@ -98,7 +153,7 @@ static int64_t augmented(tide_zarifi_precond *M, const tide_csr *A, const tide_z
     for (int k = 0; k < ni; k++) {
       int i = M->idx[k];
       if (i < nl) {
-        if (lone_row(A, i))
+        if (M->dead[i])
           PUT(k, 1.0);
         else
           for (int p = X11->rowptr[i]; p < X11->rowptr[i + 1]; p++) {
@@ -213,8 +268,16 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
         q->Y1->nrows != nl || q->Y2->nrows != n2 || q->Y2->ncols != q->Y1->ncols ||
         (q->X22 && (q->X22->nrows != n2 || q->X22->ncols != n2)) ||
         q->X11->stype != TIDE_CSR_GENERAL || q->Y1->stype != TIDE_CSR_GENERAL ||
-        q->Y2->stype != TIDE_CSR_GENERAL || (q->X22 && q->X22->stype != TIDE_CSR_GENERAL))
+        q->Y2->stype != TIDE_CSR_GENERAL || (q->X22 && q->X22->stype != TIDE_CSR_GENERAL) ||
+        !q->Y1t || !q->Y2t || q->Y1t->nrows != q->Y1->ncols || q->Y1t->ncols != nl ||
+        q->Y2t->nrows != q->Y1->ncols || q->Y2t->ncols != n2 ||
+        q->Y1t->stype != TIDE_CSR_GENERAL || q->Y2t->stype != TIDE_CSR_GENERAL ||
+        q->ndead < 0 || (q->ndead > 0 && !q->dead))
       return tide_fail(TIDE_EINVAL, "coupled preconditioner: the split's blocks do not fit A");
+    for (int64_t k = 0; k < q->ndead; k++)
+      if (q->dead[k] < 0 || q->dead[k] >= nl)
+        return tide_fail(TIDE_EINVAL, "coupled preconditioner: dead row %d is not a liquid row",
+                         q->dead[k]);
   }
   double t0 = tide_wtime();
   int n = A->nrows, s = TIDE_OK;
@@ -258,6 +321,19 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     ni += lay[i] >= 0;
   M->ni = ni;
   M->nw = split ? split->Y1->ncols : 0;
+  if (split) {
+    M->split = 1;
+    M->sp = *split;
+    M->dead = tide_calloc((size_t)n + 1);
+    M->w = tide_alloc((size_t)(M->nw + 1) * sizeof(double));
+    M->wm = tide_alloc((size_t)(M->nw + 1) * sizeof(double));
+    if (!M->dead || !M->w || !M->wm) {
+      s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+      goto done;
+    }
+    for (int64_t k = 0; k < split->ndead; k++)
+      M->dead[split->dead[k]] = 1;
+  }
   M->idx = tide_alloc((size_t)(ni + 1) * sizeof(int));
   M->t = tide_calloc((size_t)(ni + M->nw + 1) * sizeof(double));
   M->y = tide_alloc((size_t)(ni + M->nw + 1) * sizeof(double));
@@ -273,18 +349,24 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
       M->idx[ni] = i;
       lay[i] = ni++; /* now: position in I */
     }
-  /* A[I, L]^T (counting sort of the liquid columns of the rows of I, k ascending) */
+  /* A[I, L]^T (counting sort of the liquid columns of the rows of I, k ascending); with a split
+   * X11[I, L]^T: the liquid rows of I in X11 = B (the coupling goes through Y, a dead row's
+   * A_jj = 1 through M->dead) */
   {
     M->hptr = tide_calloc((size_t)(nl + 1) * sizeof(int));
     if (!M->hptr) {
       s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
       goto done;
     }
+    const tide_csr *H = split ? split->X11 : A;
+    int nk = 0; /* the rows of I taken: all, or (split) the liquid ones, which come first */
+    while (nk < ni && (!split || M->idx[nk] < nl))
+      nk++;
     int64_t nh = 0;
-    for (int k = 0; k < ni; k++) {
+    for (int k = 0; k < nk; k++) {
       int j = M->idx[k];
-      for (int p = A->rowptr[j]; p < A->rowptr[j + 1]; p++)
-        if (A->col[p] < nl) M->hptr[A->col[p] + 1]++, nh++;
+      for (int p = H->rowptr[j]; p < H->rowptr[j + 1]; p++)
+        if (H->col[p] < nl) M->hptr[H->col[p] + 1]++, nh++;
     }
     if (nh > INT32_MAX) {
       s = tide_fail(TIDE_EINVAL, "coupled preconditioner: interface too large");
@@ -302,13 +384,13 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
       goto done;
     }
     memcpy(next, M->hptr, (size_t)(nl + 1) * sizeof(int));
-    for (int k = 0; k < ni; k++) {
+    for (int k = 0; k < nk; k++) {
       int j = M->idx[k];
-      for (int p = A->rowptr[j]; p < A->rowptr[j + 1]; p++)
-        if (A->col[p] < nl) {
-          int q = next[A->col[p]]++;
+      for (int p = H->rowptr[j]; p < H->rowptr[j + 1]; p++)
+        if (H->col[p] < nl) {
+          int q = next[H->col[p]]++;
           M->hcol[q] = j;
-          M->hval[q] = A->val[p];
+          M->hval[q] = H->val[p];
         }
     }
     tide_free(next, (size_t)(nl + 1) * sizeof(int));
@@ -366,14 +448,17 @@ double tide_zarifi_precond_setup_seconds(const tide_zarifi_precond *M) {
   return M ? M->setup_seconds : 0;
 }
 
-/* t = r[I] - (A z)[I] (rows of I; z may be NULL: z = 0) */
-static void interface_residual(const tide_zarifi_precond *M, const double *r, const double *z) {
+/* t = r[I] - (A z)[I] (rows of I; z may be NULL: z = 0); with a split w = split_w(z) */
+static void interface_residual(const tide_zarifi_precond *M, const double *r, const double *z,
+                               const double *w) {
   const tide_csr *A = M->A;
 #pragma omp parallel for schedule(static) if (z && M->ni > 2048)
   for (int k = 0; k < M->ni; k++) {
     int i = M->idx[k];
     double s = r[i];
-    if (z)
+    if (z && M->split)
+      s -= split_row(&M->sp, M->dead, M->nl, i, z, w);
+    else if (z)
       for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
         s -= A->val[p] * z[A->col[p]];
     M->t[k] = s;
@@ -385,7 +470,7 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   const int nl = M->nl, n = M->n, ni = M->ni;
   int s;
   /* 1. the interface: z = R_I^T A_II^-1 R_I r */
-  interface_residual(M, r, NULL);
+  interface_residual(M, r, NULL, NULL);
   if ((s = tide_factor_solve(M->F, M->t, M->y))) return s;
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int i = 0; i < n; i++)
@@ -397,11 +482,20 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   double *rc = M->rc;
   const int *cell = M->cell, *hp = M->hptr, *hc = M->hcol;
   const double *hv = M->hval;
+  /* with a split: (A z)_L = X11[L, I] z_I + Y1 w, w = Z^-1 Y^T z (z on I; dead rows: below) */
+  const tide_csr *Y1 = M->split ? M->sp.Y1 : NULL;
+  const double *w = M->w;
+  if (Y1) split_w(&M->sp, nl, M->nw, z, M->w);
 #pragma omp parallel for schedule(static) if (nl > 65536)
   for (int i = 0; i < nl; i++) {
     double ri = r[i];
     for (int q = hp[i]; q < hp[i + 1]; q++)
       ri -= hv[q] * z[hc[q]];
+    if (Y1) {
+      for (int p = Y1->rowptr[i]; p < Y1->rowptr[i + 1]; p++)
+        ri -= Y1->val[p] * w[Y1->col[p]];
+      if (M->dead[i]) ri = r[i] - z[i];
+    }
     rc[cell[i]] = ri;
   }
   if ((s = tide_mac_solver_precondition(M->M, rc, M->zc))) return s;
@@ -410,7 +504,8 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   for (int i = 0; i < nl; i++)
     z[i] += ci * zc[cell[i]]; /* 0 at the cells left out of the hierarchy */
   /* 3. the interface again: z += R_I^T A_II^-1 R_I (r - A z) */
-  interface_residual(M, r, z);
+  if (M->split) split_w(&M->sp, nl, M->nw, z, M->w);
+  interface_residual(M, r, z, M->w);
   if ((s = tide_factor_solve(M->F, M->t, M->y))) return s;
   for (int k = 0; k < ni; k++)
     z[M->idx[k]] += M->y[k];

@@ -7,7 +7,8 @@
 -- rounded to double has it too).  couple.project refines the SPD solution against the unassembled
 -- coupled equations (5.17); this test asserts their residual (stats.residual) <= 1e-9 with MG-PCG
 -- and CHOLMOD, the answer (p, v) equal to the indefinite LDL^T's to 1e-9, a refinement made where the
--- assembled residual is above 100 tol, and the same through couple.resolve (the mass reference).
+-- assembled residual is above 100 tol (CHOLMOD; MG-PCG's products go through the unassembled split
+-- and need none), and the same through couple.resolve (the mass reference).
 -- The factored form (mgpcg, cholmod): stats.residual is the same coupled residual of its (p, v) (v by
 -- 5.41), <= 1e-9, with its assembled residual <= 1e-9 and the answer the indefinite one's to 1e-9.
 local tide = require "tide"
@@ -70,8 +71,16 @@ for _, case in ipairs { { "half in the pool", 0.5 }, { "above the pool", 0.8 } }
     T.check(st.residual <= 1e-9, string.format("%s: coupled residual %.2e <= 1e-9 (assembled system %.2e, %d refinements, %d iterations)",
       tag, st.residual, st.system_residual, st.refinements, st.iterations))
     T.check(dp <= 1e-9 and dv <= 1e-9, string.format("%s: agrees with the indefinite form (p %.2e, v %.2e)", tag, dp, dv))
-    T.check(st.system_residual <= 100 * 1e-10 or st.refinements >= 1,
-      string.format("%s: refined where the assembled residual (%.2e) is above 100 tol", tag, st.system_residual))
+    if solver == "cholmod" then
+      T.check(st.system_residual <= 100 * 1e-10 or st.refinements >= 1,
+        string.format("%s: refined where the assembled residual (%.2e) is above 100 tol", tag, st.system_residual))
+    else
+      -- MG-PCG multiplies through the split X + Y Z1^-1 Y^T (zarifi.h), never the assembled A22:
+      -- its answer meets (5.17) without a refinement (measured 1.8e-12 / 1.9e-12; the assembled
+      -- product needed one: its residual floor 1e-7 - 1e-6 here)
+      T.check(st.refinements == 0, string.format("%s: no refinement needed through the split (%d made; system residual %.2e)",
+        tag, st.refinements, st.system_residual))
+    end
     if solver == "mgpcg" then
       T.check(st.iterations <= 40, string.format("%s: %d iterations with the refinement", tag, st.iterations))
     end

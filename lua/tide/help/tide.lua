@@ -120,6 +120,10 @@ return {
     sig = "tide.timers.format([total]) -> text", does = "The timing table as text (operator, calls, total, per call, % of total).",
     args = { { "total", "number", "none", "wall seconds of the run for the % column [s]" } }, returns = "string", see = see,
   },
+  ["tide.timers.loadavg"] = {
+    sig = "tide.timers.loadavg() -> text", does = "The machine's load averages over 1, 5 and 15 minutes (\"0.42 0.31 0.20\" from /proc/loadavg; \"?\" where it is missing): the benchmarks print it beside their figures.",
+    args = {}, returns = "string", see = see,
+  },
   ["tide.json.encode"] = {
     sig = "tide.json.encode(v [, indent]) -> text",
     does = "JSON text of a value: tables with keys 1..n become arrays, others objects with sorted keys (deterministic); non-finite numbers become null; cycles are errors.",
