@@ -866,10 +866,10 @@ function zarifi.scene_params(own, help)
   return P
 end
 
---- The unit tank of a scene: P.res cells across (100 with --paper), P.dim dimensions.
--- Returns the grid, the dimension and dx.
-function zarifi.scene_grid(P)
-  local res = P.paper and 100 or P.res
+--- The unit tank of a scene: P.res cells across (with --paper: paper_res, default 100, Table 6.1's),
+-- P.dim dimensions.  Returns the grid, the dimension and dx.
+function zarifi.scene_grid(P, paper_res)
+  local res = P.paper and (paper_res or 100) or P.res
   local n = P.dim == 2 and { res, res } or { res, res, res }
   return tide.grid.new { size = n, dx = 1 / res }, P.dim, 1 / res
 end

@@ -23,15 +23,15 @@ return {
     args = { { "g", "tide.Grid", "required", "" } }, returns = "list of tide.solid.Collider", ref = "Zarifi Sec. 7.1", see = see,
   },
   ["tide.zarifi.scene_params"] = {
-    sig = "zarifi.scene_params(own [, help]) -> P", does = "tide.params with the parameters every zarifi scene shares (res, dim, frames, fps, scheme, sampling, paper, per_cell, cfl, out, png, vtk, image) under the scene's own.",
+    sig = "zarifi.scene_params(own [, help]) -> P", does = "tide.params with the parameters every zarifi scene shares (res, dim, frames, fps, scheme, sampling, paper, per_cell, cfl, out, png, vtk, image, steps) under the scene's own; --steps N measures instead of running frames (run_scene).",
     args = { { "own", "table", "required", "the scene's defaults" }, { "help", "table", "none", "descriptions" } }, returns = "parameter table", see = see,
   },
   ["tide.zarifi.scene_grid"] = {
-    sig = "zarifi.scene_grid(P) -> grid, dim, dx", does = "The unit tank of a scene: P.res cells across (100 with --paper) in P.dim dimensions.",
-    args = { { "P", "table", "required", "from scene_params" } }, returns = "tide.Grid, dimension, dx [m]", see = see,
+    sig = "zarifi.scene_grid(P [, paper_res]) -> grid, dim, dx", does = "The unit tank of a scene: P.res cells across (paper_res with --paper: Table 6.1's grid) in P.dim dimensions.",
+    args = { { "P", "table", "required", "from scene_params" }, { "paper_res", "integer", "100", "cells across with --paper (the soft platform: 64)" } }, returns = "tide.Grid, dimension, dx [m]", see = see,
   },
   ["tide.zarifi.run_scene"] = {
-    sig = "zarifi.run_scene(S, P, name, title [, report [, on_step]]) -> result", does = "Run a scene's frames through tide.run with PNG/VTK output; report(S) prints the outcome, on_step(S, stats) runs after every step.",
+    sig = "zarifi.run_scene(S, P, name, title [, report [, on_step]]) -> result", does = "Run a scene's frames through tide.run with PNG/VTK output; report(S) prints the outcome, on_step(S, stats) runs after every step. With P.steps = N > 0 (--steps N): N CFL steps and no frames, printing each step's coupled projection (geometry, assembly, set-up, solve seconds, unknowns, interface, iterations), then the mean and slowest over steps 2..N beside the plain liquid MGPCG projection of the last state, and an '@projection key=value ...' line (bench/couple_scenes.lua reads it); returns { steps, mean, slowest, plain }.",
     args = { { "S", "zarifi state", "required", "" }, { "P", "table", "required", "scene parameters" }, { "name, title", "strings", "required", "" },
       { "report", "function(S)", "none", "" }, { "on_step", "function(S, stats)", "none", "" } },
     returns = "tide.run's summary", see = see,
