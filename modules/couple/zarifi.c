@@ -185,11 +185,10 @@ static double norm2(int64_t n, const double *x) { return sqrt(tide_dot(n, x, x))
 
 /* ||A x - b|| / ||b||, A x by the MG-in-block preconditioner's product where there is one (the
  * split the solve used: X x + Y Z^-1 Y^T x, without the assembled A22's rounding floor) */
-static int rel_residual(const tide_csr *A, tide_zarifi_precond *M, const double *x,
+static int rel_residual(const tide_csr *A, tide_zarifi_precond *M, int64_t n, const double *x,
                         const double *b, double *tmp, double *out) {
   int s = M ? tide_zarifi_precond_mul(M, x, tmp) : tide_csr_mul(A, x, tmp);
   if (s) return s;
-  int64_t n = A->nrows;
   for (int64_t i = 0; i < n; i++)
     tmp[i] -= b[i];
   double nb = norm2(n, b);
@@ -726,6 +725,26 @@ static int64_t dead_rows(tide_csr *A, int nl, double *rhs, int *rows) {
   return dead;
 }
 
+/* dead_rows without the assembled A: a row of A is 0 where B's row and J's row are (J Z^-1 J^T
+ * and A12 have J's rows' support, Z > 0); A_ii = 1 is the split's (tide_zarifi_split.dead). */
+static int64_t split_dead_rows(const tide_csr *B, const tide_csr *J, double *rhs, int *rows) {
+  int64_t dead = 0;
+  for (int i = 0; i < B->nrows; i++) {
+    int dg = 0, nz = 0;
+    for (int p = B->rowptr[i]; p < B->rowptr[i + 1]; p++) {
+      dg |= B->col[p] == i;
+      nz += B->val[p] != 0;
+    }
+    for (int p = J->rowptr[i]; p < J->rowptr[i + 1]; p++)
+      nz += J->val[p] != 0;
+    if (nz == 0 && dg) {
+      rhs[i] = 0;
+      rows[dead++] = i;
+    }
+  }
+  return dead;
+}
+
 /* ------------------------------------------------------ the kept system
  * Everything of one projection that depends on the geometry (labels, level set, fractions, the
  * solids' positions, pinning and masses) but not on the velocities u*, v* or the solids' forces:
@@ -880,6 +899,9 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
   const tide_csr *X11 = NULL, *X12 = NULL, *X21 = NULL, *X22 = NULL;
   double s11 = 1, s12 = 1, s21 = 1, s22 = 1;
   double *tmp = S->tmp;
+  /* MG-in-block PCG works from the split alone (zarifi.h): the products J Z^-1 J^T, A12, A22 and
+   * the assembled rows are made only for another solver or when the matrix is asked for */
+  int split_only = S->solver == TIDE_ZARIFI_MGPCG && f != TIDE_ZARIFI_INDEFINITE && !o->system;
   if ((s = tide_csr_transpose(S->Jf, &S->Jt))) goto done;
   if (f == TIDE_ZARIFI_INDEFINITE) {
     /* (5.17): [B J; J^T -S], S = Mz + zeta_K K */
@@ -894,19 +916,23 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       S->iz[i] = 1 / (sg * z->mz[i]);
     if ((s = tide_csr_clone(S->Jf, &JZ))) goto done;
     if ((s = tide_csr_scale(JZ, NULL, S->iz))) goto done; /* J Z1^-1 */
-    if ((s = tide_csr_matmul(JZ, S->Jt, &JZJ))) goto done;
-    if ((s = tide_csr_add(1, B, 1, JZJ, &A11))) goto done; /* (5.27) */
+    if (!split_only) {
+      if ((s = tide_csr_matmul(JZ, S->Jt, &JZJ))) goto done;
+      if ((s = tide_csr_add(1, B, 1, JZJ, &A11))) goto done; /* (5.27) */
+    }
     if (f == TIDE_ZARIFI_SPD) {
       /* Z2 = (1 - sigma) Mz + zeta_K K (5.31) */
       for (int i = 0; i < nf; i++)
         tmp[i] = (1 - o->sigma) * z->mz[i];
       if ((s = csr_diagonal(nf, tmp, &D))) goto done;
       if ((s = tide_csr_add(1, D, 1, ZK, &S->Z2))) goto done;
-      if ((s = tide_csr_matmul(JZ, S->Z2, &A12))) goto done; /* -A12 (5.28) */
-      if ((s = tide_csr_clone(S->Z2, &Z2Z))) goto done;
-      if ((s = tide_csr_scale(Z2Z, NULL, S->iz))) goto done;
-      if ((s = tide_csr_matmul(Z2Z, S->Z2, &Q))) goto done;
-      if ((s = tide_csr_add(1, S->Z2, 1, Q, &A22))) goto done; /* (5.30) */
+      if (!split_only) {
+        if ((s = tide_csr_matmul(JZ, S->Z2, &A12))) goto done; /* -A12 (5.28) */
+        if ((s = tide_csr_clone(S->Z2, &Z2Z))) goto done;
+        if ((s = tide_csr_scale(Z2Z, NULL, S->iz))) goto done;
+        if ((s = tide_csr_matmul(Z2Z, S->Z2, &Q))) goto done;
+        if ((s = tide_csr_add(1, S->Z2, 1, Q, &A22))) goto done; /* (5.30) */
+      }
       if ((s = form_rhs(S, o->alpha, 1))) goto done;
       S->nref = 6 * n;
       S->ref = tide_alloc((size_t)(S->nref + 1) * sizeof(double));
@@ -917,7 +943,7 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       double alpha = S->alpha;
       tide_csr_free(Z2Z);
       Z2Z = NULL;
-      if ((s = tide_csr_transpose(A12, &Z2Z))) goto done; /* A21 = A12^T (5.29) */
+      if (!split_only && (s = tide_csr_transpose(A12, &Z2Z))) goto done; /* A21 = A12^T (5.29) */
       X11 = A11, X12 = A12, X21 = Z2Z, X22 = A22;
       s12 = s21 = -alpha, s22 = alpha * alpha;
     } else {
@@ -947,14 +973,16 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
       }
       if ((s = tide_csr_scale(S->Rh, rs, NULL))) goto done;
       if ((s = tide_csr_transpose(S->Rh, &S->Z2))) goto done; /* Rh^T */
-      if ((s = tide_csr_matmul(JZ, S->Z2, &A12))) goto done;  /* J Mz^-1 Rh^T */
-      if ((s = tide_csr_clone(S->Rh, &RZ))) goto done;
-      if ((s = tide_csr_scale(RZ, NULL, S->iz))) goto done;
-      if ((s = tide_csr_matmul(RZ, S->Z2, &Q))) goto done; /* Rh Mz^-1 Rh^T */
-      for (int64_t i = 0; i < nr; i++)
-        tmp[i] = 1;
-      if ((s = csr_diagonal((int)nr, tmp, &D))) goto done;
-      if ((s = tide_csr_add(1, D, 1, Q, &A22))) goto done;
+      if (!split_only) {
+        if ((s = tide_csr_matmul(JZ, S->Z2, &A12))) goto done; /* J Mz^-1 Rh^T */
+        if ((s = tide_csr_clone(S->Rh, &RZ))) goto done;
+        if ((s = tide_csr_scale(RZ, NULL, S->iz))) goto done;
+        if ((s = tide_csr_matmul(RZ, S->Z2, &Q))) goto done; /* Rh Mz^-1 Rh^T */
+        for (int64_t i = 0; i < nr; i++)
+          tmp[i] = 1;
+        if ((s = csr_diagonal((int)nr, tmp, &D))) goto done;
+        if ((s = tide_csr_add(1, D, 1, Q, &A22))) goto done;
+      }
       if ((s = form_rhs(S, o->alpha, 1))) goto done;
       /* the coupled residual: r (nl + nf), v (nf), its scratch (nl + 2 nf + nr) */
       S->nref = 2 * (int64_t)nl + 4 * (int64_t)nf + nr;
@@ -963,7 +991,7 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
         s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
         goto done;
       }
-      if ((s = tide_csr_transpose(A12, &Z2Z))) goto done;
+      if (!split_only && (s = tide_csr_transpose(A12, &Z2Z))) goto done;
       X11 = A11, X12 = A12, X21 = Z2Z, X22 = A22;
       s12 = s21 = -1;
     }
@@ -973,15 +1001,17 @@ static int assemble(tide_zarifi_system *S, const tide_csr *B, const tide_csr *ZK
     goto done;
   int stype = S->solver == TIDE_ZARIFI_BICGSTAB || S->solver == TIDE_ZARIFI_MGPCG ? TIDE_CSR_GENERAL
                                                                                   : TIDE_CSR_UPPER;
-  if ((s = csr_block2(X11, s11, X12, s12, X21, s21, X22, s22, stype, &S->A))) goto done;
+  if (!split_only && (s = csr_block2(X11, s11, X12, s12, X21, s21, X22, s22, stype, &S->A)))
+    goto done;
   S->dead = tide_alloc((size_t)(nl + 1) * sizeof(int));
   if (!S->dead) {
     s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
     goto done;
   }
-  S->ndead = st->dead = dead_rows(S->A, nl, S->rhs, S->dead);
+  S->ndead = st->dead = split_only ? split_dead_rows(B, S->Jf, S->rhs, S->dead)
+                                   : dead_rows(S->A, nl, S->rhs, S->dead);
   st->unknowns = n;
-  st->nonzeros = full_nnz(S->A);
+  st->nonzeros = split_only ? 0 : full_nnz(S->A); /* split only: the preconditioner counts */
   st->alpha = f == TIDE_ZARIFI_SPD ? S->alpha : 1;
 done:
   st->assembly_seconds += tide_wtime() - ta;
@@ -996,8 +1026,8 @@ done:
 /* A x = b with the kept solver set-up (made at the first call); warm: x holds the start */
 static int solve_once(tide_zarifi_system *S, const double *b, double *x, double tol, int maxit,
                       int warm, tide_solve_stats *ks, tide_zarifi_stats *st) {
-  const tide_csr *A = S->A;
-  int n = A->nrows, s;
+  const tide_csr *A = S->A; /* NULL with mgpcg: the split (assemble) */
+  int n = (int)S->n, s;
   memset(ks, 0, sizeof *ks);
   tide_solve_opts so = tide_solve_opts_default();
   so.tol = tol;
@@ -1042,6 +1072,7 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
                                     &S->M);
       }
       if (!s) st->precond_seconds = tide_zarifi_precond_setup_seconds(S->M);
+      if (!s && !A) st->nonzeros = tide_zarifi_precond_nonzeros(S->M);
       st->precond_cpu = tide_cputime() - cp;
     }
     if (!s) {
@@ -1127,7 +1158,7 @@ static int solid_velocity(tide_zarifi_system *S, const double *x, double *v, dou
  * residual is above tol; st->residual is then the coupled residual, st->system_residual the
  * assembled system's. */
 static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_zarifi_stats *st) {
-  int n = S->A->nrows, s;
+  int n = (int)S->n, s;
   tide_solve_stats ks;
   double t0 = tide_wtime(), c0 = tide_cputime();
   s = solve_once(S, S->rhs, S->x, tol, maxit, warm, &ks, st);
@@ -1178,7 +1209,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
   st->solve_seconds = tide_wtime() - t0;
   st->solve_cpu = tide_cputime() - c0;
   if (s) return s;
-  s = rel_residual(S->A, S->M, S->x, S->rhs, S->tmp, &st->system_residual);
+  s = rel_residual(S->A, S->M, S->n, S->x, S->rhs, S->tmp, &st->system_residual);
   if (S->formulation == TIDE_ZARIFI_INDEFINITE || !st->converged) st->residual = st->system_residual;
   return s;
 }

@@ -450,6 +450,8 @@ typedef struct tide_zarifi_split {
  * entries for the coupling where A's rows hold nnz(J Z^-1 J^T) (5.6M against J's 0.22M for
  * the balls at 100^3); A is still needed for the set-up (the interface and, with the assembled
  * interface, A[I, I]). */
+/* A may be NULL with a split: the interface, its ring and factor (augmented, or A[I, I] written
+ * row by row from the split) and every product then come from the split alone. */
 int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                             const tide_mac_poisson *P, double c, int ring,
                             const tide_zarifi_split *split, tide_zarifi_precond **out);
@@ -459,6 +461,9 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z);
  * A without one; a tide_linop_fn with ctx = the preconditioner (PCG's product). */
 int tide_zarifi_precond_mul(void *ctx, const double *x, double *y);
 int64_t tide_zarifi_precond_interface(const tide_zarifi_precond *M);
+/* entries of A in general storage: the assembled A's, or (A NULL) the count of its pattern
+ * from the split (the same structural union of X and Y Z^-1 Y^T the products would give) */
+int64_t tide_zarifi_precond_nonzeros(const tide_zarifi_precond *M);
 /* 1 if the interface block was factored in its augmented form */
 int tide_zarifi_precond_augmented(const tide_zarifi_precond *M);
 /* nonzeros of the interface factor (L of LL^T or LDL^T) */

@@ -8,6 +8,7 @@
 #include "linalg/mgpcg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -38,6 +39,7 @@ struct tide_zarifi_precond {
    * Z^-1 Y^T z (apply) and of the product (mul); hptr.. then hold X11[I, L]^T, not A[I, L]^T */
   int split;
   tide_zarifi_split sp;
+  int64_t nnz_a; /* entries of the (assembled or split) A, general storage */
   uint8_t *dead; /* n */
   double *w, *wm; /* nw each */
 };
@@ -102,6 +104,112 @@ static inline double split_row(const tide_zarifi_split *sp, const uint8_t *dead,
   return s + sp->sy2 * y;
 }
 
+static int int_cmp(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Row i of A from the split, symbolically or with its values: the union of X's row and of
+ * Y_i Z^-1 Y^T (each k of Y's row i spreads Y_ik zinv_k (Y^T)_k) -- the pattern the assembled
+ * B + J Z^-1 J^T, A12, A21, A22 products have (the dead rows: A_ii = 1 on X11's diagonal).
+ * The columns go to cols[0 .. m) (unsorted), with vals: their values (acc, mk: n scratch, mk
+ * all -1 on entry and on return).  Returns m. */
+static int split_pattern(const tide_zarifi_split *sp, const uint8_t *dead, int nl, int i, int *cols,
+                         double *vals, double *acc, int *mk) {
+  int m = 0;
+#define ADD(c, v)                                                                                 \
+  do {                                                                                            \
+    int c_ = (c);                                                                                 \
+    if (mk[c_] < 0) mk[c_] = m, cols[m] = c_, acc[m++] = 0;                                        \
+    acc[mk[c_]] += (v);                                                                           \
+  } while (0)
+  const tide_csr *Y;
+  double ys;
+  int r;
+  if (i < nl) {
+    const tide_csr *X = sp->X11;
+    for (int p = X->rowptr[i]; p < X->rowptr[i + 1]; p++)
+      ADD(X->col[p], dead[i] ? (X->col[p] == i) : X->val[p]);
+    Y = sp->Y1, ys = 1, r = i;
+  } else {
+    r = i - nl;
+    const tide_csr *X = sp->X22;
+    if (X)
+      for (int p = X->rowptr[r]; p < X->rowptr[r + 1]; p++)
+        ADD(nl + X->col[p], sp->s22 * X->val[p]);
+    else
+      ADD(i, 1.0);
+    Y = sp->Y2, ys = sp->sy2;
+  }
+  const tide_csr *T1 = sp->Y1t, *T2 = sp->Y2t;
+  for (int p = Y->rowptr[r]; p < Y->rowptr[r + 1]; p++) {
+    int k = Y->col[p];
+    double a = ys * Y->val[p] * sp->zinv[k];
+    for (int q = T1->rowptr[k]; q < T1->rowptr[k + 1]; q++)
+      ADD(T1->col[q], a * T1->val[q]);
+    for (int q = T2->rowptr[k]; q < T2->rowptr[k + 1]; q++)
+      ADD(nl + T2->col[q], a * sp->sy2 * T2->val[q]);
+  }
+#undef ADD
+  for (int q = 0; q < m; q++) {
+    mk[cols[q]] = -1;
+    if (vals) vals[q] = acc[q];
+  }
+  return m;
+}
+
+/* Without A (split only): the upper triangle of A[I, I], counted into *upper (AI NULL; then
+ * also A's entry count into M->nnz_a) or written into AI (rows of I in the order of M->idx,
+ * columns ascending, AI->rowptr[0] = 0).  lay: the position in I of each row (-1: not in I). */
+static int split_interface(tide_zarifi_precond *M, const int *lay, tide_csr *AI, int64_t *upper) {
+  const int n = M->n, nl = M->nl, ni = M->ni;
+  size_t ib = (size_t)(n + 1) * sizeof(int), db = (size_t)(n + 1) * sizeof(double);
+  int *mk = tide_alloc(ib), *cols = tide_alloc(ib), *pos = tide_alloc(ib);
+  double *acc = tide_alloc(db), *vals = tide_alloc(db);
+  int s = TIDE_OK;
+  if (!mk || !cols || !pos || !acc || !vals) {
+    s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; i++)
+    mk[i] = -1;
+  int64_t full = 0, up = 0;
+  for (int i = 0; i < nl && !AI; i++) /* the rows outside I: X11's (no coupling reaches them) */
+    if (lay[i] < 0) full += M->sp.X11->rowptr[i + 1] - M->sp.X11->rowptr[i];
+  for (int k = 0; k < ni; k++) {
+    int m = split_pattern(&M->sp, M->dead, nl, M->idx[k], cols, vals, acc, mk);
+    full += m;
+    int u = 0; /* the row's upper part within I, as positions in I (distinct) */
+    for (int q = 0; q < m; q++) {
+      int c = lay[cols[q]];
+      if (c >= k) pos[u] = c, vals[u++] = vals[q];
+    }
+    up += u;
+    if (!AI) continue;
+    /* sorted positions, the values along (mk, all -1 again, maps a position to its value) */
+    for (int q = 0; q < u; q++)
+      mk[pos[q]] = q;
+    memcpy(cols, pos, (size_t)u * sizeof(int));
+    qsort(cols, (size_t)u, sizeof(int), int_cmp);
+    int64_t o = AI->rowptr[k];
+    for (int q = 0; q < u; q++) {
+      AI->col[o + q] = cols[q];
+      AI->val[o + q] = vals[mk[cols[q]]];
+      mk[cols[q]] = -1;
+    }
+    AI->rowptr[k + 1] = (int)(o + u);
+  }
+  if (!AI) M->nnz_a = full;
+  *upper = up;
+done:
+  tide_free(mk, ib);
+  tide_free(cols, ib);
+  tide_free(pos, ib);
+  tide_free(acc, db);
+  tide_free(vals, db);
+  return s;
+}
+
 int tide_zarifi_precond_mul(void *ctx, const double *x, double *y) {
   tide_zarifi_precond *M = ctx;
   if (!M->split) return tide_csr_mul(M->A, x, y);
@@ -130,7 +238,7 @@ static int64_t assembled_nnz(const tide_zarifi_precond *M, const tide_csr *A, co
  * order of M->idx, then the nw rows of w).  A dead liquid row gets K_kk = 1, as in A.
  * write 0: only count K's entries (returned); 1: K is written and its LDL^T factored into M->F
  * (returns the status). */
-static int64_t augmented(tide_zarifi_precond *M, const tide_csr *A, const tide_zarifi_split *sp,
+static int64_t augmented(tide_zarifi_precond *M, const tide_zarifi_split *sp,
                          const int *lay, int write) {
   const int nl = M->nl, ni = M->ni, nw = M->nw;
   const tide_csr *X11 = sp->X11, *X22 = sp->X22, *Y1 = sp->Y1, *Y2 = sp->Y2;
@@ -194,12 +302,16 @@ static int interface_factor(tide_zarifi_precond *M, const tide_csr *A, const tid
                             const int *lay) {
   const int ni = M->ni;
   int s = TIDE_OK;
-  int64_t na = assembled_nnz(M, A, lay);
+  int64_t na = 0;
+  if (A)
+    na = assembled_nnz(M, A, lay);
+  else if ((s = split_interface(M, lay, NULL, &na)))
+    return s;
   M->augmented = split && (split->mode == TIDE_ZARIFI_IFACE_AUGMENTED ||
                            (split->mode == TIDE_ZARIFI_IFACE_AUTO &&
-                            na >= TIDE_ZARIFI_IFACE_RATIO * augmented(M, A, split, lay, 0)));
+                            na >= TIDE_ZARIFI_IFACE_RATIO * augmented(M, split, lay, 0)));
   if (M->augmented) {
-    if ((s = (int)augmented(M, A, split, lay, 1))) return s;
+    if ((s = (int)augmented(M, split, lay, 1))) return s;
   } else {
     /* A[I, I] (upper triangle), written row by row: lay[] is increasing on I, so each row's
      * positions ascend as A's columns do */
@@ -207,6 +319,13 @@ static int interface_factor(tide_zarifi_precond *M, const tide_csr *A, const tid
     if ((s = tide_csr_new(ni, ni, na, &AI))) return s;
     AI->stype = TIDE_CSR_UPPER;
     int64_t o = 0;
+    if (!A) { /* from the split, row by row */
+      s = split_interface(M, lay, AI, &o);
+      if (!s) s = tide_csr_finish(AI);
+      if (!s) s = tide_factor_new(AI, TIDE_FACTOR_CHOLESKY, &M->F);
+      tide_csr_free(AI);
+      return s;
+    }
     for (int k = 0; k < ni; k++) {
       int i = M->idx[k];
       for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
@@ -255,15 +374,18 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                             const tide_mac_poisson *P, double c, int ring,
                             const tide_zarifi_split *split, tide_zarifi_precond **out) {
   *out = NULL;
-  if (!A || !cell_of_row || !P || !(c > 0) || ring < 0)
+  if ((!A && !split) || !cell_of_row || !P || !(c > 0) || ring < 0 || nl < 0)
     return tide_fail(TIDE_EINVAL, "coupled preconditioner: invalid arguments");
-  if (A->stype != TIDE_CSR_GENERAL || A->nrows != A->ncols || nl < 0 || nl > A->nrows)
+  if (A && (A->stype != TIDE_CSR_GENERAL || A->nrows != A->ncols || nl > A->nrows))
     return tide_fail(TIDE_EINVAL,
                      "coupled preconditioner: A must be square in general storage with the "
                      "liquid rows first");
   if (split) {
     const tide_zarifi_split *q = split;
-    int n2 = A->nrows - nl;
+    if (!q->Y2) return tide_fail(TIDE_EINVAL, "coupled preconditioner: the split has no Y2");
+    int n2 = A ? A->nrows - nl : q->Y2->nrows;
+    if (!A && (int64_t)nl + n2 > INT32_MAX)
+      return tide_fail(TIDE_EINVAL, "coupled preconditioner: system too large");
     if (!q->X11 || !q->Y1 || !q->Y2 || !q->zinv || q->X11->nrows != nl || q->X11->ncols != nl ||
         q->Y1->nrows != nl || q->Y2->nrows != n2 || q->Y2->ncols != q->Y1->ncols ||
         (q->X22 && (q->X22->nrows != n2 || q->X22->ncols != n2)) ||
@@ -280,7 +402,7 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                          q->dead[k]);
   }
   double t0 = tide_wtime();
-  int n = A->nrows, s = TIDE_OK;
+  int n = A ? A->nrows : nl + split->Y2->nrows, s = TIDE_OK;
   tide_zarifi_precond *M = tide_calloc(sizeof *M);
   if (!M) return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
   M->A = A;
@@ -290,7 +412,9 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   M->cinv = 1 / c;
   M->ncells = tide_grid_ncells(&P->grid);
   /* the interface: solid rows, liquid rows coupled to them, then `ring` layers of liquid
-   * neighbours (breadth-first through A11's graph) */
+   * neighbours (breadth-first through A11's graph; without A through X11's = B's: the coupling's
+   * J Z^-1 J^T links only rows coupled to the solids, all in layer 0) */
+  const tide_csr *G = A ? A : split->X11;
   int *lay = tide_alloc((size_t)(n + 1) * sizeof(int)); /* layer of a row, -1: not in I */
   if (!lay) {
     tide_free(M, sizeof *M);
@@ -302,17 +426,20 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   for (int i = 0; i < nl; i++) {
     lay[i] = -1;
     int off = 0; /* a row without off-diagonal entries (a dead cell, A_ii = 1) goes to I too */
-    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-      if (A->col[p] >= nl && A->val[p] != 0) lay[i] = 0;
-      off += A->col[p] != i && A->val[p] != 0;
+    for (int p = G->rowptr[i]; p < G->rowptr[i + 1]; p++) {
+      if (G->col[p] >= nl && G->val[p] != 0) lay[i] = 0;
+      off += G->col[p] != i && G->val[p] != 0;
     }
+    if (!A) /* coupled to a solid: J's row */
+      for (int p = split->Y1->rowptr[i]; p < split->Y1->rowptr[i + 1]; p++)
+        if (split->Y1->val[p] != 0) lay[i] = 0;
     if (!off) lay[i] = 0;
   }
   for (int l = 1; l <= ring; l++)
     for (int i = 0; i < nl; i++) {
       if (lay[i] != l - 1) continue;
-      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-        int j = A->col[p];
+      for (int p = G->rowptr[i]; p < G->rowptr[i + 1]; p++) {
+        int j = G->col[p];
         if (j < nl && lay[j] < 0) lay[j] = l;
       }
     }
@@ -437,6 +564,10 @@ done:
 }
 
 int64_t tide_zarifi_precond_interface(const tide_zarifi_precond *M) { return M ? M->ni : 0; }
+int64_t tide_zarifi_precond_nonzeros(const tide_zarifi_precond *M) {
+  if (!M) return 0;
+  return M->A ? tide_csr_nnz(M->A) : M->nnz_a;
+}
 int tide_zarifi_precond_augmented(const tide_zarifi_precond *M) { return M ? M->augmented : 0; }
 int64_t tide_zarifi_precond_factor_nnz(const tide_zarifi_precond *M) {
   if (!M || !M->F) return 0;
