@@ -237,6 +237,7 @@ function zarifi.new(opts)
   S.gravity = S.gravity or (g.dim == 2 and { 0, -9.81 } or { 0, -9.81, 0 })
   S.obstacles = opts.obstacles
   S.fractions = g:mac()            -- open face fractions of the solids (Fig. 5.2)
+  S.workspace = couple.workspace and couple.workspace(g) or nil -- the MG-in-block hierarchy, kept between projections
   S.solid_cells = g:cells("u8")    -- cells all of whose faces are closed (plus static walls)
   S.solid_phi = g:cells()          -- the solids' signed distance on cells
   S.pressure = g:cells()
@@ -487,7 +488,7 @@ function project_args(S, dt, u, pressure, valid)
     formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
     sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = S.surface and S.liquid.phi or nil, fractions = S.fractions, sampling = S.sampling,
-    pressure = pressure, valid = valid, must_converge = S.solver ~= nil }
+    pressure = pressure, valid = valid, must_converge = S.solver ~= nil, workspace = S.workspace }
 end
 
 function run_project(S, args)

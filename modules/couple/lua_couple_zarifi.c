@@ -176,7 +176,7 @@ static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
     "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "elastic_force", "sampling", "ring", "relative",
-    "interface_solve", "colliders",   "dhat",     "kappa",  "keep", NULL};
+    "interface_solve", "colliders",   "dhat",     "kappa",  "keep", "workspace", NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -371,6 +371,36 @@ typedef struct lsystem {
   tide_zarifi_opts o; /* formulation, solver, ncolliders, contact_dhat */
 } lsystem;
 
+/* ------------------------------------------------- tide.couple.workspace
+ * tide.couple.workspace(grid) -> W: the MG-in-block hierarchy kept between projections on grid's
+ * cells (zarifi.h, tide_zarifi_work); couple.project{ workspace = W }.  Freed by the collector
+ * only: a kept system holds on to it (its uservalue). */
+#define WORK_T "tide.couple.Workspace"
+
+static int work_gc(lua_State *L) {
+  tide_zarifi_work_free(tide_lua_takeobj(L, 1, WORK_T));
+  return 0;
+}
+
+static int work_tostring(lua_State *L) {
+  tide_zarifi_work *w = tide_lua_checkobj(L, 1, WORK_T);
+  const tide_grid *g = tide_zarifi_work_grid(w);
+  lua_pushfstring(L, "tide.couple.Workspace(%dx%dx%d cells, %d bytes)", g->n[0], g->n[1], g->n[2],
+                  (int)tide_zarifi_work_bytes(w));
+  return 1;
+}
+
+static int l_workspace(lua_State *L) {
+  tide_grid *g = tide_lua_checkobj(L, 1, TIDE_GRID_T);
+  tide_zarifi_work *w = NULL;
+  tide_lua_check(L, tide_zarifi_work_new(g, &w), "tide.couple.workspace");
+  tide_lua_pushobj(L, WORK_T, w);
+  return 1;
+}
+
+static const luaL_Reg work_methods[] = {{NULL, NULL}};
+static const luaL_Reg work_meta[] = {{"__gc", work_gc}, {"__tostring", work_tostring}, {NULL, NULL}};
+
 static int system_gc(lua_State *L) {
   lsystem *b = luaL_checkudata(L, 1, "tide.couple.System");
   tide_zarifi_system_free(b->S);
@@ -381,7 +411,7 @@ static int system_gc(lua_State *L) {
 /* t.system = the kept system (t the stats table on top, the solids at field "solids" of arg 1) */
 static void push_system(lua_State *L, tide_zarifi_system *S, const tide_zarifi_opts *zo) {
   int t = lua_gettop(L);
-  lsystem *b = lua_newuserdatauv(L, sizeof *b, 1);
+  lsystem *b = lua_newuserdatauv(L, sizeof *b, 2);
   b->S = S;
   b->o = *zo;
   b->o.colliders = NULL;
@@ -398,6 +428,8 @@ static void push_system(lua_State *L, tide_zarifi_system *S, const tide_zarifi_o
   lua_setmetatable(L, -2);
   lua_getfield(L, 1, "solids");
   lua_setiuservalue(L, -2, 1);
+  lua_getfield(L, 1, "workspace"); /* its multigrid hierarchy: kept alive with the system */
+  lua_setiuservalue(L, -2, 2);
   tide_lua_gcaccount(L);
   lua_setfield(L, t, "system");
 }
@@ -450,6 +482,18 @@ static int l_project(lua_State *L) {
   tide_array *pressure = tide_opt_array(&o, "pressure");
   tide_mac *valid = tide_opt_obj(&o, "valid", TIDE_MAC_T);
   int want_matrix = tide_opt_bool(&o, "matrix", 0);
+  lua_getfield(L, 1, "workspace");
+  if (!lua_isnil(L, -1)) {
+    zo.work = tide_lua_testobj(L, -1, WORK_T);
+    if (!zo.work)
+      tide_lua_error(L, "%s: workspace must be a tide.couple.workspace(grid), got %s", fn,
+                     luaL_typename(L, -1));
+    const tide_grid *wg = tide_zarifi_work_grid(zo.work);
+    if (wg->dim != g->dim || wg->n[0] != g->n[0] || wg->n[1] != g->n[1] || wg->n[2] != g->n[2])
+      tide_lua_error(L, "%s: the workspace is for a %dx%dx%d grid, u is on %dx%dx%d", fn, wg->n[0],
+                     wg->n[1], wg->n[2], g->n[0], g->n[1], g->n[2]);
+  }
+  lua_pop(L, 1);
   tide_zarifi_system *kept = NULL;
   if (tide_opt_bool(&o, "keep", 0)) zo.keep = &kept;
   int must = tide_opt_bool(&o, "must_converge", 1);
@@ -526,9 +570,10 @@ static int l_resolve(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"resolve", l_resolve}, {"solid_faces", l_solid_faces}, {"flip_increment", l_flip_increment}, {"contact_dt", l_contact_dt}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"clip", l_clip}, {"project", l_project}, {"resolve", l_resolve}, {"solid_faces", l_solid_faces}, {"flip_increment", l_flip_increment}, {"contact_dt", l_contact_dt}, {"workspace", l_workspace}, {NULL, NULL}};
 
 void tide_lua_couple_zarifi_open(lua_State *L, int module) {
+  tide_lua_newtype(L, WORK_T, work_methods, work_meta);
   lua_pushvalue(L, module);
   luaL_setfuncs(L, funcs, 0);
   lua_pop(L, 1);

@@ -753,6 +753,7 @@ static int64_t split_dead_rows(const tide_csr *B, const tide_csr *J, double *rhs
 struct tide_zarifi_system {
   tide_grid g;
   int ns, formulation, solver, elastic, ring, iface;
+  tide_zarifi_work *mgwork; /* the MG-in-block hierarchy's workspace (borrowed) or NULL */
   int barrier;        /* the walls' barrier was on (its gradient in z.wg) */
   int barrier_matrix; /* and active: its Hessian is in the matrix */
   double dt, rho, alpha, sigma;
@@ -1069,7 +1070,7 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
                                 S->formulation == TIDE_ZARIFI_SPD ? -S->alpha : -1, S->iz,
                                 S->iface, S->Jt, S->Z2, S->dead, S->ndead};
         s = tide_zarifi_precond_new(A, S->z.nl, S->cell, &S->P, S->z.bscale, S->ring, &sp,
-                                    &S->M);
+                                    S->mgwork, &S->M);
       }
       if (!s) st->precond_seconds = tide_zarifi_precond_setup_seconds(S->M);
       if (!s && !A) st->nonzeros = tide_zarifi_precond_nonzeros(S->M);
@@ -1222,31 +1223,39 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
   int nf = z->nf, d = S->g.dim, s = TIDE_OK;
   double ta = tide_wtime(), ca = tide_cputime(), dt = S->dt;
   const double *p = S->x;
-  int64_t nfc = tide_zarifi_nfaces(&S->g), nc = tide_grid_ncells(&S->g);
+  int64_t nc = tide_grid_ncells(&S->g);
   double *vf = tide_alloc((size_t)(nf + 1) * sizeof(double));
-  double *U = tide_alloc((size_t)nfc * sizeof(double));
-  double *Gp = tide_alloc((size_t)nfc * sizeof(double));
-  if (!vf || !U || !Gp) {
+  if (!vf) {
     s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
     goto done;
   }
   if ((s = solid_velocity(S, S->x, vf, S->tmp))) goto done;
-  if ((s = tide_zarifi_gather(u, U))) goto done;
-  if ((s = tide_csr_mul(S->G, p, Gp))) goto done;
-#pragma omp parallel for schedule(static) if (nfc > 65536)
-  for (int64_t f = 0; f < nfc; f++) {
-    int has = S->G->rowptr[f + 1] > S->G->rowptr[f];
-    if (has) U[f] -= dt / S->rho * Gp[f];
-    Gp[f] = has; /* valid mask */
-  }
-  if ((s = tide_zarifi_scatter(U, u))) goto done;
-  if (valid) {
+  /* in place, face array by face array (G's rows are the faces in that order): the faces with
+   * a gradient row get -dt/rho (G p)_f and are the valid ones */
+  {
+    const tide_csr *G = S->G;
+    const double c = dt / S->rho;
+    for (int a = 0; a < d; a++)
+      if (u->u[a]->dtype != TIDE_F64) {
+        s = tide_fail(TIDE_EINVAL, "coupled projection: u must be f64");
+        goto done;
+      }
     int64_t off = 0;
     for (int a = 0; a < d; a++) {
-      int64_t nfa = tide_array_size(valid->u[a]);
-      uint8_t *vm = TIDE_U8P(valid->u[a]);
-      for (int64_t f = 0; f < nfa; f++)
-        vm[f] = Gp[off + f] != 0;
+      double *ua = TIDE_F64P(u->u[a]);
+      uint8_t *vm = valid ? TIDE_U8P(valid->u[a]) : NULL;
+      int64_t nfa = tide_array_size(u->u[a]);
+#pragma omp parallel for schedule(static) if (nfa > 65536)
+      for (int64_t f = 0; f < nfa; f++) {
+        int p0 = G->rowptr[off + f], p1 = G->rowptr[off + f + 1];
+        if (p1 > p0) {
+          double gp = 0;
+          for (int q = p0; q < p1; q++)
+            gp += G->val[q] * p[G->col[q]];
+          ua[f] -= c * gp;
+        }
+        if (vm) vm[f] = p1 > p0;
+      }
       off += nfa;
     }
   }
@@ -1267,8 +1276,6 @@ done:
   st->assembly_seconds += tide_wtime() - ta;
   st->assembly_cpu += tide_cputime() - ca;
   tide_free(vf, (size_t)(nf + 1) * sizeof(double));
-  tide_free(U, (size_t)nfc * sizeof(double));
-  tide_free(Gp, (size_t)nfc * sizeof(double));
   return s;
 }
 
@@ -1302,6 +1309,7 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   S->elastic = o->elastic;
   S->ring = o->ring;
   S->iface = o->interface_solve;
+  S->mgwork = o->work;
   S->dt = o->dt;
   S->rho = o->rho;
   S->sigma = o->sigma;

@@ -14,6 +14,38 @@
 #include <omp.h>
 #endif
 
+struct tide_zarifi_work {
+  tide_grid g;
+  tide_mac_solver *mg; /* the hierarchy, NULL until the first projection */
+  uint64_t gen;        /* bumped by every projection that re-analyses mg */
+};
+
+int tide_zarifi_work_new(const tide_grid *g, tide_zarifi_work **out) {
+  *out = NULL;
+  if (!g) return tide_fail(TIDE_EINVAL, "coupled workspace: no grid");
+  tide_zarifi_work *w = tide_calloc(sizeof *w);
+  if (!w) return tide_fail(TIDE_ENOMEM, "coupled workspace: out of memory");
+  w->g = *g;
+  *out = w;
+  return TIDE_OK;
+}
+
+void tide_zarifi_work_free(tide_zarifi_work *w) {
+  if (!w) return;
+  tide_mac_solver_free(w->mg);
+  tide_free(w, sizeof *w);
+}
+
+int64_t tide_zarifi_work_bytes(const tide_zarifi_work *w) {
+  if (!w) return 0;
+  tide_mac_solver_info info;
+  int64_t b = (int64_t)sizeof *w;
+  if (w->mg && !tide_mac_solver_info_get(w->mg, &info)) b += info.bytes;
+  return b;
+}
+
+const tide_grid *tide_zarifi_work_grid(const tide_zarifi_work *w) { return w ? &w->g : NULL; }
+
 struct tide_zarifi_precond {
   const tide_csr *A;  /* the system, general storage (not owned) */
   int n, nl, ni;      /* rows, liquid rows, interface rows */
@@ -27,7 +59,9 @@ struct tide_zarifi_precond {
   const int *cell;    /* nl: cell of each liquid row (not owned) */
   double cinv;        /* 1 / c, B = c A_poisson */
   tide_factor *F;     /* Cholesky of A[I, I], or LDL^T of the augmented [X_II Y_I; Y_I^T -Z] */
-  tide_mac_solver *M; /* the liquid's V-cycle */
+  tide_mac_solver *M; /* the liquid's V-cycle (the workspace's when work) */
+  tide_zarifi_work *work; /* or NULL: M is owned */
+  uint64_t gen;           /* work->gen when M was analysed for this system */
   double *t, *y;      /* ni (split: ni + nw) */
   int nw;             /* split: the augmented rows (solid DOFs) */
   int augmented;      /* the interface is factored in its augmented form */
@@ -51,7 +85,7 @@ void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   tide_free(M->hcol, M->hcol ? (size_t)(M->nh + 1) * sizeof(int) : 0);
   tide_free(M->hval, M->hval ? (size_t)(M->nh + 1) * sizeof(double) : 0);
   tide_factor_free(M->F);
-  tide_mac_solver_free(M->M);
+  if (!M->work) tide_mac_solver_free(M->M);
   tide_free(M->t, (size_t)(M->ni + M->nw + 1) * sizeof(double));
   tide_free(M->y, (size_t)(M->ni + M->nw + 1) * sizeof(double));
   tide_free(M->rc, (size_t)M->ncells * sizeof(double));
@@ -366,14 +400,34 @@ static int liquid_vcycle(tide_zarifi_precond *M, const tide_mac_poisson *P) {
     tide_mac_poisson Q = *P;
     Q.labels = M->labels;
     tide_mac_solver_opts mo = tide_mac_solver_opts_default();
-    return tide_mac_solver_new(&Q, &mo, &M->M);
+    tide_zarifi_work *w = M->work;
+    if (!w) return tide_mac_solver_new(&Q, &mo, &M->M);
+    /* the workspace's hierarchy, re-analysed (or built the first time) */
+    int s = w->mg ? tide_mac_solver_update(w->mg, &Q) : tide_mac_solver_new(&Q, &mo, &w->mg);
+    w->gen++;
+    if (s) {
+      tide_mac_solver_free(w->mg); /* half re-analysed: built again next time */
+      w->mg = NULL;
+      return s;
+    }
+    M->M = w->mg;
+    M->gen = w->gen;
+    return TIDE_OK;
   }
 }
 
 int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
                             const tide_mac_poisson *P, double c, int ring,
-                            const tide_zarifi_split *split, tide_zarifi_precond **out) {
+                            const tide_zarifi_split *split, tide_zarifi_work *work,
+                            tide_zarifi_precond **out) {
   *out = NULL;
+  if (work && (work->g.dim != P->grid.dim || work->g.n[0] != P->grid.n[0] ||
+               work->g.n[1] != P->grid.n[1] || work->g.n[2] != P->grid.n[2]))
+    return tide_fail(TIDE_EINVAL,
+                     "coupled preconditioner: the workspace is for a %dx%dx%d grid, the liquid's "
+                     "is %dx%dx%d",
+                     work->g.n[0], work->g.n[1], work->g.n[2], P->grid.n[0], P->grid.n[1],
+                     P->grid.n[2]);
   if ((!A && !split) || !cell_of_row || !P || !(c > 0) || ring < 0 || nl < 0)
     return tide_fail(TIDE_EINVAL, "coupled preconditioner: invalid arguments");
   if (A && (A->stype != TIDE_CSR_GENERAL || A->nrows != A->ncols || nl > A->nrows))
@@ -406,6 +460,7 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   tide_zarifi_precond *M = tide_calloc(sizeof *M);
   if (!M) return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
   M->A = A;
+  M->work = work;
   M->n = n;
   M->nl = nl;
   M->cell = cell_of_row;
@@ -600,6 +655,11 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   tide_zarifi_precond *M = ctx;
   const int nl = M->nl, n = M->n, ni = M->ni;
   int s;
+  if (M->work && M->work->gen != M->gen)
+    return tide_fail(TIDE_EINVAL,
+                     "coupled system: its multigrid workspace was re-analysed by a later "
+                     "projection (a kept system is valid until the next projection with the same "
+                     "workspace)");
   /* 1. the interface: z = R_I^T A_II^-1 R_I r */
   interface_residual(M, r, NULL, NULL);
   if ((s = tide_factor_solve(M->F, M->t, M->y))) return s;

@@ -274,7 +274,7 @@ static void check_precond(scene *S, const tide_csr *A, const char *what) {
   double *mx = malloc((size_t)n * sizeof(double)), *my = malloc((size_t)n * sizeof(double));
   for (int ring = 0; ring <= 2; ring++) {
     tide_zarifi_precond *M = NULL;
-    int s = tide_zarifi_precond_new(A, nl, cell, &P, 0.01 / 1000 * pow(g->dx, d), ring, NULL, &M);
+    int s = tide_zarifi_precond_new(A, nl, cell, &P, 0.01 / 1000 * pow(g->dx, d), ring, NULL, NULL, &M);
     CHECK(s == TIDE_OK, "%s: preconditioner ring %d: %s", what, ring, s ? tide_errmsg() : "");
     if (s) continue;
     CHECK(tide_zarifi_precond_interface(M) > n - nl && tide_zarifi_precond_interface(M) < n,

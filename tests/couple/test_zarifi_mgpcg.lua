@@ -87,6 +87,30 @@ do
     "an unknown interface_solve is refused")
 end
 T.check(its["2D 128"] - its["2D 32"] <= 6, "2D: iterations nearly flat from 32^2 to 128^2")
+-- the workspace (tide.couple.workspace): the hierarchy built once and re-analysed for the next
+-- projection gives the one-shot hierarchy's answer; a kept system is refused once a later
+-- projection re-analysed its workspace; a workspace of another grid or type is refused
+do
+  local P = case.pool { dim = 3, res = 16, cells = { 3, 21, 3 } }
+  local W = tide.couple.workspace(P.grid)
+  local s0, p0, v0 = P.project { solver = "mgpcg" }
+  local s1, p1, v1 = P.project { solver = "mgpcg", workspace = W, keep = true }
+  local s2, p2, v2 = P.project { solver = "mgpcg", workspace = W }
+  T.check(s1.iterations == s0.iterations and s2.iterations == s0.iterations and rel(p1, p0) <= 1e-14 and rel(p2, p0) <= 1e-14
+    and rel(v1, v0) <= 1e-14 and rel(v2, v0) <= 1e-14, string.format(
+    "workspace: built (%d it) and re-analysed (%d it) as the one-shot hierarchy (%d it): p %.1e / %.1e, v %.1e / %.1e",
+    s1.iterations, s2.iterations, s0.iterations, rel(p1, p0), rel(p2, p0), rel(v1, v0), rel(v2, v0)))
+  local h = P.grid:mac()
+  T.raises(function() tide.couple.resolve { system = s1.system, u = h, solids = { P.beam } } end,
+    "re-analysed by a later projection", "a kept system whose workspace a later projection re-analysed is refused")
+  s1.system:free()
+  local Q = case.pool { dim = 3, res = 12, cells = { 3, 21, 3 } }
+  T.raises(function() Q.project { solver = "mgpcg", workspace = W } end, "workspace is for a 16x16x16 grid",
+    "a workspace of another grid is refused")
+  T.raises(function() P.project { solver = "mgpcg", workspace = P.grid } end, "workspace must be",
+    "a workspace of another type is refused")
+  T.check(tostring(W):find("tide.couple.Workspace(16x16x16", 1, true) ~= nil, "workspace prints its grid: " .. tostring(W))
+end
 local small = case.pool { dim = 2, res = 16, cells = { 2, 10 } }
 T.raises(function() small.project { formulation = "indefinite", solver = "mgpcg" } end,
   "solver does not fit", "mgpcg is not for the indefinite system")

@@ -33,11 +33,18 @@ return {
       { "matrix", "boolean", "false", "also return the system matrix (stats.matrix)" },
       { "colliders, dhat", "tide.solid.collider or list; number >= 0 [m]", "none, 0", "dhat > 0: wall contact inside the solve (spd, indefinite): every free node within dhat of a collider adds IPC's barrier kappa b(d^2, dhat^2) of its end-of-step position x + dt v, linearized at x: S += dt H (PSD), w += its gradient; a node nearer than 0.1 dhat is linearized at 0.1 dhat" },
       { "keep", "boolean", "false", "true: stats.system = the projection's system (its geometry, numbering, blocks, assembled matrix and solver set-up: IC(0) / ILU(0) / Jacobi, the multigrid-in-block preconditioner with its interface factor, or the CHOLMOD factor) for tide.couple.resolve; system:free() releases it (else the garbage collector)" },
+      { "workspace", "tide.couple.workspace(grid)", "none (a one-shot hierarchy)", "mgpcg: the multigrid hierarchy kept between projections on this grid and re-analysed for each (no allocation; zarifi.new makes one); a system kept from a projection is refused by resolve once a later projection re-analysed the same workspace" },
       { "kappa", "number > 0", "auto", "the barrier's stiffness (auto: one node at dhat/2 holds the solid's weight)" },
     },
     returns = "stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead (liquid cells closed on every side that no solid piece reaches: p = 0), iterations (spd: with the refinement's), residual (every formulation: the relative residual of the coupled equations (5.17), pressure and solid velocity rows, of the returned (p, v), from the unassembled blocks; spd: after at most 3 refinement steps against them; factored: v recovered by (5.41), not refined; indefinite: = system_residual), system_residual (||A x - b|| / ||b|| of the formulation's assembled system, mgpcg: A x through the split X + Y Z^-1 Y^T its PCG used; spd: its rounding floor, up to ~1e-5 for a light stiff solid), refinements, converged, alpha, geometry_seconds, assembly_seconds, solve_seconds (wall), geometry_cpu, assembly_cpu, solve_cpu (CPU seconds of the process, all threads), formulation, solver [, matrix] [, interface, precond_seconds, precond_cpu (mgpcg: the preconditioner's set-up, wall and CPU, within solve_seconds / solve_cpu)] [, contact_nodes, contact_lifted (linearized at 0.1 dhat), contact_gap (smallest node-collider distance [m]), contact_kappa (dhat > 0)] [, error (must_converge = false: why the Krylov solve failed)] [, system (keep = true)] }",
     ref = "Zarifi 2017 (thesis) ch. 5, Algorithm 4 line 7",
     see = see,
+  },
+  ["tide.couple.workspace"] = {
+    sig = "tide.couple.workspace(grid) -> W",
+    does = "The workspace of repeated coupled projections on grid's cells: the MG-in-block preconditioner's multigrid hierarchy, built at the first couple.project{ solver = \"mgpcg\", workspace = W } and re-analysed for the liquid of each later one (tide_mac_solver_update: no allocation, where a new hierarchy allocates and zeroes every level of the grid: 0.12-0.44 s at 100^3 against 0.03-0.05 s). Freed by the garbage collector; a kept system holds on to it.",
+    args = { { "grid", "tide.Grid", "required", "the grid of the projections' u" } },
+    returns = "tide.couple.Workspace", ref = "Zarifi Sec. 5 (docs/couple.md, the coupled projection at 64^3 and 100^3)", see = see,
   },
   ["tide.couple.resolve"] = {
     sig = "tide.couple.resolve{ system, u, solids, pressure, valid, elastic_force = true, barrier = true, warm = true, tol = 1e-10, maxit, must_converge = true } -> stats",
