@@ -21,6 +21,9 @@
 -- steps plus one step of gravity (u* and v*), at each thread count of --threads in turn, so every
 -- formulation, solver and thread count sees one problem.  Times are wall seconds and process CPU
 -- seconds (os.clock, all threads); the machine's load average is printed with every row.
+-- The MG-in-block rows use the recipe's workspace (tide.couple.workspace: the multigrid hierarchy
+-- kept between projections and re-analysed, as in zarifi.step; the pool's is built by one
+-- projection before the measured one); --no-workspace measures the one-shot hierarchy.
 -- Second part (--pool): the preconditioner's scaling.  The same fine beam hangs into a pool at rest
 -- (tide.cases.zarifi_dam_beam.pool, no particles: 100^3 sets up in seconds), one SPD projection per
 -- size with MG-in-block PCG and, up to --pool_pcg cells, IC(0)-PCG and CHOLMOD (the reference the
@@ -30,7 +33,7 @@ local zarifi = require "tide.zarifi"
 local case = require "tide.cases.zarifi_dam_beam"
 
 local P = tide.params({ res = "24,32", steps = 3, warmup = 6, column = 0.35, threads = "1,2", tol = 1e-10,
-  ic0 = 40, indefinite = 64, pool = "24,32", pool_pcg = 40, ring = 1 }, {
+  ic0 = 40, indefinite = 64, pool = "24,32", pool_pcg = 40, ring = 1, workspace = true }, {
   res = "comma-separated grid sizes (cells per side) of the dam break (empty: skip)",
   steps = "measured projections per size",
   warmup = "SPD steps before measuring (the column collapses onto the beam)",
@@ -41,6 +44,7 @@ local P = tide.params({ res = "24,32", steps = 3, warmup = 6, column = 0.35, thr
   pool = "comma-separated grid sizes of the pool with the hanging beam (preconditioner scaling; empty: skip)",
   pool_pcg = "largest pool size also solved with IC(0)-PCG and CHOLMOD",
   ring = "layers of liquid cells around the MG-in-block preconditioner's interface",
+  workspace = "MG-in-block with the recipe's workspace (the hierarchy kept between projections; false: one-shot)",
 })
 local function list(s)
   local t = {}
@@ -59,6 +63,7 @@ end
 
 local function measure(S, beam, dt, res)
   local out = {}
+  local W = P.workspace and S.workspace or nil -- the recipe's: the hierarchy kept between projections
   local v0 = beam.v:clone()
   local function ustar()
     local u = S.u:clone()
@@ -73,7 +78,7 @@ local function measure(S, beam, dt, res)
     local st = tide.couple.project { u = u, labels = S.labels, solids = { beam }, dt = dt, rho = S.rho,
       formulation = f[2], solver = f[3], interface_solve = f[4], ring = f[4] and P.ring or nil, tol = P.tol,
       phi = S.liquid.phi, fractions = S.fractions,
-      sampling = S.sampling, must_converge = false }
+      sampling = S.sampling, must_converge = false, workspace = W }
     local pre, pcpu = st.precond_seconds or 0, st.precond_cpu or 0
     out[f[1]] = { total = tide.clock() - t0, cpu = os.clock() - c0, geometry = st.geometry_seconds,
       assembly = st.assembly_seconds, precond = pre, solve = st.solve_seconds - pre,
@@ -171,11 +176,13 @@ if #pool > 0 then
   print("  res | unknowns | interface, factor nnz | MG-in-block: it, set-up, solve [s] | projection: assembly, total [s] wall (CPU) | assembled interface: factor nnz, it, set-up, solve, total [s] | IC(0)-PCG: it, solve [s] | CHOLMOD solve [s] | |p_MG - p_chol| / |p|")
   for _, res in ipairs(pool) do
     local Q = case.pool { res = res, dim = 3 }
+    local W = P.workspace and tide.couple.workspace(Q.grid) or nil
+    if W then Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, workspace = W } end -- builds its hierarchy
     local t0, c0 = tide.clock(), os.clock()
-    local sm, pm = Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring }
+    local sm, pm = Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, workspace = W }
     local tw, tc = tide.clock() - t0, os.clock() - c0
     local ta = tide.clock()
-    local sa = Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, interface_solve = "assembled" }
+    local sa = Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, interface_solve = "assembled", workspace = W }
     ta = tide.clock() - ta
     local si, sc, pc = nil, nil, nil
     if res <= P.pool_pcg then
