@@ -905,8 +905,9 @@ local function measure_scene(S, P, title)
     unknowns = math.max(unknowns, st.unknowns or 0)
     local pre = st.precond_seconds or 0
     io.stderr:write(string.format("%s: step %d/%d, coupled projection %.3f s (geometry %.3f, assembly %.3f, set-up %.3f, "
-      .. "solve %.3f), %s unknowns, %s interface, %s iterations%s\n", title, k, P.steps, w, st.geometry_seconds or 0,
+      .. "solve %.3f), %s unknowns, %s interface%s, %s iterations%s\n", title, k, P.steps, w, st.geometry_seconds or 0,
       st.assembly_seconds or 0, pre, (st.solve_seconds or 0) - pre, tostring(st.unknowns or "-"), tostring(st.interface or "-"),
+      st.interface_factor and string.format(" (factor %d entries, %s)", st.interface_factor, st.interface_solve or "?") or "",
       tostring(st.iterations or "-"), st.fallback and ", redone with the direct solver" or ""))
   end
   local n = P.steps > 1 and P.steps - 1 or 1
