@@ -8,6 +8,7 @@ PACKAGES=(
   liblua5.4-dev lua5.4          # Lua 5.4 (headers, library, stock interpreter)
   libsuitesparse-dev            # CHOLMOD, UMFPACK
   libopenblas0-openmp           # optimized BLAS under CHOLMOD (selected as libblas.so.3)
+  libblas-dev                   # libblas.so to link the BLAS calls of the supernodal LDL^T
   libpng-dev                    # PNG output
   libedit-dev                   # REPL line editing
   python3 python3-numpy python3-vtk9   # independent readers used by the file-format tests

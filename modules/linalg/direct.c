@@ -10,7 +10,7 @@
  * Each factor owns its cholmod_common, so factors are independent; the
  * memory CHOLMOD reports in use (memory_inuse) and UMFPACK's object sizes
  * are counted in tide_mem_bytes(). */
-#include "linalg.h"
+#include "linalg_impl.h"
 
 #include <cholmod.h>
 #include <math.h>
@@ -32,6 +32,11 @@
  * 0.32 s (passive wait policy) and 5.0 s instead of 0.14 s (spinning) on
  * shared cores.  Only the top fronts of big 3D meshes gain from threads. */
 #define LARGE_FRONT_FLOPS 3e9
+/* LDL^T goes supernodal (ldlt_super.c) only when CHOLMOD's analysis chose it and the
+ * factorization has this much work: below it the simplicial method takes under ~25 ms and
+ * the small systems (e.g. the solids' Newton steps under 1000 unknowns) keep the factor
+ * they always had. */
+#define LDLT_SUPER_FLOPS 5e7
 /* Triangular solves with factors smaller than this run single-threaded. */
 #define SMALL_SOLVE_NNZ 4000000
 
@@ -43,6 +48,8 @@ struct tide_factor {
   int started;
   cholmod_factor *L;
   cholmod_dense *X, *Y, *E; /* cholmod_solve2 workspaces */
+  tide_ldlt_super *S;       /* LDL^T whose analysis chose supernodal: its numeric half */
+  int s_ok;                 /* S holds a valid factorization */
   /* UMFPACK */
   void *sym, *num;
   double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
@@ -97,7 +104,7 @@ static void account(tide_factor *F) {
   if (now < 0) now = 0;
   tide_mem_account(now - F->accounted);
   F->accounted = now;
-  F->stats.bytes = now + (int64_t)tide_csr_bytes(F->A) + (int64_t)sizeof *F;
+  F->stats.bytes = now + (int64_t)tide_csr_bytes(F->A) + (int64_t)sizeof *F + tide_ldlt_super_bytes(F->S);
   if (F->wi) F->stats.bytes += (int64_t)F->n * (int64_t)(sizeof(int) + 6 * sizeof(double));
 }
 
@@ -139,6 +146,13 @@ static int check_input(const tide_csr *A, int kind, const char *fname) {
   return TIDE_OK;
 }
 
+static int ldlt_zero_pivot(int step, int n) {
+  return tide_fail(TIDE_ESINGULAR,
+                   "ldlt: zero pivot at step %d of %d in the fill-reducing order (matrix singular "
+                   "or not quasi-definite); use lu",
+                   step, n);
+}
+
 /* Numeric factorization with the kept analysis. */
 static int numeric(tide_factor *F) {
   const char *fname = tide_factor_name(F->kind);
@@ -172,8 +186,22 @@ static int numeric(tide_factor *F) {
 #else
     F->stats.threads = 1;
 #endif
-    cholmod_factorize(&As, F->L, &F->c);
+    int failed = -1, ss = TIDE_OK;
+    if (F->S) {
+      F->s_ok = 0;
+      ss = tide_ldlt_super_factor(F->S, F->A, &failed);
+      F->s_ok = !ss;
+    } else
+      cholmod_factorize(&As, F->L, &F->c);
     blas_threads_end(nth);
+    if (F->S) {
+      F->stats.factor_seconds = tide_wtime() - t0;
+      account(F);
+      if (ss && ss != TIDE_ESINGULAR) return ss;
+      if (ss) return ldlt_zero_pivot(failed + 1, F->n);
+      F->stats.refactors++;
+      return TIDE_OK;
+    }
     F->stats.factor_seconds = tide_wtime() - t0;
     account(F);
     if (F->c.status == CHOLMOD_OUT_OF_MEMORY)
@@ -185,10 +213,7 @@ static int numeric(tide_factor *F) {
                          "step %d of %d in the fill-reducing order); use ldlt for quasi-definite "
                          "or lu for general matrices",
                          (int)F->L->minor + 1, F->n);
-      return tide_fail(TIDE_ESINGULAR,
-                       "ldlt: zero pivot at step %d of %d in the fill-reducing order (matrix "
-                       "singular or not quasi-definite); use lu",
-                       (int)F->L->minor + 1, F->n);
+      return ldlt_zero_pivot((int)F->L->minor + 1, F->n);
     }
     if (F->c.status < 0)
       return tide_fail(TIDE_EINVAL, "%s: CHOLMOD factorize failed (status %d)", fname, F->c.status);
@@ -245,7 +270,9 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
       F->c.supernodal = CHOLMOD_SUPERNODAL;
       F->c.final_ll = 1;
     } else {
-      F->c.supernodal = CHOLMOD_SIMPLICIAL;
+      /* supernodal when CHOLMOD's analysis finds the fronts dense enough (flops / nnz(L) >= 40,
+       * its supernodal_switch), its numeric half then ldlt_super.c; simplicial otherwise */
+      F->c.supernodal = CHOLMOD_AUTO;
       F->c.final_ll = 0;
     }
     cholmod_sparse As = wrap(F->A);
@@ -262,6 +289,13 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
       if (oom) return tide_fail(TIDE_ENOMEM, "%s: out of memory in the analysis", fname);
       return tide_fail(TIDE_EINVAL, "%s: CHOLMOD analysis failed (status %d)", fname, cs);
     }
+    if (kind == TIDE_FACTOR_LDLT && F->L->is_super && F->c.fl < LDLT_SUPER_FLOPS &&
+        !cholmod_change_factor(CHOLMOD_PATTERN, 0, 0, 1, 1, F->L, &F->c)) {
+      int cs = F->c.status;
+      tide_factor_free(F);
+      return tide_fail(cs == CHOLMOD_OUT_OF_MEMORY ? TIDE_ENOMEM : TIDE_EINVAL,
+                       "%s: CHOLMOD could not make the analysis simplicial (status %d)", fname, cs);
+    }
     F->stats.nnz_factor = (int64_t)F->c.lnz;
     F->stats.flops = F->c.fl;
     F->stats.supernodal = F->L->is_super;
@@ -273,6 +307,12 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
         F->stats.front_flops = fmax(F->stats.front_flops, nc * nc * nr);
       }
     }
+  }
+  if (kind == TIDE_FACTOR_LDLT && F->L->is_super &&
+      (st = tide_ldlt_super_new(F->A, (int)F->L->nsuper, F->L->super, F->L->pi, F->L->px,
+                                F->L->s, F->L->Perm, F->L->maxcsize, &F->S))) {
+    tide_factor_free(F);
+    return st;
   }
   F->stats.analyze_seconds = tide_wtime() - t0;
   account(F);
@@ -339,6 +379,11 @@ static int factor_solve(tide_factor *F, const double *b, double *x, int transpos
     if (s != UMFPACK_OK) return tide_fail(TIDE_EINVAL, "lu solve: UMFPACK failed (status %d)", s);
     return TIDE_OK;
   }
+  if (F->S) {
+    if (!F->s_ok) return tide_fail(TIDE_EINVAL, "%s solve: no valid factorization (it failed)", fname);
+    tide_ldlt_super_solve(F->S, b, x);
+    return TIDE_OK;
+  }
   if ((size_t)F->L->minor < F->L->n)
     return tide_fail(TIDE_EINVAL, "%s solve: no valid factorization (it failed)", fname);
   cholmod_dense B;
@@ -365,6 +410,7 @@ void tide_factor_info(const tide_factor *F, tide_factor_stats *out) { *out = F->
 
 void tide_factor_free(tide_factor *F) {
   if (!F) return;
+  tide_ldlt_super_free(F->S);
   if (F->started) {
     cholmod_free_factor(&F->L, &F->c);
     cholmod_free_dense(&F->X, &F->c);

@@ -298,7 +298,8 @@ int tide_solve_krylov(const tide_csr *A, int method, int precond, const double *
 enum {
   TIDE_FACTOR_CHOLESKY = 0, /* A = L L^T, SPD A: CHOLMOD supernodal (BLAS-3) */
   TIDE_FACTOR_LDLT,         /* A = L D L^T, symmetric quasi-definite A (e.g. [H B^T; B -C]
-                               with H, C SPD): CHOLMOD simplicial, no pivoting */
+                               with H, C SPD), no pivoting: CHOLMOD simplicial, or supernodal
+                               (ldlt_super.c) when the analysis finds dense fronts */
   TIDE_FACTOR_LU            /* P A Q = L U, general square A: UMFPACK */
 };
 const char *tide_factor_name(int kind);

@@ -13,4 +13,18 @@
  * (MINRES needs an SPD preconditioner for indefinite A). */
 int tide_precond_new_ex(const tide_csr *A, int kind, int abs_jacobi, tide_precond **out);
 
+/* Supernodal LDL^T without pivoting (ldlt_super.c) on CHOLMOD's supernodal symbolic factor
+ * (its super, pi, px, s and Perm arrays and maxcsize, the arrays kept by reference: they must outlive the object).
+ * new: the map from A's upper triangle (general or upper CSR, the pattern analysed) to the
+ * fronts; factor: numeric factorization of A's values (same pattern), TIDE_ESINGULAR with
+ * *failed = the step of a zero or non-finite pivot; solve: x = A^-1 b (b, x may alias). */
+typedef struct tide_ldlt_super tide_ldlt_super;
+int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const int *pi,
+                        const int *px, const int *ls, const int *perm, size_t maxcsize,
+                        tide_ldlt_super **out);
+int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed);
+void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *x);
+int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S);
+void tide_ldlt_super_free(tide_ldlt_super *S);
+
 #endif

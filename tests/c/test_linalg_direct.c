@@ -119,6 +119,9 @@ static void test_ldlt(void) {
         "cholesky of a saddle point matrix accepted");
   tide_factor *F = NULL;
   CHECK(tide_factor_new(K, TIDE_FACTOR_LDLT, &F) == TIDE_OK, "ldlt: %s", tide_errmsg());
+  tide_factor_stats fs;
+  tide_factor_info(F, &fs);
+  CHECK(fs.supernodal == 0, "a small saddle point (%d rows, %.3g flops) went supernodal", n, fs.flops);
   tide_factor_solve(F, b, x);
   CHECK(tm_residual(K, x, b) < 1e-13 && tm_relerr(n, x, u) < 1e-10, "ldlt residual %g error %g",
         tm_residual(K, x, b), tm_relerr(n, x, u));
@@ -148,6 +151,93 @@ static void test_ldlt(void) {
             strstr(tide_errmsg(), "not symmetric"),
         "asymmetric accepted: %s", tide_errmsg());
   free(I), free(J), free(V), free(u), free(b), free(x);
+  tide_csr_free(K);
+  tide_csr_free(H);
+}
+
+/* Supernodal LDL^T (ldlt_super.c): a 3D quasi-definite [H Y; Y^T -Z] -- H a 3D Laplacian,
+ * Y random sparse columns (like the coupled interface's augmented matrix), Z diagonal --
+ * whose analysis picks the supernodal method: the answer against LU, refactor, upper
+ * storage and aliasing bit for bit, a zero pivot refused with its message. */
+static void test_ldlt_super(void) {
+  int m = 14, nh = m * m * m, nb = 300, n = nh + nb;
+  tide_csr *H = tm_laplacian(m, m, m, NULL, 1, NULL);
+  int64_t cap = tide_csr_nnz(H) + 2 * 12 * nb + nb, k = 0;
+  int *I = malloc(cap * sizeof(int)), *J = malloc(cap * sizeof(int));
+  double *V = malloc(cap * sizeof(double));
+  for (int i = 0; i < nh; i++)
+    for (int p = H->rowptr[i]; p < H->rowptr[i + 1]; p++)
+      I[k] = i, J[k] = H->col[p], V[k++] = H->val[p];
+  for (int r = 0; r < nb; r++) {
+    /* each column touches 12 cells near a random cell (a solid DOF's cut cells) */
+    int c0 = (int)(tide_rand01(51, r) * nh);
+    for (int t = 0; t < 12; t++) {
+      int c = (c0 + (t % 3) + m * ((t / 3) % 2) + m * m * (t / 6)) % nh;
+      double v = tide_rand01(52, 12 * r + t) - 0.5;
+      I[k] = nh + r, J[k] = c, V[k++] = v;
+      I[k] = c, J[k] = nh + r, V[k++] = v;
+    }
+    I[k] = nh + r, J[k] = nh + r, V[k++] = -(0.01 + tide_rand01(53, r));
+  }
+  tide_csr *K = NULL;
+  CHECK(tide_csr_from_triplets(n, n, k, I, J, V, TIDE_CSR_GENERAL, &K) == TIDE_OK, "%s",
+        tide_errmsg());
+  double *u = tm_randvec(n, 54), *b = malloc(n * sizeof(double)), *x = malloc(n * sizeof(double)),
+         *x2 = malloc(n * sizeof(double)), *xl = malloc(n * sizeof(double));
+  tide_csr_mul(K, u, b);
+  int64_t mem0 = tide_mem_bytes();
+  tide_factor *F = NULL;
+  CHECK(tide_factor_new(K, TIDE_FACTOR_LDLT, &F) == TIDE_OK, "ldlt: %s", tide_errmsg());
+  tide_factor_stats fs;
+  tide_factor_info(F, &fs);
+  CHECK(fs.supernodal == 1, "the 3D saddle point of %d rows was not factored supernodally", n);
+  CHECK(fs.bytes >= fs.nnz_factor * 8 && tide_mem_bytes() - mem0 >= fs.nnz_factor * 8,
+        "supernodal factor memory not counted: %lld bytes, nnz(L) %lld", (long long)fs.bytes,
+        (long long)fs.nnz_factor);
+  CHECK(tide_factor_solve(F, b, x) == TIDE_OK, "%s", tide_errmsg());
+  CHECK(tm_residual(K, x, b) < 1e-13 && tm_relerr(n, x, u) < 1e-9, "ldlt residual %g error %g",
+        tm_residual(K, x, b), tm_relerr(n, x, u));
+  CHECK(tide_solve_direct(K, TIDE_FACTOR_LU, b, xl) == TIDE_OK, "%s", tide_errmsg());
+  CHECK(tm_relerr(n, x, xl) < 1e-10, "supernodal ldlt vs lu %g", tm_relerr(n, x, xl));
+  printf("supernodal ldlt %d: nnz(L) %lld, %.3g Mflop, largest front %.3g Mflop, factor %.3f s; "
+         "residual %.2e, vs lu %.2e\n",
+         n, (long long)fs.nnz_factor, fs.flops * 1e-6, fs.front_flops * 1e-6, fs.factor_seconds,
+         tm_residual(K, x, b), tm_relerr(n, x, xl));
+  /* in place */
+  memcpy(x2, b, n * sizeof(double));
+  tide_factor_solve(F, x2, x2);
+  CHECK(memcmp(x, x2, n * sizeof(double)) == 0, "aliasing solve differs");
+  /* upper storage: the same bits */
+  tide_csr *U = NULL;
+  tide_csr_triu(K, &U);
+  tide_factor *G = NULL;
+  CHECK(tide_factor_new(U, TIDE_FACTOR_LDLT, &G) == TIDE_OK, "%s", tide_errmsg());
+  tide_factor_solve(G, b, x2);
+  CHECK(memcmp(x, x2, n * sizeof(double)) == 0, "upper storage differs");
+  tide_factor_free(G);
+  tide_csr_free(U);
+  /* refactor with new values = a fresh factor, bit for bit */
+  for (int i = 0; i < nh; i++)
+    K->val[tide_csr_find(K, i, i)] += 0.5 + i % 2;
+  CHECK(tide_factor_refactor(F, K) == TIDE_OK, "%s", tide_errmsg());
+  tide_factor_solve(F, b, x);
+  CHECK(tide_factor_new(K, TIDE_FACTOR_LDLT, &G) == TIDE_OK, "%s", tide_errmsg());
+  tide_factor_solve(G, b, x2);
+  CHECK(memcmp(x, x2, n * sizeof(double)) == 0, "refactor differs from a fresh factor");
+  CHECK(tm_residual(K, x, b) < 1e-13, "refactor residual %g", tm_residual(K, x, b));
+  tide_factor_free(G);
+  /* a zero pivot: one cell's row and column zeroed (its diagonal stored as 0) */
+  int z = nh / 2;
+  for (int p = K->rowptr[z]; p < K->rowptr[z + 1]; p++) {
+    K->val[p] = 0;
+    K->val[tide_csr_find(K, K->col[p], z)] = 0;
+  }
+  CHECK(tide_factor_refactor(F, K) == TIDE_ESINGULAR && strstr(tide_errmsg(), "zero pivot"),
+        "singular refactor accepted: %s", tide_errmsg());
+  printf("zero pivot: %s\n", tide_errmsg());
+  CHECK(tide_factor_solve(F, b, x) == TIDE_EINVAL, "solve with a failed factor accepted");
+  tide_factor_free(F);
+  free(I), free(J), free(V), free(u), free(b), free(x), free(x2), free(xl);
   tide_csr_free(K);
   tide_csr_free(H);
 }
@@ -209,6 +299,7 @@ int main(void) {
   int64_t mem0 = tide_mem_bytes();
   test_cholesky();
   test_ldlt();
+  test_ldlt_super();
   test_lu();
   CHECK(tide_mem_bytes() == mem0, "%lld bytes still counted after freeing everything",
         (long long)(tide_mem_bytes() - mem0));

@@ -1,0 +1,343 @@
+/* ldlt_super.c -- supernodal LDL^T without pivoting (A = P^T L D L^T P, L unit lower
+ * triangular, D diagonal of either sign) on CHOLMOD's supernodal symbolic analysis.
+ *
+ * CHOLMOD factors supernodally only as L L^T (dense Cholesky of each front), so a
+ * symmetric quasi-definite matrix [H B^T; B -C] (H, C SPD), whose LDL^T with 1x1 pivots
+ * exists in every symmetric ordering (Vanderbei, "Symmetric quasi-definite matrices",
+ * SIAM J. Optim. 5, 1995), went through its simplicial up-looking LDL^T: a row at a time
+ * with scattered updates, ~2 GFlop/s where the dense fronts of a 3D problem would run
+ * BLAS-3 at several times that.  This file is the numeric half of the supernodal
+ * method with D in the fronts:
+ *   - left-looking over the supernodes in CHOLMOD's order (as cholmod_super_numeric:
+ *     Ng & Peyton, "Block sparse Cholesky algorithms on advanced uniprocessor
+ *     computers", SIAM J. Sci. Comput. 14, 1993): supernode s gathers its columns of
+ *     P A P^T, then every descendant d with rows in s's columns subtracts
+ *     L_d[rows >= s, :] D_d L_d[rows of s, :]^T (one dgemm);
+ *   - the front (nsrow x nscol, column-major) is then factored in place as a tall
+ *     panel, LDL^T in blocks of NB columns: unblocked within the block, the trailing
+ *     columns updated with one dgemm;
+ *   - L's unit diagonal is implicit; D sits on the front's diagonal.
+ * Solves are column sweeps over the fronts (forward L, D, backward L^T).  No pivoting:
+ * a zero (or non-finite) pivot is reported with its step, as the simplicial path does. */
+#include "linalg_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Fortran BLAS (OpenBLAS here); the hidden string lengths are not needed by it. */
+void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
+            const double *beta, double *c, const int *ldc);
+
+#define NB 64 /* columns of the front factored before a trailing dgemm */
+
+struct tide_ldlt_super {
+  int n, nsuper;
+  const int *super, *pi, *ls, *perm; /* CHOLMOD's symbolic factor (not owned) */
+  const int *px;
+  double *x;       /* the fronts, px[nsuper] values */
+  int64_t nx;
+  int64_t nnz;     /* entries of A scattered (one triangle) */
+  int64_t *dst;    /* nnz: where each entry of A goes in x */
+  int *smap;       /* n: the supernode of each column */
+  int *head, *next, *lpos, *map; /* nsuper, nsuper, nsuper, n */
+  double *c, *t;   /* update scratch: maxc and maxt values */
+  int64_t maxc, maxt;
+  double *y;       /* n: solve scratch */
+};
+
+static void sfree(tide_ldlt_super *S) {
+  if (!S) return;
+  size_t n = (size_t)S->n + 1, ns = (size_t)S->nsuper + 1;
+  tide_free(S->x, (size_t)(S->nx + 1) * sizeof(double));
+  tide_free(S->dst, (size_t)(S->nnz + 1) * sizeof(int64_t));
+  tide_free(S->smap, n * sizeof(int));
+  tide_free(S->head, ns * sizeof(int));
+  tide_free(S->next, ns * sizeof(int));
+  tide_free(S->lpos, ns * sizeof(int));
+  tide_free(S->map, n * sizeof(int));
+  tide_free(S->c, (size_t)(S->maxc + 1) * sizeof(double));
+  tide_free(S->t, (size_t)(S->maxt + 1) * sizeof(double));
+  tide_free(S->y, n * sizeof(double));
+  tide_free(S, sizeof *S);
+}
+
+void tide_ldlt_super_free(tide_ldlt_super *S) { sfree(S); }
+
+int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S) {
+  if (!S) return 0;
+  int64_t n = S->n + 1, ns = S->nsuper + 1;
+  return (int64_t)sizeof *S + (S->nx + 1 + S->maxc + 1 + S->maxt + 1 + n) * 8 + (S->nnz + 1) * 8 +
+         (2 * n + 3 * ns) * 4;
+}
+
+int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const int *pi,
+                        const int *px, const int *ls, const int *perm, size_t maxcsize,
+                        tide_ldlt_super **out) {
+  *out = NULL;
+  const int n = A->nrows;
+  tide_ldlt_super *S = tide_calloc(sizeof *S);
+  if (!S) return tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+  S->n = n;
+  S->nsuper = nsuper;
+  S->super = super, S->pi = pi, S->px = px, S->ls = ls, S->perm = perm;
+  S->nx = (int64_t)px[nsuper];
+  /* the update scratch: C (ndrow2 x ndrow1 of a descendant) is at most CHOLMOD's maxcsize;
+   * T (ndrow1 x ndcol) and the front's W (trailing columns x NB) at most maxcol^2, maxcol NB */
+  int64_t maxcol = 0;
+  for (int s = 0; s < nsuper; s++)
+    if (super[s + 1] - super[s] > maxcol) maxcol = super[s + 1] - super[s];
+  S->maxc = (int64_t)maxcsize;
+  S->maxt = maxcol * (maxcol > NB ? maxcol : NB);
+  int64_t nnz = 0;
+  for (int i = 0; i < n; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      nnz += A->col[p] >= i;
+  S->nnz = nnz;
+  S->x = tide_alloc((size_t)(S->nx + 1) * sizeof(double));
+  S->dst = tide_alloc((size_t)(nnz + 1) * sizeof(int64_t));
+  S->smap = tide_alloc((size_t)(n + 1) * sizeof(int));
+  S->head = tide_alloc((size_t)(nsuper + 1) * sizeof(int));
+  S->next = tide_alloc((size_t)(nsuper + 1) * sizeof(int));
+  S->lpos = tide_alloc((size_t)(nsuper + 1) * sizeof(int));
+  S->map = tide_alloc((size_t)(n + 1) * sizeof(int));
+  S->c = tide_alloc((size_t)(S->maxc + 1) * sizeof(double));
+  S->t = tide_alloc((size_t)(S->maxt + 1) * sizeof(double));
+  S->y = tide_alloc((size_t)(n + 1) * sizeof(double));
+  int *pinv = tide_alloc((size_t)(n + 1) * sizeof(int));
+  int *cnt = tide_calloc((size_t)(nsuper + 2) * sizeof(int));
+  int64_t *ord = tide_alloc((size_t)(nnz + 1) * sizeof(int64_t));
+  if (!S->x || !S->dst || !S->smap || !S->head || !S->next || !S->lpos || !S->map || !S->c ||
+      !S->t || !S->y || !pinv || !cnt || !ord) {
+    tide_free(pinv, pinv ? (size_t)(n + 1) * sizeof(int) : 0);
+    tide_free(cnt, cnt ? (size_t)(nsuper + 2) * sizeof(int) : 0);
+    tide_free(ord, ord ? (size_t)(nnz + 1) * sizeof(int64_t) : 0);
+    sfree(S);
+    return tide_fail(TIDE_ENOMEM, "ldlt: out of memory for the supernodal factor");
+  }
+  for (int s = 0; s < nsuper; s++)
+    for (int j = super[s]; j < super[s + 1]; j++)
+      S->smap[j] = s;
+  for (int k = 0; k < n; k++)
+    pinv[perm[k]] = k;
+  /* where each entry of A's upper triangle (i <= j in CSR; the lower triangle of the
+   * permuted matrix at (max, min) of (pinv i, pinv j)) lands in its supernode's front:
+   * entries bucketed by supernode, then each supernode's rows mapped once */
+  int64_t e = 0;
+  for (int i = 0; i < n; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      if (A->col[p] >= i) {
+        int a = pinv[i], b = pinv[A->col[p]];
+        cnt[S->smap[a < b ? a : b] + 1]++;
+      }
+  for (int s = 0; s < nsuper; s++)
+    cnt[s + 1] += cnt[s];
+  for (int i = 0; i < n; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      if (A->col[p] >= i) {
+        int a = pinv[i], b = pinv[A->col[p]];
+        ord[cnt[S->smap[a < b ? a : b]]++] = e++;
+      }
+  /* cnt[s] is now the end of bucket s; walk the buckets again in the same order */
+  {
+    int64_t *rowof = S->dst; /* first pass: the stored entry's (row, col) packed */
+    e = 0;
+    for (int i = 0; i < n; i++)
+      for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+        if (A->col[p] >= i) {
+          int a = pinv[i], b = pinv[A->col[p]];
+          rowof[e++] = (int64_t)(a > b ? a : b) * n + (a < b ? a : b);
+        }
+    int64_t *pos = tide_alloc((size_t)(nnz + 1) * sizeof(int64_t));
+    if (!pos) {
+      tide_free(pinv, (size_t)(n + 1) * sizeof(int));
+      tide_free(cnt, (size_t)(nsuper + 2) * sizeof(int));
+      tide_free(ord, (size_t)(nnz + 1) * sizeof(int64_t));
+      sfree(S);
+      return tide_fail(TIDE_ENOMEM, "ldlt: out of memory for the supernodal factor");
+    }
+    int64_t b0 = 0;
+    for (int s = 0; s < nsuper; s++) {
+      int64_t b1 = cnt[s];
+      int nsrow = pi[s + 1] - pi[s];
+      for (int q = 0; q < nsrow; q++)
+        S->map[ls[pi[s] + q]] = q;
+      for (int64_t q = b0; q < b1; q++) {
+        int64_t en = ord[q];
+        int r = (int)(rowof[en] / n), c = (int)(rowof[en] % n);
+        pos[en] = (int64_t)px[s] + (int64_t)(c - super[s]) * nsrow + S->map[r];
+      }
+      b0 = b1;
+    }
+    memcpy(S->dst, pos, (size_t)nnz * sizeof(int64_t));
+    tide_free(pos, (size_t)(nnz + 1) * sizeof(int64_t));
+  }
+  tide_free(pinv, (size_t)(n + 1) * sizeof(int));
+  tide_free(cnt, (size_t)(nsuper + 2) * sizeof(int));
+  tide_free(ord, (size_t)(nnz + 1) * sizeof(int64_t));
+  *out = S;
+  return TIDE_OK;
+}
+
+/* LDL^T of the front f (nsrow x nscol, lda nsrow) in place; col0: its first column in the
+ * factor's order (for the message).  Returns the failing local column or -1. */
+static int front_ldlt(double *f, int nsrow, int nscol, double *w) {
+  const int lda = nsrow;
+  for (int kb = 0; kb < nscol; kb += NB) {
+    int nb = nscol - kb < NB ? nscol - kb : NB;
+    for (int c = kb; c < kb + nb; c++) {
+      double *fc = f + (int64_t)c * lda;
+      double d = fc[c];
+      if (!(d != 0) || !isfinite(d)) return c;
+      /* the block's later columns: a(r, c') -= l(r, c) a(c', c), with a(c', c) = l(c', c) d */
+      double inv = 1 / d;
+      for (int r = c + 1; r < nsrow; r++)
+        fc[r] *= inv;
+      for (int c2 = c + 1; c2 < kb + nb; c2++) {
+        double g = fc[c2] * d;
+        double *f2 = f + (int64_t)c2 * lda;
+        for (int r = c2; r < nsrow; r++)
+          f2[r] -= fc[r] * g;
+      }
+    }
+    int m = nsrow - (kb + nb), nt = nscol - (kb + nb);
+    if (nt <= 0) continue;
+    /* W = L[cols kb+nb.., block] D_block (nt x nb), then F[rows kb+nb.., cols kb+nb..] -= L W^T */
+    for (int c = 0; c < nb; c++) {
+      const double *fc = f + (int64_t)(kb + c) * lda;
+      double d = fc[kb + c];
+      for (int r = 0; r < nt; r++)
+        w[r + (int64_t)c * nt] = fc[kb + nb + r] * d;
+    }
+    const double one = 1, mone = -1;
+    dgemm_("N", "T", &m, &nt, &nb, &mone, f + (kb + nb) + (int64_t)kb * lda, &lda, w, &nt, &one,
+           f + (kb + nb) + (int64_t)(kb + nb) * lda, &lda);
+  }
+  return -1;
+}
+
+int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
+  const int nsuper = S->nsuper;
+  const int *super = S->super, *pi = S->pi, *ls = S->ls;
+  const int *px = S->px;
+  double *x = S->x;
+  *failed = -1;
+  memset(x, 0, (size_t)S->nx * sizeof(double));
+  /* A's upper triangle in CSR order, the order dst was built in */
+  int64_t e = 0;
+  for (int i = 0; i < S->n; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      if (A->col[p] >= i) x[S->dst[e++]] += A->val[p];
+  for (int s = 0; s < nsuper; s++)
+    S->head[s] = -1;
+  for (int s = 0; s < nsuper; s++) {
+    const int k1 = super[s], k2 = super[s + 1], nscol = k2 - k1;
+    const int psi = pi[s], nsrow = pi[s + 1] - psi;
+    double *fs = x + px[s];
+    for (int q = 0; q < nsrow; q++)
+      S->map[ls[psi + q]] = q;
+    /* the descendants' updates */
+    int d = S->head[s];
+    S->head[s] = -1;
+    while (d >= 0) {
+      int dnext = S->next[d];
+      const int pdi = pi[d], pdend = pi[d + 1], ndrow = pdend - pdi;
+      const int ndcol = super[d + 1] - super[d];
+      const int pdi1 = pdi + S->lpos[d];
+      int pdi2 = pdi1;
+      while (pdi2 < pdend && ls[pdi2] < k2)
+        pdi2++;
+      const int ndrow1 = pdi2 - pdi1, ndrow2 = pdend - pdi1;
+      if ((int64_t)ndrow2 * ndrow1 > S->maxc) /* CHOLMOD's maxcsize bounds every update */
+        return tide_fail(TIDE_EINVAL, "ldlt: an update of %d x %d exceeds the analysis's %lld",
+                         ndrow2, ndrow1, (long long)S->maxc);
+      const double *Ld = x + px[d] + (pdi1 - pdi); /* rows pdi1.., lda ndrow */
+      /* T = L_d[rows of s, :] D_d (ndrow1 x ndcol) */
+      double *T = S->t, *C = S->c;
+      for (int c = 0; c < ndcol; c++) {
+        const double *lc = Ld + (int64_t)c * ndrow;
+        double dd = x[px[d] + (int64_t)c * ndrow + c];
+        for (int r = 0; r < ndrow1; r++)
+          T[r + (int64_t)c * ndrow1] = lc[r] * dd;
+      }
+      /* C = L_d[rows >= k1, :] T^T (ndrow2 x ndrow1) */
+      const double one = 1, zero = 0;
+      if ((int64_t)ndrow2 * ndrow1 * ndcol < 512) {
+        for (int j = 0; j < ndrow1; j++)
+          for (int i = j; i < ndrow2; i++) {
+            double a = 0;
+            for (int c = 0; c < ndcol; c++)
+              a += Ld[i + (int64_t)c * ndrow] * T[j + (int64_t)c * ndrow1];
+            C[i + (int64_t)j * ndrow2] = a;
+          }
+      } else
+        dgemm_("N", "T", &ndrow2, &ndrow1, &ndcol, &one, Ld, &ndrow, T, &ndrow1, &zero, C, &ndrow2);
+      for (int j = 0; j < ndrow1; j++) {
+        double *fcol = fs + (int64_t)(ls[pdi1 + j] - k1) * nsrow;
+        for (int i = j; i < ndrow2; i++)
+          fcol[S->map[ls[pdi1 + i]]] -= C[i + (int64_t)j * ndrow2];
+      }
+      S->lpos[d] = pdi2 - pdi;
+      if (pdi2 < pdend) {
+        int s2 = S->smap[ls[pdi2]];
+        S->next[d] = S->head[s2];
+        S->head[s2] = d;
+      }
+      (void)ndrow;
+      d = dnext;
+    }
+    int bad = front_ldlt(fs, nsrow, nscol, S->t);
+    if (bad >= 0) {
+      *failed = k1 + bad;
+      return TIDE_ESINGULAR;
+    }
+    if (nsrow > nscol) {
+      S->lpos[s] = nscol;
+      int s2 = S->smap[ls[psi + nscol]];
+      S->next[s] = S->head[s2];
+      S->head[s2] = s;
+    }
+  }
+  return TIDE_OK;
+}
+
+void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *out) {
+  const int n = S->n, nsuper = S->nsuper;
+  const int *super = S->super, *pi = S->pi, *ls = S->ls, *perm = S->perm;
+  const int *px = S->px;
+  const double *x = S->x;
+  double *y = S->y;
+  for (int k = 0; k < n; k++)
+    y[k] = b[perm[k]];
+  /* L y = b, then D */
+  for (int s = 0; s < nsuper; s++) {
+    const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
+    const double *f = x + px[s];
+    for (int j = 0; j < nscol; j++) {
+      const double *fc = f + (int64_t)j * nsrow;
+      double yj = y[k1 + j];
+      for (int i = j + 1; i < nscol; i++)
+        y[k1 + i] -= fc[i] * yj;
+      for (int i = nscol; i < nsrow; i++)
+        y[ls[psi + i]] -= fc[i] * yj;
+    }
+    for (int j = 0; j < nscol; j++)
+      y[k1 + j] /= f[(int64_t)j * nsrow + j];
+  }
+  /* L^T x = y */
+  for (int s = nsuper - 1; s >= 0; s--) {
+    const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
+    const double *f = x + px[s];
+    for (int j = nscol - 1; j >= 0; j--) {
+      const double *fc = f + (int64_t)j * nsrow;
+      double a = y[k1 + j];
+      for (int i = j + 1; i < nscol; i++)
+        a -= fc[i] * y[k1 + i];
+      for (int i = nscol; i < nsrow; i++)
+        a -= fc[i] * y[ls[psi + i]];
+      y[k1 + j] = a;
+    }
+  }
+  for (int k = 0; k < n; k++)
+    out[perm[k]] = y[k];
+}
