@@ -381,7 +381,9 @@ static int factor_solve(tide_factor *F, const double *b, double *x, int transpos
   }
   if (F->S) {
     if (!F->s_ok) return tide_fail(TIDE_EINVAL, "%s solve: no valid factorization (it failed)", fname);
+    int nth = blas_threads_begin((double)F->stats.nnz_factor, SMALL_SOLVE_NNZ);
     tide_ldlt_super_solve(F->S, b, x);
+    blas_threads_end(nth);
     return TIDE_OK;
   }
   if ((size_t)F->L->minor < F->L->n)
