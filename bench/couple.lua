@@ -177,9 +177,9 @@ if #pool > 0 then
   for _, res in ipairs(pool) do
     local Q = case.pool { res = res, dim = 3 }
     local W = P.workspace and tide.couple.workspace(Q.grid) or nil
-    if W then Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, workspace = W } end -- builds its hierarchy
+    if W then Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, interface_solve = "augmented", workspace = W } end -- builds its hierarchy
     local t0, c0 = tide.clock(), os.clock()
-    local sm, pm = Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, workspace = W }
+    local sm, pm = Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, interface_solve = "augmented", workspace = W }
     local tw, tc = tide.clock() - t0, os.clock() - c0
     local ta = tide.clock()
     local sa = Q.project { solver = "mgpcg", tol = P.tol, ring = P.ring, interface_solve = "assembled", workspace = W }

@@ -219,12 +219,13 @@ enum {
   TIDE_ZARIFI_IFACE_AUGMENTED = 1, /* LDL^T of [X_II Y_I; Y_I^T -Z] (tide_zarifi_split) */
   TIDE_ZARIFI_IFACE_ASSEMBLED = 2  /* supernodal Cholesky of the assembled A[I, I] */
 };
-/* Measured (bench/couple.lua, 1 thread, the interface's whole cost: set-up and solves): the
- * simplicial LDL^T runs at a fraction of the supernodal Cholesky's flop rate, so the augmented
- * form pays only where A[I, I] is much denser: entry ratio 1.6-2.5 (dam break 40^3-64^3, pool
- * 40^3) the assembled form is faster (pool 40^3: set-up 0.09 vs 0.24 s), 3.8-4.6 (pool 64^3, dam
- * break 100^3) they tie, 6.2 (pool 100^3) the augmented saves 0.3 s of 1.8. */
-#define TIDE_ZARIFI_IFACE_RATIO 4
+/* Measured (bench/couple.lua, 2 threads, the projection's wall time): with the augmented
+ * matrix's LDL^T supernodal (linalg, ldlt_super.c: 0.41 -> 0.085 s for 0.8 GFlop) the augmented
+ * form is faster from entry ratio ~2.5 (dam break 64^3: 0.29 vs 0.38 s; pool 64^3, ratio 3.8:
+ * 0.68 vs 0.89-1.0 s; dam break 100^3, 4.5: 0.78 vs 1.01 s; pool 100^3, 6.2: 1.32 vs 2.36 s);
+ * they tie at 2.3 (pool 40^3) and the assembled is faster below (pool 24^3: 0.15-0.22 vs
+ * 0.19-0.28 s).  With the simplicial LDL^T the break-even was ~4. */
+#define TIDE_ZARIFI_IFACE_RATIO 2.5
 
 typedef struct tide_zarifi_opts {
   double dt, rho;            /* [s], liquid density [kg/m^3] */

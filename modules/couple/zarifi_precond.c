@@ -154,8 +154,12 @@ static int split_pattern(const tide_zarifi_split *sp, const uint8_t *dead, int n
 #define ADD(c, v)                                                                                 \
   do {                                                                                            \
     int c_ = (c);                                                                                 \
-    if (mk[c_] < 0) mk[c_] = m, cols[m] = c_, acc[m++] = 0;                                        \
-    acc[mk[c_]] += (v);                                                                           \
+    if (mk[c_] < 0) {                                                                             \
+      mk[c_] = m, cols[m] = c_;                                                                   \
+      if (acc) acc[m] = 0;                                                                        \
+      m++;                                                                                        \
+    }                                                                                             \
+    if (acc) acc[mk[c_]] += (v);                                                                  \
   } while (0)
   const tide_csr *Y;
   double ys;
@@ -192,9 +196,44 @@ static int split_pattern(const tide_zarifi_split *sp, const uint8_t *dead, int n
   return m;
 }
 
-/* Without A (split only): the upper triangle of A[I, I], counted into *upper (AI NULL; then
- * also A's entry count into M->nnz_a) or written into AI (rows of I in the order of M->idx,
- * columns ascending, AI->rowptr[0] = 0).  lay: the position in I of each row (-1: not in I). */
+/* Without A (split only): the entries of the upper triangle of A[I, I] into *upper and of the
+ * whole A into M->nnz_a, from the patterns alone (split_pattern without values), the rows of I
+ * in parallel (each thread its own markers).  lay: the position in I of each row (-1: not in I). */
+static int split_count(tide_zarifi_precond *M, const int *lay, int64_t *upper) {
+  const int n = M->n, nl = M->nl, ni = M->ni;
+  int64_t full = 0, up = 0;
+  int s = TIDE_OK;
+  for (int i = 0; i < nl; i++) /* the rows outside I: X11's (no coupling reaches them) */
+    if (lay[i] < 0) full += M->sp.X11->rowptr[i + 1] - M->sp.X11->rowptr[i];
+#pragma omp parallel reduction(+ : full, up) if (ni > 1024)
+  {
+    size_t ib = (size_t)(n + 1) * sizeof(int);
+    int *mk = tide_alloc(ib), *cols = tide_alloc(ib);
+    if (!mk || !cols) {
+#pragma omp atomic write
+      s = TIDE_ENOMEM;
+    } else
+      for (int i = 0; i < n; i++)
+        mk[i] = -1;
+#pragma omp for schedule(dynamic, 256)
+    for (int k = 0; k < ni; k++) {
+      if (!mk || !cols) continue;
+      int m = split_pattern(&M->sp, M->dead, nl, M->idx[k], cols, NULL, NULL, mk);
+      full += m;
+      for (int q = 0; q < m; q++)
+        up += lay[cols[q]] >= k;
+    }
+    tide_free(mk, mk ? ib : 0);
+    tide_free(cols, cols ? ib : 0);
+  }
+  if (s) return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+  M->nnz_a = full;
+  *upper = up;
+  return TIDE_OK;
+}
+
+/* Without A (split only): the upper triangle of A[I, I] written into AI (rows of I in the order
+ * of M->idx, columns ascending, AI->rowptr[0] = 0; *upper: its entry count).  lay: as above. */
 static int split_interface(tide_zarifi_precond *M, const int *lay, tide_csr *AI, int64_t *upper) {
   const int n = M->n, nl = M->nl, ni = M->ni;
   size_t ib = (size_t)(n + 1) * sizeof(int), db = (size_t)(n + 1) * sizeof(double);
@@ -207,19 +246,15 @@ static int split_interface(tide_zarifi_precond *M, const int *lay, tide_csr *AI,
   }
   for (int i = 0; i < n; i++)
     mk[i] = -1;
-  int64_t full = 0, up = 0;
-  for (int i = 0; i < nl && !AI; i++) /* the rows outside I: X11's (no coupling reaches them) */
-    if (lay[i] < 0) full += M->sp.X11->rowptr[i + 1] - M->sp.X11->rowptr[i];
+  int64_t up = 0;
   for (int k = 0; k < ni; k++) {
     int m = split_pattern(&M->sp, M->dead, nl, M->idx[k], cols, vals, acc, mk);
-    full += m;
     int u = 0; /* the row's upper part within I, as positions in I (distinct) */
     for (int q = 0; q < m; q++) {
       int c = lay[cols[q]];
       if (c >= k) pos[u] = c, vals[u++] = vals[q];
     }
     up += u;
-    if (!AI) continue;
     /* sorted positions, the values along (mk, all -1 again, maps a position to its value) */
     for (int q = 0; q < u; q++)
       mk[pos[q]] = q;
@@ -233,7 +268,6 @@ static int split_interface(tide_zarifi_precond *M, const int *lay, tide_csr *AI,
     }
     AI->rowptr[k + 1] = (int)(o + u);
   }
-  if (!AI) M->nnz_a = full;
   *upper = up;
 done:
   tide_free(mk, ib);
@@ -333,14 +367,9 @@ static int64_t augmented(tide_zarifi_precond *M, const tide_zarifi_split *sp,
 
 /* The interface block's factor into M->F: augmented or assembled (zarifi.h, tide_zarifi_split). */
 static int interface_factor(tide_zarifi_precond *M, const tide_csr *A, const tide_zarifi_split *split,
-                            const int *lay) {
+                            const int *lay, int64_t na) {
   const int ni = M->ni;
   int s = TIDE_OK;
-  int64_t na = 0;
-  if (A)
-    na = assembled_nnz(M, A, lay);
-  else if ((s = split_interface(M, lay, NULL, &na)))
-    return s;
   M->augmented = split && (split->mode == TIDE_ZARIFI_IFACE_AUGMENTED ||
                            (split->mode == TIDE_ZARIFI_IFACE_AUTO &&
                             na >= TIDE_ZARIFI_IFACE_RATIO * augmented(M, split, lay, 0)));
@@ -577,9 +606,16 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     }
     tide_free(next, (size_t)(nl + 1) * sizeof(int));
   }
-  /* the interface factor (serial: CHOLMOD) and the V-cycle's hierarchy (parallel loops) are
-   * independent: with two or more threads they are built side by side, one thread each (the
-   * hierarchy's loops then run on one thread; the answers are the same either way) */
+  /* the entry counts of A[I, I] (the choice of the interface's form; without A also A's,
+   * stats.nonzeros), on all threads; then the interface factor (serial: CHOLMOD) and the
+   * V-cycle's hierarchy (parallel loops), independent: with two or more threads they are built
+   * side by side, one thread each (the hierarchy's loops then run on one thread; the answers
+   * are the same either way) */
+  int64_t na = 0;
+  if (A)
+    na = assembled_nnz(M, A, lay);
+  else if ((s = split_count(M, lay, &na)))
+    goto done;
   {
     int s1 = TIDE_OK, s2 = TIDE_OK;
     char m1[256] = "", m2[256] = "";
@@ -592,7 +628,7 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
     {
 #pragma omp section
       {
-        s1 = interface_factor(M, A, split, lay);
+        s1 = interface_factor(M, A, split, lay, na);
         if (s1) snprintf(m1, sizeof m1, "%s", tide_errmsg());
       }
 #pragma omp section
