@@ -501,27 +501,90 @@ int tide_zarifi_j_triplets_sampled(const tide_grid *g, const tide_zclip *c, cons
   if (sampling == TIDE_ZARIFI_SAMPLE_CELL) return tide_zarifi_j_triplets(c, m, rowof, col0, scale, T);
   if (sampling != TIDE_ZARIFI_SAMPLE_LINEAR || !rowof)
     return tide_fail(TIDE_EINVAL, "pressure sampling: unknown mode %d or no liquid numbering", sampling);
-  int d = c->dim;
+  int d = c->dim, dd = d * d;
   const int32_t *bound = TIDE_I32P(m->bound);
   tide_lattice Lp;
   if (phi) tide_lattice_cells(g, phi, &Lp);
-  for (int64_t q = 0; q < c->n; q++) {
-    if (rowof[c->cell[q]] < 0) continue; /* the piece's cell is air or solid: p = 0 */
-    const double *x = c->centroid + q * d;
-    if (phi && tide_lattice_interp(&Lp, x) > 0) continue; /* above the free surface */
-    int rows[27];
-    double w[27];
-    int cnt = sample_linear(g, rowof, c->cell[q], x, rows, w);
-    double an[3];
-    for (int k = 0; k < d; k++)
-      an[k] = scale * c->area[q] * c->normal[q * d + k];
-    for (int n = 0; n < cnt; n++)
-      for (int a = 0; a < d; a++) {
-        int node = bound[(int64_t)c->face[q] * d + a];
-        double b = c->bary[q * d + a] * w[n];
+  /* The pieces come face by face (tide_zarifi_clip), and a face's pieces share its nodes and
+   * mostly their 3^d sample blocks: each face's entries (row, node a, component k) = sum over
+   * its pieces q and samples n of an_q[k] bary_q[a] w_qn are summed first (a small hash per
+   * thread, rows in the order first met) and added once -- 1.9M triplets -> ~0.5M for the balls
+   * at 100^3.  The faces run in parallel with a static schedule: the triplet lists concatenate
+   * in face order, so J is the same for any thread count. */
+  int64_t nrun = 0, kmax = 1;
+  for (int64_t q = 0, q0 = 0; q <= c->n; q++)
+    if (q == c->n || (q > 0 && c->face[q] != c->face[q - 1])) {
+      if (q > q0) nrun++, kmax = q - q0 > kmax ? q - q0 : kmax;
+      q0 = q;
+    }
+  int64_t *run = tide_alloc((size_t)(nrun + 1) * sizeof(int64_t));
+  if (!run) return tide_fail(TIDE_ENOMEM, "pressure sampling: out of memory");
+  nrun = 0;
+  for (int64_t q = 0; q < c->n; q++)
+    if (q == 0 || c->face[q] != c->face[q - 1]) run[nrun++] = q;
+  run[nrun] = c->n;
+  /* hash capacity: a power of two >= twice the samples of the longest run */
+  int64_t cap = 64;
+  while (cap < 2 * 27 * kmax)
+    cap *= 2;
+  int bad = 0;
+#pragma omp parallel if (nrun > 256)
+  {
+    int *key = tide_alloc((size_t)cap * sizeof(int)), *used = tide_alloc((size_t)cap * sizeof(int));
+    double *acc = tide_alloc((size_t)cap * 9 * sizeof(double));
+    if (!key || !used || !acc) {
+#pragma omp atomic write
+      bad = 1;
+    } else
+      for (int64_t h = 0; h < cap; h++)
+        key[h] = -1;
+#pragma omp for schedule(static)
+    for (int64_t f = 0; f < nrun; f++) {
+      if (!key || !used || !acc) continue;
+      int nu = 0;
+      int64_t face = c->face[run[f]];
+      for (int64_t q = run[f]; q < run[f + 1]; q++) {
+        if (rowof[c->cell[q]] < 0) continue; /* the piece's cell is air or solid: p = 0 */
+        const double *x = c->centroid + q * d;
+        if (phi && tide_lattice_interp(&Lp, x) > 0) continue; /* above the free surface */
+        int rows[27];
+        double w[27];
+        int cnt = sample_linear(g, rowof, c->cell[q], x, rows, w);
+        double an[3];
         for (int k = 0; k < d; k++)
-          tide_triplets_add(T, rows[n], col0 + node * d + k, an[k] * b);
+          an[k] = scale * c->area[q] * c->normal[q * d + k];
+        for (int n = 0; n < cnt; n++) {
+          int64_t h = ((uint64_t)(uint32_t)rows[n] * 2654435761u) & (uint64_t)(cap - 1);
+          while (key[h] >= 0 && key[h] != rows[n])
+            h = (h + 1) & (cap - 1);
+          if (key[h] < 0) {
+            key[h] = rows[n];
+            used[nu++] = (int)h;
+            for (int e = 0; e < dd; e++)
+              acc[h * 9 + e] = 0;
+          }
+          for (int a = 0; a < d; a++) {
+            double b = c->bary[q * d + a] * w[n];
+            for (int k = 0; k < d; k++)
+              acc[h * 9 + a * d + k] += an[k] * b;
+          }
+        }
       }
+      for (int u = 0; u < nu; u++) {
+        int64_t h = used[u];
+        for (int a = 0; a < d; a++) {
+          int node = bound[face * d + a];
+          for (int k = 0; k < d; k++)
+            tide_triplets_add(T, key[h], col0 + node * d + k, acc[h * 9 + a * d + k]);
+        }
+        key[h] = -1;
+      }
+    }
+    tide_free(key, key ? (size_t)cap * sizeof(int) : 0);
+    tide_free(used, used ? (size_t)cap * sizeof(int) : 0);
+    tide_free(acc, acc ? (size_t)cap * 9 * sizeof(double) : 0);
   }
+  tide_free(run, (size_t)(nrun + 1) * sizeof(int64_t));
+  if (bad) return tide_fail(TIDE_ENOMEM, "pressure sampling: out of memory");
   return TIDE_OK;
 }
