@@ -404,8 +404,9 @@ int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *c
  *      solid column (the cells J touches) and `ring` layers of their liquid
  *      neighbours; A[I, I] is factored once per projection (CHOLMOD), either
  *      assembled (supernodal LL^T of A[I, I]) or, given the split below, as
- *      the quasi-definite augmented matrix [X_II Y_I; Y_I^T -Z] (simplicial
- *      LDL^T, which exists in any ordering: Vanderbei 1995): its solve with
+ *      the quasi-definite augmented matrix [X_II Y_I; Y_I^T -Z] (LDL^T without
+ *      pivoting, which exists in any ordering: Vanderbei 1995; supernodal,
+ *      linalg's ldlt_super.c, when its fronts are dense): its solve with
  *      (t, 0) gives A_II^-1 t in its first rows.  A_II's J Z^-1 J^T couples
  *      every pair of cells sharing a solid node (~140 entries a row with the
  *      Table 6.1 beam at 100^3); the augmented matrix keeps J's sparsity.

@@ -51,7 +51,7 @@ return {
     args = { { "A", "tide.Matrix (SPD)", "required", "" } }, returns = "tide.Factor", see = see,
   },
   ["tide.linalg.ldlt"] = {
-    sig = "tide.linalg.ldlt(A) -> Factor", does = "LDL^T factorization (CHOLMOD) of a symmetric quasi-definite matrix [H B^T; B -C].",
+    sig = "tide.linalg.ldlt(A) -> Factor", does = "LDL^T factorization without pivoting of a symmetric quasi-definite matrix [H B^T; B -C]: CHOLMOD simplicial, or supernodal (BLAS-3 fronts, ldlt_super.c) when the analysis finds dense fronts and >= 50 MFlop of work; info().supernodal says which.",
     args = { { "A", "tide.Matrix (symmetric)", "required", "" } }, returns = "tide.Factor", see = see,
   },
   ["tide.linalg.lu"] = {
