@@ -444,6 +444,13 @@ int tide_zarifi_work_new(const tide_grid *g, tide_zarifi_work **out);
 void tide_zarifi_work_free(tide_zarifi_work *w);
 int64_t tide_zarifi_work_bytes(const tide_zarifi_work *w);
 const tide_grid *tide_zarifi_work_grid(const tide_zarifi_work *w);
+/* A kept system's copies of the labels and fractions (fr may be NULL) in the workspace's
+ * buffers, allocated at the first use and rewritten by each later projection (which the kept
+ * system does not outlive, as above): *lab, *frac point at them. */
+int tide_zarifi_work_inputs(tide_zarifi_work *w, const tide_array *labels, const tide_mac *fr,
+                            const tide_array **lab, const tide_mac **frac);
+/* Counts the rewrites of those copies (a kept system holding them checks it before a resolve). */
+uint64_t tide_zarifi_work_inputs_gen(const tide_zarifi_work *w);
 
 /* The system's split A = X + Y Z^-1 Y^T (all blocks sparse, Z diagonal):
  *   X = [X11 0; 0 s22 X22],  Y = [Y1; sy2 Y2]

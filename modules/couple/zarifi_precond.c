@@ -18,6 +18,9 @@ struct tide_zarifi_work {
   tide_grid g;
   tide_mac_solver *mg; /* the hierarchy, NULL until the first projection */
   uint64_t gen;        /* bumped by every projection that re-analyses mg */
+  tide_array *labels;  /* a kept system's copies of its labels and fractions (tide_zarifi_work_inputs) */
+  tide_mac *fractions;
+  uint64_t in_gen;     /* bumped by every rewrite of them */
 };
 
 int tide_zarifi_work_new(const tide_grid *g, tide_zarifi_work **out) {
@@ -33,6 +36,8 @@ int tide_zarifi_work_new(const tide_grid *g, tide_zarifi_work **out) {
 void tide_zarifi_work_free(tide_zarifi_work *w) {
   if (!w) return;
   tide_mac_solver_free(w->mg);
+  if (w->labels) tide_array_release(w->labels);
+  tide_mac_free(w->fractions);
   tide_free(w, sizeof *w);
 }
 
@@ -41,10 +46,32 @@ int64_t tide_zarifi_work_bytes(const tide_zarifi_work *w) {
   tide_mac_solver_info info;
   int64_t b = (int64_t)sizeof *w;
   if (w->mg && !tide_mac_solver_info_get(w->mg, &info)) b += info.bytes;
+  if (w->labels) b += tide_array_size(w->labels);
+  for (int a = 0; w->fractions && a < w->g.dim; a++)
+    b += tide_array_size(w->fractions->u[a]) * (int64_t)sizeof(double);
   return b;
 }
 
+int tide_zarifi_work_inputs(tide_zarifi_work *w, const tide_array *labels, const tide_mac *fr,
+                            const tide_array **lab, const tide_mac **frac) {
+  const tide_grid *g = &w->g;
+  if (!w->labels && !(w->labels = tide_grid_cell_array(g, TIDE_U8)))
+    return tide_fail(TIDE_ENOMEM, "coupled workspace: out of memory");
+  memcpy(TIDE_U8P(w->labels), TIDE_U8P(labels), (size_t)tide_grid_ncells(g));
+  w->in_gen++;
+  *lab = w->labels, *frac = NULL;
+  if (!fr) return TIDE_OK;
+  int s;
+  if (!w->fractions && (s = tide_mac_new(g, TIDE_F64, &w->fractions))) return s;
+  for (int a = 0; a < g->dim; a++)
+    memcpy(TIDE_F64P(w->fractions->u[a]), TIDE_F64P(fr->u[a]),
+           (size_t)tide_array_size(fr->u[a]) * sizeof(double));
+  *frac = w->fractions;
+  return TIDE_OK;
+}
+
 const tide_grid *tide_zarifi_work_grid(const tide_zarifi_work *w) { return w ? &w->g : NULL; }
+uint64_t tide_zarifi_work_inputs_gen(const tide_zarifi_work *w) { return w ? w->in_gen : 0; }
 
 struct tide_zarifi_precond {
   const tide_csr *A;  /* the system, general storage (not owned) */

@@ -104,6 +104,22 @@ do
   T.raises(function() tide.couple.resolve { system = s1.system, u = h, solids = { P.beam } } end,
     "re-analysed by a later projection", "a kept system whose workspace a later projection re-analysed is refused")
   s1.system:free()
+  -- a kept system's labels and fractions are the workspace's copies (any solver; a one-shot
+  -- projection borrows the caller's): a direct solve kept, a one-shot projection with the same
+  -- workspace leaves it valid, a second kept one rewrites the copies and the first's resolve is
+  -- refused; copied and borrowed inputs give the same answer
+  local s3, p3 = P.project { solver = "cholmod", workspace = W, keep = true }
+  local _, p4 = P.project { solver = "cholmod", workspace = W }
+  T.check(rel(p3, p4) == 0, "copied (kept) and borrowed (one-shot) inputs: the same pressure")
+  T.check(pcall(tide.couple.resolve, { system = s3.system, u = h, solids = { P.beam } }),
+    "a one-shot projection with the workspace leaves a kept system valid")
+  local s5 = P.project { solver = "cholmod", workspace = W, keep = true }
+  T.raises(function() tide.couple.resolve { system = s3.system, u = h, solids = { P.beam } } end,
+    "rewrote the system's copies", "a kept system whose workspace inputs a later kept projection rewrote is refused")
+  T.check(pcall(tide.couple.resolve, { system = s5.system, u = h, solids = { P.beam } }),
+    "the later kept system resolves")
+  s3.system:free()
+  s5.system:free()
   local Q = case.pool { dim = 3, res = 12, cells = { 3, 21, 3 } }
   T.raises(function() Q.project { solver = "mgpcg", workspace = W } end, "workspace is for a 16x16x16 grid",
     "a workspace of another grid is refused")

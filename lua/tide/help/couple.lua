@@ -42,7 +42,7 @@ return {
   },
   ["tide.couple.workspace"] = {
     sig = "tide.couple.workspace(grid) -> W",
-    does = "The workspace of repeated coupled projections on grid's cells: the MG-in-block preconditioner's multigrid hierarchy, built at the first couple.project{ solver = \"mgpcg\", workspace = W } and re-analysed for the liquid of each later one (tide_mac_solver_update: no allocation, where a new hierarchy allocates and zeroes every level of the grid: 0.12-0.44 s at 100^3 against 0.03-0.05 s). Freed by the garbage collector; a kept system holds on to it.",
+    does = "The workspace of repeated coupled projections on grid's cells: the MG-in-block preconditioner's multigrid hierarchy, built at the first couple.project{ solver = \"mgpcg\", workspace = W } and re-analysed for the liquid of each later one (tide_mac_solver_update: no allocation, where a new hierarchy allocates and zeroes every level of the grid: 0.12-0.44 s at 100^3 against 0.03-0.05 s), and a kept system's copies of the labels and fractions (keep = true; a one-shot projection reads the caller's arrays). A kept system is valid until the next mgpcg or kept projection with the same workspace; its resolve is refused after that. Freed by the garbage collector; a kept system holds on to it.",
     args = { { "grid", "tide.Grid", "required", "the grid of the projections' u" } },
     returns = "tide.couple.Workspace", ref = "Zarifi Sec. 5 (docs/couple.md, the coupled projection at 64^3 and 100^3)", see = see,
   },
