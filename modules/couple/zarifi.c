@@ -1283,7 +1283,6 @@ done:
   return s;
 }
 
-/* a copy of the cells / faces of a (labels, fractions) */
 /* The labels and fractions the system reads: borrowed for a one-shot projection (which writes
  * only u and valid), copied when it is kept (the caller may change its arrays before a resolve)
  * -- into the workspace's buffers when there is one (no fresh 3M-face arrays and their
