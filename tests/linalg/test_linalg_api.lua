@@ -137,6 +137,51 @@ local S3 = L.matrix(3, 3, function(r) return { r }, { r == 2 and -1 or 1 } end)
 T.raises(function() L.cholesky(S3) end, "not positive definite", "cholesky of indefinite")
 local ld = L.ldlt(S3):solve(A.from { 1, 2, 3 })
 T.check(ld[2] == -2 and ld[3] == 3, "ldlt of indefinite diagonal")
+T.check(L.ldlt(S3):info().supernodal == false, "a tiny ldlt stays simplicial")
+-- a 3D quasi-definite [H Y; Y^T -Z] (H the 16^3 Laplacian, 300 columns Y of 8 cells each): its
+-- analysis finds dense fronts, so the LDL^T is supernodal (ldlt_super.c); it solves as LU does
+do
+  local m, nb = 16, 300
+  local nh = m * m * m
+  local rows = {}
+  for r = 1, nh + nb do rows[r] = {} end
+  local function add(r, c, v) rows[r][c] = (rows[r][c] or 0) + v end
+  for x = 0, m - 1 do for y = 0, m - 1 do for z = 0, m - 1 do
+    local r = (x * m + y) * m + z + 1
+    add(r, r, 6)
+    if x > 0 then add(r, r - m * m, -1) end
+    if x < m - 1 then add(r, r + m * m, -1) end
+    if y > 0 then add(r, r - m, -1) end
+    if y < m - 1 then add(r, r + m, -1) end
+    if z > 0 then add(r, r - 1, -1) end
+    if z < m - 1 then add(r, r + 1, -1) end
+  end end end
+  for k = 1, nb do
+    local c0 = (k * 7919) % (nh - m * m - m - 2) + 1
+    for t = 0, 7 do
+      local c = c0 + (t % 2) + m * ((t // 2) % 2) + m * m * (t // 4)
+      local v = ((k * 31 + t * 17) % 13 - 6) / 13
+      add(nh + k, c, v)
+      add(c, nh + k, v)
+    end
+    add(nh + k, nh + k, -(0.05 + (k % 7) / 7))
+  end
+  local KQ = L.matrix(nh + nb, nh + nb, function(r)
+    local cs, vs = {}, {}
+    for c in pairs(rows[r]) do cs[#cs + 1] = c end
+    table.sort(cs)
+    for q, c in ipairs(cs) do vs[q] = rows[r][c] end
+    return cs, vs
+  end)
+  local FQ = L.ldlt(KQ)
+  local uq = A.zeros(nh + nb)
+  for q = 1, nh + nb do uq[q] = math.sin(q) end
+  local bq = KQ:mul(uq)
+  local xq, xl = FQ:solve(bq), L.lu(KQ):solve(bq)
+  T.check(FQ:info().supernodal == true, string.format("the 3D quasi-definite ldlt is supernodal (%.3g flops)", FQ:info().flops))
+  T.check(relerr(xq, uq) < 1e-10 and relerr(xq, xl) < 1e-12, string.format(
+    "supernodal ldlt solves as lu does (error %.1e, vs lu %.1e)", relerr(xq, uq), relerr(xq, xl)))
+end
 
 -- bad input
 local b3 = A.from { 1, 2, 3 }
