@@ -191,8 +191,8 @@ int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const i
   return TIDE_OK;
 }
 
-/* LDL^T of the front f (nsrow x nscol, lda nsrow) in place; col0: its first column in the
- * factor's order (for the message).  Returns the failing local column or -1. */
+/* LDL^T of the front f (nsrow x nscol, lda nsrow) in place, w: scratch of (nscol - NB) x NB.
+ * Returns the local column of a zero or non-finite pivot, or -1. */
 static int front_ldlt(double *f, int nsrow, int nscol, double *w) {
   const int lda = nsrow;
   for (int kb = 0; kb < nscol; kb += NB) {
@@ -295,7 +295,6 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
         S->next[d] = S->head[s2];
         S->head[s2] = d;
       }
-      (void)ndrow;
       d = dnext;
     }
     int bad = front_ldlt(fs, nsrow, nscol, S->t);
