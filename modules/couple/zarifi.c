@@ -767,7 +767,7 @@ struct tide_zarifi_system {
   int in_work;            /* they are the workspace's copies, of rewrite in_gen */
   uint64_t in_gen;
   int64_t n;           /* unknowns */
-  tide_csr *A, *Jf, *Jt, *Z2, *Rh, *G; /* Z2: Z2 (spd) or Rh^T (factored) */
+  tide_csr *A, *Jf, *Jt, *Z2, *Rh; /* Z2: Z2 (spd) or Rh^T (factored) */
   tide_csr *B;                         /* spd, factored: the liquid block (coupled residual) */
   double *ref;   /* spd: 6 n (refinement: r, rhs, correction, scratch); factored: r, v, scratch */
   int64_t nref;  /* doubles in ref */
@@ -789,8 +789,8 @@ void tide_zarifi_system_free(tide_zarifi_system *S) {
   tide_krylov_free(S->kry);
   tide_factor_free(S->fac);
   tide_zarifi_precond_free(S->M);
-  tide_csr *mats[7] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh, S->G, S->B};
-  for (int k = 0; k < 7; k++)
+  tide_csr *mats[6] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh, S->B};
+  for (int k = 0; k < 6; k++)
     tide_csr_free(mats[k]);
   tide_free(S->ref, (size_t)(S->nref + 1) * sizeof(double));
   tide_free(S->iz, (size_t)(nf + 1) * sizeof(double));
@@ -1224,7 +1224,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
 static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solids,
                   tide_array *pressure, tide_mac *valid, tide_zarifi_stats *st) {
   zwork *z = &S->z;
-  int nf = z->nf, d = S->g.dim, s = TIDE_OK;
+  int nf = z->nf, s = TIDE_OK;
   double ta = tide_wtime(), ca = tide_cputime(), dt = S->dt;
   const double *p = S->x;
   int64_t nc = tide_grid_ncells(&S->g);
@@ -1234,34 +1234,13 @@ static int update(tide_zarifi_system *S, tide_mac *u, tide_tetmesh *const *solid
     goto done;
   }
   if ((s = solid_velocity(S, S->x, vf, S->tmp))) goto done;
-  /* in place, face array by face array (G's rows are the faces in that order): the faces with
-   * a gradient row get -dt/rho (G p)_f and are the valid ones */
+  /* in place: the faces with a gradient row get -dt/rho (G p)_f and are the valid ones (G
+   * applied face by face, not formed) */
   {
-    const tide_csr *G = S->G;
-    const double c = dt / S->rho;
-    for (int a = 0; a < d; a++)
-      if (u->u[a]->dtype != TIDE_F64) {
-        s = tide_fail(TIDE_EINVAL, "coupled projection: u must be f64");
-        goto done;
-      }
-    int64_t off = 0;
-    for (int a = 0; a < d; a++) {
-      double *ua = TIDE_F64P(u->u[a]);
-      uint8_t *vm = valid ? TIDE_U8P(valid->u[a]) : NULL;
-      int64_t nfa = tide_array_size(u->u[a]);
-#pragma omp parallel for schedule(static) if (nfa > 65536)
-      for (int64_t f = 0; f < nfa; f++) {
-        int p0 = G->rowptr[off + f], p1 = G->rowptr[off + f + 1];
-        if (p1 > p0) {
-          double gp = 0;
-          for (int q = p0; q < p1; q++)
-            gp += G->val[q] * p[G->col[q]];
-          ua[f] -= c * gp;
-        }
-        if (vm) vm[f] = p1 > p0;
-      }
-      off += nfa;
-    }
+    const tide_mac_poisson *P = &S->P;
+    if ((s = tide_zarifi_gradient_apply(&S->g, P->labels, z->rowof, P->weight, P->theta,
+                                        P->theta_min, p, dt / S->rho, u, valid)))
+      goto done;
   }
   if (pressure) {
     double *pr = TIDE_F64P(pressure);
@@ -1378,9 +1357,6 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   A = NULL;
   for (int64_t q = 0; q < tide_csr_nnz(B); q++)
     B->val[q] *= o->dt / o->rho * dxd;
-  if ((s = tide_zarifi_gradient(g, TIDE_U8P(S->lab), z->rowof, z->nl, P->weight, P->theta,
-                                P->theta_min, &S->G)))
-    goto done;
   z->r1 = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
   if (!z->r1) {
     s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");

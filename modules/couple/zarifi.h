@@ -128,6 +128,14 @@ int tide_zarifi_j_triplets_sampled(const tide_grid *g, const tide_zclip *c, cons
 int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
                          const double *const fractions[3], const double *const theta[3],
                          double theta_min, tide_csr **G);
+/* The same G applied without forming it, in place: u_f -= c (G p)_f on every face with a row
+ * (p: nl liquid pressures by rowof; c: dt/rho for the velocity update), valid_f = 1 there and 0
+ * elsewhere (valid may be NULL).  Each face's row is tide_zarifi_gradient's; the faces in
+ * parallel, no allocation.  u must be f64, valid u8, both on g. */
+int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const int *rowof,
+                               const double *const fractions[3], const double *const theta[3],
+                               double theta_min, const double *p, double c, tide_mac *u,
+                               tide_mac *valid);
 int64_t tide_zarifi_nfaces(const tide_grid *g);
 /* Gather the faces of a MAC field into one vector (nfaces) and back. */
 int tide_zarifi_gather(const tide_mac *u, double *out);

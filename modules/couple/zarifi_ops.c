@@ -1,6 +1,7 @@
 /* zarifi_ops.c -- the ghost-fluid face gradient G of the coupled
  * projection's velocity update (Zarifi Eq. 4.31, 4.35-4.37, 4.44) as a sparse
- * matrix from the liquid cells to all faces (see zarifi.h).  The divergence
+ * matrix from the liquid cells to all faces, and applied face by face without
+ * forming it for the velocity update (see zarifi.h).  The divergence
  * E is tide_liquid_divergence (liquid/project.h). */
 #include "couple/zarifi.h"
 #include "linalg/mac_poisson.h"
@@ -150,6 +151,37 @@ int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *r
     *G = NULL;
   }
   return s;
+}
+
+int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const int *rowof,
+                               const double *const fractions[3], const double *const theta[3],
+                               double theta_min, const double *p, double c, tide_mac *u,
+                               tide_mac *valid) {
+  int s;
+  if ((s = tide_mac_check(u, g, TIDE_F64, "u"))) return s;
+  if (valid && (s = tide_mac_check(valid, g, TIDE_U8, "valid"))) return s;
+  if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
+  for (int a = 0; a < g->dim; a++) {
+    int fd[3];
+    tide_grid_face_dims(g, a, fd);
+    double *ua = TIDE_F64P(u->u[a]);
+    uint8_t *vm = valid ? TIDE_U8P(valid->u[a]) : NULL;
+    const int64_t plane = (int64_t)fd[1] * fd[2], nfa = (int64_t)fd[0] * plane;
+    /* faces in tide_grid_fidx order (k fastest) */
+#pragma omp parallel for schedule(static) if (nfa > 65536)
+    for (int64_t f = 0; f < nfa; f++) {
+      int i = (int)(f / plane), j = (int)((f / fd[2]) % fd[1]), k = (int)(f % fd[2]);
+      int cc[2];
+      double v[2];
+      int m = gradient_row(g, labels, rowof, a, i, j, k, fractions, theta, theta_min, cc, v);
+      double gp = 0;
+      for (int q = 0; q < m; q++)
+        gp += v[q] * p[cc[q]];
+      if (m) ua[f] -= c * gp;
+      if (vm) vm[f] = m > 0;
+    }
+  }
+  return TIDE_OK;
 }
 
 /* barycentric coordinates lam[0..d] of point p in the simplex xs[0..d] (rows of
