@@ -314,6 +314,7 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
     tide_factor_free(F);
     return st;
   }
+  F->stats.blocks = tide_ldlt_super_blocks(F->S);
   F->stats.analyze_seconds = tide_wtime() - t0;
   account(F);
   st = numeric(F);

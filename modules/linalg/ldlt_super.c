@@ -21,11 +21,21 @@
  * summed densely and scattered (gathered) once per front, dtrsv / dgemv on the larger fronts
  * (as fast as CHOLMOD's simplicial solve on the same factor: 4.1 against 3.8 ms at 2.2M
  * entries, 9-12 against 12.4 ms at 5.7M).  No pivoting:
- * a zero (or non-finite) pivot is reported with its step, as the simplicial path does. */
+ * a zero (or non-finite) pivot is reported with its step, as the simplicial path does.
+ *
+ * A forest (several solids' interfaces, each its own elimination tree) is cut into blocks
+ * of whole trees, consecutive in CHOLMOD's postorder: a block shares no front, no update
+ * and no row of y with another, so the blocks are factored and solved side by side, one
+ * thread each (tasks when called inside a parallel region, e.g. beside the coupled
+ * preconditioner's V-cycle set-up), every block's arithmetic exactly as the serial sweep
+ * does it: the same answer bit for bit on any thread count. */
 #include "linalg_impl.h"
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Fortran BLAS (OpenBLAS here); the hidden string lengths are not needed by it. */
 void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
@@ -40,6 +50,7 @@ void dtrsv_(const char *uplo, const char *t, const char *diag, const int *n, con
 
 #define NB 64 /* columns of the front factored before a trailing dgemm */
 #define SOLVE_BLAS 1024 /* fronts of at least this many entries are solved with dtrsv / dgemv */
+#define SOLVE_PAR 65536 /* factors of at least this many entries solve their blocks side by side */
 
 struct tide_ldlt_super {
   int n, nsuper;
@@ -50,11 +61,23 @@ struct tide_ldlt_super {
   int64_t nnz;     /* entries of A scattered (one triangle) */
   int64_t *dst;    /* nnz: where each entry of A goes in x */
   int *smap;       /* n: the supernode of each column */
-  int *head, *next, *lpos, *map; /* nsuper, nsuper, nsuper, n */
-  double *c, *t;   /* update scratch: maxc and maxt values */
+  int *head, *next, *lpos;       /* nsuper each */
   int64_t maxc, maxt;
-  double *y, *r;   /* n each: solve scratch */
+  double *y;       /* n: the solve's permuted right side */
+  /* blocks of whole elimination trees (nblk >= 2: side by side; 1: one serial sweep):
+   * supernodes blk[b] .. blk[b+1]-1, scheduled in the order of border (most work first) */
+  int nblk, blkcap, *blk, *border;
+  /* per-thread scratch (nscr sets): map (n), the updates' C (maxc) and T (maxt), the solve's
+   * r (n) */
+  int nscr;
+  int **map;
+  double **c, **t, **r;
 };
+
+/* a block's outcome when factored side by side (the error is raised on the caller's thread) */
+typedef struct {
+  int status, failed, m, k; /* TIDE_ESINGULAR: failed; TIDE_EINVAL: an update m x k too large */
+} blk_result;
 
 static void sfree(tide_ldlt_super *S) {
   if (!S) return;
@@ -65,21 +88,124 @@ static void sfree(tide_ldlt_super *S) {
   tide_free(S->head, ns * sizeof(int));
   tide_free(S->next, ns * sizeof(int));
   tide_free(S->lpos, ns * sizeof(int));
-  tide_free(S->map, n * sizeof(int));
-  tide_free(S->c, (size_t)(S->maxc + 1) * sizeof(double));
-  tide_free(S->t, (size_t)(S->maxt + 1) * sizeof(double));
   tide_free(S->y, n * sizeof(double));
-  tide_free(S->r, n * sizeof(double));
+  for (int k = 0; k < S->nscr; k++) {
+    tide_free(S->map[k], n * sizeof(int));
+    tide_free(S->c[k], (size_t)(S->maxc + 1) * sizeof(double));
+    tide_free(S->t[k], (size_t)(S->maxt + 1) * sizeof(double));
+    tide_free(S->r[k], n * sizeof(double));
+  }
+  size_t np = (size_t)(S->nscr > 0 ? S->nscr : 1);
+  tide_free(S->map, S->map ? np * sizeof(int *) : 0);
+  tide_free(S->c, S->c ? np * sizeof(double *) : 0);
+  tide_free(S->t, S->t ? np * sizeof(double *) : 0);
+  tide_free(S->r, S->r ? np * sizeof(double *) : 0);
+  tide_free(S->blk, S->blk ? (size_t)S->blkcap * sizeof(int) : 0);
+  tide_free(S->border, S->border ? (size_t)S->blkcap * sizeof(int) : 0);
   tide_free(S, sizeof *S);
+}
+
+/* Scratch for k threads (grown, never shrunk; false when out of memory). */
+static int scratch(tide_ldlt_super *S, int k) {
+  if (k <= S->nscr) {
+    for (int q = 0; q < S->nscr; q++)
+      if (!S->map[q] || !S->c[q] || !S->t[q] || !S->r[q]) return 0;
+    return 1;
+  }
+  size_t n = (size_t)S->n + 1, np = (size_t)(S->nscr > 0 ? S->nscr : 1);
+  int **map = tide_alloc((size_t)k * sizeof(int *));
+  double **c = tide_alloc((size_t)k * sizeof(double *)), **t = tide_alloc((size_t)k * sizeof(double *)),
+         **r = tide_alloc((size_t)k * sizeof(double *));
+  if (!map || !c || !t || !r) {
+    tide_free(map, map ? (size_t)k * sizeof(int *) : 0);
+    tide_free(c, c ? (size_t)k * sizeof(double *) : 0);
+    tide_free(t, t ? (size_t)k * sizeof(double *) : 0);
+    tide_free(r, r ? (size_t)k * sizeof(double *) : 0);
+    return 0;
+  }
+  for (int q = 0; q < k; q++) {
+    int old = q < S->nscr;
+    map[q] = old ? S->map[q] : tide_alloc(n * sizeof(int));
+    c[q] = old ? S->c[q] : tide_alloc((size_t)(S->maxc + 1) * sizeof(double));
+    t[q] = old ? S->t[q] : tide_alloc((size_t)(S->maxt + 1) * sizeof(double));
+    r[q] = old ? S->r[q] : tide_alloc(n * sizeof(double));
+  }
+  tide_free(S->map, S->map ? np * sizeof(int *) : 0);
+  tide_free(S->c, S->c ? np * sizeof(double *) : 0);
+  tide_free(S->t, S->t ? np * sizeof(double *) : 0);
+  tide_free(S->r, S->r ? np * sizeof(double *) : 0);
+  S->map = map, S->c = c, S->t = t, S->r = r;
+  S->nscr = k; /* sets that failed to allocate are NULL: freed as such, checked below */
+  return scratch(S, 0);
+}
+
+/* The blocks of whole trees: the supernodal elimination tree's roots split CHOLMOD's
+ * postorder into consecutive ranges (checked; otherwise one block); consecutive trees are
+ * gathered into blocks of at least 1/16 of the work (nscol nsrow^2 per front), and the
+ * blocks run side by side only when the largest holds at most 4/5 of it. */
+static int make_blocks(tide_ldlt_super *S) {
+  const int ns = S->nsuper, *super = S->super, *pi = S->pi, *ls = S->ls;
+  S->nblk = 1;
+  if (ns < 2) return TIDE_OK;
+  size_t cap = (size_t)ns + 1;
+  int *root = tide_alloc(cap * sizeof(int));
+  double *w = tide_alloc(cap * sizeof(double));
+  S->blk = tide_alloc(cap * sizeof(int));
+  S->border = tide_alloc(cap * sizeof(int));
+  S->blkcap = (int)cap;
+  int st = TIDE_OK;
+  if (!root || !w || !S->blk || !S->border) {
+    st = tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+    goto done;
+  }
+  double tot = 0;
+  for (int s = ns - 1; s >= 0; s--) { /* a parent comes after its children */
+    int nc = super[s + 1] - super[s], nr = pi[s + 1] - pi[s];
+    int par = nr > nc ? S->smap[ls[pi[s] + nc]] : -1;
+    root[s] = par < 0 ? s : root[par];
+    w[s] = (double)nc * nr * nr;
+    tot += w[s];
+  }
+  for (int s = 1; s < ns; s++)
+    if (root[s] != root[s - 1] && root[s - 1] != s - 1) goto done; /* not consecutive */
+  int nb = 0;
+  double acc = 0, big = 0;
+  S->blk[0] = 0;
+  for (int s = 0; s < ns; s++) {
+    acc += w[s];
+    if (root[s] == s && (acc >= tot / 16 || s == ns - 1)) { /* a tree ends here */
+      w[nb] = acc; /* w[0 .. s] is read no more: now the blocks' work */
+      S->blk[++nb] = s + 1;
+      big = acc > big ? acc : big;
+      acc = 0;
+    }
+  }
+  if (nb < 2 || big > 0.8 * tot) goto done;
+  S->nblk = nb;
+  /* most work first (ties by position): the greedy schedule of the dynamic loop */
+  for (int q = 0; q < nb; q++)
+    S->border[q] = q;
+  for (int q = 1; q < nb; q++) {
+    int x = S->border[q], k = q - 1;
+    while (k >= 0 && w[S->border[k]] < w[x])
+      S->border[k + 1] = S->border[k], k--;
+    S->border[k + 1] = x;
+  }
+done:
+  tide_free(root, root ? cap * sizeof(int) : 0);
+  tide_free(w, w ? cap * sizeof(double) : 0);
+  return st;
 }
 
 void tide_ldlt_super_free(tide_ldlt_super *S) { sfree(S); }
 
+int tide_ldlt_super_blocks(const tide_ldlt_super *S) { return S ? S->nblk : 0; }
+
 int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S) {
   if (!S) return 0;
-  int64_t n = S->n + 1, ns = S->nsuper + 1;
-  return (int64_t)sizeof *S + (S->nx + 1 + S->maxc + 1 + S->maxt + 1 + 2 * n) * 8 + (S->nnz + 1) * 8 +
-         (2 * n + 3 * ns) * 4;
+  int64_t n = S->n + 1, ns = S->nsuper + 1, k = S->nscr;
+  return (int64_t)sizeof *S + (S->nx + 1 + n) * 8 + (S->nnz + 1) * 8 + (n + 3 * ns) * 4 +
+         k * ((S->maxc + 1 + S->maxt + 1 + n) * 8 + n * 4) + 2 * (int64_t)S->blkcap * 4;
 }
 
 int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const int *pi,
@@ -111,16 +237,12 @@ int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const i
   S->head = tide_alloc((size_t)(nsuper + 1) * sizeof(int));
   S->next = tide_alloc((size_t)(nsuper + 1) * sizeof(int));
   S->lpos = tide_alloc((size_t)(nsuper + 1) * sizeof(int));
-  S->map = tide_alloc((size_t)(n + 1) * sizeof(int));
-  S->c = tide_alloc((size_t)(S->maxc + 1) * sizeof(double));
-  S->t = tide_alloc((size_t)(S->maxt + 1) * sizeof(double));
   S->y = tide_alloc((size_t)(n + 1) * sizeof(double));
-  S->r = tide_alloc((size_t)(n + 1) * sizeof(double));
   int *pinv = tide_alloc((size_t)(n + 1) * sizeof(int));
   int *cnt = tide_calloc((size_t)(nsuper + 2) * sizeof(int));
   int64_t *ord = tide_alloc((size_t)(nnz + 1) * sizeof(int64_t));
-  if (!S->x || !S->dst || !S->smap || !S->head || !S->next || !S->lpos || !S->map || !S->c ||
-      !S->t || !S->y || !S->r || !pinv || !cnt || !ord) {
+  if (!S->x || !S->dst || !S->smap || !S->head || !S->next || !S->lpos || !scratch(S, 1) ||
+      !S->y || !pinv || !cnt || !ord) {
     tide_free(pinv, pinv ? (size_t)(n + 1) * sizeof(int) : 0);
     tide_free(cnt, cnt ? (size_t)(nsuper + 2) * sizeof(int) : 0);
     tide_free(ord, ord ? (size_t)(nnz + 1) * sizeof(int64_t) : 0);
@@ -173,11 +295,11 @@ int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const i
       int64_t b1 = cnt[s];
       int nsrow = pi[s + 1] - pi[s];
       for (int q = 0; q < nsrow; q++)
-        S->map[ls[pi[s] + q]] = q;
+        S->map[0][ls[pi[s] + q]] = q;
       for (int64_t q = b0; q < b1; q++) {
         int64_t en = ord[q];
         int r = (int)(rowof[en] / n), c = (int)(rowof[en] % n);
-        pos[en] = (int64_t)px[s] + (int64_t)(c - super[s]) * nsrow + S->map[r];
+        pos[en] = (int64_t)px[s] + (int64_t)(c - super[s]) * nsrow + S->map[0][r];
       }
       b0 = b1;
     }
@@ -187,6 +309,15 @@ int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const i
   tide_free(pinv, (size_t)(n + 1) * sizeof(int));
   tide_free(cnt, (size_t)(nsuper + 2) * sizeof(int));
   tide_free(ord, (size_t)(nnz + 1) * sizeof(int64_t));
+  int st = make_blocks(S);
+#ifdef _OPENMP
+  if (!st && S->nblk > 1 && !scratch(S, omp_get_max_threads()))
+    st = tide_fail(TIDE_ENOMEM, "ldlt: out of memory for the supernodal factor");
+#endif
+  if (st) {
+    sfree(S);
+    return st;
+  }
   *out = S;
   return TIDE_OK;
 }
@@ -228,26 +359,19 @@ static int front_ldlt(double *f, int nsrow, int nscol, double *w) {
   return -1;
 }
 
-int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
-  const int nsuper = S->nsuper;
+/* Supernodes s0 .. s1-1 (whole trees) factored left-looking with one thread's scratch. */
+static void factor_range(tide_ldlt_super *S, int s0, int s1, int *map, double *T, double *C,
+                         blk_result *res) {
   const int *super = S->super, *pi = S->pi, *ls = S->ls;
   const int *px = S->px;
   double *x = S->x;
-  *failed = -1;
-  memset(x, 0, (size_t)S->nx * sizeof(double));
-  /* A's upper triangle in CSR order, the order dst was built in */
-  int64_t e = 0;
-  for (int i = 0; i < S->n; i++)
-    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-      if (A->col[p] >= i) x[S->dst[e++]] += A->val[p];
-  for (int s = 0; s < nsuper; s++)
-    S->head[s] = -1;
-  for (int s = 0; s < nsuper; s++) {
+  res->status = TIDE_OK;
+  for (int s = s0; s < s1; s++) {
     const int k1 = super[s], k2 = super[s + 1], nscol = k2 - k1;
     const int psi = pi[s], nsrow = pi[s + 1] - psi;
     double *fs = x + px[s];
     for (int q = 0; q < nsrow; q++)
-      S->map[ls[psi + q]] = q;
+      map[ls[psi + q]] = q;
     /* the descendants' updates */
     int d = S->head[s];
     S->head[s] = -1;
@@ -260,12 +384,12 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
       while (pdi2 < pdend && ls[pdi2] < k2)
         pdi2++;
       const int ndrow1 = pdi2 - pdi1, ndrow2 = pdend - pdi1;
-      if ((int64_t)ndrow2 * ndrow1 > S->maxc) /* CHOLMOD's maxcsize bounds every update */
-        return tide_fail(TIDE_EINVAL, "ldlt: an update of %d x %d exceeds the analysis's %lld",
-                         ndrow2, ndrow1, (long long)S->maxc);
+      if ((int64_t)ndrow2 * ndrow1 > S->maxc) { /* CHOLMOD's maxcsize bounds every update */
+        res->status = TIDE_EINVAL, res->m = ndrow2, res->k = ndrow1;
+        return;
+      }
       const double *Ld = x + px[d] + (pdi1 - pdi); /* rows pdi1.., lda ndrow */
       /* T = L_d[rows of s, :] D_d (ndrow1 x ndcol) */
-      double *T = S->t, *C = S->c;
       for (int c = 0; c < ndcol; c++) {
         const double *lc = Ld + (int64_t)c * ndrow;
         double dd = x[px[d] + (int64_t)c * ndrow + c];
@@ -287,7 +411,7 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
       for (int j = 0; j < ndrow1; j++) {
         double *fcol = fs + (int64_t)(ls[pdi1 + j] - k1) * nsrow;
         for (int i = j; i < ndrow2; i++)
-          fcol[S->map[ls[pdi1 + i]]] -= C[i + (int64_t)j * ndrow2];
+          fcol[map[ls[pdi1 + i]]] -= C[i + (int64_t)j * ndrow2];
       }
       S->lpos[d] = pdi2 - pdi;
       if (pdi2 < pdend) {
@@ -297,10 +421,10 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
       }
       d = dnext;
     }
-    int bad = front_ldlt(fs, nsrow, nscol, S->t);
+    int bad = front_ldlt(fs, nsrow, nscol, T);
     if (bad >= 0) {
-      *failed = k1 + bad;
-      return TIDE_ESINGULAR;
+      res->status = TIDE_ESINGULAR, res->failed = k1 + bad;
+      return;
     }
     if (nsrow > nscol) {
       S->lpos[s] = nscol;
@@ -309,25 +433,89 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
       S->head[s2] = s;
     }
   }
-  return TIDE_OK;
 }
 
-void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *out) {
-  const int n = S->n, nsuper = S->nsuper;
-  const int *super = S->super, *pi = S->pi, *ls = S->ls, *perm = S->perm;
+#ifdef _OPENMP
+static int thread_id(void) { return omp_get_thread_num(); }
+#else
+static int thread_id(void) { return 0; }
+#endif
+
+int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
+  const int nsuper = S->nsuper, nb = S->nblk;
+  double *x = S->x;
+  *failed = -1;
+  memset(x, 0, (size_t)S->nx * sizeof(double));
+  /* A's upper triangle in CSR order, the order dst was built in */
+  int64_t e = 0;
+  for (int i = 0; i < S->n; i++)
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      if (A->col[p] >= i) x[S->dst[e++]] += A->val[p];
+  for (int s = 0; s < nsuper; s++)
+    S->head[s] = -1;
+  blk_result one, *res = &one;
+  if (nb > 1 && !(res = tide_alloc((size_t)nb * sizeof(blk_result))))
+    return tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+  if (nb == 1) {
+    factor_range(S, 0, nsuper, S->map[0], S->t[0], S->c[0], res);
+  } else {
+#ifdef _OPENMP
+    if (omp_in_parallel()) {
+      /* tasks of the enclosing team: a thread done with its own work (waiting at a barrier)
+       * takes blocks too; its id is below the team's size */
+      int team = omp_get_num_threads();
+      if (!scratch(S, team)) {
+        tide_free(res, (size_t)nb * sizeof(blk_result));
+        return tide_fail(TIDE_ENOMEM, "ldlt: out of memory for the supernodal factor");
+      }
+      for (int q = 0; q < nb; q++) {
+        int b = S->border[q];
+#pragma omp task firstprivate(b) shared(S, res)
+        {
+          int id = thread_id();
+          factor_range(S, S->blk[b], S->blk[b + 1], S->map[id], S->t[id], S->c[id], &res[b]);
+        }
+      }
+#pragma omp taskwait
+    } else {
+      int nth = S->nscr < nb ? S->nscr : nb;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
+      for (int q = 0; q < nb; q++) {
+        int b = S->border[q], id = thread_id();
+        factor_range(S, S->blk[b], S->blk[b + 1], S->map[id], S->t[id], S->c[id], &res[b]);
+      }
+    }
+#else
+    for (int b = 0; b < nb; b++)
+      factor_range(S, S->blk[b], S->blk[b + 1], S->map[0], S->t[0], S->c[0], &res[b]);
+#endif
+  }
+  /* the first block (in supernode order) that failed: the serial sweep's first failure */
+  int st = TIDE_OK;
+  for (int b = 0; b < nb && !st; b++) {
+    if (res[b].status == TIDE_ESINGULAR) *failed = res[b].failed, st = TIDE_ESINGULAR;
+    else if (res[b].status)
+      st = tide_fail(TIDE_EINVAL, "ldlt: an update of %d x %d exceeds the analysis's %lld",
+                     res[b].m, res[b].k, (long long)S->maxc);
+  }
+  if (nb > 1) tide_free(res, (size_t)nb * sizeof(blk_result));
+  return st;
+}
+
+/* Supernodes s0 .. s1-1 (whole trees) of the permuted solve in y: L y = y, D, L^T y = y;
+ * r: one thread's scratch. */
+static void solve_range(const tide_ldlt_super *S, int s0, int s1, double *y, double *r) {
+  const int *super = S->super, *pi = S->pi, *ls = S->ls;
   const int *px = S->px;
   const double *x = S->x;
-  double *y = S->y;
-  for (int k = 0; k < n; k++)
-    y[k] = b[perm[k]];
   /* L y = b, then D */
-  for (int s = 0; s < nsuper; s++) {
+  for (int s = s0; s < s1; s++) {
     const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
     const double *f = x + px[s];
     /* y1 = L11^-1 y1 (the front's columns, contiguous in y), then the rows below:
      * r = L21 y1 summed densely and scattered once (BLAS on the larger fronts) */
     const int nr = nsrow - nscol;
-    double *r = S->r, *y1 = y + k1;
+    double *y1 = y + k1;
     if ((int64_t)nscol * nsrow >= SOLVE_BLAS) {
       const int one = 1;
       const double d1 = 1, d0 = 0;
@@ -353,13 +541,13 @@ void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *out) {
       y1[j] /= f[(int64_t)j * nsrow + j];
   }
   /* L^T x = y */
-  for (int s = nsuper - 1; s >= 0; s--) {
+  for (int s = s1 - 1; s >= s0; s--) {
     const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
     const double *f = x + px[s];
     /* y1 -= L21^T y[rows below] (gathered once), then y1 = L11^-T y1 */
     const int nr = nsrow - nscol;
     const int *rows = ls + psi + nscol;
-    double *r = S->r, *y1 = y + k1;
+    double *y1 = y + k1;
     for (int i = 0; i < nr; i++)
       r[i] = y[rows[i]];
     if ((int64_t)nscol * nsrow >= SOLVE_BLAS) {
@@ -378,6 +566,26 @@ void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *out) {
       for (int i = j + 1; i < nscol; i++)
         a += fc[i] * y1[i];
       y1[j] -= a;
+    }
+  }
+}
+
+void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *out) {
+  const int n = S->n, nb = S->nblk, *perm = S->perm;
+  double *y = S->y;
+  for (int k = 0; k < n; k++)
+    y[k] = b[perm[k]];
+  if (nb == 1) {
+    solve_range(S, 0, S->nsuper, y, S->r[0]);
+  } else {
+#ifdef _OPENMP
+    /* the blocks side by side when the factor is big enough to pay for the fork */
+    int nth = S->nscr < nb ? S->nscr : nb;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) if (S->nx >= SOLVE_PAR && !omp_in_parallel())
+#endif
+    for (int q = 0; q < nb; q++) {
+      int bk = S->border[q];
+      solve_range(S, S->blk[bk], S->blk[bk + 1], y, S->r[thread_id()]);
     }
   }
   for (int k = 0; k < n; k++)

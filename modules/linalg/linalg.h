@@ -317,6 +317,8 @@ typedef struct tide_factor_stats {
   int refactors;                          /* numeric factorizations done since the analysis */
   double front_flops; /* Cholesky/LDL^T: flops of the largest dense front (supernode) */
   int threads;        /* threads the last numeric factorization ran BLAS with */
+  int blocks;         /* supernodal LDL^T: blocks of whole elimination trees factored and solved
+                         side by side (1: one sweep; 0: another method) */
 } tide_factor_stats;
 
 /* A sparse direct factorization with its symbolic analysis (fill-reducing

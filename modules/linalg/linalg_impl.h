@@ -25,6 +25,7 @@ int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const i
 int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed);
 void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *x);
 int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S);
+int tide_ldlt_super_blocks(const tide_ldlt_super *S); /* blocks of whole trees (1: one sweep) */
 void tide_ldlt_super_free(tide_ldlt_super *S);
 
 #endif

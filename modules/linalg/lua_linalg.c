@@ -759,6 +759,8 @@ static void pushinfo(lua_State *L, const tide_factor_stats *s) {
   lua_setfield(L, -2, "supernodal");
   lua_pushinteger(L, s->refactors);
   lua_setfield(L, -2, "refactors");
+  lua_pushinteger(L, s->blocks);
+  lua_setfield(L, -2, "blocks");
 }
 
 static int f_info(lua_State *L) {

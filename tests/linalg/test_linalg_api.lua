@@ -181,6 +181,45 @@ do
   T.check(FQ:info().supernodal == true, string.format("the 3D quasi-definite ldlt is supernodal (%.3g flops)", FQ:info().flops))
   T.check(relerr(xq, uq) < 1e-10 and relerr(xq, xl) < 1e-12, string.format(
     "supernodal ldlt solves as lu does (error %.1e, vs lu %.1e)", relerr(xq, uq), relerr(xq, xl)))
+  T.check(FQ:info().blocks == 1, "one elimination tree: one block, got " .. FQ:info().blocks)
+  -- three such systems side by side (a forest, as three solids' interfaces give): the trees are
+  -- factored and solved in blocks, one thread each; the same bits on 1 and 2 threads, as LU solves
+  local nq = nh + nb
+  local K3 = L.matrix(3 * nq, 3 * nq, function(r)
+    local k, rr = (r - 1) // nq, (r - 1) % nq + 1
+    local cs, vs = {}, {}
+    for c in pairs(rows[rr]) do cs[#cs + 1] = c end
+    table.sort(cs)
+    for q, c in ipairs(cs) do cs[q], vs[q] = c + k * nq, rows[rr][c] * (1 + 0.25 * k) end
+    return cs, vs
+  end)
+  local u3 = A.zeros(3 * nq)
+  for q = 1, 3 * nq do u3[q] = math.cos(q) end
+  local b3q = K3:mul(u3)
+  local threads = tide.threads()
+  local x3 = {}
+  for _, t in ipairs { 1, 2 } do
+    tide.threads(t)
+    local F3 = L.ldlt(K3)
+    x3[t] = F3:solve(b3q)
+    T.check(F3:info().supernodal and F3:info().blocks >= 2, string.format(
+      "a forest of three trees is factored in blocks (%d on %d threads)", F3:info().blocks, t))
+    F3:refactor(K3)
+    T.check(F3:solve(b3q) == x3[t] or relerr(F3:solve(b3q), x3[t]) == 0, "refactor: the same bits")
+  end
+  tide.threads(threads)
+  local d12 = 0
+  for q = 1, 3 * nq do d12 = math.max(d12, math.abs(x3[1][q] - x3[2][q])) end
+  T.check(d12 == 0, "blocks on 1 and 2 threads: bit-identical (max difference " .. d12 .. ")")
+  T.check(relerr(x3[2], u3) < 1e-10 and relerr(x3[2], L.lu(K3):solve(b3q)) < 1e-12,
+    string.format("the forest's ldlt solves as lu does (error %.1e)", relerr(x3[2], u3)))
+  -- a zero pivot in one block is reported as the serial sweep reports it: an isolated zero row
+  local I3, J3, V3q = K3:totriplets()
+  local iz, jz, vz = {}, {}, {}
+  for q = 1, I3:size() do iz[q], jz[q], vz[q] = I3[q], J3[q], V3q[q] end
+  iz[#iz + 1], jz[#jz + 1], vz[#vz + 1] = 3 * nq + 1, 3 * nq + 1, 0
+  local KZ = L.matrix { n = 3 * nq + 1, i = iz, j = jz, v = vz }
+  T.raises(function() L.ldlt(KZ) end, "singular", "a zero pivot in a forest's block")
 end
 
 -- bad input

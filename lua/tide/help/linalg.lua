@@ -126,8 +126,8 @@ return {
     args = { { "A", "tide.Matrix", "required", "same pattern" } }, returns = "F", see = see,
   },
   ["tide.Factor:info"] = {
-    sig = "F:info() -> { kind, n, nnz_A, nnz_L, flops, bytes, analyze_seconds, factor_seconds, supernodal, refactors }",
-    does = "Fill and work of the factorization (nnz_L is nnz(L) + nnz(U) for LU).", args = {}, returns = "table", see = see,
+    sig = "F:info() -> { kind, n, nnz_A, nnz_L, flops, bytes, analyze_seconds, factor_seconds, supernodal, refactors, blocks }",
+    does = "Fill and work of the factorization (nnz_L is nnz(L) + nnz(U) for LU; blocks: the supernodal LDL^T's blocks of whole elimination trees run side by side, 1 for one sweep, 0 for the other methods).", args = {}, returns = "table", see = see,
   },
   ["tide.Factor:free"] = { sig = "F:free()", does = "Release the factorization now.", args = {}, returns = "nothing", see = see },
   ["tide.PoissonSolver:solve"] = {
