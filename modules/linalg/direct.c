@@ -177,6 +177,10 @@ static int numeric(tide_factor *F) {
     if (s != UMFPACK_OK) return tide_fail(TIDE_EINVAL, "lu: UMFPACK numeric failed (status %d)", s);
     F->stats.nnz_factor = (int64_t)(F->info[UMFPACK_LNZ] + F->info[UMFPACK_UNZ]);
     F->stats.flops = F->info[UMFPACK_FLOPS];
+    double used = F->info[UMFPACK_ORDERING_USED];
+    F->stats.ordering = used == UMFPACK_ORDERING_AMD     ? TIDE_ORDER_AMD
+                        : used == UMFPACK_ORDERING_METIS ? TIDE_ORDER_METIS
+                                                         : TIDE_ORDER_AUTO;
   } else {
     cholmod_sparse As = wrap(F->A);
     double work = F->stats.front_flops >= LARGE_FRONT_FLOPS ? F->stats.flops : 0;
@@ -223,9 +227,15 @@ static int numeric(tide_factor *F) {
 }
 
 int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
+  return tide_factor_new_ordered(A, kind, TIDE_ORDER_AUTO, out);
+}
+
+int tide_factor_new_ordered(const tide_csr *A, int kind, int ordering, tide_factor **out) {
   *out = NULL;
   if (kind < TIDE_FACTOR_CHOLESKY || kind > TIDE_FACTOR_LU)
     return tide_fail(TIDE_EINVAL, "tide_factor_new: unknown factorization %d", kind);
+  if (ordering < TIDE_ORDER_AUTO || ordering > TIDE_ORDER_METIS)
+    return tide_fail(TIDE_EINVAL, "tide_factor_new: unknown ordering %d", ordering);
   const char *fname = tide_factor_name(kind);
   int st = check_input(A, kind, fname);
   if (st) return st;
@@ -245,6 +255,9 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
   if (kind == TIDE_FACTOR_LU) {
     umfpack_di_defaults(F->control);
     F->control[UMFPACK_PRL] = 0;
+    if (ordering != TIDE_ORDER_AUTO)
+      F->control[UMFPACK_ORDERING] =
+          ordering == TIDE_ORDER_AMD ? UMFPACK_ORDERING_AMD : UMFPACK_ORDERING_METIS;
     F->stats.nnz_A = tide_csr_nnz(F->A);
     F->wi = tide_alloc((size_t)(F->n > 0 ? F->n : 1) * sizeof(int));
     F->w = tide_alloc((size_t)(F->n > 0 ? F->n : 1) * 5 * sizeof(double));
@@ -281,6 +294,10 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
       for (int i = 0; i < F->n; i++)
         for (int p = F->A->rowptr[i]; p < F->A->rowptr[i + 1]; p++)
           F->stats.nnz_A += F->A->col[p] >= i;
+    if (ordering != TIDE_ORDER_AUTO) {
+      F->c.nmethods = 1;
+      F->c.method[0].ordering = ordering == TIDE_ORDER_AMD ? CHOLMOD_AMD : CHOLMOD_METIS;
+    }
     F->L = cholmod_analyze(&As, &F->c);
     if (!F->L) {
       int oom = F->c.status == CHOLMOD_OUT_OF_MEMORY;
@@ -298,6 +315,12 @@ int tide_factor_new(const tide_csr *A, int kind, tide_factor **out) {
     }
     F->stats.nnz_factor = (int64_t)F->c.lnz;
     F->stats.flops = F->c.fl;
+    {
+      int used = F->c.method[F->c.selected].ordering;
+      F->stats.ordering = used == CHOLMOD_AMD ? TIDE_ORDER_AMD
+                          : used == CHOLMOD_METIS || used == CHOLMOD_NESDIS ? TIDE_ORDER_METIS
+                                                                            : TIDE_ORDER_AUTO;
+    }
     F->stats.supernodal = F->L->is_super;
     /* the largest dense front: ncols^2 nrows multiply-adds per supernode */
     if (F->L->is_super) {

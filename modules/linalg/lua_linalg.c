@@ -656,12 +656,20 @@ static int f_free(lua_State *L) {
   return 0;
 }
 
+/* tide.linalg.cholesky / ldlt / lu(A [, { ordering = "auto" | "amd" | "metis" }]) */
 static int new_factor(lua_State *L, int kind, const char *fn) {
   tide_csr *A = checkmat(L, 1);
   if (A->nrows != A->ncols)
     tide_lua_error(L, "%s: A must be square, got %d x %d", fn, A->nrows, A->ncols);
+  int ordering = TIDE_ORDER_AUTO;
+  if (!lua_isnoneornil(L, 2)) {
+    static const char *const keys[] = {"ordering", NULL};
+    static const char *const names[] = {"auto", "amd", "metis", NULL};
+    tide_opts o = tide_lua_opts(L, 2, fn, keys);
+    ordering = tide_opt_choice(&o, "ordering", "auto", names); /* index = TIDE_ORDER_* */
+  }
   tide_factor *F = NULL;
-  tide_lua_check(L, tide_factor_new(A, kind, &F), fn);
+  tide_lua_check(L, tide_factor_new_ordered(A, kind, ordering, &F), fn);
   tide_lua_pushobj(L, TIDE_FACTOR_T, F);
   tide_lua_gcaccount(L);
   return 1;
@@ -761,6 +769,10 @@ static void pushinfo(lua_State *L, const tide_factor_stats *s) {
   lua_setfield(L, -2, "refactors");
   lua_pushinteger(L, s->blocks);
   lua_setfield(L, -2, "blocks");
+  lua_pushstring(L, s->ordering == TIDE_ORDER_AMD     ? "amd"
+                    : s->ordering == TIDE_ORDER_METIS ? "metis"
+                                                      : "auto");
+  lua_setfield(L, -2, "ordering");
 }
 
 static int f_info(lua_State *L) {

@@ -182,6 +182,17 @@ do
   T.check(relerr(xq, uq) < 1e-10 and relerr(xq, xl) < 1e-12, string.format(
     "supernodal ldlt solves as lu does (error %.1e, vs lu %.1e)", relerr(xq, uq), relerr(xq, xl)))
   T.check(FQ:info().blocks == 1, "one elimination tree: one block, got " .. FQ:info().blocks)
+  -- the fill-reducing ordering: CHOLMOD's default strategy, or AMD / METIS alone; the same answer
+  for _, o in ipairs { "amd", "metis" } do
+    local Fo = L.ldlt(KQ, { ordering = o })
+    T.check(Fo:info().ordering == o and relerr(Fo:solve(bq), xl) < 1e-12, string.format(
+      "ldlt{ordering = %s}: %s, nnz(L) %d (auto: %s, %d)", o, Fo:info().ordering, Fo.nnz_L,
+      FQ:info().ordering, FQ.nnz_L))
+  end
+  T.check(L.cholesky(K, { ordering = "amd" }):info().ordering == "amd", "cholesky{ordering = amd}")
+  T.check(L.lu(KQ, { ordering = "amd" }):info().ordering == "amd", "lu{ordering = amd}")
+  T.raises(function() L.ldlt(KQ, { ordering = "rcm" }) end, "ordering", "an unknown ordering")
+  T.raises(function() L.ldlt(KQ, { order = "amd" }) end, "unknown option 'order'", "a misspelt option")
   -- three such systems side by side (a forest, as three solids' interfaces give): the trees are
   -- factored and solved in blocks, one thread each; the same bits on 1 and 2 threads, as LU solves
   local nq = nh + nb

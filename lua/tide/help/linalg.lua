@@ -47,16 +47,16 @@ return {
     returns = "tide.Solver", see = see,
   },
   ["tide.linalg.cholesky"] = {
-    sig = "tide.linalg.cholesky(A) -> Factor", does = "Supernodal Cholesky factorization (CHOLMOD) of an SPD matrix; errors name the non-positive pivot.",
-    args = { { "A", "tide.Matrix (SPD)", "required", "" } }, returns = "tide.Factor", see = see,
+    sig = "tide.linalg.cholesky(A [, { ordering = \"auto\" }]) -> Factor", does = "Supernodal Cholesky factorization (CHOLMOD) of an SPD matrix; errors name the non-positive pivot.",
+    args = { { "A", "tide.Matrix (SPD)", "required", "" }, { "ordering", "string", "\"auto\"", "fill-reducing ordering: \"auto\" (AMD, and METIS too when the fill is high), \"amd\" (the cheap analysis for a pattern analysed anew each step) or \"metis\"; info().ordering says which ran" } }, returns = "tide.Factor", see = see,
   },
   ["tide.linalg.ldlt"] = {
-    sig = "tide.linalg.ldlt(A) -> Factor", does = "LDL^T factorization without pivoting of a symmetric quasi-definite matrix [H B^T; B -C]: CHOLMOD simplicial, or supernodal (BLAS-3 fronts, ldlt_super.c) when the analysis finds dense fronts and >= 50 MFlop of work; info().supernodal says which.",
-    args = { { "A", "tide.Matrix (symmetric)", "required", "" } }, returns = "tide.Factor", see = see,
+    sig = "tide.linalg.ldlt(A [, { ordering = \"auto\" }]) -> Factor", does = "LDL^T factorization without pivoting of a symmetric quasi-definite matrix [H B^T; B -C]: CHOLMOD simplicial, or supernodal (BLAS-3 fronts, ldlt_super.c) when the analysis finds dense fronts and >= 50 MFlop of work; info().supernodal says which.",
+    args = { { "A", "tide.Matrix (symmetric)", "required", "" }, { "ordering", "string", "\"auto\"", "fill-reducing ordering: \"auto\" (AMD, and METIS too when the fill is high), \"amd\" (the cheap analysis for a pattern analysed anew each step) or \"metis\"; info().ordering says which ran" } }, returns = "tide.Factor", see = see,
   },
   ["tide.linalg.lu"] = {
-    sig = "tide.linalg.lu(A) -> Factor", does = "LU factorization (UMFPACK) of a square matrix.",
-    args = { { "A", "tide.Matrix", "required", "" } }, returns = "tide.Factor", see = see,
+    sig = "tide.linalg.lu(A [, { ordering = \"auto\" }]) -> Factor", does = "LU factorization (UMFPACK) of a square matrix.",
+    args = { { "A", "tide.Matrix", "required", "" }, { "ordering", "string", "\"auto\"", "fill-reducing ordering: \"auto\" (AMD, and METIS too when the fill is high), \"amd\" (the cheap analysis for a pattern analysed anew each step) or \"metis\"; info().ordering says which ran" } }, returns = "tide.Factor", see = see,
   },
   ["tide.linalg.condest"] = {
     sig = "tide.linalg.condest{ A = [, factor = F | method = \"lu\"] } -> cond, info",
@@ -126,8 +126,8 @@ return {
     args = { { "A", "tide.Matrix", "required", "same pattern" } }, returns = "F", see = see,
   },
   ["tide.Factor:info"] = {
-    sig = "F:info() -> { kind, n, nnz_A, nnz_L, flops, bytes, analyze_seconds, factor_seconds, supernodal, refactors, blocks }",
-    does = "Fill and work of the factorization (nnz_L is nnz(L) + nnz(U) for LU; blocks: the supernodal LDL^T's blocks of whole elimination trees run side by side, 1 for one sweep, 0 for the other methods).", args = {}, returns = "table", see = see,
+    sig = "F:info() -> { kind, n, nnz_A, nnz_L, flops, bytes, analyze_seconds, factor_seconds, supernodal, refactors, blocks, ordering }",
+    does = "Fill and work of the factorization (nnz_L is nnz(L) + nnz(U) for LU; blocks: the supernodal LDL^T's blocks of whole elimination trees run side by side, 1 for one sweep, 0 for the other methods; ordering: \"amd\" or \"metis\", the one the analysis used).", args = {}, returns = "table", see = see,
   },
   ["tide.Factor:free"] = { sig = "F:free()", does = "Release the factorization now.", args = {}, returns = "nothing", see = see },
   ["tide.PoissonSolver:solve"] = {
