@@ -1347,6 +1347,7 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
       P->theta[a] = z->theta[a];
   }
   if ((s = tide_mac_poisson_check(P))) return s;
+  P->checked = 1; /* the numbering, the assembly and the V-cycle's hierarchy do not scan again */
   z->rowof = tide_alloc((size_t)nc * sizeof(int));
   if (!z->rowof) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
   if ((s = tide_mac_poisson_number(P, z->rowof, &z->nl))) return s;
@@ -1355,8 +1356,13 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   z->bscale = o->dt / o->rho * dxd;
   B = A; /* scaled in place */
   A = NULL;
-  for (int64_t q = 0; q < tide_csr_nnz(B); q++)
-    B->val[q] *= o->dt / o->rho * dxd;
+  {
+    const int64_t nb = tide_csr_nnz(B);
+    const double sc = o->dt / o->rho * dxd;
+#pragma omp parallel for schedule(static) if (nb > 65536)
+    for (int64_t q = 0; q < nb; q++)
+      B->val[q] *= sc;
+  }
   z->r1 = tide_alloc((size_t)(z->nl + 1) * sizeof(double));
   if (!z->r1) {
     s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
