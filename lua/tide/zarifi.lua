@@ -893,7 +893,9 @@ end
 -- the last state (its second call: the first builds its projector).  The line starting "@projection" is bench/couple_scenes.lua's.
 local function measure_scene(S, P, title)
   local g = S.grid
-  local walls, iters, unknowns, worst = 0, 0, 0, 0
+  local walls, iters, unknowns, worst, steptime = 0, 0, 0, 0, 0
+  local phase = {}
+  for _, name in ipairs(zarifi.phases) do phase[name] = 0 end
   local t0 = clock()
   for k = 1, P.steps do
     local st = zarifi.step(S, zarifi.max_dt(S))
@@ -901,6 +903,8 @@ local function measure_scene(S, P, title)
     if k > 1 or P.steps == 1 then
       walls, iters = walls + w, iters + (st.iterations or 0)
       worst = math.max(worst, w)
+      steptime = steptime + st.seconds
+      for _, name in ipairs(zarifi.phases) do phase[name] = phase[name] + st.phases[name].seconds end
     end
     unknowns = math.max(unknowns, st.unknowns or 0)
     local pre = st.precond_seconds or 0
@@ -918,6 +922,13 @@ local function measure_scene(S, P, title)
     .. "up to %d unknowns; the plain liquid projection of the last state %.3f s (%d iterations): %.1fx",
     P.steps, clock() - t0, P.steps > 1 and "2.." .. P.steps or "1", walls / n, worst, iters / n, unknowns, pw, pit,
     walls / n / pw))
+  -- where a whole step's time goes (the same steps, wall seconds per step)
+  local parts = {}
+  for _, name in ipairs(zarifi.phases) do
+    if phase[name] / n >= 5e-4 then parts[#parts + 1] = string.format("%s %.3f", name, phase[name] / n) end
+  end
+  print(string.format("a step (steps %s): %.3f s wall: %s", P.steps > 1 and "2.." .. P.steps or "1", steptime / n,
+    table.concat(parts, ", ")))
   print(string.format("@projection grid=%s unknowns=%d mean=%.6f slowest=%.6f iterations=%.2f plain=%.6f plain_iterations=%d threads=%d",
     table.concat(g.size, "x"), unknowns, walls / n, worst, iters / n, pw, pit, tide.threads()))
   return { steps = P.steps, mean = walls / n, slowest = worst, plain = pw }

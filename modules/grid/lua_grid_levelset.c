@@ -396,6 +396,8 @@ static int s_index(lua_State *L) {
     lua_pushinteger(L, s->dim);
   } else if (!strcmp(k, "kind")) {
     lua_pushstring(L, tide_shape_kind_name(s->kind));
+  } else if (!strcmp(k, "closed") && s->kind == TIDE_SHAPE_MESH) {
+    lua_pushboolean(L, tide_sdf_mesh_closed(s->mesh)); /* a cycle: each edge both ways equally */
   } else {
     luaL_getmetatable(L, TIDE_SHAPE_T);
     lua_getfield(L, -1, "methods");

@@ -96,6 +96,14 @@ double tide_sdf_mesh_eval(const tide_sdf_mesh *m, const double x[3]);
  * by band or more, the positive distance to that box (no search, no
  * winding number).  band = INFINITY: tide_sdf_mesh_eval. */
 double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double x[3], double band);
+/* The same with the sign given (hint -1: inside, +1: outside; 0: from the winding number),
+ * taken only when the mesh is closed (tide_sdf_mesh_closed): a caller that knows a point y
+ * with |phi(y)| > |x - y| (no face within that distance of y) passes phi(y)'s sign, the sign
+ * the winding number gives x on a closed mesh, without its solid angles. */
+double tide_sdf_mesh_eval_hint(const tide_sdf_mesh *m, const double x[3], double band, int hint);
+/* 1 if the faces are a cycle (closed: each edge traversed equally often both ways; 2D: each
+ * vertex starts as many segments as it ends), the winding number an integer off the faces. */
+int tide_sdf_mesh_closed(const tide_sdf_mesh *m);
 /* 2D: the parameters s in (0, 1) where the segment p0 + s (p1 - p0) crosses
  * the polygon's segments (a vertex on the segment's line counts on one side
  * only, so a boundary through it crosses once) and the ends of the polygon's

@@ -14,6 +14,7 @@
 #include "sdf_geom.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LEAF_SIZE 4
@@ -37,6 +38,7 @@ struct tide_sdf_mesh {
   int32_t *F;     /* nf x 3 (third entry unused in 2D) */
   int32_t *order; /* face permutation of the BVH */
   node *nodes;
+  int closed;     /* the faces form a cycle (tide_sdf_mesh_closed) */
 };
 
 /* area-weighted outward normal of face f: (v1-v0)x(v2-v0)/2 in 3D, the
@@ -155,6 +157,52 @@ static int32_t build(build_ctx *ctx, tide_sdf_mesh *m, int32_t start, int32_t co
   return id;
 }
 
+static int key_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Whether the faces are a cycle, the boundary of a region counted with multiplicity: every edge
+ * is traversed as often in one direction as in the other (3D: the directed edges of the
+ * triangles; 2D: every vertex starts as many segments as it ends).  Then the winding number is
+ * an integer off the faces, constant on each connected piece of their complement -- what the
+ * sign hint of tide_sdf_mesh_eval_hint relies on.  0 for an open mesh, a soup, or out of
+ * memory (the hint is then never taken). */
+static int is_cycle(const tide_sdf_mesh *m) {
+  const int64_t nf = m->nf, nv = m->nv;
+  if (m->dim == 2) {
+    int32_t *bal = tide_calloc((size_t)nv * sizeof(int32_t));
+    if (!bal) return 0;
+    for (int64_t f = 0; f < nf; f++)
+      bal[m->F[3 * f]]++, bal[m->F[3 * f + 1]]--;
+    int ok = 1;
+    for (int64_t v = 0; v < nv && ok; v++)
+      ok = bal[v] == 0;
+    tide_free(bal, (size_t)nv * sizeof(int32_t));
+    return ok;
+  }
+  /* directed edges a -> b as keys a nv + b, sorted; each must meet its reverse as often */
+  size_t ne = (size_t)nf * 3;
+  uint64_t *e = tide_alloc(ne * sizeof(uint64_t)), *r = tide_alloc(ne * sizeof(uint64_t));
+  if (!e || !r) {
+    tide_free(e, e ? ne * sizeof(uint64_t) : 0);
+    tide_free(r, r ? ne * sizeof(uint64_t) : 0);
+    return 0;
+  }
+  for (int64_t f = 0; f < nf; f++)
+    for (int k = 0; k < 3; k++) {
+      uint64_t a = (uint64_t)m->F[3 * f + k], b = (uint64_t)m->F[3 * f + (k + 1) % 3];
+      e[3 * f + k] = a * (uint64_t)nv + b;
+      r[3 * f + k] = b * (uint64_t)nv + a;
+    }
+  qsort(e, ne, sizeof(uint64_t), key_cmp);
+  qsort(r, ne, sizeof(uint64_t), key_cmp);
+  int ok = memcmp(e, r, ne * sizeof(uint64_t)) == 0; /* the multiset equals its reverse */
+  tide_free(e, ne * sizeof(uint64_t));
+  tide_free(r, ne * sizeof(uint64_t));
+  return ok;
+}
+
 int tide_sdf_mesh_new(int dim, int64_t nv, const double *V, int64_t nf, const int32_t *F,
                       tide_sdf_mesh **out) {
   *out = NULL;
@@ -205,9 +253,12 @@ int tide_sdf_mesh_new(int dim, int64_t nv, const double *V, int64_t nf, const in
   build(&ctx, m, 0, (int32_t)nf, 0);
   tide_free(cent, (size_t)nf * 3 * sizeof(double));
   tide_free(tmp, (size_t)nf * sizeof(int32_t));
+  m->closed = is_cycle(m);
   *out = m;
   return TIDE_OK;
 }
+
+int tide_sdf_mesh_closed(const tide_sdf_mesh *m) { return m ? m->closed : 0; }
 
 tide_sdf_mesh *tide_sdf_mesh_retain(tide_sdf_mesh *m) {
   if (m) m->refcount++;
@@ -346,15 +397,26 @@ double tide_sdf_mesh_eval(const tide_sdf_mesh *m, const double x[3]) {
 }
 
 double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double xin[3], double band) {
-  if (!(band < INFINITY)) return tide_sdf_mesh_eval(m, xin);
+  return tide_sdf_mesh_eval_hint(m, xin, band, 0);
+}
+
+double tide_sdf_mesh_eval_hint(const tide_sdf_mesh *m, const double xin[3], double band,
+                               int hint) {
+  if (!m->closed) hint = 0;
   double x[3] = {xin[0], xin[1], m->dim == 3 ? xin[2] : 0.0};
+  if (!(band < INFINITY)) {
+    double d = sqrt(mesh_distance2(m, x, INFINITY, NULL));
+    int in = hint ? hint < 0 : tide_sdf_mesh_winding(m, x) >= 0.5;
+    return in ? -d : d;
+  }
   double b2 = band * band, r2 = box_dist2(&m->nodes[0], x);
   /* outside the faces' box by band or more: outside, at least that far */
   if (r2 >= b2) return sqrt(r2);
   /* the search pruned at band: the same nearest face when it is nearer */
   double d2 = mesh_distance2(m, x, b2, NULL);
   double d = d2 < b2 ? sqrt(d2) : band;
-  return tide_sdf_mesh_winding(m, x) >= 0.5 ? -d : d;
+  int in = hint ? hint < 0 : tide_sdf_mesh_winding(m, x) >= 0.5;
+  return in ? -d : d;
 }
 
 /* ------------------------------------------------- segment crossings (2D) */

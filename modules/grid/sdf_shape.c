@@ -310,7 +310,36 @@ const char *tide_shape_kind_name(tide_shape_kind k) {
 
 /* ----------------------------------------------------------- evaluation */
 
-static double eval(const tide_shape *s, const double xin[3], double band) {
+/* A scan along a grid line (tide_shape_sdf_band): each mesh leaf of the shape, in the fixed
+ * order of the evaluation's walk, keeps its last point and value.  A closed mesh's winding
+ * number is constant wherever no face is near: when the leaf's last |phi| (a lower bound of
+ * the distance: exact within band, band or the box distance beyond) exceeds the step to the
+ * new point, the segment between them meets no face and the new point has the last one's sign
+ * -- no solid angles summed (tide_sdf_mesh_eval_hint).  The distance is computed as before. */
+#define SCAN_SLOTS 32
+typedef struct {
+  double y[SCAN_SLOTS][3], phi[SCAN_SLOTS];
+  int n;    /* slots holding a point */
+  int next; /* the next mesh leaf's slot in this evaluation */
+} scan_ctx;
+
+static double eval_mesh(const tide_shape *s, const double x[3], double band, scan_ctx *sc) {
+  int hint = 0, q = sc ? sc->next++ : SCAN_SLOTS;
+  if (q < SCAN_SLOTS && q < sc->n) {
+    double d[3] = {x[0] - sc->y[q][0], x[1] - sc->y[q][1], x[2] - sc->y[q][2]};
+    double step = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), v = sc->phi[q];
+    if (fabs(v) > step) hint = v < 0 ? -1 : 1;
+  }
+  double v = tide_sdf_mesh_eval_hint(s->mesh, x, band, hint);
+  if (q < SCAN_SLOTS) {
+    memcpy(sc->y[q], x, sizeof sc->y[q]);
+    sc->phi[q] = v;
+    if (sc->n <= q) sc->n = q + 1;
+  }
+  return v;
+}
+
+static double eval(const tide_shape *s, const double xin[3], double band, scan_ctx *sc) {
   const double *p = s->p;
   double x[3] = {xin[0], xin[1], s->dim == 3 ? xin[2] : 0.0};
   switch (s->kind) {
@@ -354,36 +383,36 @@ static double eval(const tide_shape *s, const double xin[3], double band) {
     return sqrt(rad * rad + h * h) - p[7];
   }
   case TIDE_SHAPE_MESH:
-    return band < INFINITY ? tide_sdf_mesh_eval_band(s->mesh, x, band) : tide_sdf_mesh_eval(s->mesh, x);
+    return eval_mesh(s, x, band, sc);
   case TIDE_SHAPE_UNION: {
-    double a = eval(s->a, x, band), b = eval(s->b, x, band);
+    double a = eval(s->a, x, band, sc), b = eval(s->b, x, band, sc);
     return a < b ? a : b;
   }
   case TIDE_SHAPE_INTERSECTION: {
-    double a = eval(s->a, x, band), b = eval(s->b, x, band);
+    double a = eval(s->a, x, band, sc), b = eval(s->b, x, band, sc);
     return a > b ? a : b;
   }
   case TIDE_SHAPE_DIFFERENCE: {
-    double a = eval(s->a, x, band), b = -eval(s->b, x, band);
+    double a = eval(s->a, x, band, sc), b = -eval(s->b, x, band, sc);
     return a > b ? a : b;
   }
   case TIDE_SHAPE_COMPLEMENT:
-    return -eval(s->a, x, band);
+    return -eval(s->a, x, band, sc);
   case TIDE_SHAPE_TRANSFORM: {
     /* y = R^T (x - t) */
     double d[3] = {x[0] - p[9], x[1] - p[10], x[2] - p[11]}, y[3];
     for (int j = 0; j < 3; j++)
       y[j] = p[j] * d[0] + p[3 + j] * d[1] + p[6 + j] * d[2];
-    return eval(s->a, y, band);
+    return eval(s->a, y, band, sc);
   }
   }
   return NAN;
 }
 
-double tide_shape_eval(const tide_shape *s, const double x[3]) { return eval(s, x, INFINITY); }
+double tide_shape_eval(const tide_shape *s, const double x[3]) { return eval(s, x, INFINITY, NULL); }
 
 double tide_shape_eval_band(const tide_shape *s, const double x[3], double band) {
-  return eval(s, x, band > 0 ? band : INFINITY);
+  return eval(s, x, band > 0 ? band : INFINITY, NULL);
 }
 
 void tide_shape_normal(const tide_shape *s, const double x[3], double h, double n[3]) {
@@ -417,14 +446,19 @@ int tide_shape_sdf_band(const tide_shape *s, const tide_grid *g, int at, double 
     return tide_fail(TIDE_EINVAL, "shape sdf: %dD shape on a %dD grid", s->dim, g->dim);
   int d[3];
   tide_grid_sample_dims(g, at, d);
+  /* a line at a time (its points in order share a scan_ctx: the sign hint) */
 #pragma omp parallel for collapse(2) schedule(static)
   for (int i = 0; i < d[0]; i++)
-    for (int j = 0; j < d[1]; j++)
+    for (int j = 0; j < d[1]; j++) {
+      scan_ctx sc;
+      sc.n = 0;
       for (int k = 0; k < d[2]; k++) {
         double x[3];
         tide_grid_sample_pos(g, at, i, j, k, x);
-        out[((int64_t)i * d[1] + j) * d[2] + k] = eval(s, x, band > 0 ? band : INFINITY);
+        sc.next = 0;
+        out[((int64_t)i * d[1] + j) * d[2] + k] = eval(s, x, band > 0 ? band : INFINITY, &sc);
       }
+    }
   return TIDE_OK;
 }
 

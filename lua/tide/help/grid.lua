@@ -263,7 +263,7 @@ return {
   },
   ["tide.shape.mesh"] = {
     sig = "tide.shape.mesh{ vertices = Array (nv, dim), faces = Array (nf, dim) } -> Shape",
-    does = "A closed triangle mesh (3D, counter-clockwise seen from outside) or polygon (2D): exact distance through a bounding-volume hierarchy, sign from the winding number.",
+    does = "A closed triangle mesh (3D, counter-clockwise seen from outside) or polygon (2D): exact distance through a bounding-volume hierarchy, sign from the winding number (s.closed: the faces are a cycle, so grid evaluations carry the sign along each line wherever no face is near).",
     args = { { "vertices", "tide.Array (nv, dim)", "required", "[m]" }, { "faces", "tide.Array (nf, dim)", "required", "1-based vertex indices (i32 or f64)" } },
     returns = "tide.Shape", see = see,
   },
