@@ -7,6 +7,7 @@
 #include "linalg/mac_poisson.h"
 
 #include <math.h>
+#include <string.h>
 
 int64_t tide_zarifi_nfaces(const tide_grid *g) {
   int64_t n = 0;
@@ -82,6 +83,19 @@ static int gradient_row(const tide_grid *g, const uint8_t *labels, const int *ro
   return 1;
 }
 
+/* Whether the liquid cell ci owns its face on `side` (0: below, 1: above) along axis a -- each
+ * face next to a liquid cell is owned by exactly one: the cell below it, or the cell above when
+ * the one below is not liquid (or outside) -- and that face's index triple f3. */
+static int owned_face(const tide_grid *g, const uint8_t *labels, const int ci[3], int a, int side,
+                      int f3[3]) {
+  f3[0] = ci[0], f3[1] = ci[1], f3[2] = ci[2];
+  f3[a] += side;
+  if (side || ci[a] == 0) return 1;
+  int lo3[3] = {ci[0], ci[1], ci[2]};
+  lo3[a] -= 1;
+  return labels[tide_grid_idx(g, lo3[0], lo3[1], lo3[2])] != TIDE_CELL_LIQUID;
+}
+
 int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
                          const double *const fractions[3], const double *const theta[3],
                          double theta_min, tide_csr **G) {
@@ -109,13 +123,8 @@ int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *r
       int ci[3] = {(int)(cell / ((int64_t)n1 * n2)), (int)((cell / n2) % n1), (int)(cell % n2)};
       for (int a = 0; a < d; a++)
         for (int side = 0; side < 2; side++) {
-          int f3[3] = {ci[0], ci[1], ci[2]};
-          f3[a] += side; /* side 0: the face below the cell, 1: above */
-          if (!side && ci[a] > 0) {
-            int lo3[3] = {ci[0], ci[1], ci[2]};
-            lo3[a] -= 1;
-            if (labels[tide_grid_idx(g, lo3[0], lo3[1], lo3[2])] == TIDE_CELL_LIQUID) continue;
-          }
+          int f3[3];
+          if (!owned_face(g, labels, ci, a, side, f3)) continue;
           int c[2];
           double v[2];
           int m = gradient_row(g, labels, rowof, a, f3[0], f3[1], f3[2], fractions, theta,
@@ -161,25 +170,39 @@ int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const 
   if ((s = tide_mac_check(u, g, TIDE_F64, "u"))) return s;
   if (valid && (s = tide_mac_check(valid, g, TIDE_U8, "valid"))) return s;
   if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
-  for (int a = 0; a < g->dim; a++) {
-    int fd[3];
-    tide_grid_face_dims(g, a, fd);
-    double *ua = TIDE_F64P(u->u[a]);
-    uint8_t *vm = valid ? TIDE_U8P(valid->u[a]) : NULL;
-    const int64_t plane = (int64_t)fd[1] * fd[2], nfa = (int64_t)fd[0] * plane;
-    /* faces in tide_grid_fidx order (k fastest) */
-#pragma omp parallel for schedule(static) if (nfa > 65536)
-    for (int64_t f = 0; f < nfa; f++) {
-      int i = (int)(f / plane), j = (int)((f / fd[2]) % fd[1]), k = (int)(f % fd[2]);
-      int cc[2];
-      double v[2];
-      int m = gradient_row(g, labels, rowof, a, i, j, k, fractions, theta, theta_min, cc, v);
-      double gp = 0;
-      for (int q = 0; q < m; q++)
-        gp += v[q] * p[cc[q]];
-      if (m) ua[f] -= c * gp;
-      if (vm) vm[f] = m > 0;
+  const int d = g->dim, n1 = g->n[1], n2 = g->n[2];
+  const int64_t nc = tide_grid_ncells(g);
+  double *ua[3] = {NULL, NULL, NULL};
+  uint8_t *vm[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < d; a++) {
+    ua[a] = TIDE_F64P(u->u[a]);
+    if (valid) {
+      vm[a] = TIDE_U8P(valid->u[a]);
+      memset(vm[a], 0, (size_t)tide_array_size(valid->u[a]));
     }
+  }
+  /* only a face next to a liquid cell has a row: the faces reached from the liquid cells, each
+   * from its owner (owned_face, as tide_zarifi_gradient reaches them), the cells in parallel */
+#pragma omp parallel for schedule(static) if (nc > 65536)
+  for (int64_t cell = 0; cell < nc; cell++) {
+    if (labels[cell] != TIDE_CELL_LIQUID) continue;
+    int ci[3] = {(int)(cell / ((int64_t)n1 * n2)), (int)((cell / n2) % n1), (int)(cell % n2)};
+    for (int a = 0; a < d; a++)
+      for (int side = 0; side < 2; side++) {
+        int f3[3];
+        if (!owned_face(g, labels, ci, a, side, f3)) continue;
+        int cc[2];
+        double v[2];
+        int m = gradient_row(g, labels, rowof, a, f3[0], f3[1], f3[2], fractions, theta,
+                             theta_min, cc, v);
+        if (!m) continue;
+        double gp = 0;
+        for (int q = 0; q < m; q++)
+          gp += v[q] * p[cc[q]];
+        int64_t f = tide_grid_fidx(g, a, f3[0], f3[1], f3[2]);
+        ua[a][f] -= c * gp;
+        if (vm[a]) vm[a][f] = 1;
+      }
   }
   return TIDE_OK;
 }
