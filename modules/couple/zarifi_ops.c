@@ -96,11 +96,36 @@ static int owned_face(const tide_grid *g, const uint8_t *labels, const int ci[3]
   return labels[tide_grid_idx(g, lo3[0], lo3[1], lo3[2])] != TIDE_CELL_LIQUID;
 }
 
+/* The gradient rows of the faces a liquid cell owns (owned_face): axis, index in the axis's face
+ * array, and the row (m entries, 0: closed); returns how many (at most 2 dim). */
+typedef struct {
+  int a, m, c[2];
+  int64_t f;
+  double v[2];
+} cell_row;
+
+static int cell_rows(const tide_grid *g, const uint8_t *labels, const int *rowof, int64_t cell,
+                     const double *const fractions[3], const double *const theta[3],
+                     double theta_min, cell_row out[6]) {
+  const int n1 = g->n[1], n2 = g->n[2];
+  int ci[3] = {(int)(cell / ((int64_t)n1 * n2)), (int)((cell / n2) % n1), (int)(cell % n2)}, k = 0;
+  for (int a = 0; a < g->dim; a++)
+    for (int side = 0; side < 2; side++) {
+      int f3[3];
+      if (!owned_face(g, labels, ci, a, side, f3)) continue;
+      cell_row *r = &out[k++];
+      r->a = a;
+      r->f = tide_grid_fidx(g, a, f3[0], f3[1], f3[2]);
+      r->m = gradient_row(g, labels, rowof, a, f3[0], f3[1], f3[2], fractions, theta, theta_min,
+                          r->c, r->v);
+    }
+  return k;
+}
+
 int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
                          const double *const fractions[3], const double *const theta[3],
                          double theta_min, tide_csr **G) {
   *G = NULL;
-  int d = g->dim;
   int64_t nf = tide_zarifi_nfaces(g), nc = tide_grid_ncells(g);
   if (nf > INT32_MAX || nc > INT32_MAX)
     return tide_fail(TIDE_EINVAL, "zarifi gradient: grid too large for 32-bit indices");
@@ -114,31 +139,25 @@ int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *r
    * other faces' rows stay empty.  The small-liquid scenes touch thousands of faces, not 3M. */
   int *cnt = tide_calloc((size_t)(nf + 1) * sizeof(int));
   if (!cnt) return tide_fail(TIDE_ENOMEM, "zarifi gradient: out of memory");
-  const int n1 = g->n[1], n2 = g->n[2];
   for (int pass = 0; pass < 2; pass++) {
     tide_csr *A = *G;
 #pragma omp parallel for schedule(static) if (nc > 65536)
     for (int64_t cell = 0; cell < nc; cell++) {
       if (labels[cell] != TIDE_CELL_LIQUID) continue;
-      int ci[3] = {(int)(cell / ((int64_t)n1 * n2)), (int)((cell / n2) % n1), (int)(cell % n2)};
-      for (int a = 0; a < d; a++)
-        for (int side = 0; side < 2; side++) {
-          int f3[3];
-          if (!owned_face(g, labels, ci, a, side, f3)) continue;
-          int c[2];
-          double v[2];
-          int m = gradient_row(g, labels, rowof, a, f3[0], f3[1], f3[2], fractions, theta,
-                               theta_min, c, v);
-          int64_t row = off[a] + tide_grid_fidx(g, a, f3[0], f3[1], f3[2]);
-          if (!pass) {
-            cnt[row + 1] = m;
-          } else {
-            for (int q = 0; q < m; q++) {
-              A->col[A->rowptr[row] + q] = c[q];
-              A->val[A->rowptr[row] + q] = v[q];
-            }
+      cell_row rows[6];
+      int nr = cell_rows(g, labels, rowof, cell, fractions, theta, theta_min, rows);
+      for (int k = 0; k < nr; k++) {
+        const cell_row *r = &rows[k];
+        int64_t row = off[r->a] + r->f;
+        if (!pass) {
+          cnt[row + 1] = r->m;
+        } else {
+          for (int q = 0; q < r->m; q++) {
+            A->col[A->rowptr[row] + q] = r->c[q];
+            A->val[A->rowptr[row] + q] = r->v[q];
           }
         }
+      }
     }
     if (!pass) {
       int64_t nnz = 0;
@@ -170,7 +189,7 @@ int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const 
   if ((s = tide_mac_check(u, g, TIDE_F64, "u"))) return s;
   if (valid && (s = tide_mac_check(valid, g, TIDE_U8, "valid"))) return s;
   if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
-  const int d = g->dim, n1 = g->n[1], n2 = g->n[2];
+  const int d = g->dim;
   const int64_t nc = tide_grid_ncells(g);
   double *ua[3] = {NULL, NULL, NULL};
   uint8_t *vm[3] = {NULL, NULL, NULL};
@@ -186,23 +205,17 @@ int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const 
 #pragma omp parallel for schedule(static) if (nc > 65536)
   for (int64_t cell = 0; cell < nc; cell++) {
     if (labels[cell] != TIDE_CELL_LIQUID) continue;
-    int ci[3] = {(int)(cell / ((int64_t)n1 * n2)), (int)((cell / n2) % n1), (int)(cell % n2)};
-    for (int a = 0; a < d; a++)
-      for (int side = 0; side < 2; side++) {
-        int f3[3];
-        if (!owned_face(g, labels, ci, a, side, f3)) continue;
-        int cc[2];
-        double v[2];
-        int m = gradient_row(g, labels, rowof, a, f3[0], f3[1], f3[2], fractions, theta,
-                             theta_min, cc, v);
-        if (!m) continue;
-        double gp = 0;
-        for (int q = 0; q < m; q++)
-          gp += v[q] * p[cc[q]];
-        int64_t f = tide_grid_fidx(g, a, f3[0], f3[1], f3[2]);
-        ua[a][f] -= c * gp;
-        if (vm[a]) vm[a][f] = 1;
-      }
+    cell_row rows[6];
+    int nr = cell_rows(g, labels, rowof, cell, fractions, theta, theta_min, rows);
+    for (int k = 0; k < nr; k++) {
+      const cell_row *r = &rows[k];
+      if (!r->m) continue;
+      double gp = 0;
+      for (int q = 0; q < r->m; q++)
+        gp += r->v[q] * p[r->c[q]];
+      ua[r->a][r->f] -= c * gp;
+      if (vm[r->a]) vm[r->a][r->f] = 1;
+    }
   }
   return TIDE_OK;
 }
