@@ -914,7 +914,9 @@ local function measure_scene(S, P, title)
       .. "solve %.3f), %s unknowns, %s interface%s, %s iterations%s\n", title, k, P.steps, w, st.geometry_seconds or 0,
       st.assembly_seconds or 0, pre, (st.solve_seconds or 0) - pre, tostring(st.unknowns or "-"), tostring(st.interface or "-"),
       st.interface_factor and string.format(" (factor %d entries, %s)", st.interface_factor, st.interface_solve or "?") or "",
-      tostring(st.iterations or "-"), st.fallback and ", redone with the direct solver" or ""))
+      tostring(st.iterations or "-"), (st.fallback and ", redone with the direct solver" or "")
+      .. (st.reference and string.format("; the mass reference %s, %s iterations", st.reference.resolved and "resolved"
+        or "projected", tostring(st.reference.iterations or "-")) or "")))
   end
   local n = P.steps > 1 and P.steps - 1 or 1
   -- the plain projection warm, as the coupled steps 2..N: its first call builds its projector

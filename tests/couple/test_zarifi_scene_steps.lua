@@ -30,6 +30,14 @@ for line in out:gmatch("[^\n]+") do
 end
 T.check(rows == 7, string.format("seven scenes measured (%d rows)\n%s", rows, rows == 7 and "" or out))
 
+-- one scene's own lines: the mass reference's iterations per step, and where a step's time went
+local ok1, out1 = run(q(src .. "/scenes/zarifi_balls.lua") .. " --steps 2 --no-png")
+local total, parts = out1:match("a step %(steps 2%.%.2%): ([%d.]+) s wall: ([^\n]+)")
+local sum, named = 0, {}
+for name, v in (parts or ""):gmatch("(%a+) ([%d.]+)") do sum, named[name] = sum + tonumber(v), true end
+T.check(ok1 and total and named.project and named.particles and sum <= tonumber(total) + 0.01,
+  string.format("the step's phases (%s) sum to %.3f of its %s s", tostring(parts), sum, tostring(total)))
+T.check(out1:find("the mass reference resolved, %d+ iterations") ~= nil, "each step names the mass reference's iterations")
 local ok2, out2 = run(q(src .. "/scenes/zarifi_balls.lua") .. " --steps -1 --no-png")
 T.check(not ok2 and out2:find("--steps must be a whole number >= 0", 1, true) ~= nil, "a scene refuses --steps -1: " .. out2:sub(1, 200))
 local ok3, out3 = run(q(src .. "/bench/couple_scenes.lua") .. " --no-paper --only pool")
