@@ -20,6 +20,16 @@ static tide_factor *supernodal_factor(const tide_csr *A, int kind, uint64_t seed
   return F;
 }
 
+/* H's entries as triplets in arrays with room for `extra` more; returns how many were written */
+static int64_t triplets_of(const tide_csr *H, int64_t extra, int **I, int **J, double **V) {
+  int64_t cap = tide_csr_nnz(H) + extra, k = 0;
+  *I = malloc(cap * sizeof(int)), *J = malloc(cap * sizeof(int)), *V = malloc(cap * sizeof(double));
+  for (int i = 0; i < H->nrows; i++)
+    for (int p = H->rowptr[i]; p < H->rowptr[i + 1]; p++)
+      (*I)[k] = i, (*J)[k] = H->col[p], (*V)[k++] = H->val[p];
+  return k;
+}
+
 /* Cholesky matches MIC(0)-PCG to 1e-8 on a 3D Poisson problem; refactor
  * with new values (symbolic reuse) equals a fresh factorization. */
 static void test_cholesky(void) {
@@ -107,12 +117,9 @@ static void test_cholesky(void) {
 static void test_ldlt(void) {
   int m = 20, nh = m * m, nb = 60, n = nh + nb;
   tide_csr *H = tm_laplacian(m, m, 1, NULL, 1, NULL);
-  int64_t cap = tide_csr_nnz(H) + 2 * 5 * nb + nb, k = 0;
-  int *I = malloc(cap * sizeof(int)), *J = malloc(cap * sizeof(int));
-  double *V = malloc(cap * sizeof(double));
-  for (int i = 0; i < nh; i++)
-    for (int p = H->rowptr[i]; p < H->rowptr[i + 1]; p++)
-      I[k] = i, J[k] = H->col[p], V[k++] = H->val[p];
+  int *I, *J;
+  double *V;
+  int64_t k = triplets_of(H, 2 * 5 * nb + nb, &I, &J, &V);
   for (int r = 0; r < nb; r++) {
     for (int t = 0; t < 5; t++) {
       int c = (int)(tide_rand01(31, 5 * r + t) * nh);
@@ -174,12 +181,9 @@ static void test_ldlt(void) {
 static void test_ldlt_super(void) {
   int m = 14, nh = m * m * m, nb = 300, n = nh + nb;
   tide_csr *H = tm_laplacian(m, m, m, NULL, 1, NULL);
-  int64_t cap = tide_csr_nnz(H) + 2 * 12 * nb + nb, k = 0;
-  int *I = malloc(cap * sizeof(int)), *J = malloc(cap * sizeof(int));
-  double *V = malloc(cap * sizeof(double));
-  for (int i = 0; i < nh; i++)
-    for (int p = H->rowptr[i]; p < H->rowptr[i + 1]; p++)
-      I[k] = i, J[k] = H->col[p], V[k++] = H->val[p];
+  int *I, *J;
+  double *V;
+  int64_t k = triplets_of(H, 2 * 12 * nb + nb, &I, &J, &V);
   for (int r = 0; r < nb; r++) {
     /* each column touches 12 cells near a random cell (a solid DOF's cut cells) */
     int c0 = (int)(tide_rand01(51, r) * nh);
