@@ -91,6 +91,9 @@ local defaults = {
                        -- kernel's open volume (no threshold; unbiased next to a solid), -0.4..-1.0%,
                        -- but the interior 1.2-2.2% dense at the light ball's ejection (docs/couple.md)
   mean = false,        -- correct by the mean interior density (volume control) instead of per cell
+  warm = true,         -- the coupled projection's Krylov solve starts from the last step's pressure
+                       -- and the solids' current velocities (tide.couple.project's warm): the same
+                       -- relative-residual test, fewer iterations where the pressure changes little
   sdf_band = 6,        -- [cells] the solids' distance (node SDF, solid_phi) is exact within this band of
                        -- their surfaces, elsewhere only its sign is kept (|phi| >= band): the mesh
                        -- searches skipped far away (sloped panel at 100^3: 84% of the step was the
@@ -217,6 +220,7 @@ function zarifi.new(opts)
   if S.sdf_band ~= false and not (type(S.sdf_band) == "number" and S.sdf_band >= 2 and S.sdf_band < math.huge) then
     raise("tide.zarifi.new: sdf_band must be a number of cells >= 2 or false, got " .. tostring(S.sdf_band))
   end
+  if type(S.warm) ~= "boolean" then raise("tide.zarifi.new: warm must be a boolean, got " .. tostring(S.warm)) end
   if type(S.clamp) ~= "number" or S.clamp < 0 or S.clamp >= 0.5 then
     raise("tide.zarifi.new: clamp must be a number in [0, 0.5), got " .. tostring(S.clamp))
   end
@@ -490,7 +494,8 @@ function project_args(S, dt, u, pressure, valid)
     formulation = SCHEMES[scheme], solver = S.solver or (scheme ~= "indefinite" and "mgpcg" or nil),
     sigma = S.sigma, alpha = S.alpha,
     tol = S.tol, maxit = S.maxit, phi = S.surface and S.liquid.phi or nil, fractions = S.fractions, sampling = S.sampling,
-    pressure = pressure, valid = valid, must_converge = S.solver ~= nil, workspace = S.workspace }
+    pressure = pressure, valid = valid, must_converge = S.solver ~= nil, workspace = S.workspace,
+    warm = S.warm and pressure ~= nil }
 end
 
 function run_project(S, args)

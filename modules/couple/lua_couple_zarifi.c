@@ -26,7 +26,8 @@
  *       down or meets a non-finite iterate returns converged = false and stats.error
  *       instead of raising), colliders = c | { c1, ... }, dhat = 0 [m] (> 0: the
  *       colliders' IPC barrier on the solid nodes inside the solve, zarifi.h),
- *       kappa = auto }
+ *       kappa = auto, warm = false (true: the Krylov solve of the spd / indefinite form starts
+ *       from `pressure`'s values and the solids' current velocities, zarifi.h) }
  *     -> stats { unknowns, liquid, solid_dofs, nonzeros, pieces, dead, iterations,
  *       residual, system_residual, refinements, converged, alpha
  *       [, interface, interface_factor, interface_solve ("augmented" | "assembled": the one
@@ -176,7 +177,7 @@ static const char *const project_keys[] = {
     "u",           "labels",   "solids", "dt",     "rho",           "phi",   "fractions",
     "formulation", "solver",   "sigma",  "alpha",  "tol",           "maxit", "rotate",
     "theta_min",   "pressure", "valid",  "matrix", "must_converge", "elastic", "elastic_force", "sampling", "ring", "relative",
-    "interface_solve", "colliders",   "dhat",     "kappa",  "keep", "workspace", NULL};
+    "interface_solve", "colliders",   "dhat",     "kappa",  "keep", "workspace", "warm", NULL};
 
 static void setnum(lua_State *L, int t, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -496,6 +497,9 @@ static int l_project(lua_State *L) {
   lua_pop(L, 1);
   tide_zarifi_system *kept = NULL;
   if (tide_opt_bool(&o, "keep", 0)) zo.keep = &kept;
+  zo.warm = tide_opt_bool(&o, "warm", 0);
+  if (zo.warm && !pressure)
+    tide_lua_error(L, "%s: warm = true starts from the pressure array: give pressure =", fn);
   int must = tide_opt_bool(&o, "must_converge", 1);
   /* the solids: a list of TetMesh or one */
   int ns;

@@ -1416,6 +1416,31 @@ done:
   return s;
 }
 
+/* The start of a warm Krylov solve (tide_zarifi_opts.warm): the liquid rows from the pressure
+ * array, the free solid DOFs from the solids' current velocities (SPD: x = v / alpha).  Returns 1
+ * when x was filled, 0 when the form or solver starts cold. */
+static int warm_start(tide_zarifi_system *S, const tide_array *pressure,
+                      tide_tetmesh *const *solids) {
+  int krylov = S->solver != TIDE_ZARIFI_CHOLMOD && S->solver != TIDE_ZARIFI_LDLT;
+  if (!krylov || S->formulation == TIDE_ZARIFI_FACTORED) return 0;
+  const zwork *z = &S->z;
+  const double *pr = TIDE_F64P(pressure);
+  const int64_t nc = tide_grid_ncells(&S->g);
+  double *x = S->x;
+#pragma omp parallel for schedule(static) if (nc > 65536)
+  for (int64_t c = 0; c < nc; c++)
+    if (z->rowof[c] >= 0) x[z->rowof[c]] = isfinite(pr[c]) ? pr[c] : 0;
+  const double sc = S->formulation == TIDE_ZARIFI_SPD ? 1 / S->alpha : 1;
+  for (int k = 0; k < S->ns; k++) {
+    const double *v = TIDE_F64P(solids[k]->v);
+    for (int q = z->dof0[k]; q < z->dof0[k + 1]; q++) {
+      int r = z->freeof[q];
+      if (r >= 0) x[z->nl + r] = sc * v[q - z->dof0[k]];
+    }
+  }
+  return 1;
+}
+
 int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *const *solids, int ns,
                         const tide_zarifi_opts *o, tide_array *pressure, tide_mac *valid,
                         tide_zarifi_stats *st) {
@@ -1427,7 +1452,8 @@ int tide_zarifi_project(tide_mac *u, const tide_array *labels, tide_tetmesh *con
   tide_zarifi_system *S = tide_calloc(sizeof *S);
   if (!S) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
   s = build(S, u, labels, solids, ns, o, st);
-  if (!s) s = solve(S, o->tol, o->maxit, 0, st);
+  int warm = !s && o->warm && pressure && warm_start(S, pressure, solids);
+  if (!s) s = solve(S, o->tol, o->maxit, warm, st);
   if (!s) s = update(S, u, solids, pressure, valid, st);
   if (!s && o->keep) {
     S->st = *st;

@@ -292,6 +292,13 @@ typedef struct tide_zarifi_opts {
                                 (general storage, both triangles; the caller frees
                                 it), e.g. for a condition estimate (Table 6.2) */
   struct tide_zarifi_work *work; /* or NULL: the workspace of repeated projections (below) */
+  int warm;                  /* 1: a Krylov solve of the SPD or indefinite form starts from the
+                                `pressure` array's values (the last step's pressure, on the
+                                liquid rows; 0 on cells liquid only now) and the solids' current
+                                velocities (their free DOFs) instead of from 0: the same
+                                relative-residual test against the same right side, fewer
+                                iterations when the pressure changes little from step to step.
+                                Ignored by the factored form and the direct solvers. */
   struct tide_zarifi_system **keep; /* if not NULL: receives the projection's system for
                                 tide_zarifi_resolve (NULL on failure; the caller frees it
                                 with tide_zarifi_system_free) */

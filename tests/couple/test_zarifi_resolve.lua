@@ -11,28 +11,12 @@ local T = require "tide.testing"
 local zarifi = require "tide.zarifi"
 local n, level, dt, rho, grav = 24, 0.8, 0.01, 1000, 9.81
 local lo, hi = { 0.35, 0.3 }, { 0.65, 0.5 }
-local g, fr, lab, phi = dofile(T.source("tests/couple/zarifi_pool_util.lua")).pool(n, level, lo, hi)
+local P = dofile(T.source("tests/couple/zarifi_pool_util.lua"))
+local g, fr, lab, phi = P.pool(n, level, lo, hi)
 
 -- a block deformed (sheared and stretched: its elastic force K x - b is not 0) and moving
-local function block(y0)
-  local m = tide.solid.box { min = { lo[1], y0 or lo[2] }, max = { hi[1], (y0 or lo[2]) + hi[2] - lo[2] }, cells = { 6, 4 } }
-  m:material { model = "corotational", E = 1e6, nu = 0.3, density = 700, rayleigh_mass = 2 }
-  for q = 1, m.nv do
-    local x, y = m.x:get(q, 1), m.x:get(q, 2)
-    m.x:set(q, 1, x + 0.02 * (y - lo[2]))
-    m.v:set(q, 1, 0.3 * math.sin(7 * y))
-    m.v:set(q, 2, 0.2 * math.cos(5 * x) - grav * dt)
-  end
-  return m
-end
-
-local function moving_u()
-  local u = g:mac()
-  for i = 1, n + 1 do for j = 1, n do u.u:set(i, j, 0.1 * math.sin(0.4 * i + 0.7 * j)) end end
-  for i = 1, n do for j = 1, n + 1 do u.v:set(i, j, 0.1 * math.cos(0.3 * i - 0.5 * j)) end end
-  u:add_gravity(dt, { 0, -grav })
-  return u
-end
+local function block(y0) return P.block(lo, hi, dt, grav, y0) end
+local function moving_u() return P.moving_u(g, dt, grav) end
 
 local function at_rest(m)
   local h = g:mac()

@@ -14,7 +14,7 @@ return {
     see = see,
   },
   ["tide.couple.project"] = {
-    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, elastic_force = true, sampling = \"cell\", relative, ring = 1, interface_solve = \"auto\", theta_min, pressure, valid, matrix = false, must_converge = true, colliders, dhat = 0, kappa, keep = false } -> stats",
+    sig = "tide.couple.project{ u, labels, solids, dt, rho = 1000, phi, fractions, formulation = \"spd\", solver, sigma = 0.9, alpha = \"auto\", tol = 1e-10, maxit, rotate = true, elastic = true, elastic_force = true, sampling = \"cell\", relative, ring = 1, interface_solve = \"auto\", theta_min, pressure, valid, matrix = false, must_converge = true, colliders, dhat = 0, kappa, keep = false, workspace, warm = false } -> stats",
     does = "One coupled pressure projection of a MAC liquid and corotational solids: u projected in place, the solids' velocities set; the pressure in liquid cells.",
     args = {
       { "u", "tide.Mac", "required", "u* on entry, projected on return" },
@@ -33,6 +33,7 @@ return {
       { "matrix", "boolean", "false", "also return the system matrix (stats.matrix)" },
       { "colliders, dhat", "tide.solid.collider or list; number >= 0 [m]", "none, 0", "dhat > 0: wall contact inside the solve (spd, indefinite): every free node within dhat of a collider adds IPC's barrier kappa b(d^2, dhat^2) of its end-of-step position x + dt v, linearized at x: S += dt H (PSD), w += its gradient; a node nearer than 0.1 dhat is linearized at 0.1 dhat" },
       { "keep", "boolean", "false", "true: stats.system = the projection's system (its geometry, numbering, blocks, assembled matrix and solver set-up: IC(0) / ILU(0) / Jacobi, the multigrid-in-block preconditioner with its interface factor, or the CHOLMOD factor) for tide.couple.resolve; system:free() releases it (else the garbage collector)" },
+      { "warm", "boolean", "false", "true: the Krylov solve of the spd / indefinite form starts from pressure's values (the last step's pressure; 0 on cells liquid only now) and the solids' current velocities instead of 0 -- the same relative-residual test; the factored form and the direct solvers ignore it; needs pressure (zarifi: the default, 18 -> 14 iterations in the balls' pool)" },
       { "workspace", "tide.couple.workspace(grid)", "none (a one-shot hierarchy)", "mgpcg: the multigrid hierarchy kept between projections on this grid and re-analysed for each (no allocation; zarifi.new makes one); a system kept from a projection is refused by resolve once a later projection re-analysed the same workspace" },
       { "kappa", "number > 0", "auto", "the barrier's stiffness (auto: one node at dhat/2 holds the solid's weight)" },
     },
