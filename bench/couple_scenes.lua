@@ -4,7 +4,8 @@
 -- liquid projection (tide.liquid.project with MGPCG on the scene's labels, face fractions and
 -- level set, the solids static walls) -- and beside the thesis's 3.5-39 s per step of pressure
 -- projection (Table 6.1's scenes, 8 cores of an AMD FX-8370E; the thesis gives the range over the
--- scenes, not the time of each).  Each scene runs in its own process:
+-- scenes, not the time of each), and the whole step's wall seconds beside the thesis's 18-59 s per
+-- step (the same scenes; Tide's step with 2 threads).  Each scene runs in its own process:
 --   build/tide scenes/zarifi_<name>.lua --paper --steps N --no-png
 -- whose "@projection" line gives the mean and slowest wall seconds of line 7's coupled projection
 -- (the "project" phase: clipping, assembly, preconditioner set-up, solve) over steps 2..N and the
@@ -52,8 +53,8 @@ local load = require("tide.timers").loadavg
 
 print(string.format("Zarifi's §6.1 scenes%s, %d threads, %d steps each (steps 2..%d averaged); wall seconds per coupled projection",
   P.paper and " at Table 6.1's sizes" or " at their small defaults", P.threads, P.steps, P.steps))
-print("| scene (thesis) | grid, solid (thesis) | unknowns | iterations | coupled projection: mean, slowest [s] | plain MGPCG [s] | x plain | thesis 3.5-39 s: x faster | load |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| scene (thesis) | grid, solid (thesis) | unknowns | iterations | coupled projection: mean, slowest [s] | plain MGPCG [s] | x plain | thesis 3.5-39 s: x faster | whole step [s] (thesis 18-59 s: x faster) | load |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 local means, failed = {}, 0
 for _, s in ipairs(SCENES) do
   if next(want) == nil or want[s[1]] then
@@ -77,13 +78,14 @@ for _, s in ipairs(SCENES) do
     local ok = p:close()
     if not (ok and r) then
       failed = failed + 1
-      print(string.format("| %s (%s) | failed: %s | | | | | | | %s |", s[1], s[2], (tail[#tail] or "no output"):gsub("|", "/"), l0))
+      print(string.format("| %s (%s) | failed: %s | | | | | | | | %s |", s[1], s[2], (tail[#tail] or "no output"):gsub("|", "/"), l0))
       io.stderr:write(table.concat(tail, "\n"), "\n")
     else
       means[#means + 1] = r.mean
-      print(string.format("| %s (%s) | %s, %s (%s, %s) | %d | %.1f | %.3f, %.3f | %.3f (%d it) | %.1f | %s | %s |", s[1], s[2],
+      print(string.format("| %s (%s) | %s, %s (%s, %s) | %d | %.1f | %.3f, %.3f | %.3f (%d it) | %.1f | %s | %.2f%s | %s |", s[1], s[2],
         r.grid, solid, s[3], s[4], r.unknowns, r.iterations, r.mean, r.slowest, r.plain, r.plain_iterations, r.mean / r.plain,
-        P.paper and string.format("%.0f-%.0fx", 3.5 / r.mean, 39 / r.mean) or "-", l0))
+        P.paper and string.format("%.0f-%.0fx", 3.5 / r.mean, 39 / r.mean) or "-", r.step or 0,
+        P.paper and r.step and string.format(" (%.0f-%.0fx)", 18 / r.step, 59 / r.step) or "", l0))
     end
     io.stdout:flush()
   end

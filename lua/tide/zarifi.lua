@@ -938,8 +938,8 @@ local function measure_scene(S, P, title)
   end
   print(string.format("a step (steps %s): %.3f s wall: %s", P.steps > 1 and "2.." .. P.steps or "1", steptime / n,
     table.concat(parts, ", ")))
-  print(string.format("@projection grid=%s unknowns=%d mean=%.6f slowest=%.6f iterations=%.2f plain=%.6f plain_iterations=%d threads=%d",
-    table.concat(g.size, "x"), unknowns, walls / n, worst, iters / n, pw, pit, tide.threads()))
+  print(string.format("@projection grid=%s unknowns=%d mean=%.6f slowest=%.6f iterations=%.2f plain=%.6f plain_iterations=%d threads=%d step=%.6f",
+    table.concat(g.size, "x"), unknowns, walls / n, worst, iters / n, pw, pit, tide.threads(), steptime / n))
   return { steps = P.steps, mean = walls / n, slowest = worst, plain = pw }
 end
 
