@@ -27,6 +27,11 @@ struct tide_zarifi_work {
   tide_array *labels;  /* a kept system's copies of its labels and fractions (tide_zarifi_work_inputs) */
   tide_mac *fractions;
   uint64_t in_gen;     /* bumped by every rewrite of them */
+  /* the V-cycle's cell arrays of the preconditioner built with this workspace (rc, zc: ncells
+   * each; vlabels: its labels), allocated once: rc is written on every liquid cell before each
+   * V-cycle, which reads only those, and zc is written whole by it, so neither is zeroed again */
+  double *rc, *zc;
+  uint8_t *vlabels;
 };
 
 int tide_zarifi_work_new(const tide_grid *g, tide_zarifi_work **out) {
@@ -44,6 +49,10 @@ void tide_zarifi_work_free(tide_zarifi_work *w) {
   tide_mac_solver_free(w->mg);
   if (w->labels) tide_array_release(w->labels);
   tide_mac_free(w->fractions);
+  int64_t nc = tide_grid_ncells(&w->g);
+  tide_free(w->rc, w->rc ? (size_t)nc * sizeof(double) : 0);
+  tide_free(w->zc, w->zc ? (size_t)nc * sizeof(double) : 0);
+  tide_free(w->vlabels, w->vlabels ? (size_t)nc : 0);
   tide_free(w, sizeof *w);
 }
 
@@ -55,6 +64,8 @@ int64_t tide_zarifi_work_bytes(const tide_zarifi_work *w) {
   if (w->labels) b += tide_array_size(w->labels);
   for (int a = 0; w->fractions && a < w->g.dim; a++)
     b += tide_array_size(w->fractions->u[a]) * (int64_t)sizeof(double);
+  int64_t nc = tide_grid_ncells(&w->g);
+  b += (w->rc ? nc * 8 : 0) + (w->zc ? nc * 8 : 0) + (w->vlabels ? nc : 0);
   return b;
 }
 
@@ -121,9 +132,11 @@ void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   if (!M->work) tide_mac_solver_free(M->M);
   tide_free(M->t, (size_t)(M->ni + M->nw + 1) * sizeof(double));
   tide_free(M->y, (size_t)(M->ni + M->nw + 1) * sizeof(double));
-  tide_free(M->rc, (size_t)M->ncells * sizeof(double));
-  tide_free(M->zc, (size_t)M->ncells * sizeof(double));
-  tide_free(M->labels, (size_t)M->ncells);
+  if (!M->work) { /* else the workspace's */
+    tide_free(M->rc, M->rc ? (size_t)M->ncells * sizeof(double) : 0);
+    tide_free(M->zc, M->zc ? (size_t)M->ncells * sizeof(double) : 0);
+    tide_free(M->labels, M->labels ? (size_t)M->ncells : 0);
+  }
   tide_free(M->dead, M->dead ? (size_t)M->n + 1 : 0);
   tide_free(M->w, M->w ? (size_t)(M->nw + 1) * sizeof(double) : 0);
   tide_free(M->wm, M->wm ? (size_t)(M->nw + 1) * sizeof(double) : 0);
@@ -446,7 +459,7 @@ static int interface_factor(tide_zarifi_precond *M, const tide_csr *A, const tid
  * its open neighbours. */
 static int liquid_vcycle(tide_zarifi_precond *M, const tide_mac_poisson *P) {
   {
-    M->labels = tide_alloc((size_t)M->ncells);
+    if (!M->labels) M->labels = tide_alloc((size_t)M->ncells); /* (the workspace's when work) */
     if (!M->labels) return tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
     memcpy(M->labels, P->labels, (size_t)M->ncells);
     const tide_grid *g = &P->grid;
@@ -581,9 +594,16 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   M->idx = tide_alloc((size_t)(ni + 1) * sizeof(int));
   M->t = tide_calloc((size_t)(ni + M->nw + 1) * sizeof(double));
   M->y = tide_alloc((size_t)(ni + M->nw + 1) * sizeof(double));
-  M->rc = tide_calloc((size_t)M->ncells * sizeof(double));
-  M->zc = tide_calloc((size_t)M->ncells * sizeof(double));
-  if (!M->idx || !M->t || !M->y || !M->rc || !M->zc) {
+  if (work) { /* the workspace's cell arrays, allocated at its first preconditioner */
+    if (!work->rc) work->rc = tide_calloc((size_t)M->ncells * sizeof(double));
+    if (!work->zc) work->zc = tide_calloc((size_t)M->ncells * sizeof(double));
+    if (!work->vlabels) work->vlabels = tide_alloc((size_t)M->ncells);
+    M->rc = work->rc, M->zc = work->zc, M->labels = work->vlabels;
+  } else {
+    M->rc = tide_calloc((size_t)M->ncells * sizeof(double));
+    M->zc = tide_calloc((size_t)M->ncells * sizeof(double));
+  }
+  if (!M->idx || !M->t || !M->y || !M->rc || !M->zc || (work && !M->labels)) {
     s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
     goto done;
   }

@@ -100,6 +100,15 @@ do
     and rel(v1, v0) <= 1e-14 and rel(v2, v0) <= 1e-14, string.format(
     "workspace: built (%d it) and re-analysed (%d it) as the one-shot hierarchy (%d it): p %.1e / %.1e, v %.1e / %.1e",
     s1.iterations, s2.iterations, s0.iterations, rel(p1, p0), rel(p2, p0), rel(v1, v0), rel(v2, v0)))
+  -- the workspace's V-cycle arrays are reused without zeroing: after a deeper pool (more liquid
+  -- cells, their residuals left in them) the shallower one's answer is still the one-shot's
+  local Wd = tide.couple.workspace(P.grid)
+  local D = case.pool { dim = 3, res = 16, cells = { 3, 21, 3 }, level = 0.85 }
+  D.project { solver = "mgpcg", workspace = Wd }
+  local s6, p6, v6 = P.project { solver = "mgpcg", workspace = Wd }
+  T.check(s6.iterations == s0.iterations and rel(p6, p0) <= 1e-14 and rel(v6, v0) <= 1e-14, string.format(
+    "workspace after a deeper pool: %d it (one-shot %d), p %.1e, v %.1e", s6.iterations, s0.iterations,
+    rel(p6, p0), rel(v6, v0)))
   local h = P.grid:mac()
   T.raises(function() tide.couple.resolve { system = s1.system, u = h, solids = { P.beam } } end,
     "re-analysed by a later projection", "a kept system whose workspace a later projection re-analysed is refused")
