@@ -933,9 +933,7 @@ local function measure_scene(S, P, title)
     walls / n / pw))
   -- where a whole step's time goes (the same steps, wall seconds per step)
   local parts = {}
-  for _, name in ipairs(zarifi.phases) do
-    if phase[name] / n >= 5e-4 then parts[#parts + 1] = string.format("%s %.3f", name, phase[name] / n) end
-  end
+  for _, name in ipairs(zarifi.phases) do parts[#parts + 1] = string.format("%s %.4f", name, phase[name] / n) end
   print(string.format("a step (steps %s): %.3f s wall: %s", P.steps > 1 and "2.." .. P.steps or "1", steptime / n,
     table.concat(parts, ", ")))
   print(string.format("@projection grid=%s unknowns=%d mean=%.6f slowest=%.6f iterations=%.2f plain=%.6f plain_iterations=%d threads=%d step=%.6f",

@@ -96,8 +96,8 @@ static int owned_face(const tide_grid *g, const uint8_t *labels, const int ci[3]
   return labels[tide_grid_idx(g, lo3[0], lo3[1], lo3[2])] != TIDE_CELL_LIQUID;
 }
 
-/* The gradient rows of the faces a liquid cell owns (owned_face): axis, index in the axis's face
- * array, and the row (m entries, 0: closed); returns how many (at most 2 dim). */
+/* The gradient rows of the faces a cell owns (owned_face; none unless it is liquid): axis, index
+ * in the axis's face array, and the row (m entries, 0: closed); returns how many (at most 2 dim). */
 typedef struct {
   int a, m, c[2];
   int64_t f;
@@ -107,6 +107,7 @@ typedef struct {
 static int cell_rows(const tide_grid *g, const uint8_t *labels, const int *rowof, int64_t cell,
                      const double *const fractions[3], const double *const theta[3],
                      double theta_min, cell_row out[6]) {
+  if (labels[cell] != TIDE_CELL_LIQUID) return 0;
   const int n1 = g->n[1], n2 = g->n[2];
   int ci[3] = {(int)(cell / ((int64_t)n1 * n2)), (int)((cell / n2) % n1), (int)(cell % n2)}, k = 0;
   for (int a = 0; a < g->dim; a++)
@@ -143,7 +144,6 @@ int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *r
     tide_csr *A = *G;
 #pragma omp parallel for schedule(static) if (nc > 65536)
     for (int64_t cell = 0; cell < nc; cell++) {
-      if (labels[cell] != TIDE_CELL_LIQUID) continue;
       cell_row rows[6];
       int nr = cell_rows(g, labels, rowof, cell, fractions, theta, theta_min, rows);
       for (int k = 0; k < nr; k++) {
@@ -204,7 +204,6 @@ int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const 
    * from its owner (owned_face, as tide_zarifi_gradient reaches them), the cells in parallel */
 #pragma omp parallel for schedule(static) if (nc > 65536)
   for (int64_t cell = 0; cell < nc; cell++) {
-    if (labels[cell] != TIDE_CELL_LIQUID) continue;
     cell_row rows[6];
     int nr = cell_rows(g, labels, rowof, cell, fractions, theta, theta_min, rows);
     for (int k = 0; k < nr; k++) {

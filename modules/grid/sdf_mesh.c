@@ -392,8 +392,7 @@ double tide_sdf_mesh_winding(const tide_sdf_mesh *m, const double xin[3]) {
 }
 
 double tide_sdf_mesh_eval(const tide_sdf_mesh *m, const double x[3]) {
-  double d = tide_sdf_mesh_distance(m, x, NULL);
-  return tide_sdf_mesh_winding(m, x) >= 0.5 ? -d : d;
+  return tide_sdf_mesh_eval_hint(m, x, INFINITY, 0);
 }
 
 double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double xin[3], double band) {
@@ -403,18 +402,17 @@ double tide_sdf_mesh_eval_band(const tide_sdf_mesh *m, const double xin[3], doub
 double tide_sdf_mesh_eval_hint(const tide_sdf_mesh *m, const double xin[3], double band,
                                int hint) {
   if (!m->closed) hint = 0;
-  double x[3] = {xin[0], xin[1], m->dim == 3 ? xin[2] : 0.0};
+  double x[3] = {xin[0], xin[1], m->dim == 3 ? xin[2] : 0.0}, d;
   if (!(band < INFINITY)) {
-    double d = sqrt(mesh_distance2(m, x, INFINITY, NULL));
-    int in = hint ? hint < 0 : tide_sdf_mesh_winding(m, x) >= 0.5;
-    return in ? -d : d;
+    d = sqrt(mesh_distance2(m, x, INFINITY, NULL));
+  } else {
+    double b2 = band * band, r2 = box_dist2(&m->nodes[0], x);
+    /* outside the faces' box by band or more: outside, at least that far */
+    if (r2 >= b2) return sqrt(r2);
+    /* the search pruned at band: the same nearest face when it is nearer */
+    double d2 = mesh_distance2(m, x, b2, NULL);
+    d = d2 < b2 ? sqrt(d2) : band;
   }
-  double b2 = band * band, r2 = box_dist2(&m->nodes[0], x);
-  /* outside the faces' box by band or more: outside, at least that far */
-  if (r2 >= b2) return sqrt(r2);
-  /* the search pruned at band: the same nearest face when it is nearer */
-  double d2 = mesh_distance2(m, x, b2, NULL);
-  double d = d2 < b2 ? sqrt(d2) : band;
   int in = hint ? hint < 0 : tide_sdf_mesh_winding(m, x) >= 0.5;
   return in ? -d : d;
 }

@@ -52,6 +52,11 @@ void dtrsv_(const char *uplo, const char *t, const char *diag, const int *n, con
 #define SOLVE_BLAS 1024 /* fronts of at least this many entries are solved with dtrsv / dgemv */
 #define SOLVE_PAR 65536 /* factors of at least this many entries solve their blocks side by side */
 
+/* a block's outcome when factored side by side (the error is raised on the caller's thread) */
+typedef struct {
+  int status, failed, m, k; /* TIDE_ESINGULAR: failed; TIDE_EINVAL: an update m x k too large */
+} blk_result;
+
 struct tide_ldlt_super {
   int n, nsuper;
   const int *super, *pi, *ls, *perm; /* CHOLMOD's symbolic factor (not owned) */
@@ -67,17 +72,13 @@ struct tide_ldlt_super {
   /* blocks of whole elimination trees (nblk >= 2: side by side; 1: one serial sweep):
    * supernodes blk[b] .. blk[b+1]-1, scheduled in the order of border (most work first) */
   int nblk, blkcap, *blk, *border;
+  blk_result *res; /* nblk (nblk >= 2): each block's outcome */
   /* per-thread scratch (nscr sets): map (n), the updates' C (maxc) and T (maxt), the solve's
    * r (n) */
   int nscr;
   int **map;
   double **c, **t, **r;
 };
-
-/* a block's outcome when factored side by side (the error is raised on the caller's thread) */
-typedef struct {
-  int status, failed, m, k; /* TIDE_ESINGULAR: failed; TIDE_EINVAL: an update m x k too large */
-} blk_result;
 
 static void sfree(tide_ldlt_super *S) {
   if (!S) return;
@@ -102,6 +103,7 @@ static void sfree(tide_ldlt_super *S) {
   tide_free(S->r, S->r ? np * sizeof(double *) : 0);
   tide_free(S->blk, S->blk ? (size_t)S->blkcap * sizeof(int) : 0);
   tide_free(S->border, S->border ? (size_t)S->blkcap * sizeof(int) : 0);
+  tide_free(S->res, S->res ? (size_t)S->nblk * sizeof(blk_result) : 0);
   tide_free(S, sizeof *S);
 }
 
@@ -181,6 +183,10 @@ static int make_blocks(tide_ldlt_super *S) {
     }
   }
   if (nb < 2 || big > 0.8 * tot) goto done;
+  if (!(S->res = tide_alloc((size_t)nb * sizeof(blk_result)))) {
+    st = tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+    goto done;
+  }
   S->nblk = nb;
   /* most work first (ties by position): the greedy schedule of the dynamic loop */
   for (int q = 0; q < nb; q++)
@@ -205,7 +211,8 @@ int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S) {
   if (!S) return 0;
   int64_t n = S->n + 1, ns = S->nsuper + 1, k = S->nscr;
   return (int64_t)sizeof *S + (S->nx + 1 + n) * 8 + (S->nnz + 1) * 8 + (n + 3 * ns) * 4 +
-         k * ((S->maxc + 1 + S->maxt + 1 + n) * 8 + n * 4) + 2 * (int64_t)S->blkcap * 4;
+         k * ((S->maxc + 1 + S->maxt + 1 + n) * 8 + n * 4) + 2 * (int64_t)S->blkcap * 4 +
+         (S->res ? S->nblk * (int64_t)sizeof(blk_result) : 0);
 }
 
 int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const int *pi,
@@ -453,9 +460,7 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
       if (A->col[p] >= i) x[S->dst[e++]] += A->val[p];
   for (int s = 0; s < nsuper; s++)
     S->head[s] = -1;
-  blk_result one, *res = &one;
-  if (nb > 1 && !(res = tide_alloc((size_t)nb * sizeof(blk_result))))
-    return tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+  blk_result one, *res = nb > 1 ? S->res : &one;
   if (nb == 1) {
     factor_range(S, 0, nsuper, S->map[0], S->t[0], S->c[0], res);
   } else {
@@ -464,10 +469,8 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
       /* tasks of the enclosing team: a thread done with its own work (waiting at a barrier)
        * takes blocks too; its id is below the team's size */
       int team = omp_get_num_threads();
-      if (!scratch(S, team)) {
-        tide_free(res, (size_t)nb * sizeof(blk_result));
+      if (!scratch(S, team))
         return tide_fail(TIDE_ENOMEM, "ldlt: out of memory for the supernodal factor");
-      }
       for (int q = 0; q < nb; q++) {
         int b = S->border[q];
 #pragma omp task firstprivate(b) shared(S, res)
@@ -498,7 +501,6 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
       st = tide_fail(TIDE_EINVAL, "ldlt: an update of %d x %d exceeds the analysis's %lld",
                      res[b].m, res[b].k, (long long)S->maxc);
   }
-  if (nb > 1) tide_free(res, (size_t)nb * sizeof(blk_result));
   return st;
 }
 

@@ -656,6 +656,9 @@ static int f_free(lua_State *L) {
   return 0;
 }
 
+/* the names of TIDE_ORDER_* (in their order) */
+static const char *const ORDERINGS[] = {"auto", "amd", "metis", NULL};
+
 /* tide.linalg.cholesky / ldlt / lu(A [, { ordering = "auto" | "amd" | "metis" }]) */
 static int new_factor(lua_State *L, int kind, const char *fn) {
   tide_csr *A = checkmat(L, 1);
@@ -664,9 +667,8 @@ static int new_factor(lua_State *L, int kind, const char *fn) {
   int ordering = TIDE_ORDER_AUTO;
   if (!lua_isnoneornil(L, 2)) {
     static const char *const keys[] = {"ordering", NULL};
-    static const char *const names[] = {"auto", "amd", "metis", NULL};
     tide_opts o = tide_lua_opts(L, 2, fn, keys);
-    ordering = tide_opt_choice(&o, "ordering", "auto", names); /* index = TIDE_ORDER_* */
+    ordering = tide_opt_choice(&o, "ordering", "auto", ORDERINGS);
   }
   tide_factor *F = NULL;
   tide_lua_check(L, tide_factor_new_ordered(A, kind, ordering, &F), fn);
@@ -769,9 +771,7 @@ static void pushinfo(lua_State *L, const tide_factor_stats *s) {
   lua_setfield(L, -2, "refactors");
   lua_pushinteger(L, s->blocks);
   lua_setfield(L, -2, "blocks");
-  lua_pushstring(L, s->ordering == TIDE_ORDER_AMD     ? "amd"
-                    : s->ordering == TIDE_ORDER_METIS ? "metis"
-                                                      : "auto");
+  lua_pushstring(L, ORDERINGS[s->ordering]);
   lua_setfield(L, -2, "ordering");
 }
 
