@@ -443,7 +443,7 @@ int tide_zarifi_contact_dt(tide_tetmesh *const *solids, int ns, tide_collider *c
  * is valid.  The V-cycle's iteration count is nearly independent of the
  * resolution; the interface solve captures the solid's stiffness exactly.
  * A: the system in general storage (both triangles), kept by reference;
- * cell_of_row: the cell of each liquid row (kept by reference); P: the
+ * cell_of_row: the cell of each liquid row (read at the set-up); P: the
  * liquid's Poisson problem (labels, weights, theta: copied into the
  * multigrid hierarchy). */
 typedef struct tide_zarifi_precond tide_zarifi_precond;

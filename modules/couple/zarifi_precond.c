@@ -27,10 +27,12 @@ struct tide_zarifi_work {
   tide_array *labels;  /* a kept system's copies of its labels and fractions (tide_zarifi_work_inputs) */
   tide_mac *fractions;
   uint64_t in_gen;     /* bumped by every rewrite of them */
-  /* the V-cycle's cell arrays of the preconditioner built with this workspace (rc, zc: ncells
-   * each; vlabels: its labels), allocated once: rc is written on every liquid cell before each
-   * V-cycle, which reads only those, and zc is written whole by it, so neither is zeroed again */
-  double *rc, *zc;
+  /* the V-cycle's arrays of the preconditioner built with this workspace, allocated once with
+   * room for every cell (a liquid row per cell at most): rr, the liquid rows' residual (written
+   * whole before each V-cycle), pad, each row's cell in the hierarchy's layout
+   * (tide_mac_solver_row_map, remade with each preconditioner); vlabels: the V-cycle's labels */
+  double *rr;
+  int *pad;
   uint8_t *vlabels;
 };
 
@@ -50,8 +52,8 @@ void tide_zarifi_work_free(tide_zarifi_work *w) {
   if (w->labels) tide_array_release(w->labels);
   tide_mac_free(w->fractions);
   int64_t nc = tide_grid_ncells(&w->g);
-  tide_free(w->rc, w->rc ? (size_t)nc * sizeof(double) : 0);
-  tide_free(w->zc, w->zc ? (size_t)nc * sizeof(double) : 0);
+  tide_free(w->rr, w->rr ? (size_t)nc * sizeof(double) : 0);
+  tide_free(w->pad, w->pad ? (size_t)nc * sizeof(int) : 0);
   tide_free(w->vlabels, w->vlabels ? (size_t)nc : 0);
   tide_free(w, sizeof *w);
 }
@@ -65,7 +67,8 @@ int64_t tide_zarifi_work_bytes(const tide_zarifi_work *w) {
   for (int a = 0; w->fractions && a < w->g.dim; a++)
     b += tide_array_size(w->fractions->u[a]) * (int64_t)sizeof(double);
   int64_t nc = tide_grid_ncells(&w->g);
-  b += (w->rc ? nc * 8 : 0) + (w->zc ? nc * 8 : 0) + (w->vlabels ? nc : 0);
+  b += (w->rr ? nc * (int64_t)sizeof(double) : 0) + (w->pad ? nc * (int64_t)sizeof(int) : 0) +
+       (w->vlabels ? nc : 0);
   return b;
 }
 
@@ -100,7 +103,6 @@ struct tide_zarifi_precond {
   int *hptr, *hcol;
   double *hval;
   int64_t nh;
-  const int *cell;    /* nl: cell of each liquid row (not owned) */
   double cinv;        /* 1 / c, B = c A_poisson */
   tide_factor *F;     /* Cholesky of A[I, I], or LDL^T of the augmented [X_II Y_I; Y_I^T -Z] */
   tide_mac_solver *M; /* the liquid's V-cycle (the workspace's when work) */
@@ -109,7 +111,9 @@ struct tide_zarifi_precond {
   double *t, *y;      /* ni (split: ni + nw) */
   int nw;             /* split: the augmented rows (solid DOFs) */
   int augmented;      /* the interface is factored in its augmented form */
-  double *rc, *zc;    /* ncells */
+  double *rr;         /* nl: the liquid rows' residual, the V-cycle's right side */
+  int *pad;           /* nl: each liquid row's cell in the V-cycle's layout, -1: not in it
+                         (tide_mac_solver_row_map) */
   uint8_t *labels;    /* ncells: the liquid's labels for the V-cycle */
   int64_t ncells;
   double setup_seconds;
@@ -133,8 +137,8 @@ void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   tide_free(M->t, (size_t)(M->ni + M->nw + 1) * sizeof(double));
   tide_free(M->y, (size_t)(M->ni + M->nw + 1) * sizeof(double));
   if (!M->work) { /* else the workspace's */
-    tide_free(M->rc, M->rc ? (size_t)M->ncells * sizeof(double) : 0);
-    tide_free(M->zc, M->zc ? (size_t)M->ncells * sizeof(double) : 0);
+    tide_free(M->rr, M->rr ? (size_t)(M->nl + 1) * sizeof(double) : 0);
+    tide_free(M->pad, M->pad ? (size_t)(M->nl + 1) * sizeof(int) : 0);
     tide_free(M->labels, M->labels ? (size_t)M->ncells : 0);
   }
   tide_free(M->dead, M->dead ? (size_t)M->n + 1 : 0);
@@ -538,7 +542,6 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   M->work = work;
   M->n = n;
   M->nl = nl;
-  M->cell = cell_of_row;
   M->cinv = 1 / c;
   M->ncells = tide_grid_ncells(&P->grid);
   /* the interface: solid rows, liquid rows coupled to them, then `ring` layers of liquid
@@ -595,15 +598,15 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   M->t = tide_calloc((size_t)(ni + M->nw + 1) * sizeof(double));
   M->y = tide_alloc((size_t)(ni + M->nw + 1) * sizeof(double));
   if (work) { /* the workspace's cell arrays, allocated at its first preconditioner */
-    if (!work->rc) work->rc = tide_calloc((size_t)M->ncells * sizeof(double));
-    if (!work->zc) work->zc = tide_calloc((size_t)M->ncells * sizeof(double));
+    if (!work->rr) work->rr = tide_alloc((size_t)M->ncells * sizeof(double));
+    if (!work->pad) work->pad = tide_alloc((size_t)M->ncells * sizeof(int));
     if (!work->vlabels) work->vlabels = tide_alloc((size_t)M->ncells);
-    M->rc = work->rc, M->zc = work->zc, M->labels = work->vlabels;
+    M->rr = work->rr, M->pad = work->pad, M->labels = work->vlabels;
   } else {
-    M->rc = tide_calloc((size_t)M->ncells * sizeof(double));
-    M->zc = tide_calloc((size_t)M->ncells * sizeof(double));
+    M->rr = tide_alloc((size_t)(nl + 1) * sizeof(double));
+    M->pad = tide_alloc((size_t)(nl + 1) * sizeof(int));
   }
-  if (!M->idx || !M->t || !M->y || !M->rc || !M->zc || (work && !M->labels)) {
+  if (!M->idx || !M->t || !M->y || !M->rr || !M->pad || (work && !M->labels)) {
     s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
     goto done;
   }
@@ -696,6 +699,8 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
       goto done;
     }
   }
+  /* the liquid rows in the hierarchy's layout (the cells it left out: -1) */
+  if ((s = tide_mac_solver_row_map(M->M, nl, cell_of_row, M->pad))) goto done;
   M->setup_seconds = tide_wtime() - t0;
 done:
   tide_free(lay, (size_t)(n + 1) * sizeof(int));
@@ -759,8 +764,8 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
     z[M->idx[k]] = M->y[k];
   /* 2. the liquid: z += R_L^T V R_L (r - A z) / c; A z on the liquid rows from the rows of I
    *    (A symmetric, z supported on I) */
-  double *rc = M->rc;
-  const int *cell = M->cell, *hp = M->hptr, *hc = M->hcol;
+  double *rr = M->rr;
+  const int *hp = M->hptr, *hc = M->hcol;
   const double *hv = M->hval;
   /* with a split: (A z)_L = X11[L, I] z_I + Y1 w, w = Z^-1 Y^T z (z on I; dead rows: below) */
   const tide_csr *Y1 = M->split ? M->sp.Y1 : NULL;
@@ -776,13 +781,10 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
         ri -= Y1->val[p] * w[Y1->col[p]];
       if (M->dead[i]) ri = r[i] - z[i];
     }
-    rc[cell[i]] = ri;
+    rr[i] = ri;
   }
-  if ((s = tide_mac_solver_precondition(M->M, rc, M->zc))) return s;
-  const double *zc = M->zc, ci = M->cinv;
-#pragma omp parallel for schedule(static) if (nl > 65536)
-  for (int i = 0; i < nl; i++)
-    z[i] += ci * zc[cell[i]]; /* 0 at the cells left out of the hierarchy */
+  /* on the rows directly (no cell arrays); 0 at the rows left out of the hierarchy */
+  if ((s = tide_mac_solver_precondition_rows(M->M, nl, M->pad, rr, z, M->cinv))) return s;
   /* 3. the interface again: z += R_I^T A_II^-1 R_I (r - A z) */
   if (M->split) split_w(&M->sp, nl, M->nw, z, M->w);
   interface_residual(M, r, z, M->w);

@@ -1401,6 +1401,79 @@ int tide_mac_solver_precondition(tide_mac_solver *S, const double *r, double *z)
   return TIDE_OK;
 }
 
+int tide_mac_solver_row_map(const tide_mac_solver *S, int n, const int *cells, int *pad) {
+  if (!S || n < 0 || (n > 0 && (!cells || !pad)))
+    return tide_fail(TIDE_EINVAL, "mac_solver_row_map: solver, cells and pad required");
+  if (!S->ready)
+    return tide_fail(TIDE_EINVAL, "mac_solver_row_map: the solver's last update failed");
+  const mg_level *L = &S->lev[0];
+  if (L->size > INT32_MAX)
+    return tide_fail(TIDE_EINVAL, "mac_solver_row_map: the padded grid (%lld cells) exceeds the "
+                     "32-bit map", (long long)L->size);
+  const tide_grid *g = &S->grid;
+  const int64_t nc = tide_grid_ncells(g);
+  const int nj = g->n[1], nk = g->n[2];
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) if (n > MG_PAR_MIN)
+  for (int q = 0; q < n; q++) {
+    int64_t c = cells[q];
+    if (c < 0 || c >= nc) {
+      bad++;
+      pad[q] = -1;
+      continue;
+    }
+    int64_t pc = S->d3 ? pad_of_user(S, (int)(c / ((int64_t)nj * nk)), (int)(c / nk % nj),
+                                     (int)(c % nk))
+                       : pad_of_user(S, (int)(c / nj), (int)(c % nj), 0);
+    pad[q] = L->label[pc] == TIDE_CELL_LIQUID ? (int)pc : -1;
+  }
+  if (bad) return tide_fail(TIDE_EINVAL, "mac_solver_row_map: %d cells outside the grid", bad);
+  return TIDE_OK;
+}
+
+int tide_mac_solver_precondition_rows(tide_mac_solver *S, int n, const int *pad, const double *r,
+                                      double *z, double c) {
+  if (!S || n < 0 || (n > 0 && (!pad || !r || !z)))
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition_rows: solver, pad, r and z required");
+  if (!S->ready)
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition_rows: the solver's last update failed");
+  mg_level *L = &S->lev[0];
+  double *vb = S->vb, *vz = S->o.method == TIDE_MAC_CG ? S->vr : L->x;
+  const int64_t size = L->size;
+  MG_FOR_CELLS(L, vb[c] = 0;);
+  int bad = 0, out = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad, out) if (n > MG_PAR_MIN)
+  for (int q = 0; q < n; q++) {
+    int pc = pad[q];
+    if (pc < 0) continue;
+    if (pc >= size) {
+      out++;
+      continue;
+    }
+    double v = r[q];
+    if (!isfinite(v)) {
+      bad++;
+      v = 0;
+    }
+    vb[pc] = v;
+  }
+  if (out)
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition_rows: %d map entries outside the grid",
+                     out);
+  if (bad)
+    return tide_fail(TIDE_ENONFINITE, "mac_solver_precondition_rows: r has non-finite values");
+  if (S->nfloat) project_floating(S, vb);
+  if (S->o.method == TIDE_MAC_CG) {
+    MG_FOR_CELLS(L, vz[c] = vb[c];);
+  } else {
+    (void)precondition(S, vb, vz, 0);
+  }
+#pragma omp parallel for schedule(static) if (n > MG_PAR_MIN)
+  for (int q = 0; q < n; q++)
+    if (pad[q] >= 0) z[q] += c * vz[pad[q]];
+  return TIDE_OK;
+}
+
 int tide_mac_solver_solve(tide_mac_solver *S, const double *b, double *x, const tide_solve_opts *o,
                           tide_solve_stats *st) {
   double t0 = tide_wtime();

@@ -105,6 +105,17 @@ void tide_mac_solver_free(tide_mac_solver *S);
  * positive (semi-)definite operator, in the units of A^-1 (m^2); allocates
  * nothing.  Errors: TIDE_ENONFINITE (r), TIDE_EINVAL. */
 int tide_mac_solver_precondition(tide_mac_solver *S, const double *r, double *z);
+/* The same operator on a compact numbering of the cells (a Krylov solver's rows): pad[q] is
+ * the solver's own (padded level-0) index of the user cell cells[q], or -1 where the solver
+ * does not hold that cell as liquid (tide_mac_solver_row_map, valid until the next
+ * tide_mac_solver_update), and
+ *   z[q] += c (V r~)[pad[q]]   (pad[q] >= 0),   r~ = r[q] at pad[q], 0 at every other cell,
+ * without the two user-grid arrays (ncells doubles each) tide_mac_solver_precondition reads
+ * and writes.  n rows, r and z: n doubles (z is added to).  Allocates nothing.  Errors:
+ * TIDE_ENONFINITE (r), TIDE_EINVAL (the map is of an earlier analysis). */
+int tide_mac_solver_row_map(const tide_mac_solver *S, int n, const int *cells, int *pad);
+int tide_mac_solver_precondition_rows(tide_mac_solver *S, int n, const int *pad, const double *r,
+                                      double *z, double c);
 
 /* What a solver built, and the memory traffic model used by the benchmark. */
 typedef struct tide_mac_solver_info {
