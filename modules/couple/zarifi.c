@@ -189,6 +189,7 @@ static int rel_residual(const tide_csr *A, tide_zarifi_precond *M, int64_t n, co
                         const double *b, double *tmp, double *out) {
   int s = M ? tide_zarifi_precond_mul(M, x, tmp) : tide_csr_mul(A, x, tmp);
   if (s) return s;
+#pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; i++)
     tmp[i] -= b[i];
   double nb = norm2(n, b);
@@ -1061,9 +1062,13 @@ static int solve_once(tide_zarifi_system *S, const double *b, double *x, double 
       S->cell = tide_alloc((size_t)(S->z.nl + 1) * sizeof(int));
       S->work = tide_alloc((size_t)(4 * (int64_t)n + 1) * sizeof(double));
       if (!S->cell || !S->work) s = tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
-      int64_t nc = tide_grid_ncells(&S->g);
-      for (int64_t c = 0; c < nc && !s; c++)
-        if (S->z.rowof[c] >= 0) S->cell[S->z.rowof[c]] = (int)c;
+      const int64_t nc = tide_grid_ncells(&S->g);
+      const int *rowof = S->z.rowof;
+      int *cell = S->cell;
+      if (!s)
+#pragma omp parallel for schedule(static) if (nc > 65536)
+        for (int64_t c = 0; c < nc; c++)
+          if (rowof[c] >= 0) cell[rowof[c]] = (int)c;
       double cp = tide_cputime();
       if (!s)
       {
@@ -1177,6 +1182,7 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
     int nl = z->nl, nf = z->nf;
     (void)solid_velocity(S, S->x, v, NULL);
     double res = coupled_residual(S, S->x, v, r, scr);
+    int r_of_x = 1; /* r and v are of S->x (not of a rejected correction) */
     for (int k = 0; k < TIDE_ZARIFI_REFINE && res > tol && !s; k++) {
       for (int i = 0; i < nf; i++)
         t[i] = r[nl + i] * S->iz[i];
@@ -1197,14 +1203,17 @@ static int solve(tide_zarifi_system *S, double tol, int maxit, int warm, tide_za
         c[i] = S->x[i] + dx[i];
       (void)solid_velocity(S, c, v, NULL);
       double res2 = coupled_residual(S, c, v, r, scr);
+      r_of_x = 0;
       if (!(res2 < res)) break; /* no gain: the previous x is kept (r is recomputed below) */
       memcpy(S->x, c, (size_t)n * sizeof(double));
       res = res2;
+      r_of_x = 1;
     }
-    if (!s) {
+    if (!s && !r_of_x) {
       (void)solid_velocity(S, S->x, v, NULL);
-      st->residual = coupled_residual(S, S->x, v, r, scr);
+      res = coupled_residual(S, S->x, v, r, scr);
     }
+    if (!s) st->residual = res;
   } else if (!s && S->formulation == TIDE_ZARIFI_FACTORED && ks.converged) {
     /* the factored answer's (p, v) by (5.41), measured the same way (no refinement) */
     int nl = S->z.nl, nf = S->z.nf;
