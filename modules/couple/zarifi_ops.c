@@ -96,20 +96,20 @@ static int owned_face(const tide_grid *g, const uint8_t *labels, const int ci[3]
   return labels[tide_grid_idx(g, lo3[0], lo3[1], lo3[2])] != TIDE_CELL_LIQUID;
 }
 
-/* The gradient rows of the faces a cell owns (owned_face; none unless it is liquid): axis, index
- * in the axis's face array, and the row (m entries, 0: closed); returns how many (at most 2 dim). */
+/* The gradient rows of the faces cell (i, j, k) = ci owns (owned_face; none unless it is liquid):
+ * axis, index in the axis's face array, and the row (m entries, 0: closed); returns how many (at
+ * most 2 dim).  The callers sweep the cells as (i, j) slabs of k lines (CELL_SWEEP). */
 typedef struct {
   int a, m, c[2];
   int64_t f;
   double v[2];
 } cell_row;
 
-static int cell_rows(const tide_grid *g, const uint8_t *labels, const int *rowof, int64_t cell,
-                     const double *const fractions[3], const double *const theta[3],
+static int cell_rows(const tide_grid *g, const uint8_t *labels, const int *rowof, const int ci[3],
+                     int64_t cell, const double *const fractions[3], const double *const theta[3],
                      double theta_min, cell_row out[6]) {
   if (labels[cell] != TIDE_CELL_LIQUID) return 0;
-  const int n1 = g->n[1], n2 = g->n[2];
-  int ci[3] = {(int)(cell / ((int64_t)n1 * n2)), (int)((cell / n2) % n1), (int)(cell % n2)}, k = 0;
+  int k = 0;
   for (int a = 0; a < g->dim; a++)
     for (int side = 0; side < 2; side++) {
       int f3[3];
@@ -122,6 +122,22 @@ static int cell_rows(const tide_grid *g, const uint8_t *labels, const int *rowof
     }
   return k;
 }
+
+/* for every cell of g in index order, on all threads, with ci = its (i, j, k) and cell its index
+ * (the (i, j) lines side by side, k inner: no divisions) */
+#define CELL_SWEEP(g, ...)                                                                         \
+  do {                                                                                             \
+    const int n0_ = (g)->n[0], n1_ = (g)->n[1], n2_ = (g)->n[2];                                   \
+    _Pragma("omp parallel for schedule(static) collapse(2) if (tide_grid_ncells(g) > 65536)")      \
+    for (int i_ = 0; i_ < n0_; i_++)                                                               \
+      for (int j_ = 0; j_ < n1_; j_++) {                                                           \
+        int ci[3] = {i_, j_, 0};                                                                   \
+        int64_t cell = ((int64_t)i_ * n1_ + j_) * n2_;                                             \
+        for (; ci[2] < n2_; ci[2]++, cell++) {                                                     \
+          __VA_ARGS__                                                                              \
+        }                                                                                          \
+      }                                                                                            \
+  } while (0)
 
 int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *rowof, int nl,
                          const double *const fractions[3], const double *const theta[3],
@@ -142,10 +158,9 @@ int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *r
   if (!cnt) return tide_fail(TIDE_ENOMEM, "zarifi gradient: out of memory");
   for (int pass = 0; pass < 2; pass++) {
     tide_csr *A = *G;
-#pragma omp parallel for schedule(static) if (nc > 65536)
-    for (int64_t cell = 0; cell < nc; cell++) {
+    CELL_SWEEP(g, {
       cell_row rows[6];
-      int nr = cell_rows(g, labels, rowof, cell, fractions, theta, theta_min, rows);
+      int nr = cell_rows(g, labels, rowof, ci, cell, fractions, theta, theta_min, rows);
       for (int k = 0; k < nr; k++) {
         const cell_row *r = &rows[k];
         int64_t row = off[r->a] + r->f;
@@ -158,7 +173,7 @@ int tide_zarifi_gradient(const tide_grid *g, const uint8_t *labels, const int *r
           }
         }
       }
-    }
+    });
     if (!pass) {
       int64_t nnz = 0;
       for (int64_t f = 0; f < nf; f++)
@@ -190,7 +205,6 @@ int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const 
   if (valid && (s = tide_mac_check(valid, g, TIDE_U8, "valid"))) return s;
   if (!(theta_min > 0)) theta_min = TIDE_MAC_THETA_MIN;
   const int d = g->dim;
-  const int64_t nc = tide_grid_ncells(g);
   double *ua[3] = {NULL, NULL, NULL};
   uint8_t *vm[3] = {NULL, NULL, NULL};
   for (int a = 0; a < d; a++) {
@@ -202,10 +216,9 @@ int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const 
   }
   /* only a face next to a liquid cell has a row: the faces reached from the liquid cells, each
    * from its owner (owned_face, as tide_zarifi_gradient reaches them), the cells in parallel */
-#pragma omp parallel for schedule(static) if (nc > 65536)
-  for (int64_t cell = 0; cell < nc; cell++) {
+  CELL_SWEEP(g, {
     cell_row rows[6];
-    int nr = cell_rows(g, labels, rowof, cell, fractions, theta, theta_min, rows);
+    int nr = cell_rows(g, labels, rowof, ci, cell, fractions, theta, theta_min, rows);
     for (int k = 0; k < nr; k++) {
       const cell_row *r = &rows[k];
       if (!r->m) continue;
@@ -215,7 +228,7 @@ int tide_zarifi_gradient_apply(const tide_grid *g, const uint8_t *labels, const 
       ua[r->a][r->f] -= c * gp;
       if (vm[r->a]) vm[r->a][r->f] = 1;
     }
-  }
+  });
   return TIDE_OK;
 }
 
