@@ -790,9 +790,10 @@ void tide_zarifi_system_free(tide_zarifi_system *S) {
   tide_krylov_free(S->kry);
   tide_factor_free(S->fac);
   tide_zarifi_precond_free(S->M);
-  tide_csr *mats[6] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh, S->B};
-  for (int k = 0; k < 6; k++)
+  tide_csr *mats[5] = {S->A, S->Jf, S->Jt, S->Z2, S->Rh};
+  for (int k = 0; k < 5; k++)
     tide_csr_free(mats[k]);
+  tide_zarifi_work_give(S->mgwork, S->B); /* its storage for the next projection's B */
   tide_free(S->ref, (size_t)(S->nref + 1) * sizeof(double));
   tide_free(S->iz, (size_t)(nf + 1) * sizeof(double));
   tide_free(S->dead, (size_t)(nl + 1) * sizeof(int));
@@ -1360,7 +1361,9 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   z->rowof = tide_alloc((size_t)nc * sizeof(int));
   if (!z->rowof) return tide_fail(TIDE_ENOMEM, "coupled projection: out of memory");
   if ((s = tide_mac_poisson_number(P, z->rowof, &z->nl))) return s;
-  if ((s = tide_mac_poisson_assemble(P, z->rowof, z->nl, TIDE_CSR_GENERAL, &A))) goto done;
+  if ((s = tide_mac_poisson_assemble_reuse(P, z->rowof, z->nl, TIDE_CSR_GENERAL,
+                                           tide_zarifi_work_spare(o->work), &A)))
+    goto done;
   double dxd = d == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx;
   z->bscale = o->dt / o->rho * dxd;
   B = A; /* scaled in place */
@@ -1420,7 +1423,7 @@ static int build(tide_zarifi_system *S, const tide_mac *u, const tide_array *lab
   }
 done:
   tide_csr_free(A);
-  tide_csr_free(B);
+  tide_zarifi_work_give(o->work, B); /* (the indefinite form's, or on failure) */
   tide_csr_free(ZK);
   return s;
 }

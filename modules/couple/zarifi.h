@@ -453,7 +453,8 @@ typedef struct tide_zarifi_precond tide_zarifi_precond;
  * allocate and zero every level for the whole grid -- 0.12-0.44 s at 100^3 where the update
  * takes 0.03-0.05 s).  A system kept from a projection (opts.keep) refers to it: it stays valid
  * until the next projection with the same workspace, after which its solves fail with a
- * message saying so.  Not shared between threads. */
+ * message saying so, and is freed before the workspace (tide_zarifi_system_free gives its B
+ * back to it).  Not shared between threads. */
 typedef struct tide_zarifi_work tide_zarifi_work;
 int tide_zarifi_work_new(const tide_grid *g, tide_zarifi_work **out);
 void tide_zarifi_work_free(tide_zarifi_work *w);
@@ -466,6 +467,11 @@ int tide_zarifi_work_inputs(tide_zarifi_work *w, const tide_array *labels, const
                             const tide_array **lab, const tide_mac **frac);
 /* Counts the rewrites of those copies (a kept system holding them checks it before a resolve). */
 uint64_t tide_zarifi_work_inputs_gen(const tide_zarifi_work *w);
+/* The liquid block B of a freed system, kept for the next projection's assembly to write into
+ * (tide_mac_poisson_assemble_reuse: no fresh 30-60 MB and its page faults each step at 100^3):
+ * the slot (NULL w: NULL), and giving a matrix to it (freed when the slot is taken or w NULL). */
+tide_csr **tide_zarifi_work_spare(tide_zarifi_work *w);
+void tide_zarifi_work_give(tide_zarifi_work *w, tide_csr *B);
 
 /* The system's split A = X + Y Z^-1 Y^T (all blocks sparse, Z diagonal):
  *   X = [X11 0; 0 s22 X22],  Y = [Y1; sy2 Y2]

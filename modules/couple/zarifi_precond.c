@@ -34,6 +34,7 @@ struct tide_zarifi_work {
   double *rr;
   int *pad;
   uint8_t *vlabels;
+  tide_csr *spare_b; /* a freed system's liquid block B, its storage reused by the next assembly */
 };
 
 int tide_zarifi_work_new(const tide_grid *g, tide_zarifi_work **out) {
@@ -55,6 +56,7 @@ void tide_zarifi_work_free(tide_zarifi_work *w) {
   tide_free(w->rr, w->rr ? (size_t)nc * sizeof(double) : 0);
   tide_free(w->pad, w->pad ? (size_t)nc * sizeof(int) : 0);
   tide_free(w->vlabels, w->vlabels ? (size_t)nc : 0);
+  tide_csr_free(w->spare_b);
   tide_free(w, sizeof *w);
 }
 
@@ -69,7 +71,17 @@ int64_t tide_zarifi_work_bytes(const tide_zarifi_work *w) {
   int64_t nc = tide_grid_ncells(&w->g);
   b += (w->rr ? nc * (int64_t)sizeof(double) : 0) + (w->pad ? nc * (int64_t)sizeof(int) : 0) +
        (w->vlabels ? nc : 0);
+  if (w->spare_b) b += (int64_t)tide_csr_bytes(w->spare_b);
   return b;
+}
+
+tide_csr **tide_zarifi_work_spare(tide_zarifi_work *w) { return w ? &w->spare_b : NULL; }
+
+void tide_zarifi_work_give(tide_zarifi_work *w, tide_csr *B) {
+  if (w && !w->spare_b)
+    w->spare_b = B;
+  else
+    tide_csr_free(B);
 }
 
 int tide_zarifi_work_inputs(tide_zarifi_work *w, const tide_array *labels, const tide_mac *fr,

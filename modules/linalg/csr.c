@@ -84,17 +84,46 @@ int tide_csr_new(int nrows, int ncols, int64_t nzmax, tide_csr **out) {
   return TIDE_OK;
 }
 
+static int row_room(const tide_csr *A) { return A->rowcap > A->nrows ? A->rowcap : A->nrows; }
+
+int tide_csr_recycle(tide_csr **spare, int nrows, int ncols, int64_t nzmax, tide_csr **out) {
+  *out = NULL;
+  tide_csr *A = spare ? *spare : NULL;
+  if (spare) *spare = NULL;
+  if (A && nrows >= 0 && ncols >= 0 && nzmax >= 0 && row_room(A) >= nrows && A->nzmax >= nzmax) {
+    aux_free(A->aux, A->nrows);
+    A->aux = NULL;
+    A->rowcap = row_room(A);
+    A->nrows = nrows;
+    A->ncols = ncols;
+    A->stype = TIDE_CSR_GENERAL;
+    memset(A->rowptr, 0, (size_t)(nrows + 1) * sizeof(int));
+    *out = A;
+    return TIDE_OK;
+  }
+  tide_csr_free(A);
+  if (nrows < 0 || ncols < 0 || nzmax < 0) return tide_csr_new(nrows, ncols, nzmax, out);
+  int64_t room = nzmax + nzmax / 8, r = (int64_t)nrows + nrows / 8;
+  if (room > INT32_MAX) room = nzmax;
+  int rows = r >= INT32_MAX ? nrows : (int)r;
+  int s = tide_csr_new(rows, ncols, room, out);
+  if (s) return s;
+  (*out)->rowcap = rows;
+  (*out)->nrows = nrows;
+  return TIDE_OK;
+}
+
 void tide_csr_free(tide_csr *A) {
   if (!A) return;
   aux_free(A->aux, A->nrows);
-  tide_free(A->rowptr, A->rowptr ? (size_t)(A->nrows + 1) * sizeof(int) : 0);
+  tide_free(A->rowptr, A->rowptr ? (size_t)(row_room(A) + 1) * sizeof(int) : 0);
   tide_free(A->col, A->col ? (size_t)A->nzmax * sizeof(int) : 0);
   tide_free(A->val, A->val ? (size_t)A->nzmax * sizeof(double) : 0);
   tide_free(A, sizeof *A);
 }
 
 size_t tide_csr_bytes(const tide_csr *A) {
-  size_t b = sizeof *A + (size_t)(A->nrows + 1) * sizeof(int) +
+  size_t b = sizeof *A + (size_t)(row_room(A) + 1) * sizeof(int) +
              (size_t)A->nzmax * (sizeof(int) + sizeof(double));
   if (A->aux) {
     const struct tide_csr_aux *a = A->aux;

@@ -50,6 +50,7 @@ typedef struct tide_csr {
   int64_t nzmax;
   int stype; /* TIDE_CSR_GENERAL or TIDE_CSR_UPPER */
   struct tide_csr_aux *aux;
+  int rowcap; /* rows rowptr has room for when above nrows (tide_csr_recycle), else 0 */
 } tide_csr;
 
 static inline int64_t tide_csr_nnz(const tide_csr *A) { return A->rowptr[A->nrows]; }
@@ -59,6 +60,11 @@ static inline int64_t tide_csr_nnz(const tide_csr *A) { return A->rowptr[A->nrow
  * tide_csr_finish. */
 int tide_csr_new(int nrows, int ncols, int64_t nzmax, tide_csr **out);
 void tide_csr_free(tide_csr *A);
+/* As tide_csr_new, from *spare's storage when it has room for nrows and nzmax (no allocation,
+ * no fresh pages: a matrix rebuilt every step keeps its arrays), else new with an eighth more
+ * room (*spare freed).  *spare is NULL afterwards; the result has no triplet map or transpose
+ * index.  spare may be NULL or hold NULL. */
+int tide_csr_recycle(tide_csr **spare, int nrows, int ncols, int64_t nzmax, tide_csr **out);
 /* Validate a hand-filled matrix (tide_csr_check) and prepare the index
  * that TIDE_CSR_UPPER products need.  Call again after changing the
  * pattern. */

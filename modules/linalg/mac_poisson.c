@@ -238,11 +238,31 @@ int tide_mac_poisson_number(const tide_mac_poisson *P, int *rowof, int *n) {
 
 int tide_mac_poisson_assemble(const tide_mac_poisson *P, const int *rowof, int n, int stype,
                               tide_csr **out) {
+  return tide_mac_poisson_assemble_reuse(P, rowof, n, stype, NULL, out);
+}
+
+/* (consumes spare on every path: reused, or freed) */
+static int assemble_into(const tide_mac_poisson *P, const int *rowof, int n, int stype,
+                         tide_csr *spare, tide_csr **out);
+
+int tide_mac_poisson_assemble_reuse(const tide_mac_poisson *P, const int *rowof, int n, int stype,
+                                    tide_csr **spare, tide_csr **out) {
+  tide_csr *sp = spare ? *spare : NULL;
+  if (spare) *spare = NULL;
+  return assemble_into(P, rowof, n, stype, sp, out);
+}
+
+static int assemble_into(const tide_mac_poisson *P, const int *rowof, int n, int stype,
+                         tide_csr *spare, tide_csr **out) {
   int st = tide_mac_poisson_check(P);
-  if (st) return st;
-  if (!rowof || !out) return tide_fail(TIDE_EINVAL, "mac_poisson_assemble: no numbering given");
-  if (stype != TIDE_CSR_GENERAL && stype != TIDE_CSR_UPPER)
-    return tide_fail(TIDE_EINVAL, "mac_poisson_assemble: unknown storage type %d", stype);
+  if (!st && (!rowof || !out))
+    st = tide_fail(TIDE_EINVAL, "mac_poisson_assemble: no numbering given");
+  if (!st && stype != TIDE_CSR_GENERAL && stype != TIDE_CSR_UPPER)
+    st = tide_fail(TIDE_EINVAL, "mac_poisson_assemble: unknown storage type %d", stype);
+  if (st) {
+    tide_csr_free(spare);
+    return st;
+  }
   *out = NULL;
   const tide_grid *g = &P->grid;
   const int nj = g->n[1], nk = g->n[2], dim = g->dim;
@@ -250,12 +270,16 @@ int tide_mac_poisson_assemble(const tide_mac_poisson *P, const int *rowof, int n
   const int64_t stride[3] = {(int64_t)nj * nk, nk, 1};
   /* cell of each row, and a check that rowof numbers the liquid cells 0..n-1 */
   int *cellrow = tide_alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-  if (!cellrow) return TIDE_ENOMEM;
+  if (!cellrow) {
+    tide_csr_free(spare);
+    return TIDE_ENOMEM;
+  }
   int m = 0;
   for (int64_t c = 0; c < nc; c++) {
     if (P->labels[c] != TIDE_CELL_LIQUID) continue;
     if (rowof[c] != m || m >= n) {
       tide_free(cellrow, (size_t)(n > 0 ? n : 1) * sizeof(int));
+      tide_csr_free(spare);
       return tide_fail(TIDE_EINVAL,
                        "mac_poisson_assemble: numbering does not match the liquid cells "
                        "(use tide_mac_poisson_number)");
@@ -264,13 +288,14 @@ int tide_mac_poisson_assemble(const tide_mac_poisson *P, const int *rowof, int n
   }
   if (m != n) {
     tide_free(cellrow, (size_t)(n > 0 ? n : 1) * sizeof(int));
+    tide_csr_free(spare);
     return tide_fail(TIDE_EINVAL, "mac_poisson_assemble: %d liquid cells but n = %d", m, n);
   }
   /* per row: up to 2*dim + 1 entries; the pattern holds every liquid-liquid
    * face (weight 0 included) so it depends on the labels only */
   const int per = 2 * dim + 1;
   tide_csr *A = NULL;
-  st = tide_csr_new(n, n, (int64_t)n * per, &A);
+  st = tide_csr_recycle(&spare, n, n, (int64_t)n * per, &A);
   if (st) {
     tide_free(cellrow, (size_t)(n > 0 ? n : 1) * sizeof(int));
     return st;

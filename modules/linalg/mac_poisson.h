@@ -126,6 +126,11 @@ int tide_mac_poisson_number(const tide_mac_poisson *P, int *rowof, int *n);
  * are kept so the pattern depends on the labels only. */
 int tide_mac_poisson_assemble(const tide_mac_poisson *P, const int *rowof, int n, int stype,
                               tide_csr **out);
+/* The same into the storage of *spare where it has room (tide_csr_recycle: a matrix assembled
+ * every step keeps its arrays); *spare is taken on every path (reused, or freed on an error) and
+ * is NULL afterwards; spare may be NULL. */
+int tide_mac_poisson_assemble_reuse(const tide_mac_poisson *P, const int *rowof, int n, int stype,
+                                    tide_csr **spare, tide_csr **out);
 
 #ifdef __cplusplus
 }

@@ -628,6 +628,60 @@ static void test_shapes(void) {
   }
 }
 
+/* tide_mac_poisson_assemble_reuse: into a spare with room the same matrix as a fresh assembly
+ * (entries bit for bit) in the spare's arrays; a bigger problem grows it (an eighth more room);
+ * tide_mem_bytes() returns to its start once all is freed (the row room is freed with it). */
+static int same_csr(const tide_csr *A, const tide_csr *B) {
+  if (A->nrows != B->nrows || A->ncols != B->ncols || A->stype != B->stype) return 0;
+  if (memcmp(A->rowptr, B->rowptr, (size_t)(A->nrows + 1) * sizeof(int))) return 0;
+  int64_t nz = tide_csr_nnz(A);
+  return !memcmp(A->col, B->col, (size_t)nz * sizeof(int)) &&
+         !memcmp(A->val, B->val, (size_t)nz * sizeof(double));
+}
+
+static void test_assemble_reuse(void) {
+  int64_t mem0 = tide_mem_bytes();
+  tide_csr *spare = NULL;
+  const double fills[3] = {0.5, 0.4, 0.95};
+  for (int t = 0; t < 3; t++) {
+    prob p = prob_new(3, 12, 11, 10, 0.1);
+    prob_faces(&p, 1, 1);
+    int64_t nc = ncells(&p);
+    for (int64_t c = 0; c < nc; c++)
+      p.lab[c] = tide_rand01(90 + t, c) < fills[t] ? TIDE_CELL_LIQUID : TIDE_CELL_AIR;
+    int *rowof = malloc((size_t)nc * sizeof(int)), m = 0;
+    CHECK(tide_mac_poisson_number(&p.P, rowof, &m) == TIDE_OK, "number");
+    tide_csr *A = NULL, *R = NULL;
+    CHECK(tide_mac_poisson_assemble(&p.P, rowof, m, TIDE_CSR_GENERAL, &A) == TIDE_OK, "fresh");
+    const double *keep = spare ? spare->val : NULL;
+    int rows = spare ? (spare->rowcap > spare->nrows ? spare->rowcap : spare->nrows) : 0;
+    int room = spare && spare->nzmax >= (int64_t)7 * m && rows >= m;
+    CHECK(tide_mac_poisson_assemble_reuse(&p.P, rowof, m, TIDE_CSR_GENERAL, &spare, &R) ==
+                  TIDE_OK &&
+              !spare,
+          "reuse: %s", tide_errmsg());
+    CHECK(same_csr(A, R), "step %d: assembled into the spare == fresh", t);
+    if (t == 1) CHECK(room && R->val == keep, "a smaller problem reuses the spare's storage");
+    if (t == 2) CHECK(!room && R->nzmax > (int64_t)7 * m, "a bigger one grows it, with room");
+    if (t == 0) { /* the spare is taken on an error path too (a numbering that does not match) */
+      tide_csr *S2 = NULL, *X = NULL;
+      CHECK(tide_csr_recycle(&S2, 5, 5, 10, &X) == TIDE_OK && X, "recycle from nothing");
+      rowof[0] = rowof[0] >= 0 ? -1 : 0;
+      CHECK(tide_mac_poisson_assemble_reuse(&p.P, rowof, m, TIDE_CSR_GENERAL, &X, &S2) ==
+                    TIDE_EINVAL &&
+                !X && !S2,
+            "a bad numbering refused, the spare freed");
+    }
+    tide_csr_free(A);
+    spare = R; /* as a freed system gives its B back */
+    free(rowof);
+    prob_free(&p);
+  }
+  tide_csr_free(spare);
+  CHECK(tide_mem_bytes() == mem0, "memory returned (%lld bytes left)",
+        (long long)(tide_mem_bytes() - mem0));
+}
+
 /* tide_mac_solver_precondition_rows on a compact numbering of the liquid cells (as the
  * coupled preconditioner's rows) is tide_mac_solver_precondition bit for bit, scaled and added
  * to z, for every method and floating regions too; the map marks cells the solver does not
@@ -708,6 +762,7 @@ int main(void) {
   omp_set_num_threads(1);
   test_precondition_rows(2);
   test_precondition_rows(3);
+  test_assemble_reuse();
   /* matrix-free == assembled, all coefficient kinds */
   for (int dim = 2; dim <= 3; dim++)
     for (int w = 0; w <= 1; w++)
