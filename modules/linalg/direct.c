@@ -338,6 +338,7 @@ int tide_factor_new_ordered(const tide_csr *A, int kind, int ordering, tide_fact
     return st;
   }
   F->stats.blocks = tide_ldlt_super_blocks(F->S);
+  F->stats.subtrees = tide_ldlt_super_subtrees(F->S);
   F->stats.analyze_seconds = tide_wtime() - t0;
   account(F);
   st = numeric(F);
@@ -405,8 +406,10 @@ static int factor_solve(tide_factor *F, const double *b, double *x, int transpos
   }
   if (F->S) {
     if (!F->s_ok) return tide_fail(TIDE_EINVAL, "%s solve: no valid factorization (it failed)", fname);
+    /* BLAS on one thread below SMALL_SOLVE_NNZ; the subtrees of one tree (or a forest's
+     * blocks) still side by side on the caller's threads */
     int nth = blas_threads_begin((double)F->stats.nnz_factor, SMALL_SOLVE_NNZ);
-    tide_ldlt_super_solve(F->S, b, x);
+    tide_ldlt_super_solve(F->S, b, x, nth);
     blas_threads_end(nth);
     return TIDE_OK;
   }

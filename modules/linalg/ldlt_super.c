@@ -28,7 +28,15 @@
  * and no row of y with another, so the blocks are factored and solved side by side, one
  * thread each (tasks when called inside a parallel region, e.g. beside the coupled
  * preconditioner's V-cycle set-up), every block's arithmetic exactly as the serial sweep
- * does it: the same answer bit for bit on any thread count. */
+ * does it: the same answer bit for bit on any thread count.
+ *
+ * One tree (the usual interface) is solved side by side below its top: the tree is cut, by
+ * work alone (not by the thread count: the same answer on any thread count), into disjoint
+ * subtrees and the top supernodes above them (make_split).  Forward, the subtrees run side by
+ * side, each adding its updates of the top's rows into its own slice of acc instead of y; the
+ * slices are then subtracted from y in subtree order and the top is swept.  Backward, the top
+ * first, then the subtrees side by side (each reads the top's final values).  The sums reach
+ * the top's rows in another order than one sweep's: the same to rounding, deterministic. */
 #include "linalg_impl.h"
 
 #include <math.h>
@@ -73,6 +81,12 @@ struct tide_ldlt_super {
    * supernodes blk[b] .. blk[b+1]-1, scheduled in the order of border (most work first) */
   int nblk, blkcap, *blk, *border;
   blk_result *res; /* nblk (nblk >= 2): each block's outcome */
+  /* one tree's split for the solve (nsub >= 2; 0: none): subtrees sub[2q] .. sub[2q+1]-1
+   * (supernodes, consecutive), scheduled in the order of sorder (most work first), and the
+   * top's ntop supernodes (ascending) whose ntcol columns are numbered by tcol (n, -1: not the
+   * top's); acc: nsub x ntcol, each subtree's forward updates of the top's rows */
+  int nsub, ntop, ntcol, *sub, *sorder, *top, *tcol;
+  double *acc;
   /* per-thread scratch (nscr sets): map (n), the updates' C (maxc) and T (maxt), the solve's
    * r (n) */
   int nscr;
@@ -104,6 +118,12 @@ static void sfree(tide_ldlt_super *S) {
   tide_free(S->blk, S->blk ? (size_t)S->blkcap * sizeof(int) : 0);
   tide_free(S->border, S->border ? (size_t)S->blkcap * sizeof(int) : 0);
   tide_free(S->res, S->res ? (size_t)S->nblk * sizeof(blk_result) : 0);
+  size_t cap = (size_t)S->nsuper + 1;
+  tide_free(S->sub, S->sub ? 2 * cap * sizeof(int) : 0);
+  tide_free(S->sorder, S->sorder ? cap * sizeof(int) : 0);
+  tide_free(S->top, S->top ? cap * sizeof(int) : 0);
+  tide_free(S->tcol, S->tcol ? n * sizeof(int) : 0);
+  tide_free(S->acc, S->acc ? (size_t)((int64_t)S->nsub * S->ntcol + 1) * sizeof(double) : 0);
   tide_free(S, sizeof *S);
 }
 
@@ -203,7 +223,136 @@ done:
   return st;
 }
 
+/* One tree's split for the solve (see the top of the file): starting from the roots, the
+ * candidate subtree with the most work (fronts' entries) gives its root to the top and its
+ * children become candidates, while the largest candidate holds more than a quarter of the
+ * candidates' work, the top less than half of all, and there are at most 64; kept when at
+ * least two candidates remain and the top holds at most 3/5 of the work.  Only for factors of
+ * SOLVE_PAR entries or more, and not for forests cut into blocks. */
+static int make_split(tide_ldlt_super *S) {
+  const int ns = S->nsuper, *super = S->super, *pi = S->pi, *ls = S->ls;
+  S->nsub = 0;
+  if (S->nblk > 1 || S->nx < SOLVE_PAR || ns < 3) return TIDE_OK;
+  size_t cap = (size_t)ns + 1;
+  int *par = tide_alloc(cap * sizeof(int)), *first = tide_alloc(cap * sizeof(int));
+  int *cand = tide_alloc(cap * sizeof(int)), *kids = tide_alloc(cap * sizeof(int));
+  int *kptr = tide_calloc((cap + 1) * sizeof(int)), *intop = tide_calloc(cap * sizeof(int));
+  double *w = tide_alloc(cap * sizeof(double)), *W = tide_alloc(cap * sizeof(double));
+  int st = TIDE_OK;
+  if (!par || !first || !cand || !kids || !kptr || !intop || !w || !W) {
+    st = tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+    goto done;
+  }
+  double tot = 0;
+  for (int s = 0; s < ns; s++) {
+    int nc = super[s + 1] - super[s], nr = pi[s + 1] - pi[s];
+    par[s] = nr > nc ? S->smap[ls[pi[s] + nc]] : -1;
+    if (par[s] >= 0 && par[s] <= s) goto done; /* not a postorder: no split */
+    first[s] = s;
+    W[s] = w[s] = (double)nc * nr;
+    tot += w[s];
+  }
+  for (int s = 0; s < ns; s++)
+    if (par[s] >= 0) {
+      int p = par[s];
+      first[p] = first[s] < first[p] ? first[s] : first[p];
+      W[p] += W[s];
+      kptr[p + 1]++;
+    }
+  for (int s = 0; s < ns; s++)
+    kptr[s + 1] += kptr[s];
+  {
+    int *fill = intop; /* (zero; reset below) */
+    for (int s = 0; s < ns; s++)
+      if (par[s] >= 0) kids[kptr[par[s]] + fill[par[s]]++] = s;
+    memset(intop, 0, cap * sizeof(int));
+  }
+  /* every subtree must be the consecutive range [first[s], s] (a postorder): its size */
+  for (int s = 0; s < ns; s++)
+    cand[s] = 1;
+  for (int s = 0; s < ns; s++)
+    if (par[s] >= 0) cand[par[s]] += cand[s];
+  for (int s = 0; s < ns; s++)
+    if (s - first[s] + 1 != cand[s]) goto done;
+  int nc = 0;
+  double ctot = 0, topw = 0;
+  for (int s = 0; s < ns; s++)
+    if (par[s] < 0) cand[nc++] = s, ctot += W[s];
+  while (nc > 0 && nc <= 64) {
+    int b = 0;
+    for (int q = 1; q < nc; q++)
+      if (W[cand[q]] > W[cand[b]]) b = q;
+    int r = cand[b];
+    if (!(W[r] > ctot / 4) || topw + w[r] > tot / 2) break;
+    intop[r] = 1, topw += w[r], ctot -= W[r];
+    cand[b] = cand[--nc];
+    for (int k = kptr[r]; k < kptr[r + 1]; k++)
+      cand[nc++] = kids[k], ctot += W[kids[k]];
+  }
+  if (nc < 2 || nc > 64 || topw > 0.6 * tot) goto done;
+  S->sub = tide_alloc(2 * cap * sizeof(int));
+  S->sorder = tide_alloc(cap * sizeof(int));
+  S->top = tide_alloc(cap * sizeof(int));
+  S->tcol = tide_alloc(((size_t)S->n + 1) * sizeof(int));
+  if (!S->sub || !S->sorder || !S->top || !S->tcol) {
+    st = tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+    goto done;
+  }
+  /* the subtrees in supernode order, scheduled most work first */
+  for (int q = 1; q < nc; q++) {
+    int x = cand[q], k = q - 1;
+    while (k >= 0 && first[cand[k]] > first[x])
+      cand[k + 1] = cand[k], k--;
+    cand[k + 1] = x;
+  }
+  for (int q = 0; q < nc; q++) {
+    S->sub[2 * q] = first[cand[q]], S->sub[2 * q + 1] = cand[q] + 1;
+    S->sorder[q] = q;
+  }
+  for (int q = 1; q < nc; q++) {
+    int x = S->sorder[q], k = q - 1;
+    while (k >= 0 && W[cand[S->sorder[k]]] < W[cand[x]])
+      S->sorder[k + 1] = S->sorder[k], k--;
+    S->sorder[k + 1] = x;
+  }
+  for (int k = 0; k < S->n; k++)
+    S->tcol[k] = -1;
+  S->ntop = S->ntcol = 0;
+  for (int s = 0; s < ns; s++)
+    if (intop[s]) {
+      S->top[S->ntop++] = s;
+      for (int k = super[s]; k < super[s + 1]; k++)
+        S->tcol[k] = S->ntcol++;
+    }
+  S->acc = tide_alloc((size_t)((int64_t)nc * S->ntcol + 1) * sizeof(double));
+  if (!S->acc) {
+    st = tide_fail(TIDE_ENOMEM, "ldlt: out of memory");
+    goto done;
+  }
+  S->nsub = nc;
+done:
+  if (!S->nsub) { /* no split (or a failure): nothing of it kept */
+    tide_free(S->sub, S->sub ? 2 * cap * sizeof(int) : 0);
+    tide_free(S->sorder, S->sorder ? cap * sizeof(int) : 0);
+    tide_free(S->top, S->top ? cap * sizeof(int) : 0);
+    tide_free(S->tcol, S->tcol ? ((size_t)S->n + 1) * sizeof(int) : 0);
+    S->sub = S->sorder = S->top = S->tcol = NULL;
+    S->ntop = S->ntcol = 0;
+  }
+  tide_free(par, par ? cap * sizeof(int) : 0);
+  tide_free(first, first ? cap * sizeof(int) : 0);
+  tide_free(cand, cand ? cap * sizeof(int) : 0);
+  tide_free(kids, kids ? cap * sizeof(int) : 0);
+  tide_free(kptr, kptr ? (cap + 1) * sizeof(int) : 0);
+  tide_free(intop, intop ? cap * sizeof(int) : 0);
+  tide_free(w, w ? cap * sizeof(double) : 0);
+  tide_free(W, W ? cap * sizeof(double) : 0);
+  return st;
+}
+
 void tide_ldlt_super_free(tide_ldlt_super *S) { sfree(S); }
+
+int tide_ldlt_super_subtrees(const tide_ldlt_super *S) { return S ? S->nsub : 0; }
 
 int tide_ldlt_super_blocks(const tide_ldlt_super *S) { return S ? S->nblk : 0; }
 
@@ -317,6 +466,7 @@ int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const i
   tide_free(cnt, (size_t)(nsuper + 2) * sizeof(int));
   tide_free(ord, (size_t)(nnz + 1) * sizeof(int64_t));
   int st = make_blocks(S);
+  if (!st) st = make_split(S);
 #ifdef _OPENMP
   if (!st && S->nblk > 1 && !scratch(S, omp_get_max_threads()))
     st = tide_fail(TIDE_ENOMEM, "ldlt: out of memory for the supernodal factor");
@@ -504,85 +654,158 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed) {
   return st;
 }
 
-/* Supernodes s0 .. s1-1 (whole trees) of the permuted solve in y: L y = y, D, L^T y = y;
- * r: one thread's scratch. */
-static void solve_range(const tide_ldlt_super *S, int s0, int s1, double *y, double *r) {
+/* Supernode s of the forward solve in y (L y = y, then D); r: one thread's scratch.  acc: NULL,
+ * or the subtree's slice of the top's rows (make_split): their updates are added there
+ * (tcol) instead of subtracted from y. */
+static void fwd_one(const tide_ldlt_super *S, int s, double *y, double *r, double *acc) {
   const int *super = S->super, *pi = S->pi, *ls = S->ls;
-  const int *px = S->px;
-  const double *x = S->x;
-  /* L y = b, then D */
-  for (int s = s0; s < s1; s++) {
-    const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
-    const double *f = x + px[s];
-    /* y1 = L11^-1 y1 (the front's columns, contiguous in y), then the rows below:
-     * r = L21 y1 summed densely and scattered once (BLAS on the larger fronts) */
-    const int nr = nsrow - nscol;
-    double *y1 = y + k1;
-    if ((int64_t)nscol * nsrow >= SOLVE_BLAS) {
-      const int one = 1;
-      const double d1 = 1, d0 = 0;
-      dtrsv_("L", "N", "U", &nscol, f, &nsrow, y1, &one);
-      if (nr > 0) dgemv_("N", &nr, &nscol, &d1, f + nscol, &nsrow, y1, &one, &d0, r, &one);
-    } else {
-      for (int i = 0; i < nr; i++)
-        r[i] = 0;
-      for (int j = 0; j < nscol; j++) {
-        const double *fc = f + (int64_t)j * nsrow;
-        const double yj = y1[j];
-        for (int i = j + 1; i < nscol; i++)
-          y1[i] -= fc[i] * yj;
-        const double *f2 = fc + nscol;
-        for (int i = 0; i < nr; i++)
-          r[i] += f2[i] * yj;
-      }
-    }
-    const int *rows = ls + psi + nscol;
+  const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
+  const double *f = S->x + S->px[s];
+  /* y1 = L11^-1 y1 (the front's columns, contiguous in y), then the rows below:
+   * r = L21 y1 summed densely and scattered once (BLAS on the larger fronts) */
+  const int nr = nsrow - nscol;
+  double *y1 = y + k1;
+  if ((int64_t)nscol * nsrow >= SOLVE_BLAS) {
+    const int one = 1;
+    const double d1 = 1, d0 = 0;
+    dtrsv_("L", "N", "U", &nscol, f, &nsrow, y1, &one);
+    if (nr > 0) dgemv_("N", &nr, &nscol, &d1, f + nscol, &nsrow, y1, &one, &d0, r, &one);
+  } else {
     for (int i = 0; i < nr; i++)
-      y[rows[i]] -= r[i];
-    for (int j = 0; j < nscol; j++)
-      y1[j] /= f[(int64_t)j * nsrow + j];
-  }
-  /* L^T x = y */
-  for (int s = s1 - 1; s >= s0; s--) {
-    const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
-    const double *f = x + px[s];
-    /* y1 -= L21^T y[rows below] (gathered once), then y1 = L11^-T y1 */
-    const int nr = nsrow - nscol;
-    const int *rows = ls + psi + nscol;
-    double *y1 = y + k1;
-    for (int i = 0; i < nr; i++)
-      r[i] = y[rows[i]];
-    if ((int64_t)nscol * nsrow >= SOLVE_BLAS) {
-      const int one = 1;
-      const double d1 = 1, dm1 = -1;
-      if (nr > 0) dgemv_("T", &nr, &nscol, &dm1, f + nscol, &nsrow, r, &one, &d1, y1, &one);
-      dtrsv_("L", "T", "U", &nscol, f, &nsrow, y1, &one);
-      continue;
-    }
-    for (int j = nscol - 1; j >= 0; j--) {
+      r[i] = 0;
+    for (int j = 0; j < nscol; j++) {
       const double *fc = f + (int64_t)j * nsrow;
-      double a = 0;
+      const double yj = y1[j];
+      for (int i = j + 1; i < nscol; i++)
+        y1[i] -= fc[i] * yj;
       const double *f2 = fc + nscol;
       for (int i = 0; i < nr; i++)
-        a += f2[i] * r[i];
-      for (int i = j + 1; i < nscol; i++)
-        a += fc[i] * y1[i];
-      y1[j] -= a;
+        r[i] += f2[i] * yj;
     }
+  }
+  const int *rows = ls + psi + nscol;
+  if (acc) {
+    const int *tc = S->tcol;
+    for (int i = 0; i < nr; i++) {
+      int t = tc[rows[i]];
+      if (t >= 0)
+        acc[t] += r[i];
+      else
+        y[rows[i]] -= r[i];
+    }
+  } else {
+    for (int i = 0; i < nr; i++)
+      y[rows[i]] -= r[i];
+  }
+  for (int j = 0; j < nscol; j++)
+    y1[j] /= f[(int64_t)j * nsrow + j];
+}
+
+/* Supernode s of the backward solve in y (L^T y = y); r: one thread's scratch. */
+static void bwd_one(const tide_ldlt_super *S, int s, double *y, double *r) {
+  const int *super = S->super, *pi = S->pi, *ls = S->ls;
+  const int k1 = super[s], nscol = super[s + 1] - k1, psi = pi[s], nsrow = pi[s + 1] - psi;
+  const double *f = S->x + S->px[s];
+  /* y1 -= L21^T y[rows below] (gathered once), then y1 = L11^-T y1 */
+  const int nr = nsrow - nscol;
+  const int *rows = ls + psi + nscol;
+  double *y1 = y + k1;
+  for (int i = 0; i < nr; i++)
+    r[i] = y[rows[i]];
+  if ((int64_t)nscol * nsrow >= SOLVE_BLAS) {
+    const int one = 1;
+    const double d1 = 1, dm1 = -1;
+    if (nr > 0) dgemv_("T", &nr, &nscol, &dm1, f + nscol, &nsrow, r, &one, &d1, y1, &one);
+    dtrsv_("L", "T", "U", &nscol, f, &nsrow, y1, &one);
+    return;
+  }
+  for (int j = nscol - 1; j >= 0; j--) {
+    const double *fc = f + (int64_t)j * nsrow;
+    double a = 0;
+    const double *f2 = fc + nscol;
+    for (int i = 0; i < nr; i++)
+      a += f2[i] * r[i];
+    for (int i = j + 1; i < nscol; i++)
+      a += fc[i] * y1[i];
+    y1[j] -= a;
   }
 }
 
-void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *out) {
+/* Supernodes s0 .. s1-1 (whole trees) of the permuted solve in y: L y = y, D, L^T y = y;
+ * r: one thread's scratch. */
+static void solve_range(const tide_ldlt_super *S, int s0, int s1, double *y, double *r) {
+  for (int s = s0; s < s1; s++)
+    fwd_one(S, s, y, r, NULL);
+  for (int s = s1 - 1; s >= s0; s--)
+    bwd_one(S, s, y, r);
+}
+
+/* The split's subtrees side by side (nth threads, most work first): forward (their updates of
+ * the top's rows into acc) or backward. */
+static void sweep_subtrees(tide_ldlt_super *S, double *y, int nth, int forward) {
+  const int nt = S->ntcol;
+  (void)nth;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) if (nth > 1)
+#endif
+  for (int q = 0; q < S->nsub; q++) {
+    int b = S->sorder[q], s0 = S->sub[2 * b], s1 = S->sub[2 * b + 1];
+    double *r = S->r[thread_id()];
+    if (forward)
+      for (int s = s0; s < s1; s++)
+        fwd_one(S, s, y, r, S->acc + (int64_t)b * nt);
+    else
+      for (int s = s1 - 1; s >= s0; s--)
+        bwd_one(S, s, y, r);
+  }
+}
+
+/* One tree's solve below and above its top (make_split; nth threads). */
+static void solve_split(tide_ldlt_super *S, double *y, int nth) {
+  const int ns = S->nsub, nt = S->ntcol;
+  const double *acc = S->acc;
+  memset(S->acc, 0, (size_t)((int64_t)ns * nt) * sizeof(double));
+  sweep_subtrees(S, y, nth, 1);
+  /* the subtrees' updates of the top's rows, in subtree order */
+  for (int t0 = 0; t0 < S->ntop; t0++) {
+    int s = S->top[t0];
+    for (int k = S->super[s]; k < S->super[s + 1]; k++) {
+      int t = S->tcol[k];
+      for (int b = 0; b < ns; b++)
+        y[k] -= acc[(int64_t)b * nt + t];
+    }
+  }
+  for (int t0 = 0; t0 < S->ntop; t0++)
+    fwd_one(S, S->top[t0], y, S->r[0], NULL);
+  for (int t0 = S->ntop - 1; t0 >= 0; t0--)
+    bwd_one(S, S->top[t0], y, S->r[0]);
+  sweep_subtrees(S, y, nth, 0);
+}
+
+void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *out, int threads) {
   const int n = S->n, nb = S->nblk, *perm = S->perm;
   double *y = S->y;
   for (int k = 0; k < n; k++)
     y[k] = b[perm[k]];
-  if (nb == 1) {
+  if (S->nsub >= 2) {
+    int nth = 1;
+#ifdef _OPENMP
+    /* one thread's scratch per thread, made at the first solve that runs side by side */
+    if (!omp_in_parallel()) {
+      int want = threads < S->nsub ? threads : S->nsub;
+      nth = S->nscr >= want || scratch(S, want) ? want : 1;
+      if (nth > S->nscr) nth = S->nscr;
+    }
+#endif
+    solve_split(S, y, nth);
+  } else if (nb == 1) {
     solve_range(S, 0, S->nsuper, y, S->r[0]);
   } else {
+    (void)threads;
 #ifdef _OPENMP
     /* the blocks side by side when the factor is big enough to pay for the fork */
     int nth = S->nscr < nb ? S->nscr : nb;
+    nth = nth < threads ? nth : threads;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth) if (S->nx >= SOLVE_PAR && !omp_in_parallel())
 #endif
     for (int q = 0; q < nb; q++) {

@@ -325,6 +325,8 @@ typedef struct tide_factor_stats {
   int threads;        /* threads the last numeric factorization ran BLAS with */
   int blocks;         /* supernodal LDL^T: blocks of whole elimination trees factored and solved
                          side by side (1: one sweep; 0: another method) */
+  int subtrees;       /* supernodal LDL^T of one tree: subtrees solved side by side below the
+                         tree's top (0: none) */
   int ordering;       /* the fill-reducing ordering the analysis used (TIDE_ORDER_AMD or
                          TIDE_ORDER_METIS; TIDE_ORDER_AUTO when the library does not say) */
 } tide_factor_stats;

@@ -23,9 +23,11 @@ int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const i
                         const int *px, const int *ls, const int *perm, size_t maxcsize,
                         tide_ldlt_super **out);
 int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed);
-void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *x);
+/* x = A^-1 b; threads: the most the subtrees (or blocks) are solved on side by side */
+void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *x, int threads);
 int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S);
 int tide_ldlt_super_blocks(const tide_ldlt_super *S); /* blocks of whole trees (1: one sweep) */
+int tide_ldlt_super_subtrees(const tide_ldlt_super *S); /* one tree's solve: subtrees side by side (0: none) */
 void tide_ldlt_super_free(tide_ldlt_super *S);
 
 #endif

@@ -771,6 +771,8 @@ static void pushinfo(lua_State *L, const tide_factor_stats *s) {
   lua_setfield(L, -2, "refactors");
   lua_pushinteger(L, s->blocks);
   lua_setfield(L, -2, "blocks");
+  lua_pushinteger(L, s->subtrees);
+  lua_setfield(L, -2, "subtrees");
   lua_pushstring(L, ORDERINGS[s->ordering]);
   lua_setfield(L, -2, "ordering");
 }

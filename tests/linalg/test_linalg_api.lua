@@ -182,6 +182,21 @@ do
   T.check(relerr(xq, uq) < 1e-10 and relerr(xq, xl) < 1e-12, string.format(
     "supernodal ldlt solves as lu does (error %.1e, vs lu %.1e)", relerr(xq, uq), relerr(xq, xl)))
   T.check(FQ:info().blocks == 1, "one elimination tree: one block, got " .. FQ:info().blocks)
+  -- one tree's solve: subtrees side by side below its top (cut by work alone), the same bits on
+  -- 1 and 2 threads, the answer lu's to rounding (the top's rows summed in another order)
+  T.check(FQ:info().subtrees >= 2, "one big tree: solved in subtrees below its top, got " .. FQ:info().subtrees)
+  do
+    local threads, xs = tide.threads(), {}
+    for _, t in ipairs { 1, 2 } do
+      tide.threads(t)
+      xs[t] = L.ldlt(KQ):solve(bq)
+    end
+    tide.threads(threads)
+    local d = 0
+    for q = 1, xs[1]:size() do d = math.max(d, math.abs(xs[1][q] - xs[2][q])) end
+    T.check(d == 0, "one tree's subtrees on 1 and 2 threads: bit-identical (max difference " .. d .. ")")
+    T.check(relerr(xs[2], xl) < 1e-12, string.format("its solve is lu's to %.1e", relerr(xs[2], xl)))
+  end
   -- the fill-reducing ordering: CHOLMOD's default strategy, or AMD / METIS alone; the same answer
   for _, o in ipairs { "amd", "metis" } do
     local Fo = L.ldlt(KQ, { ordering = o })
