@@ -27,7 +27,8 @@ int tide_ldlt_super_factor(tide_ldlt_super *S, const tide_csr *A, int *failed);
 void tide_ldlt_super_solve(tide_ldlt_super *S, const double *b, double *x, int threads);
 int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S);
 int tide_ldlt_super_blocks(const tide_ldlt_super *S); /* blocks of whole trees (1: one sweep) */
-int tide_ldlt_super_subtrees(const tide_ldlt_super *S); /* one tree's solve: subtrees side by side (0: none) */
+/* one tree's solve: subtrees side by side below its top (0: none) */
+int tide_ldlt_super_subtrees(const tide_ldlt_super *S);
 void tide_ldlt_super_free(tide_ldlt_super *S);
 
 #endif
