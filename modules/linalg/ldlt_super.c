@@ -278,18 +278,18 @@ static int make_split(tide_ldlt_super *S) {
   double ctot = 0, topw = 0;
   for (int s = 0; s < ns; s++)
     if (par[s] < 0) cand[nc++] = s, ctot += W[s];
-  while (nc > 0 && nc <= 64) {
+  while (nc > 0) {
     int b = 0;
     for (int q = 1; q < nc; q++)
       if (W[cand[q]] > W[cand[b]]) b = q;
     int r = cand[b];
-    if (!(W[r] > ctot / 4) || topw + w[r] > tot / 2) break;
+    if (!(W[r] > ctot / 4) || topw + w[r] > tot / 2 || nc - 1 + kptr[r + 1] - kptr[r] > 64) break;
     intop[r] = 1, topw += w[r], ctot -= W[r];
     cand[b] = cand[--nc];
     for (int k = kptr[r]; k < kptr[r + 1]; k++)
       cand[nc++] = kids[k], ctot += W[kids[k]];
   }
-  if (nc < 2 || nc > 64 || topw > 0.6 * tot) goto done;
+  if (nc < 2 || topw > 0.6 * tot) goto done;
   S->sub = tide_alloc(2 * cap * sizeof(int));
   S->sorder = tide_alloc(cap * sizeof(int));
   S->top = tide_alloc(cap * sizeof(int));
@@ -361,7 +361,8 @@ int64_t tide_ldlt_super_bytes(const tide_ldlt_super *S) {
   int64_t n = S->n + 1, ns = S->nsuper + 1, k = S->nscr;
   return (int64_t)sizeof *S + (S->nx + 1 + n) * 8 + (S->nnz + 1) * 8 + (n + 3 * ns) * 4 +
          k * ((S->maxc + 1 + S->maxt + 1 + n) * 8 + n * 4) + 2 * (int64_t)S->blkcap * 4 +
-         (S->res ? S->nblk * (int64_t)sizeof(blk_result) : 0);
+         (S->res ? S->nblk * (int64_t)sizeof(blk_result) : 0) +
+         (S->nsub ? (4 * ns + n) * 4 + ((int64_t)S->nsub * S->ntcol + 1) * 8 : 0);
 }
 
 int tide_ldlt_super_new(const tide_csr *A, int nsuper, const int *super, const int *pi,

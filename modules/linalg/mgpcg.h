@@ -112,7 +112,9 @@ int tide_mac_solver_precondition(tide_mac_solver *S, const double *r, double *z)
  *   z[q] += c (V r~)[pad[q]]   (pad[q] >= 0),   r~ = r[q] at pad[q], 0 at every other cell,
  * without the two user-grid arrays (ncells doubles each) tide_mac_solver_precondition reads
  * and writes.  n rows, r and z: n doubles (z is added to).  Allocates nothing.  Errors:
- * TIDE_ENONFINITE (r), TIDE_EINVAL (the map is of an earlier analysis). */
+ * TIDE_ENONFINITE (r), TIDE_EINVAL (a map entry outside the grid; the map cell outside it).
+ * A map made before the last update is not detected: its caller keeps track (the coupled
+ * preconditioner checks its workspace's generation). */
 int tide_mac_solver_row_map(const tide_mac_solver *S, int n, const int *cells, int *pad);
 int tide_mac_solver_precondition_rows(tide_mac_solver *S, int n, const int *pad, const double *r,
                                       double *z, double c);
