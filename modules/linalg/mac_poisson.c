@@ -241,19 +241,11 @@ int tide_mac_poisson_assemble(const tide_mac_poisson *P, const int *rowof, int n
   return tide_mac_poisson_assemble_reuse(P, rowof, n, stype, NULL, out);
 }
 
-/* (consumes spare on every path: reused, or freed) */
-static int assemble_into(const tide_mac_poisson *P, const int *rowof, int n, int stype,
-                         tide_csr *spare, tide_csr **out);
-
 int tide_mac_poisson_assemble_reuse(const tide_mac_poisson *P, const int *rowof, int n, int stype,
-                                    tide_csr **spare, tide_csr **out) {
-  tide_csr *sp = spare ? *spare : NULL;
-  if (spare) *spare = NULL;
-  return assemble_into(P, rowof, n, stype, sp, out);
-}
-
-static int assemble_into(const tide_mac_poisson *P, const int *rowof, int n, int stype,
-                         tide_csr *spare, tide_csr **out) {
+                                    tide_csr **keep, tide_csr **out) {
+  /* the spare is taken here: reused below, or freed on every error path */
+  tide_csr *spare = keep ? *keep : NULL;
+  if (keep) *keep = NULL;
   int st = tide_mac_poisson_check(P);
   if (!st && (!rowof || !out))
     st = tide_fail(TIDE_EINVAL, "mac_poisson_assemble: no numbering given");
