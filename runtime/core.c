@@ -75,15 +75,139 @@ void tide_mem_peak_reset(void) { __atomic_store_n(&mem_peak, tide_mem_bytes(), _
 void tide_mem_limit_set(int64_t bytes) { mem_limit = bytes > 0 ? bytes : 0; }
 int64_t tide_mem_limit(void) { return mem_limit; }
 
+/* The pool: freed blocks of 1 MB or more kept for the next allocations of about their size.
+ * A first touch of a fresh page costs ~10 us per 4 KB on these machines (the kernel zeroes it:
+ * ~40 ms for a 15 MB factor), and a simulation step frees and allocates the same large arrays
+ * every step.  At most POOL_SLOTS blocks and pool_limit bytes (tide_mem_pool_set) are held; the
+ * least recently freed goes first.  A block serves a request of at least half its usable size
+ * (malloc_usable_size, so the byte count a caller gives tide_free plays no part); fresh large
+ * blocks get 1/8 more room than asked (virtual: pages never touched cost nothing), so the next
+ * step's slightly larger array fits.  Held blocks are not in tide_mem_bytes(); with a memory
+ * limit they count against it, and the pool is emptied before an allocation fails. */
+#if defined(__GLIBC__)
+#include <malloc.h>
+#include <pthread.h>
+#define POOL_MIN ((size_t)1 << 20)
+#define POOL_SLOTS 64
+static struct {
+  void *p;
+  size_t cap;
+  uint64_t tick;
+} pool[POOL_SLOTS];
+static int pool_n;
+static size_t pool_held, pool_limit = (size_t)1 << 30;
+static uint64_t pool_tick;
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* the best-fitting held block for n bytes, taken out of the pool; NULL: none */
+static void *pool_take(size_t n) {
+  void *p = NULL;
+  pthread_mutex_lock(&pool_mu);
+  int best = -1;
+  for (int i = 0; i < pool_n; i++)
+    if (pool[i].cap >= n && pool[i].cap / 2 <= n && (best < 0 || pool[i].cap < pool[best].cap))
+      best = i;
+  if (best >= 0) {
+    p = pool[best].p;
+    pool_held -= pool[best].cap;
+    pool[best] = pool[--pool_n];
+  }
+  pthread_mutex_unlock(&pool_mu);
+  return p;
+}
+
+/* free held blocks, least recently freed first, until `room` more bytes and a slot fit under
+ * the limit (room > limit: all); the caller holds pool_mu */
+static void pool_trim(size_t room) {
+  while (pool_n > 0 &&
+         (pool_n == POOL_SLOTS || room > pool_limit || pool_held + room > pool_limit)) {
+    int old = 0;
+    for (int i = 1; i < pool_n; i++)
+      if (pool[i].tick < pool[old].tick) old = i;
+    free(pool[old].p);
+    pool_held -= pool[old].cap;
+    pool[old] = pool[--pool_n];
+  }
+}
+
+/* 1: p is held (or freed); 0: not for the pool, the caller frees it */
+static int pool_put(void *p) {
+  size_t cap = malloc_usable_size(p);
+  if (cap < POOL_MIN) return 0;
+  pthread_mutex_lock(&pool_mu);
+  int keep = cap <= pool_limit;
+  if (keep) {
+    pool_trim(cap);
+    pool[pool_n].p = p;
+    pool[pool_n].cap = cap;
+    pool[pool_n++].tick = ++pool_tick;
+    pool_held += cap;
+  }
+  pthread_mutex_unlock(&pool_mu);
+  return keep;
+}
+
+static void pool_empty(void) {
+  pthread_mutex_lock(&pool_mu);
+  pool_trim(SIZE_MAX);
+  pthread_mutex_unlock(&pool_mu);
+}
+
+void tide_mem_pool_set(int64_t bytes) {
+  pthread_mutex_lock(&pool_mu);
+  pool_limit = bytes > 0 ? (size_t)bytes : 0;
+  pool_trim(0);
+  pthread_mutex_unlock(&pool_mu);
+}
+int64_t tide_mem_pool_limit(void) {
+  pthread_mutex_lock(&pool_mu);
+  int64_t v = (int64_t)pool_limit;
+  pthread_mutex_unlock(&pool_mu);
+  return v;
+}
+int64_t tide_mem_pool_held(void) {
+  pthread_mutex_lock(&pool_mu);
+  int64_t v = (int64_t)pool_held;
+  pthread_mutex_unlock(&pool_mu);
+  return v;
+}
+#else
+static void *pool_take(size_t n) { (void)n; return NULL; }
+static int pool_put(void *p) { (void)p; return 0; }
+static void pool_empty(void) {}
+void tide_mem_pool_set(int64_t bytes) { (void)bytes; }
+int64_t tide_mem_pool_limit(void) { return 0; }
+int64_t tide_mem_pool_held(void) { return 0; }
+#define POOL_MIN SIZE_MAX
+#endif
+
 void *tide_alloc(size_t bytes) {
   void *p = NULL;
+  if (mem_limit && bytes <= (size_t)INT64_MAX &&
+      tide_mem_bytes() + tide_mem_pool_held() + (int64_t)bytes > mem_limit)
+    pool_empty(); /* the held blocks count against the limit */
   if (mem_limit && (bytes > (size_t)INT64_MAX || tide_mem_bytes() + (int64_t)bytes > mem_limit)) {
     tide_fail(TIDE_ENOMEM, "memory limit of %lld MB reached allocating %zu bytes",
               (long long)(mem_limit >> 20), bytes);
     return NULL;
   }
   size_t n = bytes ? (bytes + 63) & ~(size_t)63 : 64;
-  if (n < bytes || posix_memalign(&p, 64, n) != 0 || !p) {
+  if (n < bytes) {
+    tide_fail(TIDE_ENOMEM, "out of memory allocating %zu bytes", bytes);
+    return NULL;
+  }
+  if (n >= POOL_MIN) {
+    if (!(p = pool_take(n))) {
+      size_t m = n + (n / 8 + 63) / 64 * 64; /* room for the next step's slightly larger one */
+      if (m < n || posix_memalign(&p, 64, m) != 0) p = NULL;
+    }
+  }
+  if (!p && posix_memalign(&p, 64, n) != 0) p = NULL;
+  if (!p) { /* the held blocks first */
+    pool_empty();
+    if (posix_memalign(&p, 64, n) != 0) p = NULL;
+  }
+  if (!p) {
     tide_fail(TIDE_ENOMEM, "out of memory allocating %zu bytes", bytes);
     return NULL;
   }
@@ -99,7 +223,7 @@ void *tide_calloc(size_t bytes) {
 
 void tide_free(void *p, size_t bytes) {
   if (!p) return;
-  free(p);
+  if (!pool_put(p)) free(p);
   tide_mem_account(-(int64_t)bytes);
 }
 

@@ -50,6 +50,17 @@ static int l_memory(lua_State *L) {
   return 2;
 }
 
+/* tide.memory_pool([bytes]): the pool of freed large blocks kept for reuse (tide.h): set its
+ * limit (0: off, its blocks freed); returns the limit and the bytes it holds */
+static int l_memory_pool(lua_State *L) {
+  if (!lua_isnoneornil(L, 1))
+    tide_mem_pool_set(
+        (int64_t)tide_lua_checkrange(L, 1, "tide.memory_pool", "bytes", 0, LUA_MAXINTEGER));
+  lua_pushinteger(L, tide_mem_pool_limit());
+  lua_pushinteger(L, tide_mem_pool_held());
+  return 2;
+}
+
 static int l_clock(lua_State *L) {
   lua_pushnumber(L, tide_wtime());
   return 1;
@@ -280,7 +291,8 @@ static int l_path_allowed(lua_State *L) {
 static const luaL_Reg core_funcs[] = {{"_process", l_process}, {"_signal", l_signal},
                                       {"_sandbox", l_sandbox}, {"_sandbox_call", l_sandbox_call},
                                       {"_path_allowed", l_path_allowed},{"_raise", l_raise}, {"_locate", l_locate},{"mkdir", l_mkdir},{"threads", l_threads},   {"seed", l_seed},
-                                      {"memory", l_memory},     {"clock", l_clock},
+                                      {"memory", l_memory},     {"memory_pool", l_memory_pool},
+                                      {"clock", l_clock},
                                       {"rand", l_rand},         {"interrupted", l_interrupted},
                                       {"versions", l_versions}, {NULL, NULL}};
 

@@ -611,6 +611,16 @@ struct tide_triplets {
   int overflow; /* a thread id >= nlists appended */
 };
 
+/* a list's arrays freed (its entries gone, the count kept) */
+static void tlist_release(tlist *l) {
+  tide_free(l->i, (size_t)l->cap * sizeof(int));
+  tide_free(l->j, (size_t)l->cap * sizeof(int));
+  tide_free(l->v, (size_t)l->cap * sizeof(double));
+  l->i = l->j = NULL;
+  l->v = NULL;
+  l->cap = 0;
+}
+
 int tide_triplets_new(int nrows, int ncols, tide_triplets **out) {
   *out = NULL;
   if (nrows < 0 || ncols < 0)
@@ -636,13 +646,8 @@ int tide_triplets_new(int nrows, int ncols, tide_triplets **out) {
 
 void tide_triplets_free(tide_triplets *T) {
   if (!T) return;
-  for (int k = 0; k < T->nlists; k++) {
-    tlist *l = &T->lists[k];
-    free(l->i);
-    free(l->j);
-    free(l->v);
-    tide_mem_account(-(int64_t)l->cap * (int64_t)(2 * sizeof(int) + sizeof(double)));
-  }
+  for (int k = 0; k < T->nlists; k++)
+    tlist_release(&T->lists[k]);
   tide_free(T->lists, (size_t)T->nlists * sizeof(tlist));
   tide_free(T, sizeof *T);
 }
@@ -671,20 +676,24 @@ void tide_triplets_add(tide_triplets *T, int i, int j, double v) {
     l->bad_at = l->n;
     return;
   }
-  if (l->n == l->cap) {
+  if (l->n == l->cap) { /* through tide_alloc: the pool's blocks serve the next step's lists */
     int64_t nc = l->cap ? 2 * l->cap : 1024;
-    int *ni = realloc(l->i, (size_t)nc * sizeof(int));
-    if (ni) l->i = ni;
-    int *nj = realloc(l->j, (size_t)nc * sizeof(int));
-    if (nj) l->j = nj;
-    double *nv = realloc(l->v, (size_t)nc * sizeof(double));
-    if (nv) l->v = nv;
+    int *ni = tide_alloc((size_t)nc * sizeof(int)), *nj = tide_alloc((size_t)nc * sizeof(int));
+    double *nv = tide_alloc((size_t)nc * sizeof(double));
     if (!ni || !nj || !nv) {
-      /* keep the old capacity consistent: shrink-reallocs never happened */
+      tide_free(ni, ni ? (size_t)nc * sizeof(int) : 0);
+      tide_free(nj, nj ? (size_t)nc * sizeof(int) : 0);
+      tide_free(nv, nv ? (size_t)nc * sizeof(double) : 0);
       l->bad = 3;
       return;
     }
-    tide_mem_account((nc - l->cap) * (int64_t)(2 * sizeof(int) + sizeof(double)));
+    if (l->n) {
+      memcpy(ni, l->i, (size_t)l->n * sizeof(int));
+      memcpy(nj, l->j, (size_t)l->n * sizeof(int));
+      memcpy(nv, l->v, (size_t)l->n * sizeof(double));
+    }
+    tlist_release(l);
+    l->i = ni, l->j = nj, l->v = nv;
     l->cap = nc;
   }
   l->i[l->n] = i;

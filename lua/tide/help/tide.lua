@@ -25,6 +25,12 @@ return {
     does = "Bytes held by Tide objects outside the Lua heap, and bytes of the Lua heap.",
     args = {}, returns = "two integers [bytes]", see = see,
   },
+  ["tide.memory_pool"] = {
+    sig = "tide.memory_pool([bytes]) -> limit, held",
+    does = "The pool of freed native blocks of 1 MB and more, kept so that the next step's arrays of about their size reuse pages already touched (a fresh page costs ~10 us per 4 KB to fault in on a VM: ~40 ms for a 15 MB factor). Set its limit (0: no pool, the held blocks freed; default 1 GB); held blocks are not in tide.memory() and count against a sandbox's memory limit (emptied before an allocation would fail). The least recently freed block goes first.",
+    args = { { "bytes", "integer >= 0", "none (query)", "bytes" } },
+    returns = "the limit and the bytes held [bytes]", see = see,
+  },
   ["tide.clock"] = {
     sig = "tide.clock() -> seconds",
     does = "Monotonic wall clock.",
