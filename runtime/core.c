@@ -78,12 +78,14 @@ int64_t tide_mem_limit(void) { return mem_limit; }
 /* The pool: freed blocks of 1 MB or more kept for the next allocations of about their size.
  * A first touch of a fresh page costs ~10 us per 4 KB on these machines (the kernel zeroes it:
  * ~40 ms for a 15 MB factor), and a simulation step frees and allocates the same large arrays
- * every step.  At most POOL_SLOTS blocks and pool_limit bytes (tide_mem_pool_set) are held; the
- * least recently freed goes first.  A block serves a request of at least half its usable size
- * (malloc_usable_size, so the byte count a caller gives tide_free plays no part); fresh large
- * blocks get 1/8 more room than asked (virtual: pages never touched cost nothing), so the next
- * step's slightly larger array fits.  Held blocks are not in tide_mem_bytes(); with a memory
- * limit they count against it, and the pool is emptied before an allocation fails. */
+ * every step.  At most POOL_SLOTS blocks and pool_cap() bytes are held (by default as much as
+ * Tide holds live, at least 1 GB, at most a quarter of the machine's memory; or the limit given
+ * to tide_mem_pool_set); the least recently freed goes first.  A block serves a request of at
+ * least 4/5 of its usable size (malloc_usable_size, so the byte count a caller gives tide_free
+ * plays no part; a looser fit lets small requests take the blocks larger ones come back for);
+ * fresh large blocks get 1/8 more room than asked (virtual: pages never touched cost nothing),
+ * so the next step's slightly larger array fits.  Held blocks are not in tide_mem_bytes(); with
+ * a memory limit they count against it, and the pool is emptied before an allocation fails. */
 #if defined(__GLIBC__)
 #include <malloc.h>
 #include <pthread.h>
@@ -95,17 +97,19 @@ static struct {
   uint64_t tick;
 } pool[POOL_SLOTS];
 static int pool_n;
-static size_t pool_held, pool_limit = (size_t)1 << 30;
+static size_t pool_held, pool_limit;
+static int pool_auto = 1; /* the limit follows the live memory (pool_cap) */
 static uint64_t pool_tick;
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* the best-fitting held block for n bytes, taken out of the pool; NULL: none */
+/* the best-fitting held block for n bytes (at most a quarter more), taken out of the pool;
+ * NULL: none */
 static void *pool_take(size_t n) {
   void *p = NULL;
   pthread_mutex_lock(&pool_mu);
   int best = -1;
   for (int i = 0; i < pool_n; i++)
-    if (pool[i].cap >= n && pool[i].cap / 2 <= n && (best < 0 || pool[i].cap < pool[best].cap))
+    if (pool[i].cap >= n && pool[i].cap - n <= n / 4 && (best < 0 || pool[i].cap < pool[best].cap))
       best = i;
   if (best >= 0) {
     p = pool[best].p;
@@ -116,11 +120,25 @@ static void *pool_take(size_t n) {
   return p;
 }
 
+/* the limit in effect: the set one, or (auto) as much as Tide holds live, at least 1 GB and at
+ * most a quarter of the machine's memory */
+static size_t pool_cap(void) {
+  if (!pool_auto) return pool_limit;
+  int64_t live = tide_mem_bytes();
+  size_t lim = live > ((int64_t)1 << 30) ? (size_t)live : (size_t)1 << 30;
+  static size_t quarter;
+  if (!quarter) {
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    quarter = pages > 0 && psz > 0 ? (size_t)pages / 4 * (size_t)psz : (size_t)1 << 30;
+  }
+  return lim < quarter ? lim : quarter;
+}
+
 /* free held blocks, least recently freed first, until `room` more bytes and a slot fit under
  * the limit (room > limit: all); the caller holds pool_mu */
 static void pool_trim(size_t room) {
-  while (pool_n > 0 &&
-         (pool_n == POOL_SLOTS || room > pool_limit || pool_held + room > pool_limit)) {
+  const size_t lim = pool_cap();
+  while (pool_n > 0 && (pool_n == POOL_SLOTS || room > lim || pool_held + room > lim)) {
     int old = 0;
     for (int i = 1; i < pool_n; i++)
       if (pool[i].tick < pool[old].tick) old = i;
@@ -135,7 +153,7 @@ static int pool_put(void *p) {
   size_t cap = malloc_usable_size(p);
   if (cap < POOL_MIN) return 0;
   pthread_mutex_lock(&pool_mu);
-  int keep = cap <= pool_limit;
+  int keep = cap <= pool_cap();
   if (keep) {
     pool_trim(cap);
     pool[pool_n].p = p;
@@ -155,13 +173,14 @@ static void pool_empty(void) {
 
 void tide_mem_pool_set(int64_t bytes) {
   pthread_mutex_lock(&pool_mu);
+  pool_auto = bytes < 0;
   pool_limit = bytes > 0 ? (size_t)bytes : 0;
   pool_trim(0);
   pthread_mutex_unlock(&pool_mu);
 }
 int64_t tide_mem_pool_limit(void) {
   pthread_mutex_lock(&pool_mu);
-  int64_t v = (int64_t)pool_limit;
+  int64_t v = (int64_t)pool_cap();
   pthread_mutex_unlock(&pool_mu);
   return v;
 }

@@ -50,10 +50,16 @@ static int l_memory(lua_State *L) {
   return 2;
 }
 
-/* tide.memory_pool([bytes]): the pool of freed large blocks kept for reuse (tide.h): set its
- * limit (0: off, its blocks freed); returns the limit and the bytes it holds */
+/* tide.memory_pool([bytes | "auto"]): the pool of freed large blocks kept for reuse (tide.h):
+ * set its limit (0: off, its blocks freed; "auto": the default); returns the limit in effect and
+ * the bytes it holds */
 static int l_memory_pool(lua_State *L) {
-  if (!lua_isnoneornil(L, 1))
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    if (strcmp(lua_tostring(L, 1), "auto") != 0)
+      return luaL_error(L, "tide.memory_pool: a limit in bytes or \"auto\", got \"%s\"",
+                        lua_tostring(L, 1));
+    tide_mem_pool_set(-1);
+  } else if (!lua_isnoneornil(L, 1))
     tide_mem_pool_set(
         (int64_t)tide_lua_checkrange(L, 1, "tide.memory_pool", "bytes", 0, LUA_MAXINTEGER));
   lua_pushinteger(L, tide_mem_pool_limit());

@@ -76,8 +76,10 @@ void tide_mem_peak_reset(void);
 void tide_mem_limit_set(int64_t bytes);
 int64_t tide_mem_limit(void);
 /* The pool of freed large blocks (1 MB and more) kept for reuse, since first touches of fresh
- * pages are dear: at most `bytes` held (0: none, the held blocks freed; default 1 GB).  Held
- * blocks are not in tide_mem_bytes(); tide_mem_pool_held() counts them. */
+ * pages are dear: at most `bytes` held (0: none, the held blocks freed; < 0: the default, as
+ * much as tide_mem_bytes(), at least 1 GB and at most a quarter of the machine's memory).
+ * tide_mem_pool_limit(): the limit in effect now.  Held blocks are not in tide_mem_bytes();
+ * tide_mem_pool_held() counts them. */
 void tide_mem_pool_set(int64_t bytes);
 int64_t tide_mem_pool_limit(void);
 int64_t tide_mem_pool_held(void);

@@ -1,6 +1,6 @@
 /* The pool of freed large blocks (runtime/core.c): a freed block of 1 MB or more serves the
- * next request of about its size (the same pages, no fresh first touches), requests below half
- * its size and small blocks are not served from it, the limit bounds what it holds (0: off),
+ * next request of about its size (the same pages, no fresh first touches), requests below 4/5
+ * of its size and small blocks are not served from it, the limit bounds what it holds (0: off),
  * counted bytes and alignment are those of a fresh allocation, a memory limit counts the held
  * blocks, and threads taking and giving blocks at once leave it consistent. */
 #include "check.h"
@@ -8,12 +8,16 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MB ((size_t)1 << 20)
 
 int main(void) {
   int64_t base = tide_mem_bytes();
-  CHECK(tide_mem_pool_limit() == (int64_t)1 << 30, "default limit 1 GB (%lld)",
+  /* the default: as much as is live (little here), at least 1 GB, at most a quarter of the RAM */
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  int64_t quarter = (int64_t)(pages / 4) * psz, gb = (int64_t)1 << 30;
+  CHECK(tide_mem_pool_limit() == (quarter < gb ? quarter : gb), "default limit %lld",
         (long long)tide_mem_pool_limit());
   tide_mem_pool_set(0); /* a known empty pool */
   tide_mem_pool_set((int64_t)64 * MB);
@@ -34,13 +38,13 @@ int main(void) {
   memset(b, 2, 8 * MB + 4096); /* the whole request is usable */
   tide_free(b, 8 * MB + 4096);
 
-  /* a request below half the held block's size gets a fresh block; so does a small one */
-  char *c = tide_alloc(3 * MB);
-  CHECK(c && c != b, "3 MB not served by the 9 MB block");
+  /* a request below 4/5 of the held block's size gets a fresh block; so does a small one */
+  char *c = tide_alloc(6 * MB);
+  CHECK(c && c != b, "6 MB not served by the 9 MB block");
   char *d = tide_alloc(4096);
   CHECK(d && d != b, "small request not served from the pool");
   tide_free(d, 4096);
-  tide_free(c, 3 * MB);
+  tide_free(c, 6 * MB);
   CHECK(tide_mem_bytes() == base, "all returned");
 
   /* the limit: the least recently freed block goes when room is needed */
@@ -97,6 +101,16 @@ int main(void) {
   CHECK(tide_mem_bytes() == base, "threads: all returned (%lld left)",
         (long long)(tide_mem_bytes() - base));
   CHECK(tide_mem_pool_held() <= (int64_t)(64 * MB), "threads: within the limit");
-  tide_mem_pool_set((int64_t)1 << 30);
+  tide_mem_pool_set(-1);
+  CHECK(tide_mem_pool_limit() == (quarter < gb ? quarter : gb), "the default again");
+  /* the default follows the live memory past 1 GB (virtual: 1.5 GB never touched) */
+  if (quarter > 2 * gb) {
+    char *big = tide_alloc((size_t)3 << 29);
+    CHECK(big && tide_mem_pool_limit() >= ((int64_t)3 << 29), "limit %lld with 1.5 GB live",
+          (long long)tide_mem_pool_limit());
+    tide_free(big, (size_t)3 << 29);
+  }
+  tide_mem_pool_set(0);
+  tide_mem_pool_set(-1);
   return check_report();
 }

@@ -26,10 +26,10 @@ return {
     args = {}, returns = "two integers [bytes]", see = see,
   },
   ["tide.memory_pool"] = {
-    sig = "tide.memory_pool([bytes]) -> limit, held",
-    does = "The pool of freed native blocks of 1 MB and more, kept so that the next step's arrays of about their size reuse pages already touched (a fresh page costs ~10 us per 4 KB to fault in on a VM: ~40 ms for a 15 MB factor). Set its limit (0: no pool, the held blocks freed; default 1 GB); held blocks are not in tide.memory() and count against a sandbox's memory limit (emptied before an allocation would fail). The least recently freed block goes first.",
-    args = { { "bytes", "integer >= 0", "none (query)", "bytes" } },
-    returns = "the limit and the bytes held [bytes]", see = see,
+    sig = "tide.memory_pool([bytes | \"auto\"]) -> limit, held",
+    does = "The pool of freed native blocks of 1 MB and more, kept so that the next step's arrays of about their size (up to a quarter smaller) reuse pages already touched (a fresh page costs ~10 us per 4 KB to fault in on a VM: ~40 ms for a 15 MB factor). Set its limit: bytes, 0 (no pool, the held blocks freed) or \"auto\" (the default: as much as Tide holds live, at least 1 GB, at most a quarter of the machine's memory). Held blocks are not in tide.memory() and count against a sandbox's memory limit (emptied before an allocation would fail); the least recently freed goes first.",
+    args = { { "bytes", "integer >= 0 or \"auto\"", "none (query)", "bytes" } },
+    returns = "the limit in effect and the bytes held [bytes]", see = see,
   },
   ["tide.clock"] = {
     sig = "tide.clock() -> seconds",
