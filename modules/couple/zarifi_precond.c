@@ -28,10 +28,9 @@ struct tide_zarifi_work {
   tide_mac *fractions;
   uint64_t in_gen;     /* bumped by every rewrite of them */
   /* the V-cycle's arrays of the preconditioner built with this workspace, allocated once with
-   * room for every cell (a liquid row per cell at most): rr, the liquid rows' residual (written
-   * whole before each V-cycle), pad, each row's cell in the hierarchy's layout
-   * (tide_mac_solver_row_map, remade with each preconditioner); vlabels: the V-cycle's labels */
-  double *rr;
+   * room for every cell (a liquid row per cell at most): pad, each row's cell in the hierarchy's
+   * layout (tide_mac_solver_row_map, remade with each preconditioner); vlabels: the V-cycle's
+   * labels */
   int *pad;
   uint8_t *vlabels;
   tide_csr *spare_b; /* a freed system's liquid block B, its storage reused by the next assembly */
@@ -53,7 +52,6 @@ void tide_zarifi_work_free(tide_zarifi_work *w) {
   if (w->labels) tide_array_release(w->labels);
   tide_mac_free(w->fractions);
   int64_t nc = tide_grid_ncells(&w->g);
-  tide_free(w->rr, w->rr ? (size_t)nc * sizeof(double) : 0);
   tide_free(w->pad, w->pad ? (size_t)nc * sizeof(int) : 0);
   tide_free(w->vlabels, w->vlabels ? (size_t)nc : 0);
   tide_csr_free(w->spare_b);
@@ -69,8 +67,7 @@ int64_t tide_zarifi_work_bytes(const tide_zarifi_work *w) {
   for (int a = 0; w->fractions && a < w->g.dim; a++)
     b += tide_array_size(w->fractions->u[a]) * (int64_t)sizeof(double);
   int64_t nc = tide_grid_ncells(&w->g);
-  b += (w->rr ? nc * (int64_t)sizeof(double) : 0) + (w->pad ? nc * (int64_t)sizeof(int) : 0) +
-       (w->vlabels ? nc : 0);
+  b += (w->pad ? nc * (int64_t)sizeof(int) : 0) + (w->vlabels ? nc : 0);
   if (w->spare_b) b += (int64_t)tide_csr_bytes(w->spare_b);
   return b;
 }
@@ -123,7 +120,12 @@ struct tide_zarifi_precond {
   double *t, *y;      /* ni (split: ni + nw) */
   int nw;             /* split: the augmented rows (solid DOFs) */
   int augmented;      /* the interface is factored in its augmented form */
-  double *rr;         /* nl: the liquid rows' residual, the V-cycle's right side */
+  /* step 2's right side of the V-cycle is r except at the fixed rows: those with an entry in
+   * hptr or in Y1, and the dead ones (fix, ascending; fixv their values); zi: n, the first
+   * interface answer on I and 0 elsewhere (reset after each application) */
+  int nfix;
+  int *fix;
+  double *fixv, *zi;
   int *pad;           /* nl: each liquid row's cell in the V-cycle's layout, -1: not in it
                          (tide_mac_solver_row_map) */
   uint8_t *labels;    /* ncells: the liquid's labels for the V-cycle */
@@ -148,8 +150,10 @@ void tide_zarifi_precond_free(tide_zarifi_precond *M) {
   if (!M->work) tide_mac_solver_free(M->M);
   tide_free(M->t, (size_t)(M->ni + M->nw + 1) * sizeof(double));
   tide_free(M->y, (size_t)(M->ni + M->nw + 1) * sizeof(double));
+  tide_free(M->fix, M->fix ? (size_t)(M->nfix + 1) * sizeof(int) : 0);
+  tide_free(M->fixv, M->fixv ? (size_t)(M->nfix + 1) * sizeof(double) : 0);
+  tide_free(M->zi, M->zi ? (size_t)(M->n + 1) * sizeof(double) : 0);
   if (!M->work) { /* else the workspace's */
-    tide_free(M->rr, M->rr ? (size_t)(M->nl + 1) * sizeof(double) : 0);
     tide_free(M->pad, M->pad ? (size_t)(M->nl + 1) * sizeof(int) : 0);
     tide_free(M->labels, M->labels ? (size_t)M->ncells : 0);
   }
@@ -609,16 +613,14 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
   M->idx = tide_alloc((size_t)(ni + 1) * sizeof(int));
   M->t = tide_calloc((size_t)(ni + M->nw + 1) * sizeof(double));
   M->y = tide_alloc((size_t)(ni + M->nw + 1) * sizeof(double));
+  M->zi = tide_calloc((size_t)(n + 1) * sizeof(double));
   if (work) { /* the workspace's cell arrays, allocated at its first preconditioner */
-    if (!work->rr) work->rr = tide_alloc((size_t)M->ncells * sizeof(double));
     if (!work->pad) work->pad = tide_alloc((size_t)M->ncells * sizeof(int));
     if (!work->vlabels) work->vlabels = tide_alloc((size_t)M->ncells);
-    M->rr = work->rr, M->pad = work->pad, M->labels = work->vlabels;
-  } else {
-    M->rr = tide_alloc((size_t)(nl + 1) * sizeof(double));
+    M->pad = work->pad, M->labels = work->vlabels;
+  } else
     M->pad = tide_alloc((size_t)(nl + 1) * sizeof(int));
-  }
-  if (!M->idx || !M->t || !M->y || !M->rr || !M->pad || (work && !M->labels)) {
+  if (!M->idx || !M->t || !M->y || !M->zi || !M->pad || (work && !M->labels)) {
     s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
     goto done;
   }
@@ -673,6 +675,26 @@ int tide_zarifi_precond_new(const tide_csr *A, int nl, const int *cell_of_row,
         }
     }
     tide_free(next, (size_t)(nl + 1) * sizeof(int));
+  }
+  /* the fixed rows of step 2 (its right side differs from r there) */
+  {
+    const tide_csr *Y1 = split ? split->Y1 : NULL;
+#define FIXED(i)                                                                                  \
+  (M->hptr[(i) + 1] > M->hptr[i] || (Y1 && (Y1->rowptr[(i) + 1] > Y1->rowptr[i] || M->dead[i])))
+    int nf = 0;
+    for (int i = 0; i < nl; i++)
+      nf += FIXED(i);
+    M->nfix = nf;
+    M->fix = tide_alloc((size_t)(nf + 1) * sizeof(int));
+    M->fixv = tide_alloc((size_t)(nf + 1) * sizeof(double));
+    if (!M->fix || !M->fixv) {
+      s = tide_fail(TIDE_ENOMEM, "coupled preconditioner: out of memory");
+      goto done;
+    }
+    nf = 0;
+    for (int i = 0; i < nl; i++)
+      if (FIXED(i)) M->fix[nf++] = i;
+#undef FIXED
   }
   /* the entry counts of A[I, I] (the choice of the interface's form; without A also A's,
    * stats.nonzeros), on all threads; then the interface factor (serial: CHOLMOD) and the
@@ -769,34 +791,41 @@ int tide_zarifi_precond_apply(void *ctx, const double *r, double *z) {
   /* 1. the interface: z = R_I^T A_II^-1 R_I r */
   interface_residual(M, r, NULL, NULL);
   if ((s = tide_factor_solve(M->F, M->t, M->y))) return s;
-#pragma omp parallel for schedule(static) if (n > 65536)
-  for (int i = 0; i < n; i++)
-    z[i] = 0;
+  double *zi = M->zi; /* z so far: 0 off I */
   for (int k = 0; k < ni; k++)
-    z[M->idx[k]] = M->y[k];
+    zi[M->idx[k]] = M->y[k];
   /* 2. the liquid: z += R_L^T V R_L (r - A z) / c; A z on the liquid rows from the rows of I
-   *    (A symmetric, z supported on I) */
-  double *rr = M->rr;
+   *    (A symmetric, z supported on I), so the right side is r but at the fixed rows */
   const int *hp = M->hptr, *hc = M->hcol;
   const double *hv = M->hval;
   /* with a split: (A z)_L = X11[L, I] z_I + Y1 w, w = Z^-1 Y^T z (z on I; dead rows: below) */
   const tide_csr *Y1 = M->split ? M->sp.Y1 : NULL;
   const double *w = M->w;
-  if (Y1) split_w(&M->sp, nl, M->nw, z, M->w);
-#pragma omp parallel for schedule(static) if (nl > 65536)
-  for (int i = 0; i < nl; i++) {
+  if (Y1) split_w(&M->sp, nl, M->nw, zi, M->w);
+#pragma omp parallel for schedule(static) if (M->nfix > 4096)
+  for (int k = 0; k < M->nfix; k++) {
+    const int i = M->fix[k];
     double ri = r[i];
     for (int q = hp[i]; q < hp[i + 1]; q++)
-      ri -= hv[q] * z[hc[q]];
+      ri -= hv[q] * zi[hc[q]];
     if (Y1) {
       for (int p = Y1->rowptr[i]; p < Y1->rowptr[i + 1]; p++)
         ri -= Y1->val[p] * w[Y1->col[p]];
-      if (M->dead[i]) ri = r[i] - z[i];
+      if (M->dead[i]) ri = r[i] - zi[i];
     }
-    rr[i] = ri;
+    M->fixv[k] = ri;
   }
-  /* on the rows directly (no cell arrays); 0 at the rows left out of the hierarchy */
-  if ((s = tide_mac_solver_precondition_rows(M->M, nl, M->pad, rr, z, M->cinv))) return s;
+  /* on the rows directly (no cell arrays), z's liquid rows overwritten (0 at the rows left out
+   * of the hierarchy); then the solid rows' 0 and the interface answer added */
+  s = tide_mac_solver_precondition_rows_ex(M->M, nl, M->pad, r, M->nfix, M->fix, M->fixv, z,
+                                           M->cinv, 1);
+  for (int i = nl; i < n && !s; i++)
+    z[i] = 0;
+  for (int k = 0; k < ni; k++) {
+    if (!s) z[M->idx[k]] += M->y[k];
+    zi[M->idx[k]] = 0; /* 0 off I again, also after an error */
+  }
+  if (s) return s;
   /* 3. the interface again: z += R_I^T A_II^-1 R_I (r - A z) */
   if (M->split) split_w(&M->sp, nl, M->nw, z, M->w);
   interface_residual(M, r, z, M->w);

@@ -1433,7 +1433,13 @@ int tide_mac_solver_row_map(const tide_mac_solver *S, int n, const int *cells, i
 
 int tide_mac_solver_precondition_rows(tide_mac_solver *S, int n, const int *pad, const double *r,
                                       double *z, double c) {
-  if (!S || n < 0 || (n > 0 && (!pad || !r || !z)))
+  return tide_mac_solver_precondition_rows_ex(S, n, pad, r, 0, NULL, NULL, z, c, 0);
+}
+
+int tide_mac_solver_precondition_rows_ex(tide_mac_solver *S, int n, const int *pad,
+                                         const double *r, int nfix, const int *fix,
+                                         const double *fixv, double *z, double c, int assign) {
+  if (!S || n < 0 || (n > 0 && (!pad || !r || !z)) || nfix < 0 || (nfix > 0 && (!fix || !fixv)))
     return tide_fail(TIDE_EINVAL, "mac_solver_precondition_rows: solver, pad, r and z required");
   if (!S->ready)
     return tide_fail(TIDE_EINVAL, "mac_solver_precondition_rows: the solver's last update failed");
@@ -1457,9 +1463,27 @@ int tide_mac_solver_precondition_rows(tide_mac_solver *S, int n, const int *pad,
     }
     vb[pc] = v;
   }
+  int badfix = 0;
+  for (int k = 0; k < nfix; k++) { /* after the rows: the fixed value wins */
+    if (fix[k] < 0 || fix[k] >= n) {
+      badfix++;
+      continue;
+    }
+    int pc = pad[fix[k]];
+    if (pc < 0 || pc >= size) continue; /* outside: counted above */
+    double v = fixv[k];
+    if (!isfinite(v)) {
+      bad++;
+      v = 0;
+    }
+    vb[pc] = v;
+  }
   if (out)
     return tide_fail(TIDE_EINVAL, "mac_solver_precondition_rows: %d map entries outside the grid",
                      out);
+  if (badfix)
+    return tide_fail(TIDE_EINVAL, "mac_solver_precondition_rows: %d fixed rows outside 0..%d",
+                     badfix, n - 1);
   if (bad)
     return tide_fail(TIDE_ENONFINITE, "mac_solver_precondition_rows: r has non-finite values");
   if (S->nfloat) project_floating(S, vb);
@@ -1468,9 +1492,15 @@ int tide_mac_solver_precondition_rows(tide_mac_solver *S, int n, const int *pad,
   } else {
     (void)precondition(S, vb, vz, 0);
   }
+  if (assign) {
 #pragma omp parallel for schedule(static) if (n > MG_PAR_MIN)
-  for (int q = 0; q < n; q++)
-    if (pad[q] >= 0) z[q] += c * vz[pad[q]];
+    for (int q = 0; q < n; q++)
+      z[q] = pad[q] >= 0 ? c * vz[pad[q]] : 0.0;
+  } else {
+#pragma omp parallel for schedule(static) if (n > MG_PAR_MIN)
+    for (int q = 0; q < n; q++)
+      if (pad[q] >= 0) z[q] += c * vz[pad[q]];
+  }
   return TIDE_OK;
 }
 

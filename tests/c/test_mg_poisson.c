@@ -685,7 +685,8 @@ static void test_assemble_reuse(void) {
 /* tide_mac_solver_precondition_rows on a compact numbering of the liquid cells (as the
  * coupled preconditioner's rows) is tide_mac_solver_precondition bit for bit, scaled and added
  * to z, for every method and floating regions too; the map marks cells the solver does not
- * hold as liquid -1; bad maps, cells and non-finite r are refused. */
+ * hold as liquid -1; bad maps, cells and non-finite r are refused.  Its _ex form with fixed
+ * rows and assign equals it on the changed r. */
 static void test_precondition_rows(int dim) {
   int n = dim == 3 ? 14 : 40;
   prob p = prob_new(dim, n, n, dim == 3 ? n : 1, 1.0 / n);
@@ -730,6 +731,50 @@ static void test_precondition_rows(int dim) {
       same &= z[q] == (double)q + (pad[q] >= 0 ? c * zc[cells[q]] : 0.0);
     CHECK(same, "%dD %s: the rows' preconditioner is the cells' bit for bit", dim,
           tide_mac_method_name(method));
+    /* _ex: r fixed at every 7th row (and at one row twice over, the last value winning) is the
+     * plain call on the changed r; assign overwrites z (0 at rows the solver does not hold) */
+    {
+      int nfix = 0;
+      int *fix = malloc(((size_t)m / 7 + 3) * sizeof(int));
+      double *fixv = malloc(((size_t)m / 7 + 3) * sizeof(double));
+      double *r2 = malloc((size_t)m * sizeof(double)), *z2 = malloc((size_t)m * sizeof(double));
+      memcpy(r2, r, (size_t)m * sizeof(double));
+      for (int q = 3; q < m; q += 7) {
+        fix[nfix] = q;
+        fixv[nfix++] = r2[q] = 2.0 * tide_rand01(90 + dim, q) - 1.0;
+      }
+      fix[nfix] = 3;
+      fixv[nfix++] = r2[3] = 0.125;
+      for (int q = 0; q < m; q++)
+        z[q] = 0, z2[q] = 1e300;
+      CHECK(tide_mac_solver_precondition_rows(S, m, pad, r2, z, c) == TIDE_OK, "changed r");
+      CHECK(tide_mac_solver_precondition_rows_ex(S, m, pad, r, nfix, fix, fixv, z2, c, 1) ==
+                TIDE_OK,
+            "ex: %s", tide_errmsg());
+      int eq = 1;
+      for (int q = 0; q < m; q++)
+        eq &= z2[q] == z[q];
+      CHECK(eq, "%dD %s: fixed rows and assign equal the plain call on the changed r", dim,
+            tide_mac_method_name(method));
+      fix[0] = m;
+      CHECK(tide_mac_solver_precondition_rows_ex(S, m, pad, r, nfix, fix, fixv, z2, c, 1) ==
+                    TIDE_EINVAL &&
+                strstr(tide_errmsg(), "fixed rows outside"),
+            "a fixed row outside refused");
+      fix[0] = 3;
+      int qf = 0;
+      while (qf < nfix && pad[fix[qf]] < 0)
+        qf++;
+      if (qf < nfix) {
+        double keepv = fixv[qf];
+        fixv[qf] = INFINITY;
+        CHECK(tide_mac_solver_precondition_rows_ex(S, m, pad, r, nfix, fix, fixv, z2, c, 1) ==
+                  TIDE_ENONFINITE,
+              "a non-finite fixed value refused");
+        fixv[qf] = keepv;
+      }
+      free(fix), free(fixv), free(r2), free(z2);
+    }
     /* refused: a non-finite r, a map entry outside the grid, a cell outside it */
     int q0 = 0;
     while (pad[q0] < 0)
