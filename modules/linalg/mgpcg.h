@@ -118,10 +118,11 @@ int tide_mac_solver_precondition(tide_mac_solver *S, const double *r, double *z)
 int tide_mac_solver_row_map(const tide_mac_solver *S, int n, const int *cells, int *pad);
 int tide_mac_solver_precondition_rows(tide_mac_solver *S, int n, const int *pad, const double *r,
                                       double *z, double c);
-/* The same with r replaced at nfix rows (fix[k] takes fixv[k], distinct rows) and, with assign,
- * z overwritten: z[q] = c (V r~)[pad[q]], 0 where pad[q] < 0 -- so a caller whose right side
- * differs from r at a few rows passes r itself, and one that would zero z first does not.
- * Errors as above, and TIDE_EINVAL for a fixed row outside 0..n-1, TIDE_ENONFINITE (fixv). */
+/* The same with r replaced at nfix rows (fix[k] takes fixv[k]; a row given twice, its last
+ * value) and, with assign, z overwritten: z[q] = c (V r~)[pad[q]], 0 where pad[q] < 0 -- so a
+ * caller whose right side differs from r at a few rows passes r itself, and one that would
+ * zero z first does not.  Errors as above (r checked at every row, the fixed ones too), and
+ * TIDE_EINVAL for a fixed row outside 0..n-1, TIDE_ENONFINITE (fixv). */
 int tide_mac_solver_precondition_rows_ex(tide_mac_solver *S, int n, const int *pad,
                                          const double *r, int nfix, const int *fix,
                                          const double *fixv, double *z, double c, int assign);
