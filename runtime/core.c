@@ -211,20 +211,15 @@ void *tide_alloc(size_t bytes) {
     return NULL;
   }
   size_t n = bytes ? (bytes + 63) & ~(size_t)63 : 64;
-  if (n < bytes) {
-    tide_fail(TIDE_ENOMEM, "out of memory allocating %zu bytes", bytes);
-    return NULL;
-  }
-  if (n >= POOL_MIN) {
-    if (!(p = pool_take(n))) {
+  if (n >= bytes) { /* (else the rounding overflowed) */
+    if (n >= POOL_MIN && !(p = pool_take(n))) {
       size_t m = n + (n / 8 + 63) / 64 * 64; /* room for the next step's slightly larger one */
       if (m < n || posix_memalign(&p, 64, m) != 0) p = NULL;
     }
-  }
-  if (!p && posix_memalign(&p, 64, n) != 0) p = NULL;
-  if (!p) { /* the held blocks first */
-    pool_empty();
-    if (posix_memalign(&p, 64, n) != 0) p = NULL;
+    if (!p && posix_memalign(&p, 64, n) != 0) {
+      pool_empty(); /* the held blocks first */
+      if (posix_memalign(&p, 64, n) != 0) p = NULL;
+    }
   }
   if (!p) {
     tide_fail(TIDE_ENOMEM, "out of memory allocating %zu bytes", bytes);

@@ -350,20 +350,14 @@ int tide_zarifi_precond_mul(void *ctx, const double *x, double *y) {
   const int nl = M->nl, n = M->n;
   split_w(&M->sp, nl, M->nw, x, M->wm);
   const double *w = M->wm;
-  /* the liquid rows as X11's alone (a plain CSR sweep), the solid rows whole; then the fixed
-   * rows' Y1 w and the dead rows (split_row's sums in its order) */
-  const tide_csr *X = M->sp.X11, *Y = M->sp.Y1;
-#pragma omp parallel for schedule(static) if (n > 65536)
-  for (int i = 0; i < n; i++) {
-    if (i >= nl) {
-      y[i] = split_row(&M->sp, M->dead, nl, i, x, w);
-      continue;
-    }
-    double v = 0;
-    for (int p = X->rowptr[i]; p < X->rowptr[i + 1]; p++)
-      v += X->val[p] * x[X->col[p]];
-    y[i] = v;
-  }
+  /* the liquid rows as X11's alone (linalg's CSR product), the solid rows whole; then the
+   * fixed rows' Y1 w and the dead rows (split_row's sums in its order) */
+  const tide_csr *Y = M->sp.Y1;
+  int s = tide_csr_mul(M->sp.X11, x, y);
+  if (s) return s;
+#pragma omp parallel for schedule(static) if (n - nl > 65536)
+  for (int i = nl; i < n; i++)
+    y[i] = split_row(&M->sp, M->dead, nl, i, x, w);
 #pragma omp parallel for schedule(static) if (M->nfix > 4096)
   for (int k = 0; k < M->nfix; k++) {
     const int i = M->fix[k];

@@ -611,7 +611,7 @@ struct tide_triplets {
   int overflow; /* a thread id >= nlists appended */
 };
 
-/* a list's arrays freed (its entries gone, the count kept) */
+/* a list's arrays freed (l->n untouched: the caller copied the entries or is done) */
 static void tlist_release(tlist *l) {
   tide_free(l->i, (size_t)l->cap * sizeof(int));
   tide_free(l->j, (size_t)l->cap * sizeof(int));
